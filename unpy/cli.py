@@ -1,0 +1,84 @@
+"""`unpy build | show`: the command line."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from unpy import ir
+from unpy.errors import CompileError
+
+
+def _options(args):
+    from unpy.cpp_emit.build import BuildOptions
+    return BuildOptions(boundscheck=args.boundscheck, portable=args.portable,
+                        fastmath=args.fastmath)
+
+
+def cmd_build(args) -> int:
+    from unpy.cpp_emit.build import build
+    status = 0
+    for path in args.files:
+        try:
+            result = build(path, args.output, _options(args), emit_cpp=args.emit_cpp,
+                           progress=lambda msg: print(f"unpy: {path}: {msg}", flush=True))
+        except CompileError as e:
+            print(e.format(), file=sys.stderr)
+            status = 1
+            continue
+        except (OSError, RuntimeError) as e:
+            print(f"unpy: {path}: error: {e}", file=sys.stderr)
+            status = 1
+            continue
+        what = ("up to date" if result.up_to_date else
+                "from the build cache" if result.cached else f"built in {result.seconds:.1f} s")
+        names = ", ".join(result.functions) or "no functions"
+        print(f"unpy: {path}: compiled {names} -> {result.output} ({what})")
+    return status
+
+
+def cmd_show(args) -> int:
+    from unpy.cpp_emit.build import generate
+    try:
+        module, cpp = generate(args.file, _options(args))
+    except CompileError as e:
+        print(e.format(), file=sys.stderr)
+        return 1
+    for fn in module.functions:
+        print(f"# --- typed IR of {fn.name} ---")
+        print(ir.format_function(fn))
+        print()
+    print("// --- generated C++ ---")
+    print(cpp)
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="unpy", description="Compile annotated Python/NumPy "
+                                     "modules to C++/OpenMP extension modules.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def flags(p):
+        p.add_argument("--boundscheck", action="store_true",
+                       help="check every array index and raise IndexError")
+        p.add_argument("--portable", action="store_true", help="do not use -march=native")
+        p.add_argument("--fastmath", action="store_true",
+                       help="allow -ffast-math and floating-point contraction")
+
+    b = sub.add_parser("build", help="build FILE.py into FILE<EXT_SUFFIX> beside it (or in -o)")
+    b.add_argument("files", nargs="+")
+    b.add_argument("-o", "--output", help="output directory")
+    b.add_argument("--emit-cpp", action="store_true", help="also write the generated .cpp")
+    flags(b)
+    b.set_defaults(func=cmd_build)
+
+    s = sub.add_parser("show", help="print the typed IR and the generated C++ of each function")
+    s.add_argument("file")
+    flags(s)
+    s.set_defaults(func=cmd_show)
+
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""The build driver: typed IR -> C++ file -> g++ -> extension module, with a build cache.
+
+A build is keyed by the source text, the unpy sources, the flags, the Python version and the
+compiler; a cached build is copied into place, and the copy is atomic (a failed or interrupted
+build never leaves a half-written module).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import unpy
+from unpy.cpp_emit.module import emit_module
+from unpy.pipeline import compile_to_ir
+
+RUNTIME_DIR = Path(__file__).parent
+CXX = os.environ.get("CXX", "g++")
+
+
+@dataclass
+class BuildOptions:
+    boundscheck: bool = False
+    portable: bool = False
+    fastmath: bool = False
+
+    def flags(self):
+        flags = ["-O3", "-fopenmp", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden",
+                 "-fwrapv"]
+        if not self.portable:
+            flags.append("-march=native")
+        flags += ["-ffast-math", "-ffp-contract=fast"] if self.fastmath else ["-ffp-contract=off"]
+        return flags
+
+
+@dataclass
+class BuildResult:
+    output: Path
+    functions: list
+    cached: bool
+    up_to_date: bool
+    seconds: float
+    cpp: str = ""
+    notes: list = field(default_factory=list)
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("UNPY_CACHE_DIR") or os.path.join(Path.home(), ".cache", "unpy")
+    return Path(root) / "build"
+
+
+def _unpy_fingerprint() -> str:
+    h = hashlib.sha256(unpy.__version__.encode())
+    pkg = Path(unpy.__file__).parent
+    for path in sorted(pkg.rglob("*")):
+        if path.suffix in (".py", ".hpp"):
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _compiler_version() -> str:
+    try:
+        return subprocess.run([CXX, "--version"], capture_output=True, text=True).stdout
+    except OSError:
+        return ""
+
+
+def build_key(source: str, options: BuildOptions, path: str) -> str:
+    h = hashlib.sha256()
+    for part in (source, os.path.abspath(path), _unpy_fingerprint(), " ".join(options.flags()),
+                 sys.version, _compiler_version()):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:32]
+
+
+def extension_suffix() -> str:
+    return sysconfig.get_config_var("EXT_SUFFIX")
+
+
+def compile_cpp(cpp_path: Path, so_path: Path, options: BuildOptions):
+    import pybind11
+    cmd = [CXX, *options.flags(), f"-I{pybind11.get_include()}",
+           f"-I{sysconfig.get_paths()['include']}", f"-I{RUNTIME_DIR}", str(cpp_path),
+           "-o", str(so_path)]
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"the C++ compiler failed (this is a bug in unpy, please report "
+                           f"it):\n{' '.join(cmd)}\n{result.stderr[-4000:]}")
+
+
+def _atomic_copy(src: Path, dest: Path):
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        shutil.copyfile(src, tmp)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, dest)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _same_file_content(a: Path, b: Path) -> bool:
+    if not b.exists() or a.stat().st_size != b.stat().st_size:
+        return False
+    return a.read_bytes() == b.read_bytes()
+
+
+def generate(path: str, options: BuildOptions):
+    """(typed IR module, C++ text) for a Python file; raises CompileError."""
+    source = Path(path).read_text()
+    module = compile_to_ir(os.path.abspath(path), source)
+    return module, emit_module(module, source, options.boundscheck)
+
+
+def build(path: str, out_dir: str | None = None, options: BuildOptions | None = None,
+          emit_cpp: bool = False, progress=None) -> BuildResult:
+    """Build `path` into `<out_dir>/<name><EXT_SUFFIX>`; raises CompileError for bad code."""
+    options = options or BuildOptions()
+    started = time.perf_counter()
+    path = os.path.abspath(path)
+    source = Path(path).read_text()
+    module = compile_to_ir(path, source)
+    name = module.name
+    out = Path(out_dir or os.path.dirname(path)) / f"{name}{extension_suffix()}"
+    key = build_key(source, options, path)
+    cached = cache_dir() / key / out.name
+    cpp = ""
+    if emit_cpp or not cached.exists():
+        cpp = emit_module(module, source, options.boundscheck)
+    if emit_cpp:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        (out.parent / f"{name}.cpp").write_text(cpp)
+    functions = [f.name for f in module.functions]
+    if cached.exists():
+        up_to_date = _same_file_content(cached, out)
+        if not up_to_date:
+            _atomic_copy(cached, out)
+        return BuildResult(out, functions, True, up_to_date, time.perf_counter() - started, cpp)
+    if progress:
+        progress(f"compiling C++ for {len(functions)} function(s) with {CXX} -O3 ...")
+    with tempfile.TemporaryDirectory(prefix="unpy-build-") as tmp:
+        cpp_path = Path(tmp) / f"{name}.cpp"
+        cpp_path.write_text(cpp)
+        so_tmp = Path(tmp) / out.name
+        compile_cpp(cpp_path, so_tmp, options)
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        _atomic_copy(so_tmp, cached)
+    _atomic_copy(cached, out)
+    return BuildResult(out, functions, False, False, time.perf_counter() - started, cpp)

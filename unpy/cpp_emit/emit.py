@@ -1,0 +1,534 @@
+"""Typed IR -> readable C++17 with OpenMP (the function bodies).
+
+Arrays are accessed through their live strides. Each function body is a template on `C`: when
+every array has a contiguous last dimension the dispatcher runs the `C=true` instance, where the
+innermost stride is the constant 1 and inner loops vectorise.
+"""
+from __future__ import annotations
+
+import math
+
+from unpy import ir
+from unpy.ir import Array, Scalar
+from unpy.typeinfer.reductions import reads_of, walk_exprs, walk_stmts
+
+CTYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
+          "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t",
+          "uint64": "uint64_t", "float32": "float", "float64": "double"}
+SMALL_INTS = {"int8", "int16", "uint8", "uint16", "bool"}
+CXX_RESERVED = {
+    "alignas", "alignof", "asm", "auto", "bool", "case", "catch", "char", "class", "const",
+    "constexpr", "const_cast", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+    "enum", "explicit", "export", "extern", "float", "friend", "goto", "inline", "int", "long",
+    "mutable", "namespace", "new", "noexcept", "nullptr", "operator", "private", "protected",
+    "public", "register", "reinterpret_cast", "short", "signed", "sizeof", "static",
+    "static_assert", "static_cast", "struct", "switch", "template", "this", "throw", "try",
+    "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
+    "wchar_t", "std", "py", "unpy", "C", "Array", "main", "and", "or", "not", "xor", "bitand",
+    "bitor", "compl", "NULL", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+    "uint32_t", "uint64_t", "omp_in_parallel", "true", "false"}
+
+MATH_CXX = {"sqrt": "std::sqrt", "exp": "std::exp", "log": "std::log", "log10": "std::log10",
+            "sin": "std::sin", "cos": "std::cos", "tan": "std::tan", "asin": "std::asin",
+            "acos": "std::acos", "atan": "std::atan", "atan2": "std::atan2",
+            "sinh": "std::sinh", "cosh": "std::cosh", "tanh": "std::tanh",
+            "floor": "std::floor", "ceil": "std::ceil", "fabs": "std::fabs", "pow": "std::pow",
+            "hypot": "std::hypot"}
+
+
+def ctype(t) -> str:
+    if isinstance(t, Array):
+        return f"Array<{CTYPES[t.dtype]}, {t.ndim}>"
+    if t is None:
+        return "void"
+    return CTYPES[t.dtype]
+
+
+def cname(name: str) -> str:
+    return name + "_" if name in CXX_RESERVED or name.startswith("unpy_") else name
+
+
+def is_integral(t):
+    return isinstance(t, Scalar) and t.dtype != "bool" and t.dtype[0] in "iu"
+
+
+def float_literal(value: float, dtype: str) -> str:
+    if math.isnan(value):
+        return f"std::numeric_limits<{CTYPES[dtype]}>::quiet_NaN()"
+    if math.isinf(value):
+        inf = f"std::numeric_limits<{CTYPES[dtype]}>::infinity()"
+        return inf if value > 0 else "-" + inf
+    text = repr(float(value))
+    return text + ("f" if dtype == "float32" else "")
+
+
+def const_lower_bound(e, bounds):
+    """A proven lower bound of an integer expression, or None (used to skip index wrapping)."""
+    if isinstance(e, ir.Cast):
+        return const_lower_bound(e.value, bounds)
+    if isinstance(e, ir.Const) and isinstance(e.value, int):
+        return int(e.value)
+    if isinstance(e, ir.Name):
+        return bounds.get(e.id)
+    if isinstance(e, ir.ArrayAttr):
+        return 0
+    if isinstance(e, ir.BinOp) and e.op in ("+", "*", "//", "%"):
+        a, b = const_lower_bound(e.left, bounds), const_lower_bound(e.right, bounds)
+        if a is None or b is None or a < 0 or b < 0:
+            return None
+        if e.op == "+":
+            return a + b
+        if e.op == "*":
+            return a * b
+        return 0 if e.op == "%" or b > 0 else None
+    if isinstance(e, ir.BinOp) and e.op == "-":
+        a = const_lower_bound(e.left, bounds)
+        if a is not None and isinstance(e.right, (ir.Const, ir.Cast)):
+            b = e.right.value if isinstance(e.right, ir.Const) else None
+            if isinstance(b, int):
+                return a - b
+    return None
+
+
+class FunctionEmitter:
+    def __init__(self, fn: ir.Function, module_name: str, boundscheck: bool, signatures: dict):
+        self.fn = fn
+        self.module_name = module_name
+        self.boundscheck = boundscheck
+        self.signatures = signatures
+        self.lines = []
+        self.depth = 1
+        self.counter = 0
+        self.lower_bounds = {}      # loop variable -> proven lower bound (while in the loop)
+        self.assigned = {s.target.id for s in walk_stmts(fn.body)
+                         if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name)}
+
+    def out(self, text):
+        self.lines.append("    " * self.depth + text)
+
+    def fresh(self, stem):
+        self.counter += 1
+        return f"unpy_{stem}{self.counter}"
+
+    # --- the function -------------------------------------------------------------------
+
+    def signature(self, name):
+        params = ", ".join(f"{ctype(p.type)} {cname(p.name)}" for p in self.fn.params)
+        return f"{ctype(self.fn.return_type)} {name}({params})"
+
+    def emit(self):
+        fn = self.fn
+        head = [f"template <bool C>", f"static {self.signature(fn.name + '_body')} {{"]
+        for name, t in fn.locals.items():
+            init = "" if isinstance(t, Array) else " = 0"
+            self.out(f"{ctype(t)} {cname(name)}{init};")
+        self.block(fn.body)
+        if fn.return_type is not None:
+            self.out(f'unpy::raise(unpy::ErrorKind::value, "{fn.name}() reached its end '
+                     f'without returning a value");')
+            self.out("return {};")
+        return head + self.lines + ["}"]
+
+    def dispatcher(self):
+        fn = self.fn
+        arrays = [cname(p.name) for p in fn.params if isinstance(p.type, Array)]
+        args = ", ".join(cname(p.name) for p in fn.params)
+        test = " && ".join(f"{a}.last_contiguous()" for a in arrays) or "true"
+        return [f"static {self.signature(fn.name)} {{",
+                f"    if ({test}) return {fn.name}_body<true>({args});",
+                f"    return {fn.name}_body<false>({args});",
+                "}"]
+
+    # --- statements ---------------------------------------------------------------------
+
+    def block(self, body, in_parallel=False):
+        for s in body:
+            self.stmt(s, in_parallel)
+
+    def stmt(self, s, in_parallel):
+        if isinstance(s, ir.Assign):
+            self.out(f"{self.target(s.target)} = {self.expr(s.value)};")
+        elif isinstance(s, ir.For):
+            if s.parallel and not in_parallel:
+                self.parallel_for(s)
+            else:
+                self.sequential_for(s, in_parallel)
+        elif isinstance(s, ir.While):
+            self.out(f"while ({self.truth(s.test)}) {{")
+            self.nested(s.body, in_parallel)
+            self.out("}")
+        elif isinstance(s, ir.If):
+            self.out(f"if ({self.truth(s.test)}) {{")
+            self.nested(s.body, in_parallel)
+            if s.orelse:
+                self.out("} else {")
+                self.nested(s.orelse, in_parallel)
+            self.out("}")
+        elif isinstance(s, ir.Break):
+            self.out("break;")
+        elif isinstance(s, ir.Continue):
+            self.out("continue;")
+        elif isinstance(s, ir.Return):
+            self.out("return;" if s.value is None else f"return {self.expr(s.value)};")
+        elif isinstance(s, ir.ExprStmt):
+            self.out(f"{self.expr(s.value)};")
+        elif isinstance(s, ir.Pass):
+            pass
+        else:
+            raise TypeError(f"cannot emit {s!r}")
+
+    def nested(self, body, in_parallel):
+        self.depth += 1
+        self.block(body, in_parallel)
+        self.depth -= 1
+
+    def bounds(self, loop):
+        start, stop, step = (self.fresh(x) for x in ("start", "stop", "step"))
+        self.out(f"const int64_t {start} = {self.expr(loop.start)}, {stop} = "
+                 f"{self.expr(loop.stop)}, {step} = {self.expr(loop.step)};")
+        return start, stop, step
+
+    def step_sign(self, loop):
+        step = loop.step.value if isinstance(loop.step, ir.Const) else None
+        return None if step is None else (1 if step > 0 else -1)
+
+    def loop_lower_bound(self, loop):
+        sign = self.step_sign(loop)
+        if sign == 1:
+            return const_lower_bound(loop.start, self.lower_bounds)
+        if sign == -1:
+            b = const_lower_bound(loop.stop, self.lower_bounds)
+            return None if b is None else b + 1
+        return None
+
+    def enter_loop_var(self, loop):
+        """Track the loop variable's lower bound unless the body reassigns it."""
+        reassigned = any(isinstance(x, ir.Assign) and isinstance(x.target, ir.Name)
+                         and x.target.id == loop.var for x in walk_stmts(loop.body))
+        bound = None if reassigned else self.loop_lower_bound(loop)
+        saved = self.lower_bounds.get(loop.var)
+        if bound is None:
+            self.lower_bounds.pop(loop.var, None)
+        else:
+            self.lower_bounds[loop.var] = bound
+        return saved
+
+    def leave_loop_var(self, loop, saved):
+        if saved is None:
+            self.lower_bounds.pop(loop.var, None)
+        else:
+            self.lower_bounds[loop.var] = saved
+
+    def sequential_for(self, loop, in_parallel):
+        # Python evaluates range() once; the variable keeps its last value after the loop.
+        self.out("{")
+        self.depth += 1
+        start, stop, step = self.bounds(loop)
+        counter = self.fresh("k")
+        sign = self.step_sign(loop)
+        if sign is None:
+            n = self.fresh("n")
+            self.out(f"const int64_t {n} = unpy::range_length({start}, {stop}, {step});")
+            self.out(f"for (int64_t {counter} = 0; {counter} < {n}; ++{counter}) {{")
+            self.out(f"    {cname(loop.var)} = {start} + {counter} * {step};")
+        else:
+            cmp = "<" if sign > 0 else ">"
+            self.out(f"for (int64_t {counter} = {start}; {counter} {cmp} {stop}; "
+                     f"{counter} += {step}) {{")
+            self.out(f"    {cname(loop.var)} = {counter};")
+        saved = self.enter_loop_var(loop)
+        self.nested(loop.body, in_parallel)
+        self.leave_loop_var(loop, saved)
+        self.out("}")
+        self.depth -= 1
+        self.out("}")
+
+    def collapsed_levels(self, loop):
+        """The perfectly nested pranges under `loop` whose bounds do not depend on outer ones."""
+        levels = [loop]
+        while len(levels) < 3:
+            body = levels[-1].body
+            if len(body) != 1 or not isinstance(body[0], ir.For) or not body[0].parallel:
+                break
+            inner = body[0]
+            outer_vars = {l.var for l in levels}
+            if outer_vars & set(reads_of([inner.start, inner.stop, inner.step])):
+                break
+            levels.append(inner)
+        return levels
+
+    def parallel_for(self, loop):
+        self.out("{")
+        self.depth += 1
+        if loop.nest_id is not None:
+            self.gpu_hook(loop)
+        levels = self.collapsed_levels(loop)
+        names = []
+        for level in levels:
+            start, stop, step = self.bounds(level)
+            n = self.fresh("n")
+            self.out(f"const int64_t {n} = unpy::range_length({start}, {stop}, {step});")
+            names.append((start, step, n, self.fresh("t")))
+        body = levels[-1].body
+        loop_vars = {l.var for l in levels}
+        triangular = any(loop_vars & set(reads_of([x.start, x.stop, x.step]))
+                         for x in walk_stmts(body) if isinstance(x, ir.For))
+        clauses = "schedule(static, 1)" if triangular else "schedule(static)"
+        if len(levels) > 1:
+            clauses += f" collapse({len(levels)})"
+        for r in loop.reductions:
+            clauses += f" reduction({r.op}:{cname(r.var)})"
+        self.out(f"#pragma omp parallel for {clauses}")
+        for start, step, n, t in names:
+            self.out(f"for (int64_t {t} = 0; {t} < {n}; ++{t})")
+        self.out("{")
+        self.depth += 1
+        saved = []
+        for level, (start, step, n, t) in zip(levels, names):
+            self.out(f"const int64_t {cname(level.var)} = {start} + {t} * {step};")
+            saved.append(self.enter_loop_var(level))
+        # Variables written in the loop (other than reductions) are private to an iteration.
+        reduced = {r.var for r in loop.reductions}
+        private = []
+        for x in walk_stmts(body):
+            if isinstance(x, ir.Assign) and isinstance(x.target, ir.Name):
+                private.append(x.target.id)
+            elif isinstance(x, ir.For):
+                private.append(x.var)
+        for name in dict.fromkeys(private):
+            if name not in reduced and name not in loop_vars:
+                t = self.fn.locals[name]
+                init = "" if isinstance(t, Array) else " = 0"
+                self.out(f"{ctype(t)} {cname(name)}{init};")
+        self.block(body, in_parallel=True)
+        for level, old in zip(reversed(levels), reversed(saved)):
+            self.leave_loop_var(level, old)
+        self.depth -= 1
+        self.out("}")
+        self.out("unpy::check_errors();")
+        if loop.nest_id is not None:
+            self.depth -= 1
+            self.out("}")
+        self.depth -= 1
+        self.out("}")
+
+    def gpu_hook(self, loop):
+        """Offer the nest to jitgpu (SPEC section 4); run the OpenMP code unless it is done."""
+        done = self.fresh("done")
+        self.out(f"bool {done} = false;")
+        self.out("if (!omp_in_parallel()) {")
+        self.out("    py::gil_scoped_acquire unpy_gil;")
+        self.out("    py::dict unpy_values;")
+        for name in nest_free_variables(loop, self.fn):
+            t = self.var_type(name)
+            value = (f"unpy::to_python({cname(name)})" if isinstance(t, Array)
+                     else f"py::cast({cname(name)})")
+            self.out(f'    unpy_values["{name}"] = {value};')
+        self.out(f'    py::object unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
+                 f'{loop.nest_id}, unpy_values);')
+        self.out("    if (!unpy_result.is_none()) {")
+        self.out(f"        {done} = true;")
+        for r in loop.reductions:
+            self.out(f'        {cname(r.var)} = unpy_result["{r.var}"].cast<'
+                     f'{ctype(self.var_type(r.var))}>();')
+        self.out("    }")
+        self.out("}")
+        self.out(f"if (!{done}) {{")
+        self.depth += 1
+
+    def var_type(self, name):
+        for p in self.fn.params:
+            if p.name == name:
+                return p.type
+        return self.fn.locals[name]
+
+    def target(self, t):
+        if isinstance(t, ir.Name):
+            return cname(t.id)
+        return self.subscript(t)
+
+    # --- expressions --------------------------------------------------------------------
+
+    def truth(self, e):
+        text = self.expr(e)
+        return text if e.type.dtype == "bool" else f"({text} != 0)"
+
+    def expr(self, e) -> str:
+        return getattr(self, "expr_" + type(e).__name__)(e)
+
+    def expr_Const(self, e):
+        v = e.value
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int):
+            if v == -2 ** 63:
+                return "INT64_MIN"
+            return f"INT64_C({v})" if abs(v) > 2 ** 31 - 1 else f"int64_t({v})"
+        return float_literal(v, "float64")
+
+    def expr_Name(self, e):
+        return cname(e.id)
+
+    def expr_Cast(self, e):
+        t = ctype(e.type)
+        inner = e.value
+        if isinstance(inner, ir.Const) and not isinstance(inner.value, bool) and \
+                e.type.dtype in ("float32", "float64"):
+            return float_literal(float(inner.value), e.type.dtype)
+        if isinstance(inner, ir.Const) and isinstance(inner.value, int) and \
+                not isinstance(inner.value, bool) and is_integral(e.type):
+            return f"{t}({inner.value}{'LL' if e.type.dtype[0] == 'i' else 'ULL'})"
+        return f"static_cast<{t}>({self.expr(inner)})"
+
+    def expr_BinOp(self, e):
+        t = e.type.dtype
+        ct = CTYPES[t]
+        a, b = self.expr(e.left), self.expr(e.right)
+        helpers = {"//": "floordiv", "%": "mod", "**": "power", "<<": "shift_left",
+                   ">>": "shift_right"}
+        if e.op in helpers:
+            return f"unpy::{helpers[e.op]}<{ct}>({a}, {b})"
+        text = f"({a} {e.op} {b})"
+        if t in SMALL_INTS:
+            return f"static_cast<{ct}>{text}"
+        return text
+
+    def expr_UnaryOp(self, e):
+        if e.op == "not":
+            return f"(!{self.truth(e.operand)})"
+        text = f"({e.op}{self.expr(e.operand)})"
+        if e.type.dtype in SMALL_INTS:
+            return f"static_cast<{CTYPES[e.type.dtype]}>{text}"
+        return text
+
+    def comparison(self, op, a_text, b_text, types):
+        ta, tb = types
+        a = f"static_cast<{CTYPES[ta]}>({a_text})"
+        b = f"static_cast<{CTYPES[tb]}>({b_text})"
+        if ta == tb or "f" in (ta[0], tb[0]) or "bool" in (ta, tb):
+            return f"({a} {op} {b})"
+        funcs = {"<": f"unpy::less({a}, {b})", ">": f"unpy::less({b}, {a})",
+                 "<=": f"!unpy::less({b}, {a})", ">=": f"!unpy::less({a}, {b})",
+                 "==": f"unpy::equal({a}, {b})", "!=": f"!unpy::equal({a}, {b})"}
+        return f"({funcs[op]})"
+
+    def expr_Compare(self, e):
+        operands = [e.left] + e.comparators
+        if len(e.ops) == 1:
+            return self.comparison(e.ops[0], self.expr(operands[0]), self.expr(operands[1]),
+                                   e.operand_types[0])
+        # A chain evaluates each operand once and stops at the first false comparison.
+        temps = [self.fresh("c") for _ in operands]
+        code = f"auto {temps[0]} = {self.expr(operands[0])}; "
+        for k, op in enumerate(e.ops):
+            code += f"auto {temps[k + 1]} = {self.expr(operands[k + 1])}; "
+            cond = self.comparison(op, temps[k], temps[k + 1], e.operand_types[k])
+            code += f"if (!{cond}) return false; "
+        return "[&]() -> bool { " + code + "return true; }()"
+
+    def expr_BoolOp(self, e):
+        if e.type.dtype == "bool":
+            joiner = " && " if e.op == "and" else " || "
+            return "(" + joiner.join(self.expr(v) for v in e.values) + ")"
+        # Python returns an operand: `a and b` is a if a is false, else b.
+        ct = CTYPES[e.type.dtype]
+        text = self.expr(e.values[-1])
+        for v in reversed(e.values[:-1]):
+            temp = self.fresh("b")
+            keep = f"{temp} == 0" if e.op == "and" else f"{temp} != 0"
+            text = (f"[&]() -> {ct} {{ {ct} {temp} = {self.expr(v)}; "
+                    f"return ({keep}) ? {temp} : {ct}({text}); }}()")
+        return text
+
+    def expr_IfExp(self, e):
+        return f"({self.truth(e.test)} ? {self.expr(e.body)} : {self.expr(e.orelse)})"
+
+    def index(self, array, d, e):
+        text = self.expr(e)
+        bound = const_lower_bound(e, self.lower_bounds)
+        if bound is not None and bound >= 0:
+            return text
+        temp = self.fresh("i")
+        return (f"[&]() {{ int64_t {temp} = {text}; return {temp} < 0 ? {temp} + "
+                f"{array}.shape[{d}] : {temp}; }}()")
+
+    def subscript(self, e):
+        array = cname(e.array.id)
+        indices = ", ".join(self.index(array, d, i) for d, i in enumerate(e.indices))
+        if self.boundscheck:
+            return f'{array}.template at_checked<C>("{e.array.id}", {indices})'
+        return f"{array}.template at<C>({indices})"
+
+    def expr_Subscript(self, e):
+        return self.subscript(e)
+
+    def expr_ArrayAttr(self, e):
+        array = cname(e.array.id)
+        if e.attr == "shape":
+            return f"{array}.shape[{e.dim}]"
+        return f"{array}.size()"
+
+    def expr_Call(self, e):
+        name = e.func
+        args = [self.expr(a) for a in e.args]
+        out = e.type.dtype
+        ct = CTYPES[out]
+        if name.startswith("cast:"):
+            source = e.args[0].type.dtype
+            if out == "bool":
+                return f"({args[0]} != 0)"
+            if out == "int64" and source in ("float32", "float64"):
+                return f"unpy::float_to_int({args[0]})"
+            return f"static_cast<{ct}>({args[0]})"
+        if name in ("min", "max"):
+            text = args[0]
+            for a in args[1:]:
+                text = f"unpy::py_{name}<{ct}>({text}, {a})"
+            return text
+        if name == "abs":
+            return f"unpy::py_abs<{ct}>({args[0]})"
+        module, _, func = name.partition(".")
+        if module == "math":
+            if func in ("floor", "ceil"):
+                return f"unpy::float_to_int({MATH_CXX[func]}({args[0]}))"
+            if func in ("log", "log10"):
+                return f"unpy::math_{func}({args[0]})"
+            if func in ("sqrt", "asin", "acos"):
+                return f"unpy::math_checked({MATH_CXX[func]}({args[0]}), {args[0]})"
+            return f"{MATH_CXX[func]}({', '.join(args)})"
+        if func == "abs":
+            return f"unpy::py_abs<{ct}>({args[0]})"
+        if func == "pow":
+            return f"unpy::power<{ct}>({args[0]}, {args[1]})"
+        if func in ("floor", "ceil") and is_integral(e.type):
+            return args[0]
+        return f"static_cast<{ct}>({MATH_CXX[func]}({', '.join(args)}))"
+
+    def expr_CallCompiled(self, e):
+        return f"{e.func}({', '.join(self.expr(a) for a in e.args)})"
+
+    def expr_AllocArray(self, e):
+        fill = {"zeros": 0, "ones": 1, "empty": 2}[e.fill]
+        dims = ", ".join(self.expr(d) for d in e.shape)
+        return f"unpy::allocate<{CTYPES[e.dtype]}, {len(e.shape)}>({{{dims}}}, {fill})"
+
+
+def nest_free_variables(loop: ir.For, fn: ir.Function):
+    """Variables a nest reads that come from outside it (arrays, scalars, reduction inputs), in
+    order of first use."""
+    inside = {loop.var}
+    for s in walk_stmts(loop.body):
+        if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name):
+            inside.add(s.target.id)
+        elif isinstance(s, ir.For):
+            inside.add(s.var)
+    reduced = {r.var for r in loop.reductions}
+    names = [e.id for e in walk_exprs([loop.start, loop.stop, loop.step, loop.body])
+             if isinstance(e, ir.Name)]
+    return [n for n in dict.fromkeys(names) if n not in inside or n in reduced]
+
+
+def emit_function(fn, module_name, boundscheck, signatures):
+    emitter = FunctionEmitter(fn, module_name, boundscheck, signatures)
+    body = emitter.emit()
+    return emitter.signature(fn.name), body, emitter.dispatcher()

@@ -1,0 +1,109 @@
+"""Find the compiled functions of a module: parse with gast, resolve the module's imports, read the
+unpython decorators."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import gast
+
+from unpy.errors import ErrorSink
+
+
+@dataclass
+class Decorated:
+    """A function marked for compilation, with its annotations as written (type strings)."""
+    node: gast.FunctionDef
+    types: list                 # parameter type strings, then the return type string or None
+    locals: dict = field(default_factory=dict)
+    gpu: bool = False
+
+
+@dataclass
+class ModuleSource:
+    path: str
+    source: str
+    tree: gast.Module
+    imports: dict               # local name -> qualified name ('np' -> 'numpy', 'sqrt' -> 'math.sqrt')
+    functions: list             # of Decorated, in source order
+    errors: ErrorSink
+
+
+def loc_of(node):
+    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+
+
+def collect_imports(tree: gast.Module) -> dict:
+    """Names bound by the module's top-level imports, as qualified names."""
+    names = {}
+    for stmt in tree.body:
+        if isinstance(stmt, gast.Import):
+            for alias in stmt.names:
+                if alias.asname:
+                    names[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    names[top] = top
+        elif isinstance(stmt, gast.ImportFrom) and stmt.module and not stmt.level:
+            for alias in stmt.names:
+                names[alias.asname or alias.name] = f"{stmt.module}.{alias.name}"
+    return names
+
+
+def qualified_name(node, imports: dict):
+    """'numpy.float32' for `np.float32` when `import numpy as np`; None if not a dotted name."""
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name):
+        return None
+    head = imports.get(node.id, node.id)
+    return ".".join([head] + parts[::-1])
+
+
+def _type_arg(node, errors):
+    if isinstance(node, gast.Constant) and (isinstance(node.value, str) or node.value is None):
+        return node.value
+    raise errors.error("type annotations must be strings such as 'ndarray[float64, 2]' or None",
+                       loc_of(node))
+
+
+def read_decorators(fn: gast.FunctionDef, imports, errors):
+    """A `Decorated` if `fn` carries unpython.type, else None (gpu/locals alone are an error)."""
+    found = Decorated(fn, types=None)
+    marked = False
+    for dec in fn.decorator_list:
+        call = dec if isinstance(dec, gast.Call) else None
+        name = qualified_name(call.func if call else dec, imports)
+        if name == "unpython.type" and call:
+            found.types = [_type_arg(a, errors) for a in call.args]
+            marked = True
+        elif name == "unpython.locals" and call:
+            found.locals = {kw.arg: _type_arg(kw.value, errors) for kw in call.keywords}
+            marked = True
+        elif name == "unpython.gpu":
+            found.gpu = marked = True
+        elif name and name.startswith("unpython."):
+            raise errors.error(f"unknown unpython decorator '{name}'", loc_of(dec))
+    if not marked:
+        return None
+    if found.types is None:
+        raise errors.error(f"function '{fn.name}' needs @unpython.type(...) to be compiled",
+                           loc_of(fn))
+    return found
+
+
+def discover(path: str, source: str) -> ModuleSource:
+    errors = ErrorSink(path, source)
+    try:
+        tree = gast.parse(source, filename=path)
+    except SyntaxError as e:
+        raise errors.error(f"syntax error: {e.msg}", (e.lineno or 0, max((e.offset or 1) - 1, 0)))
+    imports = collect_imports(tree)
+    functions = []
+    for stmt in tree.body:
+        if isinstance(stmt, gast.FunctionDef):
+            found = read_decorators(stmt, imports, errors)
+            if found:
+                functions.append(found)
+    return ModuleSource(path, source, tree, imports, functions, errors)

@@ -1,0 +1,410 @@
+"""The one IR of unpy: plain dataclasses shared by every stage, with one printer and one JSON
+serialiser.
+
+The frontend builds it with `type=None` on expressions; typeinfer fills every `type`, inserts
+`Cast` nodes where a value changes type, and records declared/inferred locals and the reductions of
+each `prange`. cpp_emit and jitgpu only read it.
+
+Types are `Scalar(dtype)` with a NumPy dtype name ('float64', 'int32', 'bool', ...) and
+`Array(dtype, ndim)`. A `Scalar` with `weak=True` is the type of a Python literal (NEP 50).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+
+# --- types ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Scalar:
+    dtype: str
+    weak: bool = False
+
+    def __str__(self):
+        return self.dtype + ("(weak)" if self.weak else "")
+
+
+@dataclass(frozen=True)
+class Array:
+    dtype: str
+    ndim: int
+
+    def __str__(self):
+        return f"ndarray[{self.dtype}, {self.ndim}]"
+
+
+Type = Union[Scalar, Array, None]
+
+
+# --- expressions ----------------------------------------------------------------------------
+# Every node carries `loc = (line, col)` in the user's file (1-based line, 0-based col).
+
+@dataclass
+class Const:
+    value: Union[int, float, bool]
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class Name:
+    id: str
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class BinOp:
+    op: str                 # '+', '-', '*', '/', '//', '%', '**', '&', '|', '^', '<<', '>>'
+    left: "Expr"
+    right: "Expr"
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class UnaryOp:
+    op: str                 # '-', '+', 'not', '~'
+    operand: "Expr"
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class Compare:
+    """`left ops[0] comparators[0] ops[1] comparators[1] ...` (chained, each operand once)."""
+    left: "Expr"
+    ops: list               # '<', '<=', '>', '>=', '==', '!='
+    comparators: list
+    loc: tuple = (0, 0)
+    type: Type = None
+    operand_types: list = field(default_factory=list)  # per pair: [left dtype, right dtype]
+
+
+@dataclass
+class BoolOp:
+    op: str                 # 'and', 'or'
+    values: list
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class IfExp:
+    test: "Expr"
+    body: "Expr"
+    orelse: "Expr"
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class Subscript:
+    """One element of an array: one index per dimension."""
+    array: Name
+    indices: list
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class ArrayAttr:
+    """`a.shape[dim]` (attr='shape'), `a.size`, `a.ndim` (dim=None)."""
+    array: Name
+    attr: str
+    dim: Optional[int] = None
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class Call:
+    """A builtin: math function ('math.sqrt', 'np.sqrt', 'abs', 'min', 'max', ...) or cast
+    ('int', 'float', 'bool', 'np.float32', ...)."""
+    func: str
+    args: list
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class CallCompiled:
+    """A call to another compiled function of the same module."""
+    func: str
+    args: list
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class Cast:
+    """Inserted by typeinfer: convert `value` to `type` (a widening or an explicit cast)."""
+    value: "Expr"
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class AllocArray:
+    """`np.zeros/empty/ones(shape, dtype)`: a new C-ordered local array."""
+    fill: str               # 'zeros', 'empty', 'ones'
+    shape: list             # one expression per dimension
+    dtype: str
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+Expr = Union[Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr, Call,
+             CallCompiled, Cast, AllocArray]
+
+
+# --- statements -----------------------------------------------------------------------------
+
+@dataclass
+class Assign:
+    target: Union[Name, Subscript]
+    value: Expr
+    loc: tuple = (0, 0)
+
+
+@dataclass
+class AugAssign:
+    target: Union[Name, Subscript]
+    op: str
+    value: Expr
+    loc: tuple = (0, 0)
+
+
+@dataclass
+class Reduction:
+    """A shared scalar updated by a `prange` as `var op= e` (op: '+', '*', '&', '|', '^',
+    'min', 'max'; `-=` reduces with '+')."""
+    var: str
+    op: str
+
+
+@dataclass
+class For:
+    """`for var in range|prange(start, stop, step)`; `step` is never zero at run time."""
+    var: str
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: list
+    parallel: bool = False
+    loc: tuple = (0, 0)
+    reductions: list = field(default_factory=list)   # of Reduction, filled by typeinfer
+    nest_id: Optional[int] = None   # outermost prange nests of @gpu functions: index of the nest
+
+
+@dataclass
+class While:
+    test: Expr
+    body: list
+    loc: tuple = (0, 0)
+
+
+@dataclass
+class If:
+    test: Expr
+    body: list
+    orelse: list
+    loc: tuple = (0, 0)
+
+
+@dataclass
+class Break:
+    loc: tuple = (0, 0)
+
+
+@dataclass
+class Continue:
+    loc: tuple = (0, 0)
+
+
+@dataclass
+class Return:
+    value: Optional[Expr]
+    loc: tuple = (0, 0)
+
+
+@dataclass
+class ExprStmt:
+    value: Expr
+    loc: tuple = (0, 0)
+
+
+@dataclass
+class Pass:
+    loc: tuple = (0, 0)
+
+
+Stmt = Union[Assign, AugAssign, For, While, If, Break, Continue, Return, ExprStmt, Pass]
+
+
+# --- functions and modules ------------------------------------------------------------------
+
+@dataclass
+class Param:
+    name: str
+    type: Type
+
+
+@dataclass
+class Function:
+    name: str
+    params: list            # of Param
+    return_type: Type
+    body: list
+    locals: dict = field(default_factory=dict)   # name -> type (declared or inferred)
+    gpu: bool = False
+    loc: tuple = (0, 0)
+
+
+@dataclass
+class Nest:
+    """An outermost prange nest of a @gpu function, as embedded in the module for jitgpu: the
+    loop and the variables it takes from outside (arrays, scalars, reduction inputs)."""
+    function: str
+    nest_id: int
+    loop: For
+    free: list              # of Param
+
+
+@dataclass
+class Module:
+    name: str
+    path: str
+    functions: list         # of Function
+
+
+# --- JSON serialiser ------------------------------------------------------------------------
+
+_NODE_CLASSES = {cls.__name__: cls for cls in (
+    Scalar, Array, Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr,
+    Call, CallCompiled, Cast, AllocArray, Assign, AugAssign, Reduction, For, While, If, Break,
+    Continue, Return, ExprStmt, Pass, Param, Function, Nest, Module)}
+
+
+def to_data(node):
+    """IR -> JSON-compatible data (dicts tagged with 'node')."""
+    if dataclasses.is_dataclass(node):
+        data = {"node": type(node).__name__}
+        for f in dataclasses.fields(node):
+            data[f.name] = to_data(getattr(node, f.name))
+        return data
+    if isinstance(node, (list, tuple)):
+        return [to_data(x) for x in node]
+    if isinstance(node, dict):
+        return {k: to_data(v) for k, v in node.items()}
+    return node
+
+
+def from_data(data):
+    """Inverse of `to_data`."""
+    if isinstance(data, dict) and "node" in data:
+        cls = _NODE_CLASSES[data["node"]]
+        kwargs = {}
+        for f in dataclasses.fields(cls):
+            value = from_data(data[f.name])
+            if f.name == "loc":
+                value = tuple(value)
+            kwargs[f.name] = value
+        return cls(**kwargs)
+    if isinstance(data, list):
+        return [from_data(x) for x in data]
+    if isinstance(data, dict):
+        return {k: from_data(v) for k, v in data.items()}
+    return data
+
+
+def to_json(node) -> str:
+    return json.dumps(to_data(node), separators=(",", ":"))
+
+
+def from_json(text: str):
+    return from_data(json.loads(text))
+
+
+# --- printer --------------------------------------------------------------------------------
+
+_PRECEDENCE = {"or": 1, "and": 2, "not": 3, "cmp": 4, "|": 5, "^": 6, "&": 7, "<<": 8, ">>": 8,
+               "+": 9, "-": 9, "*": 10, "/": 10, "//": 10, "%": 10, "unary": 11, "**": 12}
+
+
+def format_expr(e) -> str:
+    """Python-like text of an expression, with types of casts shown."""
+    if isinstance(e, Const):
+        return repr(e.value)
+    if isinstance(e, Name):
+        return e.id
+    if isinstance(e, BinOp):
+        return f"({format_expr(e.left)} {e.op} {format_expr(e.right)})"
+    if isinstance(e, UnaryOp):
+        return f"({e.op}{' ' if e.op == 'not' else ''}{format_expr(e.operand)})"
+    if isinstance(e, Compare):
+        parts = [format_expr(e.left)]
+        for op, c in zip(e.ops, e.comparators):
+            parts += [op, format_expr(c)]
+        return "(" + " ".join(parts) + ")"
+    if isinstance(e, BoolOp):
+        return "(" + f" {e.op} ".join(format_expr(v) for v in e.values) + ")"
+    if isinstance(e, IfExp):
+        return f"({format_expr(e.body)} if {format_expr(e.test)} else {format_expr(e.orelse)})"
+    if isinstance(e, Subscript):
+        return f"{e.array.id}[{', '.join(format_expr(i) for i in e.indices)}]"
+    if isinstance(e, ArrayAttr):
+        return f"{e.array.id}.{e.attr}" + (f"[{e.dim}]" if e.dim is not None else "")
+    if isinstance(e, (Call, CallCompiled)):
+        return f"{e.func}({', '.join(format_expr(a) for a in e.args)})"
+    if isinstance(e, Cast):
+        return f"{e.type.dtype if e.type else '?'}({format_expr(e.value)})"
+    if isinstance(e, AllocArray):
+        return f"np.{e.fill}(({', '.join(format_expr(s) for s in e.shape)}), {e.dtype})"
+    raise TypeError(f"not an expression: {e!r}")
+
+
+def format_stmts(body, indent=1) -> list:
+    pad = "    " * indent
+    lines = []
+    for s in body:
+        if isinstance(s, Assign):
+            lines.append(f"{pad}{format_expr(s.target)} = {format_expr(s.value)}")
+        elif isinstance(s, AugAssign):
+            lines.append(f"{pad}{format_expr(s.target)} {s.op}= {format_expr(s.value)}")
+        elif isinstance(s, For):
+            kind = "prange" if s.parallel else "range"
+            extra = ""
+            if s.reductions:
+                extra += "  # reductions: " + ", ".join(f"{r.op}:{r.var}" for r in s.reductions)
+            if s.nest_id is not None:
+                extra += f"  # gpu nest {s.nest_id}"
+            lines.append(f"{pad}for {s.var} in {kind}({format_expr(s.start)}, "
+                         f"{format_expr(s.stop)}, {format_expr(s.step)}):{extra}")
+            lines += format_stmts(s.body, indent + 1)
+        elif isinstance(s, While):
+            lines.append(f"{pad}while {format_expr(s.test)}:")
+            lines += format_stmts(s.body, indent + 1)
+        elif isinstance(s, If):
+            lines.append(f"{pad}if {format_expr(s.test)}:")
+            lines += format_stmts(s.body, indent + 1)
+            if s.orelse:
+                lines.append(f"{pad}else:")
+                lines += format_stmts(s.orelse, indent + 1)
+        elif isinstance(s, Return):
+            lines.append(f"{pad}return" + (f" {format_expr(s.value)}" if s.value else ""))
+        elif isinstance(s, ExprStmt):
+            lines.append(f"{pad}{format_expr(s.value)}")
+        else:
+            lines.append(f"{pad}{type(s).__name__.lower()}")
+    return lines
+
+
+def format_function(fn: Function) -> str:
+    params = ", ".join(f"{p.name}: {p.type}" for p in fn.params)
+    head = f"{'@gpu ' if fn.gpu else ''}def {fn.name}({params}) -> {fn.return_type}:"
+    local_lines = [f"    # local {k}: {v}" for k, v in fn.locals.items()]
+    return "\n".join([head] + local_lines + format_stmts(fn.body))

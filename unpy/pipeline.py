@@ -1,0 +1,56 @@
+"""The build pipeline up to the typed IR: frontend -> typeinfer."""
+from __future__ import annotations
+
+import os
+
+from unpy import ir
+from unpy.frontend.discover import discover
+from unpy.frontend.lower import lower_function
+from unpy.typeinfer.infer import infer_function
+from unpy.typeinfer.reductions import check_function
+from unpy.typeinfer.types import TypeStringError, parse_type
+
+
+def parse_signature(decorated, errors):
+    fn = decorated.node
+    try:
+        types = [parse_type(t) for t in decorated.types]
+        local_types = {k: parse_type(v) for k, v in decorated.locals.items()}
+    except TypeStringError as e:
+        raise errors.error(str(e), (fn.lineno, fn.col_offset))
+    n = len(fn.args.args)
+    if len(types) != n + 1:
+        raise errors.error(
+            f"@unpython.type for '{fn.name}' lists {len(types)} type(s); it needs one per "
+            f"parameter ({n}) and then the return type (None for no value)",
+            (fn.lineno, fn.col_offset))
+    if any(t is None for t in types[:-1]):
+        raise errors.error("parameters need a type; None is only a return type",
+                           (fn.lineno, fn.col_offset))
+    if any(t is None for t in local_types.values()):
+        raise errors.error("@unpython.locals types cannot be None", (fn.lineno, fn.col_offset))
+    return types[:-1], types[-1], local_types
+
+
+def compile_to_ir(path: str, source: str) -> ir.Module:
+    """The typed IR of every decorated function of a module; raises CompileError."""
+    module = discover(path, source)
+    errors = module.errors
+    signatures, local_types = {}, {}
+    for d in module.functions:
+        params, ret, locs = parse_signature(d, errors)
+        signatures[d.node.name] = (params, ret)
+        local_types[d.node.name] = locs
+    functions = []
+    for d in module.functions:
+        fn = lower_function(module, d, set(signatures))
+        params, ret = signatures[fn.name]
+        for p, t in zip(fn.params, params):
+            p.type = t
+        fn.return_type = ret
+        fn.locals = dict(local_types[fn.name])
+        infer_function(fn, signatures, errors)
+        check_function(fn, errors)
+        functions.append(fn)
+    name = os.path.splitext(os.path.basename(path))[0]
+    return ir.Module(name, path, functions)

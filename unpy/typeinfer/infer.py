@@ -1,0 +1,360 @@
+"""Attach a type to every expression and variable (SPEC section 2).
+
+Locals take the type of their first assignment unless declared; later assignments must convert
+without loss. Every value that changes type gets an explicit `Cast`, so the emitters never need to
+know a promotion rule. Augmented assignments become `x = x op e`.
+"""
+from __future__ import annotations
+
+import copy
+
+from unpy import ir
+from unpy.ir import Array, Scalar
+from unpy.typeinfer.types import (BOOL, FLOAT64, INT64, NUMPY_MATH, UFUNCS, conversion_loses,
+                                  is_bool, is_float, is_int, materialize, resolve)
+
+MATH_TO_INT = {"floor", "ceil"}        # math.floor/ceil return Python ints
+
+
+def cast(e, t):
+    """`e` converted to scalar type `t` (no node when it already has that dtype)."""
+    if isinstance(e.type, Scalar) and e.type.dtype == t.dtype:
+        return e
+    return ir.Cast(e, e.loc, Scalar(t.dtype))
+
+
+class TypeInference:
+    def __init__(self, fn: ir.Function, signatures: dict, errors):
+        self.fn = fn
+        self.signatures = signatures    # function name -> (param types, return type)
+        self.errors = errors
+        self.vars = {p.name: p.type for p in fn.params}
+        self.defined_at = {p.name: fn.loc[0] for p in fn.params}
+        self.declared = set(fn.locals)
+        for name, t in fn.locals.items():
+            self.vars[name] = t
+            self.defined_at[name] = fn.loc[0]
+
+    def error(self, message, node):
+        return self.errors.error(message, node.loc)
+
+    def run(self):
+        self.fn.body = self.block(self.fn.body)
+        params = {p.name for p in self.fn.params}
+        self.fn.locals = {k: v for k, v in self.vars.items() if k not in params}
+
+    # --- statements ---------------------------------------------------------------------
+
+    def block(self, stmts):
+        return [self.stmt(s) for s in stmts]
+
+    def stmt(self, s):
+        if isinstance(s, ir.Assign):
+            return self.assign(s.target, self.expr(s.value), s.loc)
+        if isinstance(s, ir.AugAssign):
+            current = self.expr(_copy_target(s.target))
+            value = self.binop(ir.BinOp(s.op, current, self.expr(s.value), s.loc))
+            return self.assign(s.target, value, s.loc)
+        if isinstance(s, ir.For):
+            for part in ("start", "stop", "step"):
+                value = self.expr(getattr(s, part))
+                if not (is_int(value.type) or is_bool(value.type)):
+                    raise self.error(f"range() arguments must be integers, got {value.type}",
+                                     value)
+                setattr(s, part, cast(value, INT64))
+            self.define(s.var, INT64, s, s.loc)
+            s.body = self.block(s.body)
+            return s
+        if isinstance(s, ir.While):
+            s.test = self.expr(s.test)
+            self.require_scalar(s.test)
+            s.body = self.block(s.body)
+            return s
+        if isinstance(s, ir.If):
+            s.test = self.expr(s.test)
+            self.require_scalar(s.test)
+            s.body = self.block(s.body)
+            s.orelse = self.block(s.orelse)
+            return s
+        if isinstance(s, ir.Return):
+            return self.ret(s)
+        if isinstance(s, ir.ExprStmt):
+            s.value = self.expr(s.value)
+            return s
+        return s
+
+    def ret(self, s):
+        expected = self.fn.return_type
+        if s.value is None:
+            if expected is not None:
+                raise self.error(f"this function must return a {expected} value", s)
+            return s
+        if expected is None:
+            raise self.error("this function is declared to return None; declare the return "
+                             "type as the last argument of @unpython.type", s)
+        value = self.expr(s.value)
+        why = conversion_loses(value.type, expected, _const_value(value))
+        if why:
+            raise self.error(f"cannot return {value.type} as {expected}: {why}", s.value)
+        s.value = value if isinstance(expected, Array) else cast(value, expected)
+        return s
+
+    def assign(self, target, value, loc):
+        if isinstance(target, ir.Subscript):
+            target = self.expr(target)
+            if isinstance(value.type, Array):
+                raise self.error("cannot store an array into an array element", value)
+            # NumPy converts a stored value to the array's dtype (as `a[i] = 2.7` does).
+            return ir.Assign(target, cast(value, target.type), loc)
+        name = target.id
+        if value.type is None:
+            raise self.error("this call returns no value", value)
+        if name in self.vars:
+            why = conversion_loses(value.type, self.vars[name], _const_value(value))
+            if why:
+                origin = ("declared" if name in self.declared else
+                          f"first assigned on line {self.defined_at[name]}")
+                raise self.errors.error(
+                    f"'{name}' is {self.vars[name]} ({origin}); {why}. Convert explicitly "
+                    f"(e.g. int(...), np.float32(...)) or use another variable", loc)
+            t = self.vars[name]
+        else:
+            t = materialize(value.type)
+            self.vars[name] = t
+            self.defined_at[name] = loc[0]
+        target = ir.Name(name, target.loc, t)
+        return ir.Assign(target, value if isinstance(t, Array) else cast(value, t), loc)
+
+    def define(self, name, t, node, loc):
+        if name in self.vars and self.vars[name] != t:
+            raise self.error(f"loop variable '{name}' is {self.vars[name]} elsewhere; loop "
+                             "variables are int64", node)
+        self.vars.setdefault(name, t)
+        self.defined_at.setdefault(name, loc[0])
+
+    def require_scalar(self, e):
+        if not isinstance(e.type, Scalar):
+            raise self.error("the truth value of an array is ambiguous; compare elements", e)
+
+    # --- expressions --------------------------------------------------------------------
+
+    def expr(self, e):
+        method = getattr(self, "expr_" + type(e).__name__)
+        return method(e)
+
+    def expr_Const(self, e):
+        dtype = {bool: "bool", int: "int64", float: "float64"}[type(e.value)]
+        e.type = Scalar(dtype, weak=True)
+        return e
+
+    def expr_Name(self, e):
+        if e.id not in self.vars:
+            raise self.error(f"name '{e.id}' is not defined here (compiled functions see their "
+                             "parameters and local variables only, assigned before use)", e)
+        e.type = self.vars[e.id]
+        return e
+
+    def expr_BinOp(self, e):
+        e.left, e.right = self.expr(e.left), self.expr(e.right)
+        return self.binop(e)
+
+    def binop(self, e):
+        for side in (e.left, e.right):
+            self.require_scalar(side)
+        left, right = e.left, e.right
+        if e.op not in ("&", "|", "^"):
+            # Python arithmetic treats bools as ints (True + True == 2).
+            left, right = (_bool_as_int(x) for x in (left, right))
+        resolved = resolve(UFUNCS[e.op], [left.type, right.type])
+        if resolved is None:
+            raise self.error(f"operator {e.op} is not defined for {left.type} and "
+                             f"{right.type}", e)
+        (lt, rt), out = resolved
+        e.left, e.right, e.type = cast(left, lt), cast(right, rt), out
+        return e
+
+    def expr_UnaryOp(self, e):
+        e.operand = self.expr(e.operand)
+        self.require_scalar(e.operand)
+        if e.op == "not":
+            e.type = BOOL
+            return e
+        if is_bool(e.operand.type):
+            if e.op == "~":
+                raise self.error("'~' on a bool is ambiguous (Python gives -2 for ~True, NumPy "
+                                 "gives False); use 'not'", e)
+            e.operand = _bool_as_int(e.operand)
+        if e.op == "~" and not is_int(e.operand.type):
+            raise self.error(f"'~' needs an integer, got {e.operand.type}", e)
+        e.type = e.operand.type
+        return e
+
+    def expr_Compare(self, e):
+        operands = [self.expr(x) for x in [e.left] + e.comparators]
+        for x in operands:
+            self.require_scalar(x)
+        # Each comparison is resolved on its own pair, as Python evaluates a chain.
+        pairs = []
+        for op, a, b in zip(e.ops, operands, operands[1:]):
+            resolved = resolve(UFUNCS[op], [a.type, b.type])
+            if resolved is None:
+                raise self.error(f"cannot compare {a.type} with {b.type}", e)
+            pairs.append(resolved[0])
+        # Operands are left as they are; the emitter converts each pair to the pair's types.
+        e.left, e.comparators = operands[0], operands[1:]
+        e.operand_types = [[a.dtype, b.dtype] for a, b in pairs]
+        e.type = BOOL
+        return e
+
+    def expr_BoolOp(self, e):
+        values = [self.expr(v) for v in e.values]
+        for v in values:
+            self.require_scalar(v)
+        t = self.promote(values, e)
+        e.values = [cast(v, t) for v in values]
+        e.type = t
+        return e
+
+    def expr_IfExp(self, e):
+        e.test = self.expr(e.test)
+        self.require_scalar(e.test)
+        body, orelse = self.expr(e.body), self.expr(e.orelse)
+        if isinstance(body.type, Array) or isinstance(orelse.type, Array):
+            if body.type != orelse.type:
+                raise self.error("both branches must be arrays of the same type", e)
+            e.body, e.orelse, e.type = body, orelse, body.type
+            return e
+        t = self.promote([body, orelse], e)
+        e.body, e.orelse, e.type = cast(body, t), cast(orelse, t), t
+        return e
+
+    def promote(self, values, node):
+        types = [v.type for v in values]
+        if all(is_bool(t) for t in types):
+            return Scalar("bool", all(t.weak for t in types))
+        resolved = resolve(UFUNCS["+"], [_bool_as_int(v).type for v in values[:2]])
+        out = resolved[1]
+        for v in values[2:]:
+            out = resolve(UFUNCS["+"], [out, _bool_as_int(v).type])[1]
+        return out
+
+    def expr_Subscript(self, e):
+        arr = self.expr(e.array)
+        if not isinstance(arr.type, Array):
+            raise self.error(f"'{arr.id}' is {arr.type}, not an array; it cannot be indexed", e)
+        if len(e.indices) != arr.type.ndim:
+            raise self.error(f"'{arr.id}' has {arr.type.ndim} dimension(s) but is indexed with "
+                             f"{len(e.indices)}; compiled code reads one element, with one "
+                             "index per dimension", e)
+        indices = []
+        for index in e.indices:
+            index = self.expr(index)
+            if not is_int(index.type):
+                raise self.error(f"array indices must be integers, got {index.type}", index)
+            indices.append(cast(index, INT64))
+        e.indices = indices
+        e.type = Scalar(arr.type.dtype)
+        return e
+
+    def expr_ArrayAttr(self, e):
+        arr = self.expr(e.array)
+        if not isinstance(arr.type, Array):
+            raise self.error(f"'{arr.id}' is not an array", e)
+        if e.attr == "ndim":
+            return ir.Const(arr.type.ndim, e.loc, INT64)
+        if e.attr == "shape":
+            ndim = arr.type.ndim
+            if not -ndim <= e.dim < ndim:
+                raise self.error(f"'{arr.id}' has {ndim} dimension(s); shape index {e.dim} is "
+                                 "out of range", e)
+            e.dim %= ndim
+        e.type = INT64
+        return e
+
+    def expr_Cast(self, e):
+        e.value = self.expr(e.value)
+        return e
+
+    def expr_Call(self, e):
+        args = [self.expr(a) for a in e.args]
+        for a in args:
+            self.require_scalar(a)
+        name = e.func
+        if name.startswith("cast:"):
+            if len(args) != 1:
+                raise self.error(f"{name[5:]}() takes one value", e)
+            e.args, e.type = args, Scalar(name[5:])
+            return e
+        if name in ("min", "max"):
+            if len(args) < 2:
+                raise self.error(f"{name}() needs two or more scalar arguments", e)
+            t = self.promote(args, e)
+            e.args, e.type = [cast(a, t) for a in args], t
+            return e
+        if name == "abs":
+            self.arity(e, args, 1)
+            a = _bool_as_int(args[0])
+            e.args, e.type = [a], a.type
+            return e
+        module, _, func = name.partition(".")
+        self.arity(e, args, 2 if func in ("atan2", "pow", "hypot") else 1)
+        if module == "math":
+            # The math module computes in double and returns a Python float (int for floor/ceil).
+            e.args = [cast(a, FLOAT64) for a in args]
+            e.type = INT64 if func in MATH_TO_INT else FLOAT64
+            return e
+        resolved = resolve(NUMPY_MATH[func], [_bool_as_int(a).type for a in args])
+        if resolved is None:
+            raise self.error(f"np.{func} is not defined for {', '.join(str(a.type) for a in args)}",
+                             e)
+        inputs, out = resolved
+        e.args = [cast(a, t) for a, t in zip(args, inputs)]
+        e.type = Scalar(out.dtype)
+        return e
+
+    def arity(self, e, args, n):
+        if len(args) != n:
+            raise self.error(f"{e.func}() takes {n} argument(s), got {len(args)}", e)
+
+    def expr_CallCompiled(self, e):
+        params, ret = self.signatures[e.func]
+        if len(e.args) != len(params):
+            raise self.error(f"{e.func}() takes {len(params)} argument(s), got {len(e.args)}", e)
+        args = []
+        for arg, p in zip(e.args, params):
+            arg = self.expr(arg)
+            why = conversion_loses(arg.type, p, _const_value(arg))
+            if why:
+                raise self.error(f"argument of {e.func}(): {why}", arg)
+            args.append(arg if isinstance(p, Array) else cast(arg, p))
+        e.args, e.type = args, ret
+        return e
+
+    def expr_AllocArray(self, e):
+        dims = []
+        for d in e.shape:
+            d = self.expr(d)
+            if not is_int(d.type):
+                raise self.error(f"array dimensions must be integers, got {d.type}", d)
+            dims.append(cast(d, INT64))
+        e.shape, e.type = dims, Array(e.dtype, len(dims))
+        return e
+
+
+def _bool_as_int(e):
+    if is_bool(e.type):
+        return ir.Cast(e, e.loc, Scalar("int64", e.type.weak))
+    return e
+
+
+def _const_value(e):
+    return e.value if isinstance(e, ir.Const) else None
+
+
+def _copy_target(t):
+    return copy.deepcopy(t)
+
+
+def infer_function(fn: ir.Function, signatures: dict, errors):
+    TypeInference(fn, signatures, errors).run()
+    return fn

@@ -1,0 +1,204 @@
+"""Reductions and shared scalars of `prange` loops (SPEC section 3).
+
+A variable written inside a prange region is private when every iteration assigns it before
+reading it. Otherwise it carries a value into the loop: that is allowed only as a reduction
+(`x = x + e`, `x = min(x, e)`, ...; `x += e` was already rewritten to this form), with one operator,
+and with `x` read nowhere else in the loop. Also numbers the outermost prange nests of @gpu
+functions and refuses `return`, and `break` of the prange itself.
+"""
+from __future__ import annotations
+
+from unpy import ir
+from unpy.typeinfer.types import is_float
+
+REDUCTION_BINOPS = {"+": "+", "-": "+", "*": "*", "&": "&", "|": "|", "^": "^"}
+
+
+def walk_exprs(node):
+    """Every expression node below `node` (statements and expressions), depth first."""
+    if isinstance(node, list):
+        for x in node:
+            yield from walk_exprs(x)
+        return
+    if node is None or isinstance(node, (str, int, float, bool, tuple)):
+        return
+    if not hasattr(node, "__dataclass_fields__"):
+        return
+    if isinstance(node, (ir.Const, ir.Name, ir.BinOp, ir.UnaryOp, ir.Compare, ir.BoolOp,
+                         ir.IfExp, ir.Subscript, ir.ArrayAttr, ir.Call, ir.CallCompiled,
+                         ir.Cast, ir.AllocArray)):
+        yield node
+    for name in node.__dataclass_fields__:
+        if name in ("type", "loc", "reductions"):
+            continue
+        yield from walk_exprs(getattr(node, name))
+
+
+def walk_stmts(body):
+    for s in body:
+        yield s
+        if isinstance(s, (ir.For, ir.While)):
+            yield from walk_stmts(s.body)
+        elif isinstance(s, ir.If):
+            yield from walk_stmts(s.body)
+            yield from walk_stmts(s.orelse)
+
+
+def reads_of(node):
+    return [e.id for e in walk_exprs(node) if isinstance(e, ir.Name)]
+
+
+def _strip_cast(e):
+    return e.value if isinstance(e, ir.Cast) else e
+
+
+def reduction_form(stmt: ir.Assign):
+    """(var, op, other operand) if `stmt` is `x = x op e` / `x = e op x` / `x = min(x, e)`."""
+    if not isinstance(stmt, ir.Assign) or not isinstance(stmt.target, ir.Name):
+        return None
+    x = stmt.target.id
+    value = _strip_cast(stmt.value)
+    is_x = lambda e: isinstance(_strip_cast(e), ir.Name) and _strip_cast(e).id == x
+    if isinstance(value, ir.BinOp) and value.op in REDUCTION_BINOPS:
+        if is_x(value.left):
+            return x, REDUCTION_BINOPS[value.op], value.right
+        if is_x(value.right) and value.op != "-":
+            return x, REDUCTION_BINOPS[value.op], value.left
+    if isinstance(value, ir.Call) and value.func in ("min", "max") and len(value.args) == 2:
+        a, b = value.args
+        if is_x(a):
+            return x, value.func, b
+        if is_x(b):
+            return x, value.func, a
+    return None
+
+
+class UpwardExposed:
+    """Names read in a loop body before every path assigned them (they carry a value in)."""
+
+    def __init__(self):
+        self.exposed = {}       # name -> first exposing expression
+
+    def block(self, body, assigned):
+        assigned = set(assigned)
+        for s in body:
+            assigned = self.stmt(s, assigned)
+        return assigned
+
+    def use(self, node, assigned):
+        for e in walk_exprs(node):
+            if isinstance(e, ir.Name) and e.id not in assigned:
+                self.exposed.setdefault(e.id, e)
+
+    def stmt(self, s, assigned):
+        if isinstance(s, ir.Assign):
+            self.use(s.value, assigned)
+            if isinstance(s.target, ir.Name):
+                return assigned | {s.target.id}
+            self.use(s.target, assigned)
+            return assigned
+        if isinstance(s, ir.For):
+            self.use([s.start, s.stop, s.step], assigned)
+            self.block(s.body, assigned | {s.var})
+            return assigned         # the body may run zero times
+        if isinstance(s, ir.While):
+            self.use(s.test, assigned)
+            self.block(s.body, assigned)
+            return assigned
+        if isinstance(s, ir.If):
+            self.use(s.test, assigned)
+            return self.block(s.body, assigned) & self.block(s.orelse, assigned)
+        if isinstance(s, (ir.Return, ir.ExprStmt)):
+            self.use(s.value, assigned)
+        return assigned
+
+
+def check_prange(loop: ir.For, errors):
+    """Fill `loop.reductions`; raise for any other write to a shared scalar."""
+    writes = {}
+    for s in walk_stmts(loop.body):
+        if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name):
+            writes.setdefault(s.target.id, []).append(s)
+        elif isinstance(s, ir.For):
+            writes.setdefault(s.var, [])
+        elif isinstance(s, ir.Return):
+            raise errors.error("'return' inside a prange loop is not allowed: iterations run in "
+                               "parallel", s.loc)
+    _check_break(loop.body, errors)
+    exposed = UpwardExposed()
+    exposed.block(loop.body, {loop.var})
+    reductions = []
+    for name, stmts in writes.items():
+        if name not in exposed.exposed:
+            continue            # private: assigned before read in every iteration
+        forms = [reduction_form(s) for s in stmts]
+        ops = {f[1] for f in forms if f}
+        bad = next((s for s, f in zip(stmts, forms) if f is None), None)
+        if bad is None and len(ops) == 1:
+            op = ops.pop()
+            other_reads = sum(reads_of(f[2]).count(name) for f in forms)
+            total_reads = sum(1 for s in walk_stmts(loop.body) for r in _stmt_reads(s)
+                              if r == name)
+            if other_reads == 0 and total_reads == len(stmts):
+                if op in ("&", "|", "^") and is_float(stmts[0].target.type):
+                    raise errors.error(f"'{name}': bitwise reductions need integers", stmts[0].loc)
+                reductions.append(ir.Reduction(name, op))
+                continue
+        where = bad or (stmts[0] if stmts else loop)
+        raise errors.error(
+            f"'{name}' is shared by all iterations of this prange (it holds a value from "
+            f"before the loop, read at line {exposed.exposed[name].loc[0]}), and iterations "
+            "run in parallel. Only reductions are allowed: x += e, x -= e, x *= e, "
+            "x = x + e, x = min(x, e), x = max(x, e), x |= e, x &= e, x ^= e, with x read "
+            "nowhere else in the loop; otherwise assign it in every iteration before reading it",
+            where.loc)
+    loop.reductions = reductions
+
+
+def _stmt_reads(s):
+    """Names a single statement reads (not its nested body)."""
+    if isinstance(s, ir.Assign):
+        reads = reads_of(s.value)
+        if isinstance(s.target, ir.Subscript):
+            reads += reads_of(s.target)
+        return reads
+    if isinstance(s, ir.For):
+        return reads_of([s.start, s.stop, s.step])
+    if isinstance(s, (ir.While, ir.If)):
+        return reads_of(s.test)
+    if isinstance(s, (ir.Return, ir.ExprStmt)):
+        return reads_of(s.value)
+    return []
+
+
+def _check_break(body, errors):
+    """`break` that would leave the prange itself (not an inner loop)."""
+    for s in body:
+        if isinstance(s, ir.Break):
+            raise errors.error("'break' out of a prange loop is not allowed: iterations run in "
+                               "parallel", s.loc)
+        if isinstance(s, ir.If):
+            _check_break(s.body, errors)
+            _check_break(s.orelse, errors)
+
+
+def check_function(fn: ir.Function, errors):
+    """Check every outermost prange; number the nests of @gpu functions."""
+    nest_count = 0
+
+    def visit(body):
+        nonlocal nest_count
+        for s in body:
+            if isinstance(s, ir.For) and s.parallel:
+                check_prange(s, errors)
+                if fn.gpu:
+                    s.nest_id = nest_count
+                    nest_count += 1
+            elif isinstance(s, (ir.For, ir.While)):
+                visit(s.body)
+            elif isinstance(s, ir.If):
+                visit(s.body)
+                visit(s.orelse)
+
+    visit(fn.body)
+    return nest_count

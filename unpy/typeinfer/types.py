@@ -1,0 +1,126 @@
+"""Type strings (SPEC section 2) and the NumPy 2 promotion rules (NEP 50) for the declared types.
+
+The promotion is NumPy's own: each operator is resolved with `ufunc.resolve_dtypes`, passing a
+Python literal as the weak Python type (`int`, `float`), exactly as NumPy scalars would behave.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from unpy.ir import Array, Scalar
+
+_ARRAY = re.compile(r"^ndarray\s*\[\s*([A-Za-z_0-9]+)\s*,\s*(\d+)\s*\]$")
+
+UFUNCS = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide,
+          "//": np.floor_divide, "%": np.remainder, "**": np.power, "&": np.bitwise_and,
+          "|": np.bitwise_or, "^": np.bitwise_xor, "<<": np.left_shift, ">>": np.right_shift,
+          "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+          "==": np.equal, "!=": np.not_equal}
+
+NUMPY_MATH = {"sqrt": np.sqrt, "exp": np.exp, "log": np.log, "log10": np.log10, "sin": np.sin,
+              "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
+              "atan": np.arctan, "atan2": np.arctan2, "sinh": np.sinh, "cosh": np.cosh,
+              "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "fabs": np.fabs,
+              "pow": np.power, "hypot": np.hypot, "abs": np.absolute}
+
+SUPPORTED_KINDS = "biuf"
+INT64 = Scalar("int64")
+FLOAT64 = Scalar("float64")
+BOOL = Scalar("bool")
+
+
+class TypeStringError(ValueError):
+    pass
+
+
+def scalar_dtype(name: str) -> str:
+    """'double' -> 'float64', 'int' -> 'int64', ...; anything numpy.dtype accepts for
+    bool/int/uint/float."""
+    try:
+        dtype = np.dtype(name.strip())
+    except TypeError:
+        raise TypeStringError(f"unknown scalar type '{name.strip()}'") from None
+    if dtype.kind not in SUPPORTED_KINDS:
+        raise TypeStringError(f"type '{name.strip()}' ({dtype.name}) is not supported; use "
+                              "bool, integers of 8-64 bits, float32 or float64")
+    return dtype.name
+
+
+def parse_type(text):
+    """A type string (or None) as an IR type: Scalar, Array, or None for 'no value'."""
+    if text is None or text.strip() == "None":
+        return None
+    compact = text.strip()
+    match = _ARRAY.match(compact)
+    if match:
+        ndim = int(match.group(2))
+        if ndim < 1:
+            raise TypeStringError("arrays need at least one dimension")
+        return Array(scalar_dtype(match.group(1)), ndim)
+    if compact.startswith("ndarray"):
+        raise TypeStringError(f"cannot read array type '{text}'; write 'ndarray[float64, 2]'")
+    return Scalar(scalar_dtype(compact))
+
+
+def _operand(t: Scalar):
+    """What NumPy's resolver takes for an operand: a dtype, or the Python type of a literal."""
+    if t.weak:
+        return {"bool": bool, "int64": int, "float64": float}[t.dtype]
+    return np.dtype(t.dtype)
+
+
+def resolve(ufunc, types):
+    """(input dtypes, output dtype) NumPy picks for `ufunc` on scalars of `types`, or None."""
+    try:
+        resolved = ufunc.resolve_dtypes(tuple(_operand(t) for t in types) + (None,))
+    except (TypeError, np.exceptions.DTypePromotionError):
+        return None
+    weak = all(t.weak for t in types)
+    inputs = [Scalar(d.name) for d in resolved[:-1]]
+    out = resolved[-1].name
+    return inputs, Scalar(out, weak and out in ("int64", "float64", "bool"))
+
+
+def materialize(t):
+    """The type a variable takes from a value: a weak literal type becomes the concrete one."""
+    if isinstance(t, Scalar) and t.weak:
+        return Scalar(t.dtype)
+    return t
+
+
+def is_int(t):
+    return isinstance(t, Scalar) and np.dtype(t.dtype).kind in "iu"
+
+
+def is_float(t):
+    return isinstance(t, Scalar) and np.dtype(t.dtype).kind == "f"
+
+
+def is_bool(t):
+    return isinstance(t, Scalar) and t.dtype == "bool"
+
+
+def fits(value, dtype: str) -> bool:
+    info = np.iinfo(dtype)
+    return info.min <= value <= info.max
+
+
+def conversion_loses(source, target, const_value=None):
+    """Why assigning a `source` value to a `target` variable would lose information, or None."""
+    if isinstance(source, Array) or isinstance(target, Array):
+        return None if source == target else f"{source} cannot become {target}"
+    if source.weak:
+        if source.dtype == "bool" or (source.dtype == "int64" and not is_bool(target)):
+            if is_int(target) and const_value is not None and not fits(const_value, target.dtype):
+                return f"{const_value} does not fit in {target.dtype}"
+            return None
+        if source.dtype == "float64" and is_float(target):
+            return None
+        return f"a {source.dtype} value cannot be stored in {target.dtype} without loss"
+    if is_int(source) and is_float(target):
+        return None         # int into float widens (SPEC section 2)
+    if np.can_cast(source.dtype, target.dtype, "safe"):
+        return None
+    return f"a {source.dtype} value cannot be stored in {target.dtype} without loss"

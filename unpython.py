@@ -1,0 +1,45 @@
+"""The user-facing side of unpy: annotations, `prange` and `explain`.
+
+Under the plain interpreter the decorators return the function unchanged and `prange` is `range`.
+When a compiled module built by `unpy build` is imported, it runs the module's own source with
+`_compiled` holding its compiled functions, and each decorator hands back the compiled function
+instead of the Python one, so module-level code sees the compiled version from its definition on.
+"""
+import os
+
+__all__ = ["type", "locals", "gpu", "prange", "explain"]
+
+prange = range
+
+# (module name, function name) -> compiled function; filled by a compiled module while it imports.
+_compiled = {}
+
+def _bind(f):
+    """The compiled replacement of `f`, if its module is a compiled module being imported."""
+    if os.environ.get("UNPY_DISABLE") == "1":
+        return f
+    return _compiled.get((getattr(f, "__module__", None), getattr(f, "__name__", None)), f)
+
+
+def type(*types):
+    """`@unpython.type(T1, ..., Tn, R)`: parameter types, then the return type (None: none)."""
+    return _bind
+
+
+def locals(**types):
+    """`@unpython.locals(name='type', ...)`: declared types of local variables."""
+    return _bind
+
+
+def gpu(f=None, **options):
+    """`@unpython.gpu` or `@unpython.gpu(...)`: run this function's outermost prange nests on
+    the OpenCL device when possible."""
+    if f is None:
+        return _bind
+    return _bind(f)
+
+
+def explain(f):
+    """How each loop nest of compiled function `f` ran on its last call (see jitgpu.report)."""
+    from jitgpu.report import explain as _explain
+    return _explain(f)

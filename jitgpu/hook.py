@@ -2,13 +2,59 @@
 
 A compiled module calls `run_nest(module, function, nest_id, values)` before the OpenMP code of
 each outermost prange nest of a @gpu function. It returns None ("not done": run the OpenMP code)
-or a dict of the nest's reduction results. The GPU JIT is not built yet: every nest runs on the
-CPU, and the report says so.
+or a dict of the nest's reduction results when the nest ran on the OpenCL device. Every decision
+goes to the report that `unpython.explain` shows, and to the 'unpy' logger (UNPY_LOG=info).
 """
+from __future__ import annotations
+
+import logging
+import os
+import traceback
+
 from jitgpu import report
+
+log = logging.getLogger("unpy")
+
+
+def _configure_logging():
+    level = os.environ.get("UNPY_LOG", "warning").upper()
+    log.setLevel(getattr(logging, level, logging.WARNING))
+    if not log.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("unpy: %(message)s"))
+        log.addHandler(handler)
+        log.propagate = False
+
+
+_configure_logging()
 
 
 def run_nest(module: str, function: str, nest_id: int, values: dict):
-    report.record(module, function, nest_id, report.NestReport(
-        nest_id, ran_on="openmp", reason="the GPU JIT is not available in this version"))
+    from gpurts import device_selection
+    from jitgpu.nest import NotOffloadable
+    from jitgpu.offload import run_nest_on_device
+
+    where = f"{module}.{function} nest {nest_id}"
+    selection = device_selection()
+    if selection.device is None:
+        return _fall_back(module, function, nest_id, where, f"no OpenCL device: {selection.reason}",
+                          logging.INFO)
+    try:
+        results, nest_report = run_nest_on_device(module, function, nest_id, values,
+                                                  selection.device)
+    except NotOffloadable as e:
+        return _fall_back(module, function, nest_id, where, str(e), logging.INFO)
+    except Exception as e:  # never a crash: a bug in the JIT must not stop the user's program
+        log.debug(traceback.format_exc())
+        return _fall_back(module, function, nest_id, where,
+                          f"internal error in the GPU JIT ({type(e).__name__}: {e})",
+                          logging.WARNING)
+    report.record(module, function, nest_id, nest_report)
+    log.info("%s: ran on %s (%s)", where, nest_report.ran_on, nest_report.details.get("time", ""))
+    return results
+
+
+def _fall_back(module, function, nest_id, where, reason, level):
+    report.record(module, function, nest_id, report.NestReport(nest_id, "openmp", reason))
+    log.log(level, "%s: OpenMP (%s)", where, reason)
     return None

@@ -1,0 +1,190 @@
+"""Strided boxes of host memory, and moving them between NumPy memory and packed arrays.
+
+A `Box` names the elements a transfer group touches (from a CSLMAD: a base and per-dimension
+counts and byte strides) relative to a NumPy array, the owner, that holds that memory. The box is
+checked to lie inside the memory the owner views before any view of it is made, so a wrong box is
+a ValueError, never a stray read or write. Packed order is C order of the box's index, whichever
+way the box is copied (plain, rectangular, gathered), so the device layout does not depend on the
+copy path.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.lib.array_utils import byte_bounds
+
+
+@dataclass(frozen=True)
+class Box:
+    """Element `(i_0, ..., i_k)`, `0 <= i_d < shape[d]`, lies at byte `offset + sum(i_d *
+    strides[d])` from the owner's data pointer. Strides may be negative or zero."""
+    offset: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+
+    def __post_init__(self):
+        object.__setattr__(self, "shape", tuple(int(n) for n in self.shape))
+        object.__setattr__(self, "strides", tuple(int(s) for s in self.strides))
+        if len(self.shape) != len(self.strides):
+            raise ValueError(f"box shape {self.shape} and strides {self.strides} differ in length")
+        if any(n < 0 for n in self.shape):
+            raise ValueError(f"negative extent in box shape {self.shape}")
+
+    @classmethod
+    def of_array(cls, owner: np.ndarray, view: np.ndarray) -> "Box":
+        """The box of all of `view`, relative to `owner` (e.g. a view and its base)."""
+        return cls(_address(view) - _address(owner), view.shape, view.strides)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def byte_span(self, itemsize: int) -> tuple[int, int]:
+        """[lo, hi) of the bytes the box touches, relative to the owner's data pointer."""
+        if self.size == 0:
+            return self.offset, self.offset
+        lo = self.offset + sum((n - 1) * s for n, s in zip(self.shape, self.strides) if s < 0)
+        hi = self.offset + sum((n - 1) * s for n, s in zip(self.shape, self.strides) if s > 0)
+        return lo, hi + itemsize
+
+    def squeezed(self) -> "Box":
+        """The same elements without dimensions of extent 1 (their strides mean nothing)."""
+        keep = [d for d, n in enumerate(self.shape) if n != 1]
+        return Box(self.offset, [self.shape[d] for d in keep], [self.strides[d] for d in keep])
+
+
+def _address(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+def memory_root(a: np.ndarray) -> np.ndarray:
+    """The array at the bottom of `a`'s chain of views: its memory holds every view of it."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def _check_inside(owner: np.ndarray, box: Box, itemsize: int) -> None:
+    lo, hi = box.byte_span(itemsize)
+    if lo == hi:
+        return
+    start, end = byte_bounds(memory_root(owner))
+    base = _address(owner)
+    if base + lo < start or base + hi > end:
+        raise ValueError(f"box {box} (bytes [{lo}, {hi}) from the array's first element) "
+                         f"leaves the array's memory (bytes [{start - base}, {end - base}))")
+
+
+class _Memory:
+    """Exposes raw memory to NumPy through the array interface, keeping `owner` alive. This is
+    what `numpy.lib.stride_tricks.as_strided` builds on; as_strided itself cannot start a view at
+    another byte than its array's first element, nor change the dtype of a strided array."""
+
+    def __init__(self, owner: np.ndarray, address: int, shape, strides, dtype: np.dtype):
+        self.owner = owner
+        self.__array_interface__ = {
+            "version": 3, "data": (address, not owner.flags.writeable),
+            "shape": tuple(shape), "strides": tuple(strides),
+            "typestr": dtype.str, "descr": dtype.descr}
+
+
+def box_view(owner: np.ndarray, box: Box, dtype=None) -> np.ndarray:
+    """A NumPy view of the box's elements (of `dtype`, default the owner's). Raises ValueError if
+    the box leaves the memory the owner views. Writable only if the owner is."""
+    dtype = owner.dtype if dtype is None else np.dtype(dtype)
+    _check_inside(owner, box, dtype.itemsize)
+    if box.size == 0:
+        return np.empty(box.shape, dtype)
+    return np.asarray(_Memory(owner, _address(owner) + box.offset, box.shape, box.strides, dtype))
+
+
+def byte_window(owner: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """The bytes [lo, hi) from the owner's data pointer as a contiguous uint8 array (checked)."""
+    return box_view(owner, Box(lo, (hi - lo,), (1,)), np.uint8)
+
+
+def is_packed(box: Box, itemsize: int) -> bool:
+    """Whether the box's elements lie in one contiguous run, in C order."""
+    box = box.squeezed()
+    expected = itemsize
+    for n, s in zip(reversed(box.shape), reversed(box.strides)):
+        if s != expected:
+            return False
+        expected *= n
+    return True
+
+
+@dataclass(frozen=True)
+class Rect:
+    """A box as an OpenCL rectangular copy: `region` = (row bytes, rows, slices) and
+    `host_pitches` = (row pitch, slice pitch), starting at the box's first byte."""
+    region: tuple[int, int, int]
+    host_pitches: tuple[int, int]
+
+
+def rect_of(box: Box, itemsize: int) -> Rect | None:
+    """The rectangular copy that moves the box, or None when there is none: the box must have
+    at most 3 dimensions of extent > 1 with positive strides, contiguous rows (innermost stride
+    = itemsize), rows not overlapping, and a slice pitch that is a multiple of the row pitch
+    (an OpenCL rule)."""
+    box = box.squeezed()
+    if box.size == 0 or not 1 <= len(box.shape) <= 3 or box.strides[-1] != itemsize:
+        return None
+    shape = (1,) * (3 - len(box.shape)) + box.shape
+    strides = (0,) * (3 - len(box.strides)) + box.strides
+    row_bytes = shape[2] * itemsize
+    row_pitch = strides[1] if shape[1] > 1 else row_bytes
+    slice_pitch = strides[0] if shape[0] > 1 else row_pitch * shape[1]
+    if row_pitch < row_bytes or slice_pitch < row_pitch * shape[1] or slice_pitch % row_pitch:
+        return None
+    return Rect((row_bytes, shape[1], shape[0]), (row_pitch, slice_pitch))
+
+
+_PARALLEL_BYTES = 4 << 20
+
+
+@functools.lru_cache(maxsize=None)
+def _copy_threads() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(min(8, os.cpu_count() or 1), thread_name_prefix="gpurts-copy")
+
+
+def copy_parallel(dst: np.ndarray, src: np.ndarray) -> None:
+    """`dst[...] = src`, split along the longest axis over several threads for large arrays:
+    NumPy releases the GIL while it copies, and one thread moves strided memory at about a
+    quarter of the bus's speed (SPEC section 5)."""
+    threads = min(8, os.cpu_count() or 1)
+    if dst.nbytes < _PARALLEL_BYTES or threads == 1 or dst.ndim == 0:
+        dst[...] = src
+        return
+    axis = int(np.argmax(dst.shape))
+    cuts = np.linspace(0, dst.shape[axis], min(threads, dst.shape[axis]) + 1).astype(int)
+
+    def copy_part(a: int, b: int) -> None:
+        part = (slice(None),) * axis + (slice(a, b),)
+        dst[part] = src[part]
+
+    for done in [_copy_threads().submit(copy_part, a, b) for a, b in zip(cuts[:-1], cuts[1:])]:
+        done.result()
+
+
+def gather_box(owner: np.ndarray, box: Box, packed: np.ndarray) -> np.ndarray:
+    """Copy the box's elements into `packed` (contiguous, at least `box.size` elements of the
+    owner's dtype) in C order; returns the filled part, shaped like the box."""
+    out = packed[:box.size].reshape(box.shape)
+    copy_parallel(out, box_view(owner, box, packed.dtype))
+    return out
+
+
+def scatter_box(packed: np.ndarray, owner: np.ndarray, box: Box) -> None:
+    """Copy `packed` (C order, `box.size` elements first) back into the box's elements. Raises
+    ValueError, as NumPy does, when the owner is read-only. Where the box covers an element more
+    than once (a zero stride), that element gets one of its values."""
+    view = box_view(owner, box, packed.dtype)
+    if box.size and not view.flags.writeable:
+        raise ValueError("assignment destination is read-only")
+    copy_parallel(view, packed[:box.size].reshape(box.shape))

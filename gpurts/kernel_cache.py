@@ -1,0 +1,166 @@
+"""Built OpenCL programs, cached in memory and on disk (owned by `Device.kernel_cache`).
+
+The key is the sha256 of the source, the build options, and the device's name, platform name and
+driver version; a program binary from another driver is never loaded. On disk, under
+`$UNPY_CACHE_DIR/opencl` (default `~/.cache/unpy/opencl`), each entry is
+`MAGIC + sha256(binary) + binary`; an entry that is corrupt or that the driver refuses is
+rebuilt from source and rewritten, never fatal.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+import threading
+import time
+import warnings
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from .errors import BuildError
+from .opencl import load_opencl
+
+log = logging.getLogger("gpurts")
+
+MAGIC = b"UNPYCL1\0"
+
+
+def cache_dir() -> str:
+    """Where program binaries live: `$UNPY_CACHE_DIR/opencl`, default `~/.cache/unpy/opencl`."""
+    root = os.environ.get("UNPY_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
+                                                            "unpy")
+    return os.path.join(root, "opencl")
+
+
+class BuiltKernel(NamedTuple):
+    kernel: object          # a fresh cl.Kernel: its arguments are the caller's own
+    cache_hit: bool         # from memory or disk, not compiled now
+    build_seconds: float    # time spent getting the program, hit or not
+
+
+@dataclass
+class CacheStats:
+    memory_hits: int = 0
+    disk_hits: int = 0
+    builds: int = 0
+    rejected_entries: int = 0   # disk entries found corrupt or refused by the driver
+
+
+class KernelCache:
+    def __init__(self, device):
+        self.device = device
+        self.stats = CacheStats()
+        self._programs: dict[str, object] = {}
+        self._lock = threading.Lock()
+
+    def key(self, source: str, options) -> str:
+        d = self.device
+        fields = [source, list(options), d.name, d.platform_name, d.driver_version]
+        return hashlib.sha256(json.dumps(fields).encode()).hexdigest()
+
+    def clear_memory(self) -> None:
+        """Forget the programs held in memory (the disk entries stay)."""
+        with self._lock:
+            self._programs.clear()
+
+    def build(self, source: str, kernel_name: str, options=()) -> BuiltKernel:
+        """The kernel `kernel_name` of `source` built with `options`; raises `BuildError` with
+        the build log when the source does not build or has no such kernel."""
+        cl, _ = load_opencl()
+        options = [str(o) for o in options]
+        key = self.key(source, options)
+        start = time.perf_counter()
+        with self._lock:
+            program = self._programs.get(key)
+            if program is not None:
+                self.stats.memory_hits += 1
+                hit = True
+            else:
+                program = self._load(key, options)
+                hit = program is not None
+                if hit:
+                    self.stats.disk_hits += 1
+                else:
+                    program = self._compile(source, options)
+                    self.stats.builds += 1
+                    self._store(key, program)
+                self._programs[key] = program
+        try:
+            kernel = cl.Kernel(program, kernel_name)
+        except cl.Error as e:
+            raise BuildError(f"the OpenCL program has no kernel {kernel_name!r}", str(e)) from e
+        return BuiltKernel(kernel, hit, time.perf_counter() - start)
+
+    def _path(self, key: str) -> str:
+        return os.path.join(cache_dir(), key + ".clbin")
+
+    def _compile(self, source: str, options: list[str]):
+        cl, _ = load_opencl()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", cl.CompilerWarning)
+                return cl.Program(self.device.context, source).build(
+                    options=options, devices=[self.device.cl_device])
+        except cl.Error as e:
+            raise BuildError(f"OpenCL build failed on {self.device.label}",
+                             _build_log(str(e))) from e
+
+    def _load(self, key: str, options: list[str]):
+        """The program from the disk entry, or None when there is none or it is unusable."""
+        cl, _ = load_opencl()
+        path = self._path(key)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            return None
+        binary = data[len(MAGIC) + 32:]
+        if data[:len(MAGIC)] != MAGIC or hashlib.sha256(binary).digest() != data[len(MAGIC):
+                                                                                 len(MAGIC) + 32]:
+            return self._reject(path, "corrupt")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", cl.CompilerWarning)
+                return cl.Program(self.device.context, [self.device.cl_device], [binary]).build(
+                    options=options)
+        except cl.Error as e:
+            return self._reject(path, f"refused by the driver: {e}")
+
+    def _reject(self, path: str, why: str) -> None:
+        self.stats.rejected_entries += 1
+        log.info("gpurts: rebuilding kernel cache entry %s (%s)", path, why)
+        return None
+
+    def _store(self, key: str, program) -> None:
+        """Write the program's binary for the device; a cache that cannot be written is skipped."""
+        cl, _ = load_opencl()
+        try:
+            binary = program.get_info(cl.program_info.BINARIES)[0]
+            if not binary:
+                return
+            folder = cache_dir()
+            os.makedirs(folder, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(MAGIC + hashlib.sha256(binary).digest() + binary)
+                os.replace(tmp, self._path(key))
+            finally:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+        except (OSError, cl.Error) as e:
+            log.info("gpurts: kernel cache not written (%s)", e)
+
+
+def _build_log(message: str) -> str:
+    """The compiler's log from pyopencl's build error, which repeats a status line before it."""
+    _, sep, rest = message.partition("\n\n")
+    return rest.strip() if sep else message
+
+
+def build_kernel(device, source: str, kernel_name: str, options=()) -> BuiltKernel:
+    """`(kernel, cache_hit, build_seconds)` for `kernel_name` of `source` on `device`, through
+    the device's kernel cache."""
+    return device.kernel_cache.build(source, kernel_name, options)

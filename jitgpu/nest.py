@@ -1,0 +1,247 @@
+"""A @gpu loop nest at call time: the embedded IR, its NDRange levels, its loops' bounding boxes
+and its array accesses as affine forms over normalised loop variables (paper section 4.2).
+
+Every loop variable `v` of the nest becomes a normalised variable over `[0, extent)` with
+`v = lo + step * v_n`. For the parallel levels that is exact; for inner sequential loops whose
+bounds depend on outer variables (triangular nests) it is the bounding box, a superset.
+"""
+from __future__ import annotations
+
+import functools
+import sys
+from dataclasses import dataclass, field
+
+from jitgpu.lmad import Access, AffineForm, LoopDim
+from unpy import ir
+from unpy.typeinfer.reductions import reads_of, walk_exprs, walk_stmts
+
+
+class NotOffloadable(Exception):
+    """The nest cannot run on the device; the message says why, for the user."""
+
+
+@dataclass
+class LoopBox:
+    var: str
+    lo: int          # value of the variable at v_n = 0
+    step: int
+    extent: int      # v_n ranges over [0, extent)
+    parallel: bool
+
+
+@dataclass
+class NestInstance:
+    """One call's view of a nest: bounds and accesses with the live values substituted."""
+    nest: ir.Nest
+    levels: list                   # the collapsed outer prange loops (NDRange dims), outermost first
+    boxes: dict                    # var -> LoopBox
+    accesses: list                 # of (ir.Subscript, Access)
+    trip_counts: list              # per level
+    scalars: dict = field(default_factory=dict)
+
+
+@functools.lru_cache(maxsize=None)
+def _load(json_text: str) -> ir.Nest:
+    return ir.from_json(json_text)
+
+
+def load_nest(module: str, function: str, nest_id: int) -> ir.Nest:
+    texts = getattr(sys.modules[module], "__unpy_nests__")[function]
+    return _load(texts[nest_id])
+
+
+def parallel_levels(loop: ir.For):
+    """The perfectly nested outer pranges (at most 3) whose bounds don't use outer variables;
+    the same levels the OpenMP code collapses."""
+    levels = [loop]
+    while len(levels) < 3:
+        body = levels[-1].body
+        if len(body) != 1 or not isinstance(body[0], ir.For) or not body[0].parallel:
+            break
+        inner = body[0]
+        if {l.var for l in levels} & set(reads_of([inner.start, inner.stop, inner.step])):
+            break
+        levels.append(inner)
+    return levels
+
+
+def range_length(start, stop, step):
+    if step > 0:
+        return max(0, (stop - start + step - 1) // step)
+    return max(0, (start - stop - step - 1) // (-step))
+
+
+# --- evaluation of scalar expressions over live values and intervals -----------------------
+
+class Interval:
+    __slots__ = ("lo", "hi")
+
+    def __init__(self, lo, hi):
+        self.lo, self.hi = lo, hi
+
+
+def interval(e, env, boxes):
+    """Integer bounds [lo, hi] of an expression over the loop boxes, or None if unknown."""
+    if isinstance(e, ir.Cast):
+        return interval(e.value, env, boxes)
+    if isinstance(e, ir.Const) and isinstance(e.value, (int, bool)):
+        return Interval(int(e.value), int(e.value))
+    if isinstance(e, ir.Name):
+        if e.id in boxes:
+            b = boxes[e.id]
+            if b.extent <= 0:
+                return None
+            last = b.lo + b.step * (b.extent - 1)
+            return Interval(min(b.lo, last), max(b.lo, last))
+        value = env.get(e.id)
+        if isinstance(value, (int, bool)) or hasattr(value, "__index__"):
+            return Interval(int(value), int(value))
+        return None
+    if isinstance(e, ir.ArrayAttr):
+        arr = env.get(e.array.id)
+        if arr is None:
+            return None
+        v = arr.shape[e.dim] if e.attr == "shape" else arr.size
+        return Interval(v, v)
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-", "*"):
+        a, b = interval(e.left, env, boxes), interval(e.right, env, boxes)
+        if a is None or b is None:
+            return None
+        if e.op == "+":
+            return Interval(a.lo + b.lo, a.hi + b.hi)
+        if e.op == "-":
+            return Interval(a.lo - b.hi, a.hi - b.lo)
+        products = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi]
+        return Interval(min(products), max(products))
+    if isinstance(e, ir.BinOp) and e.op == "//":
+        a, b = interval(e.left, env, boxes), interval(e.right, env, boxes)
+        if a is None or b is None or b.lo != b.hi or b.lo == 0:
+            return None
+        q = [a.lo // b.lo, a.hi // b.lo]
+        return Interval(min(q), max(q))
+    if isinstance(e, ir.Call) and e.func in ("min", "max") and e.args:
+        parts = [interval(a, env, boxes) for a in e.args]
+        if any(p is None for p in parts):
+            return None
+        pick = min if e.func == "min" else max
+        return Interval(pick(p.lo for p in parts), pick(p.hi for p in parts))
+    return None
+
+
+def evaluate(e, env):
+    """The value of a loop-invariant integer expression, or None."""
+    iv = interval(e, env, {})
+    return iv.lo if iv is not None and iv.lo == iv.hi else None
+
+
+# --- affine forms ---------------------------------------------------------------------------
+
+def affine(e, env, boxes):
+    """`e` as {normalised var: coeff} plus a constant, or None if not affine in the loop vars."""
+    if isinstance(e, ir.Cast):
+        return affine(e.value, env, boxes)
+    if isinstance(e, ir.Name) and e.id in boxes:
+        b = boxes[e.id]
+        return ({e.id: b.step} if b.step else {}), b.lo
+    value = evaluate(e, env)
+    if value is not None:
+        return {}, value
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
+        a, b = affine(e.left, env, boxes), affine(e.right, env, boxes)
+        if a is None or b is None:
+            return None
+        sign = 1 if e.op == "+" else -1
+        coeffs = dict(a[0])
+        for v, c in b[0].items():
+            coeffs[v] = coeffs.get(v, 0) + sign * c
+        return {v: c for v, c in coeffs.items() if c}, a[1] + sign * b[1]
+    if isinstance(e, ir.BinOp) and e.op == "*":
+        a, b = affine(e.left, env, boxes), affine(e.right, env, boxes)
+        if a is None or b is None:
+            return None
+        if not a[0]:
+            a, b = b, a
+        if b[0]:
+            return None          # product of two loop-dependent terms
+        k = b[1]
+        return {v: c * k for v, c in a[0].items() if c * k}, a[1] * k
+    if isinstance(e, ir.UnaryOp) and e.op in ("-", "+"):
+        a = affine(e.operand, env, boxes)
+        if a is None:
+            return None
+        sign = -1 if e.op == "-" else 1
+        return {v: sign * c for v, c in a[0].items()}, sign * a[1]
+    return None
+
+
+def affine_form(e, env, boxes, assigned):
+    """An `AffineForm` for an index expression, or None (non-affine, or uses a variable the nest
+    assigns)."""
+    if set(reads_of(e)) & assigned:
+        return None
+    found = affine(e, env, boxes)
+    if found is None:
+        return None
+    coeffs, const = found
+    return AffineForm(const, tuple(sorted(coeffs.items())))
+
+
+# --- instantiation --------------------------------------------------------------------------
+
+def instantiate(nest: ir.Nest, env: dict) -> NestInstance:
+    """Bind the nest to live values: loop boxes, trip counts, accesses."""
+    loop = nest.loop
+    levels = parallel_levels(loop)
+    boxes, trips = {}, []
+    for level in levels:
+        start, stop, step = (evaluate(x, env) for x in (level.start, level.stop, level.step))
+        if None in (start, stop, step) or step == 0:
+            raise NotOffloadable("the bounds of the parallel loops are not known at the call")
+        n = range_length(start, stop, step)
+        trips.append(n)
+        boxes[level.var] = LoopBox(level.var, start, step, n, True)
+    assigned = {s.target.id for s in walk_stmts(loop.body)
+                if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name)}
+    inner_body = levels[-1].body
+    for s in walk_stmts(inner_body):
+        if isinstance(s, ir.For):
+            if s.var in boxes or s.var in assigned:
+                raise NotOffloadable(f"loop variable '{s.var}' is reused or assigned in the nest")
+            boxes[s.var] = _bounding_box(s, env, boxes, assigned)
+    accesses = []
+    for e in walk_exprs(inner_body):
+        if isinstance(e, ir.Subscript):
+            accesses.append(e)
+    writes = {id(s.target) for s in walk_stmts(inner_body)
+              if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)}
+    found = []
+    for ref_id, e in enumerate(accesses):
+        if e.array.id in assigned:
+            raise NotOffloadable(f"array '{e.array.id}' is assigned inside the nest")
+        written = id(e) in writes
+        indices = [affine_form(i, env, boxes, assigned) for i in e.indices]
+        found.append((e, Access(ref_id, e.array.id, indices, read=not written, write=written)))
+    return NestInstance(nest, levels, boxes, found, trips)
+
+
+def _bounding_box(loop: ir.For, env, boxes, assigned) -> LoopBox:
+    """The interval an inner loop's variable can take over all outer iterations."""
+    if set(reads_of([loop.start, loop.stop, loop.step])) & assigned:
+        raise NotOffloadable(f"the bounds of loop '{loop.var}' depend on values computed in "
+                             "the nest")
+    step = evaluate(loop.step, env)
+    start = interval(loop.start, env, boxes)
+    stop = interval(loop.stop, env, boxes)
+    if step is None or step == 0 or start is None or stop is None:
+        raise NotOffloadable(f"cannot bound loop '{loop.var}' at the call")
+    if start.lo != start.hi:
+        step = 1 if step > 0 else -1        # a moving start: values of every residue
+    if step > 0:
+        lo, hi = start.lo, stop.hi          # values in [lo, hi)
+    else:
+        lo, hi = start.hi, stop.lo          # values in (hi, lo]
+    return LoopBox(loop.var, lo, step, range_length(lo, hi, step), False)
+
+
+def loop_dims(instance: NestInstance):
+    return [LoopDim(b.var, b.extent, b.parallel) for b in instance.boxes.values()]

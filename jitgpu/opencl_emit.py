@@ -1,0 +1,466 @@
+"""OpenCL C for one loop nest (the paper's naive "GPU" kernel, `UNPY_GPU_OPT=none`).
+
+One work-item per iteration of the collapsed outer pranges (up to 3 NDRange dimensions; the
+innermost prange is dimension 0 so neighbouring work-items touch neighbouring elements). Inner
+loops and scalar code run inside the work-item. Array elements are read from the device buffers
+of their transfer groups at the addresses of the group mapping. Reductions are private per
+work-item, tree-reduced in local memory per work-group, and the partial results are combined on
+the host. Errors the CPU path would raise (integer division by zero, math domain errors, an index
+out of range) set a flag; the host then discards the kernel's results and runs the OpenMP code.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from jitgpu.nest import NestInstance, NotOffloadable
+from unpy import ir
+from unpy.ir import Array, Scalar
+from unpy.typeinfer.reductions import walk_exprs, walk_stmts
+
+CL_TYPES = {"bool": "bool", "int8": "char", "int16": "short", "int32": "int", "int64": "long",
+            "uint8": "uchar", "uint16": "ushort", "uint32": "uint", "uint64": "ulong",
+            "float32": "float", "float64": "double"}
+BUFFER_TYPES = dict(CL_TYPES, bool="uchar")
+INT_TYPES = ["char", "short", "int", "long", "uchar", "ushort", "uint", "ulong"]
+MATH = {"sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
+        "sinh", "cosh", "tanh", "floor", "ceil", "fabs", "pow", "hypot"}
+IDENTITY = {"+": "0", "*": "1", "|": "0", "^": "0", "&": "~0"}
+
+LOCAL_SIZES = {1: (256,), 2: (16, 16), 3: (16, 4, 4)}   # dimension 0 first
+INDEX_HELPER = ("inline long unpy_index(long i, long n, __global int* f) { if (i < 0) i += n; "
+                "if (i < 0 || i >= n) { *f = 1; return 0; } return i; }")
+
+
+@dataclass
+class KernelArg:
+    kind: str          # 'buffer' (group index), 'scalar' (name, dtype), 'partial', 'local', 'flag'
+    name: str
+    dtype: str = ""
+    group: int = -1
+
+
+@dataclass
+class Kernel:
+    source: str
+    name: str
+    args: list
+    global_size: tuple
+    local_size: tuple
+    reductions: list = field(default_factory=list)   # of (var, op, dtype)
+
+
+def _preamble(fp64: bool) -> str:
+    lines = []
+    if fp64:
+        lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
+    lines.append(INDEX_HELPER)
+    for t in INT_TYPES:
+        neg = "" if t.startswith("u") else f" && ((a < 0) != (b < 0))"
+        lines.append(
+            f"inline {t} unpy_floordiv_{t}({t} a, {t} b, __global int* f) {{ if (b == 0) "
+            f"{{ *f = 1; return 0; }} {t} q = a / b; if ((a % b != 0){neg}) q -= 1; return q; }}")
+        lines.append(
+            f"inline {t} unpy_mod_{t}({t} a, {t} b, __global int* f) {{ if (b == 0) "
+            f"{{ *f = 1; return 0; }} {t} r = a % b; if (r != 0{neg.replace('a < 0', 'r < 0')}) "
+            f"r += b; return r; }}")
+        lines.append(
+            f"inline {t} unpy_pow_{t}({t} b, {t} e, __global int* f) {{ "
+            + ("" if t.startswith("u") else "if (e < 0) { *f = 1; return 0; } ")
+            + f"{t} r = 1; while (e) {{ if (e & 1) r *= b; b *= b; e >>= 1; }} return r; }}")
+    for t in (["float", "double"] if fp64 else ["float"]):
+        lines.append(
+            f"inline {t} unpy_floordiv_{t}({t} a, {t} b, __global int* f) {{ if (b == 0) "
+            f"return a / b; {t} m = fmod(a, b); {t} d = (a - m) / b; if (m != 0 && ((b < 0) != "
+            f"(m < 0))) d -= 1; if (d != 0) {{ {t} fl = floor(d); if (d - fl > ({t})0.5) fl += 1;"
+            f" return fl; }} return copysign(({t})0, a / b); }}")
+        lines.append(
+            f"inline {t} unpy_mod_{t}({t} a, {t} b, __global int* f) {{ if (b == 0) return "
+            f"NAN; {t} m = fmod(a, b); if (m != 0) {{ if ((b < 0) != (m < 0)) m += b; }} else "
+            f"m = copysign(({t})0, b); return m; }}")
+        lines.append(f"inline {t} unpy_pow_{t}({t} a, {t} b, __global int* f) {{ return pow(a, b); }}")
+        lines.append(f"inline {t} unpy_checked_{t}({t} r, {t} x, __global int* f) {{ "
+                     f"if (isnan(r) && !isnan(x)) *f = 1; return r; }}")
+        lines.append(f"inline long unpy_to_int_{t}({t} x, __global int* f) {{ if (isnan(x) || "
+                     f"!(x > -9223372036854775809.0 && x < 9223372036854775808.0)) {{ *f = 1; "
+                     f"return 0; }} return (long)x; }}")
+    return "\n".join(lines) + "\n"
+
+
+def _float_literal(v: float, dtype: str) -> str:
+    if math.isnan(v):
+        return "NAN"
+    if math.isinf(v):
+        return "INFINITY" if v > 0 else "(-INFINITY)"
+    return repr(float(v)) + ("f" if dtype == "float32" else "")
+
+
+class KernelEmitter:
+    def __init__(self, instance: NestInstance, plan, values: dict, fp64: bool):
+        self.instance = instance
+        self.nest = instance.nest
+        self.plan = plan
+        self.values = values
+        self.fp64 = fp64
+        self.lines = []
+        self.depth = 1
+        self.types = {p.name: p.type for p in self.nest.free}
+        self.ref_ids = {id(e): a.ref_id for e, a in instance.accesses}
+        self.access_of = {id(e): a for e, a in instance.accesses}
+        for s in walk_stmts(self.nest.loop.body):
+            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name):
+                self.types.setdefault(s.target.id, s.target.type)
+        for level in instance.boxes:
+            self.types.setdefault(level, Scalar("int64"))
+
+    def out(self, text):
+        self.lines.append("    " * self.depth + text)
+
+    def require_type(self, t):
+        if isinstance(t, (Scalar, Array)) and t.dtype == "float64" and not self.fp64:
+            raise NotOffloadable("the device has no float64 support (cl_khr_fp64)")
+
+    def emit(self) -> Kernel:
+        inst, nest = self.instance, self.nest
+        for e in walk_exprs(nest.loop):
+            self.require_type(e.type)
+            if isinstance(e, ir.CallCompiled):
+                raise NotOffloadable(f"the nest calls compiled function {e.func}(), which the "
+                                     "GPU kernel cannot call")
+            if isinstance(e, ir.AllocArray):
+                raise NotOffloadable("the nest allocates an array, which a GPU kernel cannot do")
+        for s in walk_stmts(nest.loop.body):
+            if isinstance(s, ir.Return):
+                raise NotOffloadable("the nest contains 'return'")
+        args = []
+        params = []
+        used_groups = sorted({self.plan.device_map(a.ref_id).group for _, a in inst.accesses})
+        group_dtype = {}
+        for e, a in inst.accesses:
+            group_dtype.setdefault(self.plan.device_map(a.ref_id).group,
+                                   self.types[e.array.id].dtype)
+        for g in used_groups:
+            params.append(f"__global {BUFFER_TYPES[group_dtype[g]]}* restrict g{g}")
+            args.append(KernelArg("buffer", f"g{g}", group_dtype[g], g))
+        self.group_dtype = group_dtype
+        levels = inst.levels
+        level_vars = [l.var for l in levels]
+        reductions = nest.loop.reductions
+        scalars = [p for p in nest.free if isinstance(p.type, Scalar)
+                   and p.name not in {r.var for r in reductions}]
+        for p in scalars:
+            params.append(f"const {CL_TYPES[p.type.dtype] if p.type.dtype != 'bool' else 'uchar'} "
+                          f"{p.name}")
+            args.append(KernelArg("scalar", p.name, p.type.dtype))
+        params.append("__global int* unpy_flag")
+        args.append(KernelArg("flag", "unpy_flag"))
+        red_info = []
+        for r in reductions:
+            dtype = self.types[r.var].dtype
+            params.append(f"__global {CL_TYPES[dtype]}* unpy_partial_{r.var}")
+            params.append(f"__local {CL_TYPES[dtype]}* unpy_scratch_{r.var}")
+            args.append(KernelArg("partial", r.var, dtype))
+            args.append(KernelArg("local", r.var, dtype))
+            red_info.append((r.var, r.op, dtype))
+        # Body.
+        ndim = len(levels)
+        for k, level in enumerate(levels):
+            dim = ndim - 1 - k
+            box = inst.boxes[level.var]
+            self.out(f"const long unpy_t{k} = get_global_id({dim});")
+            self.out(f"const long {level.var} = {box.lo}L + unpy_t{k} * {box.step}L;")
+        active = " && ".join(f"unpy_t{k} < {n}L" for k, n in enumerate(inst.trip_counts))
+        for r in reductions:
+            self.out(f"{CL_TYPES[self.types[r.var].dtype]} {r.var} = "
+                     f"{self.identity(r.op, self.types[r.var].dtype)};")
+        private = []
+        for s in walk_stmts(levels[-1].body):
+            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name):
+                private.append(s.target.id)
+            elif isinstance(s, ir.For):
+                private.append(s.var)
+        reduced = {r.var for r in reductions}
+        self.out(f"if ({active}) do {{")
+        self.depth += 1
+        for name in dict.fromkeys(private):
+            if name not in reduced and name not in level_vars:
+                self.out(f"{CL_TYPES[self.types[name].dtype]} {name} = 0;")
+        self.block(levels[-1].body)
+        self.depth -= 1
+        self.out("} while (0);")
+        if reductions:
+            self.reduction_epilogue(reductions, ndim)
+        local = LOCAL_SIZES[ndim]
+        global_size = []
+        for k in range(ndim):
+            n = inst.trip_counts[ndim - 1 - k]
+            global_size.append(max(1, -(-n // local[k])) * local[k])
+        name = "unpy_nest"
+        source = (_preamble(self.fp64) + f"\n__kernel void {name}(" + ",\n        ".join(params)
+                  + ")\n{\n" + "\n".join(self.lines) + "\n}\n")
+        return Kernel(source, name, args, tuple(global_size), local, red_info)
+
+    def identity(self, op, dtype):
+        t = CL_TYPES[dtype]
+        if op in IDENTITY:
+            return f"({t})({IDENTITY[op]})"
+        floating = dtype.startswith("float")
+        if op == "min":
+            return "INFINITY" if floating else f"({t})({_int_limit(dtype, 'max')})"
+        return "(-INFINITY)" if floating else f"({t})({_int_limit(dtype, 'min')})"
+
+    def reduction_epilogue(self, reductions, ndim):
+        self.out("const int unpy_lid = " + " + ".join(
+            [f"get_local_id({d}) * {_prod(LOCAL_SIZES[ndim][:d])}" for d in range(ndim)]) + ";")
+        self.out("const int unpy_group = " + " + ".join(
+            [f"get_group_id({d}) * {_prod_groups(d)}" for d in range(ndim)]) + ";")
+        size = _prod(LOCAL_SIZES[ndim])
+        for r in reductions:
+            self.out(f"unpy_scratch_{r.var}[unpy_lid] = {r.var};")
+        self.out("barrier(CLK_LOCAL_MEM_FENCE);")
+        self.out(f"for (int unpy_s = {size // 2}; unpy_s > 0; unpy_s >>= 1) {{")
+        self.out("    if (unpy_lid < unpy_s) {")
+        for r in reductions:
+            a, b = f"unpy_scratch_{r.var}[unpy_lid]", f"unpy_scratch_{r.var}[unpy_lid + unpy_s]"
+            if r.op in ("min", "max"):
+                cmp = "<" if r.op == "min" else ">"
+                self.out(f"        {a} = ({b} {cmp} {a}) ? {b} : {a};")
+            else:
+                self.out(f"        {a} = {a} {r.op} {b};")
+        self.out("    }")
+        self.out("    barrier(CLK_LOCAL_MEM_FENCE);")
+        self.out("}")
+        for r in reductions:
+            self.out(f"if (unpy_lid == 0) unpy_partial_{r.var}[unpy_group] = "
+                     f"unpy_scratch_{r.var}[0];")
+
+    # --- statements ---------------------------------------------------------------------
+
+    def block(self, body):
+        for s in body:
+            self.stmt(s)
+
+    def nested(self, body):
+        self.depth += 1
+        self.block(body)
+        self.depth -= 1
+
+    def stmt(self, s):
+        if isinstance(s, ir.Assign):
+            if isinstance(s.target, ir.Subscript):
+                self.out(f"{self.subscript(s.target)} = {self.expr(s.value)};")
+            else:
+                self.out(f"{s.target.id} = {self.expr(s.value)};")
+        elif isinstance(s, ir.For):
+            self.for_loop(s)
+        elif isinstance(s, ir.While):
+            self.out(f"while ({self.truth(s.test)}) {{")
+            self.nested(s.body)
+            self.out("}")
+        elif isinstance(s, ir.If):
+            self.out(f"if ({self.truth(s.test)}) {{")
+            self.nested(s.body)
+            if s.orelse:
+                self.out("} else {")
+                self.nested(s.orelse)
+            self.out("}")
+        elif isinstance(s, ir.Break):
+            self.out("break;")
+        elif isinstance(s, ir.Continue):
+            self.out("continue;")
+        elif isinstance(s, ir.Pass):
+            pass
+        else:
+            raise NotOffloadable(f"statement {type(s).__name__} is not supported on the GPU")
+
+    def for_loop(self, s):
+        # Same semantics as the CPU path: bounds evaluated once, the variable set per iteration.
+        k = f"unpy_k_{s.var}"
+        self.out("{")
+        self.depth += 1
+        self.out(f"const long {k}_start = {self.expr(s.start)}, {k}_stop = {self.expr(s.stop)}, "
+                 f"{k}_step = {self.expr(s.step)};")
+        self.out(f"if ({k}_step == 0) *unpy_flag = 1;")
+        self.out(f"for (long {k} = {k}_start; {k}_step > 0 ? {k} < {k}_stop : "
+                 f"({k}_step < 0 && {k} > {k}_stop); {k} += {k}_step) {{")
+        self.out(f"    {s.var} = {k};")
+        self.nested(s.body)
+        self.out("}")
+        self.depth -= 1
+        self.out("}")
+
+    # --- expressions --------------------------------------------------------------------
+
+    def truth(self, e):
+        text = self.expr(e)
+        return text if e.type.dtype == "bool" else f"({text} != 0)"
+
+    def ctype(self, t):
+        return CL_TYPES[t.dtype]
+
+    def expr(self, e) -> str:
+        return getattr(self, "expr_" + type(e).__name__)(e)
+
+    def expr_Const(self, e):
+        v = e.value
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int):
+            return f"{v}L" if v != -2 ** 63 else "LONG_MIN"
+        return _float_literal(v, "float64")
+
+    def expr_Name(self, e):
+        t = self.types.get(e.id)
+        if isinstance(t, Scalar) and t.dtype == "bool" and any(
+                p.name == e.id for p in self.nest.free):
+            return f"({e.id} != 0)"
+        return e.id
+
+    def expr_Cast(self, e):
+        inner = e.value
+        if isinstance(inner, ir.Const) and e.type.dtype.startswith("float") and \
+                not isinstance(inner.value, bool):
+            return _float_literal(float(inner.value), e.type.dtype)
+        if e.type.dtype == "bool":
+            return f"({self.expr(inner)} != 0)"
+        return f"(({self.ctype(e.type)}){self.expr(inner)})"
+
+    def expr_BinOp(self, e):
+        t = self.ctype(e.type)
+        a, b = self.expr(e.left), self.expr(e.right)
+        helpers = {"//": "floordiv", "%": "mod", "**": "pow"}
+        if e.op in helpers:
+            return f"unpy_{helpers[e.op]}_{t}({a}, {b}, unpy_flag)"
+        if e.op in ("<<", ">>"):
+            return f"(({t})({a} {e.op} {b}))"
+        return f"(({t})({a} {e.op} {b}))"
+
+    def expr_UnaryOp(self, e):
+        if e.op == "not":
+            return f"(!{self.truth(e.operand)})"
+        return f"(({self.ctype(e.type)})({e.op}{self.expr(e.operand)}))"
+
+    def expr_Compare(self, e):
+        operands = [e.left] + e.comparators
+        parts = []
+        for k, op in enumerate(e.ops):
+            ta, tb = e.operand_types[k]
+            a = f"(({CL_TYPES[ta]}){self.expr(operands[k])})"
+            b = f"(({CL_TYPES[tb]}){self.expr(operands[k + 1])})"
+            if ta != tb and ta[0] in "iu" and tb[0] in "iu" and "bool" not in (ta, tb) and \
+                    ta[0] != tb[0]:
+                raise NotOffloadable("comparison of signed with unsigned integers")
+            parts.append(f"({a} {op} {b})")
+        return "(" + " && ".join(parts) + ")"
+
+    def expr_BoolOp(self, e):
+        if e.type.dtype == "bool":
+            joiner = " && " if e.op == "and" else " || "
+            return "(" + joiner.join(self.expr(v) for v in e.values) + ")"
+        text = self.expr(e.values[-1])
+        for v in reversed(e.values[:-1]):
+            a = self.expr(v)
+            text = (f"(({a}) == 0 ? ({a}) : ({text}))" if e.op == "and"
+                    else f"(({a}) != 0 ? ({a}) : ({text}))")
+        return text
+
+    def expr_IfExp(self, e):
+        return f"({self.truth(e.test)} ? {self.expr(e.body)} : {self.expr(e.orelse)})"
+
+    def expr_Subscript(self, e):
+        text = self.subscript(e)
+        if e.type.dtype == "bool":
+            return f"({text} != 0)"
+        return text
+
+    def subscript(self, e):
+        access = self.access_of[id(e)]
+        m = self.plan.device_map(access.ref_id)
+        buf = f"g{m.group}"
+        if m.loop_coeffs is not None:
+            terms = [f"{m.offset}L"]
+            for var, c in m.loop_coeffs:
+                box = self.instance.boxes[var]
+                norm = f"({var} - {box.lo}L)" if box.step == 1 else \
+                    f"(({var} - {box.lo}L) / {box.step}L)"
+                terms.append(f"{c}L * {norm}")
+            return f"{buf}[{' + '.join(terms)}]"
+        arr = self.values[e.array.id]
+        terms = [f"{m.offset}L"]
+        for d, (index, stride) in enumerate(zip(e.indices, m.dim_strides)):
+            idx = self.expr(index)
+            if access.indices[d] is None:
+                # Not analysed: wrap negatives as Python does; anything else out of range is
+                # left to the CPU path (which raises).
+                n = arr.shape[d]
+                idx = f"unpy_index({idx}, {n}L, unpy_flag)"
+            terms.append(f"{stride}L * {idx}")
+        return f"{buf}[{' + '.join(terms)}]"
+
+    def expr_ArrayAttr(self, e):
+        arr = self.values[e.array.id]
+        v = arr.shape[e.dim] if e.attr == "shape" else arr.size
+        return f"{v}L"
+
+    def expr_Call(self, e):
+        name = e.func
+        out = e.type.dtype
+        t = CL_TYPES[out]
+        args = [self.expr(a) for a in e.args]
+        if name.startswith("cast:"):
+            source = e.args[0].type.dtype
+            if out == "bool":
+                return f"({args[0]} != 0)"
+            if out == "int64" and source.startswith("float"):
+                return f"unpy_to_int_{CL_TYPES[source]}({args[0]}, unpy_flag)"
+            return f"(({t}){args[0]})"
+        if name in ("min", "max"):
+            text = args[0]
+            cmp = "<" if name == "min" else ">"
+            for a in args[1:]:
+                text = f"(({a}) {cmp} ({text}) ? ({a}) : ({text}))"
+            return text
+        if name == "abs" or name == "np.abs":
+            return f"(({args[0]}) < 0 ? ({t})(-({args[0]})) : ({args[0]}))"
+        module, _, func = name.partition(".")
+        if func not in MATH:
+            raise NotOffloadable(f"{name} is not supported on the GPU")
+        if module == "math":
+            if func in ("floor", "ceil"):
+                return f"unpy_to_int_double({func}({args[0]}), unpy_flag)"
+            if func in ("sqrt", "asin", "acos", "log", "log10"):
+                check = f"unpy_checked_double({func}({args[0]}), {args[0]}, unpy_flag)"
+                if func.startswith("log"):
+                    return f"(({args[0]}) <= 0 ? (*unpy_flag = 1, 0.0) : {func}({args[0]}))"
+                return check
+            return f"{func}({', '.join(args)})"
+        if out[0] in "iu" and func in ("floor", "ceil"):
+            return args[0]
+        if func == "pow":
+            return f"unpy_pow_{t}({args[0]}, {args[1]}, unpy_flag)"
+        return f"(({t}){func}({', '.join(args)}))"
+
+
+def _int_limit(dtype, which):
+    import numpy as np
+    info = np.iinfo(dtype)
+    value = info.max if which == "max" else info.min
+    if dtype == "int64" and which == "min":
+        return "LONG_MIN"
+    return f"{value}{'UL' if dtype.startswith('uint') else 'L'}"
+
+
+def _prod(values):
+    p = 1
+    for v in values:
+        p *= v
+    return p
+
+
+def _prod_groups(d):
+    return " * ".join(["1"] + [f"get_num_groups({k})" for k in range(d)])
+
+
+def emit_kernel(instance: NestInstance, plan, values: dict, fp64: bool) -> Kernel:
+    """The naive OpenCL kernel of a nest bound to one call's values and transfer plan."""
+    return KernelEmitter(instance, plan, values, fp64).emit()

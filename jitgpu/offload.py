@@ -6,6 +6,7 @@ with a reason, and the caller runs the OpenMP code.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import os
@@ -63,14 +64,15 @@ def mem_limit(device):
     return min(int(limit), device_limit) if limit else device_limit
 
 
-def decide(instance, plan, device) -> str | None:
+def decide(instance, tiles, device) -> str | None:
     """None if the device is expected to win; otherwise the reason it is not."""
     if os.environ.get("UNPY_FORCE_GPU") == "1":
         return None
     iterations = math.prod(b.extent for b in instance.boxes.values())
     work = iterations * ops_per_iteration(instance.nest)
     host = work / (HOST_OPS_PER_CORE * (os.cpu_count() or 1))
-    moved = sum(g.device_elems * g.itemsize * (g.copy_in + g.copy_back) for g in plan.groups)
+    moved = sum(g.device_elems * g.itemsize * (g.copy_in + g.copy_back)
+                for _, plan in tiles for g in plan.groups)
     h2d, d2h = device.measured_bandwidth()
     rate = GPU_OPS if device.is_gpu else CPU_DEVICE_OPS
     gpu = moved / min(h2d, d2h) + work / rate + LAUNCH_OVERHEAD
@@ -80,10 +82,39 @@ def decide(instance, plan, device) -> str | None:
             f"vs {host * 1e3:.3f} ms with OpenMP")
 
 
+def tile_instance(instance, bounds):
+    """The nest restricted to one tile of its parallel loops (bounds in normalised space)."""
+    if bounds is None:
+        return instance
+    boxes = dict(instance.boxes)
+    for var, (lo, hi) in bounds.items():
+        box = boxes[var]
+        if box.parallel:
+            boxes[var] = dataclasses.replace(box, lo=box.lo + box.step * lo, extent=hi - lo)
+    trips = [boxes[level.var].extent for level in instance.levels]
+    return dataclasses.replace(instance, boxes=boxes, trip_counts=trips)
+
+
+def plan_transfers(instance, values, device):
+    """[(tile bounds or None, TransferPlan)]: one plan, or tiles when one does not fit (4.4)."""
+    loops = loop_dims(instance)
+    arrays = live_arrays(instance, values)
+    accesses = [a for _, a in instance.accesses]
+    limit = mem_limit(device)
+    plan = lmad.analyse(loops, arrays, accesses, mem_limit=limit)
+    if isinstance(plan, lmad.Refusal) and plan.over_memory:
+        plan = lmad.tile_plan(loops, arrays, accesses, limit)
+        if isinstance(plan, lmad.Refusal):
+            raise NotOffloadable(plan.reason)
+        return plan
+    if isinstance(plan, lmad.Refusal):
+        raise NotOffloadable(plan.reason)
+    return [(None, plan)]
+
+
 def run_nest_on_device(module, function, nest_id, values, device):
     """(reduction results, report) when the nest ran on the device; raises NotOffloadable."""
-    from gpurts import DeviceError, BuildError, Timings, build_kernel
-    from gpurts.boxes import Box as HostBox, gather_box, scatter_box
+    from gpurts import BuildError, DeviceError, Timings
     from gpurts.opencl import load_opencl
     cl, _ = load_opencl()
 
@@ -92,121 +123,144 @@ def run_nest_on_device(module, function, nest_id, values, device):
     instance = instantiate(nest, values)
     if any(n == 0 for n in instance.trip_counts):
         raise NotOffloadable("the parallel loop has no iterations")
-    accesses = [a for _, a in instance.accesses]
-    plan = lmad.analyse(loop_dims(instance), live_arrays(instance, values), accesses,
-                        mem_limit=mem_limit(device))
-    if isinstance(plan, lmad.Refusal):
-        raise NotOffloadable(plan.reason)
-    for g in plan.groups:
-        for name in g.arrays:
-            if values[name].itemsize != g.itemsize:
+    tiles = plan_transfers(instance, values, device)
+    for _, plan in tiles:
+        for g in plan.groups:
+            if any(values[name].itemsize != g.itemsize for name in g.arrays):
                 raise NotOffloadable(f"group of {', '.join(g.arrays)} mixes element sizes")
     analysis_s = time.perf_counter() - started
-    why_not = decide(instance, plan, device)
+    why_not = decide(instance, tiles, device)
     if why_not:
         raise NotOffloadable(why_not)
 
-    kernel = emit_kernel(instance, plan, values, device.has_fp64)
-    try:
-        built = build_kernel(device, kernel.source, kernel.name, [])
-    except BuildError as e:
-        raise NotOffloadable(f"the OpenCL build failed: {str(e).splitlines()[0]}")
-
-    queue = device.queue
     timings = Timings()
-    owners = {}
-    for g_index, g in enumerate(plan.groups):
-        owners[g_index] = _root_and_range(values[g.arrays[0]])[0]
+    pending_scatters, results, builds = [], {}, []
     try:
-        buffers = {}
-        staging = {}
-        for g_index, g in enumerate(plan.groups):
-            dtype = values[g.arrays[0]].dtype
-            buffers[g_index] = device.pool.allocate(max(g.device_elems, 1) * g.itemsize)
-            packed = np.empty(max(g.device_elems, 1), dtype)
-            staging[g_index] = packed
-            if g.copy_in:
-                owner = owners[g_index]
-                base = owner.__array_interface__["data"][0]
-                for box in g.boxes:
-                    part = packed[box.device_offset:box.device_offset + box.size]
-                    gather_box(owner, HostBox(box.host_addr - base, box.shape, box.strides), part)
-                ev = cl.enqueue_copy(queue, buffers[g_index], packed, is_blocking=False)
-                timings.record("h2d", ev, packed.nbytes)
-        flag = np.zeros(1, np.int32)
-        flag_buf = device.pool.allocate(4)
-        timings.record("h2d", cl.enqueue_copy(queue, flag_buf, flag, is_blocking=False), 4)
-        groups_total = math.prod(gs // ls for gs, ls in zip(kernel.global_size, kernel.local_size))
-        partials = {}
-        cl_kernel = built.kernel
-        for position, arg in enumerate(kernel.args):
-            if arg.kind == "buffer":
-                cl_kernel.set_arg(position, buffers[arg.group])
-            elif arg.kind == "scalar":
-                dtype = np.uint8 if arg.dtype == "bool" else np.dtype(arg.dtype)
-                cl_kernel.set_arg(position, np.array(values[arg.name], dtype=dtype)[()])
-            elif arg.kind == "flag":
-                cl_kernel.set_arg(position, flag_buf)
-            elif arg.kind == "partial":
-                size = groups_total * np.dtype(arg.dtype).itemsize
-                partials[arg.name] = (device.pool.allocate(size), np.empty(groups_total, arg.dtype))
-                cl_kernel.set_arg(position, partials[arg.name][0])
-            elif arg.kind == "local":
-                cl_kernel.set_arg(position, cl.LocalMemory(
-                    math.prod(kernel.local_size) * np.dtype(arg.dtype).itemsize))
-        ev = cl.enqueue_nd_range_kernel(queue, cl_kernel, kernel.global_size, kernel.local_size)
-        timings.record("kernel", ev)
-        cl.enqueue_copy(queue, flag, flag_buf, is_blocking=True)
-        if flag[0]:
-            raise NotOffloadable("the kernel met a case the CPU path raises an error for "
-                                 "(division by zero, math domain, index out of range)")
-        for g_index, g in enumerate(plan.groups):
-            if g.copy_back:
-                packed = staging[g_index]
-                ev = cl.enqueue_copy(queue, packed, buffers[g_index], is_blocking=True)
-                timings.record("d2h", ev, packed.nbytes)
-        results = {}
-        for var, op, dtype in kernel.reductions:
-            buf, host = partials[var]
-            timings.record("d2h", cl.enqueue_copy(queue, host, buf, is_blocking=True), host.nbytes)
-            results[var] = _combine(op, values[var], host, dtype)
-        # Scatter back to NumPy memory only after every device step succeeded.
-        for g_index, g in enumerate(plan.groups):
-            if g.copy_back:
-                owner = owners[g_index]
-                base = owner.__array_interface__["data"][0]
-                for box in g.boxes:
-                    part = staging[g_index][box.device_offset:box.device_offset + box.size]
-                    scatter_box(part, owner, HostBox(box.host_addr - base, box.shape, box.strides))
+        for bounds, plan in tiles:
+            tile = tile_instance(instance, bounds)
+            kernel = emit_kernel(tile, plan, values, device.has_fp64)
+            try:
+                built = build_kernel_cached(device, kernel)
+            except BuildError as e:
+                raise NotOffloadable(f"the OpenCL build failed: {str(e).splitlines()[0]}")
+            builds.append(built)
+            scatters, partials = run_kernel(device, kernel, built, plan, values, timings)
+            pending_scatters += scatters
+            for var, op, dtype in kernel.reductions:
+                start = results.get(var, values[var])
+                results[var] = _combine(op, start, partials[var], dtype)
     except DeviceError as e:
         raise NotOffloadable(str(e))
     except cl.Error as e:
         raise NotOffloadable(f"OpenCL error: {e}")
+    # NumPy memory changes only after every tile succeeded: a fallback reruns on intact inputs.
+    for scatter in pending_scatters:
+        scatter()
 
     total_s = time.perf_counter() - started
-    touched = sum(g.touched_elems * g.itemsize for g in plan.groups)
+    build_s = sum(b.build_seconds for b in builds)
+    hits = sum(b.cache_hit for b in builds)
+    plans = [plan for _, plan in tiles]
+    touched = sum(g.touched_elems * g.itemsize for p in plans for g in p.groups)
     details = {
         "groups": [f"{', '.join(g.arrays)}: case {g.case}, {g.device_elems} elements "
                    f"({g.device_elems * g.itemsize} B), copy-in {g.copy_in}, "
-                   f"copy-back {g.copy_back}" for g in plan.groups],
-        "ndrange": f"global {kernel.global_size}, local {kernel.local_size}",
+                   f"copy-back {g.copy_back}" for g in plans[0].groups],
+        "ndrange": f"global {kernel.global_size}, local {kernel.local_size}"
+                   + (f", {len(tiles)} tiles" if len(tiles) > 1 else ""),
         "bytes": f"moved {timings.h2d_bytes + timings.d2h_bytes} B (h2d {timings.h2d_bytes}, "
                  f"d2h {timings.d2h_bytes}), distinct touched {touched} B",
         "time": (f"analysis {analysis_s * 1e3:.3f} ms, OpenCL build "
-                 f"{'cache hit' if built.cache_hit else 'compiled'} "
-                 f"{built.build_seconds * 1e3:.3f} ms, h2d {timings.h2d_seconds * 1e3:.3f} ms, "
-                 f"kernel {timings.kernel_seconds * 1e3:.3f} ms, d2h "
-                 f"{timings.d2h_seconds * 1e3:.3f} ms, total {total_s * 1e3:.3f} ms"),
+                 f"({hits}/{len(builds)} cache hits) {build_s * 1e3:.3f} ms, "
+                 f"h2d {timings.h2d_seconds * 1e3:.3f} ms, kernel "
+                 f"{timings.kernel_seconds * 1e3:.3f} ms, d2h {timings.d2h_seconds * 1e3:.3f} ms,"
+                 f" total {total_s * 1e3:.3f} ms"),
     }
-    report = NestReport(nest_id, device.label, "analysis succeeded and offload is worth it"
-                        if os.environ.get("UNPY_FORCE_GPU") != "1" else
-                        "UNPY_FORCE_GPU=1", details)
-    report.timings = {"analysis": analysis_s, "build": built.build_seconds,
+    forced = os.environ.get("UNPY_FORCE_GPU") == "1"
+    reason = ("UNPY_FORCE_GPU=1 (profitability not checked)" if forced else
+              "the transfer analysis succeeded and the estimate favours the device")
+    report = NestReport(nest_id, device.label, reason, details)
+    report.timings = {"analysis": analysis_s, "build": build_s, "cache_hits": hits,
                       "h2d": timings.h2d_seconds, "kernel": timings.kernel_seconds,
-                      "d2h": timings.d2h_seconds, "total": total_s,
+                      "d2h": timings.d2h_seconds, "total": total_s, "tiles": len(tiles),
                       "bytes_moved": timings.h2d_bytes + timings.d2h_bytes,
                       "bytes_touched": touched}
     return results, report
+
+
+def build_kernel_cached(device, kernel):
+    from gpurts import build_kernel
+    return build_kernel(device, kernel.source, kernel.name, [])
+
+
+def run_kernel(device, kernel, built, plan, values, timings):
+    """Copy in, launch, check the error flag, copy back into staging. Returns the scatters that
+    write the results into NumPy memory (run by the caller once everything succeeded) and the
+    reductions' per-group partial results."""
+    from gpurts.boxes import Box as HostBox, gather_box, scatter_box
+    from gpurts.opencl import load_opencl
+    cl, _ = load_opencl()
+    queue = device.queue
+    buffers, staging, owners = {}, {}, {}
+    for g_index, g in enumerate(plan.groups):
+        owner = _root_and_range(values[g.arrays[0]])[0]
+        owners[g_index] = owner
+        packed = np.empty(max(g.device_elems, 1), values[g.arrays[0]].dtype)
+        staging[g_index] = packed
+        buffers[g_index] = device.pool.allocate(packed.nbytes)
+        if g.copy_in:
+            base = owner.__array_interface__["data"][0]
+            for box in g.boxes:
+                part = packed[box.device_offset:box.device_offset + box.size]
+                gather_box(owner, HostBox(box.host_addr - base, box.shape, box.strides), part)
+            ev = cl.enqueue_copy(queue, buffers[g_index], packed, is_blocking=False)
+            timings.record("h2d", ev, packed.nbytes)
+    flag = np.zeros(1, np.int32)
+    flag_buf = device.pool.allocate(4)
+    timings.record("h2d", cl.enqueue_copy(queue, flag_buf, flag, is_blocking=False), 4)
+    groups_total = math.prod(gs // ls for gs, ls in zip(kernel.global_size, kernel.local_size))
+    partials = {}
+    cl_kernel = built.kernel
+    for position, arg in enumerate(kernel.args):
+        if arg.kind == "buffer":
+            cl_kernel.set_arg(position, buffers[arg.group])
+        elif arg.kind == "scalar":
+            dtype = np.uint8 if arg.dtype == "bool" else np.dtype(arg.dtype)
+            cl_kernel.set_arg(position, np.array(values[arg.name], dtype=dtype)[()])
+        elif arg.kind == "long":
+            cl_kernel.set_arg(position, np.int64(kernel.long_args[arg.name]))
+        elif arg.kind == "flag":
+            cl_kernel.set_arg(position, flag_buf)
+        elif arg.kind == "partial":
+            host = np.empty(groups_total, arg.dtype)
+            partials[arg.name] = (device.pool.allocate(host.nbytes), host)
+            cl_kernel.set_arg(position, partials[arg.name][0])
+        elif arg.kind == "local":
+            cl_kernel.set_arg(position, cl.LocalMemory(
+                math.prod(kernel.local_size) * np.dtype(arg.dtype).itemsize))
+    ev = cl.enqueue_nd_range_kernel(queue, cl_kernel, kernel.global_size, kernel.local_size)
+    timings.record("kernel", ev)
+    cl.enqueue_copy(queue, flag, flag_buf, is_blocking=True)
+    if flag[0]:
+        raise NotOffloadable("the kernel met a case the CPU path raises an error for "
+                             "(division by zero, math domain, index out of range)")
+    scatters = []
+    for g_index, g in enumerate(plan.groups):
+        if not g.copy_back:
+            continue
+        packed, owner = staging[g_index], owners[g_index]
+        ev = cl.enqueue_copy(queue, packed, buffers[g_index], is_blocking=True)
+        timings.record("d2h", ev, packed.nbytes)
+        base = owner.__array_interface__["data"][0]
+        for box in g.boxes:
+            part = packed[box.device_offset:box.device_offset + box.size]
+            host_box = HostBox(box.host_addr - base, box.shape, box.strides)
+            scatters.append(lambda part=part, owner=owner, b=host_box: scatter_box(part, owner, b))
+    results = {}
+    for var, (buf, host) in partials.items():
+        timings.record("d2h", cl.enqueue_copy(queue, host, buf, is_blocking=True), host.nbytes)
+        results[var] = host
+    return scatters, results
 
 
 def _combine(op, initial, partials, dtype):

@@ -34,7 +34,7 @@ INDEX_HELPER = ("inline long unpy_index(long i, long n, __global int* f) { if (i
 
 @dataclass
 class KernelArg:
-    kind: str          # 'buffer' (group index), 'scalar' (name, dtype), 'partial', 'local', 'flag'
+    kind: str          # 'buffer' (group), 'scalar' (name, dtype), 'long', 'partial', 'local', 'flag'
     name: str
     dtype: str = ""
     group: int = -1
@@ -48,6 +48,7 @@ class Kernel:
     global_size: tuple
     local_size: tuple
     reductions: list = field(default_factory=list)   # of (var, op, dtype)
+    long_args: dict = field(default_factory=dict)    # name -> value of 'long' arguments
 
 
 def _preamble(fp64: bool) -> str:
@@ -112,6 +113,13 @@ class KernelEmitter:
                 self.types.setdefault(s.target.id, s.target.type)
         for level in instance.boxes:
             self.types.setdefault(level, Scalar("int64"))
+        # Values that differ between the tiles of one nest are kernel arguments, so that every
+        # tile runs the same kernel (one build); everything else is a literal.
+        self.long_args = {}
+
+    def long_arg(self, name, value):
+        self.long_args[name] = int(value)
+        return name
 
     def out(self, text):
         self.lines.append("    " * self.depth + text)
@@ -154,6 +162,8 @@ class KernelEmitter:
             args.append(KernelArg("scalar", p.name, p.type.dtype))
         params.append("__global int* unpy_flag")
         args.append(KernelArg("flag", "unpy_flag"))
+        self.level_lo = {l.var: self.long_arg(f"unpy_lo{k}", inst.boxes[l.var].lo)
+                         for k, l in enumerate(inst.levels)}
         red_info = []
         for r in reductions:
             dtype = self.types[r.var].dtype
@@ -168,8 +178,9 @@ class KernelEmitter:
             dim = ndim - 1 - k
             box = inst.boxes[level.var]
             self.out(f"const long unpy_t{k} = get_global_id({dim});")
-            self.out(f"const long {level.var} = {box.lo}L + unpy_t{k} * {box.step}L;")
-        active = " && ".join(f"unpy_t{k} < {n}L" for k, n in enumerate(inst.trip_counts))
+            self.out(f"const long {level.var} = unpy_lo{k} + unpy_t{k} * {box.step}L;")
+        active = " && ".join(f"unpy_t{k} < {self.long_arg(f'unpy_n{k}', n)}"
+                             for k, n in enumerate(inst.trip_counts))
         for r in reductions:
             self.out(f"{CL_TYPES[self.types[r.var].dtype]} {r.var} = "
                      f"{self.identity(r.op, self.types[r.var].dtype)};")
@@ -195,10 +206,14 @@ class KernelEmitter:
         for k in range(ndim):
             n = inst.trip_counts[ndim - 1 - k]
             global_size.append(max(1, -(-n // local[k])) * local[k])
+        for arg_name in self.long_args:
+            params.append(f"const long {arg_name}")
+            args.append(KernelArg("long", arg_name, "int64"))
         name = "unpy_nest"
         source = (_preamble(self.fp64) + f"\n__kernel void {name}(" + ",\n        ".join(params)
                   + ")\n{\n" + "\n".join(self.lines) + "\n}\n")
-        return Kernel(source, name, args, tuple(global_size), local, red_info)
+        return Kernel(source, name, args, tuple(global_size), local, red_info,
+                      dict(self.long_args))
 
     def identity(self, op, dtype):
         t = CL_TYPES[dtype]
@@ -377,16 +392,17 @@ class KernelEmitter:
         access = self.access_of[id(e)]
         m = self.plan.device_map(access.ref_id)
         buf = f"g{m.group}"
+        offset = self.long_arg(f"unpy_off{access.ref_id}", m.offset)
         if m.loop_coeffs is not None:
-            terms = [f"{m.offset}L"]
+            terms = [offset]
             for var, c in m.loop_coeffs:
                 box = self.instance.boxes[var]
-                norm = f"({var} - {box.lo}L)" if box.step == 1 else \
-                    f"(({var} - {box.lo}L) / {box.step}L)"
+                lo = self.level_lo.get(var, f"{box.lo}L")
+                norm = f"({var} - {lo})" if box.step == 1 else f"(({var} - {lo}) / {box.step}L)"
                 terms.append(f"{c}L * {norm}")
             return f"{buf}[{' + '.join(terms)}]"
         arr = self.values[e.array.id]
-        terms = [f"{m.offset}L"]
+        terms = [offset]
         for d, (index, stride) in enumerate(zip(e.indices, m.dim_strides)):
             idx = self.expr(index)
             if access.indices[d] is None:

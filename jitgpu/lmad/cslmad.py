@@ -134,15 +134,17 @@ def common_divisor(values) -> int:
 
 
 # Enumerating addresses to count them exactly costs memory per iteration point.
-MAX_ENUMERATED = 1 << 20
+MAX_ENUMERATED = 1 << 18
 
 
-def count_distinct(patterns: list, origin: int, unit: int) -> tuple:
+def count_distinct(patterns: list, origin: int, unit: int,
+                   limit: int = MAX_ENUMERATED) -> tuple:
     """(number of distinct `unit`-sized elements the accesses touch, exact?): exact by
     enumeration when the iteration points are few, else an upper bound per access
-    (`min(|D|, range / gcd(strides) + 1)`) summed over the accesses."""
+    (`min(|D|, range / gcd(strides) + 1)`) summed over the accesses. `limit` bounds the
+    number of points enumerated."""
     points = sum(math.prod(t.extent for t in p.terms) * (p.itemsize // unit) for p in patterns)
-    if points <= MAX_ENUMERATED:
+    if points <= limit:
         chunks = []
         for p in patterns:
             addrs = np.array([p.base - origin], dtype=np.int64)

@@ -29,6 +29,10 @@ def cmd_build(args) -> int:
             print(f"unpy: {path}: error: {e}", file=sys.stderr)
             status = 1
             continue
+        if not result.functions:
+            print(f"unpy: {path}: no @unpython.type functions, nothing to compile (no module "
+                  "written)")
+            continue
         what = ("up to date" if result.up_to_date else
                 "from the build cache" if result.cached else f"built in {result.seconds:.1f} s")
         names = ", ".join(result.functions) or "no functions"

@@ -32,8 +32,10 @@ class BuildOptions:
     fastmath: bool = False
 
     def flags(self):
+        # -fno-math-errno: unpy checks math domain errors itself (so sqrt can vectorise);
+        # -fwrapv: integer overflow wraps, as SPEC section 3 says.
         flags = ["-O3", "-fopenmp", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden",
-                 "-fwrapv"]
+                 "-fwrapv", "-fno-math-errno"]
         if not self.portable:
             flags.append("-march=native")
         flags += ["-ffast-math", "-ffp-contract=fast"] if self.fastmath else ["-ffp-contract=off"]
@@ -133,6 +135,10 @@ def build(path: str, out_dir: str | None = None, options: BuildOptions | None = 
     module = compile_to_ir(path, source)
     name = module.name
     out = Path(out_dir or os.path.dirname(path)) / f"{name}{extension_suffix()}"
+    if not module.functions:
+        # An extension module would shadow the .py and gain nothing.
+        return BuildResult(out, [], False, False, time.perf_counter() - started,
+                           notes=["no @unpython.type functions: nothing to compile"])
     key = build_key(source, options, path)
     cached = cache_dir() / key / out.name
     cpp = ""

@@ -274,10 +274,33 @@ class FunctionEmitter:
         triangular = any(loop_vars & set(reads_of([x.start, x.stop, x.step]))
                          for x in walk_stmts(body) if isinstance(x, ir.For))
         clauses = "schedule(static, 1)" if triangular else "schedule(static)"
-        if len(levels) > 1:
-            clauses += f" collapse({len(levels)})"
         for r in loop.reductions:
             clauses += f" reduction({r.op}:{cname(r.var)})"
+        if len(levels) == 1:
+            self.omp_loops(loop, levels, names, clauses)
+        else:
+            # Collapsing flattens the nest, which keeps the innermost loop from vectorising:
+            # collapse only when the outer loop alone has too few iterations for the threads.
+            self.out(f"if ({names[0][2]} >= 4 * omp_get_max_threads()) {{")
+            self.depth += 1
+            self.omp_loops(loop, levels, names, clauses)
+            self.depth -= 1
+            self.out("} else {")
+            self.depth += 1
+            self.omp_loops(loop, levels, names, clauses + f" collapse({len(levels)})")
+            self.depth -= 1
+            self.out("}")
+        self.out("unpy::check_errors();")
+        if loop.nest_id is not None:
+            self.depth -= 1
+            self.out("}")
+        self.depth -= 1
+        self.out("}")
+
+    def omp_loops(self, loop, levels, names, clauses):
+        """The OpenMP loop nest over `levels` (trip counts computed), with its private variables."""
+        body = levels[-1].body
+        loop_vars = {l.var for l in levels}
         self.out(f"#pragma omp parallel for {clauses}")
         for start, step, n, t in names:
             self.out(f"for (int64_t {t} = 0; {t} < {n}; ++{t})")
@@ -303,12 +326,6 @@ class FunctionEmitter:
         self.block(body, in_parallel=True)
         for level, old in zip(reversed(levels), reversed(saved)):
             self.leave_loop_var(level, old)
-        self.depth -= 1
-        self.out("}")
-        self.out("unpy::check_errors();")
-        if loop.nest_id is not None:
-            self.depth -= 1
-            self.out("}")
         self.depth -= 1
         self.out("}")
 
@@ -388,6 +405,8 @@ class FunctionEmitter:
                    ">>": "shift_right"}
         if e.op in helpers:
             return f"unpy::{helpers[e.op]}<{ct}>({a}, {b})"
+        if e.op == "/" and all(_converted_integer(x) for x in (e.left, e.right)):
+            return f"unpy::int_true_divide<{ct}>({a}, {b})"
         text = f"({a} {e.op} {b})"
         if t in SMALL_INTS:
             return f"static_cast<{ct}>{text}"
@@ -511,6 +530,12 @@ class FunctionEmitter:
         fill = {"zeros": 0, "ones": 1, "empty": 2}[e.fill]
         dims = ", ".join(self.expr(d) for d in e.shape)
         return f"unpy::allocate<{CTYPES[e.dtype]}, {len(e.shape)}>({{{dims}}}, {fill})"
+
+
+def _converted_integer(e):
+    """An integer (or bool) value that typeinfer converted for a float operation."""
+    return isinstance(e, ir.Cast) and isinstance(e.value.type, Scalar) and \
+        (is_integral(e.value.type) or e.value.type.dtype == "bool")
 
 
 def nest_free_variables(loop: ir.For, fn: ir.Function):

@@ -29,7 +29,7 @@ def builtin_name(qualified: str):
     if qualified in ("abs", "min", "max"):
         return qualified
     if qualified in ("int", "float", "bool"):
-        return "cast:" + {"int": "int64", "float": "float64", "bool": "bool"}[qualified]
+        return "cast:" + qualified          # Python's int()/float()/bool(): typeinfer knows
     head, _, tail = qualified.rpartition(".")
     if head == "math" and tail in MATH_FUNCS:
         return "math." + tail

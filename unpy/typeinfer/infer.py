@@ -10,7 +10,8 @@ import copy
 
 from unpy import ir
 from unpy.ir import Array, Scalar
-from unpy.typeinfer.types import (BOOL, FLOAT64, INT64, NUMPY_MATH, UFUNCS, conversion_loses,
+from unpy.typeinfer.types import (BOOL, FLOAT64, INT64, NUMPY_MATH, PY_INT, UFUNCS,
+                                  conversion_loses,
                                   is_bool, is_float, is_int, materialize, resolve)
 
 MATH_TO_INT = {"floor", "ceil"}        # math.floor/ceil return Python ints
@@ -62,7 +63,7 @@ class TypeInference:
                     raise self.error(f"range() arguments must be integers, got {value.type}",
                                      value)
                 setattr(s, part, cast(value, INT64))
-            self.define(s.var, INT64, s, s.loc)
+            self.define(s.var, PY_INT, s, s.loc)
             s.body = self.block(s.body)
             return s
         if isinstance(s, ir.While):
@@ -126,7 +127,7 @@ class TypeInference:
         return ir.Assign(target, value if isinstance(t, Array) else cast(value, t), loc)
 
     def define(self, name, t, node, loc):
-        if name in self.vars and self.vars[name] != t:
+        if name in self.vars and self.vars[name].dtype != t.dtype:
             raise self.error(f"loop variable '{name}' is {self.vars[name]} elsewhere; loop "
                              "variables are int64", node)
         self.vars.setdefault(name, t)
@@ -261,14 +262,14 @@ class TypeInference:
         if not isinstance(arr.type, Array):
             raise self.error(f"'{arr.id}' is not an array", e)
         if e.attr == "ndim":
-            return ir.Const(arr.type.ndim, e.loc, INT64)
+            return ir.Const(arr.type.ndim, e.loc, PY_INT)
         if e.attr == "shape":
             ndim = arr.type.ndim
             if not -ndim <= e.dim < ndim:
                 raise self.error(f"'{arr.id}' has {ndim} dimension(s); shape index {e.dim} is "
                                  "out of range", e)
             e.dim %= ndim
-        e.type = INT64
+        e.type = PY_INT
         return e
 
     def expr_Cast(self, e):
@@ -283,7 +284,10 @@ class TypeInference:
         if name.startswith("cast:"):
             if len(args) != 1:
                 raise self.error(f"{name[5:]}() takes one value", e)
-            e.args, e.type = args, Scalar(name[5:])
+            # int() and float() give Python scalars, weak in NEP 50; np.int64() etc. do not.
+            python = {"int": "int64", "float": "float64", "bool": "bool"}
+            dtype = python.get(name[5:], name[5:])
+            e.args, e.type = args, Scalar(dtype, weak=name[5:] in ("int", "float"))
             return e
         if name in ("min", "max"):
             if len(args) < 2:
@@ -301,7 +305,7 @@ class TypeInference:
         if module == "math":
             # The math module computes in double and returns a Python float (int for floor/ceil).
             e.args = [cast(a, FLOAT64) for a in args]
-            e.type = INT64 if func in MATH_TO_INT else FLOAT64
+            e.type = PY_INT if func in MATH_TO_INT else FLOAT64
             return e
         resolved = resolve(NUMPY_MATH[func], [_bool_as_int(a).type for a in args])
         if resolved is None:

@@ -27,6 +27,7 @@ NUMPY_MATH = {"sqrt": np.sqrt, "exp": np.exp, "log": np.log, "log10": np.log10, 
 
 SUPPORTED_KINDS = "biuf"
 INT64 = Scalar("int64")
+PY_INT = Scalar("int64", weak=True)      # a Python int in the interpreter (range, shape, len)
 FLOAT64 = Scalar("float64")
 BOOL = Scalar("bool")
 
@@ -84,8 +85,10 @@ def resolve(ufunc, types):
 
 
 def materialize(t):
-    """The type a variable takes from a value: a weak literal type becomes the concrete one."""
-    if isinstance(t, Scalar) and t.weak:
+    """The type a variable takes from a value. A variable first holding a Python int stays
+    weak, as it is in the interpreter (`n = a.shape[0]; n * x32` is float32); floats and bools
+    become concrete (SPEC section 2: the type of the first assignment)."""
+    if isinstance(t, Scalar) and t.weak and t.dtype != "int64":
         return Scalar(t.dtype)
     return t
 

@@ -289,6 +289,13 @@ inline T mod(T a, T b) {
     }
 }
 
+// `/` of two integers: Python raises on a zero divisor, where the float division would give inf.
+template <typename T>
+inline T int_true_divide(T a, T b) {
+    if (b == 0) { raise(ErrorKind::zero_division, "division by zero"); return 0; }
+    return a / b;
+}
+
 template <typename T>
 inline T power(T base, T exp) {
     if constexpr (std::is_integral<T>::value) {

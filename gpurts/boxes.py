@@ -10,6 +10,7 @@ copy path.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -145,24 +146,49 @@ def rect_of(box: Box, itemsize: int) -> Rect | None:
     return Rect((row_bytes, shape[1], shape[0]), (row_pitch, slice_pitch))
 
 
+def split_box(box: Box, itemsize: int, max_bytes: int) -> list[tuple[int, Box]]:
+    """The box cut, in C order, into sub-boxes of at most `max_bytes` (at least one element
+    each), with the packed index of each one's first element. Cuts go along the outermost axis
+    whose trailing sub-box fits, so every piece is a box of the same kind as the whole."""
+    if box.size == 0:
+        return []
+    shape, strides = box.shape, box.strides
+    trailing = [math.prod(shape[k + 1:]) for k in range(len(shape))]
+    k = next((k for k in range(len(shape)) if trailing[k] * itemsize <= max_bytes), None)
+    if k is None:   # a 0-d box, or one element larger than max_bytes
+        k = len(shape) - 1
+        if k < 0:
+            return [(0, box)]
+    step = max(1, max_bytes // (trailing[k] * itemsize))
+    pieces, packed = [], 0
+    for lead in itertools.product(*map(range, shape[:k])):
+        first = box.offset + sum(i * s for i, s in zip(lead, strides))
+        for start in range(0, shape[k], step):
+            piece = Box(first + start * strides[k], (min(step, shape[k] - start), *shape[k + 1:]),
+                        strides[k:])
+            pieces.append((packed, piece))
+            packed += piece.size
+    return pieces
+
+
 _PARALLEL_BYTES = 4 << 20
+COPY_THREADS = min(8, os.cpu_count() or 1)
 
 
 @functools.lru_cache(maxsize=None)
 def _copy_threads() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(min(8, os.cpu_count() or 1), thread_name_prefix="gpurts-copy")
+    return ThreadPoolExecutor(COPY_THREADS, thread_name_prefix="gpurts-copy")
 
 
 def copy_parallel(dst: np.ndarray, src: np.ndarray) -> None:
     """`dst[...] = src`, split along the longest axis over several threads for large arrays:
     NumPy releases the GIL while it copies, and one thread moves strided memory at about a
     quarter of the bus's speed (SPEC section 5)."""
-    threads = min(8, os.cpu_count() or 1)
-    if dst.nbytes < _PARALLEL_BYTES or threads == 1 or dst.ndim == 0:
+    if dst.nbytes < _PARALLEL_BYTES or COPY_THREADS == 1 or dst.ndim == 0:
         dst[...] = src
         return
     axis = int(np.argmax(dst.shape))
-    cuts = np.linspace(0, dst.shape[axis], min(threads, dst.shape[axis]) + 1).astype(int)
+    cuts = np.linspace(0, dst.shape[axis], min(COPY_THREADS, dst.shape[axis]) + 1).astype(int)
 
     def copy_part(a: int, b: int) -> None:
         part = (slice(None),) * axis + (slice(a, b),)
@@ -180,11 +206,16 @@ def gather_box(owner: np.ndarray, box: Box, packed: np.ndarray) -> np.ndarray:
     return out
 
 
+def require_writable(owner: np.ndarray) -> None:
+    """Raise ValueError, as NumPy does, before anything is written into a read-only array."""
+    if not owner.flags.writeable:
+        raise ValueError("assignment destination is read-only")
+
+
 def scatter_box(packed: np.ndarray, owner: np.ndarray, box: Box) -> None:
     """Copy `packed` (C order, `box.size` elements first) back into the box's elements. Raises
     ValueError, as NumPy does, when the owner is read-only. Where the box covers an element more
     than once (a zero stride), that element gets one of its values."""
+    require_writable(owner)
     view = box_view(owner, box, packed.dtype)
-    if box.size and not view.flags.writeable:
-        raise ValueError("assignment destination is read-only")
     copy_parallel(view, packed[:box.size].reshape(box.shape))

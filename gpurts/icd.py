@@ -44,7 +44,8 @@ COMMON_LIBRARY_DIRS = (
 
 def ldconfig_listing() -> str:
     """The text of `ldconfig -p`, or '' where it cannot be run."""
-    exe = shutil.which("ldconfig") or ("/sbin/ldconfig" if os.path.exists("/sbin/ldconfig") else None)
+    exe = shutil.which("ldconfig", path=os.pathsep.join([os.environ.get("PATH", ""), "/sbin",
+                                                         "/usr/sbin"]))
     if exe is None:
         return ""
     try:
@@ -99,9 +100,9 @@ def plan_vendor_folder(environ: Mapping[str, str], nvidia_library: str | None,
     """Decide whether the loader needs a private vendor folder, and what goes in it.
 
     None when the user chose the vendor folder (`OCL_ICD_VENDORS`), when there is no NVIDIA
-    library, or when a system vendor file already names it. Otherwise the
-    plan holds `nvidia.icd` with the library's full path and a copy of every system vendor file,
-    so the platforms found today stay found."""
+    library, or when a system vendor file already names it. Otherwise the plan holds
+    `nvidia.icd` with the library's full path and a copy of every system vendor file, so the
+    platforms found today stay found."""
     if environ.get("OCL_ICD_VENDORS") or not nvidia_library:
         return None
     system = _vendor_files(system_vendors_dir)
@@ -113,6 +114,7 @@ def plan_vendor_folder(environ: Mapping[str, str], nvidia_library: str | None,
 
 
 def private_folder() -> str:
+    """The default place of the private vendor folder, one per user."""
     return os.path.join(tempfile.gettempdir(), f"unpy-ocl-vendors-{os.getuid()}")
 
 

@@ -61,7 +61,7 @@ class KernelCache:
         return hashlib.sha256(json.dumps(fields).encode()).hexdigest()
 
     def clear_memory(self) -> None:
-        """Forget the programs held in memory (the disk entries stay)."""
+        """Forget the programs (and build failures) held in memory; the disk entries stay."""
         with self._lock:
             self._programs.clear()
 
@@ -74,6 +74,8 @@ class KernelCache:
         start = time.perf_counter()
         with self._lock:
             program = self._programs.get(key)
+            if isinstance(program, BuildError):   # failed before: the same source fails again
+                raise program
             if program is not None:
                 self.stats.memory_hits += 1
                 hit = True
@@ -83,8 +85,12 @@ class KernelCache:
                 if hit:
                     self.stats.disk_hits += 1
                 else:
-                    program = self._compile(source, options)
                     self.stats.builds += 1
+                    try:
+                        program = self._compile(source, options)
+                    except BuildError as e:
+                        self._programs[key] = e
+                        raise
                     self._store(key, program)
                 self._programs[key] = program
         try:

@@ -142,15 +142,19 @@ class KernelEmitter:
                 raise NotOffloadable("the nest contains 'return'")
         args = []
         params = []
-        used_groups = sorted({self.plan.device_map(a.ref_id).group for _, a in inst.accesses})
-        group_dtype = {}
+        # Buffers are numbered by the first access to each group, not by the plan's group order
+        # (which follows host addresses), so that the source does not depend on where NumPy put
+        # the arrays.
+        self.buffer_of, buffer_dtype = {}, []
         for e, a in inst.accesses:
-            group_dtype.setdefault(self.plan.device_map(a.ref_id).group,
-                                   self.types[e.array.id].dtype)
-        for g in used_groups:
-            params.append(f"__global {BUFFER_TYPES[group_dtype[g]]}* restrict g{g}")
-            args.append(KernelArg("buffer", f"g{g}", group_dtype[g], g))
-        self.group_dtype = group_dtype
+            group = self.plan.device_map(a.ref_id).group
+            if group not in self.buffer_of:
+                self.buffer_of[group] = len(buffer_dtype)
+                buffer_dtype.append(self.types[e.array.id].dtype)
+        for group, k in self.buffer_of.items():
+            params.append(f"__global {BUFFER_TYPES[buffer_dtype[k]]}* restrict g{k}")
+            args.append(KernelArg("buffer", f"g{k}", buffer_dtype[k], group))
+        self.buffer_dtype = buffer_dtype
         levels = inst.levels
         level_vars = [l.var for l in levels]
         reductions = nest.loop.reductions
@@ -162,8 +166,9 @@ class KernelEmitter:
             args.append(KernelArg("scalar", p.name, p.type.dtype))
         params.append("__global int* unpy_flag")
         args.append(KernelArg("flag", "unpy_flag"))
-        self.level_lo = {l.var: self.long_arg(f"unpy_lo{k}", inst.boxes[l.var].lo)
-                         for k, l in enumerate(inst.levels)}
+        for k, level in enumerate(inst.levels):
+            self.long_arg(f"unpy_lo{k}", inst.boxes[level.var].lo)
+            self.long_arg(f"unpy_step{k}", inst.boxes[level.var].step)
         red_info = []
         for r in reductions:
             dtype = self.types[r.var].dtype
@@ -176,9 +181,8 @@ class KernelEmitter:
         ndim = len(levels)
         for k, level in enumerate(levels):
             dim = ndim - 1 - k
-            box = inst.boxes[level.var]
             self.out(f"const long unpy_t{k} = get_global_id({dim});")
-            self.out(f"const long {level.var} = unpy_lo{k} + unpy_t{k} * {box.step}L;")
+            self.out(f"const long {level.var} = unpy_lo{k} + unpy_t{k} * unpy_step{k};")
         active = " && ".join(f"unpy_t{k} < {self.long_arg(f'unpy_n{k}', n)}"
                              for k, n in enumerate(inst.trip_counts))
         for r in reductions:
@@ -390,33 +394,54 @@ class KernelEmitter:
 
     def subscript(self, e):
         access = self.access_of[id(e)]
-        m = self.plan.device_map(access.ref_id)
-        buf = f"g{m.group}"
-        offset = self.long_arg(f"unpy_off{access.ref_id}", m.offset)
+        ref = access.ref_id
+        m = self.plan.device_map(ref)
+        k = self.buffer_of[m.group]
+        buf = f"g{k}"
+        element = BUFFER_TYPES[self.types[e.array.id].dtype]
+        if element != BUFFER_TYPES[self.buffer_dtype[k]]:
+            # Views of one buffer with different dtypes of one item size (a.view(np.int32)).
+            buf = f"((__global {element}*){buf})"
+        terms = [self.long_arg(f"unpy_off{ref}", m.offset)]
         if m.loop_coeffs is not None:
-            terms = [offset]
-            for var, c in m.loop_coeffs:
-                box = self.instance.boxes[var]
-                lo = self.level_lo.get(var, f"{box.lo}L")
-                norm = f"({var} - {lo})" if box.step == 1 else f"(({var} - {lo}) / {box.step}L)"
-                terms.append(f"{c}L * {norm}")
+            for n, (var, c) in enumerate(m.loop_coeffs):
+                terms.append(f"{self.coefficient(f'unpy_c{ref}_{n}', c)} * "
+                             f"{self.normalised(var)}")
             return f"{buf}[{' + '.join(terms)}]"
         arr = self.values[e.array.id]
-        terms = [offset]
         for d, (index, stride) in enumerate(zip(e.indices, m.dim_strides)):
             idx = self.expr(index)
             if access.indices[d] is None:
                 # Not analysed: wrap negatives as Python does; anything else out of range is
                 # left to the CPU path (which raises).
-                n = arr.shape[d]
-                idx = f"unpy_index({idx}, {n}L, unpy_flag)"
-            terms.append(f"{stride}L * {idx}")
+                n = self.long_arg(f"unpy_dim{ref}_{d}", arr.shape[d])
+                idx = f"unpy_index({idx}, {n}, unpy_flag)"
+            terms.append(f"{self.coefficient(f'unpy_s{ref}_{d}', stride)} * {idx}")
         return f"{buf}[{' + '.join(terms)}]"
+
+    def coefficient(self, name, value):
+        """A literal for the unit coefficients (the common contiguous case, kept visible to the
+        OpenCL compiler), an argument for the others: they change with the array sizes."""
+        if value in (1, -1):
+            return f"{value}L"
+        return self.long_arg(name, value)
+
+    def normalised(self, var):
+        """A loop variable in the normalised space of the device maps: `(var - lo) / step`."""
+        levels = [level.var for level in self.instance.levels]
+        if var in levels:
+            return f"unpy_t{levels.index(var)}"
+        box = self.instance.boxes[var]
+        lo = self.long_arg(f"unpy_lo_{var}", box.lo) if box.lo else "0L"
+        if box.step == 1:
+            return f"({var} - {lo})"
+        return f"(({var} - {lo}) / {box.step}L)"
 
     def expr_ArrayAttr(self, e):
         arr = self.values[e.array.id]
-        v = arr.shape[e.dim] if e.attr == "shape" else arr.size
-        return f"{v}L"
+        if e.attr == "shape":
+            return self.long_arg(f"unpy_shape_{e.array.id}_{e.dim}", arr.shape[e.dim])
+        return self.long_arg(f"unpy_size_{e.array.id}", arr.size)
 
     def expr_Call(self, e):
         name = e.func

@@ -94,10 +94,6 @@ class Cslmad:
         """|D|: the number of iterations (of addresses when restricted)."""
         return math.prod(self.extents)
 
-    @property
-    def last(self) -> int:
-        return self.base + sum(s * (u - 1) for s, u in self.dims)
-
     def is_restricted(self) -> bool:
         """Definition 1 (RCSLMAD): every iteration has its own address."""
         return satisfies_restriction(self.strides, self.extents)
@@ -125,14 +121,6 @@ def satisfies_restriction(strides: tuple, extents: tuple, slack: int = 0) -> boo
     return True
 
 
-def common_divisor(values) -> int:
-    """gcd of the values (0 for none)."""
-    g = 0
-    for v in values:
-        g = math.gcd(g, v)
-    return g
-
-
 # Enumerating addresses to count them exactly costs memory per iteration point.
 MAX_ENUMERATED = 1 << 18
 
@@ -156,7 +144,7 @@ def count_distinct(patterns: list, origin: int, unit: int,
     bound = 0
     for p in patterns:
         lo, hi = p.byte_interval()
-        step = common_divisor(abs(t.stride) for t in p.terms) or 1
+        step = math.gcd(*(t.stride for t in p.terms)) or 1
         bound += min(math.prod(t.extent for t in p.terms), (hi - lo - p.itemsize) // step + 1) \
             * (p.itemsize // unit)
     return bound, False

@@ -79,7 +79,8 @@ class PackedLayout:
 
     @property
     def residue_step(self) -> Optional[int]:
-        """The common difference of the residues, or None when they are not evenly spaced."""
+        """The common difference of the residues (0 for a single one), or None when they are
+        not evenly spaced."""
         steps = {b - a for a, b in zip(self.residues, self.residues[1:])}
         return steps.pop() if len(steps) == 1 else (0 if not steps else None)
 

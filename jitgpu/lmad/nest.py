@@ -28,9 +28,6 @@ class AffineForm:
         object.__setattr__(self, "const", int(self.const))
         object.__setattr__(self, "coeffs", tuple(sorted((v, c) for v, c in merged.items() if c)))
 
-    def coeff(self, var: str) -> int:
-        return dict(self.coeffs).get(var, 0)
-
     def value_range(self, extents: dict) -> tuple:
         """(min, max) over the box `0 <= var < extents[var]`; every extent must be >= 1."""
         lo = hi = self.const
@@ -44,16 +41,18 @@ class AffineForm:
         return self.const + sum(c * env[v] for v, c in self.coeffs)
 
     def shifted(self, origin: dict) -> "AffineForm":
-        """The same form over variables shifted by `origin` (var -> var + origin[var])."""
+        """The form over variables counted from `origin`: f'(v) = f(v + origin[v])."""
         return AffineForm(self.evaluate({v: origin.get(v, 0) for v, _ in self.coeffs}),
                           self.coeffs)
 
     def __str__(self):
         text = ""
         for var, c in self.coeffs:
-            mag = abs(c)
-            term = var if mag == 1 else f"{mag}*{var}"
-            text += (" - " if c < 0 else " + ") + term if text else ("-" if c < 0 else "") + term
+            term = var if abs(c) == 1 else f"{abs(c)}*{var}"
+            if text:
+                text += f" - {term}" if c < 0 else f" + {term}"
+            else:
+                text = f"-{term}" if c < 0 else term
         if not text:
             return str(self.const)
         if self.const:

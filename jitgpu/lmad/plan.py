@@ -34,6 +34,10 @@ CLOSED_FORM_CASES = (
     ("theorem2", solve_theorem2),
 )
 
+# A packed layout is worth its gathers only while they are few: past this many boxes (many
+# scattered fixed addresses, say) one contiguous copy of the span is cheaper to move.
+MAX_BOXES = 64
+
 CASE_TEXT = {
     "1d": "one 1-D CSLMAD (4.3.1)",
     "1d-equal-stride": "1-D CSLMADs of equal stride, compacted (4.3.2)",
@@ -111,10 +115,10 @@ def solve_group(index: int, footprints: list, opts: Options) -> tuple:
         if layout is not None:
             group, maps = packed_group(index, case, layout, footprints, normalised, lo, hi, unit)
             span = (hi - lo) // unit
-            if group.device_elems <= span:
+            if group.device_elems <= span and len(group.boxes) <= MAX_BOXES:
                 return group, maps
-            why_not = (f"the {case} layout needs {group.device_elems} elements, more than the "
-                       f"{span} of the whole span")
+            why_not = (f"the {case} layout needs {group.device_elems} elements in "
+                       f"{len(group.boxes)} boxes, the whole span {span} in one")
     return mirror_group(index, footprints, lo, hi, why_not, opts)
 
 

@@ -9,19 +9,18 @@ array always knows), arrays of different item sizes sharing memory, and misalign
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from .boxes import make_box
-from .cslmad import common_divisor
 from .transfer import Box, DeviceMap
 
 
 def mirror_unit(arrays: list, lo: int) -> int:
     """The largest element size dividing every item size, every array's distance from `lo` and
     every stride that moves (the itemsize itself for ordinary arrays)."""
-    return common_divisor(
-        [a.itemsize for a in arrays] + [a.data_addr - lo for a in arrays]
-        + [s for a in arrays for n, s in zip(a.shape, a.strides) if n > 1])
+    return math.gcd(*[a.itemsize for a in arrays], *[a.data_addr - lo for a in arrays],
+                    *[s for a in arrays for n, s in zip(a.shape, a.strides) if n > 1])
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,9 @@ class TransferGroup:
     note: str = ""          # why this case, for explain()
     ref_ids: tuple = ()
 
+    def __post_init__(self):
+        assert self.case in CASES, self.case
+
     @property
     def device_bytes(self) -> int:
         return self.device_elems * self.itemsize

@@ -510,11 +510,9 @@ class FunctionEmitter:
         if module == "math":
             if func in ("floor", "ceil"):
                 return f"unpy::float_to_int({MATH_CXX[func]}({args[0]}))"
-            if func in ("log", "log10"):
-                return f"unpy::math_{func}({args[0]})"
-            if func in ("sqrt", "asin", "acos"):
-                return f"unpy::math_checked({MATH_CXX[func]}({args[0]}), {args[0]})"
-            return f"{MATH_CXX[func]}({', '.join(args)})"
+            if func in ("atan2", "hypot"):
+                return f"{MATH_CXX[func]}({', '.join(args)})"
+            return f"unpy::math_{func}({', '.join(args)})"
         if func == "abs":
             return f"unpy::py_abs<{ct}>({args[0]})"
         if func == "pow":

@@ -375,18 +375,34 @@ inline int64_t float_to_int(double x) {
     return static_cast<int64_t>(x);
 }
 
-// math.* raises ValueError where C returns nan for a non-nan argument (domain errors).
-inline double math_checked(double result, double arg) {
+// math.* raises where CPython's math module does (math_1 in mathmodule.c): a nan from a non-nan
+// argument is a domain error (ValueError); an infinite result from a finite argument is a range
+// error (OverflowError) for the functions that can overflow, else a domain error.
+inline double math_result(double result, double arg, bool can_overflow) {
     if (std::isnan(result) && !std::isnan(arg)) raise(ErrorKind::value, "math domain error");
+    else if (std::isinf(result) && std::isfinite(arg))
+        raise(can_overflow ? ErrorKind::overflow : ErrorKind::value,
+              can_overflow ? "math range error" : "math domain error");
     return result;
 }
-inline double math_log(double x) {
-    if (x <= 0) { raise(ErrorKind::value, "math domain error"); return 0; }
-    return std::log(x);
-}
-inline double math_log10(double x) {
-    if (x <= 0) { raise(ErrorKind::value, "math domain error"); return 0; }
-    return std::log10(x);
+#define UNPY_MATH1(name, can_overflow) \
+    inline double math_##name(double x) { return math_result(std::name(x), x, can_overflow); }
+UNPY_MATH1(sqrt, false) UNPY_MATH1(exp, true) UNPY_MATH1(log, false) UNPY_MATH1(log10, false)
+UNPY_MATH1(sin, false) UNPY_MATH1(cos, false) UNPY_MATH1(tan, false) UNPY_MATH1(asin, false)
+UNPY_MATH1(acos, false) UNPY_MATH1(atan, false) UNPY_MATH1(sinh, true) UNPY_MATH1(cosh, true)
+UNPY_MATH1(tanh, false) UNPY_MATH1(fabs, false)
+#undef UNPY_MATH1
+
+// math.pow: errors only for finite arguments; 0 to a negative power is a domain error.
+inline double math_pow(double x, double y) {
+    double r = std::pow(x, y);
+    if (std::isfinite(x) && std::isfinite(y)) {
+        if (std::isnan(r)) raise(ErrorKind::value, "math domain error");
+        else if (std::isinf(r))
+            raise(x == 0 ? ErrorKind::value : ErrorKind::overflow,
+                  x == 0 ? "math domain error" : "math range error");
+    }
+    return r;
 }
 
 inline int64_t range_length(int64_t start, int64_t stop, int64_t step) {

@@ -74,11 +74,14 @@ def _operand(t: Scalar):
 
 def resolve(ufunc, types):
     """(input dtypes, output dtype) NumPy picks for `ufunc` on scalars of `types`, or None."""
+    weak = all(t.weak for t in types)
+    # Python scalars among themselves (`i < 7`, `n * 2` with Python-int variables): NumPy would
+    # pick its object loops for comparisons; compiled code computes them in their own dtypes.
+    operands = [np.dtype(t.dtype) if weak else _operand(t) for t in types]
     try:
-        resolved = ufunc.resolve_dtypes(tuple(_operand(t) for t in types) + (None,))
+        resolved = ufunc.resolve_dtypes(tuple(operands) + (None,))
     except (TypeError, np.exceptions.DTypePromotionError):
         return None
-    weak = all(t.weak for t in types)
     inputs = [Scalar(d.name) for d in resolved[:-1]]
     out = resolved[-1].name
     return inputs, Scalar(out, weak and out in ("int64", "float64", "bool"))

@@ -1,0 +1,23 @@
+"""Shared fixtures: the kernel modules of tests/kernels, each built once per test session (and
+per pytest-xdist worker, through the build cache) and loaded compiled and interpreted."""
+import pytest
+
+import diffcheck
+
+diffcheck.ensure_cache_dir()
+
+
+def _kernel_pair_fixture(module):
+    @pytest.fixture(scope="session", name=f"{module}_kernels")
+    def fixture(tmp_path_factory):
+        return diffcheck.load_kernel_pair(module, tmp_path_factory.mktemp(f"build-{module}"))
+    fixture.__doc__ = f"tests/kernels/{module}.py, compiled and interpreted (a KernelPair)."
+    return fixture
+
+
+arith_kernels = _kernel_pair_fixture("arith")
+loops_kernels = _kernel_pair_fixture("loops")
+arrays_kernels = _kernel_pair_fixture("arrays")
+prange_kernels = _kernel_pair_fixture("prange")
+mathfuncs_kernels = _kernel_pair_fixture("mathfuncs")
+checked_kernels = _kernel_pair_fixture("checked")

@@ -1,0 +1,203 @@
+"""Differential testing: build a kernel module of tests/kernels once, load the compiled module
+beside the interpreted one, call the same function of both on the same inputs and compare.
+
+The interpreter is the reference (SPEC section 1). Inputs are copied for each side, so in-place
+writes are compared too.
+"""
+from __future__ import annotations
+
+import copy
+import fcntl
+import importlib.util
+import math
+import os
+import sys
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+KERNELS = TESTS / "kernels"
+# Modules of tests/kernels, in the order a test worker builds them ahead of need.
+KERNEL_MODULES = ["arith", "loops", "arrays", "prange", "mathfuncs", "checked"]
+BOUNDSCHECKED = {"checked"}
+
+
+@contextmanager
+def _locked(name: str):
+    """One builder per kernel module at a time across pytest-xdist workers; the others then find
+    the module in the build cache."""
+    from unpy.cpp_emit.build import cache_dir
+    locks = cache_dir().parent / "test-locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    with open(locks / f"{name}.lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _try_lock(name: str):
+    from unpy.cpp_emit.build import cache_dir
+    locks = cache_dir().parent / "test-locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    f = open(locks / f"{name}.lock", "w")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.close()
+        return None
+    return f
+
+
+def _options(name):
+    from unpy.cpp_emit.build import BuildOptions
+    return BuildOptions(boundscheck=name in BOUNDSCHECKED)
+
+
+def build_kernel_module(name: str, out_dir: Path) -> Path:
+    """Build tests/kernels/<name>.py into out_dir (from the build cache when it is there). While
+    another worker builds this one, build another kernel module meanwhile."""
+    from unpy.cpp_emit.build import build
+    held = _try_lock(name)
+    if held is None:
+        for other in KERNEL_MODULES:
+            lock = _try_lock(other) if other != name else None
+            if lock is not None:
+                try:
+                    build(str(KERNELS / f"{other}.py"), str(out_dir / "scratch"), _options(other))
+                finally:
+                    lock.close()
+                break
+        with _locked(name):
+            return build(str(KERNELS / f"{name}.py"), str(out_dir), _options(name)).output
+    try:
+        return build(str(KERNELS / f"{name}.py"), str(out_dir), _options(name)).output
+    finally:
+        held.close()
+
+
+def _load(module_name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module      # explain() finds a compiled module by its name
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass
+class KernelPair:
+    """A kernel module twice: compiled (the extension module) and interpreted (the .py)."""
+    name: str
+    compiled: object
+    interpreted: object
+
+    def run(self, func: str, *args):
+        """(interpreter outcome, compiled outcome, interpreter args, compiled args) of one call on
+        copies of `args`; an outcome is ('ok', value) or ('raise', exception)."""
+        py_args, c_args = copy.deepcopy(args), copy.deepcopy(args)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            expected = _outcome(getattr(self.interpreted, func), py_args)
+        got = _outcome(getattr(self.compiled, func), c_args)
+        return expected, got, py_args, c_args
+
+    def check(self, func: str, *args, rtol=0.0, check_dtype=True):
+        """Assert that both sides return the same value (and dtype), raise the same exception
+        type, and leave the array arguments equal. Returns the compiled result."""
+        expected, got, py_args, c_args = self.run(func, *args)
+        call = f"{func}{_show_args(args)}"
+        if expected[0] == "raise":
+            assert got[0] == "raise", (
+                f"{call}: the interpreter raised {expected[1]!r}, compiled returned {got[1]!r}")
+            assert type(got[1]) is type(expected[1]), (
+                f"{call}: the interpreter raised {expected[1]!r}, compiled raised {got[1]!r}")
+            return got[1]
+        assert got[0] == "ok", f"{call}: compiled raised {got[1]!r}, expected {expected[1]!r}"
+        assert_same(expected[1], got[1], rtol=rtol, check_dtype=check_dtype, what=call)
+        for k, (a, b) in enumerate(zip(py_args, c_args)):
+            if isinstance(a, np.ndarray):
+                assert_same(a, b, rtol=rtol, what=f"{call}: argument {k} after the call")
+        return got[1]
+
+
+def _outcome(f, args):
+    try:
+        return ("ok", f(*args))
+    except Exception as e:      # the comparison is the test
+        return ("raise", e)
+
+
+def _show_args(args):
+    parts = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            parts.append(f"ndarray({a.dtype}, shape={a.shape}, strides={a.strides})")
+        else:
+            parts.append(f"{type(a).__name__}({a!r})")
+    return "(" + ", ".join(parts) + ")"
+
+
+def scalar_dtype(x):
+    """The NumPy dtype a scalar result has (Python bool/int/float map to bool/int64/float64)."""
+    return np.asarray(x).dtype
+
+
+def _same_float(a: float, b: float, rtol: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    if rtol and math.isfinite(a):
+        return math.isclose(a, b, rel_tol=rtol, abs_tol=rtol)
+    return a == b and math.copysign(1, a) == math.copysign(1, b)
+
+
+def assert_same(expected, got, rtol=0.0, check_dtype=True, what="result"):
+    """Equal values (NaN equals NaN, 0.0 and -0.0 differ unless rtol > 0). With `check_dtype`,
+    a scalar result has the dtype the interpreter's NumPy scalar has; Python scalars from the
+    interpreter only fix the kind (bool, int, float)."""
+    if isinstance(expected, np.ndarray):
+        assert isinstance(got, np.ndarray), f"{what}: expected an array, got {got!r}"
+        assert got.dtype == expected.dtype, f"{what}: dtype {got.dtype} != {expected.dtype}"
+        assert got.shape == expected.shape, f"{what}: shape {got.shape} != {expected.shape}"
+        if expected.dtype.kind == "f":
+            ok = (np.isclose(got, expected, rtol=rtol, atol=rtol, equal_nan=True) if rtol else
+                  (got == expected) & (np.signbit(got) == np.signbit(expected))
+                  | (np.isnan(got) & np.isnan(expected)))
+            assert np.all(ok), f"{what}: arrays differ\nexpected {expected}\ngot      {got}"
+        else:
+            assert np.array_equal(got, expected), (
+                f"{what}: arrays differ\nexpected {expected}\ngot      {got}")
+        return
+    if expected is None:
+        assert got is None, f"{what}: expected None, got {got!r}"
+        return
+    assert np.isscalar(got), f"{what}: expected a scalar, got {got!r}"
+    if check_dtype:
+        if isinstance(expected, np.generic):
+            assert scalar_dtype(got) == expected.dtype, (
+                f"{what}: result dtype {scalar_dtype(got)} != the interpreter's {expected.dtype}")
+        else:
+            assert scalar_dtype(got).kind == scalar_dtype(expected).kind, (
+                f"{what}: result {got!r} is not of the kind of the interpreter's {expected!r}")
+    if scalar_dtype(expected).kind == "f" or scalar_dtype(got).kind == "f":
+        assert _same_float(float(expected), float(got), rtol), f"{what}: {got!r} != {expected!r}"
+    else:
+        assert int(got) == int(expected), f"{what}: {got!r} != {expected!r}"
+
+
+def load_kernel_pair(name: str, out_dir: Path) -> KernelPair:
+    so = build_kernel_module(name, out_dir)
+    compiled = _load(name, so)
+    interpreted = _load(f"interpreted_{name}", KERNELS / f"{name}.py")
+    return KernelPair(name, compiled, interpreted)
+
+
+def ensure_cache_dir():
+    """`make test` sets UNPY_CACHE_DIR to the repository's .unpy-cache; do the same when pytest
+    runs on its own, so that test builds never land in the user's home cache."""
+    os.environ.setdefault("UNPY_CACHE_DIR", str(REPO / ".unpy-cache"))

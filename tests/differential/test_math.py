@@ -1,0 +1,167 @@
+"""Math functions, interpreter vs compiled: math.* computes in double precision and raises
+ValueError/OverflowError where Python's math module does; numpy.* keeps NumPy's dtypes and
+returns inf/nan; abs/min/max follow Python (min/max keep the first of equal or unordered
+operands)."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from npstrategies import scalars
+
+SETTINGS = settings(max_examples=40, deadline=None)
+f64, f32, i64 = np.float64, np.float32, np.int64
+
+SPECIAL = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, -3.7, 20.0, 700.0, 710.0, -750.0, 1e308,
+           -1e308, 5e-324, np.inf, -np.inf, np.nan]
+MATH_UNARY = ["math_sqrt", "math_exp", "math_log", "math_log10", "math_sin", "math_cos",
+              "math_tan", "math_asin", "math_acos", "math_atan", "math_sinh", "math_cosh",
+              "math_tanh", "math_fabs", "math_floor", "math_ceil", "imported_sqrt"]
+MATH_BINARY = ["math_atan2", "math_pow", "math_hypot"]
+
+
+def check_math(kernels, func, x):
+    """math.floor/ceil give Python ints of any size; compiled code gives an int64 and raises
+    OverflowError (as int() of infinity does) where the value does not fit, never a wrong value."""
+    if func in ("math_floor", "math_ceil") and math.isfinite(x) and \
+            not -2**63 <= getattr(math, func[5:])(x) < 2**63:
+        with pytest.raises(OverflowError):
+            getattr(kernels.compiled, func)(x)
+        return
+    kernels.check(func, x)
+
+
+@pytest.mark.parametrize("func", MATH_UNARY)
+def test_math_unary(mathfuncs_kernels, func):
+    """Same value (the same libm), and the same exception where Python's math module raises:
+    ValueError for a domain error (sqrt(-1), log(0), sin(inf)), OverflowError for a finite
+    argument with an infinite result (exp(710))."""
+    for x in SPECIAL:
+        check_math(mathfuncs_kernels, func, x)
+
+    @SETTINGS
+    @given(st.floats())
+    def run(x):
+        check_math(mathfuncs_kernels, func, x)
+    run()
+
+
+@pytest.mark.parametrize("func", MATH_BINARY)
+def test_math_binary(mathfuncs_kernels, func):
+    for x in [0.0, -0.0, 1.0, -2.0, 0.5, 1e308, np.inf, -np.inf, np.nan]:
+        for y in [0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 1e308, 400.0, np.inf, -np.inf, np.nan]:
+            mathfuncs_kernels.check(func, x, y)
+
+    @SETTINGS
+    @given(st.floats(), st.floats())
+    def run(x, y):
+        mathfuncs_kernels.check(func, x, y)
+    run()
+
+
+def test_math_errors_spelled_out(mathfuncs_kernels):
+    c = mathfuncs_kernels.compiled
+    with pytest.raises(ValueError, match="math domain error"):
+        c.math_sqrt(-1.0)
+    with pytest.raises(ValueError):
+        c.math_log(0.0)
+    with pytest.raises(OverflowError):
+        c.math_exp(1000.0)
+    with pytest.raises(ValueError):
+        c.math_floor(np.nan)
+    with pytest.raises(OverflowError):
+        c.math_ceil(np.inf)
+    assert c.math_floor(-2.5) == -3 and type(c.math_floor(-2.5)) is int
+
+
+def test_math_of_other_types(mathfuncs_kernels):
+    for n in [0, 1, 2, 17, 2**53 + 1]:
+        mathfuncs_kernels.check("math_sqrt_of_int", n)
+    for x in [f32(0.5), f32(-3.25), f32(88.0)]:
+        mathfuncs_kernels.check("math_exp_of_f32", x)
+
+
+@pytest.mark.parametrize("func, t", [("np_f64", f64), ("np_f32", f32), ("np_sqrt_f64", f64),
+                                     ("np_exp_f64", f64), ("np_log_f64", f64),
+                                     ("np_sqrt_f32", f32), ("np_exp_f32", f32),
+                                     ("np_sin_f32", f32), ("np_rounding_f64", f64),
+                                     ("np_rounding_f32", f32), ("np_absolute_f64", f64)])
+def test_numpy_unary(mathfuncs_kernels, func, t):
+    """NumPy's own SIMD implementations may differ from libm in the last bits: compared within a
+    few units in the last place; the dtype must be exactly NumPy's (float32 stays float32)."""
+    rtol = 4 * np.finfo(t).eps
+    with np.errstate(over="ignore"):        # 1e308 becomes inf in float32
+        values = [t(x) for x in SPECIAL + [0.25, -0.25, 0.999]]
+    for x in values:
+        mathfuncs_kernels.check(func, x, rtol=rtol)
+
+    @SETTINGS
+    @given(scalars(t))
+    def run(x):
+        mathfuncs_kernels.check(func, x, rtol=rtol)
+    run()
+
+
+@pytest.mark.parametrize("func, t", [("np_two_args", f64), ("np_two_args_f32", f32)])
+def test_numpy_binary(mathfuncs_kernels, func, t):
+    rtol = 4 * np.finfo(t).eps
+
+    @SETTINGS
+    @given(scalars(t), scalars(t))
+    def run(x, y):
+        mathfuncs_kernels.check(func, x, y, rtol=rtol)
+    run()
+
+
+def test_numpy_of_integers(mathfuncs_kernels):
+    for n in [0, 1, 4, 17, -4, 2**62]:
+        mathfuncs_kernels.check("np_sqrt_of_i64", i64(n), rtol=1e-15)
+        mathfuncs_kernels.check("np_fabs_of_i64", i64(n))
+        # int64 from NumPy 2.3 on, float64 before: the value is what matters here.
+        mathfuncs_kernels.check("np_floor_of_i64", i64(n), check_dtype=False)
+    for n in [0, 4, 300, -3]:
+        mathfuncs_kernels.check("np_sqrt_of_i16", np.int16(n), rtol=1e-6)
+    for a, b in [(2, 10), (-3, 3), (5, 0), (2, 64)]:
+        mathfuncs_kernels.check("np_power_ints", i64(a), i64(b))
+    assert isinstance(mathfuncs_kernels.check("np_power_ints", i64(2), i64(-1)), ValueError)
+    for a in [-128, -1, 0, 127]:
+        mathfuncs_kernels.check("np_abs_i8", np.int8(a))
+
+
+@pytest.mark.parametrize("func, t", [("abs_i64", i64), ("abs_f64", f64), ("abs_f32", f32),
+                                     ("abs_i32", np.int32)])
+def test_abs(mathfuncs_kernels, func, t):
+    @SETTINGS
+    @given(scalars(t))
+    def run(x):
+        mathfuncs_kernels.check(func, x)
+    run()
+
+
+@pytest.mark.parametrize("func, t, n", [("min2_f64", f64, 2), ("max2_f64", f64, 2),
+                                        ("min3_i64", i64, 3), ("max3_i64", i64, 3),
+                                        ("min_i32", np.int32, 2), ("max_f32", f32, 2),
+                                        ("clamp", f64, 2)])
+def test_min_max(mathfuncs_kernels, func, t, n):
+    """Python's min/max: the first of equal or unordered operands wins (min(nan, 1) is nan,
+    min(1, nan) is 1; min(0.0, -0.0) is 0.0)."""
+    if np.dtype(t).kind == "f":
+        for a in [0.0, -0.0, 1.0, np.nan]:
+            for b in [0.0, -0.0, -1.0, np.nan]:
+                mathfuncs_kernels.check(func, t(a), t(b))
+
+    @SETTINGS
+    @given(st.tuples(*[scalars(t)] * n))
+    def run(args):
+        mathfuncs_kernels.check(func, *args)
+    run()
+
+
+def test_min_of_int_and_float(mathfuncs_kernels):
+    """Python's min returns the operand itself (int or float); compiled code returns the
+    promoted float64 of the same value."""
+    for a, b in [(1, 2.5), (3, 2.5), (2, 2.0)]:
+        mathfuncs_kernels.check("min_mixed", i64(a), f64(b), check_dtype=False)
+        assert type(mathfuncs_kernels.compiled.min_mixed(a, b)) is float

@@ -1,0 +1,524 @@
+"""@gpu kernels for the GPU-path tests (tests/jitgpu): each outermost prange nest runs through
+OpenCL (PoCL in the tests) and is compared with this same file run by the interpreter.
+
+Sizes come from the arrays' shapes or from scalar parameters, so that one OpenCL build serves
+every call (the kernel sources take size-dependent values as arguments)."""
+import math
+
+import numpy as np
+import unpython
+from unpython import prange
+
+
+# --- element-wise nests: 1, 2 and 3 collapsed prange levels ------------------------------------
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', 'float64', None)
+def axpy(x, y, alpha):
+    for i in prange(x.shape[0]):
+        y[i] = alpha * x[i] + y[i]
+
+
+@unpython.gpu
+@unpython.type('ndarray[float32,1]', 'ndarray[float32,1]', 'float32', None)
+def axpy_f32(x, y, alpha):
+    for i in prange(x.shape[0]):
+        y[i] = alpha * x[i] + y[i]
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', 'ndarray[float64,2]', None)
+def add2(a, b, out):
+    n, m = out.shape
+    for i in prange(n):
+        for j in prange(m):
+            out[i, j] = a[i, j] + 2.0 * b[i, j]
+
+
+@unpython.gpu
+@unpython.type('ndarray[int32,3]', 'ndarray[int32,3]', None)
+def add3(a, out):
+    n, m, p = out.shape
+    for i in prange(n):
+        for j in prange(m):
+            for k in prange(p):
+                out[i, j, k] = a[i, j, k] * (i + 1) - j + 3 * k
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'int64', 'int64', 'int64', None)
+def fill_range(out, start, stop, step):
+    for i in prange(start, stop, step):
+        out[i] = 3 * i + 1
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', 'int64', 'int64', 'int64', 'int64',
+               'int64', 'int64', None)
+def fill_block(a, out, r0, r1, rs, c0, c1, cs):
+    for i in prange(r0, r1, rs):
+        for j in prange(c0, c1, cs):
+            out[i, j] = a[i, j] * 0.5 + i - 2 * j
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', 'ndarray[float64,2]', None)
+def matmul(a, b, c):
+    m = a.shape[0]
+    n = b.shape[1]
+    p = a.shape[1]
+    for i in prange(m):
+        for j in prange(n):
+            s = 0.0
+            for k in range(p):
+                s += a[i, k] * b[k, j]
+            c[i, j] = s
+
+
+@unpython.gpu
+@unpython.type('ndarray[float32,2]', 'ndarray[float32,2]', 'ndarray[float32,2]', None)
+def matmul_f32(a, b, c):
+    for i in prange(a.shape[0]):
+        for j in prange(b.shape[1]):
+            s = np.float32(0)
+            for k in range(a.shape[1]):
+                s += a[i, k] * b[k, j]
+            c[i, j] = s
+
+
+# --- aliasing: two views of one buffer as two parameters --------------------------------------
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', 'int64', None)
+def even_to_odd(dst, src, n):
+    # Called as even_to_odd(a[1:], a[:-1], ...): reads a[i], writes a[i + 1], i even.
+    for i in prange(0, n, 2):
+        dst[i] = src[i] * 2.0 + 1.0
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', None)
+def scale_into(dst, src):
+    # Called as scale_into(a, a): each iteration reads and writes its own element.
+    for i in prange(dst.shape[0]):
+        dst[i] = src[i] * 0.5 + dst[i]
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', None)
+def copy_plus_one(dst, src):
+    # Called with the two column halves of one matrix.
+    for i in prange(dst.shape[0]):
+        for j in prange(dst.shape[1]):
+            dst[i, j] = src[i, j] + 1.0
+
+
+@unpython.gpu
+@unpython.type('ndarray[float32,1]', 'ndarray[int32,1]', None)
+def truncate_into(src, dst):
+    # Called with a float32 view and an int32 view interleaved in one buffer.
+    for i in prange(src.shape[0]):
+        dst[i] = int(src[i])
+
+
+# --- reductions ---------------------------------------------------------------------------------
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'int64', 'int64')
+def red_sum_i64(x, init):
+    t = init
+    for i in prange(x.shape[0]):
+        t += x[i]
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'int64', 'int64')
+def red_sub_i64(x, init):
+    t = init
+    for i in prange(x.shape[0]):
+        t -= x[i]
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'int64', 'int64')
+def red_prod_i64(x, init):
+    t = init
+    for i in prange(x.shape[0]):
+        t *= x[i]
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'int64', 'int64')
+def red_min_i64(x, init):
+    t = init
+    for i in prange(x.shape[0]):
+        t = min(t, x[i])
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'int64', 'int64')
+def red_max_i64(x, init):
+    t = init
+    for i in prange(x.shape[0]):
+        t = max(x[i], t)
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'int64', 'int64')
+def red_or_i64(x, init):
+    t = init
+    for i in prange(x.shape[0]):
+        t |= x[i]
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'int64', 'int64')
+def red_and_i64(x, init):
+    t = init
+    for i in prange(x.shape[0]):
+        t &= x[i]
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'int64', 'int64')
+def red_xor_i64(x, init):
+    t = init
+    for i in prange(x.shape[0]):
+        t ^= x[i]
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[int32,1]', 'int32', 'int32')
+def red_sum_i32(x, init):
+    t = init
+    for i in prange(x.shape[0]):
+        t += x[i]
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[uint8,1]', 'uint8', 'uint8')
+def red_max_u8(x, init):
+    t = init
+    for i in prange(x.shape[0]):
+        t = max(t, x[i])
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'float64', 'float64')
+def red_sum_f64(x, init):
+    t = init
+    for i in prange(x.shape[0]):
+        t += x[i] * x[i]
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[float32,1]', 'float32', 'float32')
+def red_sum_f32(x, init):
+    t = init
+    for i in prange(x.shape[0]):
+        t += x[i] * 2.0
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'float64', 'float64')
+def red_min_f64(x, init):
+    t = init
+    for i in prange(x.shape[0]):
+        t = min(t, x[i])
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[float32,1]', 'float32', 'float32')
+def red_max_f32(x, init):
+    t = init
+    for i in prange(x.shape[0]):
+        t = max(t, x[i])
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'float64')
+def red_sum_2d(a):
+    t = 0.0
+    for i in prange(a.shape[0]):
+        for j in prange(a.shape[1]):
+            t += a[i, j]
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64,3]', 'int64')
+def red_sum_3d(a):
+    t = 7
+    for i in prange(a.shape[0]):
+        for j in prange(a.shape[1]):
+            for k in prange(a.shape[2]):
+                t += a[i, j, k] * (i - j + k)
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'float64')
+def red_several(x):
+    total = 1.5
+    biggest = -1e300
+    positives = 0
+    for i in prange(x.shape[0]):
+        total += x[i]
+        biggest = max(biggest, x[i])
+        if x[i] > 0:
+            positives += 1
+    return total + biggest + positives
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'bool')
+def red_any_negative(x):
+    found = False
+    for i in prange(x.shape[0]):
+        found |= x[i] < 0
+    return found
+
+
+# --- triangular nests ------------------------------------------------------------------------
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', None)
+def syrk(a, c):
+    n = a.shape[0]
+    p = a.shape[1]
+    for i in prange(n):
+        for j in range(i + 1):
+            s = 0.0
+            for k in range(p):
+                s += a[i, k] * a[j, k]
+            c[i, j] = s
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', None)
+def upper_scale(a, out):
+    n = a.shape[0]
+    for i in prange(n):
+        for j in prange(i, n):
+            out[i, j] = a[i, j] * 2.0 - a[j, i]
+
+
+# --- control flow inside the kernel ---------------------------------------------------------
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'ndarray[int64,1]', None)
+@unpython.locals(steps='int64')
+def collatz(x, out):
+    for i in prange(x.shape[0]):
+        v = x[i]
+        steps = 0
+        while v != 1 and steps < 1000:
+            if v % 2 == 0:
+                v = v // 2
+            else:
+                v = 3 * v + 1
+            steps += 1
+        out[i] = steps
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[int64,1]', None)
+def first_negative(a, out):
+    for i in prange(a.shape[0]):
+        out[i] = -1
+        for j in range(a.shape[1]):
+            if a[i, j] == 0.0:
+                continue
+            if a[i, j] < 0.0:
+                out[i] = j
+                break
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', None)
+@unpython.locals(k='int64')
+def branches(x, out):
+    for i in prange(x.shape[0]):
+        v = x[i]
+        if v > 1.0:
+            out[i] = v * v
+        elif v < -1.0:
+            out[i] = -v if v < -2.0 else v - 1.0
+        else:
+            w = 0.0
+            k = 0
+            while True:
+                k += 1
+                w += v / k
+                if k >= 4:
+                    break
+            out[i] = w
+
+
+# --- math functions ---------------------------------------------------------------------------
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,2]', None)
+def math_f64(x, out):
+    for i in prange(x.shape[0]):
+        v = x[i]
+        a = abs(v)
+        out[i, 0] = math.sqrt(a)
+        out[i, 1] = math.exp(v / 8.0)
+        out[i, 2] = math.log(a + 1.0)
+        out[i, 3] = math.log10(a + 1.0)
+        out[i, 4] = math.sin(v) + math.cos(v) + math.tan(v / 4.0)
+        out[i, 5] = math.asin(v / (a + 1.0)) + math.acos(v / (a + 2.0))
+        out[i, 6] = math.atan(v) + math.atan2(v, 3.0)
+        out[i, 7] = math.sinh(v / 8.0) + math.cosh(v / 8.0) + math.tanh(v)
+        out[i, 8] = math.floor(v) + 10 * math.ceil(v)
+        out[i, 9] = math.fabs(v) + math.pow(a, 1.5) + math.hypot(v, 2.0)
+        out[i, 10] = min(v, 0.5) + max(v, -0.5, a / 3.0)
+
+
+@unpython.gpu
+@unpython.type('ndarray[float32,1]', 'ndarray[float32,2]', None)
+def math_f32(x, out):
+    for i in prange(x.shape[0]):
+        v = x[i]
+        a = abs(v)
+        out[i, 0] = np.sqrt(a)
+        out[i, 1] = np.exp(v / np.float32(8))
+        out[i, 2] = np.log(a + np.float32(1))
+        out[i, 3] = np.sin(v) + np.cos(v)
+        out[i, 4] = np.tanh(v) + np.arctan2(v, np.float32(3))
+        out[i, 5] = np.floor(v) + np.ceil(v)
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', None)
+def math_log(x, out):
+    for i in prange(x.shape[0]):
+        out[i] = math.log(x[i])
+
+
+# --- integer and float division ---------------------------------------------------------------
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'ndarray[int64,1]', 'ndarray[int64,1]', 'ndarray[int64,1]',
+               None)
+def divmod_i64(a, b, q, r):
+    for i in prange(a.shape[0]):
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+
+
+@unpython.gpu
+@unpython.type('ndarray[int32,1]', 'int32', 'ndarray[int32,2]', None)
+def divmod_i32(a, d, out):
+    for i in prange(a.shape[0]):
+        out[i, 0] = a[i] // d
+        out[i, 1] = a[i] % d
+        out[i, 2] = (a[i] - 7) // 3
+        out[i, 3] = (-a[i]) % 5
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', 'ndarray[float64,2]', None)
+def divmod_f64(a, b, out):
+    for i in prange(a.shape[0]):
+        out[i, 0] = a[i] // b[i]
+        out[i, 1] = a[i] % b[i]
+        out[i, 2] = a[i] / b[i]
+
+
+# --- bool arrays ------------------------------------------------------------------------------
+
+@unpython.gpu
+@unpython.type('ndarray[bool,1]', 'ndarray[bool,1]', 'ndarray[bool,1]', None)
+def bool_ops(a, b, out):
+    for i in prange(a.shape[0]):
+        out[i] = (a[i] and not b[i]) or (a[i] == b[i] and b[i])
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'float64', 'ndarray[bool,1]', 'int64')
+def threshold_count(x, limit, out):
+    count = 0
+    for i in prange(x.shape[0]):
+        out[i] = x[i] > limit
+        if out[i]:
+            count += 1
+    return count
+
+
+# --- non-affine indices -----------------------------------------------------------------------
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[int64,1]', 'ndarray[float64,1]', None)
+def gather(x, idx, out):
+    for i in prange(idx.shape[0]):
+        out[i] = x[idx[i]]
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[int64,1]', 'ndarray[float64,1]', None)
+def scatter(x, idx, out):
+    for i in prange(idx.shape[0]):
+        out[idx[i]] = x[i] + 1.0
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'ndarray[int64,1]', None)
+def squares_mod(x, out):
+    n = x.shape[0]
+    for i in prange(out.shape[0]):
+        out[i] = x[(i * i) % n]
+
+
+# --- cases that fall back to OpenMP -----------------------------------------------------------
+
+@unpython.type('float64', 'float64')
+def helper(v):
+    return v * 2.0 + 1.0
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', None)
+def uses_helper(x, out):
+    for i in prange(x.shape[0]):
+        out[i] = helper(x[i])
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', None)
+def roll_right(x, out):
+    # x[i - 1] reaches x[-1] at i == 0: Python wraps it, so the nest stays on the CPU.
+    for i in prange(x.shape[0]):
+        out[i] = x[i - 1]
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', 'float64')
+def two_nests(x, out):
+    s = 0.0
+    for i in prange(x.shape[0]):
+        out[i] = x[i] * 2.0
+    for i in prange(x.shape[0]):
+        s += out[i]
+    return s
+
+
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', None)
+def not_gpu(x, out):
+    for i in prange(x.shape[0]):
+        out[i] = x[i] + 1.0

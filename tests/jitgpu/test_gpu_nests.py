@@ -1,0 +1,232 @@
+"""@gpu nests run through OpenCL on PoCL and compared with the interpreter: layouts (views with
+steps, negative strides, Fortran order, aliasing arguments), 1-3 collapsed prange levels,
+triangular nests, control flow, math functions, division, bool arrays, non-affine indices."""
+import numpy as np
+import pytest
+
+RNG = np.random.default_rng(1234)
+
+
+def rand(*shape, dtype=np.float64):
+    if np.dtype(dtype).kind == "f":
+        return RNG.uniform(-4, 4, shape).astype(dtype)
+    return RNG.integers(-50, 50, shape).astype(dtype)
+
+
+F64_TOL = 1e-12
+F32_TOL = 1e-5
+
+
+# --- layouts ----------------------------------------------------------------------------------
+
+VIEWS_1D = {
+    "contiguous": lambda a: a,
+    "step 3": lambda a: a[::3],
+    "reversed": lambda a: a[::-1],
+    "reversed step 2": lambda a: a[-2::-2],
+    "offset slice": lambda a: a[5:40:4],
+}
+
+
+@pytest.mark.parametrize("x_view", list(VIEWS_1D))
+@pytest.mark.parametrize("y_view", ["contiguous", "reversed", "step 3"])
+def test_axpy_views(gpu, x_view, y_view):
+    x = VIEWS_1D[x_view](rand(120))
+    y = VIEWS_1D[y_view](rand(120))
+    n = min(len(x), len(y))
+    gpu.check("axpy", x[:n], y[:n], 1.5, rtol=F64_TOL)
+
+
+def test_axpy_float32(gpu):
+    x, y = rand(1000, dtype=np.float32), rand(3000, dtype=np.float32)[::-3]
+    gpu.check("axpy_f32", x, y, np.float32(0.25), rtol=F32_TOL)
+
+
+VIEWS_2D = {
+    "C": lambda a: a,
+    "F": np.asfortranarray,
+    "transposed": lambda a: a.T,
+    "steps": lambda a: a[::2, 1::3],
+    "negative": lambda a: a[::-1, ::-2],
+    "mixed": lambda a: a[3:, ::-1].T,
+}
+
+
+@pytest.mark.parametrize("layout", list(VIEWS_2D))
+def test_add2_layouts(gpu, layout):
+    view = VIEWS_2D[layout]
+    a, b, out = view(rand(40, 30)), view(rand(40, 30)), view(np.zeros((40, 30)))
+    gpu.check("add2", a, b, out, rtol=F64_TOL)
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "negative", "steps"])
+def test_matmul_layouts(gpu, layout):
+    view = VIEWS_2D[layout]
+    a, b = view(rand(34, 26)), view(rand(26, 22))
+    c = view(np.zeros((a.shape[0], b.shape[1]) if layout in ("C", "F") else (34, 22)))
+    c = c[:a.shape[0], :b.shape[1]]
+    gpu.check("matmul", a, b, c, rtol=F64_TOL)
+
+
+def test_matmul_float32_fortran(gpu):
+    a = np.asfortranarray(rand(17, 9, dtype=np.float32))
+    b = rand(9, 33, dtype=np.float32)
+    c = np.zeros((17, 33), np.float32, order="F")
+    gpu.check("matmul_f32", a, b, c, rtol=F32_TOL)
+
+
+def test_three_levels(gpu):
+    a = rand(6, 7, 9, dtype=np.int32)
+    out = np.zeros((6, 7, 9), np.int32)
+    gpu.check("add3", a, out)
+    gpu.check("add3", a[::-1, 1:, ::2], np.zeros((6, 6, 5), np.int32).transpose(2, 1, 0)
+              .transpose(2, 1, 0))
+    gpu.check("add3", np.asfortranarray(a), np.asfortranarray(out))
+
+
+@pytest.mark.parametrize("bounds", [(0, 50, 1), (3, 47, 5), (49, -1, -1), (40, 2, -7),
+                                    (10, 10, 1), (0, 50, 100)])
+def test_prange_start_stop_step(gpu, bounds):
+    out = np.zeros(50, np.int64)
+    start, stop, step = bounds
+    ran_on = "opencl:" if len(range(start, stop, step)) else "openmp"
+    gpu.check("fill_range", out, start, stop, step, ran_on=ran_on)
+
+
+def test_two_level_steps(gpu):
+    a = rand(30, 40)
+    gpu.check("fill_block", a, np.zeros((30, 40)), 1, 29, 3, 38, 0, -5, rtol=F64_TOL)
+    gpu.check("fill_block", a[::-1], np.zeros((30, 40)).T.copy().T, 29, -1, -2, 2, 40, 4,
+              rtol=F64_TOL)
+
+
+# --- aliasing arguments -----------------------------------------------------------------------
+
+def test_alias_shifted_views(gpu):
+    """dst = a[1:], src = a[:-1]: odd elements written from the even ones, one buffer."""
+    base = rand(101)
+
+    def make():
+        a = base.copy()
+        return (a[1:], a[:-1], len(a) - 1), [a]
+    gpu.check_fresh("even_to_odd", make, rtol=F64_TOL)
+
+
+def test_alias_same_array(gpu):
+    base = rand(77)
+
+    def make():
+        a = base.copy()
+        return (a, a), [a]
+    gpu.check_fresh("scale_into", make, rtol=F64_TOL)
+
+    def make_reversed():
+        a = base.copy()
+        return (a[::-1], a[::-1]), [a]
+    gpu.check_fresh("scale_into", make_reversed, rtol=F64_TOL)
+
+
+def test_alias_column_halves(gpu):
+    base = rand(20, 32)
+
+    def make():
+        a = base.copy()
+        return (a[:, :16], a[:, 16:]), [a]
+    gpu.check_fresh("copy_plus_one", make, rtol=F64_TOL)
+
+    def make_interleaved():
+        a = base.copy()
+        return (a[:, 1::2], a[:, ::2]), [a]
+    gpu.check_fresh("copy_plus_one", make_interleaved, rtol=F64_TOL)
+
+
+def test_alias_different_dtypes(gpu):
+    """A float32 view and an int32 view interleaved in one buffer."""
+    base = (rand(64, dtype=np.float32) * 100).view(np.uint32)
+
+    def make():
+        raw = base.copy()
+        return (raw.view(np.float32)[::2], raw.view(np.int32)[1::2]), [raw]
+    gpu.check_fresh("truncate_into", make)
+
+
+# --- triangular nests, control flow -----------------------------------------------------------
+
+@pytest.mark.parametrize("layout", ["C", "F", "negative"])
+def test_syrk(gpu, layout):
+    a = VIEWS_2D[layout](rand(23, 11))
+    gpu.check("syrk", a, np.zeros((a.shape[0], a.shape[0])), rtol=F64_TOL)
+
+
+def test_triangular_inner_prange(gpu):
+    gpu.check("upper_scale", rand(19, 19), np.zeros((19, 19)), rtol=F64_TOL)
+
+
+def test_while_loop(gpu):
+    x = RNG.integers(1, 10_000, 300).astype(np.int64)
+    gpu.check("collatz", x, np.zeros(300, np.int64))
+
+
+def test_break_continue(gpu):
+    a = RNG.integers(-1, 6, (50, 12)).astype(np.float64)
+    a[a > 2] = 0.0
+    gpu.check("first_negative", a, np.zeros(50, np.int64))
+
+
+def test_if_elif_else_and_inner_while(gpu):
+    x = rand(500)
+    gpu.check("branches", x, np.zeros(500), rtol=F64_TOL)
+
+
+# --- math, division, bool ---------------------------------------------------------------------
+
+def test_math_float64(gpu):
+    x = np.concatenate([rand(200), [0.0, -0.0, 0.5, -0.5, 3.0, -3.0]])
+    gpu.check("math_f64", x, np.zeros((len(x), 11)), rtol=1e-10)
+
+
+def test_math_float32(gpu):
+    x = np.concatenate([rand(200, dtype=np.float32), np.float32([0, -0.0, 2.5, -2.5])])
+    gpu.check("math_f32", x, np.zeros((len(x), 6), np.float32), rtol=1e-4)
+
+
+def test_integer_division_negative_operands(gpu):
+    a = np.array([7, -7, 7, -7, 0, 1, -1, 2 ** 62, -2 ** 62, 13, -13], np.int64)
+    b = np.array([2, 2, -2, -2, 5, -3, 3, 7, -7, 13, 4], np.int64)
+    gpu.check("divmod_i64", a, b, np.zeros_like(a), np.zeros_like(a))
+    a32 = np.arange(-40, 40, dtype=np.int32)
+    gpu.check("divmod_i32", a32, np.int32(-6), np.zeros((80, 4), np.int32))
+    gpu.check("divmod_i32", a32, np.int32(7), np.zeros((80, 4), np.int32))
+
+
+def test_float_division(gpu):
+    a = np.array([7.5, -7.5, 7.5, -7.5, 0.0, -0.0, 1.0, 1e300, 3.0], np.float64)
+    b = np.array([2.0, 2.0, -2.0, -2.0, 3.0, 3.0, 0.1, 1e-10, 0.0], np.float64)
+    gpu.check("divmod_f64", a, b, np.zeros((len(a), 3)))
+
+
+def test_bool_arrays(gpu):
+    a, b = RNG.random(99) < 0.5, RNG.random(99) < 0.5
+    gpu.check("bool_ops", a, b, np.zeros(99, bool))
+    gpu.check("bool_ops", a[::-1], b[::3].repeat(3)[:99], np.zeros(99, bool))
+    x = rand(300)
+    gpu.check("threshold_count", x, 0.25, np.zeros(300, bool))
+
+
+# --- non-affine indices: the array's whole extent moves --------------------------------------
+
+def test_gather_whole_extent(gpu):
+    x = rand(64)
+    idx = RNG.integers(-64, 64, 200)
+    _, report = gpu.check("gather", x, idx, np.zeros(200))
+    assert any("extent" in g for g in report.nests[0].details["groups"]), str(report)
+    gpu.check("gather", x[::-2], RNG.integers(0, 32, 50), np.zeros(50))
+
+
+def test_scatter_permutation(gpu):
+    idx = RNG.permutation(150)
+    gpu.check("scatter", rand(150), idx, np.zeros(150), rtol=F64_TOL)
+
+
+def test_squares_mod(gpu):
+    gpu.check("squares_mod", np.arange(37, dtype=np.int64) * 3, np.zeros(100, np.int64))

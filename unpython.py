@@ -2,8 +2,9 @@
 
 Under the plain interpreter the decorators return the function unchanged and `prange` is `range`.
 When a compiled module built by `unpy build` is imported, it runs the module's own source with
-`_compiled` holding its compiled functions, and each decorator hands back the compiled function
-instead of the Python one, so module-level code sees the compiled version from its definition on.
+`__unpy_compiled__` in its globals holding the compiled functions, and each decorator hands back
+the compiled function instead of the Python one, so module-level code sees the compiled version
+from its definition on.
 """
 import os
 
@@ -11,14 +12,12 @@ __all__ = ["type", "locals", "gpu", "prange", "explain"]
 
 prange = range
 
-# (module name, function name) -> compiled function; filled by a compiled module while it imports.
-_compiled = {}
-
 def _bind(f):
     """The compiled replacement of `f`, if its module is a compiled module being imported."""
     if os.environ.get("UNPY_DISABLE") == "1":
         return f
-    return _compiled.get((getattr(f, "__module__", None), getattr(f, "__name__", None)), f)
+    compiled = getattr(f, "__globals__", {}).get("__unpy_compiled__", {})
+    return compiled.get(getattr(f, "__name__", None), f)
 
 
 def type(*types):

@@ -16,7 +16,7 @@ def syr2k_f32(alpha, a, b, beta, c):
     n = c.shape[0]
     p = a.shape[1]
     for i in prange(n):
-        for j in range(i + 1):
+        for j in prange(i + 1):  # triangular: a guarded NDRange dimension on the GPU
             s = np.float32(0.0)
             for k in range(p):
                 s += a[i, k] * b[j, k] + b[i, k] * a[j, k]
@@ -30,7 +30,7 @@ def syr2k_f64(alpha, a, b, beta, c):
     n = c.shape[0]
     p = a.shape[1]
     for i in prange(n):
-        for j in range(i + 1):
+        for j in prange(i + 1):  # triangular: a guarded NDRange dimension on the GPU
             s = 0.0
             for k in range(p):
                 s += a[i, k] * b[j, k] + b[i, k] * a[j, k]

@@ -14,7 +14,7 @@ def syrk_f32(alpha, a, beta, c):
     n = c.shape[0]
     p = a.shape[1]
     for i in prange(n):
-        for j in range(i + 1):
+        for j in prange(i + 1):  # triangular: a guarded NDRange dimension on the GPU
             s = np.float32(0.0)
             for k in range(p):
                 s += a[i, k] * a[j, k]
@@ -27,7 +27,7 @@ def syrk_f64(alpha, a, beta, c):
     n = c.shape[0]
     p = a.shape[1]
     for i in prange(n):
-        for j in range(i + 1):
+        for j in prange(i + 1):  # triangular: a guarded NDRange dimension on the GPU
             s = 0.0
             for k in range(p):
                 s += a[i, k] * a[j, k]

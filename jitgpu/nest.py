@@ -7,6 +7,7 @@ bounds depend on outer variables (triangular nests) it is the bounding box, a su
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import sys
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ class NestInstance:
     """One call's view of a nest: bounds and accesses with the live values substituted."""
     nest: ir.Nest
     levels: list                   # the collapsed outer prange loops (NDRange dims), outermost first
+    guarded: set                   # vars of levels whose real bounds depend on outer levels
     boxes: dict                    # var -> LoopBox
     accesses: list                 # of (ir.Subscript, Access)
     trip_counts: list              # per level
@@ -51,17 +53,15 @@ def load_nest(module: str, function: str, nest_id: int) -> ir.Nest:
 
 
 def parallel_levels(loop: ir.For):
-    """The perfectly nested outer pranges (at most 3) whose bounds don't use outer variables;
-    the same levels the OpenMP code collapses."""
+    """The perfectly nested outer pranges (at most 3): the NDRange dimensions. An inner level
+    whose bounds use outer variables (a triangular nest) runs over its bounding box, with the
+    real bounds as a guard."""
     levels = [loop]
     while len(levels) < 3:
         body = levels[-1].body
         if len(body) != 1 or not isinstance(body[0], ir.For) or not body[0].parallel:
             break
-        inner = body[0]
-        if {l.var for l in levels} & set(reads_of([inner.start, inner.stop, inner.step])):
-            break
-        levels.append(inner)
+        levels.append(body[0])
     return levels
 
 
@@ -192,36 +192,75 @@ def instantiate(nest: ir.Nest, env: dict) -> NestInstance:
     """Bind the nest to live values: loop boxes, trip counts, accesses."""
     loop = nest.loop
     levels = parallel_levels(loop)
-    boxes, trips = {}, []
-    for level in levels:
-        start, stop, step = (evaluate(x, env) for x in (level.start, level.stop, level.step))
-        if None in (start, stop, step) or step == 0:
-            raise NotOffloadable("the bounds of the parallel loops are not known at the call")
-        n = range_length(start, stop, step)
-        trips.append(n)
-        boxes[level.var] = LoopBox(level.var, start, step, n, True)
     assigned = {s.target.id for s in walk_stmts(loop.body)
                 if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name)}
+    boxes, trips, guarded = {}, [], set()
+    for level in levels:
+        if set(reads_of([level.start, level.stop, level.step])) & set(boxes):
+            box = dataclasses.replace(_bounding_box(level, env, boxes, assigned), parallel=True)
+            guarded.add(level.var)
+        else:
+            start, stop, step = (evaluate(x, env) for x in (level.start, level.stop, level.step))
+            if None in (start, stop, step) or step == 0:
+                raise NotOffloadable("the bounds of the parallel loops are not known at the call")
+            box = LoopBox(level.var, start, step, range_length(start, stop, step), True)
+        trips.append(box.extent)
+        boxes[level.var] = box
     inner_body = levels[-1].body
     for s in walk_stmts(inner_body):
         if isinstance(s, ir.For):
             if s.var in boxes or s.var in assigned:
                 raise NotOffloadable(f"loop variable '{s.var}' is reused or assigned in the nest")
             boxes[s.var] = _bounding_box(s, env, boxes, assigned)
-    accesses = []
-    for e in walk_exprs(inner_body):
-        if isinstance(e, ir.Subscript):
-            accesses.append(e)
+    accesses = [e for e in live_exprs(inner_body, boxes) if isinstance(e, ir.Subscript)]
     writes = {id(s.target) for s in walk_stmts(inner_body)
               if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)}
+    # A write runs on every iteration of the box when it is a statement of the innermost
+    # parallel body itself, no level has a guard and no `continue` can skip it: then a group
+    # written only that way need not be copied in (lmad decides).
+    every_iteration = set()
+    if not guarded and not _may_continue(inner_body):
+        every_iteration = {id(s.target) for s in inner_body
+                           if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)}
     found = []
     for ref_id, e in enumerate(accesses):
         if e.array.id in assigned:
             raise NotOffloadable(f"array '{e.array.id}' is assigned inside the nest")
         written = id(e) in writes
         indices = [affine_form(i, env, boxes, assigned) for i in e.indices]
-        found.append((e, Access(ref_id, e.array.id, indices, read=not written, write=written)))
-    return NestInstance(nest, levels, boxes, found, trips)
+        found.append((e, Access(ref_id, e.array.id, indices, read=not written, write=written,
+                                unconditional=id(e) in every_iteration)))
+    return NestInstance(nest, levels, guarded, boxes, found, trips)
+
+
+def _may_continue(body):
+    """Whether a `continue` of the body itself (not of an inner loop) exists."""
+    for s in body:
+        if isinstance(s, ir.Continue):
+            return True
+        if isinstance(s, ir.If) and (_may_continue(s.body) or _may_continue(s.orelse)):
+            return True
+    return False
+
+
+def live_exprs(body, boxes):
+    """The expressions of `body` outside the inner loops that never run (bounding box of no
+    iterations): an access in such a loop is never evaluated, so it needs no transfer and no
+    bounds check."""
+    for s in body:
+        if isinstance(s, ir.For):
+            yield from walk_exprs([s.start, s.stop, s.step])
+            if boxes[s.var].extent > 0:
+                yield from live_exprs(s.body, boxes)
+        elif isinstance(s, ir.While):
+            yield from walk_exprs(s.test)
+            yield from live_exprs(s.body, boxes)
+        elif isinstance(s, ir.If):
+            yield from walk_exprs(s.test)
+            yield from live_exprs(s.body, boxes)
+            yield from live_exprs(s.orelse, boxes)
+        else:
+            yield from walk_exprs(s)
 
 
 def _bounding_box(loop: ir.For, env, boxes, assigned) -> LoopBox:
@@ -244,4 +283,7 @@ def _bounding_box(loop: ir.For, env, boxes, assigned) -> LoopBox:
 
 
 def loop_dims(instance: NestInstance):
-    return [LoopDim(b.var, b.extent, b.parallel) for b in instance.boxes.values()]
+    """The normalised loops for the transfer analysis; inner loops that never run are left
+    out (no access of the analysis is inside one, see `live_exprs`)."""
+    return [LoopDim(b.var, b.extent, b.parallel) for b in instance.boxes.values()
+            if b.parallel or b.extent > 0]

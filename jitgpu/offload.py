@@ -205,7 +205,8 @@ def run_kernel(device, kernel, built, plan, values, timings):
     for g_index, g in enumerate(plan.groups):
         owner = _root_and_range(values[g.arrays[0]])[0]
         owners[g_index] = owner
-        packed = np.empty(max(g.device_elems, 1), values[g.arrays[0]].dtype)
+        dtype = values[g.arrays[0]].dtype
+        packed = device.pinned.take(max(g.device_elems, 1) * dtype.itemsize, dtype)
         staging[g_index] = packed
         buffers[g_index] = device.pool.allocate(packed.nbytes)
         if g.copy_in:

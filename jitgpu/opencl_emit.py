@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from jitgpu.nest import NestInstance, NotOffloadable
+from jitgpu.nest import NestInstance, NotOffloadable, evaluate
 from unpy import ir
 from unpy.ir import Array, Scalar
 from unpy.typeinfer.reductions import walk_exprs, walk_stmts
@@ -183,8 +183,10 @@ class KernelEmitter:
             dim = ndim - 1 - k
             self.out(f"const long unpy_t{k} = get_global_id({dim});")
             self.out(f"const long {level.var} = unpy_lo{k} + unpy_t{k} * unpy_step{k};")
-        active = " && ".join(f"unpy_t{k} < {self.long_arg(f'unpy_n{k}', n)}"
-                             for k, n in enumerate(inst.trip_counts))
+        active = " && ".join([f"unpy_t{k} < {self.long_arg(f'unpy_n{k}', n)}"
+                              for k, n in enumerate(inst.trip_counts)]
+                             + [self.guard(level) for level in levels
+                                if level.var in inst.guarded])
         for r in reductions:
             self.out(f"{CL_TYPES[self.types[r.var].dtype]} {r.var} = "
                      f"{self.identity(r.op, self.types[r.var].dtype)};")
@@ -218,6 +220,23 @@ class KernelEmitter:
                   + ")\n{\n" + "\n".join(self.lines) + "\n}\n")
         return Kernel(source, name, args, tuple(global_size), local, red_info,
                       dict(self.long_args))
+
+    def guard(self, level):
+        """The real bounds of a triangular level, run over its bounding box."""
+        v, start, stop = level.var, self.expr(level.start), self.expr(level.stop)
+        step = self.instance.boxes[v].step
+        real_step = evaluate(level.step, self.values)
+        if real_step is None:
+            raise NotOffloadable(f"the step of prange '{v}' must be a constant")
+        if real_step > 0:
+            text = f"({v} >= {start} && {v} < {stop}"
+            if real_step != step:
+                text += f" && ({v} - {start}) % {real_step}L == 0"
+        else:
+            text = f"({v} <= {start} && {v} > {stop}"
+            if real_step != step:
+                text += f" && ({start} - {v}) % {-real_step}L == 0"
+        return text + ")"
 
     def identity(self, op, dtype):
         t = CL_TYPES[dtype]
@@ -294,6 +313,9 @@ class KernelEmitter:
 
     def for_loop(self, s):
         # Same semantics as the CPU path: bounds evaluated once, the variable set per iteration.
+        if self.instance.boxes[s.var].extent == 0:
+            self.out(f"/* loop {s.var}: no iteration at this call */")
+            return
         k = f"unpy_k_{s.var}"
         self.out("{")
         self.depth += 1

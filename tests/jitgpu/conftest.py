@@ -1,164 +1,17 @@
-"""Fixtures for the GPU-path tests: the kernel modules of tests/jitgpu built once per session
-(and per pytest-xdist worker, through the build cache), loaded compiled and interpreted, and run
-through OpenCL on PoCL's CPU device for real (no mocks).
+"""Fixtures for the GPU-path tests: the kernel modules of tests/jitgpu, compiled and interpreted,
+run through OpenCL on PoCL's CPU device for real (no mocks).
 
-Every test runs with UNPY_DEVICE=pocl and UNPY_FORCE_GPU=1 unless it changes them itself; a
-compiled result is compared with the interpreter's (the reference) and `unpython.explain` says
-where each nest ran."""
-from __future__ import annotations
-
-import copy
-import fcntl
-import importlib.util
-import os
-import sys
-import warnings
-from dataclasses import dataclass
+Every test runs with UNPY_DEVICE=pocl and UNPY_FORCE_GPU=1 unless it changes them itself (the
+`pocl_env` monkeypatch); a compiled result is compared with the interpreter's (the reference) and
+`unpython.explain` says where each nest ran."""
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-import diffcheck
+from gpucheck import HERE, GpuPair, build_module, load_module, pocl_device
 
-HERE = Path(__file__).resolve().parent
-# module -> built with --boundscheck
-MODULES = {"gpu_kernels": False, "gpu_checked": True}
 ENV_SWITCHES = ("UNPY_DEVICE", "UNPY_FORCE_GPU", "UNPY_GPU_MEM_LIMIT", "UNPY_GPU_OPT",
                 "UNPY_DISABLE")
-
-
-def pocl_device():
-    from gpurts import device_selection
-    selection = device_selection("pocl")
-    if selection.device is None:
-        pytest.skip(f"no PoCL device: {selection.reason}")
-    return selection.device
-
-
-def _lock_file(name: str):
-    from unpy.cpp_emit.build import cache_dir
-    locks = cache_dir().parent / "test-locks"
-    locks.mkdir(parents=True, exist_ok=True)
-    return open(locks / f"jitgpu-{name}.lock", "w")
-
-
-def build_module(name: str, out_dir: Path) -> Path:
-    """Build tests/jitgpu/<name>.py into out_dir; while another worker builds it, build the other
-    module meanwhile (both then come from the build cache)."""
-    from unpy.cpp_emit.build import BuildOptions, build
-
-    def do_build(module, where):
-        return build(str(HERE / f"{module}.py"), str(where),
-                     BuildOptions(boundscheck=MODULES[module])).output
-
-    lock = _lock_file(name)
-    try:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            for other in MODULES:
-                if other == name:
-                    continue
-                other_lock = _lock_file(other)
-                try:
-                    fcntl.flock(other_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    do_build(other, out_dir / "scratch")
-                except BlockingIOError:
-                    pass
-                finally:
-                    other_lock.close()
-            fcntl.flock(lock, fcntl.LOCK_EX)
-        return do_build(name, out_dir)
-    finally:
-        lock.close()
-
-
-def _load(module_name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module      # explain() finds a compiled module by its name
-    spec.loader.exec_module(module)
-    return module
-
-
-@dataclass
-class Outcome:
-    value: object = None
-    error: BaseException | None = None
-
-
-def _call(f, args) -> Outcome:
-    try:
-        return Outcome(f(*args))
-    except Exception as e:      # the comparison is the test
-        return Outcome(error=e)
-
-
-@dataclass
-class GpuPair:
-    """A kernel module twice: compiled (through jitgpu) and interpreted (the reference)."""
-    compiled: object
-    interpreted: object
-
-    def explain(self, func: str):
-        import unpython
-        return unpython.explain(getattr(self.compiled, func))
-
-    def run(self, func: str, make):
-        """Call `func` of both modules on fresh arguments: `make()` returns (args, observed),
-        the arguments and the arrays whose contents the call may change (views of one buffer
-        stay views of one buffer). Returns ((interpreter outcome, observed), (compiled ...))."""
-        sides = []
-        for module in (self.interpreted, self.compiled):
-            args, observed = make()
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
-                outcome = _call(getattr(module, func), args)
-            sides.append((outcome, observed))
-        return sides
-
-    def check(self, func: str, *args, rtol: float = 0.0, ran_on: str | None = "opencl:",
-              reason: str | None = None):
-        """Compare `func(*args)` compiled and interpreted (on copies of `args`); every nest must
-        have run on `ran_on` ('opencl:' a device, 'openmp' the fallback; None: no check), with
-        `reason` in its reason. Returns (compiled result, report)."""
-        def make():
-            fresh = copy.deepcopy(args)
-            return fresh, [a for a in fresh if isinstance(a, np.ndarray)]
-        return self.check_fresh(func, make, rtol=rtol, ran_on=ran_on, reason=reason)
-
-    def check_fresh(self, func: str, make, rtol: float = 0.0, ran_on: str | None = "opencl:",
-                    reason: str | None = None):
-        """`check` with arguments from `make()` (see `run`)."""
-        (expected, py_arrays), (got, c_arrays) = self.run(func, make)
-        report = self.explain(func)
-        what = f"{func}: {report}"
-        if expected.error is not None:
-            assert got.error is not None, (
-                f"{what}\nthe interpreter raised {expected.error!r}, compiled returned "
-                f"{got.value!r}")
-            assert type(got.error) is type(expected.error), (
-                f"{what}\nthe interpreter raised {expected.error!r}, compiled raised "
-                f"{got.error!r}")
-        else:
-            assert got.error is None, (
-                f"{what}\ncompiled raised {got.error!r}, expected {expected.value!r}")
-            diffcheck.assert_same(expected.value, got.value, rtol=rtol, what=what)
-            for k, (a, b) in enumerate(zip(py_arrays, c_arrays)):
-                diffcheck.assert_same(a, b, rtol=rtol, what=f"{what}\narray {k} after the call")
-        assert_ran(report, ran_on, reason)
-        return got.value, report
-
-
-def assert_ran(report, ran_on: str | None, reason: str | None = None):
-    """Every nest of the report ran on `ran_on` (a prefix), with `reason` in its reason."""
-    assert report.compiled and report.gpu, str(report)
-    for nest in report.nests:
-        if ran_on is not None:
-            assert nest.ran_on is not None and nest.ran_on.startswith(ran_on), str(report)
-        if reason is not None:
-            assert reason in nest.reason, str(report)
 
 
 @pytest.fixture(autouse=True)
@@ -179,7 +32,8 @@ def device():
 def _pair(name, tmp_path_factory):
     pocl_device()
     so = build_module(name, tmp_path_factory.mktemp(f"build-{name}"))
-    return GpuPair(_load(name, so), _load(f"interpreted_{name}", HERE / f"{name}.py"))
+    return GpuPair(load_module(name, so),
+                   load_module(f"interpreted_{name}", HERE / f"{name}.py"))
 
 
 @pytest.fixture(scope="session")

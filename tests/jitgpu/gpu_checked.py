@@ -7,8 +7,9 @@ from unpython import prange
 @unpython.gpu
 @unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', None)
 def shift_left(x, out):
-    # x[i + 1] leaves x at the last i: the analysis refuses, the CPU path raises IndexError.
-    for i in prange(x.shape[0]):
+    # With out as long as x, x[i + 1] leaves x at the last i: the analysis refuses, and the CPU
+    # path raises IndexError.
+    for i in prange(out.shape[0]):
         out[i] = x[i + 1]
 
 

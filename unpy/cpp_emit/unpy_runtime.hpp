@@ -431,24 +431,19 @@ inline py::object gpu_hook(const char* module, const char* function, int nest, p
 }
 
 // --- the drop-in module ----------------------------------------------------------------------
-// Runs the module's own source in the extension module's namespace, with the compiled functions
-// registered so that unpython's decorators hand them back (see unpython._bind).
+// Runs the module's own source in the extension module's namespace. `__unpy_compiled__` holds the
+// compiled functions, and unpython's decorators hand them back in place of the Python ones (see
+// unpython._bind), so the module's code sees the compiled functions from their definition on.
 
 inline void exec_source(py::module_ m, const char* source, const char* py_path, const char* so_path,
                         const std::vector<std::string>& compiled) {
     py::dict globals = m.attr("__dict__");
     globals["__file__"] = so_path;
-    py::dict registry = py::module_::import("unpython").attr("_compiled");
-    py::str name = m.attr("__name__");
-    for (const auto& f : compiled) registry[py::make_tuple(name, f)] = m.attr(f.c_str());
-    try {
-        py::object code = py::module_::import("builtins").attr("compile")(source, py_path, "exec");
-        py::module_::import("builtins").attr("exec")(code, globals);
-    } catch (...) {
-        for (const auto& f : compiled) PyDict_DelItem(registry.ptr(), py::make_tuple(name, f).ptr());
-        throw;
-    }
-    for (const auto& f : compiled) PyDict_DelItem(registry.ptr(), py::make_tuple(name, f).ptr());
+    py::dict functions;
+    for (const auto& f : compiled) functions[f.c_str()] = m.attr(f.c_str());
+    globals["__unpy_compiled__"] = functions;
+    py::object builtins = py::module_::import("builtins");
+    builtins.attr("exec")(builtins.attr("compile")(source, py_path, "exec"), globals);
 }
 
 }  // namespace unpy

@@ -179,6 +179,9 @@ def run_nest_on_device(module, function, nest_id, values, device):
     forced = os.environ.get("UNPY_FORCE_GPU") == "1"
     reason = ("UNPY_FORCE_GPU=1 (profitability not checked)" if forced else
               "the transfer analysis succeeded and the estimate favours the device")
+    opt = os.environ.get("UNPY_GPU_OPT", "none")
+    if opt != "none":
+        reason += f"; UNPY_GPU_OPT={opt}: loop optimisations are not implemented, naive kernel"
     report = NestReport(nest_id, device.label, reason, details)
     report.timings = {"analysis": analysis_s, "build": build_s, "cache_hits": hits,
                       "h2d": timings.h2d_seconds, "kernel": timings.kernel_seconds,

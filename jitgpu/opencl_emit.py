@@ -25,6 +25,7 @@ BUFFER_TYPES = dict(CL_TYPES, bool="uchar")
 INT_TYPES = ["char", "short", "int", "long", "uchar", "ushort", "uint", "ulong"]
 MATH = {"sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
         "sinh", "cosh", "tanh", "floor", "ceil", "fabs", "pow", "hypot"}
+WRAPPING = {"int": "uint", "long": "ulong"}   # signed types whose arithmetic can overflow
 IDENTITY = {"+": "0", "*": "1", "|": "0", "^": "0", "&": "~0"}
 
 LOCAL_SIZES = {1: (256,), 2: (16, 16), 3: (16, 4, 4)}   # dimension 0 first
@@ -57,18 +58,26 @@ def _preamble(fp64: bool) -> str:
         lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
     lines.append(INDEX_HELPER)
     for t in INT_TYPES:
-        neg = "" if t.startswith("u") else f" && ((a < 0) != (b < 0))"
+        signed = not t.startswith("u")
+        u = f"u{t}" if signed else t
+        # Signed: floor toward minus infinity; MIN // -1 wraps and MIN % -1 is 0 as in NumPy
+        # (a / -1 overflows in C, and traps on x86). Powers multiply unsigned (wrapping).
+        neg = " && ((a < 0) != (b < 0))" if signed else ""
+        minus_one_q = f"if (b == ({t})-1) return ({t})(0 - ({u})a); " if signed else ""
+        minus_one_r = f"if (b == ({t})-1) return 0; " if signed else ""
         lines.append(
             f"inline {t} unpy_floordiv_{t}({t} a, {t} b, __global int* f) {{ if (b == 0) "
-            f"{{ *f = 1; return 0; }} {t} q = a / b; if ((a % b != 0){neg}) q -= 1; return q; }}")
+            f"{{ *f = 1; return 0; }} {minus_one_q}{t} q = a / b; if ((a % b != 0){neg}) "
+            f"q -= 1; return q; }}")
         lines.append(
             f"inline {t} unpy_mod_{t}({t} a, {t} b, __global int* f) {{ if (b == 0) "
-            f"{{ *f = 1; return 0; }} {t} r = a % b; if (r != 0{neg.replace('a < 0', 'r < 0')}) "
-            f"r += b; return r; }}")
+            f"{{ *f = 1; return 0; }} {minus_one_r}{t} r = a % b; "
+            f"if (r != 0{neg.replace('a < 0', 'r < 0')}) r += b; return r; }}")
         lines.append(
-            f"inline {t} unpy_pow_{t}({t} b, {t} e, __global int* f) {{ "
-            + ("" if t.startswith("u") else "if (e < 0) { *f = 1; return 0; } ")
-            + f"{t} r = 1; while (e) {{ if (e & 1) r *= b; b *= b; e >>= 1; }} return r; }}")
+            f"inline {t} unpy_pow_{t}({t} base, {t} e, __global int* f) {{ "
+            + ("if (e < 0) { *f = 1; return 0; } " if signed else "")
+            + f"{u} r = 1, b = ({u})base; while (e) {{ if (e & 1) r *= b; b *= b; e >>= 1; }} "
+            f"return ({t})r; }}")
     for t in (["float", "double"] if fp64 else ["float"]):
         lines.append(
             f"inline {t} unpy_floordiv_{t}({t} a, {t} b, __global int* f) {{ if (b == 0) "
@@ -80,11 +89,20 @@ def _preamble(fp64: bool) -> str:
             f"NAN; {t} m = fmod(a, b); if (m != 0) {{ if ((b < 0) != (m < 0)) m += b; }} else "
             f"m = copysign(({t})0, b); return m; }}")
         lines.append(f"inline {t} unpy_pow_{t}({t} a, {t} b, __global int* f) {{ return pow(a, b); }}")
-        lines.append(f"inline {t} unpy_checked_{t}({t} r, {t} x, __global int* f) {{ "
-                     f"if (isnan(r) && !isnan(x)) *f = 1; return r; }}")
-        lines.append(f"inline long unpy_to_int_{t}({t} x, __global int* f) {{ if (isnan(x) || "
-                     f"!(x > -9223372036854775809.0 && x < 9223372036854775808.0)) {{ *f = 1; "
-                     f"return 0; }} return (long)x; }}")
+        # int(x): Python raises for nan, infinities and values outside int64.
+        lines.append(f"inline long unpy_to_int_{t}({t} x, __global int* f) {{ "
+                     f"if (!(x >= ({t})-0x1p63 && x < ({t})0x1p63)) {{ *f = 1; return 0; }} "
+                     f"return (long)x; }}")
+    if fp64:
+        # math.*: where CPython's math module raises (a nan from a non-nan argument, an infinity
+        # from a finite one; for pow only with finite arguments), the kernel sets the flag and
+        # the CPU path raises the error.
+        lines.append("inline double unpy_math(double r, double x, __global int* f) { "
+                     "if ((isnan(r) && !isnan(x)) || (isinf(r) && isfinite(x))) *f = 1; "
+                     "return r; }")
+        lines.append("inline double unpy_math_pow(double x, double y, __global int* f) { "
+                     "double r = pow(x, y); if (isfinite(x) && isfinite(y) && !isfinite(r)) "
+                     "*f = 1; return r; }")
     return "\n".join(lines) + "\n"
 
 
@@ -264,7 +282,7 @@ class KernelEmitter:
                 cmp = "<" if r.op == "min" else ">"
                 self.out(f"        {a} = ({b} {cmp} {a}) ? {b} : {a};")
             else:
-                self.out(f"        {a} = {a} {r.op} {b};")
+                self.out(f"        {a} = {_arith(r.op, a, b, CL_TYPES[self.types[r.var].dtype])};")
         self.out("    }")
         self.out("    barrier(CLK_LOCAL_MEM_FENCE);")
         self.out("}")
@@ -372,14 +390,15 @@ class KernelEmitter:
         helpers = {"//": "floordiv", "%": "mod", "**": "pow"}
         if e.op in helpers:
             return f"unpy_{helpers[e.op]}_{t}({a}, {b}, unpy_flag)"
-        if e.op in ("<<", ">>"):
-            return f"(({t})({a} {e.op} {b}))"
-        return f"(({t})({a} {e.op} {b}))"
+        return _arith(e.op, a, b, t)
 
     def expr_UnaryOp(self, e):
         if e.op == "not":
             return f"(!{self.truth(e.operand)})"
-        return f"(({self.ctype(e.type)})({e.op}{self.expr(e.operand)}))"
+        t = self.ctype(e.type)
+        if e.op == "-":
+            return _arith("-", "0", self.expr(e.operand), t)
+        return f"(({t})({e.op}{self.expr(e.operand)}))"
 
     def expr_Compare(self, e):
         operands = [e.left] + e.comparators
@@ -484,24 +503,37 @@ class KernelEmitter:
                 text = f"(({a}) {cmp} ({text}) ? ({a}) : ({text}))"
             return text
         if name == "abs" or name == "np.abs":
-            return f"(({args[0]}) < 0 ? ({t})(-({args[0]})) : ({args[0]}))"
+            if out.startswith("float"):
+                return f"fabs({args[0]})"           # abs(-0.0) is 0.0
+            if out[0] == "u":
+                return args[0]
+            return f"(({args[0]}) < 0 ? ({t})(0 - (u{t})({args[0]})) : ({args[0]}))"
         module, _, func = name.partition(".")
         if func not in MATH:
             raise NotOffloadable(f"{name} is not supported on the GPU")
         if module == "math":
             if func in ("floor", "ceil"):
                 return f"unpy_to_int_double({func}({args[0]}), unpy_flag)"
-            if func in ("sqrt", "asin", "acos", "log", "log10"):
-                check = f"unpy_checked_double({func}({args[0]}), {args[0]}, unpy_flag)"
-                if func.startswith("log"):
-                    return f"(({args[0]}) <= 0 ? (*unpy_flag = 1, 0.0) : {func}({args[0]}))"
-                return check
-            return f"{func}({', '.join(args)})"
+            if func in ("atan2", "hypot"):
+                return f"{func}({', '.join(args)})"
+            if func == "pow":
+                return f"unpy_math_pow({args[0]}, {args[1]}, unpy_flag)"
+            return f"unpy_math({func}({args[0]}), {args[0]}, unpy_flag)"
         if out[0] in "iu" and func in ("floor", "ceil"):
             return args[0]
         if func == "pow":
             return f"unpy_pow_{t}({args[0]}, {args[1]}, unpy_flag)"
         return f"(({t}){func}({', '.join(args)}))"
+
+
+def _arith(op, a, b, t):
+    """`a op b` in OpenCL type `t`. Integers wrap on overflow (SPEC section 3), but signed
+    overflow is undefined in OpenCL C (compilers assume it away), so int and long add,
+    subtract, multiply and shift left in their unsigned types."""
+    if t in WRAPPING and op in ("+", "-", "*", "<<"):
+        u = WRAPPING[t]
+        return f"(({t})(({u})({a}) {op} ({u})({b})))"
+    return f"(({t})({a} {op} {b}))"
 
 
 def _int_limit(dtype, which):

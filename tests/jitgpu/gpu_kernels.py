@@ -522,3 +522,18 @@ def two_nests(x, out):
 def not_gpu(x, out):
     for i in prange(x.shape[0]):
         out[i] = x[i] + 1.0
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,2]', None)
+def math_errors(x, out):
+    # Each column raises in CPython's math module for some arguments.
+    for i in prange(x.shape[0]):
+        v = x[i]
+        out[i, 0] = math.exp(v)
+        out[i, 1] = math.sqrt(v)
+        out[i, 2] = math.pow(v, 0.5)
+        out[i, 3] = math.cosh(v)
+        out[i, 4] = math.floor(v)
+        out[i, 5] = int(v)
+        out[i, 6] = abs(v)

@@ -191,12 +191,24 @@ def test_math_float32(gpu):
 
 
 def test_integer_division_negative_operands(gpu):
-    a = np.array([7, -7, 7, -7, 0, 1, -1, 2 ** 62, -2 ** 62, 13, -13], np.int64)
-    b = np.array([2, 2, -2, -2, 5, -3, 3, 7, -7, 13, 4], np.int64)
+    a = np.array([7, -7, 7, -7, 0, 1, -1, 2 ** 62, -2 ** 62, 13, -13, -2 ** 63, -2 ** 63, 5],
+                 np.int64)
+    b = np.array([2, 2, -2, -2, 5, -3, 3, 7, -7, 13, 4, -1, 1, -1], np.int64)
     gpu.check("divmod_i64", a, b, np.zeros_like(a), np.zeros_like(a))
-    a32 = np.arange(-40, 40, dtype=np.int32)
-    gpu.check("divmod_i32", a32, np.int32(-6), np.zeros((80, 4), np.int32))
-    gpu.check("divmod_i32", a32, np.int32(7), np.zeros((80, 4), np.int32))
+    a32 = np.concatenate([np.arange(-40, 40), [-2 ** 31, 2 ** 31 - 1]]).astype(np.int32)
+    for d in (-6, 7, -1, 1):
+        gpu.check("divmod_i32", a32, np.int32(d), np.zeros((82, 4), np.int32))
+
+
+@pytest.mark.parametrize("v", [1.0, -0.0, 0.25, 2.5, -2.5, -1.0, 800.0, -800.0, np.nan, np.inf,
+                               -np.inf, 1e300])
+def test_math_errors_as_the_interpreter(gpu, v):
+    """Where CPython's math module raises, the kernel sets its flag and the CPU path raises the
+    same error; elsewhere the device's result stands."""
+    x = np.array([0.5, v, 3.0])
+    result, report = gpu.check("math_errors", x, np.zeros((3, 7)), rtol=1e-14, ran_on=None)
+    expect_device = not isinstance(result, Exception)
+    assert report.nests[0].ran_on.startswith("opencl:" if expect_device else "openmp"), str(report)
 
 
 def test_float_division(gpu):

@@ -31,7 +31,7 @@ _configure_logging()
 
 def run_nest(module: str, function: str, nest_id: int, values: dict):
     from gpurts import device_selection
-    from jitgpu.nest import NotOffloadable
+    from jitgpu.nest import DeviceFailure, NotOffloadable
     from jitgpu.offload import run_nest_on_device
 
     where = f"{module}.{function} nest {nest_id}"
@@ -42,6 +42,8 @@ def run_nest(module: str, function: str, nest_id: int, values: dict):
     try:
         results, nest_report = run_nest_on_device(module, function, nest_id, values,
                                                   selection.device)
+    except DeviceFailure as e:
+        return _fall_back(module, function, nest_id, where, str(e), logging.WARNING)
     except NotOffloadable as e:
         return _fall_back(module, function, nest_id, where, str(e), logging.INFO)
     except Exception as e:  # never a crash: a bug in the JIT must not stop the user's program

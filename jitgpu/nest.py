@@ -21,6 +21,11 @@ class NotOffloadable(Exception):
     """The nest cannot run on the device; the message says why, for the user."""
 
 
+class DeviceFailure(NotOffloadable):
+    """The device failed the nest (build error, out of memory, lost device): the user hears of
+    it by default (SPEC section 10), not only with UNPY_LOG=info."""
+
+
 @dataclass
 class LoopBox:
     var: str

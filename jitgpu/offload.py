@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from jitgpu import lmad
-from jitgpu.nest import NotOffloadable, instantiate, load_nest, loop_dims
+from jitgpu.nest import DeviceFailure, NotOffloadable, instantiate, load_nest, loop_dims
 from jitgpu.opencl_emit import emit_kernel
 from jitgpu.report import NestReport
 from unpy import ir
@@ -33,11 +33,36 @@ LAUNCH_OVERHEAD = 20e-6
 
 
 def _root_and_range(arr: np.ndarray):
-    root = arr
-    while isinstance(root.base, np.ndarray):
-        root = root.base
+    """The array at the bottom of `arr`'s views, and the bytes [lo, hi) of its memory."""
+    from gpurts.boxes import memory_root
+    root = memory_root(arr)
     lo, hi = np.lib.array_utils.byte_bounds(root)
     return root, lo, hi
+
+
+class _UnionMemory:
+    """Bytes [lo, hi) that several roots view together, kept alive with them."""
+
+    def __init__(self, roots, lo, hi):
+        self.roots = roots
+        self.__array_interface__ = {"version": 3, "shape": (hi - lo,), "typestr": "|u1",
+                                    "data": (lo, not all(r.flags.writeable for r in roots))}
+
+
+def group_owner(group, values) -> np.ndarray:
+    """An array whose memory holds every box of the group: the root its arrays view, or the
+    union of their roots' memory when they view one buffer through different roots (as two
+    np.frombuffer of one bytearray do; their memory overlaps, so the union is one range)."""
+    found = {}
+    for name in group.arrays:
+        root, lo, hi = _root_and_range(values[name])
+        found[id(root)] = (root, lo, hi)
+    lo = min(f[1] for f in found.values())
+    hi = max(f[2] for f in found.values())
+    for root, root_lo, root_hi in found.values():
+        if (root_lo, root_hi) == (lo, hi):
+            return root
+    return np.asarray(_UnionMemory([f[0] for f in found.values()], lo, hi))
 
 
 def live_arrays(instance, values):
@@ -96,20 +121,26 @@ def tile_instance(instance, bounds):
 
 
 def plan_transfers(instance, values, device):
-    """[(tile bounds or None, TransferPlan)]: one plan, or tiles when one does not fit (4.4)."""
+    """[(tile bounds or None, TransferPlan)]: one plan, or tiles when one does not fit the memory
+    limit or a group does not fit one device buffer (4.4)."""
     loops = loop_dims(instance)
     arrays = live_arrays(instance, values)
     accesses = [a for _, a in instance.accesses]
     limit = mem_limit(device)
+    tiles = _plan_within(loops, arrays, accesses, limit)
+    if any(g.device_bytes > device.max_alloc for _, plan in tiles for g in plan.groups):
+        # Each group is one buffer: tiles whose groups together fit the largest buffer do.
+        tiles = _plan_within(loops, arrays, accesses, min(limit, device.max_alloc))
+    return tiles
+
+
+def _plan_within(loops, arrays, accesses, limit):
     plan = lmad.analyse(loops, arrays, accesses, mem_limit=limit)
     if isinstance(plan, lmad.Refusal) and plan.over_memory:
         plan = lmad.tile_plan(loops, arrays, accesses, limit)
-        if isinstance(plan, lmad.Refusal):
-            raise NotOffloadable(plan.reason)
-        return plan
     if isinstance(plan, lmad.Refusal):
         raise NotOffloadable(plan.reason)
-    return [(None, plan)]
+    return plan if isinstance(plan, list) else [(None, plan)]
 
 
 def run_nest_on_device(module, function, nest_id, values, device):
@@ -134,7 +165,12 @@ def run_nest_on_device(module, function, nest_id, values, device):
         raise NotOffloadable(why_not)
 
     timings = Timings()
-    pending_scatters, results, builds = [], {}, []
+    results, builds = {}, []
+    # Each tile's results go into NumPy memory before the next tile copies in: a tile may copy
+    # back more than it writes (a whole-extent group, a packed region with gaps), and must then
+    # carry the earlier tiles' results, not stale copies. `undo` restores NumPy memory when a
+    # later tile fails, so that the fallback reruns on intact inputs.
+    undo = []
     try:
         for bounds, plan in tiles:
             tile = tile_instance(instance, bounds)
@@ -142,20 +178,20 @@ def run_nest_on_device(module, function, nest_id, values, device):
             try:
                 built = build_kernel_cached(device, kernel)
             except BuildError as e:
-                raise NotOffloadable(f"the OpenCL build failed: {str(e).splitlines()[0]}")
+                raise DeviceFailure(f"the OpenCL build failed: {str(e).splitlines()[0]}")
             builds.append(built)
-            scatters, partials = run_kernel(device, kernel, built, plan, values, timings)
-            pending_scatters += scatters
+            writes, partials = run_kernel(device, kernel, built, plan, values, timings)
+            write_back(writes, undo if len(tiles) > 1 else None)
             for var, op, dtype in kernel.reductions:
                 start = results.get(var, values[var])
                 results[var] = _combine(op, start, partials[var], dtype)
-    except DeviceError as e:
-        raise NotOffloadable(str(e))
-    except cl.Error as e:
-        raise NotOffloadable(f"OpenCL error: {e}")
-    # NumPy memory changes only after every tile succeeded: a fallback reruns on intact inputs.
-    for scatter in pending_scatters:
-        scatter()
+    except BaseException as e:
+        write_back(reversed(undo), None)
+        if isinstance(e, DeviceError):
+            raise DeviceFailure(str(e)) from e
+        if isinstance(e, cl.Error):
+            raise DeviceFailure(f"OpenCL error: {e}") from e
+        raise
 
     total_s = time.perf_counter() - started
     build_s = sum(b.build_seconds for b in builds)
@@ -196,17 +232,29 @@ def build_kernel_cached(device, kernel):
     return build_kernel(device, kernel.source, kernel.name, [])
 
 
+def write_back(writes, undo):
+    """Scatter `writes` ([(packed elements, owner array, host box)]) into NumPy memory; with an
+    `undo` list, first save there what each box held."""
+    from gpurts.boxes import gather_box, scatter_box
+    for part, owner, box in writes:
+        if undo is not None:
+            saved = np.empty_like(part)
+            gather_box(owner, box, saved)
+            undo.append((saved, owner, box))
+        scatter_box(part, owner, box)
+
+
 def run_kernel(device, kernel, built, plan, values, timings):
-    """Copy in, launch, check the error flag, copy back into staging. Returns the scatters that
-    write the results into NumPy memory (run by the caller once everything succeeded) and the
-    reductions' per-group partial results."""
-    from gpurts.boxes import Box as HostBox, gather_box, scatter_box
+    """Copy in, launch, check the error flag, copy back into staging. Returns the writes into
+    NumPy memory, [(packed elements, owner array, host box)], for the caller to make once the
+    kernel succeeded, and the reductions' per-group partial results."""
+    from gpurts.boxes import Box as HostBox, gather_box
     from gpurts.opencl import load_opencl
     cl, _ = load_opencl()
     queue = device.queue
     buffers, staging, owners = {}, {}, {}
     for g_index, g in enumerate(plan.groups):
-        owner = _root_and_range(values[g.arrays[0]])[0]
+        owner = group_owner(g, values)
         owners[g_index] = owner
         dtype = values[g.arrays[0]].dtype
         packed = device.pinned.take(max(g.device_elems, 1) * dtype.itemsize, dtype)
@@ -248,7 +296,7 @@ def run_kernel(device, kernel, built, plan, values, timings):
     if flag[0]:
         raise NotOffloadable("the kernel met a case the CPU path raises an error for "
                              "(division by zero, math domain, index out of range)")
-    scatters = []
+    writes = []
     for g_index, g in enumerate(plan.groups):
         if not g.copy_back:
             continue
@@ -258,13 +306,12 @@ def run_kernel(device, kernel, built, plan, values, timings):
         base = owner.__array_interface__["data"][0]
         for box in g.boxes:
             part = packed[box.device_offset:box.device_offset + box.size]
-            host_box = HostBox(box.host_addr - base, box.shape, box.strides)
-            scatters.append(lambda part=part, owner=owner, b=host_box: scatter_box(part, owner, b))
+            writes.append((part, owner, HostBox(box.host_addr - base, box.shape, box.strides)))
     results = {}
     for var, (buf, host) in partials.items():
         timings.record("d2h", cl.enqueue_copy(queue, host, buf, is_blocking=True), host.nbytes)
         results[var] = host
-    return scatters, results
+    return writes, results
 
 
 def _combine(op, initial, partials, dtype):

@@ -11,6 +11,9 @@ out of range) set a flag; the host then discards the kernel's results and runs t
 from __future__ import annotations
 
 import math
+import re
+
+import numpy as np
 from dataclasses import dataclass, field
 
 from jitgpu.nest import NestInstance, NotOffloadable, evaluate
@@ -27,6 +30,32 @@ MATH = {"sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "ata
         "sinh", "cosh", "tanh", "floor", "ceil", "fabs", "pow", "hypot"}
 WRAPPING = {"int": "uint", "long": "ulong"}   # signed types whose arithmetic can overflow
 IDENTITY = {"+": "0", "*": "1", "|": "0", "^": "0", "&": "~0"}
+
+# Lower-case words a user's variable may not be in OpenCL C: keywords, type names, and the
+# functions the kernels call (a variable would hide them). Names with capitals or a leading
+# underscore may be macros of the OpenCL headers (NAN, M_PI, ...).
+CL_RESERVED = set("""
+    auto break case char const continue default do double else enum extern float for goto if
+    inline int long register restrict return short signed sizeof static struct switch typedef
+    union unsigned void volatile while bool true false half quad uchar ushort uint ulong size_t
+    ptrdiff_t intptr_t uintptr_t complex imaginary global local constant private kernel
+    read_only write_only read_write uniform pipe image1d_t image1d_array_t image1d_buffer_t
+    image2d_t image2d_array_t image2d_depth_t image2d_array_depth_t image3d_t sampler_t event_t
+    queue_t clk_event_t reserve_id_t ndrange_t cl_mem_fence_flags vec_step printf barrier
+    get_global_id get_local_id get_group_id get_num_groups fmod floor ceil isnan isinf isfinite
+    copysign fabs pow
+""".split()) | MATH
+CL_VECTOR_TYPE = re.compile(r"(u?(char|short|int|long)|float|double|half|bool)(2|3|4|8|16)")
+
+
+def cl_name(name: str) -> str:
+    """A user's variable as an OpenCL identifier: itself when that is safe, else `unpy_v_` and
+    the name (no name of the kernel's own starts so, and a user's `unpy_` names get it too)."""
+    if (re.fullmatch(r"[a-z][a-z0-9_]*", name) and not name.startswith("unpy_")
+            and name not in CL_RESERVED and not CL_VECTOR_TYPE.fullmatch(name)):
+        return name
+    return "unpy_v_" + name
+
 
 LOCAL_SIZES = {1: (256,), 2: (16, 16), 3: (16, 4, 4)}   # dimension 0 first
 INDEX_HELPER = ("inline long unpy_index(long i, long n, __global int* f) { if (i < 0) i += n; "
@@ -107,6 +136,9 @@ def _preamble(fp64: bool) -> str:
 
 
 def _float_literal(v: float, dtype: str) -> str:
+    if dtype == "float32":
+        with np.errstate(over="ignore"):
+            v = float(np.float32(v))    # NumPy's rounding (and overflow), then exact decimals
     if math.isnan(v):
         return "NAN"
     if math.isinf(v):
@@ -179,8 +211,7 @@ class KernelEmitter:
         scalars = [p for p in nest.free if isinstance(p.type, Scalar)
                    and p.name not in {r.var for r in reductions}]
         for p in scalars:
-            params.append(f"const {CL_TYPES[p.type.dtype] if p.type.dtype != 'bool' else 'uchar'} "
-                          f"{p.name}")
+            params.append(f"const {BUFFER_TYPES[p.type.dtype]} {cl_name(p.name)}")
             args.append(KernelArg("scalar", p.name, p.type.dtype))
         params.append("__global int* unpy_flag")
         args.append(KernelArg("flag", "unpy_flag"))
@@ -190,8 +221,8 @@ class KernelEmitter:
         red_info = []
         for r in reductions:
             dtype = self.types[r.var].dtype
-            params.append(f"__global {CL_TYPES[dtype]}* unpy_partial_{r.var}")
-            params.append(f"__local {CL_TYPES[dtype]}* unpy_scratch_{r.var}")
+            params.append(f"__global {BUFFER_TYPES[dtype]}* unpy_partial_{r.var}")
+            params.append(f"__local {BUFFER_TYPES[dtype]}* unpy_scratch_{r.var}")
             args.append(KernelArg("partial", r.var, dtype))
             args.append(KernelArg("local", r.var, dtype))
             red_info.append((r.var, r.op, dtype))
@@ -200,13 +231,13 @@ class KernelEmitter:
         for k, level in enumerate(levels):
             dim = ndim - 1 - k
             self.out(f"const long unpy_t{k} = get_global_id({dim});")
-            self.out(f"const long {level.var} = unpy_lo{k} + unpy_t{k} * unpy_step{k};")
+            self.out(f"const long {cl_name(level.var)} = unpy_lo{k} + unpy_t{k} * unpy_step{k};")
         active = " && ".join([f"unpy_t{k} < {self.long_arg(f'unpy_n{k}', n)}"
                               for k, n in enumerate(inst.trip_counts)]
                              + [self.guard(level) for level in levels
                                 if level.var in inst.guarded])
         for r in reductions:
-            self.out(f"{CL_TYPES[self.types[r.var].dtype]} {r.var} = "
+            self.out(f"{CL_TYPES[self.types[r.var].dtype]} {cl_name(r.var)} = "
                      f"{self.identity(r.op, self.types[r.var].dtype)};")
         private = []
         for s in walk_stmts(levels[-1].body):
@@ -219,7 +250,7 @@ class KernelEmitter:
         self.depth += 1
         for name in dict.fromkeys(private):
             if name not in reduced and name not in level_vars:
-                self.out(f"{CL_TYPES[self.types[name].dtype]} {name} = 0;")
+                self.out(f"{CL_TYPES[self.types[name].dtype]} {cl_name(name)} = 0;")
         self.block(levels[-1].body)
         self.depth -= 1
         self.out("} while (0);")
@@ -241,11 +272,12 @@ class KernelEmitter:
 
     def guard(self, level):
         """The real bounds of a triangular level, run over its bounding box."""
-        v, start, stop = level.var, self.expr(level.start), self.expr(level.stop)
-        step = self.instance.boxes[v].step
+        start, stop = self.expr(level.start), self.expr(level.stop)
+        step = self.instance.boxes[level.var].step
         real_step = evaluate(level.step, self.values)
         if real_step is None:
-            raise NotOffloadable(f"the step of prange '{v}' must be a constant")
+            raise NotOffloadable(f"the step of prange '{level.var}' must be a constant")
+        v = cl_name(level.var)
         if real_step > 0:
             text = f"({v} >= {start} && {v} < {stop}"
             if real_step != step:
@@ -267,12 +299,12 @@ class KernelEmitter:
 
     def reduction_epilogue(self, reductions, ndim):
         self.out("const int unpy_lid = " + " + ".join(
-            [f"get_local_id({d}) * {_prod(LOCAL_SIZES[ndim][:d])}" for d in range(ndim)]) + ";")
+            [f"get_local_id({d}) * {math.prod(LOCAL_SIZES[ndim][:d])}" for d in range(ndim)]) + ";")
         self.out("const int unpy_group = " + " + ".join(
             [f"get_group_id({d}) * {_prod_groups(d)}" for d in range(ndim)]) + ";")
-        size = _prod(LOCAL_SIZES[ndim])
+        size = math.prod(LOCAL_SIZES[ndim])
         for r in reductions:
-            self.out(f"unpy_scratch_{r.var}[unpy_lid] = {r.var};")
+            self.out(f"unpy_scratch_{r.var}[unpy_lid] = {cl_name(r.var)};")
         self.out("barrier(CLK_LOCAL_MEM_FENCE);")
         self.out(f"for (int unpy_s = {size // 2}; unpy_s > 0; unpy_s >>= 1) {{")
         self.out("    if (unpy_lid < unpy_s) {")
@@ -306,7 +338,7 @@ class KernelEmitter:
             if isinstance(s.target, ir.Subscript):
                 self.out(f"{self.subscript(s.target)} = {self.expr(s.value)};")
             else:
-                self.out(f"{s.target.id} = {self.expr(s.value)};")
+                self.out(f"{cl_name(s.target.id)} = {self.expr(s.value)};")
         elif isinstance(s, ir.For):
             self.for_loop(s)
         elif isinstance(s, ir.While):
@@ -342,7 +374,7 @@ class KernelEmitter:
         self.out(f"if ({k}_step == 0) *unpy_flag = 1;")
         self.out(f"for (long {k} = {k}_start; {k}_step > 0 ? {k} < {k}_stop : "
                  f"({k}_step < 0 && {k} > {k}_stop); {k} += {k}_step) {{")
-        self.out(f"    {s.var} = {k};")
+        self.out(f"    {cl_name(s.var)} = {k};")
         self.nested(s.body)
         self.out("}")
         self.depth -= 1
@@ -372,8 +404,8 @@ class KernelEmitter:
         t = self.types.get(e.id)
         if isinstance(t, Scalar) and t.dtype == "bool" and any(
                 p.name == e.id for p in self.nest.free):
-            return f"({e.id} != 0)"
-        return e.id
+            return f"({cl_name(e.id)} != 0)"
+        return cl_name(e.id)
 
     def expr_Cast(self, e):
         inner = e.value
@@ -475,8 +507,8 @@ class KernelEmitter:
         box = self.instance.boxes[var]
         lo = self.long_arg(f"unpy_lo_{var}", box.lo) if box.lo else "0L"
         if box.step == 1:
-            return f"({var} - {lo})"
-        return f"(({var} - {lo}) / {box.step}L)"
+            return f"({cl_name(var)} - {lo})"
+        return f"(({cl_name(var)} - {lo}) / {box.step}L)"
 
     def expr_ArrayAttr(self, e):
         arr = self.values[e.array.id]
@@ -537,19 +569,11 @@ def _arith(op, a, b, t):
 
 
 def _int_limit(dtype, which):
-    import numpy as np
     info = np.iinfo(dtype)
     value = info.max if which == "max" else info.min
     if dtype == "int64" and which == "min":
         return "LONG_MIN"
     return f"{value}{'UL' if dtype.startswith('uint') else 'L'}"
-
-
-def _prod(values):
-    p = 1
-    for v in values:
-        p *= v
-    return p
 
 
 def _prod_groups(d):

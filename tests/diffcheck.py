@@ -100,7 +100,7 @@ class KernelPair:
     def run(self, func: str, *args):
         """(interpreter outcome, compiled outcome, interpreter args, compiled args) of one call on
         copies of `args`; an outcome is ('ok', value) or ('raise', exception)."""
-        py_args, c_args = copy.deepcopy(args), copy.deepcopy(args)
+        py_args, c_args = copy_args(args), copy_args(args)
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             expected = _outcome(getattr(self.interpreted, func), py_args)
@@ -124,6 +124,27 @@ class KernelPair:
             if isinstance(a, np.ndarray):
                 assert_same(a, b, rtol=rtol, what=f"{call}: argument {k} after the call")
         return got[1]
+
+
+def copy_args(args):
+    return tuple(copy_view(a) if isinstance(a, np.ndarray) else copy.copy(a) for a in args)
+
+
+def copy_view(a: np.ndarray) -> np.ndarray:
+    """A copy of `a` with the same strides and offset in a copy of its base: the compiled code
+    must see the layout the test chose (deepcopy would make a compact array)."""
+    if a.size == 0:
+        view = a.copy()
+    else:
+        root = a
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        root_copy = root.copy(order="K")
+        assert root_copy.strides == root.strides
+        offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        view = np.ndarray(a.shape, a.dtype, buffer=root_copy, offset=offset, strides=a.strides)
+    view.flags.writeable = a.flags.writeable
+    return view
 
 
 def _outcome(f, args):

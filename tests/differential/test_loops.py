@@ -46,7 +46,17 @@ def test_range_extreme_bounds(loops_kernels):
     big = 2**63 - 1
     for a, b, step in [(big - 3, big, 1), (-big - 1, -big + 2, 1), (big, big - 5, -2),
                        (-big, big, big), (big, -big - 1, -big), (0, big, 2**62)]:
-        loops_kernels.check("range3", a, b, step)
+        loops_kernels.check("range_count", a, b, step)
+        loops_kernels.check("loop_var_after_stepped_loop", a, b, step)
+
+
+def test_range_literal_steps_near_the_int64_limits(loops_kernels):
+    big = 2**63 - 1
+    for a, b in [(-big + 1, -big - 1), (-big + 5, -big - 1), (big, big - 7), (3, -4)]:
+        loops_kernels.check("range_step_minus3", a, b)
+        loops_kernels.check("range_negative_step", a, b)
+    for a, b in [(big - 2, big), (big - 9, big), (-big - 1, -big + 3)]:
+        loops_kernels.check("range_step_2", a, b)
 
 
 def test_range_step_zero_raises(loops_kernels):

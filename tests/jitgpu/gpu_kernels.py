@@ -537,3 +537,79 @@ def math_errors(x, out):
         out[i, 4] = math.floor(v)
         out[i, 5] = int(v)
         out[i, 6] = abs(v)
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'ndarray[int64,1]', None)
+def divide_in_place(a, d):
+    for i in prange(a.shape[0]):
+        a[i] = a[i] // d[i]
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', 'float64', 'bool', 'float64')
+def reserved_names(kernel, half, local, constant):
+    # Names that are OpenCL keywords, types or built-in functions, with capitals, or unpy_.
+    private = 0.0
+    for uint in prange(kernel.shape[0]):
+        float2 = kernel[uint] * local
+        N = 1
+        unpy_flag = 2.0
+        if constant:
+            for floor in range(3):
+                float2 += floor * unpy_flag * N
+        half[uint] = math.floor(float2) + 0.5
+        private += float2
+    return private
+
+
+# --- triangular prange levels (guarded NDRange dimensions) --------------------------------------
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', None)
+def tri_lower(a, out):
+    for i in prange(a.shape[0]):
+        for j in prange(i + 1):
+            out[i, j] = a[i, j] + a[j, i]
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64,3]', 'int64', 'int64', 'int64', 'int64')
+def tri_three_levels(out, n, s, init):
+    total = init
+    for i in prange(n):
+        for j in prange(i, n, s):
+            for k in prange(n - 1, j - 1, -1):
+                out[i, j, k] = 100 * i + 10 * j + k
+                total += i * j - k
+    return total
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'float64')
+def tri_sum(a):
+    t = 0.0
+    for i in prange(a.shape[0]):
+        for j in prange(i + 1, a.shape[1]):
+            t += a[i, j]
+    return t
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', None)
+def skip_negative(x, out):
+    for i in prange(x.shape[0]):
+        if x[i] < 0.0:
+            continue
+        out[i] = math.sqrt(x[i])
+
+
+@unpython.gpu
+@unpython.type('ndarray[float32,1]', 'ndarray[float32,2]', None)
+def f32_literals(x, out):
+    # Python float literals are weak: NumPy rounds them to float32 (1e300 to inf).
+    for i in prange(x.shape[0]):
+        out[i, 0] = x[i] * 1e300
+        out[i, 1] = x[i] + 0.1
+        out[i, 2] = x[i] - 16777217.0
+        out[i, 3] = x[i] * 3.4028235677973366e38

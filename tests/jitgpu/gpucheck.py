@@ -76,6 +76,46 @@ def load_module(module_name: str, path: Path):
     return module
 
 
+class _Bytes:
+    """Bytes [lo, hi) of memory that `keep` holds, as an array interface."""
+
+    def __init__(self, keep, lo, hi):
+        self.keep = keep
+        self.__array_interface__ = {"version": 3, "shape": (hi - lo,), "typestr": "|u1",
+                                    "data": (lo, True)}
+
+
+def clone_args(args):
+    """(copies of `args`, the copied buffers). Unlike copy.deepcopy, which makes each array
+    contiguous, every array keeps its layout (offset, strides of any sign, zero strides, order,
+    read-only flag), and arrays that view one buffer view one copy of it. Each buffer comes as
+    an array of the dtype of its first view where that fits (to compare what a call left
+    outside the views too), else as bytes."""
+    from gpurts.boxes import memory_root
+    buffers, out = {}, []
+    for a in args:
+        if not isinstance(a, np.ndarray):
+            out.append(copy.deepcopy(a))
+            continue
+        root = memory_root(a)
+        lo, hi = np.lib.array_utils.byte_bounds(root)
+        if id(root) not in buffers:
+            buffers[id(root)] = (lo, np.asarray(_Bytes(root, lo, hi)).copy())
+        start, buffer = buffers[id(root)]
+        view = np.ndarray(a.shape, a.dtype, buffer, a.__array_interface__["data"][0] - start,
+                          a.strides)
+        view.flags.writeable = a.flags.writeable
+        out.append(view)
+    whole = []
+    for a in args:
+        if isinstance(a, np.ndarray) and id(memory_root(a)) in buffers:
+            lo, buffer = buffers.pop(id(memory_root(a)))
+            fits = (buffer.size % a.itemsize == 0
+                    and (a.__array_interface__["data"][0] - lo) % a.itemsize == 0)
+            whole.append(buffer.view(a.dtype) if fits else buffer)
+    return out, whole
+
+
 @dataclass
 class Outcome:
     value: object = None
@@ -118,8 +158,8 @@ class GpuPair:
         have run on `ran_on` ('opencl:' a device, 'openmp' the fallback; None: no check), with
         `reason` in its reason. Returns (compiled result or the exception it raised, report)."""
         def make():
-            fresh = copy.deepcopy(args)
-            return fresh, [a for a in fresh if isinstance(a, np.ndarray)]
+            fresh, buffers = clone_args(args)
+            return fresh, [a for a in fresh if isinstance(a, np.ndarray)] + buffers
         return self.check_fresh(func, make, rtol=rtol, ran_on=ran_on, reason=reason)
 
     def check_fresh(self, func: str, make, rtol: float = 0.0, ran_on: str | None = "opencl:",

@@ -110,6 +110,22 @@ def test_over_memory_single_iterations(gpu, pocl_env):
               reason="even with every parallel loop split to single iterations")
 
 
+def test_group_larger_than_one_device_buffer(gpu, device):
+    """A whole-extent group over the device's largest buffer (max_alloc, 1 GiB on PoCL) is
+    tiled against that size, and refused when tiles cannot shrink it; never a failed
+    allocation."""
+    n = device.max_alloc // 8 + 1000
+    if n * 8 > 0.8 * device.global_mem_size:
+        pytest.skip("the device's largest buffer is most of its memory")
+    x = np.zeros(n)                 # calloc'd: only the pages written here are ever touched
+    x[-1] = 5.0
+    out = np.zeros(3)
+    gpu.compiled.gather(x, np.array([0, -1, 7]), out)
+    assert out.tolist() == [0.0, 5.0, 0.0]
+    assert_ran(gpu.explain("gather"), "openmp",
+               "even with every parallel loop split to single iterations")
+
+
 def tiles_of(report):
     return report.nests[0].details["ndrange"]
 
@@ -144,6 +160,38 @@ def test_tiling_with_aliased_views(gpu, pocl_env):
         return (a[1:], a[:-1], len(a) - 1), [a]
     _, report = gpu.check_fresh("even_to_odd", make, rtol=1e-12)
     assert report.nests[0].timings["tiles"] > 1, str(report)
+
+
+def test_tiled_scatter_keeps_every_tile(gpu, pocl_env):
+    """A whole-extent output group is copied back by every tile: each tile must carry the
+    earlier tiles' results."""
+    pocl_env.setenv("UNPY_GPU_MEM_LIMIT", "8000")
+    _, report = gpu.check("scatter", RNG.random(400), RNG.permutation(400), np.zeros(400),
+                          rtol=1e-12)
+    assert report.nests[0].timings["tiles"] > 1, str(report)
+
+
+def test_failed_tile_restores_earlier_tiles(gpu, pocl_env):
+    """The error flag in a later tile: the earlier tiles' write-back is undone, so the OpenMP
+    rerun starts from the caller's data and leaves what the OpenMP code alone leaves."""
+    a = RNG.integers(-1000, 1000, 600)
+    d = RNG.integers(1, 9, 600)
+    d[500] = 0
+    pocl_env.setenv("UNPY_DEVICE", "none")
+    alone = a.copy()
+    with pytest.raises(ZeroDivisionError):
+        gpu.compiled.divide_in_place(alone, d)
+    pocl_env.setenv("UNPY_DEVICE", "pocl")
+    pocl_env.setenv("UNPY_GPU_MEM_LIMIT", "4000")
+    tiled = a.copy()
+    with pytest.raises(ZeroDivisionError):
+        gpu.compiled.divide_in_place(tiled, d)
+    assert_ran(gpu.explain("divide_in_place"), "openmp", "division by zero")
+    np.testing.assert_array_equal(tiled, alone)
+    d[500] = 3
+    _, report = gpu.check("divide_in_place", a, d)
+    pocl_env.delenv("UNPY_GPU_MEM_LIMIT")
+    gpu.check("divide_in_place", a, d)
 
 
 # --- zero-size arrays ---------------------------------------------------------------------------

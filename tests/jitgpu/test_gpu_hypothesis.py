@@ -119,6 +119,12 @@ def test_syrk_shapes(gpu, n, k, flip, order):
     gpu.check("syrk", a[::-1] if flip else a, np.zeros((n, n)), rtol=1e-12)
 
 
+@given(n=st.integers(1, 14), s=st.integers(1, 6), init=st.integers(-100, 100))
+@SETTINGS
+def test_triangular_levels(gpu, n, s, init):
+    gpu.check("tri_three_levels", np.zeros((n, n, n), np.int64), n, s, np.int64(init))
+
+
 @given(n=st.integers(1, 700), init=st.integers(-2 ** 62, 2 ** 62),
        op=st.sampled_from(["red_sum_i64", "red_min_i64", "red_max_i64", "red_or_i64",
                            "red_and_i64", "red_xor_i64"]),

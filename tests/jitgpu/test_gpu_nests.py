@@ -140,6 +140,32 @@ def test_alias_column_halves(gpu):
     gpu.check_fresh("copy_plus_one", make_interleaved, rtol=F64_TOL)
 
 
+def test_alias_two_roots_of_one_buffer(gpu):
+    """np.frombuffer twice over one bytearray: two root arrays whose memory overlaps."""
+    data = np.arange(101.0).tobytes()
+
+    def make(shifted_first):
+        def fresh():
+            buf = bytearray(data)
+            a = np.frombuffer(buf, np.float64, 100, 0)
+            b = np.frombuffer(buf, np.float64, 100, 8)
+            return ((b, a) if shifted_first else (a, b)) + (100,), [np.frombuffer(buf)]
+        return fresh
+    gpu.check_fresh("even_to_odd", make(True), rtol=F64_TOL)
+    gpu.check_fresh("even_to_odd", make(False), rtol=F64_TOL)
+
+
+def test_zero_strides_and_read_only(gpu):
+    """Broadcast (stride 0, read-only) inputs are read on the device; a read-only output is a
+    ValueError, as NumPy's."""
+    x = np.broadcast_to(np.float64(2.5), (300,))
+    gpu.check("axpy", x, rand(300), 3.0, rtol=F64_TOL)
+    row = np.broadcast_to(rand(7), (9, 7))
+    gpu.check("add2", row, row.T.copy().T, np.zeros((9, 7)), rtol=F64_TOL)
+    with pytest.raises(ValueError, match="read-only"):
+        gpu.compiled.axpy(rand(300), x, 1.0)
+
+
 def test_alias_different_dtypes(gpu):
     """A float32 view and an int32 view interleaved in one buffer."""
     base = (rand(64, dtype=np.float32) * 100).view(np.uint32)
@@ -242,3 +268,35 @@ def test_scatter_permutation(gpu):
 
 def test_squares_mod(gpu):
     gpu.check("squares_mod", np.arange(37, dtype=np.int64) * 3, np.zeros(100, np.int64))
+
+
+def test_reserved_names(gpu):
+    """Variables named as OpenCL keywords, types, built-ins, macros or the kernel's own names."""
+    x = rand(300)
+    for constant in (True, False):
+        gpu.check("reserved_names", x, np.zeros(300), 1.5, constant, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 2, 17, 40])
+def test_triangular_collapsed_levels(gpu, n):
+    a = rand(n, n)
+    gpu.check("tri_lower", a, np.zeros((n, n)), rtol=F64_TOL)
+    gpu.check("tri_lower", a[::-1].T, np.zeros((n, n)), rtol=F64_TOL)
+    gpu.check("tri_sum", rand(n, n + 3), rtol=F64_TOL)
+
+
+@pytest.mark.parametrize("n, s", [(1, 1), (5, 1), (9, 2), (12, 5)])
+def test_triangular_three_levels(gpu, n, s):
+    gpu.check("tri_three_levels", np.zeros((n, n, n), np.int64), n, s, np.int64(-3))
+
+
+def test_continue_in_parallel_body(gpu):
+    """`continue` of the prange body ends the iteration; the skipped writes keep the old values
+    (so the output must be copied in)."""
+    x = rand(300)
+    gpu.check("skip_negative", x, np.full(300, 7.0), rtol=F64_TOL)
+
+
+def test_float32_literals(gpu):
+    x = np.float32([0.0, 1.0, -1.5, 1e-3, 3.0])
+    gpu.check("f32_literals", x, np.zeros((5, 4), np.float32))

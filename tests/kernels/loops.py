@@ -29,19 +29,35 @@ def range3(a, b, step):
     return s
 
 
+@unpython.type('int64', 'int64', 'int64', 'int64')
+def range_count(a, b, step):
+    count = 0
+    for i in range(a, b, step):
+        count += 1
+    return count
+
+
 @unpython.type('int64', 'int64', 'int64')
 def range_negative_step(a, b):
     s = 0
     for i in range(a, b, -1):
-        s = s * 5 + i
+        s = (s * 5 + i % 1000) % 1000003
     return s
+
+
+@unpython.type('int64', 'int64', 'int64')
+def range_step_2(a, b):
+    count = 0
+    for i in range(a, b, 2):
+        count += 1
+    return count * 10 + i % 10
 
 
 @unpython.type('int64', 'int64', 'int64')
 def range_step_minus3(a, b):
     s = 0
     for i in range(a, b, -3):
-        s = s * 5 + i
+        s = (s * 5 + i % 1000) % 1000003
     return s
 
 
@@ -163,6 +179,8 @@ def if_float_truth(x):
 @unpython.type('int64', 'int64')
 def while_int_truth(n):
     k = 0
+    if n < 0:
+        n = -n
     while n:
         n = n // 2
         k += 1

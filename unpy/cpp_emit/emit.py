@@ -38,7 +38,7 @@ MATH_CXX = {"sqrt": "std::sqrt", "exp": "std::exp", "log": "std::log", "log10": 
 
 def ctype(t) -> str:
     if isinstance(t, Array):
-        return f"Array<{CTYPES[t.dtype]}, {t.ndim}>"
+        return f"unpy::Array<{CTYPES[t.dtype]}, {t.ndim}>"
     if t is None:
         return "void"
     return CTYPES[t.dtype]
@@ -225,17 +225,17 @@ class FunctionEmitter:
         self.depth += 1
         start, stop, step = self.bounds(loop)
         counter = self.fresh("k")
-        sign = self.step_sign(loop)
-        if sign is None:
+        if isinstance(loop.step, ir.Const) and loop.step.value in (1, -1):
+            cmp = "<" if loop.step.value > 0 else ">"
+            self.out(f"for (int64_t {counter} = {start}; {counter} {cmp} {stop}; "
+                     f"{counter} += {step}) {{")
+            self.out(f"    {cname(loop.var)} = {counter};")
+        else:
+            # Counted: `i += step` past a bound near the int64 limits would wrap around.
             n = self.fresh("n")
             self.out(f"const int64_t {n} = unpy::range_length({start}, {stop}, {step});")
             self.out(f"for (int64_t {counter} = 0; {counter} < {n}; ++{counter}) {{")
             self.out(f"    {cname(loop.var)} = {start} + {counter} * {step};")
-        else:
-            cmp = "<" if sign > 0 else ">"
-            self.out(f"for (int64_t {counter} = {start}; {counter} {cmp} {stop}; "
-                     f"{counter} += {step}) {{")
-            self.out(f"    {cname(loop.var)} = {counter};")
         saved = self.enter_loop_var(loop)
         self.nested(loop.body, in_parallel)
         self.leave_loop_var(loop, saved)
@@ -260,8 +260,7 @@ class FunctionEmitter:
     def parallel_for(self, loop):
         self.out("{")
         self.depth += 1
-        if loop.nest_id is not None:
-            self.gpu_hook(loop)
+        # Python evaluates range() before the loop runs: the bounds come before the GPU hook.
         levels = self.collapsed_levels(loop)
         names = []
         for level in levels:
@@ -269,6 +268,8 @@ class FunctionEmitter:
             n = self.fresh("n")
             self.out(f"const int64_t {n} = unpy::range_length({start}, {stop}, {step});")
             names.append((start, step, n, self.fresh("t")))
+        if loop.nest_id is not None:
+            self.gpu_hook(loop)
         body = levels[-1].body
         loop_vars = {l.var for l in levels}
         triangular = any(loop_vars & set(reads_of([x.start, x.stop, x.step]))
@@ -294,8 +295,19 @@ class FunctionEmitter:
         if loop.nest_id is not None:
             self.depth -= 1
             self.out("}")
+        self.last_values(loop, levels, names)
         self.depth -= 1
         self.out("}")
+
+    def last_values(self, loop, levels, names):
+        """After the loop, each loop variable holds its last value, as after Python's loop
+        (unchanged where its loop ran no iteration); only where the function reads it."""
+        counts = []
+        for level, (start, step, n, t) in zip(levels, names):
+            counts.append(f"{n} > 0")
+            if reads_of(self.fn.body).count(level.var) > reads_of(loop).count(level.var):
+                self.out(f"if ({' && '.join(counts)}) {cname(level.var)} = {start} + ({n} - 1) "
+                         f"* {step};")
 
     def omp_loops(self, loop, levels, names, clauses):
         """The OpenMP loop nest over `levels` (trip counts computed), with its private variables."""
@@ -473,9 +485,11 @@ class FunctionEmitter:
 
     def subscript(self, e):
         array = cname(e.array.id)
-        indices = ", ".join(self.index(array, d, i) for d, i in enumerate(e.indices))
         if self.boundscheck:
+            # at_checked wraps negative indices itself, after reporting them as written.
+            indices = ", ".join(self.expr(i) for i in e.indices)
             return f'{array}.template at_checked<C>("{e.array.id}", {indices})'
+        indices = ", ".join(self.index(array, d, i) for d, i in enumerate(e.indices))
         return f"{array}.template at<C>({indices})"
 
     def expr_Subscript(self, e):

@@ -91,25 +91,33 @@ struct Array {
     template <bool C, typename... I>
     T& at(I... idx) const {
         const int64_t index[N] = {static_cast<int64_t>(idx)...};
-        int64_t off = 0;
-        for (int d = 0; d < N; ++d)
-            off += index[d] * ((C && d == N - 1) ? int64_t(1) : strides[d]);
-        return data[off];
+        return element<C>(index);
     }
 
+    // --boundscheck: NumPy's IndexError for an index outside [-shape, shape), reported as
+    // written; a negative index in range counts from the end.
     template <bool C, typename... I>
     T& at_checked(const char* name, I... idx) const {
-        const int64_t index[N] = {static_cast<int64_t>(idx)...};
+        int64_t index[N] = {static_cast<int64_t>(idx)...};
         for (int d = 0; d < N; ++d) {
-            if (index[d] < 0 || index[d] >= shape[d]) {
+            if (index[d] < -shape[d] || index[d] >= shape[d]) {
                 raise(ErrorKind::index, "index " + std::to_string(index[d]) +
                       " is out of bounds for axis " + std::to_string(d) + " with size " +
                       std::to_string(shape[d]) + " (array '" + name + "')");
                 thread_local T dummy;
                 return dummy;
             }
+            if (index[d] < 0) index[d] += shape[d];
         }
-        return at<C>(idx...);
+        return element<C>(index);
+    }
+
+    template <bool C>
+    T& element(const int64_t (&index)[N]) const {
+        int64_t off = 0;
+        for (int d = 0; d < N; ++d)
+            off += index[d] * ((C && d == N - 1) ? int64_t(1) : strides[d]);
+        return data[off];
     }
 };
 
@@ -190,6 +198,13 @@ Array<T, N> array_arg(py::handle h, const char* fn, const char* param, const cha
     return v;
 }
 
+// OverflowError, as NumPy raises for `np.int8(300)`.
+[[noreturn]] inline void out_of_range(const char* fn, const char* param, const char* expected,
+                                      py::handle value) {
+    throw Error(ErrorKind::overflow, std::string(fn) + "() argument '" + param + "': " +
+                py::str(value).cast<std::string>() + " is out of range for " + expected);
+}
+
 template <typename T>
 T scalar_arg(py::handle h, const char* fn, const char* param, const char* expected) {
     PyObject* o = h.ptr();
@@ -206,24 +221,23 @@ T scalar_arg(py::handle h, const char* fn, const char* param, const char* expect
         if (v == -1.0 && PyErr_Occurred()) { PyErr_Clear(); type_error(fn, param, expected, h); }
         return static_cast<T>(v);
     } else {
-        if (is_bool || !PyIndex_Check(o)) type_error(fn, param, expected, h);
-        py::int_ value = py::reinterpret_steal<py::int_>(PyNumber_Index(o));
+        if (is_bool || py::isinstance<py::array>(h) || !PyIndex_Check(o))
+            type_error(fn, param, expected, h);
+        PyObject* index = PyNumber_Index(o);
+        if (!index) { PyErr_Clear(); type_error(fn, param, expected, h); }
+        py::int_ value = py::reinterpret_steal<py::int_>(index);
         int overflow = 0;
         if (std::is_signed<T>::value) {
             long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
             if (overflow || v < (long long)std::numeric_limits<T>::min() ||
                 v > (long long)std::numeric_limits<T>::max())
-                throw py::value_error(std::string(fn) + "() argument '" + param + "': " +
-                                      py::str(value).cast<std::string>() + " is out of range for " +
-                                      expected);
+                out_of_range(fn, param, expected, value);
             return static_cast<T>(v);
         }
         unsigned long long v = PyLong_AsUnsignedLongLong(value.ptr());
         if (PyErr_Occurred() || v > (unsigned long long)std::numeric_limits<T>::max()) {
             PyErr_Clear();
-            throw py::value_error(std::string(fn) + "() argument '" + param + "': " +
-                                  py::str(value).cast<std::string>() + " is out of range for " +
-                                  expected);
+            out_of_range(fn, param, expected, value);
         }
         return static_cast<T>(v);
     }
@@ -407,8 +421,10 @@ inline double math_pow(double x, double y) {
 
 inline int64_t range_length(int64_t start, int64_t stop, int64_t step) {
     if (step == 0) { raise(ErrorKind::value, "range() arg 3 must not be zero"); return 0; }
-    if (step > 0) return start < stop ? (stop - start - 1) / step + 1 : 0;
-    return start > stop ? (start - stop - 1) / (-step) + 1 : 0;
+    // In unsigned arithmetic: stop - start may not fit in int64 (range(-2**62, 2**62, 2**62)).
+    if (step > 0)
+        return start < stop ? int64_t((uint64_t(stop) - uint64_t(start) - 1) / uint64_t(step) + 1) : 0;
+    return start > stop ? int64_t((uint64_t(start) - uint64_t(stop) - 1) / (0 - uint64_t(step)) + 1) : 0;
 }
 
 // --- the GPU hook (SPEC section 4) -----------------------------------------------------------

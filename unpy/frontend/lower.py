@@ -2,6 +2,8 @@
 subset (SPEC section 3) is refused here with its location."""
 from __future__ import annotations
 
+import math
+
 import gast
 
 from unpy import ir
@@ -22,6 +24,10 @@ SCALAR_CASTS = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "u
                 "uint64", "float32", "float64", "single", "double", "intc", "intp", "float_",
                 "bool_", "byte", "ubyte", "short", "ushort", "longlong", "ulonglong"}
 ALLOCATORS = {"numpy.zeros": "zeros", "numpy.empty": "empty", "numpy.ones": "ones"}
+# Module constants, Python floats in the interpreter too.
+CONSTANTS = {f"{module}.{name}": value for module in ("math", "numpy") for name, value in
+             (("pi", math.pi), ("e", math.e), ("inf", math.inf), ("nan", math.nan))}
+CONSTANTS["math.tau"] = math.tau
 
 
 def builtin_name(qualified: str):
@@ -53,6 +59,10 @@ class Lowering:
         self.fn = decorated.node
         self.compiled_names = compiled_names
         self.temp_count = 0
+        # Names the function assigns are its locals everywhere in it (Python's scoping).
+        self.assigned = {n.id for n in gast.walk(self.fn)
+                         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        self.assigned |= {a.id for a in self.fn.args.args}
 
     def error(self, message, node):
         return self.errors.error(message, loc_of(node))
@@ -199,6 +209,9 @@ class Lowering:
                 return ir.Const(e.value, loc)
             raise self.error(f"constants of type {type(e.value).__name__} are not supported", e)
         if isinstance(e, gast.Name):
+            imported = self.module.imports.get(e.id)
+            if imported in CONSTANTS and e.id not in self.assigned:
+                return ir.Const(CONSTANTS[imported], loc)      # `from math import pi`
             return ir.Name(e.id, loc)
         if isinstance(e, gast.BinOp):
             op = BINOPS.get(type(e.op))
@@ -206,7 +219,11 @@ class Lowering:
                 raise self.error("unsupported operator", e)
             return ir.BinOp(op, self.expr(e.left), self.expr(e.right), loc)
         if isinstance(e, gast.UnaryOp):
-            return ir.UnaryOp(UNARYOPS[type(e.op)], self.expr(e.operand), loc)
+            operand = self.expr(e.operand)
+            if isinstance(e.op, gast.USub) and isinstance(operand, ir.Const) and \
+                    not isinstance(operand.value, bool):
+                return ir.Const(-operand.value, loc)    # a negative literal (`range(n, 0, -1)`)
+            return ir.UnaryOp(UNARYOPS[type(e.op)], operand, loc)
         if isinstance(e, gast.Compare):
             ops = []
             for op in e.ops:
@@ -262,6 +279,8 @@ class Lowering:
         if e.attr == "shape":
             raise self.error("use 'a.shape[k]' or unpack 'm, n = a.shape'; the shape tuple "
                              "itself is not a value", e)
+        if self.qualified(e) in CONSTANTS:
+            return ir.Const(CONSTANTS[self.qualified(e)], loc_of(e))
         raise self.error(f"attribute '{e.attr}' is not supported in compiled functions", e)
 
     def call(self, e):

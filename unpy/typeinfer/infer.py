@@ -116,7 +116,7 @@ class TypeInference:
                 origin = ("declared" if name in self.declared else
                           f"first assigned on line {self.defined_at[name]}")
                 raise self.errors.error(
-                    f"'{name}' is {self.vars[name]} ({origin}); {why}. Convert explicitly "
+                    f"'{name}' is {_shown(self.vars[name])} ({origin}); {why}. Convert explicitly "
                     f"(e.g. int(...), np.float32(...)) or use another variable", loc)
             t = self.vars[name]
         else:
@@ -349,6 +349,11 @@ def _bool_as_int(e):
     if is_bool(e.type):
         return ir.Cast(e, e.loc, Scalar("int64", e.type.weak))
     return e
+
+
+def _shown(t):
+    """A type as the user wrote it: a variable holding a Python int is an int64."""
+    return t.dtype if isinstance(t, Scalar) else str(t)
 
 
 def _const_value(e):

@@ -182,23 +182,49 @@ def _check_break(body, errors):
             _check_break(s.orelse, errors)
 
 
+def check_private_not_read_after(loop: ir.For, after: list, errors):
+    """A variable private to the iterations of `loop` must not be read after it: Python would
+    see the last iteration's value, which parallel iterations do not keep. (The loop variable
+    itself gets its last value back; see cpp_emit.) `after`: the statements that may run next,
+    in order (enclosing loop bodies included, as their next iteration may come next)."""
+    reduced = {r.var for r in loop.reductions}
+    private = {}
+    for s in walk_stmts(loop.body):
+        if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name):
+            private.setdefault(s.target.id, s)
+        elif isinstance(s, ir.For):
+            private.setdefault(s.var, s)
+    exposed = UpwardExposed()
+    exposed.block(after, set())
+    for name, where in private.items():
+        if name in reduced or name not in exposed.exposed:
+            continue
+        raise errors.error(
+            f"'{name}' is assigned in the iterations of the prange at line {loop.loc[0]} "
+            f"(line {where.loc[0]}) and read here after the loop; iterations run in parallel, "
+            "so the value of the last one is not kept. Compute it after the loop, or store it "
+            "in an array", exposed.exposed[name].loc)
+
+
 def check_function(fn: ir.Function, errors):
     """Check every outermost prange; number the nests of @gpu functions."""
     nest_count = 0
 
-    def visit(body):
+    def visit(body, after):
         nonlocal nest_count
-        for s in body:
+        for k, s in enumerate(body):
+            rest = body[k + 1:] + after
             if isinstance(s, ir.For) and s.parallel:
                 check_prange(s, errors)
+                check_private_not_read_after(s, rest, errors)
                 if fn.gpu:
                     s.nest_id = nest_count
                     nest_count += 1
             elif isinstance(s, (ir.For, ir.While)):
-                visit(s.body)
+                visit(s.body, s.body + rest)
             elif isinstance(s, ir.If):
-                visit(s.body)
-                visit(s.orelse)
+                visit(s.body, rest)
+                visit(s.orelse, rest)
 
-    visit(fn.body)
+    visit(fn.body, [])
     return nest_count

@@ -1,0 +1,166 @@
+"""Parallel loops, interpreter (prange is range) vs compiled (OpenMP): reductions of every form
+(float ones within rounding of the reordering), private temporaries, collapsed and triangular
+nests, steps, errors raised inside a parallel region."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from npstrategies import arrays
+
+SETTINGS = settings(max_examples=25, deadline=None)
+f64, i64 = np.float64, np.int64
+REDUCTION_RTOL = 1e-9      # float sums in another order: values are bounded by 1e6, sizes small
+finite = st.floats(-1e3, 1e3)
+big_arrays = st.integers(0, 300).map(lambda n: np.random.default_rng(n).uniform(-1, 1, n))
+
+
+@pytest.mark.parametrize("func", ["sum_plus_equals", "sum_minus_equals", "sum_x_equals_x_plus",
+                                  "sum_x_equals_e_plus_x", "minimum", "maximum",
+                                  "reduction_then_sequential_use"])
+def test_float_reductions(prange_kernels, func):
+    @SETTINGS
+    @given(st.one_of(arrays(f64, 1, max_side=40, values=finite), big_arrays))
+    def run(a):
+        prange_kernels.check(func, a, rtol=REDUCTION_RTOL)
+    run()
+
+
+def test_product_reduction(prange_kernels):
+    @SETTINGS
+    @given(arrays(f64, 1, max_side=30, values=st.floats(0.5, 2.0)))
+    def run(a):
+        prange_kernels.check("product_times_equals", a, rtol=REDUCTION_RTOL)
+    run()
+
+
+def test_min_max_of_empty_and_special(prange_kernels):
+    """min/max reductions of no element give the initial value; infinities take part."""
+    c = prange_kernels.compiled
+    assert c.minimum(np.zeros(0)) == np.inf and c.maximum(np.zeros(0)) == -np.inf
+    a = np.array([3.0, -np.inf, 7.0, np.inf])
+    assert c.minimum(a) == -np.inf and c.maximum(a) == np.inf
+
+
+@pytest.mark.parametrize("func", ["int_sum", "int_product_wraps", "bit_or", "bit_and",
+                                  "bit_xor"])
+def test_integer_reductions_are_exact(prange_kernels, func):
+    @SETTINGS
+    @given(arrays(i64, 1, max_side=60))
+    def run(a):
+        prange_kernels.check(func, a)
+    run()
+
+
+def test_int32_min_reduction(prange_kernels):
+    @SETTINGS
+    @given(arrays(np.int32, 1, max_side=60))
+    def run(a):
+        prange_kernels.check("int_min", a)
+    run()
+
+
+def test_several_reductions_in_one_loop(prange_kernels):
+    @SETTINGS
+    @given(st.integers(0, 200))
+    def run(n):
+        rng = np.random.default_rng(n)
+        a = rng.uniform(-1, 1, n)
+        b = rng.integers(0, 1000, n)
+        prange_kernels.check("several_reductions", a, b, rtol=REDUCTION_RTOL)
+    run()
+
+
+def test_float32_reduction(prange_kernels):
+    a = np.random.default_rng(1).uniform(0, 1, (40, 30)).astype(np.float32)
+    result = prange_kernels.check("float32_sum_2d", a, rtol=1e-4)
+    assert type(result) is np.float32
+
+
+@SETTINGS
+@given(arrays(f64, 2, min_side=1, values=finite), st.data())
+def test_private_temporaries(prange_kernels, a, data):
+    out = data.draw(arrays(f64, 2, min_side=a.shape[0], max_side=a.shape[0])
+                    .filter(lambda o: o.shape[1] >= a.shape[1]))[:, :a.shape[1]]
+    prange_kernels.check("private_temporaries", a, out)
+
+
+@pytest.mark.parametrize("m, n, p", [(0, 3, 2), (1, 1, 1), (2, 9, 3), (9, 2, 4), (17, 13, 5)])
+def test_collapsed_matmul(prange_kernels, m, n, p):
+    """Two perfectly nested pranges, collapsed or not depending on the trip counts: exact, as
+    each element is computed by one sequential loop."""
+    rng = np.random.default_rng(m * 100 + n)
+    a, b = rng.uniform(-1, 1, (m, p)), rng.uniform(-1, 1, (p, n))
+    prange_kernels.check("matmul_collapsed", a, b, np.zeros((m, n)))
+    prange_kernels.check("matmul_collapsed", np.asfortranarray(a), b[:, ::-1],
+                         np.zeros((n, m)).T)
+
+
+@pytest.mark.parametrize("shape", [(0, 2, 2), (1, 1, 1), (2, 3, 4), (7, 1, 5), (3, 11, 2)])
+def test_collapsed_three_levels(prange_kernels, shape):
+    prange_kernels.check("collapse3", np.full(shape, -1, np.int64))
+    prange_kernels.check("collapse3", np.full(shape[::-1], -1, np.int64).T)
+
+
+@SETTINGS
+@given(arrays(f64, 2, values=finite))
+def test_collapsed_reduction(prange_kernels, a):
+    prange_kernels.check("collapsed_reduction", a, rtol=REDUCTION_RTOL)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 16, 33])
+def test_triangular_nests(prange_kernels, n):
+    prange_kernels.check("triangular", np.zeros((n, n)))
+    prange_kernels.check("triangular_inner_prange", np.full((n, n), -1.0))
+
+
+@SETTINGS
+@given(st.integers(-12, 12), st.integers(-12, 12), st.integers(-4, 4).filter(bool))
+def test_prange_steps(prange_kernels, start, stop, step):
+    prange_kernels.check("stepped", np.arange(30, dtype=np.int64)[::-1][5:25], start, stop, step)
+
+
+def test_prange_negative_step_and_zero_step(prange_kernels):
+    prange_kernels.check("reversed_prange", np.arange(10, dtype=np.int64))
+    error = prange_kernels.check("stepped", np.zeros(5, np.int64), 0, 5, 0)
+    assert isinstance(error, ValueError)
+
+
+def test_error_inside_a_parallel_region(prange_kernels):
+    """ZeroDivisionError raised by an iteration surfaces after the loop, once, as the right
+    exception; the module keeps working after it. (The interpreter divides NumPy scalars here:
+    it warns and gives 0; SPEC section 3 wants the Python error on the CPU path.)"""
+    c = prange_kernels.compiled
+    for n, d in [(100, 57), (10, 3), (1000, 999)]:
+        with pytest.raises(ZeroDivisionError, match="by zero"):
+            c.zero_division_in_parallel(np.arange(n, dtype=np.int64), d)
+    prange_kernels.check("zero_division_in_parallel", np.arange(100, dtype=np.int64), 1000)
+    assert c.count_in_parallel(9) == 3
+
+
+@SETTINGS
+@given(arrays(f64, 2, values=finite))
+def test_prange_inside_a_sequential_loop(prange_kernels, a):
+    prange_kernels.check("prange_inside_sequential", a, np.ones_like(a))
+
+
+def test_shared_scalars_that_are_only_read(prange_kernels):
+    a = np.linspace(-1, 1, 101)
+    prange_kernels.check("shared_read_only_scalar", a, 1.5, rtol=REDUCTION_RTOL)
+
+
+@SETTINGS
+@given(arrays(f64, 1, values=finite))
+def test_calls_and_local_arrays_in_parallel(prange_kernels, a):
+    prange_kernels.check("calls_in_parallel", a, np.zeros(a.shape[0]))
+    prange_kernels.check("local_array_in_parallel", a, np.zeros(a.shape[0]))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 1000])
+def test_count_reduction(prange_kernels, n):
+    prange_kernels.check("count_in_parallel", n)
+
+
+@pytest.mark.parametrize("n", [0, 1, 7])
+def test_loop_variable_after_prange(prange_kernels, n):
+    prange_kernels.check("loop_var_after_prange", np.zeros(n, np.int64))

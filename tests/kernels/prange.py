@@ -1,0 +1,279 @@
+"""Parallel loops (SPEC section 3): prange with reductions, private temporaries, collapsed and
+triangular nests, steps, errors raised inside a parallel region. Reference: the interpreter,
+where prange is range (tests/differential/test_prange.py)."""
+import numpy as np
+import unpython
+from unpython import prange
+
+
+@unpython.type('ndarray[float64, 1]', 'float64')
+def sum_plus_equals(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i]
+    return s
+
+
+@unpython.type('ndarray[float64, 1]', 'float64')
+def sum_minus_equals(a):
+    s = 100.0
+    for i in prange(a.shape[0]):
+        s -= a[i]
+    return s
+
+
+@unpython.type('ndarray[float64, 1]', 'float64')
+def product_times_equals(a):
+    p = 1.0
+    for i in prange(a.shape[0]):
+        p *= a[i]
+    return p
+
+
+@unpython.type('ndarray[float64, 1]', 'float64')
+def sum_x_equals_x_plus(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s = s + a[i] * 2.0
+    return s
+
+
+@unpython.type('ndarray[float64, 1]', 'float64')
+def sum_x_equals_e_plus_x(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s = a[i] + s
+    return s
+
+
+@unpython.type('ndarray[int64, 1]', 'int64')
+def int_sum(a):
+    s = 0
+    for i in prange(a.shape[0]):
+        s += a[i] * (i + 1)
+    return s
+
+
+@unpython.type('ndarray[int64, 1]', 'int64')
+def int_product_wraps(a):
+    p = np.int64(1)
+    for i in prange(a.shape[0]):
+        p *= a[i]
+    return p
+
+
+@unpython.type('ndarray[float64, 1]', 'float64')
+def minimum(a):
+    m = np.inf
+    for i in prange(a.shape[0]):
+        m = min(m, a[i])
+    return m
+
+
+@unpython.type('ndarray[float64, 1]', 'float64')
+def maximum(a):
+    m = -np.inf
+    for i in prange(a.shape[0]):
+        m = max(a[i], m)
+    return m
+
+
+@unpython.type('ndarray[int32, 1]', 'int32')
+def int_min(a):
+    m = np.int32(2147483647)
+    for i in prange(a.shape[0]):
+        m = min(m, a[i])
+    return m
+
+
+@unpython.type('ndarray[int64, 1]', 'int64')
+def bit_or(a):
+    x = 0
+    for i in prange(a.shape[0]):
+        x |= a[i]
+    return x
+
+
+@unpython.type('ndarray[int64, 1]', 'int64')
+def bit_and(a):
+    x = -1
+    for i in prange(a.shape[0]):
+        x &= a[i]
+    return x
+
+
+@unpython.type('ndarray[int64, 1]', 'int64')
+def bit_xor(a):
+    x = 0
+    for i in prange(a.shape[0]):
+        x ^= a[i]
+    return x
+
+
+@unpython.type('ndarray[float64, 1]', 'ndarray[int64, 1]', 'float64')
+def several_reductions(a, b):
+    s = 0.0
+    hi = -np.inf
+    count = 0
+    bits = 0
+    for i in prange(a.shape[0]):
+        s += a[i]
+        hi = max(hi, a[i])
+        if a[i] > 0.0:
+            count += 1
+        bits ^= b[i]
+    return s + hi * 1000.0 + count * 1e6 + bits * 1e9
+
+
+@unpython.type('ndarray[float32, 2]', 'float32')
+def float32_sum_2d(a):
+    s = np.float32(0.0)
+    for i in prange(a.shape[0]):
+        for j in range(a.shape[1]):
+            s += a[i, j]
+    return s
+
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', None)
+def private_temporaries(a, out):
+    for i in prange(a.shape[0]):
+        t = 0.0
+        for j in range(a.shape[1]):
+            u = a[i, j] * 2.0
+            t += u
+        out[i, 0] = t
+        for j in range(1, a.shape[1]):
+            out[i, j] = a[i, j] - t
+
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', 'ndarray[float64, 2]', None)
+def matmul_collapsed(a, b, c):
+    m = a.shape[0]
+    n = b.shape[1]
+    p = a.shape[1]
+    for i in prange(m):
+        for j in prange(n):
+            s = 0.0
+            for k in range(p):
+                s += a[i, k] * b[k, j]
+            c[i, j] = s
+
+
+@unpython.type('ndarray[int64, 3]', None)
+def collapse3(a):
+    for i in prange(a.shape[0]):
+        for j in prange(a.shape[1]):
+            for k in prange(a.shape[2]):
+                a[i, j, k] = i * 10000 + j * 100 + k
+
+
+@unpython.type('ndarray[float64, 2]', 'float64')
+def collapsed_reduction(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        for j in prange(a.shape[1]):
+            s += a[i, j] * (i + 1)
+    return s
+
+
+@unpython.type('ndarray[float64, 2]', None)
+def triangular(a):
+    n = a.shape[0]
+    for i in prange(n):
+        for j in range(i, n):
+            a[i, j] = i * 100.0 + j
+            a[j, i] = -(i * 100.0 + j)
+
+
+@unpython.type('ndarray[float64, 2]', None)
+def triangular_inner_prange(a):
+    n = a.shape[0]
+    for i in prange(n):
+        for j in prange(i + 1):
+            a[i, j] = i + j * 0.5
+
+
+@unpython.type('ndarray[int64, 1]', 'int64', 'int64', 'int64', None)
+def stepped(a, start, stop, step):
+    for i in prange(start, stop, step):
+        a[i] = a[i] * 2 + i
+
+
+@unpython.type('ndarray[int64, 1]', None)
+def reversed_prange(a):
+    for i in prange(a.shape[0] - 1, -1, -1):
+        a[i] += i
+
+
+@unpython.type('ndarray[int64, 1]', 'int64', None)
+def zero_division_in_parallel(a, d):
+    for i in prange(a.shape[0]):
+        a[i] = a[i] // (d - i)
+
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', None)
+def prange_inside_sequential(a, b):
+    for step in range(3):
+        for i in prange(a.shape[0]):
+            for j in range(a.shape[1]):
+                b[i, j] = b[i, j] + a[i, j] * step
+
+
+@unpython.type('ndarray[float64, 1]', 'float64', 'float64')
+def shared_read_only_scalar(a, x):
+    scale = x * 2.0
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i] * scale
+    return s
+
+
+@unpython.type('ndarray[float64, 1]', 'float64')
+def reduction_then_sequential_use(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i]
+    t = s
+    for i in range(a.shape[0]):
+        t = t * 0.5 + a[i]
+    return t
+
+
+@unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', None)
+def calls_in_parallel(a, out):
+    for i in prange(a.shape[0]):
+        out[i] = helper(a[i])
+
+
+@unpython.type('float64', 'float64')
+def helper(x):
+    if x < 0.0:
+        return -x * 0.5
+    return x * x
+
+
+@unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', None)
+def local_array_in_parallel(a, out):
+    for i in prange(a.shape[0]):
+        tmp = np.zeros(3, np.float64)
+        for k in range(3):
+            tmp[k] = a[i] * k
+        out[i] = tmp[0] + tmp[1] + tmp[2]
+
+
+@unpython.type('int64', 'int64')
+def count_in_parallel(n):
+    c = 0
+    for i in prange(n):
+        if i % 3 == 0:
+            c += 1
+    return c
+
+
+@unpython.type('ndarray[int64, 1]', 'int64')
+def loop_var_after_prange(a):
+    # After a prange, the loop variable is the last value of the sequential loop (as in Python).
+    i = -1
+    for i in prange(a.shape[0]):
+        a[i] = i
+    return i

@@ -1,0 +1,563 @@
+"""Compile errors (SPEC section 10), one per kind, through `unpy build`: the message is
+`file:line:col: error: reason`, then the source line and a caret under the column; the exit code
+is 1, there is no traceback, and no module is written."""
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from unpy.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+HEADER = "import math\nimport numpy as np\nimport unpython\nfrom unpython import prange\n\n"
+
+# name, function source (after HEADER), the expected reason (regex), the line of the error
+# within the function source (1-based) and the text the caret points at on that line.
+CASES = [
+    # --- statements -----------------------------------------------------------------------
+    ("with", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            with open('x') as g:
+                pass
+            return n
+        """, r"'With' statements are not supported", 3, "with"),
+    ("try", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            try:
+                n = n + 1
+            except ValueError:
+                pass
+            return n
+        """, r"'Try' statements are not supported", 3, "try"),
+    ("raise", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            raise ValueError
+        """, r"'Raise' statements are not supported", 3, "raise"),
+    ("nested def", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            def g():
+                return 1
+            return n
+        """, r"'FunctionDef' statements are not supported", 3, "def"),
+    ("annotated assignment", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            x: int = n
+            return x
+        """, r"annotated assignments are not supported.*@unpython.locals", 3, "x:"),
+    ("while else", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            while n > 0:
+                n -= 1
+            else:
+                n = 5
+            return n
+        """, r"'while \.\.\. else' is not supported", 3, "while"),
+    ("for else", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            for i in range(n):
+                pass
+            else:
+                n = 5
+            return n
+        """, r"'for \.\.\. else' is not supported", 3, "for"),
+    ("chained assignment", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            a = b = n
+            return a
+        """, r"chained assignment", 3, "a = b"),
+    ("expression statement", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            n + 1
+            return n
+        """, r"has no effect", 3, "n + 1"),
+    ("return tuple", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            return n, n
+        """, r"returning a tuple is not supported", 3, "n, n"),
+    # --- expressions ----------------------------------------------------------------------
+    ("lambda", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            g = lambda x: x
+            return n
+        """, r"'Lambda' expressions are not supported", 3, "lambda"),
+    ("list literal", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            x = [n, n]
+            return n
+        """, r"'List' expressions are not supported", 3, "[n, n]"),
+    ("string constant", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            x = 'text'
+            return n
+        """, r"constants of type str are not supported", 3, "'text'"),
+    ("is comparison", """
+        @unpython.type('int64', 'bool')
+        def f(n):
+            return n is None
+        """, r"only < <= > >= == != comparisons", 3, "n is"),
+    ("matmul operator", """
+        @unpython.type('ndarray[float64, 2]', 'float64')
+        def f(a):
+            b = a @ a
+            return 0.0
+        """, r"unsupported operator", 3, "a @ a"),
+    ("shape tuple as value", """
+        @unpython.type('ndarray[float64, 2]', 'int64')
+        def f(a):
+            s = a.shape
+            return 0
+        """, r"the shape tuple\s+itself is not a value", 3, "a.shape"),
+    ("unsupported attribute", """
+        @unpython.type('ndarray[float64, 2]', 'float64')
+        def f(a):
+            b = a.T
+            return 0.0
+        """, r"attribute 'T' is not supported", 3, "a.T"),
+    ("non-literal shape index", """
+        @unpython.type('ndarray[float64, 2]', 'int64', 'int64')
+        def f(a, k):
+            return a.shape[k]
+        """, r"the shape index must be an integer literal", 3, "k]"),
+    ("shape index out of range", """
+        @unpython.type('ndarray[float64, 2]', 'int64')
+        def f(a):
+            return a.shape[2]
+        """, r"'a' has 2 dimension\(s\); shape index 2 is\s+out of range", 3, "a.shape[2]"),
+    # --- calls ----------------------------------------------------------------------------
+    ("unsupported call", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            print(n)
+            return n
+        """, r"call to 'print' is not supported", 3, "print"),
+    ("numpy reduction call", """
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(a):
+            return np.sum(a)
+        """, r"call to 'numpy.sum' is not supported", 3, "np.sum"),
+    ("keyword arguments", """
+        @unpython.type('float64', 'float64')
+        def f(x):
+            return round(x, ndigits=2)
+        """, r"keyword arguments are not supported", 3, "round"),
+    ("math arity", """
+        @unpython.type('float64', 'float64')
+        def f(x):
+            return math.sqrt(x, x)
+        """, r"math.sqrt\(\) takes 1 argument\(s\), got 2", 3, "math.sqrt"),
+    ("min of one value", """
+        @unpython.type('float64', 'float64')
+        def f(x):
+            return min(x)
+        """, r"min\(\) needs two or more scalar arguments", 3, "min"),
+    ("compiled call arity", """
+        @unpython.type('float64', 'float64')
+        def g(x):
+            return x
+
+        @unpython.type('float64', 'float64')
+        def f(x):
+            return g(x, x)
+        """, r"g\(\) takes 1 argument\(s\), got 2", 7, "g(x, x)"),
+    ("lossy argument of compiled call", """
+        @unpython.type('int64', 'int64')
+        def g(n):
+            return n
+
+        @unpython.type('float64', 'int64')
+        def f(x):
+            return g(x)
+        """, r"argument of g\(\).*float64 value cannot be stored in int64", 7, "x)"),
+    ("non-literal dtype", """
+        @unpython.type('int64', 'ndarray[float64, 1]')
+        def f(n):
+            t = 3
+            return np.zeros(n, t)
+        """, r"the dtype must be a literal", 4, "t)"),
+    ("complex dtype", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            a = np.zeros(n, np.complex128)
+            return n
+        """, r"the dtype must be a literal", 3, "np.complex128"),
+    # --- indexing -------------------------------------------------------------------------
+    ("slice", """
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(a):
+            return a[1:3]
+        """, r"slices are not supported", 3, "1:3"),
+    ("too few indices", """
+        @unpython.type('ndarray[float64, 2]', 'float64')
+        def f(a):
+            return a[0]
+        """, r"'a' has 2 dimension\(s\) but is indexed with 1", 3, "a[0]"),
+    ("too many indices", """
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(a):
+            return a[0][1]
+        """, r"'a' has 1 dimension\(s\) but is indexed with 2", 3, "a[0][1]"),
+    ("float index", """
+        @unpython.type('ndarray[float64, 1]', 'float64', 'float64')
+        def f(a, x):
+            return a[x]
+        """, r"array indices must be integers, got float64", 3, "x]"),
+    ("indexing a scalar", """
+        @unpython.type('float64', 'float64')
+        def f(x):
+            return x[0]
+        """, r"'x' is float64, not an array", 3, "x[0]"),
+    ("array truth", """
+        @unpython.type('ndarray[float64, 1]', 'int64')
+        def f(a):
+            if a:
+                return 1
+            return 0
+        """, r"truth value of an array is ambiguous", 3, "a:"),
+    ("array into element", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', None)
+        def f(a, b):
+            a[0] = b
+        """, r"cannot store an array into an array element", 3, "b\n"),
+    # --- names and types ------------------------------------------------------------------
+    ("undefined name", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            return n + undefined_name
+        """, r"name 'undefined_name' is not defined", 3, "undefined_name"),
+    ("module global", """
+        LIMIT = 10
+
+        @unpython.type('int64', 'int64')
+        def f(n):
+            return n + LIMIT
+        """, r"name 'LIMIT' is not defined here", 5, "LIMIT"),
+    ("lossy assignment float into int", """
+        @unpython.type('float64', 'int64')
+        def f(x):
+            n = 1
+            n = x
+            return n
+        """, r"'n' is int64 \(first assigned on line 8\); a float64 value cannot be stored in "
+             r"int64 without loss", 4, "n = x"),
+    ("lossy assignment float64 into float32", """
+        @unpython.type('float32', 'float64', 'float32')
+        def f(x, y):
+            s = x
+            s = y * 2.0
+            return s
+        """, r"'s' is float32 \(first assigned on line 8\); a float64 value cannot be stored "
+             r"in float32", 4, "s = y"),
+    ("lossy into declared local", """
+        @unpython.locals(k='int32')
+        @unpython.type('int64', 'int64')
+        def f(n):
+            k = n
+            return k
+        """, r"'k' is int32 \(declared\); a int64 value cannot be stored in int32", 4, "k = n"),
+    ("literal out of range", """
+        @unpython.type('int8', 'int8')
+        def f(x):
+            x = 300
+            return x
+        """, r"300 does not fit in int8", 3, "x = 300"),
+    ("lossy return", """
+        @unpython.type('float64', 'int64')
+        def f(x):
+            return x * 2.0
+        """, r"cannot return float64 as int64", 3, "x * 2.0"),
+    ("return value from a None function", """
+        @unpython.type('int64', None)
+        def f(n):
+            return n
+        """, r"declared to return None", 3, "return"),
+    ("missing return value", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            return
+        """, r"must return a int64 value", 3, "return"),
+    ("float range argument", """
+        @unpython.type('float64', 'int64')
+        def f(x):
+            s = 0
+            for i in range(x):
+                s += i
+            return s
+        """, r"range\(\) arguments must be integers, got float64", 4, "x)"),
+    ("range step zero", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            for i in range(0, n, 0):
+                pass
+            return n
+        """, r"range\(\) step must not be zero", 3, "0):"),
+    ("range with four arguments", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            for i in range(0, n, 1, 2):
+                pass
+            return n
+        """, r"range\(\) takes 1 to 3 positional arguments", 3, "range("),
+    ("iterating an array", """
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(a):
+            s = 0.0
+            for x in a:
+                s += x
+            return s
+        """, r"for loops must iterate over range\(\.\.\.\) or prange\(\.\.\.\)", 4, "a:"),
+    ("float loop variable", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            i = 0.5
+            for i in range(n):
+                pass
+            return n
+        """, r"loop variable 'i' is float64 elsewhere", 4, "for"),
+    ("invert a bool", """
+        @unpython.type('bool', 'bool')
+        def f(b):
+            return ~b
+        """, r"'~' on a bool is ambiguous", 3, "~b"),
+    ("invert a float", """
+        @unpython.type('float64', 'float64')
+        def f(x):
+            return ~x
+        """, r"'~' needs an integer, got float64", 3, "~x"),
+    ("bitwise on floats", """
+        @unpython.type('float64', 'float64')
+        def f(x):
+            return x & 1
+        """, r"operator & is not defined for float64", 3, "x & 1"),
+    ("call returning None used as value", """
+        @unpython.type('int64', None)
+        def g(n):
+            pass
+
+        @unpython.type('int64', 'int64')
+        def f(n):
+            x = g(n)
+            return n
+        """, r"this call returns no value", 7, "g(n)"),
+    # --- annotations ----------------------------------------------------------------------
+    ("arity of @unpython.type", """
+        @unpython.type('int64', 'int64', 'int64')
+        def f(n):
+            return n
+        """, r"@unpython.type for 'f' lists 3 type\(s\); it needs one per parameter \(1\)", 2,
+        "def"),
+    ("missing return type", """
+        @unpython.type('int64')
+        def f(n):
+            return n
+        """, r"lists 1 type\(s\)", 2, "def"),
+    ("bad type string", """
+        @unpython.type('float65', 'int64')
+        def f(x):
+            return 0
+        """, r"unknown scalar type 'float65'", 2, "def"),
+    ("complex type", """
+        @unpython.type('complex128', 'int64')
+        def f(x):
+            return 0
+        """, r"type 'complex128' \(complex128\) is not supported", 2, "def"),
+    ("malformed array type", """
+        @unpython.type('ndarray[float64]', 'int64')
+        def f(a):
+            return 0
+        """, r"cannot read array type 'ndarray\[float64\]'", 2, "def"),
+    ("zero-dimensional array type", """
+        @unpython.type('ndarray[float64, 0]', 'int64')
+        def f(a):
+            return 0
+        """, r"arrays need at least one dimension", 2, "def"),
+    ("parameter typed None", """
+        @unpython.type(None, 'int64')
+        def f(a):
+            return 0
+        """, r"parameters need a type; None is only a return type", 2, "def"),
+    ("non-string annotation", """
+        @unpython.type(float, 'int64')
+        def f(a):
+            return 0
+        """, r"type annotations must be strings", 1, "float"),
+    ("gpu without type", """
+        @unpython.gpu
+        def f(a):
+            return 0
+        """, r"function 'f' needs @unpython.type\(\.\.\.\) to be compiled", 2, "def"),
+    ("unknown decorator", """
+        @unpython.fast
+        @unpython.type('int64', 'int64')
+        def f(n):
+            return n
+        """, r"unknown unpython decorator 'unpython.fast'", 1, "unpython.fast"),
+    ("default parameter", """
+        @unpython.type('int64', 'int64', 'int64')
+        def f(n, m=2):
+            return n
+        """, r"plain positional parameters only", 2, "def"),
+    ("syntax error", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            return n +
+        """, r"syntax error", 3, "\n"),
+    # --- prange ---------------------------------------------------------------------------
+    ("shared scalar write in prange", """
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(a):
+            s = 0.0
+            for i in prange(a.shape[0]):
+                s = s * 2.0 + a[i]
+            return s
+        """, r"'s' is shared by all iterations of this prange \(it holds a value from before "
+             r"the loop, read at line 10\), and iterations run in parallel\. Only reductions",
+        5, "s = s"),
+    ("reduction read elsewhere", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'float64')
+        def f(a, b):
+            s = 0.0
+            for i in prange(a.shape[0]):
+                s += a[i]
+                b[i] = s
+            return s
+        """, r"'s' is shared by all iterations.*with x read\s+nowhere else in the loop", 5,
+        "s += a[i]"),
+    ("mixed reduction operators", """
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(a):
+            s = 1.0
+            for i in prange(a.shape[0]):
+                s += a[i]
+                s *= 2.0
+            return s
+        """, r"'s' is shared by all iterations", 5, "s += a[i]"),
+    ("conditionally assigned shared scalar", """
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(a):
+            last = 0.0
+            for i in prange(a.shape[0]):
+                if a[i] > 0.0:
+                    last = a[i]
+                a[i] = last
+            return last
+        """, r"'last' is shared by all iterations", 6, "last = a[i]"),
+    ("break in prange", """
+        @unpython.type('ndarray[float64, 1]', None)
+        def f(a):
+            for i in prange(a.shape[0]):
+                if a[i] < 0.0:
+                    break
+                a[i] = 1.0
+        """, r"'break' out of a prange loop is not allowed", 5, "break"),
+    ("return in prange", """
+        @unpython.type('ndarray[float64, 1]', 'int64')
+        def f(a):
+            for i in prange(a.shape[0]):
+                if a[i] < 0.0:
+                    return i
+            return -1
+        """, r"'return' inside a prange loop is not allowed", 5, "return"),
+    ("private read after the prange", """
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(a):
+            t = 0.0
+            for i in prange(a.shape[0]):
+                t = a[i] * 2.0
+                a[i] = t
+            return t
+        """, r"'t' is assigned in the iterations of the prange at line 9 \(line 10\) and read "
+             r"here after the loop", 7, "t\n"),
+]
+
+BITWISE_FLOAT = ("""
+        @unpython.type('ndarray[int64, 1]', 'float64')
+        def f(a):
+            s = 0.0
+            for i in prange(a.shape[0]):
+                s |= a[i]
+            return s
+        """)
+
+
+def _source(body):
+    return HEADER + textwrap.dedent(body).lstrip("\n")
+
+
+def _build(tmp_path, capsys, body):
+    path = tmp_path / "mod.py"
+    path.write_text(_source(body))
+    out = tmp_path / "out"
+    status = main(["build", str(path), "-o", str(out)])
+    captured = capsys.readouterr()
+    return path, out, status, captured.err
+
+
+@pytest.mark.parametrize("name, body, reason, line, at", CASES, ids=[c[0] for c in CASES])
+def test_compile_error(tmp_path, capsys, name, body, reason, line, at):
+    path, out, status, err = _build(tmp_path, capsys, body)
+    assert status == 1
+    assert "Traceback" not in err
+    lines = err.rstrip("\n").split("\n")
+    source_lines = _source(body).split("\n")
+    line_no = HEADER.count("\n") + line
+    source_line = source_lines[line_no - 1]
+    col = (source_line + "\n").index(at)
+    header = re.match(rf"^{re.escape(str(path))}:(\d+):(\d+): error: (.*)$", lines[0])
+    assert header, lines[0]
+    assert (int(header.group(1)), int(header.group(2))) == (line_no, col + 1), err
+    assert re.search(reason, header.group(3), re.S), header.group(3)
+    if name != "syntax error":
+        assert lines[1] == source_line
+        assert lines[2] == " " * col + "^"
+    assert not out.exists() or not list(out.iterdir()), "a failed build wrote files"
+
+
+def test_bitwise_reduction_of_floats_is_refused(tmp_path, capsys):
+    """`s |= a[i]` with a float accumulator: Python itself refuses float | int, and so does
+    the compiler, naming the operator."""
+    _, _, status, err = _build(tmp_path, capsys, BITWISE_FLOAT)
+    assert status == 1
+    assert re.search(r"operator \| is not defined for float64 and int64", err)
+
+
+def test_error_from_the_command_line(tmp_path):
+    """The real command: exit code 1, the message on stderr, no traceback, no module."""
+    path = tmp_path / "bad.py"
+    path.write_text(_source(CASES[0][1]))
+    done = subprocess.run([sys.executable, "-m", "unpy.cli", "build", str(path)], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert f"{path}:8:5: error: 'With' statements are not supported" in done.stderr
+    assert "Traceback" not in done.stderr and "Traceback" not in done.stdout
+    assert [p.name for p in tmp_path.iterdir()] == ["bad.py"]
+
+
+def test_first_error_stops_the_build_of_a_module_with_good_functions(tmp_path, capsys):
+    body = """
+        @unpython.type('int64', 'int64')
+        def good(n):
+            return n
+
+        @unpython.type('int64', 'int64')
+        def bad(n):
+            return n[0]
+        """
+    path, out, status, err = _build(tmp_path, capsys, body)
+    assert status == 1 and "'n' is int64" in err
+    assert not out.exists() or not list(out.iterdir())

@@ -218,12 +218,11 @@ def run_nest_on_device(module, function, nest_id, values, device):
     opt = os.environ.get("UNPY_GPU_OPT", "none")
     if opt != "none":
         reason += f"; UNPY_GPU_OPT={opt}: loop optimisations are not implemented, naive kernel"
-    report = NestReport(nest_id, device.label, reason, details)
-    report.timings = {"analysis": analysis_s, "build": build_s, "cache_hits": hits,
-                      "h2d": timings.h2d_seconds, "kernel": timings.kernel_seconds,
-                      "d2h": timings.d2h_seconds, "total": total_s, "tiles": len(tiles),
-                      "bytes_moved": timings.h2d_bytes + timings.d2h_bytes,
-                      "bytes_touched": touched}
+    report = NestReport(nest_id, device.label, reason, details, {
+        "analysis": analysis_s, "build": build_s, "cache_hits": hits,
+        "h2d": timings.h2d_seconds, "kernel": timings.kernel_seconds,
+        "d2h": timings.d2h_seconds, "total": total_s, "tiles": len(tiles),
+        "bytes_moved": timings.h2d_bytes + timings.d2h_bytes, "bytes_touched": touched})
     return results, report
 
 

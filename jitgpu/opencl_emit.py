@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from jitgpu.nest import NestInstance, NotOffloadable, evaluate
 from unpy import ir
+from unpy.cpp_emit.emit import _converted_integer   # the CPU path's test for int `/` int
 from unpy.ir import Array, Scalar
 from unpy.typeinfer.reductions import walk_exprs, walk_stmts
 
@@ -25,6 +26,7 @@ CL_TYPES = {"bool": "bool", "int8": "char", "int16": "short", "int32": "int", "i
             "uint8": "uchar", "uint16": "ushort", "uint32": "uint", "uint64": "ulong",
             "float32": "float", "float64": "double"}
 BUFFER_TYPES = dict(CL_TYPES, bool="uchar")
+INT_SIZES = {"char": 1, "short": 2, "int": 4, "long": 8}
 INT_TYPES = ["char", "short", "int", "long", "uchar", "ushort", "uint", "ulong"]
 MATH = {"sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
         "sinh", "cosh", "tanh", "floor", "ceil", "fabs", "pow", "hypot"}
@@ -107,7 +109,19 @@ def _preamble(fp64: bool) -> str:
             + ("if (e < 0) { *f = 1; return 0; } " if signed else "")
             + f"{u} r = 1, b = ({u})base; while (e) {{ if (e & 1) r *= b; b *= b; e >>= 1; }} "
             f"return ({t})r; }}")
+        # Shifts as NumPy's: a count outside [0, bits) shifts everything out (OpenCL would take
+        # it modulo the width).
+        bits = 8 * INT_SIZES[t.lstrip("u")]
+        lines.append(
+            f"inline {t} unpy_shl_{t}({t} a, {t} b, __global int* f) {{ if (b < 0 || b >= {bits})"
+            f" return 0; return ({t})(({u})a << b); }}")
+        lines.append(
+            f"inline {t} unpy_shr_{t}({t} a, {t} b, __global int* f) {{ if (b < 0 || b >= {bits})"
+            f" return a < 0 ? ({t})-1 : 0; return ({t})(a >> b); }}")
     for t in (["float", "double"] if fp64 else ["float"]):
+        # `/` of two integers: Python raises on a zero divisor (the CPU path does).
+        lines.append(f"inline {t} unpy_int_truediv_{t}({t} a, {t} b, __global int* f) {{ "
+                     f"if (b == 0) *f = 1; return a / b; }}")
         lines.append(
             f"inline {t} unpy_floordiv_{t}({t} a, {t} b, __global int* f) {{ if (b == 0) "
             f"return a / b; {t} m = fmod(a, b); {t} d = (a - m) / b; if (m != 0 && ((b < 0) != "
@@ -117,7 +131,8 @@ def _preamble(fp64: bool) -> str:
             f"inline {t} unpy_mod_{t}({t} a, {t} b, __global int* f) {{ if (b == 0) return "
             f"NAN; {t} m = fmod(a, b); if (m != 0) {{ if ((b < 0) != (m < 0)) m += b; }} else "
             f"m = copysign(({t})0, b); return m; }}")
-        lines.append(f"inline {t} unpy_pow_{t}({t} a, {t} b, __global int* f) {{ return pow(a, b); }}")
+        lines.append(f"inline {t} unpy_pow_{t}({t} a, {t} b, __global int* f) {{ "
+                     f"return pow(a, b); }}")
         # int(x): Python raises for nan, infinities and values outside int64.
         lines.append(f"inline long unpy_to_int_{t}({t} x, __global int* f) {{ "
                      f"if (!(x >= ({t})-0x1p63 && x < ({t})0x1p63)) {{ *f = 1; return 0; }} "
@@ -419,7 +434,9 @@ class KernelEmitter:
     def expr_BinOp(self, e):
         t = self.ctype(e.type)
         a, b = self.expr(e.left), self.expr(e.right)
-        helpers = {"//": "floordiv", "%": "mod", "**": "pow"}
+        helpers = {"//": "floordiv", "%": "mod", "**": "pow", "<<": "shl", ">>": "shr"}
+        if e.op == "/" and all(_converted_integer(x) for x in (e.left, e.right)):
+            return f"unpy_int_truediv_{t}({a}, {b}, unpy_flag)"
         if e.op in helpers:
             return f"unpy_{helpers[e.op]}_{t}({a}, {b}, unpy_flag)"
         return _arith(e.op, a, b, t)
@@ -477,8 +494,15 @@ class KernelEmitter:
             buf = f"((__global {element}*){buf})"
         terms = [self.long_arg(f"unpy_off{ref}", m.offset)]
         if m.loop_coeffs is not None:
-            for n, (var, c) in enumerate(m.loop_coeffs):
-                terms.append(f"{self.coefficient(f'unpy_c{ref}_{n}', c)} * "
+            innermost = self.instance.levels[-1].var
+            # One term per variable of the index, even where the map's coefficient is 0 (a loop
+            # of one iteration), so that the source does not depend on the sizes.
+            coeffs = dict(m.loop_coeffs)
+            names = dict.fromkeys([v for ix in access.indices if ix is not None
+                                   for v, _ in ix.coeffs] + list(coeffs))
+            for n, var in enumerate(names):
+                c = coeffs.get(var, 0)
+                terms.append(f"{self.coefficient(f'unpy_c{ref}_{n}', c, var == innermost)} * "
                              f"{self.normalised(var)}")
             return f"{buf}[{' + '.join(terms)}]"
         arr = self.values[e.array.id]
@@ -489,14 +513,17 @@ class KernelEmitter:
                 # left to the CPU path (which raises).
                 n = self.long_arg(f"unpy_dim{ref}_{d}", arr.shape[d])
                 idx = f"unpy_index({idx}, {n}, unpy_flag)"
-            terms.append(f"{self.coefficient(f'unpy_s{ref}_{d}', stride)} * {idx}")
+            last = d == len(e.indices) - 1
+            terms.append(f"{self.coefficient(f'unpy_s{ref}_{d}', stride, last)} * {idx}")
         return f"{buf}[{' + '.join(terms)}]"
 
-    def coefficient(self, name, value):
-        """A literal for the unit coefficients (the common contiguous case, kept visible to the
-        OpenCL compiler), an argument for the others: they change with the array sizes."""
-        if value in (1, -1):
-            return f"{value}L"
+    def coefficient(self, name, value, unit_literal):
+        """An argument: coefficients change with the array sizes and layouts, and one build
+        should serve them all. Only where `unit_literal` (the innermost NDRange dimension, the
+        last index) a unit coefficient is a literal: neighbouring work-items then visibly touch
+        neighbouring elements, which the OpenCL compiler can vectorise or coalesce."""
+        if unit_literal and value == 1:
+            return "1L"
         return self.long_arg(name, value)
 
     def normalised(self, var):
@@ -561,8 +588,8 @@ class KernelEmitter:
 def _arith(op, a, b, t):
     """`a op b` in OpenCL type `t`. Integers wrap on overflow (SPEC section 3), but signed
     overflow is undefined in OpenCL C (compilers assume it away), so int and long add,
-    subtract, multiply and shift left in their unsigned types."""
-    if t in WRAPPING and op in ("+", "-", "*", "<<"):
+    subtract and multiply in their unsigned types."""
+    if t in WRAPPING and op in ("+", "-", "*"):
         u = WRAPPING[t]
         return f"(({t})(({u})({a}) {op} ({u})({b})))"
     return f"(({t})({a} {op} {b}))"

@@ -15,6 +15,9 @@ class NestReport:
     ran_on: str | None              # 'openmp', 'opencl:<device name>', or None (not run yet)
     reason: str
     details: dict = field(default_factory=dict)
+    # Seconds (analysis, build, h2d, kernel, d2h, total) and counts (cache_hits, tiles,
+    # bytes_moved, bytes_touched) of a nest that ran on the device; empty otherwise.
+    timings: dict = field(default_factory=dict)
 
     def __str__(self):
         where = self.ran_on or "not run yet"
@@ -48,7 +51,8 @@ def explain(f) -> FunctionReport:
     name = getattr(f, "__name__", repr(f))
     module = sys.modules.get(getattr(f, "__module__", None) or "")
     info = getattr(module, "__unpy_functions__", {}).get(name)
-    if info is None or getattr(module, name, None) is not f:
+    # The module's own code may have rebound the name to the Python function (UNPY_DISABLE=1).
+    if info is None or getattr(module, "__unpy_compiled__", {}).get(name) is not f:
         return FunctionReport(name, False, False, [])
     if not info["gpu"]:
         nests = [NestReport(k, "openmp", "the function is not marked @unpython.gpu")

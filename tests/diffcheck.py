@@ -28,7 +28,7 @@ BOUNDSCHECKED = {"checked"}
 
 
 @contextmanager
-def _locked(name: str):
+def build_lock(name: str):
     """One builder per kernel module at a time across pytest-xdist workers; the others then find
     the module in the build cache."""
     from unpy.cpp_emit.build import cache_dir
@@ -74,7 +74,7 @@ def build_kernel_module(name: str, out_dir: Path) -> Path:
                 finally:
                     lock.close()
                 break
-        with _locked(name):
+        with build_lock(name):
             return build(str(KERNELS / f"{name}.py"), str(out_dir), _options(name)).output
     try:
         return build(str(KERNELS / f"{name}.py"), str(out_dir), _options(name)).output
@@ -131,18 +131,16 @@ def copy_args(args):
 
 
 def copy_view(a: np.ndarray) -> np.ndarray:
-    """A copy of `a` with the same strides and offset in a copy of its base: the compiled code
-    must see the layout the test chose (deepcopy would make a compact array)."""
+    """A copy of `a` with the same strides (in a new buffer spanning the same bytes): the
+    compiled code must see the layout the test chose (deepcopy would make a compact array)."""
     if a.size == 0:
         view = a.copy()
     else:
-        root = a
-        while isinstance(root.base, np.ndarray):
-            root = root.base
-        root_copy = root.copy(order="K")
-        assert root_copy.strides == root.strides
-        offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-        view = np.ndarray(a.shape, a.dtype, buffer=root_copy, offset=offset, strides=a.strides)
+        low, high = np.lib.array_utils.byte_bounds(a)
+        buffer = np.empty(high - low, np.uint8)
+        offset = a.__array_interface__["data"][0] - low
+        view = np.ndarray(a.shape, a.dtype, buffer=buffer, offset=offset, strides=a.strides)
+        view[...] = a
     view.flags.writeable = a.flags.writeable
     return view
 

@@ -276,6 +276,16 @@ CASES = [
             x = 300
             return x
         """, r"300 does not fit in int8", 3, "x = 300"),
+    ("literal out of range of an operation", """
+        @unpython.type('int32', 'int32')
+        def f(x):
+            return x + 3000000000
+        """, r"3000000000 does not fit in int32, the type of this operation", 3, "3000000000"),
+    ("negative literal with an unsigned integer", """
+        @unpython.type('uint8', 'uint8')
+        def f(x):
+            return x * -1
+        """, r"-1 does not fit in uint8", 3, "-1"),
     ("lossy return", """
         @unpython.type('float64', 'int64')
         def f(x):

@@ -25,7 +25,7 @@ def cmd_build(args) -> int:
             print(e.format(), file=sys.stderr)
             status = 1
             continue
-        except (OSError, RuntimeError) as e:
+        except (OSError, RuntimeError, UnicodeDecodeError) as e:
             print(f"unpy: {path}: error: {e}", file=sys.stderr)
             status = 1
             continue
@@ -46,6 +46,9 @@ def cmd_show(args) -> int:
         module, cpp = generate(args.file, _options(args))
     except CompileError as e:
         print(e.format(), file=sys.stderr)
+        return 1
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"unpy: {args.file}: error: {e}", file=sys.stderr)
         return 1
     for fn in module.functions:
         print(f"# --- typed IR of {fn.name} ---")

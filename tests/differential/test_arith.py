@@ -258,3 +258,18 @@ def test_bool_arithmetic_counts_true_as_one(arith_kernels):
     """Python bools are ints in arithmetic (True + True == 2)."""
     assert arith_kernels.compiled.bool_arith(True, True) == 3
     arith_kernels.check("bool_arith", True, True)
+
+
+def test_names_that_are_cpp_keywords(arith_kernels):
+    for args in [(1, 2, 0.5), (-3, 7, 2.0)]:
+        arith_kernels.check("reserved_names", *args)
+
+
+def test_python_ints_compare_by_value_with_sized_integers(arith_kernels):
+    """`np.uint8(44) == 300` is False in NumPy 2 (300 is not wrapped to 44)."""
+    for a in (0, 44, 255):
+        arith_kernels.check("u8_eq_300", u8(a))
+    for a in (0, 2**64 - 1):
+        arith_kernels.check("u64_lt_minus_one", u64(a))
+    for a, n in [(5, 300), (127, 129), (-128, 0), (3, 4)]:
+        arith_kernels.check("i8_lt_python_int", i8(a), n)

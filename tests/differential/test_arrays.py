@@ -36,6 +36,16 @@ def test_sum_int32_no_overflow_of_the_int64_sum(arrays_kernels, a):
     arrays_kernels.check("sum2_i32", a)
 
 
+def test_python_int_accumulator_follows_numpy(arrays_kernels):
+    """`s = 0; s += a[i]` with an int32 array: s is a Python int, and NumPy 2 computes
+    Python int + int32 in int32; compiled code does the same arithmetic (and returns it as the
+    declared int64, where the interpreter has an np.int32)."""
+    a = np.array([2**31 - 1, 5, -7, 2**30], np.int32)
+    result = arrays_kernels.check("sum1_i32_python_int", a, check_dtype=False)
+    with np.errstate(over="ignore"):
+        assert result == np.int32(2**31 - 1) + np.int32(5) + np.int32(-7) + np.int32(2**30)
+
+
 @SETTINGS
 @given(arrays(np.uint8, 1), arrays(np.bool_, 1))
 def test_small_dtypes(arrays_kernels, a, flags):

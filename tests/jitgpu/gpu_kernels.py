@@ -613,3 +613,29 @@ def f32_literals(x, out):
         out[i, 1] = x[i] + 0.1
         out[i, 2] = x[i] - 16777217.0
         out[i, 3] = x[i] * 3.4028235677973366e38
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'ndarray[int64,1]', 'ndarray[float64,2]', None)
+def shifts_and_true_division(a, b, out):
+    for i in prange(a.shape[0]):
+        out[i, 0] = a[i] << b[i]
+        out[i, 1] = a[i] >> b[i]
+        out[i, 2] = a[i] / b[i]
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', 'int64', 'float64')
+def jacobi(a, b, steps):
+    # Two nests inside a sequential loop: each nest runs once per step, reading the outer
+    # loop's variable; the second reads what the first wrote on the previous call.
+    n = a.shape[0]
+    for t in range(steps):
+        for i in prange(1, n - 1):
+            b[i] = (a[i - 1] + a[i] + a[i + 1]) / 3.0 + 0.001 * t
+        for i in prange(1, n - 1):
+            a[i] = b[i]
+    total = 0.0
+    for i in prange(n):
+        total += a[i]
+    return total

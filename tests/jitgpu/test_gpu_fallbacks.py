@@ -231,6 +231,7 @@ def test_explain_before_and_after(gpu):
     report = gpu.explain("not_gpu")
     assert report.compiled and not report.gpu
     assert report.nests[0].ran_on == "openmp" and "not marked" in report.nests[0].reason
+    assert report.nests[0].timings == {}
     x = RNG.random(40)
     _, report = gpu.check("two_nests", x, np.zeros(40), rtol=1e-12)
     assert len(report.nests) == 2
@@ -276,3 +277,11 @@ def test_log_default_is_quiet(built_dir, tmp_path):
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "unpy:" not in done.stderr, done.stderr
+
+
+def test_gpu_opt_switch_is_reported(gpu, pocl_env):
+    pocl_env.setenv("UNPY_GPU_OPT", "all")
+    gpu.check("axpy", RNG.random(30), RNG.random(30), 2.0, rtol=1e-12, reason="UNPY_GPU_OPT=all")
+    pocl_env.setenv("UNPY_GPU_OPT", "none")
+    _, report = gpu.check("axpy", RNG.random(30), RNG.random(30), 2.0, rtol=1e-12)
+    assert "UNPY_GPU_OPT" not in report.nests[0].reason

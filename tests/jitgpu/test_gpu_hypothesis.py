@@ -84,6 +84,25 @@ def test_matmul_any_layouts(gpu, a, b, inner, seed):
     gpu.check("matmul", av, bv, c, rtol=1e-12)
 
 
+@given(shape=st.tuples(st.integers(1, 9), st.integers(1, 9), st.integers(1, 9)),
+       axes=st.permutations([0, 1, 2]), flips=st.tuples(*[st.sampled_from([1, -1, 2])] * 3),
+       order=st.sampled_from("CF"), seed=st.integers(0, 1000))
+@SETTINGS
+def test_three_levels_any_layout(gpu, shape, axes, flips, order, seed):
+    rng = np.random.default_rng(seed)
+    big = tuple(n * abs(f) for n, f in zip(shape, flips))
+    a = np.asarray(rng.integers(-99, 99, big), np.int32, order=order)
+    a = a[tuple(slice(None, None, f) for f in flips)].transpose(axes)
+    out = np.zeros(a.shape[::-1], np.int32).T
+    gpu.check("add3", a, out)
+
+
+@given(a=view_2d(), seed=st.integers(0, 1000))
+@SETTINGS
+def test_two_level_reduction_any_layout(gpu, a, seed):
+    gpu.check("red_sum_2d", make_view_2d(np.random.default_rng(seed), a), rtol=1e-12)
+
+
 @given(n=st.integers(1, 60), start=st.integers(0, 59), stop=st.integers(-1, 60),
        step=st.integers(-9, 9).filter(bool))
 @SETTINGS

@@ -4,6 +4,8 @@ triangular nests, control flow, math functions, division, bool arrays, non-affin
 import numpy as np
 import pytest
 
+from gpucheck import assert_ran
+
 RNG = np.random.default_rng(1234)
 
 
@@ -15,6 +17,20 @@ def rand(*shape, dtype=np.float64):
 
 F64_TOL = 1e-12
 F32_TOL = 1e-5
+
+
+def test_arguments_keep_their_layout():
+    """The comparison copies arguments without making them contiguous or separating views."""
+    from gpucheck import clone_args
+    from gpurts.boxes import memory_root
+    a = rand(40, 30)
+    x, y, z, b = a[::-2, 1::3], a[1:].T, np.broadcast_to(a[0], (5, 30)), np.asfortranarray(a)
+    (cx, cy, cz, cb, k), buffers = clone_args((x, y, z, b, 3))
+    for orig, copy in ((x, cx), (y, cy), (z, cz), (b, cb)):
+        assert copy.strides == orig.strides and np.array_equal(copy, orig)
+        assert copy.flags.writeable == orig.flags.writeable
+    assert np.shares_memory(cx, cy) and not np.shares_memory(cx, x) and k == 3
+    assert memory_root(cz) is memory_root(cx) and len(buffers) == 2   # a and its Fortran copy
 
 
 # --- layouts ----------------------------------------------------------------------------------
@@ -226,6 +242,18 @@ def test_integer_division_negative_operands(gpu):
         gpu.check("divmod_i32", a32, np.int32(d), np.zeros((82, 4), np.int32))
 
 
+def test_shifts_and_integer_true_division(gpu):
+    """Shift counts outside [0, 64) shift everything out, as in NumPy (OpenCL would take them
+    modulo 64); integer `/` by zero raises on the CPU path, so the kernel flags it."""
+    a = np.array([1, -1, 5, -40, 2 ** 62, -7, 3], np.int64)
+    b = np.array([1, 3, 63, 64, 70, 100, 2], np.int64)
+    gpu.check("shifts_and_true_division", a, b, np.zeros((7, 3)))
+    b[3] = 0
+    with pytest.raises(ZeroDivisionError):
+        gpu.compiled.shifts_and_true_division(a, b, np.zeros((7, 3)))
+    assert_ran(gpu.explain("shifts_and_true_division"), "openmp", "division by zero")
+
+
 @pytest.mark.parametrize("v", [1.0, -0.0, 0.25, 2.5, -2.5, -1.0, 800.0, -800.0, np.nan, np.inf,
                                -np.inf, 1e300])
 def test_math_errors_as_the_interpreter(gpu, v):
@@ -300,3 +328,9 @@ def test_continue_in_parallel_body(gpu):
 def test_float32_literals(gpu):
     x = np.float32([0.0, 1.0, -1.5, 1e-3, 3.0])
     gpu.check("f32_literals", x, np.zeros((5, 4), np.float32))
+
+
+def test_nests_inside_a_sequential_loop(gpu):
+    x = rand(500)
+    _, report = gpu.check("jacobi", x, np.zeros(500), 7, rtol=1e-12)
+    assert len(report.nests) == 3

@@ -511,3 +511,33 @@ def gcd(a, b):
     while b:
         a, b = b, a % b
     return a
+
+
+@unpython.type('int64', 'int64', 'float64', 'float64')
+def reserved_names(new, delete, C):
+    # Python names that are C++ keywords or unpy's own names.
+    auto = new + delete
+    std = auto * 2
+    unpy_x = std - 1
+    py = C * unpy_x
+    return py
+
+
+# --- Python ints against sized integers compare values (NumPy 2) -----------------------------
+
+@unpython.type('uint8', 'bool')
+def u8_eq_300(a):
+    return a == 300
+
+
+@unpython.type('uint64', 'bool')
+def u64_lt_minus_one(a):
+    return a < -1 or -1 >= a
+
+
+@unpython.type('int8', 'int64', 'bool')
+def i8_lt_python_int(a, n):
+    k = 0
+    for i in range(n):
+        k = i           # a Python int in the interpreter, beyond int8 for n > 128
+    return a < k

@@ -275,3 +275,12 @@ def dot_by_call(a, b):
 @unpython.type('ndarray[float64, 1]', 'float64')
 def read_only_sum(a):
     return sum1(a)
+
+
+@unpython.type('ndarray[int32, 1]', 'int64')
+def sum1_i32_python_int(a):
+    # `s` holds a Python int, so `s + a[i]` is int32 in NumPy 2: it wraps at 32 bits there too.
+    s = 0
+    for i in range(a.shape[0]):
+        s += a[i]
+    return s

@@ -76,8 +76,9 @@ def _compiler_version() -> str:
 
 def build_key(source: str, options: BuildOptions, path: str) -> str:
     h = hashlib.sha256()
-    for part in (source, os.path.abspath(path), _unpy_fingerprint(), " ".join(options.flags()),
-                 sys.version, _compiler_version()):
+    # Every option: --boundscheck changes the generated C++, not the compiler flags.
+    for part in (source, os.path.abspath(path), _unpy_fingerprint(), repr(options),
+                 " ".join(options.flags()), sys.version, _compiler_version()):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:32]

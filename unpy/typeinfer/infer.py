@@ -11,7 +11,7 @@ import copy
 from unpy import ir
 from unpy.ir import Array, Scalar
 from unpy.typeinfer.types import (BOOL, FLOAT64, INT64, NUMPY_MATH, PY_INT, UFUNCS,
-                                  conversion_loses,
+                                  conversion_loses, fits,
                                   is_bool, is_float, is_int, materialize, resolve)
 
 MATH_TO_INT = {"floor", "ceil"}        # math.floor/ceil return Python ints
@@ -171,6 +171,11 @@ class TypeInference:
             raise self.error(f"operator {e.op} is not defined for {left.type} and "
                              f"{right.type}", e)
         (lt, rt), out = resolved
+        for side, t in ((left, lt), (right, rt)):
+            if _const_value(side) is not None and is_int(t) and not isinstance(
+                    side.value, bool) and not fits(side.value, t.dtype):
+                raise self.error(f"{side.value} does not fit in {t.dtype}, the type of this "
+                                 f"operation (NumPy raises OverflowError for it)", side)
         e.left, e.right, e.type = cast(left, lt), cast(right, rt), out
         return e
 
@@ -200,10 +205,16 @@ class TypeInference:
             resolved = resolve(UFUNCS[op], [a.type, b.type])
             if resolved is None:
                 raise self.error(f"cannot compare {a.type} with {b.type}", e)
-            pairs.append(resolved[0])
+            pair = [t.dtype for t in resolved[0]]
+            # A Python int against a sized integer compares values, as NumPy 2 does
+            # (`u8 == 300` is False): keep the Python int in int64.
+            for k, (x, y) in enumerate(((a, b), (b, a))):
+                if _is_python_int(x.type) and is_int(y.type) and not y.type.weak:
+                    pair[k] = "int64"
+            pairs.append(pair)
         # Operands are left as they are; the emitter converts each pair to the pair's types.
         e.left, e.comparators = operands[0], operands[1:]
-        e.operand_types = [[a.dtype, b.dtype] for a, b in pairs]
+        e.operand_types = pairs
         e.type = BOOL
         return e
 
@@ -349,6 +360,10 @@ def _bool_as_int(e):
     if is_bool(e.type):
         return ir.Cast(e, e.loc, Scalar("int64", e.type.weak))
     return e
+
+
+def _is_python_int(t):
+    return isinstance(t, Scalar) and t.weak and t.dtype == "int64"
 
 
 def _shown(t):

@@ -1,0 +1,163 @@
+"""The generated C++ (read, not compiled): the OpenMP clauses, index wrapping only where an
+index may be negative, bounds checks, argument glue, the embedded source and IR."""
+import json
+import re
+
+from unpy import ir
+from unpy.cpp_emit.emit import cname
+from unpy.cpp_emit.module import emit_module, written_params
+
+import irtools
+
+
+def cpp_of(body, boundscheck=False):
+    return emit_module(irtools.typed(body), irtools.source(body), boundscheck)
+
+
+def test_reduction_and_schedule_clauses():
+    cpp = cpp_of("""
+        @unpython.type('ndarray[float64, 1]', 'ndarray[int64, 1]', 'float64')
+        def f(a, b):
+            s = 0.0
+            hi = 0.0
+            bits = 0
+            for i in prange(a.shape[0]):
+                s += a[i]
+                hi = max(hi, a[i])
+                bits ^= b[i]
+            return s + hi + bits
+        """)
+    pragma = re.search(r"#pragma omp parallel for (.*)", cpp).group(1)
+    assert "schedule(static)" in pragma
+    for clause in ("reduction(+:s)", "reduction(max:hi)", "reduction(^:bits)"):
+        assert clause in pragma
+    assert "unpy::check_errors();" in cpp
+
+
+def test_collapse_of_perfect_nests_and_triangular_schedule():
+    cpp = cpp_of("""
+        @unpython.type('ndarray[float64, 2]', None)
+        def rect(a):
+            for i in prange(a.shape[0]):
+                for j in prange(a.shape[1]):
+                    a[i, j] = 0.0
+
+        @unpython.type('ndarray[float64, 2]', None)
+        def tri(a):
+            for i in prange(a.shape[0]):
+                for j in range(i, a.shape[1]):
+                    a[i, j] = 0.0
+        """)
+    rect = cpp[cpp.index("rect_body"):cpp.index("tri_body")]
+    tri = cpp[cpp.index("tri_body"):]
+    assert "collapse(2)" in rect
+    assert "schedule(static, 1)" in tri and "collapse" not in tri
+
+
+def test_index_wrapping_only_where_an_index_may_be_negative():
+    cpp = cpp_of("""
+        @unpython.type('ndarray[float64, 1]', 'int64', 'float64')
+        def f(a, k):
+            s = 0.0
+            for i in range(a.shape[0]):
+                s += a[i] + a[i + 1] + a[2 * i]
+            return s
+
+        @unpython.type('ndarray[float64, 1]', 'int64', 'float64')
+        def g(a, k):
+            return a[k] + a[k - 1]
+        """)
+    f_body = cpp[cpp.index("f_body"):cpp.index("g_body")]
+    g_body = cpp[cpp.index("g_body"):]
+    assert "< 0 ?" not in f_body.split("#pragma")[0] and "shape[0] :" not in f_body
+    assert g_body.count("< 0 ?") == 2
+
+
+def test_boundscheck_uses_checked_access_with_the_name():
+    body = """
+        @unpython.type('ndarray[float64, 2]', 'float64')
+        def f(grid):
+            return grid[0, 1]
+        """
+    assert 'grid.template at_checked<C>("grid", ' in cpp_of(body, boundscheck=True)
+    assert "at_checked" not in cpp_of(body)
+
+
+def test_float32_literals_and_contiguous_dispatch():
+    cpp = cpp_of("""
+        @unpython.type('ndarray[float32, 1]', None)
+        def f(a):
+            for i in range(a.shape[0]):
+                a[i] = a[i] * 0.5
+        """)
+    assert "0.5f" in cpp
+    assert "if (a.last_contiguous()) return f_body<true>(a);" in cpp
+    assert "return f_body<false>(a);" in cpp
+
+
+def test_glue_checks_arguments_and_marks_written_arrays():
+    cpp = cpp_of("""
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'int32', None)
+        def f(src, dst, k):
+            dst[0] = src[0] + k
+        """)
+    assert re.search(r'array_arg<double, 1>\(src, "f", "src", "ndarray\[float64, 1\]", false\)',
+                     cpp)
+    assert re.search(r'array_arg<double, 1>\(dst, "f", "dst", "ndarray\[float64, 1\]", true\)',
+                     cpp)
+    assert 'scalar_arg<int32_t>(k, "f", "k", "int32")' in cpp
+    assert "py::gil_scoped_release" in cpp
+
+
+def test_writes_through_calls_are_tracked():
+    module = irtools.typed("""
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', None)
+        def inner(x, y):
+            y[0] = x[0]
+
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', None)
+        def outer(a, b):
+            inner(b, a)
+
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def reader(a):
+            return a[0]
+        """)
+    assert written_params(module.functions) == {"inner": {"y"}, "outer": {"a"}, "reader": set()}
+
+
+def test_gpu_nests_are_embedded_as_ir_json():
+    body = """
+        @unpython.gpu
+        @unpython.type('ndarray[float64, 1]', 'float64', 'float64')
+        def f(a, x):
+            s = 0.0
+            for i in prange(a.shape[0]):
+                s += a[i] * x
+            return s
+        """
+    cpp = cpp_of(body)
+    assert 'unpy::gpu_hook(UNPY_MODULE_NAME, "f", 0, unpy_values)' in cpp
+    text = re.search(r'nests\["f"\] = py::make_tuple\(R"unpy\((.*?)\)unpy"\);', cpp).group(1)
+    nest = ir.from_json(text)
+    assert isinstance(nest, ir.Nest) and nest.function == "f" and nest.nest_id == 0
+    assert [p.name for p in nest.free] == ["a", "s", "x"]
+    assert nest.loop.reductions[0].var == "s"
+    assert json.loads(text)["node"] == "Nest"
+
+
+def test_module_embeds_its_source_for_the_drop_in_import():
+    body = """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            return n
+        """
+    cpp = cpp_of(body)
+    assert "unpy::exec_source(m, " in cpp
+    assert "def f(n):" in cpp
+    assert 'm.def("f", &py_f, py::arg("n"),' in cpp
+
+
+def test_cpp_names_never_clash():
+    assert cname("new") == "new_" and cname("std") == "std_" and cname("unpy_x") == "unpy_x_"
+    assert cname("total") == "total"

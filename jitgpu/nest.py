@@ -118,6 +118,19 @@ def interval(e, env, boxes):
             return Interval(a.lo - b.hi, a.hi - b.lo)
         products = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi]
         return Interval(min(products), max(products))
+    if isinstance(e, ir.UnaryOp) and e.op in ("-", "+"):
+        a = interval(e.operand, env, boxes)
+        if a is None or e.op == "+":
+            return a
+        return Interval(-a.hi, -a.lo)
+    if isinstance(e, ir.BinOp) and e.op == "%":
+        a, b = interval(e.left, env, boxes), interval(e.right, env, boxes)
+        if a is None or b is None or b.lo != b.hi or b.lo == 0:
+            return None
+        d = b.lo                            # Python's modulo takes the divisor's sign
+        if d > 0:
+            return a if 0 <= a.lo and a.hi < d else Interval(0, d - 1)
+        return a if d < a.lo and a.hi <= 0 else Interval(d + 1, 0)
     if isinstance(e, ir.BinOp) and e.op == "//":
         a, b = interval(e.left, env, boxes), interval(e.right, env, boxes)
         if a is None or b is None or b.lo != b.hi or b.lo == 0:
@@ -214,9 +227,11 @@ def instantiate(nest: ir.Nest, env: dict) -> NestInstance:
     inner_body = levels[-1].body
     for s in walk_stmts(inner_body):
         if isinstance(s, ir.For):
-            if s.var in boxes or s.var in assigned:
+            if s.var in {level.var for level in levels} or s.var in assigned:
                 raise NotOffloadable(f"loop variable '{s.var}' is reused or assigned in the nest")
-            boxes[s.var] = _bounding_box(s, env, boxes, assigned)
+            box = _bounding_box(s, env, boxes, assigned)
+            # Several loops over one variable (`for k ...` twice): the hull of their boxes.
+            boxes[s.var] = _hull(boxes[s.var], box) if s.var in boxes else box
     accesses = [e for e in live_exprs(inner_body, boxes) if isinstance(e, ir.Subscript)]
     writes = {id(s.target) for s in walk_stmts(inner_body)
               if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)}
@@ -285,6 +300,16 @@ def _bounding_box(loop: ir.For, env, boxes, assigned) -> LoopBox:
     else:
         lo, hi = start.hi, stop.lo          # values in (hi, lo]
     return LoopBox(loop.var, lo, step, range_length(lo, hi, step), False)
+
+
+def _hull(a: LoopBox, b: LoopBox) -> LoopBox:
+    """A box holding every value of boxes `a` and `b` of one inner loop variable."""
+    if a == b or b.extent == 0:
+        return a
+    if a.extent == 0:
+        return b
+    ends = [a.lo, a.lo + a.step * (a.extent - 1), b.lo, b.lo + b.step * (b.extent - 1)]
+    return LoopBox(a.var, min(ends), 1, max(ends) - min(ends) + 1, False)
 
 
 def loop_dims(instance: NestInstance):

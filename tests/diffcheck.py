@@ -28,31 +28,22 @@ BOUNDSCHECKED = {"checked"}
 
 
 @contextmanager
-def build_lock(name: str):
-    """One builder per kernel module at a time across pytest-xdist workers; the others then find
-    the module in the build cache."""
+def build_lock(name: str, wait: bool = True):
+    """One builder of a kernel module at a time across pytest-xdist workers (the others then
+    find it in the build cache). Yields whether the lock is held: always, when `wait`."""
     from unpy.cpp_emit.build import cache_dir
     locks = cache_dir().parent / "test-locks"
     locks.mkdir(parents=True, exist_ok=True)
     with open(locks / f"{name}.lock", "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
         try:
-            yield
+            fcntl.flock(f, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
-
-
-def _try_lock(name: str):
-    from unpy.cpp_emit.build import cache_dir
-    locks = cache_dir().parent / "test-locks"
-    locks.mkdir(parents=True, exist_ok=True)
-    f = open(locks / f"{name}.lock", "w")
-    try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        f.close()
-        return None
-    return f
 
 
 def _options(name):
@@ -60,26 +51,32 @@ def _options(name):
     return BuildOptions(boundscheck=name in BOUNDSCHECKED)
 
 
+def _build(name: str, out_dir: Path) -> Path:
+    from unpy.cpp_emit.build import build
+    return build(str(KERNELS / f"{name}.py"), str(out_dir), _options(name)).output
+
+
+def _in_cache(name: str) -> bool:
+    from unpy.cpp_emit.build import build_key, cache_dir, extension_suffix
+    path = KERNELS / f"{name}.py"
+    key = build_key(path.read_text(), _options(name), str(path))
+    return (cache_dir() / key / f"{name}{extension_suffix()}").exists()
+
+
 def build_kernel_module(name: str, out_dir: Path) -> Path:
     """Build tests/kernels/<name>.py into out_dir (from the build cache when it is there). While
-    another worker builds this one, build another kernel module meanwhile."""
-    from unpy.cpp_emit.build import build
-    held = _try_lock(name)
-    if held is None:
-        for other in KERNEL_MODULES:
-            lock = _try_lock(other) if other != name else None
-            if lock is not None:
-                try:
-                    build(str(KERNELS / f"{other}.py"), str(out_dir / "scratch"), _options(other))
-                finally:
-                    lock.close()
-                break
-        with build_lock(name):
-            return build(str(KERNELS / f"{name}.py"), str(out_dir), _options(name)).output
-    try:
-        return build(str(KERNELS / f"{name}.py"), str(out_dir), _options(name)).output
-    finally:
-        held.close()
+    another worker builds this one, build one that nobody has built yet."""
+    with build_lock(name, wait=False) as mine:
+        if mine:
+            return _build(name, out_dir)
+    for other in KERNEL_MODULES:
+        if other != name and not _in_cache(other):
+            with build_lock(other, wait=False) as mine:
+                if mine:
+                    _build(other, out_dir / "ahead")
+                    break
+    with build_lock(name):
+        return _build(name, out_dir)
 
 
 def _load(module_name: str, path: Path):

@@ -126,6 +126,25 @@ def test_writes_through_calls_are_tracked():
     assert written_params(module.functions) == {"inner": {"y"}, "outer": {"a"}, "reader": set()}
 
 
+def test_writes_through_local_aliases_are_tracked():
+    module = irtools.typed("""
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def same(x):
+            return x
+
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[float64, 1]',
+                       'bool', None)
+        def f(a, b, c, flag):
+            d = a if flag else b
+            e = d
+            e[0] = 1.0
+            g = same(c)
+            h = np.zeros(c.shape[0], np.float64)
+            h[0] = g[0]
+        """)
+    assert written_params(module.functions)["f"] == {"a", "b"}
+
+
 def test_gpu_nests_are_embedded_as_ir_json():
     body = """
         @unpython.gpu

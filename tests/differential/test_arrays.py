@@ -210,6 +210,9 @@ def _read_only(a):
     ("scale1_f32", lambda: (_read_only(np.ones(2, f32)), f32(2.0))),
     ("chained_index_write", lambda: (_read_only(np.ones((2, 2))),)),
     ("fill_all_rows", lambda: (_read_only(np.ones((2, 2))),)),     # written by the callee
+    ("write_through_alias", lambda: (_read_only(np.ones((2, 2))),)),
+    ("write_through_chosen_alias", lambda: (_read_only(np.ones((2, 2))), np.ones((2, 2)), True)),
+    ("write_through_returned_alias", lambda: (_read_only(np.ones((2, 2))),)),
 ])
 def test_writing_a_read_only_array_raises(arrays_kernels, func, make_args):
     """As NumPy: ValueError, 'assignment destination is read-only'; the array is unchanged."""
@@ -217,3 +220,16 @@ def test_writing_a_read_only_array_raises(arrays_kernels, func, make_args):
     error = arrays_kernels.check(func, *args)
     assert isinstance(error, ValueError) and "read-only" in str(error)
     assert all(np.all(a == 1) for a in args if isinstance(a, np.ndarray))
+
+
+def test_writes_through_aliases(arrays_kernels):
+    a = np.ones((2, 2))
+    arrays_kernels.check("write_through_alias", a)
+    arrays_kernels.check("write_through_chosen_alias", a, np.ones((2, 2)), False)
+    arrays_kernels.check("write_through_returned_alias", a)
+
+
+def test_read_only_array_only_read_is_accepted(arrays_kernels):
+    """A local array shaped after a read-only parameter does not make the parameter written."""
+    a = _read_only(np.arange(6.0).reshape(2, 3))
+    arrays_kernels.check("local_copy_of_shape_is_not_an_alias", a)

@@ -167,3 +167,16 @@ def test_count_reduction(prange_kernels, n):
 @pytest.mark.parametrize("n", [0, 1, 7])
 def test_loop_variable_after_prange(prange_kernels, n):
     prange_kernels.check("loop_var_after_prange", np.zeros(n, np.int64))
+
+
+def test_bool_and_small_int_reductions(prange_kernels):
+    for a in ([], [-1.0], [-1.0, 2.0], [1.0, 2.0], [0.0] * 50 + [3.0]):
+        prange_kernels.check("any_positive", np.array(a))
+        prange_kernels.check("all_positive", np.array(a))
+    prange_kernels.check("small_sum", np.full(100, 100, np.int8))       # wraps in int8
+
+
+@SETTINGS
+@given(arrays(f64, 1, values=finite))
+def test_continue_in_prange(prange_kernels, a):
+    prange_kernels.check("skip_negative", a)

@@ -321,7 +321,6 @@ def upper_scale(a, out):
 
 @unpython.gpu
 @unpython.type('ndarray[int64,1]', 'ndarray[int64,1]', None)
-@unpython.locals(steps='int64')
 def collatz(x, out):
     for i in prange(x.shape[0]):
         v = x[i]
@@ -350,14 +349,13 @@ def first_negative(a, out):
 
 @unpython.gpu
 @unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', None)
-@unpython.locals(k='int64')
 def branches(x, out):
     for i in prange(x.shape[0]):
         v = x[i]
         if v > 1.0:
             out[i] = v * v
         elif v < -1.0:
-            out[i] = -v if v < -2.0 else v - 1.0
+            out[i] = -v if i % 3 == 0 else v - 1.0
         else:
             w = 0.0
             k = 0
@@ -447,7 +445,7 @@ def divmod_f64(a, b, out):
 @unpython.type('ndarray[bool,1]', 'ndarray[bool,1]', 'ndarray[bool,1]', None)
 def bool_ops(a, b, out):
     for i in prange(a.shape[0]):
-        out[i] = (a[i] and not b[i]) or (a[i] == b[i] and b[i])
+        out[i] = (a[i] and not b[i]) or (a[i] == b[i] and i % 2 == 0)
 
 
 @unpython.gpu
@@ -639,3 +637,19 @@ def jacobi(a, b, steps):
     for i in prange(n):
         total += a[i]
     return total
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', 'int64', None)
+def inner_steps(a, out, s):
+    # Inner loops with negative and non-unit steps, and a start that moves with i.
+    n, m = a.shape
+    for i in prange(n):
+        back = 0.0
+        for k in range(m - 1, -1, -s):
+            back = back * 0.5 + a[i, k]
+        forth = 0.0
+        for k in range(i % m, m, s + 1):
+            forth += a[i, k] * k
+        out[i, 0] = back
+        out[i, 1] = forth

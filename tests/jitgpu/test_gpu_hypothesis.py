@@ -103,6 +103,13 @@ def test_two_level_reduction_any_layout(gpu, a, seed):
     gpu.check("red_sum_2d", make_view_2d(np.random.default_rng(seed), a), rtol=1e-12)
 
 
+@given(a=view_2d(), s=st.integers(1, 4), seed=st.integers(0, 1000))
+@SETTINGS
+def test_inner_loop_steps(gpu, a, s, seed):
+    av = make_view_2d(np.random.default_rng(seed), a)
+    gpu.check("inner_steps", av, np.zeros((av.shape[0], 2)), s, rtol=1e-12)
+
+
 @given(n=st.integers(1, 60), start=st.integers(0, 59), stop=st.integers(-1, 60),
        step=st.integers(-9, 9).filter(bool))
 @SETTINGS

@@ -95,8 +95,7 @@ def test_three_levels(gpu):
     a = rand(6, 7, 9, dtype=np.int32)
     out = np.zeros((6, 7, 9), np.int32)
     gpu.check("add3", a, out)
-    gpu.check("add3", a[::-1, 1:, ::2], np.zeros((6, 6, 5), np.int32).transpose(2, 1, 0)
-              .transpose(2, 1, 0))
+    gpu.check("add3", a[::-1, 1:, ::2], np.zeros((5, 6, 6), np.int32).transpose(2, 1, 0))
     gpu.check("add3", np.asfortranarray(a), np.asfortranarray(out))
 
 
@@ -334,3 +333,12 @@ def test_nests_inside_a_sequential_loop(gpu):
     x = rand(500)
     _, report = gpu.check("jacobi", x, np.zeros(500), 7, rtol=1e-12)
     assert len(report.nests) == 3
+
+
+@pytest.mark.parametrize("s", [1, 2, 5])
+def test_inner_loops_with_steps_and_a_reused_variable(gpu, s):
+    """Inner loops with negative and non-unit steps, a start moving with i (`i % m`), and one
+    variable for two loops (the hull of their boxes)."""
+    a = rand(30, 13)
+    gpu.check("inner_steps", a, np.zeros((30, 2)), s, rtol=F64_TOL)
+    gpu.check("inner_steps", a[::-1, ::2], np.zeros((30, 2)), s, rtol=F64_TOL)

@@ -284,3 +284,31 @@ def sum1_i32_python_int(a):
     for i in range(a.shape[0]):
         s += a[i]
     return s
+
+
+@unpython.type('ndarray[float64, 2]', None)
+def write_through_alias(a):
+    b = a
+    b[0, 0] = -1.0
+
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', 'bool', None)
+def write_through_chosen_alias(a, c, first):
+    b = a if first else c
+    d = b
+    d[0, 0] = -2.0
+
+
+@unpython.type('ndarray[float64, 2]', None)
+def write_through_returned_alias(a):
+    b = identity(a)
+    b[0, 0] = -3.0
+
+
+@unpython.type('ndarray[float64, 2]', 'float64')
+def local_copy_of_shape_is_not_an_alias(a):
+    b = np.zeros((a.shape[0], a.shape[1]), np.float64)
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            b[i, j] = a[i, j]
+    return sum2(b)

@@ -277,3 +277,32 @@ def loop_var_after_prange(a):
     for i in prange(a.shape[0]):
         a[i] = i
     return i
+
+
+@unpython.type('ndarray[float64, 1]', 'bool')
+def any_positive(a):
+    found = False
+    for i in prange(a.shape[0]):
+        found |= a[i] > 0.0
+    return found
+
+@unpython.type('ndarray[float64, 1]', 'bool')
+def all_positive(a):
+    ok = True
+    for i in prange(a.shape[0]):
+        ok &= a[i] > 0.0
+    return ok
+
+@unpython.type('ndarray[float64, 1]', None)
+def skip_negative(a):
+    for i in prange(a.shape[0]):
+        if a[i] < 0.0:
+            continue
+        a[i] = a[i] * 2.0
+
+@unpython.type('ndarray[int8, 1]', 'int8')
+def small_sum(a):
+    s = np.int8(0)
+    for i in prange(a.shape[0]):
+        s += a[i]
+    return s

@@ -10,7 +10,9 @@ from unpy.typeinfer.reductions import walk_exprs, walk_stmts
 
 
 def written_params(functions) -> dict:
-    """Function name -> names of array parameters it may write (through calls too)."""
+    """Function name -> names of array parameters it may write: directly, through a local
+    variable that may be the same array (`b = a`, `b = a if c else d`, `b = f(a)`), or through
+    calls."""
     by_name = {f.name: f for f in functions}
     written = {f.name: set() for f in functions}
     changed = True
@@ -18,21 +20,52 @@ def written_params(functions) -> dict:
         changed = False
         for f in functions:
             params = {p.name for p in f.params if isinstance(p.type, Array)}
+            aliases = array_aliases(f)
             found = set()
             for s in walk_stmts(f.body):
                 if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript):
-                    found.add(s.target.array.id)
+                    found |= aliases.get(s.target.array.id, {s.target.array.id})
             for e in walk_exprs(f.body):
                 if isinstance(e, ir.CallCompiled):
                     callee = by_name[e.func]
                     for arg, p in zip(e.args, callee.params):
-                        if isinstance(arg, ir.Name) and p.name in written[callee.name]:
-                            found.add(arg.id)
+                        if p.name in written[callee.name]:
+                            for name in _may_be(arg):
+                                found |= aliases.get(name, {name})
             found &= params
             if not found <= written[f.name]:
                 written[f.name] |= found
                 changed = True
     return written
+
+
+def array_aliases(fn: ir.Function) -> dict:
+    """Array variable -> the variables (itself included) whose array it may be."""
+    aliases = {}
+    for s in walk_stmts(fn.body):
+        if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name) and \
+                isinstance(s.value.type, Array):
+            aliases.setdefault(s.target.id, {s.target.id}).update(_may_be(s.value))
+    changed = True
+    while changed:
+        changed = False
+        for name, others in aliases.items():
+            closure = set().union(*(aliases.get(o, {o}) for o in others))
+            if not closure <= others:
+                others |= closure
+                changed = True
+    return aliases
+
+
+def _may_be(e) -> set:
+    """The array variables an array-valued expression may be (not a copy of)."""
+    if isinstance(e, ir.Name):
+        return {e.id}
+    if isinstance(e, ir.IfExp):
+        return _may_be(e.body) | _may_be(e.orelse)
+    if isinstance(e, ir.CallCompiled):    # may return one of its array arguments
+        return set().union(*(_may_be(a) for a in e.args if isinstance(a.type, Array)))
+    return set()
 
 
 def gpu_nests(fn: ir.Function):

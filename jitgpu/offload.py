@@ -6,6 +6,7 @@ with a reason, and the caller runs the OpenMP code.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import logging
 import math
@@ -143,15 +144,32 @@ def _plan_within(loops, arrays, accesses, limit):
     return plan if isinstance(plan, list) else [(None, plan)]
 
 
-def run_nest_on_device(module, function, nest_id, values, device):
-    """(reduction results, report) when the nest ran on the device; raises NotOffloadable."""
-    from gpurts import BuildError, DeviceError, Timings
-    from gpurts.opencl import load_opencl
-    cl, _ = load_opencl()
+_ANALYSES = collections.OrderedDict()     # call key -> (instance, tiles), most recent last
+_ANALYSES_KEPT = 32
 
-    started = time.perf_counter()
-    nest = load_nest(module, function, nest_id)
-    instance = instantiate(nest, values)
+
+def _call_key(module, function, nest_id, values, device):
+    """What the analysis of a call depends on: the live layout of every array (addresses
+    included, since groups follow overlaps), the scalars, and the device's memory limit."""
+    parts = [module, function, nest_id, device.label, mem_limit(device)]
+    for name, value in sorted(values.items()):
+        if isinstance(value, np.ndarray):
+            _, lo, hi = _root_and_range(value)
+            parts.append((name, value.__array_interface__["data"][0], value.shape,
+                          value.strides, value.dtype.str, lo, hi))
+        else:
+            parts.append((name, type(value).__name__, value))
+    return tuple(parts)
+
+
+def analyse_call(module, function, nest_id, values, device):
+    """(nest instance, [(tile bounds, plan)]) of a call; repeated calls on the same arrays reuse
+    the last analyses (an LRU of a few entries)."""
+    key = _call_key(module, function, nest_id, values, device)
+    if key in _ANALYSES:
+        _ANALYSES.move_to_end(key)
+        return _ANALYSES[key]
+    instance = instantiate(load_nest(module, function, nest_id), values)
     if any(n == 0 for n in instance.trip_counts):
         raise NotOffloadable("the parallel loop has no iterations")
     tiles = plan_transfers(instance, values, device)
@@ -159,6 +177,20 @@ def run_nest_on_device(module, function, nest_id, values, device):
         for g in plan.groups:
             if any(values[name].itemsize != g.itemsize for name in g.arrays):
                 raise NotOffloadable(f"group of {', '.join(g.arrays)} mixes element sizes")
+    _ANALYSES[key] = (instance, tiles)
+    if len(_ANALYSES) > _ANALYSES_KEPT:
+        _ANALYSES.popitem(last=False)
+    return instance, tiles
+
+
+def run_nest_on_device(module, function, nest_id, values, device):
+    """(reduction results, report) when the nest ran on the device; raises NotOffloadable."""
+    from gpurts import BuildError, DeviceError, Timings
+    from gpurts.opencl import load_opencl
+    cl, _ = load_opencl()
+
+    started = time.perf_counter()
+    instance, tiles = analyse_call(module, function, nest_id, values, device)
     analysis_s = time.perf_counter() - started
     why_not = decide(instance, tiles, device)
     if why_not:

@@ -45,7 +45,10 @@ def ctype(t) -> str:
 
 
 def cname(name: str) -> str:
-    return name + "_" if name in CXX_RESERVED or name.startswith("unpy_") else name
+    """A C++ name for a Python variable: keywords, our own names and ALL-CAPS names (which may
+    be macros of the C headers, such as NAN or EOF) get a trailing underscore."""
+    clash = name in CXX_RESERVED or name.startswith("unpy_") or (len(name) > 1 and name.isupper())
+    return name + "_" if clash else name
 
 
 def is_integral(t):

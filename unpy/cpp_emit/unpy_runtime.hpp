@@ -382,7 +382,7 @@ inline bool equal(A a, B b) {
 // int(x) of a float: truncation, with Python's errors for nan and infinity.
 inline int64_t float_to_int(double x) {
     if (std::isnan(x)) { raise(ErrorKind::value, "cannot convert float NaN to integer"); return 0; }
-    if (!(x > -9223372036854775809.0 && x < 9223372036854775808.0)) {
+    if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) {
         raise(ErrorKind::overflow, "cannot convert float infinity or out-of-range value to integer");
         return 0;
     }

@@ -233,3 +233,9 @@ def test_read_only_array_only_read_is_accepted(arrays_kernels):
     """A local array shaped after a read-only parameter does not make the parameter written."""
     a = _read_only(np.arange(6.0).reshape(2, 3))
     arrays_kernels.check("local_copy_of_shape_is_not_an_alias", a)
+
+
+def test_function_names_that_clash_with_cpp_or_the_runtime(arrays_kernels):
+    for a in ([1.0, 2.0, 4.0], [3.0], [-1.5, 1.5, 0.0, 2.0]):
+        arrays_kernels.check("std", np.array(a))
+    arrays_kernels.check("floordiv", -7, 2)

@@ -106,13 +106,16 @@ def test_numpy_unary(mathfuncs_kernels, func, t):
 
 @pytest.mark.parametrize("func, t", [("np_two_args", f64), ("np_two_args_f32", f32)])
 def test_numpy_binary(mathfuncs_kernels, func, t):
+    """np.power(-inf, 0.5) is nan in NumPy's AVX-512 power (SVML), inf in C99, in Python's
+    math.pow and in NumPy on other CPUs: compiled code follows C99, so -inf is left out here."""
     rtol = 4 * np.finfo(t).eps
 
     @SETTINGS
-    @given(scalars(t), scalars(t))
+    @given(scalars(t).filter(lambda x: x != -np.inf), scalars(t))
     def run(x, y):
         mathfuncs_kernels.check(func, x, y, rtol=rtol)
     run()
+    assert mathfuncs_kernels.compiled.np_two_args(-np.inf, 0.5) == np.inf
 
 
 def test_numpy_of_integers(mathfuncs_kernels):

@@ -312,3 +312,30 @@ def local_copy_of_shape_is_not_an_alias(a):
         for j in range(a.shape[1]):
             b[i, j] = a[i, j]
     return sum2(b)
+
+
+# Function names that are also names in C++ and in unpy's runtime.
+
+@unpython.type('ndarray[float64, 1]', 'float64')
+def mean(a):
+    return sum1(a) / a.shape[0]
+
+
+@unpython.type('ndarray[float64, 1]', 'float64')
+def std(a):
+    m = mean(a)
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += (a[i] - m) ** 2
+    return np.sqrt(s / a.shape[0])
+
+
+@unpython.type('int64', 'int64', 'int64')
+def floordiv(a, b):
+    return a // b + allocate(b)
+
+
+@unpython.type('int64', 'int64')
+def allocate(n):
+    a = np.zeros(n, np.int64)
+    return len(a)

@@ -1,8 +1,17 @@
 """Shared fixtures: the kernel modules of tests/kernels, each built once per test session (and
 per pytest-xdist worker, through the build cache) and loaded compiled and interpreted."""
+import os
+
 import pytest
+from hypothesis import settings
 
 import diffcheck
+
+# CI runs the same examples every time (a failure is reproducible); set UNPY_TEST_RANDOM=1 to
+# explore new ones.
+settings.register_profile("unpy", derandomize=os.environ.get("UNPY_TEST_RANDOM") != "1",
+                          deadline=None)
+settings.load_profile("unpy")
 
 diffcheck.ensure_cache_dir()
 

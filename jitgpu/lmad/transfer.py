@@ -109,5 +109,5 @@ class TransferPlan:
 def format_bytes(n: int) -> str:
     for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if n >= size:
-            return f"{n / size:.3g} {unit}"
+            return f"{n / size:.1f} {unit}"
     return f"{n} B"

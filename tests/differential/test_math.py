@@ -50,14 +50,17 @@ def test_math_unary(mathfuncs_kernels, func):
 
 @pytest.mark.parametrize("func", MATH_BINARY)
 def test_math_binary(mathfuncs_kernels, func):
+    # CPython computes math.hypot with its own algorithm (correctly rounded); C's hypot may
+    # differ from it in the last bit. Every other function must agree exactly.
+    rtol = 2 * np.finfo(np.float64).eps if func == "math_hypot" else 0.0
     for x in [0.0, -0.0, 1.0, -2.0, 0.5, 1e308, np.inf, -np.inf, np.nan]:
         for y in [0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 1e308, 400.0, np.inf, -np.inf, np.nan]:
-            mathfuncs_kernels.check(func, x, y)
+            mathfuncs_kernels.check(func, x, y, rtol=rtol)
 
     @SETTINGS
     @given(st.floats(), st.floats())
     def run(x, y):
-        mathfuncs_kernels.check(func, x, y)
+        mathfuncs_kernels.check(func, x, y, rtol=rtol)
     run()
 
 

@@ -26,6 +26,8 @@ def view_1d(draw, n_min=0, n_max=300):
 def make_view(rng, spec, dtype=np.float64):
     base, start, step, n = spec
     a = rng.uniform(-10, 10, base).astype(dtype)
+    if n == 0:
+        return a[:0:step]
     stop = start + step * n
     view = a[start:stop if stop >= 0 else None:step]
     assert len(view) == n

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 
 from jitgpu.nest import NestInstance, NotOffloadable, evaluate
 from unpy import ir
-from unpy.cpp_emit.emit import _converted_integer   # the CPU path's test for int `/` int
 from unpy.ir import Array, Scalar
 from unpy.typeinfer.reductions import walk_exprs, walk_stmts
 
@@ -435,7 +434,7 @@ class KernelEmitter:
         t = self.ctype(e.type)
         a, b = self.expr(e.left), self.expr(e.right)
         helpers = {"//": "floordiv", "%": "mod", "**": "pow", "<<": "shl", ">>": "shr"}
-        if e.op == "/" and all(_converted_integer(x) for x in (e.left, e.right)):
+        if e.op == "/" and all(ir.is_converted_integer(x) for x in (e.left, e.right)):
             return f"unpy_int_truediv_{t}({a}, {b}, unpy_flag)"
         if e.op in helpers:
             return f"unpy_{helpers[e.op]}_{t}({a}, {b}, unpy_flag)"

@@ -281,6 +281,13 @@ class Module:
     functions: list         # of Function
 
 
+def is_converted_integer(e) -> bool:
+    """An integer (or bool) value that typeinfer converted for a float operation: both emitters
+    use it to raise ZeroDivisionError for integer `/` as Python does."""
+    return (isinstance(e, Cast) and isinstance(e.value.type, Scalar)
+            and (e.value.type.dtype == "bool" or e.value.type.dtype[0] in "iu"))
+
+
 # --- JSON serialiser ------------------------------------------------------------------------
 
 _NODE_CLASSES = {cls.__name__: cls for cls in (

@@ -121,7 +121,7 @@ class FunctionEmitter:
 
     def emit(self):
         fn = self.fn
-        head = [f"template <bool C>", f"static {self.signature(fn.name + '_body')} {{"]
+        head = ["template <bool C>", f"static {self.signature(fn.name + '_body')} {{"]
         for name, t in fn.locals.items():
             init = "" if isinstance(t, Array) else " = 0"
             self.out(f"{ctype(t)} {cname(name)}{init};")
@@ -420,7 +420,7 @@ class FunctionEmitter:
                    ">>": "shift_right"}
         if e.op in helpers:
             return f"unpy::{helpers[e.op]}<{ct}>({a}, {b})"
-        if e.op == "/" and all(_converted_integer(x) for x in (e.left, e.right)):
+        if e.op == "/" and all(ir.is_converted_integer(x) for x in (e.left, e.right)):
             return f"unpy::int_true_divide<{ct}>({a}, {b})"
         text = f"({a} {e.op} {b})"
         if t in SMALL_INTS:
@@ -545,12 +545,6 @@ class FunctionEmitter:
         fill = {"zeros": 0, "ones": 1, "empty": 2}[e.fill]
         dims = ", ".join(self.expr(d) for d in e.shape)
         return f"unpy::allocate<{CTYPES[e.dtype]}, {len(e.shape)}>({{{dims}}}, {fill})"
-
-
-def _converted_integer(e):
-    """An integer (or bool) value that typeinfer converted for a float operation."""
-    return isinstance(e, ir.Cast) and isinstance(e.value.type, Scalar) and \
-        (is_integral(e.value.type) or e.value.type.dtype == "bool")
 
 
 def nest_free_variables(loop: ir.For, fn: ir.Function):

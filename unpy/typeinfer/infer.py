@@ -12,7 +12,7 @@ from unpy import ir
 from unpy.ir import Array, Scalar
 from unpy.typeinfer.types import (BOOL, FLOAT64, INT64, NUMPY_MATH, PY_INT, UFUNCS,
                                   conversion_loses, fits,
-                                  is_bool, is_float, is_int, materialize, resolve)
+                                  is_bool, is_int, materialize, resolve)
 
 MATH_TO_INT = {"floor", "ceil"}        # math.floor/ceil return Python ints
 

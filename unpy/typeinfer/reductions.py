@@ -9,7 +9,6 @@ functions and refuses `return`, and `break` of the prange itself.
 from __future__ import annotations
 
 from unpy import ir
-from unpy.typeinfer.types import is_float
 
 REDUCTION_BINOPS = {"+": "+", "-": "+", "*": "*", "&": "&", "|": "|", "^": "^"}
 
@@ -140,8 +139,6 @@ def check_prange(loop: ir.For, errors):
             total_reads = sum(1 for s in walk_stmts(loop.body) for r in _stmt_reads(s)
                               if r == name)
             if other_reads == 0 and total_reads == len(stmts):
-                if op in ("&", "|", "^") and is_float(stmts[0].target.type):
-                    raise errors.error(f"'{name}': bitwise reductions need integers", stmts[0].loc)
                 reductions.append(ir.Reduction(name, op))
                 continue
         where = bad or (stmts[0] if stmts else loop)

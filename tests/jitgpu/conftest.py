@@ -4,12 +4,14 @@ run through OpenCL on PoCL's CPU device for real (no mocks).
 Every test runs with UNPY_DEVICE=pocl and UNPY_FORCE_GPU=1 unless it changes them itself (the
 `pocl_env` monkeypatch); a compiled result is compared with the interpreter's (the reference) and
 `unpython.explain` says where each nest ran."""
+import os
 from pathlib import Path
 
 import pytest
 
 from gpucheck import HERE, GpuPair, build_module, load_module, pocl_device
 
+TEST_DEVICE = os.environ.get("UNPY_TEST_DEVICE", "pocl")
 ENV_SWITCHES = ("UNPY_DEVICE", "UNPY_FORCE_GPU", "UNPY_GPU_MEM_LIMIT", "UNPY_GPU_OPT",
                 "UNPY_DISABLE")
 
@@ -19,7 +21,8 @@ def pocl_env(monkeypatch):
     """UNPY_DEVICE=pocl and UNPY_FORCE_GPU=1, no memory limit, every optimisation."""
     for name in ENV_SWITCHES:
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("UNPY_DEVICE", "pocl")
+    # UNPY_TEST_DEVICE runs the suite on another device (e.g. 'gpu' on a machine with one).
+    monkeypatch.setenv("UNPY_DEVICE", TEST_DEVICE)
     monkeypatch.setenv("UNPY_FORCE_GPU", "1")
     return monkeypatch
 

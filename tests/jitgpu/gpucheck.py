@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import fcntl
 import importlib.util
+import os
 import sys
 import warnings
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ MODULES = {"gpu_kernels": False, "gpu_checked": True}
 
 def pocl_device():
     from gpurts import device_selection
-    selection = device_selection("pocl")
+    selection = device_selection(os.environ.get("UNPY_TEST_DEVICE", "pocl"))
     if selection.device is None:
         pytest.skip(f"no PoCL device: {selection.reason}")
     return selection.device

@@ -257,7 +257,7 @@ def test_log_info_one_line_per_nest_per_call(built_dir, tmp_path):
         g.not_gpu(x, np.zeros(30))
     """)
     env = dict(os.environ, UNPY_DEVICE="pocl", UNPY_FORCE_GPU="1", UNPY_LOG="info",
-               PYTHONPATH=os.pathsep.join([str(built_dir), REPO]))
+               PYTHONPATH=os.pathsep.join([str(built_dir), REPO, os.environ.get("PYTHONPATH", "")]))
     env.pop("UNPY_GPU_MEM_LIMIT", None)
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
@@ -272,7 +272,7 @@ def test_log_info_one_line_per_nest_per_call(built_dir, tmp_path):
 def test_log_default_is_quiet(built_dir, tmp_path):
     script = "import numpy as np, gpu_kernels as g; g.roll_right(np.ones(5), np.zeros(5))"
     env = dict(os.environ, UNPY_DEVICE="pocl", UNPY_FORCE_GPU="1",
-               PYTHONPATH=os.pathsep.join([str(built_dir), REPO]))
+               PYTHONPATH=os.pathsep.join([str(built_dir), REPO, os.environ.get("PYTHONPATH", "")]))
     env.pop("UNPY_LOG", None)
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)

@@ -171,3 +171,28 @@ def test_min_of_int_and_float(mathfuncs_kernels):
     for a, b in [(1, 2.5), (3, 2.5), (2, 2.0)]:
         mathfuncs_kernels.check("min_mixed", i64(a), f64(b), check_dtype=False)
         assert type(mathfuncs_kernels.compiled.min_mixed(a, b)) is float
+
+
+def test_math_errors_inside_loops(mathfuncs_kernels):
+    k = mathfuncs_kernels
+    ok = np.linspace(0.5, 3.0, 40)
+    k.check("sum_sqrt", ok, rtol=1e-15)
+    k.check("first_sqrt_in_loop", ok)
+    for bad_at in (0, 17, 39):
+        bad = ok.copy()
+        bad[bad_at] = -1.0
+        with pytest.raises(ValueError, match="math domain error"):
+            k.compiled.sum_sqrt(bad)
+        k.check("sum_sqrt", bad)         # the interpreter raises the same error
+    # A return inside the loop checks the loop's errors first.
+    bad = ok.copy()
+    bad[:3] = [-1.0, 4.0, 9.0]
+    k.check("first_sqrt_in_loop", bad)
+    grid = np.full((6, 5), 0.5)
+    k.check("row_log_sums", grid, np.zeros(6), rtol=1e-14)
+    for value, error in ((0.0, ValueError), (800.0, OverflowError)):
+        g = grid.copy()
+        g[4, 2] = value
+        with pytest.raises(error):
+            k.compiled.row_log_sums(g, np.zeros(6))
+        k.check("row_log_sums", g, np.zeros(6))

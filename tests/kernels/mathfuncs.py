@@ -6,6 +6,7 @@ from math import sqrt
 
 import numpy as np
 import unpython
+from unpython import prange
 
 
 # --- math.*: float64 in, Python float out, ValueError/OverflowError as Python raises ----------
@@ -281,3 +282,31 @@ def min_mixed(a, b):
 @unpython.type('float64', 'float64', 'float64')
 def clamp(x, hi):
     return max(0.0, min(x, hi))
+
+
+# Math errors inside loops: each loop sums its checks in a local (so it still vectorises) and
+# the statement raises afterwards, in sequential and parallel loops alike.
+@unpython.type('ndarray[float64, 1]', 'float64')
+def sum_sqrt(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += math.sqrt(a[i])
+    return s
+
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', None)
+def row_log_sums(a, out):
+    for i in prange(a.shape[0]):
+        s = 0.0
+        for j in range(a.shape[1]):
+            s += math.log(a[i, j]) + math.exp(a[i, j])
+        out[i] = s
+
+
+@unpython.type('ndarray[float64, 1]', 'float64')
+def first_sqrt_in_loop(a):
+    for i in range(a.shape[0]):
+        r = math.sqrt(a[i])
+        if r > 1.0:
+            return r
+    return -1.0

@@ -103,8 +103,8 @@ class FunctionEmitter:
         self.depth = 1
         self.counter = 0
         self.lower_bounds = {}      # loop variable -> proven lower bound (while in the loop)
-        self.assigned = {s.target.id for s in walk_stmts(fn.body)
-                         if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name)}
+        self.checks_math = uses_checked_math(fn.body)
+        self.math_errors = ["unpy_math_error"]  # where math calls record errors, innermost last
 
     def out(self, text):
         self.lines.append("    " * self.depth + text)
@@ -125,7 +125,12 @@ class FunctionEmitter:
         for name, t in fn.locals.items():
             init = "" if isinstance(t, Array) else " = 0"
             self.out(f"{ctype(t)} {cname(name)}{init};")
-        self.block(fn.body)
+        if self.checks_math:
+            self.out("double unpy_math_error = 0;   // see unpy::math_result")
+        for s in fn.body:
+            self.stmt(s, in_parallel=False)
+            if self.checks_math and uses_checked_math(s) and not isinstance(s, ir.Return):
+                self.out("unpy::math_check(unpy_math_error);")
         if fn.return_type is not None:
             self.out(f'unpy::raise(unpy::ErrorKind::value, "{fn.name}() reached its end '
                      f'without returning a value");')
@@ -172,7 +177,14 @@ class FunctionEmitter:
         elif isinstance(s, ir.Continue):
             self.out("continue;")
         elif isinstance(s, ir.Return):
-            self.out("return;" if s.value is None else f"return {self.expr(s.value)};")
+            if self.checks_math:
+                # The value first: its own math calls are checked before it is returned.
+                if s.value is not None:
+                    self.out(f"auto unpy_return = {self.expr(s.value)};")
+                self.out(f"unpy::math_check({' + '.join(self.math_errors)});")
+                self.out("return;" if s.value is None else "return unpy_return;")
+            else:
+                self.out("return;" if s.value is None else f"return {self.expr(s.value)};")
         elif isinstance(s, ir.ExprStmt):
             self.out(f"{self.expr(s.value)};")
         elif isinstance(s, ir.Pass):
@@ -228,6 +240,12 @@ class FunctionEmitter:
         self.depth += 1
         start, stop, step = self.bounds(loop)
         counter = self.fresh("k")
+        # The loop's math checks add into a local of the loop: a plain scalar reduction that
+        # does not keep the loop from vectorising (a variable of the function would).
+        own_error = self.checks_math and uses_checked_math(loop.body)
+        if own_error:
+            self.math_errors.append(self.fresh("math_error"))
+            self.out(f"double {self.math_errors[-1]} = 0;")
         if isinstance(loop.step, ir.Const) and loop.step.value in (1, -1):
             cmp = "<" if loop.step.value > 0 else ">"
             self.out(f"for (int64_t {counter} = {start}; {counter} {cmp} {stop}; "
@@ -243,6 +261,9 @@ class FunctionEmitter:
         self.nested(loop.body, in_parallel)
         self.leave_loop_var(loop, saved)
         self.out("}")
+        if own_error:
+            inner = self.math_errors.pop()
+            self.out(f"{self.math_errors[-1]} += {inner};")
         self.depth -= 1
         self.out("}")
 
@@ -280,6 +301,8 @@ class FunctionEmitter:
         clauses = "schedule(static, 1)" if triangular else "schedule(static)"
         for r in loop.reductions:
             clauses += f" reduction({r.op}:{cname(r.var)})"
+        if self.checks_math and uses_checked_math(loop):
+            clauses += " reduction(+:unpy_math_error)"
         if len(levels) == 1:
             self.omp_loops(loop, levels, names, clauses)
         else:
@@ -338,7 +361,10 @@ class FunctionEmitter:
                 t = self.fn.locals[name]
                 init = "" if isinstance(t, Array) else " = 0"
                 self.out(f"{ctype(t)} {cname(name)}{init};")
+        # Inside, `unpy_math_error` is each thread's copy (the reduction clause).
+        self.math_errors.append("unpy_math_error")
         self.block(body, in_parallel=True)
+        self.math_errors.pop()
         for level, old in zip(reversed(levels), reversed(saved)):
             self.leave_loop_var(level, old)
         self.depth -= 1
@@ -529,7 +555,7 @@ class FunctionEmitter:
                 return f"unpy::float_to_int({MATH_CXX[func]}({args[0]}))"
             if func in ("atan2", "hypot"):
                 return f"{MATH_CXX[func]}({', '.join(args)})"
-            return f"unpy::math_{func}({', '.join(args)})"
+            return f"unpy::math_{func}({', '.join(args)}, {self.math_errors[-1]})"
         if func == "abs":
             return f"unpy::py_abs<{ct}>({args[0]})"
         if func == "pow":
@@ -545,6 +571,13 @@ class FunctionEmitter:
         fill = {"zeros": 0, "ones": 1, "empty": 2}[e.fill]
         dims = ", ".join(self.expr(d) for d in e.shape)
         return f"unpy::allocate<{CTYPES[e.dtype]}, {len(e.shape)}>({{{dims}}}, {fill})"
+
+
+def uses_checked_math(node) -> bool:
+    """Whether `node` calls a math.* function checked through `unpy_math_error`."""
+    return any(isinstance(e, ir.Call) and e.func.startswith("math.")
+               and e.func not in ("math.floor", "math.ceil", "math.atan2", "math.hypot")
+               for e in walk_exprs(node))
 
 
 def nest_free_variables(loop: ir.For, fn: ir.Function):

@@ -127,10 +127,7 @@ class FunctionEmitter:
             self.out(f"{ctype(t)} {cname(name)}{init};")
         if self.checks_math:
             self.out("double unpy_math_error = 0;   // see unpy::math_result")
-        for s in fn.body:
-            self.stmt(s, in_parallel=False)
-            if self.checks_math and uses_checked_math(s) and not isinstance(s, ir.Return):
-                self.out("unpy::math_check(unpy_math_error);")
+        self.block(fn.body)
         if fn.return_type is not None:
             self.out(f'unpy::raise(unpy::ErrorKind::value, "{fn.name}() reached its end '
                      f'without returning a value");')
@@ -154,6 +151,14 @@ class FunctionEmitter:
             self.stmt(s, in_parallel)
 
     def stmt(self, s, in_parallel):
+        self.plain_stmt(s, in_parallel)
+        # Math errors raise right after the statement, except inside a sequential loop with
+        # checks, which sums them and raises after the loop (so that it can vectorise).
+        if (self.checks_math and self.math_errors[-1] == "unpy_math_error"
+                and not isinstance(s, ir.Return) and uses_checked_math(s)):
+            self.out("unpy::math_check(unpy_math_error);")
+
+    def plain_stmt(self, s, in_parallel):
         if isinstance(s, ir.Assign):
             self.out(f"{self.target(s.target)} = {self.expr(s.value)};")
         elif isinstance(s, ir.For):

@@ -379,7 +379,7 @@ class FunctionEmitter:
         """Offer the nest to jitgpu (SPEC section 4); run the OpenMP code unless it is done."""
         done = self.fresh("done")
         self.out(f"bool {done} = false;")
-        self.out("if (!omp_in_parallel()) {")
+        self.out("if (!omp_in_parallel() && !unpy::gpu_hook_skipped()) {")
         self.out("    py::gil_scoped_acquire unpy_gil;")
         self.out("    py::dict unpy_values;")
         for name in nest_free_variables(loop, self.fn):

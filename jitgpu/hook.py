@@ -3,7 +3,7 @@
 A compiled module calls `run_nest(module, function, nest_id, values)` before the OpenMP code of
 each outermost prange nest of a @gpu function. It returns None ("not done": run the OpenMP code)
 or a dict of the nest's reduction results when the nest ran on the OpenCL device; False when no
-device can be used at all, so that the module skips the hook until UNPY_DEVICE changes. Every decision
+device can be used at all, so that the nest skips the hook until UNPY_DEVICE changes. Every decision
 goes to the report that `unpython.explain` shows, and to the 'unpy' logger (UNPY_LOG=info).
 """
 from __future__ import annotations
@@ -40,8 +40,8 @@ def run_nest(module: str, function: str, nest_id: int, values: dict):
     if selection.device is None:
         _fall_back(module, function, nest_id, where, f"no OpenCL device: {selection.reason}",
                    logging.INFO)
-        # False: the compiled module stops asking until UNPY_DEVICE changes (unless every call
-        # is to be logged).
+        # False: this nest stops asking until UNPY_DEVICE changes (unless every call is to be
+        # logged); the report just recorded stays true for the calls it skips.
         return None if log.isEnabledFor(logging.INFO) else False
     try:
         results, nest_report = run_nest_on_device(module, function, nest_id, values,

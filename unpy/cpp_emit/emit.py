@@ -379,7 +379,9 @@ class FunctionEmitter:
         """Offer the nest to jitgpu (SPEC section 4); run the OpenMP code unless it is done."""
         done = self.fresh("done")
         self.out(f"bool {done} = false;")
-        self.out("if (!omp_in_parallel() && !unpy::gpu_hook_skipped()) {")
+        skip = self.fresh("skip")
+        self.out(f"static unpy::HookSkip {skip};")
+        self.out(f"if (!omp_in_parallel() && !{skip}.active()) {{")
         self.out("    py::gil_scoped_acquire unpy_gil;")
         self.out("    py::dict unpy_values;")
         for name in nest_free_variables(loop, self.fn):
@@ -388,7 +390,7 @@ class FunctionEmitter:
                      else f"py::cast({cname(name)})")
             self.out(f'    unpy_values["{name}"] = {value};')
         self.out(f'    py::object unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
-                 f'{loop.nest_id}, unpy_values);')
+                 f'{loop.nest_id}, unpy_values, {skip});')
         self.out("    if (!unpy_result.is_none()) {")
         self.out(f"        {done} = true;")
         for r in loop.reductions:

@@ -442,31 +442,36 @@ inline int64_t range_length(int64_t start, int64_t stop, int64_t step) {
 // Asks jitgpu to run loop nest `nest` of a @gpu function. Returns None ("not done": run the
 // OpenMP code) or a dict of live-out scalars. Any Python error is logged and means "not done".
 
-// The hook answers False when no OpenCL device can be used at all: the nests then skip it (and
-// the GIL it needs) until UNPY_DEVICE changes.
-inline std::mutex no_device_mutex;
-inline bool no_device = false;
-inline std::string no_device_spec;
+// The hook answers False when no OpenCL device can be used at all: that nest then skips it (and
+// the GIL it needs) until UNPY_DEVICE changes. Its last report stays true meanwhile.
+struct HookSkip {
+    std::mutex mutex;
+    bool no_device = false;
+    std::string spec;
 
-inline std::string device_spec() {
-    const char* spec = std::getenv("UNPY_DEVICE");
-    return spec ? spec : "";
-}
+    static std::string device_spec() {
+        const char* spec = std::getenv("UNPY_DEVICE");
+        return spec ? spec : "";
+    }
+    bool active() {
+        std::lock_guard<std::mutex> lock(mutex);
+        return no_device && device_spec() == spec;
+    }
+    void set() {
+        std::lock_guard<std::mutex> lock(mutex);
+        no_device = true;
+        spec = device_spec();
+    }
+};
 
-inline bool gpu_hook_skipped() {
-    std::lock_guard<std::mutex> lock(no_device_mutex);
-    return no_device && device_spec() == no_device_spec;
-}
-
-inline py::object gpu_hook(const char* module, const char* function, int nest, py::dict values) {
+inline py::object gpu_hook(const char* module, const char* function, int nest, py::dict values,
+                           HookSkip& skip) {
     try {
         // Leaked on purpose: a static py::object would be destroyed after the interpreter.
         static py::object* hook = new py::object(py::module_::import("jitgpu.hook").attr("run_nest"));
         py::object result = (*hook)(module, function, nest, values);
         if (result.ptr() == Py_False) {
-            std::lock_guard<std::mutex> lock(no_device_mutex);
-            no_device = true;
-            no_device_spec = device_spec();
+            skip.set();
             return py::none();
         }
         return result;

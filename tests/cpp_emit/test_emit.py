@@ -156,7 +156,7 @@ def test_gpu_nests_are_embedded_as_ir_json():
             return s
         """
     cpp = cpp_of(body)
-    assert 'unpy::gpu_hook(UNPY_MODULE_NAME, "f", 0, unpy_values)' in cpp
+    assert 'unpy::gpu_hook(UNPY_MODULE_NAME, "f", 0, unpy_values, ' in cpp
     text = re.search(r'nests\["f"\] = py::make_tuple\(R"unpy\((.*?)\)unpy"\);', cpp).group(1)
     nest = ir.from_json(text)
     assert isinstance(nest, ir.Nest) and nest.function == "f" and nest.nest_id == 0

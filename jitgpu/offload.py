@@ -24,7 +24,7 @@ from unpy import ir
 log = logging.getLogger("unpy")
 
 # Profitability (documented in docs/gpu.md): the nest runs on the device when the estimated
-# device time (transfers at the measured bandwidth + work at DEVICE_OPS) beats the estimated
+# device time (transfers at the measured bandwidth + work at GPU_OPS) beats the estimated
 # OpenMP time (work at HOST_OPS_PER_CORE per core). Operations are counted per innermost
 # iteration from the IR. UNPY_FORCE_GPU=1 skips the estimate.
 HOST_OPS_PER_CORE = 2e9
@@ -188,7 +188,7 @@ def analyse_call(module, function, nest_id, values, device):
 
 def run_nest_on_device(module, function, nest_id, values, device):
     """(reduction results, report) when the nest ran on the device; raises NotOffloadable."""
-    from gpurts import BuildError, DeviceError, Timings
+    from gpurts import BuildError, DeviceError, Timings, build_kernel
     from gpurts.opencl import load_opencl
     cl, _ = load_opencl()
 
@@ -211,7 +211,7 @@ def run_nest_on_device(module, function, nest_id, values, device):
             tile = tile_instance(instance, bounds)
             kernel = emit_kernel(tile, plan, values, device.has_fp64)
             try:
-                built = build_kernel_cached(device, kernel)
+                built = build_kernel(device, kernel.source, kernel.name, [])
             except BuildError as e:
                 raise DeviceFailure(f"the OpenCL build failed: {str(e).splitlines()[0]}")
             builds.append(built)
@@ -259,11 +259,6 @@ def run_nest_on_device(module, function, nest_id, values, device):
         "d2h": timings.d2h_seconds, "total": total_s, "tiles": len(tiles),
         "bytes_moved": timings.h2d_bytes + timings.d2h_bytes, "bytes_touched": touched})
     return results, report
-
-
-def build_kernel_cached(device, kernel):
-    from gpurts import build_kernel
-    return build_kernel(device, kernel.source, kernel.name, [])
 
 
 def write_back(writes, undo):

@@ -89,13 +89,61 @@ def write_markdown(path, rows, machine, opt):
     path.write_text("\n".join(lines) + "\n")
 
 
+SPLIT = ("analysis", "build", "h2d", "kernel", "d2h")
+
+
+def read_markdown(path):
+    """The rows of a table written by `write_markdown` (to redraw its chart)."""
+    rows = []
+    for line in path.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 14 and cells[1].isdigit():
+            rows.append({"case": cells[0], "n": int(cells[1]), "omp": float(cells[2]) / 1e3,
+                         "gpu": float(cells[4]) / 1e3,
+                         "split": {k: float(v) / 1e3 for k, v in zip(SPLIT, cells[6:11])}})
+    return rows
+
+
+def write_chart(path, rows, machine):
+    """The paper's figures 9 and 11 redrawn: speed-up of the GPU call over OpenMP, and the split
+    of the GPU call's time."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    labels = [f"{r['case']}\nn={r['n']}" for r in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(16, 5))
+    left.bar(labels, [r["omp"] / r["gpu"] for r in rows], color="tab:green")
+    left.axhline(1.0, color="black", linewidth=0.8)
+    left.set_yscale("log")
+    left.set_ylabel("OpenMP time / GPU time (higher: GPU faster)")
+    left.set_title(f"unpy GPU (naive kernel) vs OpenMP: {machine}")
+    bottom = [0.0] * len(rows)
+    for part in SPLIT:
+        share = [r["split"][part] / r["gpu"] * 100 for r in rows]
+        right.bar(labels, share, bottom=bottom, label=part)
+        bottom = [b + v for b, v in zip(bottom, share)]
+    right.set_ylabel("% of the GPU call")
+    right.set_title("time split of the GPU call (host work not listed is the rest)")
+    right.legend()
+    for axis in (left, right):
+        axis.tick_params(axis="x", labelsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--machine", default="gpu")
     parser.add_argument("--sizes", choices=["dev", "accel"], default="accel")
     parser.add_argument("--kernels", default=",".join(KERNELS))
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--chart-only", action="store_true",
+                        help="redraw the chart from bench/results/gpu-<machine>.md")
     options = parser.parse_args(argv)
+    out = ROOT / "bench" / "results" / f"gpu-{options.machine}.md"
+    if options.chart_only:
+        write_chart(out.with_suffix(".png"), read_markdown(out), options.machine)
+        return
     os.environ["UNPY_FORCE_GPU"] = "1"
     opt = os.environ.setdefault("UNPY_GPU_OPT", "none")
     rows = []
@@ -113,10 +161,10 @@ def main(argv=None):
                       f"(first {ms(row['gpu_first'])}) on {row['ran_on']}, ok "
                       f"{row['ok_gpu']}/{row['ok_omp']} [{time.perf_counter() - started:.0f} s]",
                       flush=True)
-    out = ROOT / "bench" / "results" / f"gpu-{options.machine}.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     write_markdown(out, rows, options.machine, opt)
-    print(f"wrote {out}")
+    write_chart(out.with_suffix(".png"), rows, options.machine)
+    print(f"wrote {out} and {out.with_suffix('.png').name}")
 
 
 if __name__ == "__main__":

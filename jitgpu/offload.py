@@ -166,8 +166,9 @@ def _call_key(module, function, nest_id, values, device):
 
 
 def analyse_call(module, function, nest_id, values, device):
-    """(nest instance, [(tile bounds, plan)]) of a call; repeated calls on the same arrays reuse
-    the last analyses (an LRU of a few entries)."""
+    """(nest instance, [(tile bounds, plan)], kernels) of a call; repeated calls on the same
+    arrays reuse the last analyses (an LRU of a few entries) and the kernels made for them
+    (`kernels`: tile index -> (Kernel, built kernel), filled by the caller)."""
     key = _call_key(module, function, nest_id, values, device)
     if key in _ANALYSES:
         _ANALYSES.move_to_end(key)
@@ -180,10 +181,10 @@ def analyse_call(module, function, nest_id, values, device):
         for g in plan.groups:
             if any(values[name].itemsize != g.itemsize for name in g.arrays):
                 raise NotOffloadable(f"group of {', '.join(g.arrays)} mixes element sizes")
-    _ANALYSES[key] = (instance, tiles)
+    _ANALYSES[key] = (instance, tiles, {})
     if len(_ANALYSES) > _ANALYSES_KEPT:
         _ANALYSES.popitem(last=False)
-    return instance, tiles
+    return _ANALYSES[key]
 
 
 def run_nest_on_device(module, function, nest_id, values, device):
@@ -193,7 +194,7 @@ def run_nest_on_device(module, function, nest_id, values, device):
     cl, _ = load_opencl()
 
     started = time.perf_counter()
-    instance, tiles = analyse_call(module, function, nest_id, values, device)
+    instance, tiles, kernels = analyse_call(module, function, nest_id, values, device)
     analysis_s = time.perf_counter() - started
     why_not = decide(instance, tiles, device)
     if why_not:
@@ -207,13 +208,18 @@ def run_nest_on_device(module, function, nest_id, values, device):
     # later tile fails, so that the fallback reruns on intact inputs.
     undo = []
     try:
-        for bounds, plan in tiles:
-            tile = tile_instance(instance, bounds)
-            kernel = emit_kernel(tile, plan, values, device.has_fp64)
-            try:
-                built = build_kernel(device, kernel.source, kernel.name, [])
-            except BuildError as e:
-                raise DeviceFailure(f"the OpenCL build failed: {str(e).splitlines()[0]}")
+        for index, (bounds, plan) in enumerate(tiles):
+            if index in kernels:
+                kernel, built = kernels[index]
+                built = built._replace(cache_hit=True, build_seconds=0.0)
+            else:
+                kernel = emit_kernel(tile_instance(instance, bounds), plan, values,
+                                     device.has_fp64)
+                try:
+                    built = build_kernel(device, kernel.source, kernel.name, [])
+                except BuildError as e:
+                    raise DeviceFailure(f"the OpenCL build failed: {str(e).splitlines()[0]}")
+                kernels[index] = (kernel, built)
             builds.append(built)
             writes, partials = run_kernel(device, kernel, built, plan, values, timings)
             write_back(writes, undo if len(tiles) > 1 else None)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import logging
 import math
 import os
 import time
@@ -20,8 +19,6 @@ from jitgpu.nest import DeviceFailure, NotOffloadable, instantiate, load_nest, l
 from jitgpu.opencl_emit import emit_kernel
 from jitgpu.report import NestReport
 from unpy import ir
-
-log = logging.getLogger("unpy")
 
 # Profitability (documented in docs/gpu.md): the nest runs on the device when the estimated
 # device time (transfers at the measured bandwidth + work at GPU_OPS) beats the estimated
@@ -93,10 +90,8 @@ def mem_limit(device):
     return min(int(limit), device_limit) if limit else device_limit
 
 
-def decide(instance, tiles, device) -> str | None:
+def estimate(instance, tiles, device) -> str | None:
     """None if the device is expected to win; otherwise the reason it is not."""
-    if os.environ.get("UNPY_FORCE_GPU") == "1":
-        return None
     iterations = math.prod(b.extent for b in instance.boxes.values())
     work = iterations * ops_per_iteration(instance.nest)
     host = work / (HOST_OPS_PER_CORE * (os.cpu_count() or 1))
@@ -147,7 +142,7 @@ def _plan_within(loops, arrays, accesses, limit):
     return plan if isinstance(plan, list) else [(None, plan)]
 
 
-_ANALYSES = collections.OrderedDict()     # call key -> (instance, tiles), most recent last
+_ANALYSES = collections.OrderedDict()     # call key -> Analysis, most recent last
 _ANALYSES_KEPT = 32
 
 
@@ -165,10 +160,18 @@ def _call_key(module, function, nest_id, values, device):
     return tuple(parts)
 
 
-def analyse_call(module, function, nest_id, values, device):
-    """(nest instance, [(tile bounds, plan)], kernels) of a call; repeated calls on the same
-    arrays reuse the last analyses (an LRU of a few entries) and the kernels made for them
-    (`kernels`: tile index -> (Kernel, built kernel), filled by the caller)."""
+@dataclasses.dataclass
+class Analysis:
+    """What a call's nest needs before it runs: reused by later calls on the same arrays."""
+    instance: object
+    tiles: list              # [(tile bounds or None, TransferPlan)]
+    not_profitable: object   # None, or why the estimate prefers OpenMP
+    kernels: dict = dataclasses.field(default_factory=dict)  # tile -> (Kernel, built kernel)
+
+
+def analyse_call(module, function, nest_id, values, device) -> Analysis:
+    """The analysis of a call; repeated calls on the same arrays reuse the last analyses (an LRU
+    of a few entries) and the kernels made for them."""
     key = _call_key(module, function, nest_id, values, device)
     if key in _ANALYSES:
         _ANALYSES.move_to_end(key)
@@ -181,7 +184,7 @@ def analyse_call(module, function, nest_id, values, device):
         for g in plan.groups:
             if any(values[name].itemsize != g.itemsize for name in g.arrays):
                 raise NotOffloadable(f"group of {', '.join(g.arrays)} mixes element sizes")
-    _ANALYSES[key] = (instance, tiles, {})
+    _ANALYSES[key] = Analysis(instance, tiles, estimate(instance, tiles, device))
     if len(_ANALYSES) > _ANALYSES_KEPT:
         _ANALYSES.popitem(last=False)
     return _ANALYSES[key]
@@ -194,11 +197,11 @@ def run_nest_on_device(module, function, nest_id, values, device):
     cl, _ = load_opencl()
 
     started = time.perf_counter()
-    instance, tiles, kernels = analyse_call(module, function, nest_id, values, device)
+    analysis = analyse_call(module, function, nest_id, values, device)
+    instance, tiles, kernels = analysis.instance, analysis.tiles, analysis.kernels
     analysis_s = time.perf_counter() - started
-    why_not = decide(instance, tiles, device)
-    if why_not:
-        raise NotOffloadable(why_not)
+    if analysis.not_profitable and os.environ.get("UNPY_FORCE_GPU") != "1":
+        raise NotOffloadable(analysis.not_profitable)
 
     timings = Timings()
     results, builds = {}, []

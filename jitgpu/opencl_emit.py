@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from jitgpu.nest import NestInstance, NotOffloadable, evaluate
 from unpy import ir
 from unpy.ir import Array, Scalar
-from unpy.typeinfer.reductions import walk_exprs, walk_stmts
+from unpy.typeinfer.reductions import assigned_names, walk_exprs, walk_stmts
 
 CL_TYPES = {"bool": "bool", "int8": "char", "int16": "short", "int32": "int", "int64": "long",
             "uint8": "uchar", "uint16": "ushort", "uint32": "uint", "uint64": "ulong",
@@ -253,16 +253,10 @@ class KernelEmitter:
         for r in reductions:
             self.out(f"{CL_TYPES[self.types[r.var].dtype]} {cl_name(r.var)} = "
                      f"{self.identity(r.op, self.types[r.var].dtype)};")
-        private = []
-        for s in walk_stmts(levels[-1].body):
-            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name):
-                private.append(s.target.id)
-            elif isinstance(s, ir.For):
-                private.append(s.var)
         reduced = {r.var for r in reductions}
         self.out(f"if ({active}) do {{")
         self.depth += 1
-        for name in dict.fromkeys(private):
+        for name in assigned_names(levels[-1].body):
             if name not in reduced and name not in level_vars:
                 self.out(f"{CL_TYPES[self.types[name].dtype]} {cl_name(name)} = 0;")
         self.block(levels[-1].body)

@@ -263,6 +263,13 @@ class Function:
     gpu: bool = False
     loc: tuple = (0, 0)
 
+    def variable_type(self, name):
+        """The type of a parameter or local variable."""
+        for p in self.params:
+            if p.name == name:
+                return p.type
+        return self.locals[name]
+
 
 @dataclass
 class Nest:

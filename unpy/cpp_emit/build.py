@@ -6,6 +6,7 @@ build never leaves a half-written module).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -58,6 +59,7 @@ def cache_dir() -> Path:
     return Path(root) / "build"
 
 
+@functools.lru_cache(maxsize=None)
 def _unpy_fingerprint() -> str:
     h = hashlib.sha256(unpy.__version__.encode())
     pkg = Path(unpy.__file__).parent
@@ -67,6 +69,7 @@ def _unpy_fingerprint() -> str:
     return h.hexdigest()
 
 
+@functools.lru_cache(maxsize=None)
 def _compiler_version() -> str:
     try:
         return subprocess.run([CXX, "--version"], capture_output=True, text=True).stdout
@@ -119,10 +122,16 @@ def _same_file_content(a: Path, b: Path) -> bool:
     return a.read_bytes() == b.read_bytes()
 
 
+def load(path: str):
+    """(absolute path, source, typed IR module) of a Python file; raises CompileError."""
+    path = os.path.abspath(path)
+    source = Path(path).read_text()
+    return path, source, compile_to_ir(path, source)
+
+
 def generate(path: str, options: BuildOptions):
     """(typed IR module, C++ text) for a Python file; raises CompileError."""
-    source = Path(path).read_text()
-    module = compile_to_ir(os.path.abspath(path), source)
+    _, source, module = load(path)
     return module, emit_module(module, source, options.boundscheck)
 
 
@@ -131,9 +140,7 @@ def build(path: str, out_dir: str | None = None, options: BuildOptions | None = 
     """Build `path` into `<out_dir>/<name><EXT_SUFFIX>`; raises CompileError for bad code."""
     options = options or BuildOptions()
     started = time.perf_counter()
-    path = os.path.abspath(path)
-    source = Path(path).read_text()
-    module = compile_to_ir(path, source)
+    path, source, module = load(path)
     name = module.name
     out = Path(out_dir or os.path.dirname(path)) / f"{name}{extension_suffix()}"
     if not module.functions:

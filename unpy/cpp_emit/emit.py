@@ -10,7 +10,7 @@ import math
 
 from unpy import ir
 from unpy.ir import Array, Scalar
-from unpy.typeinfer.reductions import reads_of, walk_exprs, walk_stmts
+from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 
 CTYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
           "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t",
@@ -355,13 +355,7 @@ class FunctionEmitter:
             saved.append(self.enter_loop_var(level))
         # Variables written in the loop (other than reductions) are private to an iteration.
         reduced = {r.var for r in loop.reductions}
-        private = []
-        for x in walk_stmts(body):
-            if isinstance(x, ir.Assign) and isinstance(x.target, ir.Name):
-                private.append(x.target.id)
-            elif isinstance(x, ir.For):
-                private.append(x.var)
-        for name in dict.fromkeys(private):
+        for name in assigned_names(body):
             if name not in reduced and name not in loop_vars:
                 t = self.fn.locals[name]
                 init = "" if isinstance(t, Array) else " = 0"
@@ -385,7 +379,7 @@ class FunctionEmitter:
         self.out("    py::gil_scoped_acquire unpy_gil;")
         self.out("    py::dict unpy_values;")
         for name in nest_free_variables(loop, self.fn):
-            t = self.var_type(name)
+            t = self.fn.variable_type(name)
             value = (f"unpy::to_python({cname(name)})" if isinstance(t, Array)
                      else f"py::cast({cname(name)})")
             self.out(f'    unpy_values["{name}"] = {value};')
@@ -395,17 +389,11 @@ class FunctionEmitter:
         self.out(f"        {done} = true;")
         for r in loop.reductions:
             self.out(f'        {cname(r.var)} = unpy_result["{r.var}"].cast<'
-                     f'{ctype(self.var_type(r.var))}>();')
+                     f'{ctype(self.fn.variable_type(r.var))}>();')
         self.out("    }")
         self.out("}")
         self.out(f"if (!{done}) {{")
         self.depth += 1
-
-    def var_type(self, name):
-        for p in self.fn.params:
-            if p.name == name:
-                return p.type
-        return self.fn.locals[name]
 
     def target(self, t):
         if isinstance(t, ir.Name):
@@ -590,12 +578,7 @@ def uses_checked_math(node) -> bool:
 def nest_free_variables(loop: ir.For, fn: ir.Function):
     """Variables a nest reads that come from outside it (arrays, scalars, reduction inputs), in
     order of first use."""
-    inside = {loop.var}
-    for s in walk_stmts(loop.body):
-        if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name):
-            inside.add(s.target.id)
-        elif isinstance(s, ir.For):
-            inside.add(s.var)
+    inside = {loop.var, *assigned_names(loop.body)}
     reduced = {r.var for r in loop.reductions}
     names = [e.id for e in walk_exprs([loop.start, loop.stop, loop.step, loop.body])
              if isinstance(e, ir.Name)]

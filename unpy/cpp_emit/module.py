@@ -6,7 +6,7 @@ from __future__ import annotations
 from unpy import ir
 from unpy.cpp_emit.emit import CTYPES, cname, ctype, emit_function, nest_free_variables
 from unpy.ir import Array
-from unpy.typeinfer.reductions import walk_exprs, walk_stmts
+from unpy.typeinfer.reductions import outermost_pranges, walk_exprs, walk_stmts
 
 
 def written_params(functions) -> dict:
@@ -72,16 +72,9 @@ def gpu_nests(fn: ir.Function):
     nests = []
     for s in walk_stmts(fn.body):
         if isinstance(s, ir.For) and s.nest_id is not None:
-            free = [ir.Param(n, _var_type(fn, n)) for n in nest_free_variables(s, fn)]
+            free = [ir.Param(n, fn.variable_type(n)) for n in nest_free_variables(s, fn)]
             nests.append(ir.Nest(fn.name, s.nest_id, s, free))
     return nests
-
-
-def _var_type(fn, name):
-    for p in fn.params:
-        if p.name == name:
-            return p.type
-    return fn.locals[name]
 
 
 def raw_string(text: str) -> str:
@@ -150,7 +143,7 @@ def emit_module(module: ir.Module, source: str, boundscheck: bool = False) -> st
     for f in module.functions:
         fn_nests = gpu_nests(f)
         out.append(f'    functions["{f.name}"] = py::dict(py::arg("gpu") = {str(f.gpu).lower()}, '
-                   f'py::arg("nests") = {_count_nests(f)});')
+                   f'py::arg("nests") = {len(list(outermost_pranges(f.body)))});')
         if fn_nests:
             out.append(f'    nests["{f.name}"] = py::make_tuple(' + ", ".join(
                 raw_string(ir.to_json(n)) for n in fn_nests) + ");")
@@ -163,22 +156,3 @@ def emit_module(module: ir.Module, source: str, boundscheck: bool = False) -> st
                f"unpy_info.dli_fname, {{{names}}});")
     out.append("}")
     return "\n".join(out) + "\n"
-
-
-def _count_nests(fn):
-    """Outermost prange loops of a function (the nests explain() reports on)."""
-    count = 0
-
-    def visit(body):
-        nonlocal count
-        for s in body:
-            if isinstance(s, ir.For) and s.parallel:
-                count += 1
-            elif isinstance(s, (ir.For, ir.While)):
-                visit(s.body)
-            elif isinstance(s, ir.If):
-                visit(s.body)
-                visit(s.orelse)
-
-    visit(fn.body)
-    return count

@@ -43,6 +43,29 @@ def walk_stmts(body):
             yield from walk_stmts(s.orelse)
 
 
+def assigned_names(body):
+    """Names the statements assign (variables and loop variables), in order, each once."""
+    names = []
+    for s in walk_stmts(body):
+        if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name):
+            names.append(s.target.id)
+        elif isinstance(s, ir.For):
+            names.append(s.var)
+    return list(dict.fromkeys(names))
+
+
+def outermost_pranges(body):
+    """The prange loops of a body that no other prange contains: the nests of a function."""
+    for s in body:
+        if isinstance(s, ir.For) and s.parallel:
+            yield s
+        elif isinstance(s, (ir.For, ir.While)):
+            yield from outermost_pranges(s.body)
+        elif isinstance(s, ir.If):
+            yield from outermost_pranges(s.body)
+            yield from outermost_pranges(s.orelse)
+
+
 def reads_of(node):
     return [e.id for e in walk_exprs(node) if isinstance(e, ir.Name)]
 

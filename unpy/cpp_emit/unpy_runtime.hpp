@@ -248,7 +248,11 @@ py::object scalar_result(T v) {
     if constexpr (std::is_same<T, bool>::value) return py::bool_(v);
     else if constexpr (std::is_same<T, double>::value) return py::float_(v);
     else if constexpr (std::is_same<T, int64_t>::value) return py::int_(v);
-    else return py::module_::import("numpy").attr("dtype")(py::dtype::of<T>()).attr("type")(v);
+    else {
+        // The NumPy scalar type (np.float32, ...), looked up once; leaked like the hook.
+        static PyObject* scalar_type = py::object(py::dtype::of<T>().attr("type")).release().ptr();
+        return py::reinterpret_borrow<py::object>(scalar_type)(v);
+    }
 }
 
 // --- Python semantics of arithmetic --------------------------------------------------------

@@ -406,6 +406,42 @@ CASES = [
         def f(a):
             return 0
         """, r"type annotations must be strings", 1, "float"),
+    ("type alias assigned twice", """
+        F2 = 'ndarray[float64, 2]'
+        F2 = 'ndarray[float32, 2]'
+
+        @unpython.type(F2, None)
+        def f(a):
+            pass
+        """, r"'F2' is bound more than once in this module \(assigned at line 6; assigned at "
+             r"line 7\); a type alias must be assigned exactly once", 4, "F2, None"),
+    ("type alias rebound through global", """
+        F2 = 'ndarray[float64, 2]'
+
+        def reset():
+            global F2
+            F2 = 'int64'
+
+        @unpython.type(F2, None)
+        def f(a):
+            pass
+        """, r"'F2' is bound more than once.*declared global in function 'reset' at line 9",
+        7, "F2, None"),
+    ("type alias of a non-string", """
+        N = 2
+
+        @unpython.type('ndarray[float64, ' + N + ']', None)
+        def f(a):
+            pass
+        """, r"'N' \(line 6\) is not a constant string", 3, "N + "),
+    ("f-string type", """
+        T = 'float64'
+
+        @unpython.locals(t=f'ndarray[{T}, 1]')
+        @unpython.type('ndarray[float64, 1]', None)
+        def f(a):
+            pass
+        """, r"f-strings are not accepted as type strings", 3, "f'"),
     ("gpu without type", """
         @unpython.gpu
         def f(a):

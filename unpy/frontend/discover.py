@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import gast
 
 from unpy.errors import ErrorSink
+from unpy.frontend.constants import NotConstant, StringConstants
 
 
 @dataclass
@@ -61,14 +62,17 @@ def qualified_name(node, imports: dict):
     return ".".join([head] + parts[::-1])
 
 
-def _type_arg(node, errors):
-    if isinstance(node, gast.Constant) and (isinstance(node.value, str) or node.value is None):
-        return node.value
-    raise errors.error("type annotations must be strings such as 'ndarray[float64, 2]' or None",
-                       loc_of(node))
+def _type_arg(node, constants: StringConstants, errors):
+    """The type string of a decorator argument: a literal, None, or a module constant."""
+    if isinstance(node, gast.Constant) and node.value is None:
+        return None
+    try:
+        return constants.value(node)
+    except NotConstant as refusal:
+        raise errors.error(refusal.reason, loc_of(refusal.node))
 
 
-def read_decorators(fn: gast.FunctionDef, imports, errors):
+def read_decorators(fn: gast.FunctionDef, imports, constants: StringConstants, errors):
     """A `Decorated` if `fn` carries unpython.type, else None (gpu/locals alone are an error)."""
     found = Decorated(fn, types=None)
     marked = False
@@ -76,10 +80,10 @@ def read_decorators(fn: gast.FunctionDef, imports, errors):
         call = dec if isinstance(dec, gast.Call) else None
         name = qualified_name(call.func if call else dec, imports)
         if name == "unpython.type" and call:
-            found.types = [_type_arg(a, errors) for a in call.args]
+            found.types = [_type_arg(a, constants, errors) for a in call.args]
             marked = True
         elif name == "unpython.locals" and call:
-            found.locals = {kw.arg: _type_arg(kw.value, errors) for kw in call.keywords}
+            found.locals = {kw.arg: _type_arg(kw.value, constants, errors) for kw in call.keywords}
             marked = True
         elif name == "unpython.gpu":
             found.gpu = marked = True
@@ -100,10 +104,11 @@ def discover(path: str, source: str) -> ModuleSource:
     except SyntaxError as e:
         raise errors.error(f"syntax error: {e.msg}", (e.lineno or 0, max((e.offset or 1) - 1, 0)))
     imports = collect_imports(tree)
+    constants = StringConstants(tree)
     functions = []
     for stmt in tree.body:
         if isinstance(stmt, gast.FunctionDef):
-            found = read_decorators(stmt, imports, errors)
+            found = read_decorators(stmt, imports, constants, errors)
             if found:
                 functions.append(found)
     return ModuleSource(path, source, tree, imports, functions, errors)

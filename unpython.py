@@ -8,7 +8,7 @@ from its definition on.
 """
 import os
 
-__all__ = ["type", "locals", "gpu", "prange", "explain"]
+__all__ = ["type", "locals", "gpu", "prange", "explain", "devices"]
 
 prange = range
 
@@ -42,3 +42,11 @@ def explain(f):
     """How each loop nest of compiled function `f` ran on its last call (see jitgpu.report)."""
     from jitgpu.report import explain as _explain
     return _explain(f)
+
+
+def devices(fresh=False):
+    """Every OpenCL device seen, whether it works (its probe built and ran a small kernel) and
+    why not, and the device each `UNPY_DEVICE` choice picks; print it for a table. `fresh`
+    probes again instead of trusting earlier results (see gpurts.device.device_report)."""
+    from gpurts import device_report
+    return device_report(fresh)

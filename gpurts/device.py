@@ -1,14 +1,30 @@
 """Device discovery and the `Device` object, which owns every resource made for one OpenCL
 device: its context, its profiling queue, its buffer pool, its pinned staging pool, its kernel
-cache and its measured bandwidth. Each is made on first use and reused for the process."""
+cache and its measured bandwidth. Each is made on first use and reused for the process.
+
+A device is chosen only after its probe (`gpurts.probe`: build and run a small kernel) passes;
+a device whose probe fails is passed over, its reason logged once (a warning when this process
+probed it, an info line when the disk cache remembered it) and kept for `device_report()`."""
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from typing import NamedTuple
 
 from . import opencl
 from .opencl import load_opencl, platforms
+from .probe import probe_device
+
+log = logging.getLogger("gpurts")
+
+
+def device_kind(cl_device) -> str:
+    """'gpu', 'cpu', or 'other': a device that says it is both a CPU and a GPU (Oclgrind's
+    simulator says it is every type) or neither is chosen only by name."""
+    cl, _ = load_opencl()
+    is_gpu, is_cpu = (bool(cl_device.type & t) for t in (cl.device_type.GPU, cl.device_type.CPU))
+    return "gpu" if is_gpu and not is_cpu else "cpu" if is_cpu and not is_gpu else "other"
 
 
 class Device:
@@ -20,7 +36,7 @@ class Device:
         self.name = cl_device.name.strip()
         self.platform_name = cl_device.platform.name.strip()
         self.driver_version = cl_device.driver_version.strip()
-        self.is_gpu = bool(cl_device.type & cl.device_type.GPU)
+        self.is_gpu = device_kind(cl_device) == "gpu"
         self.has_fp64 = ("cl_khr_fp64" in cl_device.extensions.split()
                          or bool(cl_device.double_fp_config))
         self.global_mem_size = cl_device.global_mem_size
@@ -89,9 +105,20 @@ class DeviceSelection(NamedTuple):
     reason: str | None    # why there is no device; None when there is one
 
 
-_lock = threading.Lock()
+class DeviceStatus(NamedTuple):
+    """One OpenCL device as `unpy devices` lists it."""
+    platform: str
+    name: str
+    kind: str             # 'gpu', 'cpu' or 'other' (see `device_kind`)
+    driver_version: str
+    works: bool           # its probe passed
+    reason: str | None    # why it does not work
+
+
+_lock = threading.RLock()
 _selections: dict[str, DeviceSelection] = {}
 _devices: dict[int, Device] = {}   # cl device pointer -> its one Device
+_reported: set[int] = set()        # cl device pointers whose failed probe was logged
 
 
 def _device_for(cl_device) -> Device:
@@ -101,52 +128,90 @@ def _device_for(cl_device) -> Device:
     return _devices[key]
 
 
-def _describe(found) -> str:
-    return "; ".join(f"{p.name.strip()}: {', '.join(d.name.strip() for d in devs) or 'no devices'}"
-                     for p, devs in found) or "none"
-
-
-def _choose(spec: str) -> DeviceSelection:
-    if spec == "none":
-        return DeviceSelection(None, "UNPY_DEVICE=none: OpenCL is switched off")
+def _listed():
+    """[(platform, [cl devices])] the loader lists, or raises the reason there are none."""
     plats, reason = platforms()
     if not plats:
-        return DeviceSelection(None, reason)
-    cl, _ = load_opencl()
+        raise LookupError(reason)
     found = []
     for plat in plats:
         try:
             found.append((plat, plat.get_devices()))
         except Exception:  # a platform without devices answers DEVICE_NOT_FOUND
             found.append((plat, []))
+    return found
+
+
+def _describe(found) -> str:
+    return "; ".join(f"{p.name.strip()}: {', '.join(d.name.strip() for d in devs) or 'no devices'}"
+                     for p, devs in found) or "none"
+
+
+def _name(cl_device) -> str:
+    return f"{cl_device.name.strip()} ({cl_device.platform.name.strip()})"
+
+
+def _is_pocl(cl_device) -> bool:
+    return "portable computing language" in cl_device.platform.name.lower()
+
+
+def _candidates(spec: str, found) -> tuple[list, str]:
+    """The devices `spec` may choose, in the order tried, and what they are called."""
+    devices = [dev for _, devs in found for dev in devs]
     if spec == "gpu":
-        for _, devs in found:
-            for dev in devs:
-                if dev.type & cl.device_type.GPU:
-                    return DeviceSelection(_device_for(dev), None)
+        return [d for d in devices if device_kind(d) == "gpu"], "OpenCL GPU"
+    if spec == "pocl":
+        return [d for d in devices if device_kind(d) == "cpu" and _is_pocl(d)], "PoCL CPU device"
+    if spec == "cpu":
+        cpus = [d for d in devices if device_kind(d) == "cpu"]
+        intel = [d for d in cpus if "intel" in d.platform.name.lower()]
+        pocl = [d for d in cpus if _is_pocl(d)]
+        return pocl + intel + [d for d in cpus if d not in pocl + intel], "OpenCL CPU device"
+    return [d for d in devices if spec in d.platform.name.lower() or spec in d.name.lower()], \
+        f"OpenCL device matching UNPY_DEVICE={spec!r}"
+
+
+def _works(cl_device) -> str | None:
+    """None when the device passes its probe, else why not (logged once per process)."""
+    result = probe_device(cl_device)
+    if not result.works and cl_device.int_ptr not in _reported:
+        _reported.add(cl_device.int_ptr)
+        log.log(logging.WARNING if result.fresh else logging.INFO,
+                "gpurts: %s fails its probe, not used: %s", _name(cl_device), result.reason)
+    return result.reason
+
+
+def _choose(spec: str) -> DeviceSelection:
+    if spec == "none":
+        return DeviceSelection(None, "UNPY_DEVICE=none: OpenCL is switched off")
+    try:
+        found = _listed()
+    except LookupError as e:
+        return DeviceSelection(None, str(e))
+    candidates, what = _candidates(spec, found)
+    failures = []
+    for dev in candidates:
+        reason = _works(dev)
+        if reason is None:
+            return DeviceSelection(_device_for(dev), None)
+        failures.append(f"{_name(dev)} fails its probe: {reason}")
+    if failures:
+        return DeviceSelection(None, f"no working {what} ({'; '.join(failures)})")
+    if spec == "gpu":
         fix = f"; {opencl.icd_fix_note}" if opencl.icd_fix_note else ""
         return DeviceSelection(None, f"no OpenCL GPU found (platforms: {_describe(found)}){fix}")
     if spec in ("cpu", "pocl"):
-        pocl_first = sorted(found, key=lambda pd: "portable computing language"
-                            not in pd[0].name.lower())
-        for _, devs in pocl_first:
-            for dev in devs:
-                if dev.type & cl.device_type.CPU:
-                    return DeviceSelection(_device_for(dev), None)
-        return DeviceSelection(None, f"no OpenCL CPU device found (platforms: {_describe(found)})")
-    for plat, devs in found:
-        for dev in devs:
-            if spec in plat.name.lower() or spec in dev.name.lower():
-                return DeviceSelection(_device_for(dev), None)
+        return DeviceSelection(None, f"no {what} found (platforms: {_describe(found)})")
     return DeviceSelection(None, f"no OpenCL device matches UNPY_DEVICE={spec!r} "
                                  f"(platforms: {_describe(found)})")
 
 
 def device_selection(spec: str | None = None) -> DeviceSelection:
     """The device for `spec` (default: `UNPY_DEVICE`, unset meaning 'gpu') and, when there is
-    none, why. Specs: 'gpu' the first GPU of any platform; 'cpu' or 'pocl' a CPU device, PoCL's
-    first; 'none'; anything else the first device whose platform or device name contains it
-    (case-insensitive). Never raises; cached per spec for the process."""
+    none, why. Specs: 'gpu' the first GPU of any platform; 'cpu' a CPU device, PoCL's first, then
+    Intel's, then any other; 'pocl' PoCL's CPU device; 'none'; anything else the first device
+    whose platform or device name contains it (case-insensitive). Only a device whose probe
+    passes is chosen. Never raises; cached per spec for the process."""
     if spec is None:
         spec = os.environ.get("UNPY_DEVICE", "")
     spec = spec.strip().lower() or "gpu"
@@ -163,3 +228,61 @@ def device_selection(spec: str | None = None) -> DeviceSelection:
 def select_device(spec: str | None = None) -> Device | None:
     """`device_selection(spec).device`."""
     return device_selection(spec).device
+
+
+class DeviceReport(NamedTuple):
+    """What `unpy devices` prints: every device listed, probed, and what each spec chooses."""
+    devices: list[DeviceStatus]
+    reason: str | None            # why no device is listed; None when some are
+    chosen: dict[str, str]        # UNPY_DEVICE spec -> the device it chooses, or why none
+
+    def __str__(self):
+        lines = ["OpenCL devices (each probed: build and run a small kernel):"]
+        if self.reason:
+            lines.append(f"  none: {self.reason}")
+        for d in self.devices:
+            why = "works" if d.works else f"does not work: {d.reason}"
+            only = ", chosen only by name" if d.kind == "other" and d.works else ""
+            lines.append(f"  [{d.kind}] {d.name} on {d.platform} (driver {d.driver_version}): "
+                         f"{why}{only}")
+        lines += [f"UNPY_DEVICE={spec}: {what}" for spec, what in self.chosen.items()]
+        return "\n".join(lines)
+
+
+def device_report(fresh: bool = False) -> DeviceReport:
+    """Every OpenCL device the loader lists, probed, and what 'gpu', 'cpu' and `UNPY_DEVICE`
+    choose. `fresh` probes each device again (rewriting the disk cache) and forgets the
+    selections made from older results. Never raises."""
+    with _lock:
+        try:
+            found = _listed()
+        except Exception as e:  # no platform, or a driver that fails a device query
+            found, reason = [], str(e) if isinstance(e, LookupError) else \
+                f"OpenCL device query failed ({type(e).__name__}: {e})"
+        else:
+            reason = None
+        if fresh:
+            _selections.clear()
+        statuses = []
+        for plat, devs in found:
+            for dev in devs:
+                try:
+                    result = probe_device(dev, fresh=fresh)
+                    _reported.add(dev.int_ptr)   # this report says it: no log line besides
+                    statuses.append(DeviceStatus(
+                        plat.name.strip(), dev.name.strip(), device_kind(dev),
+                        dev.driver_version.strip(), result.works, result.reason))
+                except Exception as e:
+                    statuses.append(DeviceStatus(plat.name.strip(), dev.name.strip(), "other",
+                                                 "?", False, f"{type(e).__name__}: {e}"))
+        specs = ["gpu", "cpu"]
+        current = os.environ.get("UNPY_DEVICE", "").strip().lower()
+        if current and current not in specs:
+            specs.append(current)
+        chosen = {}
+        for spec in specs:
+            selection = device_selection(spec)
+            label = f"{spec} (the default)" if spec == "gpu" and not current else spec
+            chosen[label] = (_name(selection.device.cl_device) if selection.device else
+                             f"none ({selection.reason})")
+        return DeviceReport(statuses, reason, chosen)

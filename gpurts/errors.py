@@ -11,6 +11,7 @@ class BuildError(DeviceError):
 
     def __init__(self, message: str, log: str):
         super().__init__(message + ("\n" + log if log else ""))
+        self.message = message
         self.log = log
 
 

@@ -1,10 +1,13 @@
-"""The NVIDIA vendor-file fix (SPEC section 9).
+"""The vendor-file fix (SPEC section 9): drivers present but named by no ICD vendor file.
 
-Containers often carry NVIDIA's OpenCL driver (`libnvidia-opencl.so.1`) but no ICD vendor file
-(`/etc/OpenCL/vendors/nvidia.icd`) naming it, so the OpenCL loader finds no NVIDIA platform. Before
-the first platform enumeration of the process, `apply_nvidia_icd_fix` writes a private vendor folder
-with an `nvidia.icd` naming the library's full path plus a copy of every system vendor file, and
-points `OCL_ICD_VENDORS` at it. It never overrides a user's `OCL_ICD_VENDORS`. It does not
+Two drivers are often there without a vendor file naming them, so the OpenCL loader lists no
+platform for them:
+- NVIDIA's driver (`libnvidia-opencl.so.1`) in containers without `/etc/OpenCL/vendors/nvidia.icd`;
+- Intel's CPU runtime installed by pip (`intel-opencl-rt`, the `test` extra), whose library lands in
+  `<sys.prefix>/lib/libintelocl.so` and whose own vendor file names a placeholder path.
+Before the first platform enumeration of the process, `apply_icd_fix` writes a private vendor
+folder with a vendor file naming each such library's full path plus a copy of every system vendor
+file, and points `OCL_ICD_VENDORS` at it. It never overrides a user's `OCL_ICD_VENDORS`. It does not
 look at `OCL_ICD_FILENAMES`: the ocl-icd loader in PyOpenCL's wheel ignores that variable (seen
 on the H100 machine, whose image sets `OCL_ICD_FILENAMES=libpocl.so.2:libnvidia-opencl.so.1`
 and still lists no NVIDIA platform without the fix).
@@ -12,18 +15,21 @@ and still lists no NVIDIA platform without the fix).
 PoCL from pip (pocl-binary-distribution) is not registered in any vendor folder: it puts
 `pocl.icd` into `pyopencl/.libs`, and the ocl-icd loader shipped in PyOpenCL's wheel reads
 `$PYOPENCL_HOME/.libs` (set by `import pyopencl`) in addition to `OCL_ICD_VENDORS` or
-`/etc/OpenCL/vendors`, so the fix does not hide it.
+`/etc/OpenCL/vendors`, so the fix does not hide it. The private folder's name carries a hash of
+its contents, so processes of different virtual environments never rewrite each other's folder.
 
 The loader reads these variables once, at the first `clGetPlatformIDs`; so pyopencl must be
 imported through `gpurts.opencl.load_opencl()`, never directly, by every part of unpy.
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from typing import Iterable, Mapping, MutableMapping
@@ -31,6 +37,7 @@ from typing import Iterable, Mapping, MutableMapping
 log = logging.getLogger("gpurts")
 
 NVIDIA_LIBRARY = "libnvidia-opencl.so.1"
+INTEL_CPU_LIBRARY = "libintelocl.so"
 SYSTEM_VENDORS_DIR = "/etc/OpenCL/vendors"
 COMMON_LIBRARY_DIRS = (
     "/usr/lib/x86_64-linux-gnu",
@@ -71,6 +78,13 @@ def find_nvidia_library(listing: str, search_dirs: Iterable[str]) -> str | None:
     return None
 
 
+def find_intel_cpu_library(prefix: str) -> str | None:
+    """Full path of Intel's CPU runtime installed by pip into `prefix` (a virtual environment or
+    the interpreter's own prefix), or None."""
+    path = os.path.join(prefix, "lib", INTEL_CPU_LIBRARY)
+    return path if os.path.isfile(path) else None
+
+
 def _vendor_files(vendors_dir: str) -> dict[str, str]:
     """name -> contents of the `.icd` files of a vendor folder (empty when it does not exist)."""
     try:
@@ -92,30 +106,35 @@ class VendorFolderPlan:
     """What the private vendor folder must hold: file name -> contents."""
     folder: str
     files: dict[str, str]
-    library: str
+    libraries: tuple[str, ...]   # the libraries the fix registers
 
 
-def plan_vendor_folder(environ: Mapping[str, str], nvidia_library: str | None,
-                       system_vendors_dir: str, folder: str) -> VendorFolderPlan | None:
+def plan_vendor_folder(environ: Mapping[str, str], libraries: Mapping[str, str | None],
+                       system_vendors_dir: str, folder: str | None = None
+                       ) -> VendorFolderPlan | None:
     """Decide whether the loader needs a private vendor folder, and what goes in it.
 
-    None when the user chose the vendor folder (`OCL_ICD_VENDORS`), when there is no NVIDIA
-    library, or when a system vendor file already names it. Otherwise the plan holds
-    `nvidia.icd` with the library's full path and a copy of every system vendor file, so the
-    platforms found today stay found."""
-    if environ.get("OCL_ICD_VENDORS") or not nvidia_library:
+    `libraries` maps a vendor file name (`nvidia.icd`) to the full path of a driver found on this
+    machine, or None. A library needs registering when no system vendor file names it already
+    (by file name). None when the user chose the vendor folder (`OCL_ICD_VENDORS`) or nothing
+    needs registering. Otherwise the plan holds a vendor file for each library that needs it and
+    a copy of every system vendor file, so the platforms found today stay found; its folder is
+    `folder`, by default `private_folder(files)`."""
+    if environ.get("OCL_ICD_VENDORS"):
         return None
     system = _vendor_files(system_vendors_dir)
-    if any("libnvidia-opencl" in contents for contents in system.values()):
+    missing = {icd: path for icd, path in libraries.items() if path and not any(
+        os.path.basename(path).split(".so")[0] in contents for contents in system.values())}
+    if not missing:
         return None
-    files = {name: contents for name, contents in system.items() if name != "nvidia.icd"}
-    files["nvidia.icd"] = nvidia_library + "\n"
-    return VendorFolderPlan(folder, files, nvidia_library)
+    files = {**system, **{icd: path + "\n" for icd, path in missing.items()}}
+    return VendorFolderPlan(folder or private_folder(files), files, tuple(missing.values()))
 
 
-def private_folder() -> str:
-    """The default place of the private vendor folder, one per user."""
-    return os.path.join(tempfile.gettempdir(), f"unpy-ocl-vendors-{os.getuid()}")
+def private_folder(files: Mapping[str, str]) -> str:
+    """The default place of the private vendor folder: one per user and per contents."""
+    digest = hashlib.sha256(repr(sorted(files.items())).encode()).hexdigest()[:12]
+    return os.path.join(tempfile.gettempdir(), f"unpy-ocl-vendors-{os.getuid()}-{digest}")
 
 
 def _usable_private_folder(path: str) -> bool:
@@ -148,14 +167,16 @@ def write_vendor_folder(plan: VendorFolderPlan) -> str:
     return folder
 
 
-def apply_nvidia_icd_fix(environ: MutableMapping[str, str] = os.environ,
-                         listing: str | None = None,
-                         search_dirs: Iterable[str] | None = None,
-                         system_vendors_dir: str | None = None,
-                         folder: str | None = None) -> str | None:
-    """Point the OpenCL loader at NVIDIA's library when no vendor file names it; returns what was
-    done (a sentence) or None. The keyword arguments exist for tests; by default they come from
-    the system. Never raises: a fix that cannot be written leaves the loader as it was."""
+def apply_icd_fix(environ: MutableMapping[str, str] = os.environ,
+                  listing: str | None = None,
+                  search_dirs: Iterable[str] | None = None,
+                  system_vendors_dir: str | None = None,
+                  folder: str | None = None,
+                  prefix: str = sys.prefix) -> str | None:
+    """Point the OpenCL loader at NVIDIA's driver and at Intel's pip-installed CPU runtime when no
+    vendor file names them; returns what was done (a sentence) or None. The keyword arguments
+    exist for tests; by default they come from the system. Never raises: a fix that cannot be
+    written leaves the loader as it was."""
     if environ.get("OCL_ICD_VENDORS"):
         return None
     if search_dirs is None:
@@ -163,16 +184,21 @@ def apply_nvidia_icd_fix(environ: MutableMapping[str, str] = os.environ,
                        *filter(None, environ.get("LD_LIBRARY_PATH", "").split(os.pathsep))]
     if system_vendors_dir is None:
         system_vendors_dir = environ.get("OPENCL_VENDOR_PATH") or SYSTEM_VENDORS_DIR
-    library = find_nvidia_library(ldconfig_listing() if listing is None else listing, search_dirs)
-    plan = plan_vendor_folder(environ, library, system_vendors_dir, folder or private_folder())
+    libraries = {
+        "nvidia.icd": find_nvidia_library(ldconfig_listing() if listing is None else listing,
+                                          search_dirs),
+        "intel-cpu.icd": find_intel_cpu_library(prefix),
+    }
+    plan = plan_vendor_folder(environ, libraries, system_vendors_dir, folder)
     if plan is None:
         return None
+    names = " and ".join(plan.libraries)
     try:
         written = write_vendor_folder(plan)
     except OSError as e:
-        log.info("gpurts: could not write an OpenCL vendor folder for %s: %s", plan.library, e)
+        log.info("gpurts: could not write an OpenCL vendor folder for %s: %s", names, e)
         return None
     environ["OCL_ICD_VENDORS"] = written
-    note = f"pointed the OpenCL loader at {plan.library} (OCL_ICD_VENDORS={written})"
+    note = f"pointed the OpenCL loader at {names} (OCL_ICD_VENDORS={written})"
     log.info("gpurts: %s", note)
     return note

@@ -5,6 +5,13 @@ driver version; a program binary from another driver is never loaded. On disk, u
 `$UNPY_CACHE_DIR/opencl` (default `~/.cache/unpy/opencl`), each entry is
 `MAGIC + sha256(binary) + binary`; an entry that is corrupt or that the driver refuses is
 rebuilt from source and rewritten, never fatal.
+
+Every program is built by `build_program`, on pyopencl's raw program object (`_cl._Program`).
+pyopencl's `Program.build` would keep a failed program in a reference cycle (its error is a local
+of a frame of its own traceback) that only a later garbage collection breaks, finalising the
+failed program and its context at some unrelated point of the caller's code (the segfault of
+issue 6 item 4); it would also keep a second copy of each binary in `~/.cache/pyopencl` and
+write a temporary file for each failed build on drivers other than PoCL and NVIDIA's.
 """
 from __future__ import annotations
 
@@ -15,7 +22,6 @@ import os
 import tempfile
 import threading
 import time
-import warnings
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -27,11 +33,15 @@ log = logging.getLogger("gpurts")
 MAGIC = b"UNPYCL1\0"
 
 
+def cache_root() -> str:
+    """`$UNPY_CACHE_DIR`, default `~/.cache/unpy`."""
+    return os.environ.get("UNPY_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
+                                                            "unpy")
+
+
 def cache_dir() -> str:
     """Where program binaries live: `$UNPY_CACHE_DIR/opencl`, default `~/.cache/unpy/opencl`."""
-    root = os.environ.get("UNPY_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
-                                                            "unpy")
-    return os.path.join(root, "opencl")
+    return os.path.join(cache_root(), "opencl")
 
 
 class BuiltKernel(NamedTuple):
@@ -52,7 +62,7 @@ class KernelCache:
     def __init__(self, device):
         self.device = device
         self.stats = CacheStats()
-        self._programs: dict[str, object] = {}
+        self._programs: dict[str, object] = {}   # key -> program, or (message, log) of a failure
         self._lock = threading.Lock()
 
     def key(self, source: str, options) -> str:
@@ -74,8 +84,8 @@ class KernelCache:
         start = time.perf_counter()
         with self._lock:
             program = self._programs.get(key)
-            if isinstance(program, BuildError):   # failed before: the same source fails again
-                raise program
+            if isinstance(program, tuple):   # failed before: the same source fails again
+                raise BuildError(*program)
             if program is not None:
                 self.stats.memory_hits += 1
                 hit = True
@@ -87,9 +97,9 @@ class KernelCache:
                 else:
                     self.stats.builds += 1
                     try:
-                        program = self._compile(source, options)
+                        program = build_program(self.device, options, source=source)
                     except BuildError as e:
-                        self._programs[key] = e
+                        self._programs[key] = (e.message, e.log)
                         raise
                     self._store(key, program)
                 self._programs[key] = program
@@ -101,17 +111,6 @@ class KernelCache:
 
     def _path(self, key: str) -> str:
         return os.path.join(cache_dir(), key + ".clbin")
-
-    def _compile(self, source: str, options: list[str]):
-        cl, _ = load_opencl()
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", cl.CompilerWarning)
-                return cl.Program(self.device.context, source).build(
-                    options=options, devices=[self.device.cl_device])
-        except cl.Error as e:
-            raise BuildError(f"OpenCL build failed on {self.device.label}",
-                             _build_log(str(e))) from e
 
     def _load(self, key: str, options: list[str]):
         """The program from the disk entry, or None when there is none or it is unusable."""
@@ -127,11 +126,8 @@ class KernelCache:
                                                                                  len(MAGIC) + 32]:
             return self._reject(path, "corrupt")
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", cl.CompilerWarning)
-                return cl.Program(self.device.context, [self.device.cl_device], [binary]).build(
-                    options=options)
-        except cl.Error as e:
+            return build_program(self.device, options, binary=binary)
+        except BuildError as e:
             return self._reject(path, f"refused by the driver: {e}")
 
     def _reject(self, path: str, why: str) -> None:
@@ -160,10 +156,26 @@ class KernelCache:
             log.info("gpurts: kernel cache not written (%s)", e)
 
 
-def _build_log(message: str) -> str:
-    """The compiler's log from pyopencl's build error, which repeats a status line before it."""
-    _, sep, rest = message.partition("\n\n")
-    return rest.strip() if sep else message
+def build_program(device, options, source: str | None = None, binary: bytes | None = None):
+    """The program built for `device` (a `Device`) from OpenCL C `source` or from a device
+    `binary`; raises `BuildError` with the build log when it does not build. A failed program is
+    released before the error leaves: its only references are this frame's."""
+    cl, _ = load_opencl()
+    program, log = None, ""
+    try:
+        program = (cl._cl._Program(device.context, source) if binary is None else
+                   cl._cl._Program(device.context, [device.cl_device], [binary]))
+        program._build(options=" ".join(options).encode(), devices=[device.cl_device])
+        return program
+    except cl.Error as e:
+        status = str(e)
+    if program is not None:
+        try:
+            log = program.get_build_info(device.cl_device, cl.program_build_info.LOG).strip()
+        except cl.Error:
+            pass
+    del program
+    raise BuildError(f"OpenCL build failed on {device.label} ({status})", log)
 
 
 def build_kernel(device, source: str, kernel_name: str, options=()) -> BuiltKernel:

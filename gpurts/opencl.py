@@ -1,11 +1,11 @@
 """The one door to pyopencl. Every part of unpy gets the module from `load_opencl()`, so the
-NVIDIA vendor-file fix (`gpurts.icd`) runs before the OpenCL loader first reads its vendor files,
+vendor-file fix (`gpurts.icd`) runs before the OpenCL loader first reads its vendor files,
 and a missing or broken OpenCL becomes a reason, never an exception."""
 from __future__ import annotations
 
 import threading
 
-from .icd import apply_nvidia_icd_fix
+from .icd import apply_icd_fix
 
 _lock = threading.Lock()
 _loaded: tuple | None = None      # (pyopencl module or None, reason or None)
@@ -18,7 +18,7 @@ def load_opencl():
     global _loaded, icd_fix_note
     with _lock:
         if _loaded is None:
-            icd_fix_note = apply_nvidia_icd_fix()
+            icd_fix_note = apply_icd_fix()
             try:
                 import pyopencl
                 import pyopencl.tools  # noqa: F401  (MemoryPool, ImmediateAllocator)

@@ -1,11 +1,13 @@
 """Shared fixtures: the kernel modules of tests/kernels, each built once per test session (and
-per pytest-xdist worker, through the build cache) and loaded compiled and interpreted."""
+per pytest-xdist worker, through the build cache) and loaded compiled and interpreted. The
+header says which OpenCL device the GPU path is tested on (tests/testdevice.py)."""
 import os
 
 import pytest
 from hypothesis import settings
 
 import diffcheck
+import testdevice
 
 # CI runs the same examples every time (a failure is reproducible); set UNPY_TEST_RANDOM=1 to
 # explore new ones.
@@ -14,6 +16,10 @@ settings.register_profile("unpy", derandomize=os.environ.get("UNPY_TEST_RANDOM")
 settings.load_profile("unpy")
 
 diffcheck.ensure_cache_dir()
+
+
+def pytest_report_header(config):
+    return testdevice.header()
 
 
 def _kernel_pair_fixture(module):

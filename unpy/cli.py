@@ -1,4 +1,4 @@
-"""`unpy build | show`: the command line."""
+"""`unpy build | show | devices`: the command line."""
 from __future__ import annotations
 
 import argparse
@@ -59,6 +59,13 @@ def cmd_show(args) -> int:
     return 0
 
 
+def cmd_devices(args) -> int:
+    from gpurts import device_report
+    report = device_report(fresh=True)
+    print(report)
+    return 0 if any(d.works for d in report.devices) else 1
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="unpy", description="Compile annotated Python/NumPy "
                                      "modules to C++/OpenMP extension modules.")
@@ -82,6 +89,10 @@ def main(argv=None) -> int:
     s.add_argument("file")
     flags(s)
     s.set_defaults(func=cmd_show)
+
+    d = sub.add_parser("devices", help="list every OpenCL device, whether it works (each is "
+                       "probed: build and run a small kernel) and why not")
+    d.set_defaults(func=cmd_devices)
 
     args = parser.parse_args(argv)
     return args.func(args)

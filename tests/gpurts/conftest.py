@@ -1,5 +1,5 @@
-"""Fixtures for the gpurts tests: they run on a real OpenCL device, no mocks: PoCL's CPU device,
-or the one `UNPY_TEST_DEVICE` names (`UNPY_TEST_DEVICE=gpu` on a machine with a GPU)."""
+"""Fixtures for the gpurts tests: they run on a real OpenCL device, no mocks: the one
+`UNPY_TEST_DEVICE` names (tests/testdevice.py: the probed CPU device by default)."""
 import os
 import subprocess
 import sys
@@ -7,36 +7,21 @@ from pathlib import Path
 
 import pytest
 
+import testdevice
+
 REPO = Path(__file__).resolve().parents[2]
-
-
-DEVICE_SPEC = os.environ.get("UNPY_TEST_DEVICE", "pocl")
-
-
-def _selected(spec: str):
-    from gpurts import device_selection
-    selection = device_selection(spec)
-    if selection.device is None:
-        pytest.skip(f"no OpenCL device for {spec!r}: {selection.reason}")
-    return selection.device
 
 
 @pytest.fixture(scope="session")
 def device_spec() -> str:
     """The `UNPY_DEVICE` spec of the device the tests run on."""
-    return DEVICE_SPEC
+    return testdevice.SPEC
 
 
 @pytest.fixture(scope="session")
 def device():
     """The device the tests run on."""
-    return _selected(DEVICE_SPEC)
-
-
-@pytest.fixture(scope="session")
-def pocl():
-    """PoCL's CPU device, for the tests about PoCL itself."""
-    return _selected("pocl")
+    return testdevice.tested_device()
 
 
 @pytest.fixture

@@ -106,3 +106,33 @@ def test_unwritable_cache_is_not_fatal(device, tmp_path, monkeypatch):
     monkeypatch.setenv("UNPY_CACHE_DIR", str(blocked))
     _, hit, _ = build_kernel(device, SOURCE, "scale", ["-DFACTOR=9.0"])
     assert not hit
+
+
+def test_failed_builds_leave_nothing_for_the_garbage_collector(device_spec, cache_dir,
+                                                               run_python):
+    """A failed build releases its program (and all it holds) before BuildError reaches the
+    caller, so no garbage collection at some unrelated later point finalises driver objects of a
+    failed build (issue 6: a segfault in an xdist worker, in the collector, after failed
+    builds). Many failed builds with collections in between end in a clean exit."""
+    done = run_python(f"""
+import gc
+from gpurts import select_device, build_kernel, BuildError
+d = select_device({device_spec!r})
+gc.collect()
+gc.set_debug(gc.DEBUG_SAVEALL)
+failures = 0
+for i in range(25):
+    for source, name, options in [
+            ('__kernel void k(__global int *a) {{ a[0] = %d + ; }}' % i, 'k', []),
+            ('__kernel void k(__global int *a) {{ a[0] = %d; }}' % i, 'k', ['-no-such-option']),
+            ('__kernel void k(__global int *a) {{ a[0] = 1; }}', 'no_such_kernel', [])]:
+        try:
+            build_kernel(d, source, name, options)
+        except BuildError:
+            failures += 1
+    d.kernel_cache.clear_memory()
+    gc.collect()
+left = sorted({{type(o).__name__ for o in gc.garbage if 'pyopencl' in type(o).__module__}})
+print(failures, 'failed; left for the collector:', left)
+""", UNPY_CACHE_DIR=str(cache_dir))
+    assert "75 failed; left for the collector: []" in done.stdout, done.stdout

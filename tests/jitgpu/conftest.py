@@ -1,39 +1,39 @@
 """Fixtures for the GPU-path tests: the kernel modules of tests/jitgpu, compiled and interpreted,
-run through OpenCL on PoCL's CPU device for real (no mocks).
+run through OpenCL for real (no mocks) on the tested device (tests/testdevice.py: the probed
+CPU device by default).
 
-Every test runs with UNPY_DEVICE=pocl and UNPY_FORCE_GPU=1 unless it changes them itself (the
-`pocl_env` monkeypatch); a compiled result is compared with the interpreter's (the reference) and
-`unpython.explain` says where each nest ran."""
-import os
+Every test runs with UNPY_DEVICE=$UNPY_TEST_DEVICE and UNPY_FORCE_GPU=1 unless it changes them
+itself (the `device_env` monkeypatch); a compiled result is compared with the interpreter's (the
+reference) and `unpython.explain` says where each nest ran."""
 from pathlib import Path
 
 import pytest
 
-from gpucheck import HERE, GpuPair, build_module, load_module, pocl_device
+import testdevice
+from gpucheck import HERE, GpuPair, build_module, load_module
 
-TEST_DEVICE = os.environ.get("UNPY_TEST_DEVICE", "pocl")
 ENV_SWITCHES = ("UNPY_DEVICE", "UNPY_FORCE_GPU", "UNPY_GPU_MEM_LIMIT", "UNPY_GPU_OPT",
                 "UNPY_DISABLE")
 
 
 @pytest.fixture(autouse=True)
-def pocl_env(monkeypatch):
-    """UNPY_DEVICE=pocl and UNPY_FORCE_GPU=1, no memory limit, every optimisation."""
+def device_env(monkeypatch):
+    """UNPY_DEVICE=$UNPY_TEST_DEVICE and UNPY_FORCE_GPU=1, no memory limit, every
+    optimisation."""
     for name in ENV_SWITCHES:
         monkeypatch.delenv(name, raising=False)
-    # UNPY_TEST_DEVICE runs the suite on another device (e.g. 'gpu' on a machine with one).
-    monkeypatch.setenv("UNPY_DEVICE", TEST_DEVICE)
+    monkeypatch.setenv("UNPY_DEVICE", testdevice.SPEC)
     monkeypatch.setenv("UNPY_FORCE_GPU", "1")
     return monkeypatch
 
 
 @pytest.fixture(scope="session")
 def device():
-    return pocl_device()
+    return testdevice.tested_device()
 
 
 def _pair(name, tmp_path_factory):
-    pocl_device()
+    testdevice.tested_device()
     so = build_module(name, tmp_path_factory.mktemp(f"build-{name}"))
     return GpuPair(load_module(name, so),
                    load_module(f"interpreted_{name}", HERE / f"{name}.py"))

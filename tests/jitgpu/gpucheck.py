@@ -7,28 +7,18 @@ from __future__ import annotations
 import copy
 import fcntl
 import importlib.util
-import os
 import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 import diffcheck
 
 HERE = Path(__file__).resolve().parent
 # module -> built with --boundscheck
 MODULES = {"gpu_kernels": False, "gpu_checked": True}
-
-
-def pocl_device():
-    from gpurts import device_selection
-    selection = device_selection(os.environ.get("UNPY_TEST_DEVICE", "pocl"))
-    if selection.device is None:
-        pytest.skip(f"no PoCL device: {selection.reason}")
-    return selection.device
 
 
 def _lock_file(name: str):

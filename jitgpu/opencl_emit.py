@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from jitgpu.nest import NestInstance, NotOffloadable, evaluate
 from unpy import ir
+from unpy.cexpr import CExprPrinter
 from unpy.ir import Array, Scalar
 from unpy.typeinfer.reductions import assigned_names, walk_exprs, walk_stmts
 
@@ -149,18 +150,7 @@ def _preamble(fp64: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _float_literal(v: float, dtype: str) -> str:
-    if dtype == "float32":
-        with np.errstate(over="ignore"):
-            v = float(np.float32(v))    # NumPy's rounding (and overflow), then exact decimals
-    if math.isnan(v):
-        return "NAN"
-    if math.isinf(v):
-        return "INFINITY" if v > 0 else "(-INFINITY)"
-    return repr(float(v)) + ("f" if dtype == "float32" else "")
-
-
-class KernelEmitter:
+class KernelEmitter(CExprPrinter):
     def __init__(self, instance: NestInstance, plan, values: dict, fp64: bool):
         self.instance = instance
         self.nest = instance.nest
@@ -390,23 +380,62 @@ class KernelEmitter:
 
     # --- expressions --------------------------------------------------------------------
 
-    def truth(self, e):
-        text = self.expr(e)
-        return text if e.type.dtype == "bool" else f"({text} != 0)"
+    # --- expressions: the OpenCL spellings of CExprPrinter --------------------------------
 
-    def ctype(self, t):
-        return CL_TYPES[t.dtype]
+    def int_literal(self, value, dtype):
+        if dtype != "int64":
+            return f"(({CL_TYPES[dtype]}){value}{'L' if dtype[0] == 'i' else 'UL'})"
+        return f"{value}L" if value != -2 ** 63 else "LONG_MIN"
 
-    def expr(self, e) -> str:
-        return getattr(self, "expr_" + type(e).__name__)(e)
+    def special_float(self, value, dtype):
+        if math.isnan(value):
+            return "NAN"
+        return "INFINITY" if value > 0 else "(-INFINITY)"
 
-    def expr_Const(self, e):
-        v = e.value
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, int):
-            return f"{v}L" if v != -2 ** 63 else "LONG_MIN"
-        return _float_literal(v, "float64")
+    def convert(self, text, dtype):
+        return f"(({CL_TYPES[dtype]}){text})"
+
+    def arith(self, op, a, b, dtype):
+        return _arith(op, a, b, CL_TYPES[dtype])
+
+    def negate_or_invert(self, op, text, dtype):
+        t = CL_TYPES[dtype]
+        if op == "-" and t in WRAPPING:
+            return _arith("-", "0", text, t)
+        return f"(({t})({op}{text}))"     # `-x` of a float keeps the sign of zero
+
+    def helper(self, op, args, dtype):
+        return f"unpy_{CL_HELPERS[op]}_{CL_TYPES[dtype]}({', '.join(args)}, unpy_flag)"
+
+    def compare_mixed_integers(self, op, a, b, types):
+        if types[0][0] != types[1][0]:
+            raise NotOffloadable("comparison of signed with unsigned integers")
+        return f"({a} {op} {b})"
+
+    def float_to_int(self, text, source):
+        return f"unpy_to_int_{CL_TYPES[source]}({text}, unpy_flag)"
+
+    def min_max(self, name, a, b, dtype):
+        cmp = "<" if name == "min" else ">"
+        return f"(({b}) {cmp} ({a}) ? ({b}) : ({a}))"
+
+    def abs_value(self, text, dtype):
+        t = CL_TYPES[dtype]
+        if dtype.startswith("float"):
+            return f"fabs({text})"           # abs(-0.0) is 0.0
+        if dtype[0] == "u":
+            return text
+        return f"(({text}) < 0 ? ({t})(0 - (u{t})({text})) : ({text}))"
+
+    def math_function(self, func, args):
+        if func not in MATH:
+            raise NotOffloadable(f"{func}() is not supported on the GPU")
+        return f"{func}({', '.join(args)})"
+
+    def checked_math(self, func, args):
+        if func == "pow":
+            return f"unpy_math_pow({args[0]}, {args[1]}, unpy_flag)"
+        return f"unpy_math({self.math_function(func, args)}, {args[0]}, unpy_flag)"
 
     def expr_Name(self, e):
         t = self.types.get(e.id)
@@ -414,60 +443,6 @@ class KernelEmitter:
                 p.name == e.id for p in self.nest.free):
             return f"({cl_name(e.id)} != 0)"
         return cl_name(e.id)
-
-    def expr_Cast(self, e):
-        inner = e.value
-        if isinstance(inner, ir.Const) and e.type.dtype.startswith("float") and \
-                not isinstance(inner.value, bool):
-            return _float_literal(float(inner.value), e.type.dtype)
-        if e.type.dtype == "bool":
-            return f"({self.expr(inner)} != 0)"
-        return f"(({self.ctype(e.type)}){self.expr(inner)})"
-
-    def expr_BinOp(self, e):
-        t = self.ctype(e.type)
-        a, b = self.expr(e.left), self.expr(e.right)
-        helpers = {"//": "floordiv", "%": "mod", "**": "pow", "<<": "shl", ">>": "shr"}
-        if e.op == "/" and all(ir.is_converted_integer(x) for x in (e.left, e.right)):
-            return f"unpy_int_truediv_{t}({a}, {b}, unpy_flag)"
-        if e.op in helpers:
-            return f"unpy_{helpers[e.op]}_{t}({a}, {b}, unpy_flag)"
-        return _arith(e.op, a, b, t)
-
-    def expr_UnaryOp(self, e):
-        if e.op == "not":
-            return f"(!{self.truth(e.operand)})"
-        t = self.ctype(e.type)
-        if e.op == "-":
-            return _arith("-", "0", self.expr(e.operand), t)
-        return f"(({t})({e.op}{self.expr(e.operand)}))"
-
-    def expr_Compare(self, e):
-        operands = [e.left] + e.comparators
-        parts = []
-        for k, op in enumerate(e.ops):
-            ta, tb = e.operand_types[k]
-            a = f"(({CL_TYPES[ta]}){self.expr(operands[k])})"
-            b = f"(({CL_TYPES[tb]}){self.expr(operands[k + 1])})"
-            if ta != tb and ta[0] in "iu" and tb[0] in "iu" and "bool" not in (ta, tb) and \
-                    ta[0] != tb[0]:
-                raise NotOffloadable("comparison of signed with unsigned integers")
-            parts.append(f"({a} {op} {b})")
-        return "(" + " && ".join(parts) + ")"
-
-    def expr_BoolOp(self, e):
-        if e.type.dtype == "bool":
-            joiner = " && " if e.op == "and" else " || "
-            return "(" + joiner.join(self.expr(v) for v in e.values) + ")"
-        text = self.expr(e.values[-1])
-        for v in reversed(e.values[:-1]):
-            a = self.expr(v)
-            text = (f"(({a}) == 0 ? ({a}) : ({text}))" if e.op == "and"
-                    else f"(({a}) != 0 ? ({a}) : ({text}))")
-        return text
-
-    def expr_IfExp(self, e):
-        return f"({self.truth(e.test)} ? {self.expr(e.body)} : {self.expr(e.orelse)})"
 
     def expr_Subscript(self, e):
         text = self.subscript(e)
@@ -536,46 +511,9 @@ class KernelEmitter:
             return self.long_arg(f"unpy_shape_{e.array.id}_{e.dim}", arr.shape[e.dim])
         return self.long_arg(f"unpy_size_{e.array.id}", arr.size)
 
-    def expr_Call(self, e):
-        name = e.func
-        out = e.type.dtype
-        t = CL_TYPES[out]
-        args = [self.expr(a) for a in e.args]
-        if name.startswith("cast:"):
-            source = e.args[0].type.dtype
-            if out == "bool":
-                return f"({args[0]} != 0)"
-            if out == "int64" and source.startswith("float"):
-                return f"unpy_to_int_{CL_TYPES[source]}({args[0]}, unpy_flag)"
-            return f"(({t}){args[0]})"
-        if name in ("min", "max"):
-            text = args[0]
-            cmp = "<" if name == "min" else ">"
-            for a in args[1:]:
-                text = f"(({a}) {cmp} ({text}) ? ({a}) : ({text}))"
-            return text
-        if name == "abs" or name == "np.abs":
-            if out.startswith("float"):
-                return f"fabs({args[0]})"           # abs(-0.0) is 0.0
-            if out[0] == "u":
-                return args[0]
-            return f"(({args[0]}) < 0 ? ({t})(0 - (u{t})({args[0]})) : ({args[0]}))"
-        module, _, func = name.partition(".")
-        if func not in MATH:
-            raise NotOffloadable(f"{name} is not supported on the GPU")
-        if module == "math":
-            if func in ("floor", "ceil"):
-                return f"unpy_to_int_double({func}({args[0]}), unpy_flag)"
-            if func in ("atan2", "hypot"):
-                return f"{func}({', '.join(args)})"
-            if func == "pow":
-                return f"unpy_math_pow({args[0]}, {args[1]}, unpy_flag)"
-            return f"unpy_math({func}({args[0]}), {args[0]}, unpy_flag)"
-        if out[0] in "iu" and func in ("floor", "ceil"):
-            return args[0]
-        if func == "pow":
-            return f"unpy_pow_{t}({args[0]}, {args[1]}, unpy_flag)"
-        return f"(({t}){func}({', '.join(args)}))"
+
+CL_HELPERS = {"//": "floordiv", "%": "mod", "**": "pow", "<<": "shl", ">>": "shr",
+              "/": "int_truediv"}     # the kernel's functions of _preamble
 
 
 def _arith(op, a, b, t):

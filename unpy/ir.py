@@ -3,7 +3,8 @@ serialiser.
 
 The frontend builds it with `type=None` on expressions; typeinfer fills every `type`, inserts
 `Cast` nodes where a value changes type, and records declared/inferred locals and the reductions of
-each `prange`. cpp_emit and jitgpu only read it.
+each `prange`; lower_logic then leaves only single comparisons and bool `and`/`or`, which every
+C-family language spells alike. cpp_emit and jitgpu only read it.
 
 Types are `Scalar(dtype)` with a NumPy dtype name ('float64', 'int32', 'bool', ...) and
 `Array(dtype, ndim)`. A `Scalar` with `weak=True` is the type of a Python literal (NEP 50).
@@ -75,7 +76,8 @@ class UnaryOp:
 
 @dataclass
 class Compare:
-    """`left ops[0] comparators[0] ops[1] comparators[1] ...` (chained, each operand once)."""
+    """`left ops[0] comparators[0] ops[1] comparators[1] ...` (chained, each operand once).
+    After typeinfer every Compare has one operator: lower_logic rewrites the chains."""
     left: "Expr"
     ops: list               # '<', '<=', '>', '>=', '==', '!='
     comparators: list
@@ -86,6 +88,7 @@ class Compare:
 
 @dataclass
 class BoolOp:
+    """After typeinfer always of type bool: lower_logic rewrites the value-returning ones."""
     op: str                 # 'and', 'or'
     values: list
     loc: tuple = (0, 0)
@@ -148,6 +151,17 @@ class Cast:
 
 
 @dataclass
+class NamedExpr:
+    """`(target := value)`: stores `value` in the local `target` and is its value. Only the
+    logic lowering (unpy/typeinfer/lower_logic.py) makes it, for an operand that is used twice
+    and calls a compiled function (which must run once)."""
+    target: Name
+    value: "Expr"
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
 class AllocArray:
     """`np.zeros/empty/ones(shape, dtype)`: a new C-ordered local array."""
     fill: str               # 'zeros', 'empty', 'ones'
@@ -158,7 +172,7 @@ class AllocArray:
 
 
 Expr = Union[Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr, Call,
-             CallCompiled, Cast, AllocArray]
+             CallCompiled, Cast, NamedExpr, AllocArray]
 
 
 # --- statements -----------------------------------------------------------------------------
@@ -299,8 +313,8 @@ def is_converted_integer(e) -> bool:
 
 _NODE_CLASSES = {cls.__name__: cls for cls in (
     Scalar, Array, Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr,
-    Call, CallCompiled, Cast, AllocArray, Assign, AugAssign, Reduction, For, While, If, Break,
-    Continue, Return, ExprStmt, Pass, Param, Function, Nest, Module)}
+    Call, CallCompiled, Cast, NamedExpr, AllocArray, Assign, AugAssign, Reduction, For, While, If,
+    Break, Continue, Return, ExprStmt, Pass, Param, Function, Nest, Module)}
 
 
 def to_data(node):
@@ -376,6 +390,8 @@ def format_expr(e) -> str:
         return f"{e.func}({', '.join(format_expr(a) for a in e.args)})"
     if isinstance(e, Cast):
         return f"{e.type.dtype if e.type else '?'}({format_expr(e.value)})"
+    if isinstance(e, NamedExpr):
+        return f"({e.target.id} := {format_expr(e.value)})"
     if isinstance(e, AllocArray):
         return f"np.{e.fill}(({', '.join(format_expr(s) for s in e.shape)}), {e.dtype})"
     raise TypeError(f"not an expression: {e!r}")

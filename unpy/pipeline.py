@@ -1,4 +1,4 @@
-"""The build pipeline up to the typed IR: frontend -> typeinfer."""
+"""The build pipeline up to the typed IR: frontend -> typeinfer (types, checks, logic lowering)."""
 from __future__ import annotations
 
 import os
@@ -7,6 +7,7 @@ from unpy import ir
 from unpy.frontend.discover import discover
 from unpy.frontend.lower import lower_function
 from unpy.typeinfer.infer import infer_function
+from unpy.typeinfer.lower_logic import lower_logic
 from unpy.typeinfer.reductions import check_function
 from unpy.typeinfer.types import TypeStringError, parse_type
 
@@ -51,6 +52,7 @@ def compile_to_ir(path: str, source: str) -> ir.Module:
         fn.locals = dict(local_types[fn.name])
         infer_function(fn, signatures, errors)
         check_function(fn, errors)
+        lower_logic(fn)
         functions.append(fn)
     name = os.path.splitext(os.path.basename(path))[0]
     return ir.Module(name, path, functions)

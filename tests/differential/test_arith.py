@@ -273,3 +273,33 @@ def test_python_ints_compare_by_value_with_sized_integers(arith_kernels):
         arith_kernels.check("u64_lt_minus_one", u64(a))
     for a, n in [(5, 300), (127, 129), (-128, 0), (3, 4)]:
         arith_kernels.check("i8_lt_python_int", i8(a), n)
+
+
+def test_chain_evaluates_a_called_middle_operand_once(arith_kernels):
+    """A chain calls each compiled function once, and the last only when needed (the calls are
+    counted in the array argument)."""
+    for a, b, c in [(1, 2, 3), (1, 2, 2), (3, 2, 5), (2, 2, 9)]:
+        calls = np.zeros(1, np.int64)
+        result = arith_kernels.check("chain_calls_once", calls, *map(i64, (a, b, c)))
+        assert result == (a < b < c)
+    for a in (-5, 0, 5):
+        arith_kernels.check("chain_reads_before_call", np.array([0], np.int64), i64(a))
+
+
+def test_chain_short_circuits_and_raises_as_python(arith_kernels):
+    assert arith_kernels.compiled.chain_stops_before_division(5, 1, 0) is False
+    for a, b, c in [(5, 1, 0), (1, 5, 0), (1, 5, 3), (1, 50, 3)]:
+        arith_kernels.check("chain_stops_before_division", a, b, c)   # Python ints raise
+    for i in range(-3, 12):
+        arith_kernels.check("chain_division_in_the_middle", i)
+
+
+def test_value_returning_and_or_evaluate_each_operand_once(arith_kernels):
+    for a in (0, 3, -4, 20):
+        arith_kernels.check("and_guards_division", a)
+    for a, b in [(0.0, 2.5), (-0.0, 0.0), (1.5, 2.5), (np.nan, 1.0), (0.0, np.nan)]:
+        arith_kernels.check("or_calls_once", np.zeros(1), f64(a), f64(b))
+    for a, b in [(0, 2), (3, 0), (3, 4)]:
+        arith_kernels.check("and_calls_once", np.zeros(1, np.int64), i64(a), i64(b))
+    for a, b, c in [(0, 0, 0.0), (0, 5, 2.0), (2, 0, 0.0), (2, 3, 1.0), (0, 0, 3.0)]:
+        arith_kernels.check("nested_and_or", i64(a), i64(b), f64(c), check_dtype=False)

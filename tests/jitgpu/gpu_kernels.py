@@ -653,3 +653,24 @@ def inner_steps(a, out, s):
             forth += a[i, k] * k
         out[i, 0] = back
         out[i, 1] = forth
+
+
+# --- chained comparisons, short-circuits and value-returning and/or ----------------------------
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'ndarray[float64,1]', 'ndarray[int64,2]',
+               'ndarray[float64,2]', None)
+def logic_ops(k, x, iout, fout):
+    for i in prange(k.shape[0]):
+        a = k[i]
+        # The divisions are reached only where the divisor is not 0.
+        iout[i, 0] = 1 if a != 0 and 10 // a > 1 else 0
+        iout[i, 1] = 1 if a < 0 < 10 // a + 3 else 0
+        iout[i, 2] = 1 if -3 < a <= 10 // (a + 4) != a else 0
+        iout[i, 3] = a and 10 // a
+        iout[i, 4] = (a or 7) and a - 1 or -a
+        fout[i, 0] = x[i] or -1.5
+        fout[i, 1] = x[i] and x[i] * 2.0
+        fout[i, 2] = a or x[i]
+        fout[i, 3] = 1.0 if -1.0 < x[i] < 1.0 < x[i] + 3 else 0.0
+        fout[i, 4] = 1.0 if x[i] < a < x[i] * 4.0 and (a or x[i]) else 0.0

@@ -342,3 +342,11 @@ def test_inner_loops_with_steps_and_a_reused_variable(gpu, s):
     a = rand(30, 13)
     gpu.check("inner_steps", a, np.zeros((30, 2)), s, rtol=F64_TOL)
     gpu.check("inner_steps", a[::-1, ::2], np.zeros((30, 2)), s, rtol=F64_TOL)
+
+
+def test_chained_comparisons_and_value_returning_and_or(gpu):
+    """Chains stop at the first false comparison, `and`/`or` skip their later operands (no
+    division by zero is reached) and return an operand, as in the interpreter."""
+    k = np.arange(-6, 14, dtype=np.int64)
+    x = np.array([0.0, -0.0, 1.5, -2.5, np.nan, 0.5, -0.75, 3.0, 0.0, 1.0] * 2)
+    gpu.check("logic_ops", k, x, np.zeros((20, 5), np.int64), np.zeros((20, 5)), rtol=F64_TOL)

@@ -541,3 +541,65 @@ def i8_lt_python_int(a, n):
     for i in range(n):
         k = i           # a Python int in the interpreter, beyond int8 for n > 128
     return a < k
+
+
+# --- chained comparisons and value-returning and/or: each operand once, short-circuiting ------
+
+@unpython.type('ndarray[int64,1]', 'int64', 'int64')
+def counted(calls, v):
+    calls[0] += 1
+    return v
+
+
+@unpython.type('ndarray[float64,1]', 'float64', 'float64')
+def counted_f64(calls, v):
+    calls[0] += 1.0
+    return v
+
+
+@unpython.type('ndarray[int64,1]', 'int64', 'int64', 'int64', 'bool')
+def chain_calls_once(calls, a, b, c):
+    # The middle call runs once; the last one only when the first comparison holds.
+    return a < counted(calls, b) < counted(calls, c)
+
+
+@unpython.type('ndarray[int64,1]', 'int64')
+def bump_first(x):
+    x[0] += 1
+    return x[0]
+
+
+@unpython.type('ndarray[int64,1]', 'int64', 'bool')
+def chain_reads_before_call(x, a):
+    # x[0] is read once, before bump_first changes it: always x[0] < x[0] + 1.
+    return a <= x[0] < bump_first(x)
+
+
+@unpython.type('int64', 'int64', 'int64', 'bool')
+def chain_stops_before_division(a, b, c):
+    return a < b < 100 // c
+
+
+@unpython.type('int64', 'bool')
+def chain_division_in_the_middle(i):
+    return 0 < 10 // i <= 5 != i
+
+
+@unpython.type('int64', 'int64')
+def and_guards_division(a):
+    return a and 10 // a
+
+
+@unpython.type('ndarray[float64,1]', 'float64', 'float64', 'float64')
+def or_calls_once(calls, a, b):
+    return counted_f64(calls, a) or counted_f64(calls, b)
+
+
+@unpython.type('ndarray[int64,1]', 'int64', 'int64', 'int64')
+def and_calls_once(calls, a, b):
+    return counted(calls, a) and counted(calls, b)
+
+
+@unpython.type('int64', 'int64', 'float64', 'float64')
+def nested_and_or(a, b, c):
+    return (a and b) or (c and a) or -1.5

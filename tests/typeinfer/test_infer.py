@@ -75,9 +75,10 @@ def test_comparison_chain_records_each_pair():
         def f(a, b, c):
             return a < b < c
         """)
-    compare = fn.body[0].value
-    assert compare.type == Scalar("bool")
-    assert compare.operand_types == [["float64", "float64"], ["float64", "float64"]]
+    chain = fn.body[0].value        # lowered to one comparison per pair (lower_logic)
+    assert chain.type == Scalar("bool")
+    assert [c.operand_types for c in chain.values] == [[["float64", "float64"]],
+                                                       [["float64", "float64"]]]
 
 
 def test_integer_division_and_math_types():

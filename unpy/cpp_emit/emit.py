@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 
 from unpy import ir
-from unpy.ir import Array, Scalar
+from unpy.cexpr import CExprPrinter
+from unpy.ir import Array
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 
 CTYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
@@ -34,6 +35,8 @@ MATH_CXX = {"sqrt": "std::sqrt", "exp": "std::exp", "log": "std::log", "log10": 
             "sinh": "std::sinh", "cosh": "std::cosh", "tanh": "std::tanh",
             "floor": "std::floor", "ceil": "std::ceil", "fabs": "std::fabs", "pow": "std::pow",
             "hypot": "std::hypot"}
+CXX_HELPERS = {"//": "floordiv", "%": "mod", "**": "power", "<<": "shift_left",
+               ">>": "shift_right", "/": "int_true_divide"}     # the runtime's templates
 
 
 def ctype(t) -> str:
@@ -51,18 +54,9 @@ def cname(name: str) -> str:
     return name + "_" if clash else name
 
 
-def is_integral(t):
-    return isinstance(t, Scalar) and t.dtype != "bool" and t.dtype[0] in "iu"
-
-
-def float_literal(value: float, dtype: str) -> str:
-    if math.isnan(value):
-        return f"std::numeric_limits<{CTYPES[dtype]}>::quiet_NaN()"
-    if math.isinf(value):
-        inf = f"std::numeric_limits<{CTYPES[dtype]}>::infinity()"
-        return inf if value > 0 else "-" + inf
-    text = repr(float(value))
-    return text + ("f" if dtype == "float32" else "")
+def narrow(text, dtype):
+    """C++ computes small integers in `int`: back to their own type (wrapping)."""
+    return f"static_cast<{CTYPES[dtype]}>{text}" if dtype in SMALL_INTS else text
 
 
 def const_lower_bound(e, bounds):
@@ -93,7 +87,7 @@ def const_lower_bound(e, bounds):
     return None
 
 
-class FunctionEmitter:
+class FunctionEmitter(CExprPrinter):
     def __init__(self, fn: ir.Function, module_name: str, boundscheck: bool, signatures: dict):
         self.fn = fn
         self.module_name = module_name
@@ -400,103 +394,56 @@ class FunctionEmitter:
             return cname(t.id)
         return self.subscript(t)
 
-    # --- expressions --------------------------------------------------------------------
+    # --- expressions: the C++ spellings of CExprPrinter ------------------------------------
 
-    def truth(self, e):
-        text = self.expr(e)
-        return text if e.type.dtype == "bool" else f"({text} != 0)"
+    def int_literal(self, value, dtype):
+        if dtype != "int64":
+            return f"{CTYPES[dtype]}({value}{'LL' if dtype[0] == 'i' else 'ULL'})"
+        if value == -2 ** 63:
+            return "INT64_MIN"
+        return f"INT64_C({value})" if abs(value) > 2 ** 31 - 1 else f"int64_t({value})"
 
-    def expr(self, e) -> str:
-        return getattr(self, "expr_" + type(e).__name__)(e)
+    def special_float(self, value, dtype):
+        limits = f"std::numeric_limits<{CTYPES[dtype]}>"
+        if math.isnan(value):
+            return f"{limits}::quiet_NaN()"
+        return f"{limits}::infinity()" if value > 0 else f"(-{limits}::infinity())"
 
-    def expr_Const(self, e):
-        v = e.value
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, int):
-            if v == -2 ** 63:
-                return "INT64_MIN"
-            return f"INT64_C({v})" if abs(v) > 2 ** 31 - 1 else f"int64_t({v})"
-        return float_literal(v, "float64")
+    def convert(self, text, dtype):
+        return f"static_cast<{CTYPES[dtype]}>({text})"
 
-    def expr_Name(self, e):
-        return cname(e.id)
+    def arith(self, op, a, b, dtype):
+        return narrow(f"({a} {op} {b})", dtype)
 
-    def expr_Cast(self, e):
-        t = ctype(e.type)
-        inner = e.value
-        if isinstance(inner, ir.Const) and not isinstance(inner.value, bool) and \
-                e.type.dtype in ("float32", "float64"):
-            return float_literal(float(inner.value), e.type.dtype)
-        if isinstance(inner, ir.Const) and isinstance(inner.value, int) and \
-                not isinstance(inner.value, bool) and is_integral(e.type):
-            return f"{t}({inner.value}{'LL' if e.type.dtype[0] == 'i' else 'ULL'})"
-        return f"static_cast<{t}>({self.expr(inner)})"
+    def negate_or_invert(self, op, text, dtype):
+        return narrow(f"({op}{text})", dtype)
 
-    def expr_BinOp(self, e):
-        t = e.type.dtype
-        ct = CTYPES[t]
-        a, b = self.expr(e.left), self.expr(e.right)
-        helpers = {"//": "floordiv", "%": "mod", "**": "power", "<<": "shift_left",
-                   ">>": "shift_right"}
-        if e.op in helpers:
-            return f"unpy::{helpers[e.op]}<{ct}>({a}, {b})"
-        if e.op == "/" and all(ir.is_converted_integer(x) for x in (e.left, e.right)):
-            return f"unpy::int_true_divide<{ct}>({a}, {b})"
-        text = f"({a} {e.op} {b})"
-        if t in SMALL_INTS:
-            return f"static_cast<{ct}>{text}"
-        return text
+    def helper(self, op, args, dtype):
+        return f"unpy::{CXX_HELPERS[op]}<{CTYPES[dtype]}>({', '.join(args)})"
 
-    def expr_UnaryOp(self, e):
-        if e.op == "not":
-            return f"(!{self.truth(e.operand)})"
-        text = f"({e.op}{self.expr(e.operand)})"
-        if e.type.dtype in SMALL_INTS:
-            return f"static_cast<{CTYPES[e.type.dtype]}>{text}"
-        return text
-
-    def comparison(self, op, a_text, b_text, types):
-        ta, tb = types
-        a = f"static_cast<{CTYPES[ta]}>({a_text})"
-        b = f"static_cast<{CTYPES[tb]}>({b_text})"
-        if ta == tb or "f" in (ta[0], tb[0]) or "bool" in (ta, tb):
-            return f"({a} {op} {b})"
+    def compare_mixed_integers(self, op, a, b, types):
         funcs = {"<": f"unpy::less({a}, {b})", ">": f"unpy::less({b}, {a})",
                  "<=": f"!unpy::less({b}, {a})", ">=": f"!unpy::less({a}, {b})",
                  "==": f"unpy::equal({a}, {b})", "!=": f"!unpy::equal({a}, {b})"}
         return f"({funcs[op]})"
 
-    def expr_Compare(self, e):
-        operands = [e.left] + e.comparators
-        if len(e.ops) == 1:
-            return self.comparison(e.ops[0], self.expr(operands[0]), self.expr(operands[1]),
-                                   e.operand_types[0])
-        # A chain evaluates each operand once and stops at the first false comparison.
-        temps = [self.fresh("c") for _ in operands]
-        code = f"auto {temps[0]} = {self.expr(operands[0])}; "
-        for k, op in enumerate(e.ops):
-            code += f"auto {temps[k + 1]} = {self.expr(operands[k + 1])}; "
-            cond = self.comparison(op, temps[k], temps[k + 1], e.operand_types[k])
-            code += f"if (!{cond}) return false; "
-        return "[&]() -> bool { " + code + "return true; }()"
+    def float_to_int(self, text, source):
+        return f"unpy::float_to_int({text})"
 
-    def expr_BoolOp(self, e):
-        if e.type.dtype == "bool":
-            joiner = " && " if e.op == "and" else " || "
-            return "(" + joiner.join(self.expr(v) for v in e.values) + ")"
-        # Python returns an operand: `a and b` is a if a is false, else b.
-        ct = CTYPES[e.type.dtype]
-        text = self.expr(e.values[-1])
-        for v in reversed(e.values[:-1]):
-            temp = self.fresh("b")
-            keep = f"{temp} == 0" if e.op == "and" else f"{temp} != 0"
-            text = (f"[&]() -> {ct} {{ {ct} {temp} = {self.expr(v)}; "
-                    f"return ({keep}) ? {temp} : {ct}({text}); }}()")
-        return text
+    def min_max(self, name, a, b, dtype):
+        return f"unpy::py_{name}<{CTYPES[dtype]}>({a}, {b})"
 
-    def expr_IfExp(self, e):
-        return f"({self.truth(e.test)} ? {self.expr(e.body)} : {self.expr(e.orelse)})"
+    def abs_value(self, text, dtype):
+        return f"unpy::py_abs<{CTYPES[dtype]}>({text})"
+
+    def math_function(self, func, args):
+        return f"{MATH_CXX[func]}({', '.join(args)})"
+
+    def checked_math(self, func, args):
+        return f"unpy::math_{func}({', '.join(args)}, {self.math_errors[-1]})"
+
+    def expr_Name(self, e):
+        return cname(e.id)
 
     def index(self, array, d, e):
         text = self.expr(e)
@@ -524,40 +471,6 @@ class FunctionEmitter:
         if e.attr == "shape":
             return f"{array}.shape[{e.dim}]"
         return f"{array}.size()"
-
-    def expr_Call(self, e):
-        name = e.func
-        args = [self.expr(a) for a in e.args]
-        out = e.type.dtype
-        ct = CTYPES[out]
-        if name.startswith("cast:"):
-            source = e.args[0].type.dtype
-            if out == "bool":
-                return f"({args[0]} != 0)"
-            if out == "int64" and source in ("float32", "float64"):
-                return f"unpy::float_to_int({args[0]})"
-            return f"static_cast<{ct}>({args[0]})"
-        if name in ("min", "max"):
-            text = args[0]
-            for a in args[1:]:
-                text = f"unpy::py_{name}<{ct}>({text}, {a})"
-            return text
-        if name == "abs":
-            return f"unpy::py_abs<{ct}>({args[0]})"
-        module, _, func = name.partition(".")
-        if module == "math":
-            if func in ("floor", "ceil"):
-                return f"unpy::float_to_int({MATH_CXX[func]}({args[0]}))"
-            if func in ("atan2", "hypot"):
-                return f"{MATH_CXX[func]}({', '.join(args)})"
-            return f"unpy::math_{func}({', '.join(args)}, {self.math_errors[-1]})"
-        if func == "abs":
-            return f"unpy::py_abs<{ct}>({args[0]})"
-        if func == "pow":
-            return f"unpy::power<{ct}>({args[0]}, {args[1]})"
-        if func in ("floor", "ceil") and is_integral(e.type):
-            return args[0]
-        return f"static_cast<{ct}>({MATH_CXX[func]}({', '.join(args)}))"
 
     def expr_CallCompiled(self, e):
         return f"{e.func}({', '.join(self.expr(a) for a in e.args)})"

@@ -25,7 +25,7 @@ def walk_exprs(node):
         return
     if isinstance(node, (ir.Const, ir.Name, ir.BinOp, ir.UnaryOp, ir.Compare, ir.BoolOp,
                          ir.IfExp, ir.Subscript, ir.ArrayAttr, ir.Call, ir.CallCompiled,
-                         ir.Cast, ir.AllocArray)):
+                         ir.Cast, ir.NamedExpr, ir.AllocArray)):
         yield node
     for name in node.__dataclass_fields__:
         if name in ("type", "loc", "reductions"):
@@ -44,13 +44,15 @@ def walk_stmts(body):
 
 
 def assigned_names(body):
-    """Names the statements assign (variables and loop variables), in order, each once."""
+    """Names the statements assign (variables, loop variables and the locals of `NamedExpr`),
+    in order, each once."""
     names = []
     for s in walk_stmts(body):
         if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name):
             names.append(s.target.id)
         elif isinstance(s, ir.For):
             names.append(s.var)
+    names += [e.target.id for e in walk_exprs(body) if isinstance(e, ir.NamedExpr)]
     return list(dict.fromkeys(names))
 
 

@@ -8,7 +8,8 @@ Every column is checked against NumPy on its first call (for Numba, compile and 
 its "first call"); after a short warm-up, times are medians of calls interleaved round-robin
 between unpy, Numba and Pythran, so that a busy spell of a shared machine hits them alike (see
 _harness.measure_all); NumPy/BLAS is timed on its own. The interpreter runs once, at the example's
-small size, since it is slow. Threads are left at their defaults.
+small size, since it is slow. Threads are left at their defaults. The examples are @unpython.gpu
+functions: UNPY_DEVICE=none keeps the unpy column on OpenMP on a machine with a GPU too.
 """
 import argparse
 import datetime
@@ -187,6 +188,7 @@ def write_markdown(path, rows, machine, options, notes):
         f"- sizes: {options.sizes}; median of at least {options.repeat} timed calls (and at least "
         f"{options.min_seconds} s of them) after one warm-up call, every result checked against "
         "NumPy first",
+        "- unpy OpenMP: UNPY_DEVICE=none (the examples' @unpython.gpu nests stay on OpenMP)",
         "- times in ms; interpreter: one call at the small size given beside it; "
         "Numba first call: compile and run; Numba/unpy > 1 means unpy is faster",
         "",
@@ -248,6 +250,7 @@ def main(argv=None):
                         help="at least 3 timed calls and 0.05 s instead of 7 calls and 0.5 s")
     options = parser.parse_args(argv)
     options.repeat, options.min_seconds = (3, 0.05) if options.quick else (7, 0.5)
+    os.environ["UNPY_DEVICE"] = "none"  # the OpenMP path, also where an OpenCL device exists
     machine = options.machine or f"{options.sizes}-{os.cpu_count()}core"
     kernels = [k for k in options.kernels.split(",") if k]
     unknown = set(kernels) - set(KERNELS)

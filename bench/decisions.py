@@ -8,29 +8,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "bench")]
 
-import unpython  # noqa: E402
 from cpu import KERNELS, unpy_module  # noqa: E402
-from gpu import timed  # noqa: E402
+from gpu import AUTO, measure, ms, unpy_column  # noqa: E402
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", choices=["dev", "accel"], default="accel")
     options = parser.parse_args(argv)
-    os.environ.pop("UNPY_FORCE_GPU", None)
+    device = os.environ.get("UNPY_DEVICE") or "gpu"
     for kernel in KERNELS:
         module, _ = unpy_module(kernel)
         for case in module.CASES:
             n = module.SIZES[options.sizes][0]
-            func = getattr(module, case.func)
             args = case.args(n)
-            os.environ["UNPY_DEVICE"] = "none"
-            _, omp, _ = timed(case, func, args, 3)
-            os.environ["UNPY_DEVICE"] = "gpu"
-            _, chosen, _ = timed(case, func, args, 3)
-            nest = unpython.explain(func).nests[0]
-            print(f"{case.label} n={n}: chose {nest.ran_on} ({chosen * 1e3:.2f} ms; OpenMP "
-                  f"{omp * 1e3:.2f} ms) — {nest.reason}", flush=True)
+            want = case.expected(args)
+            omp = measure(unpy_column(module, "OpenMP", device)(case, args), want, case.rtol, 3)
+            chosen = measure(unpy_column(module, AUTO, device)(case, args), want, case.rtol, 3)
+            print(f"{case.label} n={n}: chose {chosen.ran_on} ({ms(chosen.median)} ms; OpenMP "
+                  f"{ms(omp.median)} ms) — {chosen.note or chosen.reason}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,171 +1,490 @@
-"""The GPU side of BENCHMARKS.md for unpy itself: each example kernel through OpenCL on the
-device (jitgpu, `UNPY_GPU_OPT` as set, `UNPY_FORCE_GPU=1`), beside the OpenMP path on the same
-machine's cores. Per kernel: end-to-end time of the first call and the median of later calls, the
-time split of the last call (analysis / OpenCL build / host-to-device / kernel / device-to-host,
-from `unpython.explain`), and the bytes moved vs the distinct bytes touched.
+"""The GPU side of BENCHMARKS.md: the six example kernels through unpy's OpenCL path, beside unpy's
+OpenMP path, Numba CUDA and CuPy, all measured in one run on one machine.
 
-    python bench/gpu.py [--machine h100] [--sizes accel|dev] [--kernels mmult,nbody]
+Columns, each the time of a whole call from NumPy arrays (transfers included) unless said:
+- OpenMP: unpy's compiled function with UNPY_DEVICE=none, on all the machine's cores;
+- unpy GPU none / load / unroll / all: UNPY_FORCE_GPU=1 and UNPY_GPU_OPT set to each value (the
+  paper's GPU-NoOpt, Load Opt, Loop Unroll and GPU-AllOpt bars); `all` is the unpy of the ratios;
+- unpy auto: unpy's own decision (no UNPY_FORCE_GPU, UNPY_GPU_OPT unset); where it ran is shown;
+- Numba CUDA: bench/numba_cuda_kernels.py, naive `@cuda.jit` kernels of the same loops (one
+  thread per parallel iteration), `cuda.to_device`, kernel and `copy_to_host` all timed;
+- CuPy e2e and CuPy kernel (mmult only): cuBLAS `a @ b` from NumPy arrays (`cp.asarray`, `.get`),
+  and on arrays already on the device (synchronised after the product).
+A peer that is missing (no numba.cuda, no CuPy, no GPU) gets "—" and the reason in the notes.
 
-Writes bench/results/gpu-<machine>.md.
+Method: each column's first call is checked against NumPy and reported apart (it includes the
+OpenCL build or Numba's compilation); then the median of `--repeat` timed calls. Each unpy GPU
+call's time is split (analysis / OpenCL build / host-to-device / kernel / device-to-host) from
+`unpython.explain`: the median of each part over the timed calls, "other" being the rest of the
+median call (host work in the call), and the first call's build.
+
+    python bench/gpu.py --machine h100 [--sizes accel|dev|small|tiny] [--kernels mmult,nbody]
+        [--n 4096] [--repeat 5] [--results DIR]
+    python bench/gpu.py --machine h100 --chart-only             # redraw from the .json
+    UNPY_DEVICE=cpu python bench/gpu.py --quick --machine smoke  # no GPU: PoCL, peers "—"
+
+UNPY_DEVICE names the OpenCL device of the GPU columns (default: the first GPU). Results go to
+<results>/gpu-<machine>.json, .md and .png (--results, default bench/results); rows of other
+kernels or sizes already in the .json are kept, so a long run can be split with --kernels and --n.
+
+On the accelerator machine (the device tool; 10 minutes a command) the wheels of
+shared/tools/device-wheels.sh are carried and installed first (numba, llvmlite and numba-cuda
+too if its image lacks them), and the run is split so that each part ends well inside the limit:
+mmult's OpenMP calls take about half a minute each at n=4096. Each part writes into bench/results
+and copies gpu-<machine>.* to $OUT; copied back into bench/results here, they travel with the
+next part, which adds its rows:
+    python3 bench/gpu.py --machine h100 --kernels nbody,cp,syrk,syr2k,stencil
+    python3 bench/gpu.py --machine h100 --kernels mmult --n 2048
+    python3 bench/gpu.py --machine h100 --kernels mmult --n 4096
 """
 from __future__ import annotations
 
 import argparse
 import datetime
+import importlib.metadata
+import json
 import os
 import platform
 import statistics
 import sys
 import time
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-
+from typing import Callable, Optional
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "examples")]
+sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "bench")]
 
 import _harness  # noqa: E402
 import unpython  # noqa: E402
-from cpu import KERNELS, unpy_module  # noqa: E402
+from cpu import KERNELS, cpu_model, unpy_module  # noqa: E402
+
+OPTS = ("none", "load", "unroll", "all")
+GPU_COLUMNS = [f"unpy GPU {opt}" for opt in OPTS]
+AUTO = "unpy auto"
+COLUMNS = ["OpenMP", *GPU_COLUMNS, AUTO, "Numba CUDA", "CuPy e2e", "CuPy kernel"]
+UNPY = "unpy GPU all"           # the unpy of the ratios
+RATIOS = [("Numba CUDA", "Numba/unpy"), ("CuPy e2e", "CuPy/unpy"), ("OpenMP", "OpenMP/unpy")]
+SPLIT = ("analysis", "build", "h2d", "kernel", "d2h")
+SWITCHES = ("UNPY_DEVICE", "UNPY_FORCE_GPU", "UNPY_GPU_OPT")
 
 
-def timed(case, func, args, repeat):
-    """(first call seconds, median of `repeat` later calls, output of the last call)."""
-    call, output = _harness.timed_caller(case, func, args)
-    first = call()
-    times = [call() for _ in range(repeat)]
-    return first, statistics.median(times) if times else first, output
+@dataclass
+class Runner:
+    """One column's way of computing a case: `call()` runs it once and returns its seconds;
+    `output()` is the result to check; `nest()`, for unpy, the report of the last call's nest."""
+    call: Callable[[], float]
+    output: Callable
+    nest: Optional[Callable] = None
+    on_device: bool = False     # a forced GPU column: a call that ran elsewhere is not timed
 
 
-def run_case(case, module, n, repeat):
-    func = getattr(module, case.func)
+@dataclass
+class Result:
+    first: Optional[float] = None   # seconds of the first (checked, untimed) call
+    median: Optional[float] = None  # median seconds of the timed calls
+    ok: bool = False
+    reason: str = ""                # why there is no time: a missing peer, an error, a fallback
+    ran_on: str = ""                # unpy: where the nest ran
+    split: dict = field(default_factory=dict)   # unpy on the device: seconds per part
+    build_first: Optional[float] = None         # unpy on the device: the first call's build
+    moved: int = 0                  # bytes moved and distinct bytes touched (unpy, device)
+    touched: int = 0
+    groups: list = field(default_factory=list)  # unpy, device: the transfer groups
+    note: str = ""                  # unpy: the reason given for where the nest ran
+
+
+def why(error):
+    return f"{type(error).__name__}: " + (str(error).strip().splitlines() or [""])[0]
+
+
+def measure(runner: Runner, want, rtol, repeat) -> Result:
+    """The first call, checked against `want`, then the median of `repeat` timed calls."""
+    try:
+        first = runner.call()
+    except Exception as error:  # one column's failure is reported, not fatal to the others
+        return Result(reason=why(error))
+    result = Result(first=first)
+    if runner.nest:
+        report = runner.nest()
+        result.ran_on, result.note = report.ran_on or "", report.reason
+        result.build_first = report.timings.get("build")
+        if runner.on_device and not result.ran_on.startswith("opencl"):
+            result.reason = f"ran on {result.ran_on}: {report.reason}"
+            return result
+    if not _harness.matches(runner.output(), want, rtol):
+        result.reason = "WRONG result"
+        return result
+    # Calls shorter than this wait out other thread pools' spinning (OpenBLAS's, after the
+    # reference result) untimed; in a longer call it does not matter.
+    warm_until = time.perf_counter() + _harness.WARMUP_SECONDS
+    while first < _harness.WARMUP_SECONDS and time.perf_counter() < warm_until:
+        runner.call()
+    times, splits = [], []
+    for _ in range(repeat):
+        times.append(runner.call())
+        report = runner.nest() if runner.nest else None
+        if runner.on_device and not (report.ran_on or "").startswith("opencl"):
+            result.reason = f"a timed call ran on {report.ran_on}: {report.reason}"
+            return result
+        if report and report.timings:
+            splits.append(report.timings)
+    result.ok, result.median = True, statistics.median(times) if times else first
+    if splits:
+        result.split = {part: statistics.median(s[part] for s in splits) for part in SPLIT}
+        result.split["other"] = max(result.median - sum(result.split.values()), 0.0)
+        result.moved = report.timings["bytes_moved"]
+        result.touched = report.timings["bytes_touched"]
+        result.groups = report.details.get("groups", [])
+    return result
+
+
+# --- the columns: each a function (case, args) -> Runner, or a str saying why it has none -------
+
+def set_switches(settings):
+    for name in SWITCHES:
+        os.environ.pop(name, None)
+    os.environ.update(settings)
+
+
+def unpy_column(module, column, device):
+    """A unpy column: the compiled example function under that column's UNPY_* switches."""
+    if column == "OpenMP":
+        settings = {"UNPY_DEVICE": "none"}
+    elif column == AUTO:
+        settings = {"UNPY_DEVICE": device}
+    else:
+        settings = {"UNPY_DEVICE": device, "UNPY_FORCE_GPU": "1",
+                    "UNPY_GPU_OPT": column.rsplit(" ", 1)[1]}
+
+    def make(case, args):
+        func = getattr(module, case.func)
+        call, output = _harness.timed_caller(case, func, args)
+
+        def run():
+            set_switches(settings)
+            return call()
+        return Runner(run, lambda: output, lambda: unpython.explain(func).nests[0],
+                      on_device=column in GPU_COLUMNS)
+    return make
+
+
+def numba_cuda_column():
+    """The Numba CUDA column, or why there is none."""
+    try:
+        import numba_cuda_kernels
+    except Exception as error:
+        return f"numba.cuda does not import ({why(error)})"
+    if not numba_cuda_kernels.cuda.is_available():
+        return "no CUDA GPU (numba.cuda.is_available() is False)"
+
+    def make(case, args):
+        call, output = _harness.timed_caller(case, numba_cuda_kernels.kernel(case), args)
+        return Runner(call, lambda: output)
+    return make
+
+
+def cupy_columns():
+    """{column: make or why there is none} for the two CuPy columns."""
+    try:
+        import cupy
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as error:
+        reason = f"CuPy unusable ({why(error)})"
+        return {"CuPy e2e": reason, "CuPy kernel": reason}
+
+    def end_to_end(case, args):
+        if case.kernel != "mmult":
+            return "no library call"
+
+        def product(a, b, c):
+            (cupy.asarray(a) @ cupy.asarray(b)).get(out=c)
+        call, output = _harness.timed_caller(case, product, args)
+        return Runner(call, lambda: output)
+
+    def kernel_only(case, args):
+        if case.kernel != "mmult":
+            return "no library call"
+        a, b = cupy.asarray(args[0]), cupy.asarray(args[1])
+        c = cupy.empty_like(a)
+        stream = cupy.cuda.get_current_stream()
+
+        def call():
+            start = time.perf_counter()
+            cupy.matmul(a, b, out=c)
+            stream.synchronize()
+            return time.perf_counter() - start
+        return Runner(call, c.get)
+    return {"CuPy e2e": end_to_end, "CuPy kernel": kernel_only}
+
+
+def free_cupy_memory():
+    if "cupy" in sys.modules:
+        sys.modules["cupy"].get_default_memory_pool().free_all_blocks()
+
+
+def cuda_device_name():
+    """The CUDA device of the Numba CUDA and CuPy columns, for the header."""
+    cupy, numba_cuda = sys.modules.get("cupy"), sys.modules.get("numba_cuda_kernels")
+    try:
+        if cupy:
+            return cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
+        if numba_cuda and numba_cuda.cuda.is_available():
+            import numba
+            if numba.config.ENABLE_CUDASIM:
+                return "Numba's CUDA simulator"
+            name = numba_cuda.cuda.get_current_device().name
+            return name.decode() if isinstance(name, bytes) else str(name)
+    except Exception as error:  # only a name for the header
+        return f"unknown ({why(error)})"
+    return "none"
+
+
+def versions():
+    found = {"python": platform.python_version()}
+    for name in ("numpy", "numba", "numba-cuda", "cupy-cuda12x", "cupy-cuda13x", "pyopencl"):
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return found
+
+
+# --- one row: every column of one case at one size ----------------------------------------------
+
+def run_row(case, n, makers, repeat):
     args = case.args(n)
     want = case.expected(args)
-    os.environ["UNPY_DEVICE"] = "none"
-    omp_first, omp, omp_out = timed(case, func, args, repeat)
-    os.environ["UNPY_DEVICE"] = os.environ.get("BENCH_DEVICE", "gpu")
-    gpu_first, gpu, gpu_out = timed(case, func, args, repeat)
-    report = unpython.explain(func).nests[0]
-    split = getattr(report, "timings", {})
-    return {
-        "case": case.label, "n": n, "ran_on": report.ran_on, "reason": report.reason,
-        "omp": omp, "gpu_first": gpu_first, "gpu": gpu, "split": split,
-        "ok_omp": _harness.matches(omp_out, want, case.rtol),
-        "ok_gpu": _harness.matches(gpu_out, want, case.rtol),
-        "groups": report.details.get("groups", []),
-    }
+    row = {"case": case.label, "n": n, "date": datetime.date.today().isoformat(), "columns": {}}
+    for column in COLUMNS:
+        make = makers[column]
+        try:
+            runner = make if isinstance(make, str) else make(case, args)
+        except Exception as error:  # CuPy's upload of the inputs, say
+            runner = why(error)
+        if isinstance(runner, str):
+            result = Result(reason=runner)
+        else:
+            result = measure(runner, want, case.rtol, repeat)
+        row["columns"][column] = asdict(result)
+        shown = ms(result.median) if result.ok else f"— ({result.reason})"
+        print(f"  {case.label} n={n} {column}: {shown}", flush=True)
+    return row
 
 
-def ms(t):
-    return f"{t * 1e3:.2f}"
+def ms(seconds):
+    if seconds is None:
+        return "—"
+    value = seconds * 1e3
+    return f"{value:.0f}" if value >= 100 else f"{value:.3g}"
 
 
-def write_markdown(path, rows, machine, opt):
-    lines = [f"# unpy on the GPU (OpenCL, UNPY_GPU_OPT={opt}) vs OpenMP — {machine}", "",
-             f"Date: {datetime.date.today()}. Host: {platform.processor() or platform.machine()}"
-             f", {os.cpu_count()} cores. Device: {rows[0]['ran_on'] if rows else '?'}. "
-             "Times in ms; GPU = end-to-end call from NumPy arrays (analysis, build or cache "
-             "hit, transfers, kernel); first = first call (includes the OpenCL build); split = "
-             "last call.", "",
-             "| kernel | n | OpenMP | GPU first | GPU | OpenMP/GPU | analysis | build | h2d | "
-             "kernel | d2h | MB moved | MB touched | check |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+def cell(row, column, first=False):
+    result = row["columns"][column]
+    if not result["ok"]:
+        return "WRONG" if result["reason"] == "WRONG result" else "—"
+    text = ms(result["first"] if first else result["median"])
+    if column == AUTO and not first:
+        text += " (GPU)" if result["ran_on"].startswith("opencl") else f" ({result['ran_on']})"
+    return text
+
+
+def ratio(row, numerator, denominator=UNPY):
+    top, bottom = row["columns"][numerator], row["columns"][denominator]
+    if not (top["ok"] and bottom["ok"]):
+        return "—"
+    return f"{top['median'] / bottom['median']:.3g}"
+
+
+def write_markdown(path, rows, machine, header):
+    threads = os.environ.get("OMP_NUM_THREADS", "all of them")
+    lines = [f"# unpy on the GPU vs OpenMP, Numba CUDA and CuPy: {machine}", "",
+             f"- dates: {', '.join(sorted({r['date'] for r in rows}))}; host: {header['cpu']}, "
+             f"{header['cores']} cores (OpenMP: UNPY_DEVICE=none, threads: {threads})",
+             f"- OpenCL device (UNPY_DEVICE={header['device_spec']}): {header['opencl']}; "
+             f"CUDA device: {header['cuda']}",
+             "- versions: " + ", ".join(f"{k} {v}" for k, v in header["versions"].items()),
+             f"- median of {header['repeat']} timed calls after the first call, which is checked "
+             "against NumPy and shown in its own table; times in ms of a whole call from NumPy "
+             "arrays, transfers included, except CuPy kernel (arrays on the device); "
+             f"ratios: column / {UNPY} (> 1: unpy faster)",
+             "- unpy GPU <opt>: UNPY_FORCE_GPU=1 UNPY_GPU_OPT=<opt>; unpy auto: no "
+             "UNPY_FORCE_GPU, UNPY_GPU_OPT unset, where it ran in brackets; Numba CUDA: naive "
+             "`@cuda.jit` kernels (bench/numba_cuda_kernels.py), to_device + kernel + "
+             "copy_to_host", "",
+             "## Median times (ms)", "",
+             "| kernel | n | " + " | ".join(COLUMNS) + " | "
+             + " | ".join(name for _, name in RATIOS) + " |",
+             "|---|---:|" + "---:|" * (len(COLUMNS) + len(RATIOS))]
     for r in rows:
-        s = r["split"]
-        check = "ok" if r["ok_gpu"] and r["ok_omp"] else \
-            f"FAILED (gpu {r['ok_gpu']}, omp {r['ok_omp']})"
-        if not r["ran_on"] or not r["ran_on"].startswith("opencl"):
-            check += f"; ran on {r['ran_on']}: {r['reason']}"
-        lines.append(
-            f"| {r['case']} | {r['n']} | {ms(r['omp'])} | {ms(r['gpu_first'])} | {ms(r['gpu'])} |"
-            f" {r['omp'] / r['gpu']:.2f} | {ms(s.get('analysis', float('nan')))} | "
-            f"{ms(s.get('build', float('nan')))} | {ms(s.get('h2d', float('nan')))} | "
-            f"{ms(s.get('kernel', float('nan')))} | {ms(s.get('d2h', float('nan')))} | "
-            f"{s.get('bytes_moved', 0) / 1e6:.1f} | {s.get('bytes_touched', 0) / 1e6:.1f} | "
-            f"{check} |")
-    lines += ["", "Transfer groups (case of the paper's section 4.3 each array group was solved "
-              "with):", ""]
+        lines.append(f"| {r['case']} | {r['n']} | "
+                     + " | ".join(cell(r, c) for c in COLUMNS) + " | "
+                     + " | ".join(ratio(r, column) for column, _ in RATIOS) + " |")
+    lines += ["", "## First calls (ms; OpenCL build or cache hit, Numba compilation)", "",
+              "| kernel | n | " + " | ".join(COLUMNS) + " |",
+              "|---|---:|" + "---:|" * len(COLUMNS)]
     for r in rows:
-        lines.append(f"- {r['case']}: " + "; ".join(r["groups"]))
+        lines.append(f"| {r['case']} | {r['n']} | "
+                     + " | ".join(cell(r, c, first=True) for c in COLUMNS) + " |")
+    lines += ["", "## Time split of the unpy calls on the device (ms, median of each part over "
+              "the timed calls; other = the rest of the median call, host work)", "",
+              "| kernel | n | column | first-call build | " + " | ".join(SPLIT)
+              + " | other | call | MB moved | MB touched |",
+              "|---|---:|---|" + "---:|" * (len(SPLIT) + 5)]
+    for r in rows:
+        for column in [*GPU_COLUMNS, AUTO]:
+            result = r["columns"][column]
+            if not result["split"]:
+                continue
+            parts = [ms(result["split"][p]) for p in (*SPLIT, "other")]
+            lines.append(f"| {r['case']} | {r['n']} | {column} | {ms(result['build_first'])} | "
+                         + " | ".join(parts) + f" | {ms(result['median'])} | "
+                         f"{result['moved'] / 1e6:.1f} | {result['touched'] / 1e6:.1f} |")
+    lines += ["", "## Notes", ""] + [f"- {note}" for note in notes(rows)]
+    lines += ["", f"## Transfer groups ({UNPY}; the case of the paper's section 4.3 each group "
+              "was solved with)", ""]
+    for r in rows:
+        groups = r["columns"][UNPY]["groups"]
+        if groups:
+            lines.append(f"- {r['case']} n={r['n']}: " + "; ".join(groups))
     path.write_text("\n".join(lines) + "\n")
 
 
-SPLIT = ("analysis", "build", "h2d", "kernel", "d2h")
-
-
-def read_markdown(path):
-    """The rows of a table written by `write_markdown` (to redraw its chart)."""
-    rows = []
-    for line in path.read_text().splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 14 and cells[1].isdigit():
-            rows.append({"case": cells[0], "n": int(cells[1]), "omp": float(cells[2]) / 1e3,
-                         "gpu": float(cells[4]) / 1e3,
-                         "split": {k: float(v) / 1e3 for k, v in zip(SPLIT, cells[6:11])}})
-    return rows
+def notes(rows):
+    """One line per (column, reason) for the cells without a time, and per reason a unpy column
+    gave for where it ran, with the rows it applies to."""
+    found = {}
+    for r in rows:
+        for column, result in r["columns"].items():
+            what = f"{r['case']} n={r['n']}"
+            if not result["ok"]:
+                found.setdefault(f"{column}: — {result['reason']}", []).append(what)
+            elif result["note"] and column != "OpenMP":
+                found.setdefault(f"{column}: {result['note']}", []).append(what)
+    by_column = sorted(found.items(), key=lambda item: COLUMNS.index(item[0].split(":")[0]))
+    return [f"{text} ({'all rows' if len(where) == len(rows) else ', '.join(where)})"
+            for text, where in by_column]
 
 
 def write_chart(path, rows, machine):
-    """The paper's figures 9 and 11 redrawn: speed-up of the GPU call over OpenMP, and the split
-    of the GPU call's time."""
+    """The paper's figures 9-10 (speed-up of each column over OpenMP) and 11 (the split of the
+    unpy GPU call) redrawn."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import numpy as np
     labels = [f"{r['case']}\nn={r['n']}" for r in rows]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(16, 5))
-    left.bar(labels, [r["omp"] / r["gpu"] for r in rows], color="tab:green")
-    left.axhline(1.0, color="black", linewidth=0.8)
-    left.set_yscale("log")
-    left.set_ylabel("OpenMP time / GPU time (higher: GPU faster)")
-    left.set_title(f"unpy GPU (naive kernel) vs OpenMP: {machine}")
-    bottom = [0.0] * len(rows)
-    for part in SPLIT:
-        share = [r["split"][part] / r["gpu"] * 100 for r in rows]
-        right.bar(labels, share, bottom=bottom, label=part)
-        bottom = [b + v for b, v in zip(bottom, share)]
-    right.set_ylabel("% of the GPU call")
-    right.set_title("time split of the GPU call (host work not listed is the rest)")
-    right.legend()
-    for axis in (left, right):
-        axis.tick_params(axis="x", labelsize=7)
+    x = np.arange(len(rows))
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(max(10, 1.6 * len(rows) + 3), 10))
+    shown = [c for c in COLUMNS[1:] if any(r["columns"][c]["ok"] for r in rows)]
+    width = 0.8 / max(len(shown), 1)
+    for k, column in enumerate(shown):
+        heights = [r["columns"]["OpenMP"]["median"] / r["columns"][column]["median"]
+                   if r["columns"][column]["ok"] and r["columns"]["OpenMP"]["ok"] else np.nan
+                   for r in rows]
+        top.bar(x + (k - (len(shown) - 1) / 2) * width, heights, width, label=column)
+    top.axhline(1.0, color="black", linewidth=0.8)
+    top.set_yscale("log")
+    top.set_xticks(x, labels, fontsize=8)
+    top.set_ylabel("speed-up over unpy OpenMP (higher is faster)")
+    top.set_title(f"whole calls from NumPy arrays, transfers included: {machine}")
+    top.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    base = np.zeros(len(rows))
+    for part in (*SPLIT, "other"):
+        share = np.array([100 * r["columns"][UNPY]["split"][part] / r["columns"][UNPY]["median"]
+                          if r["columns"][UNPY]["split"] else np.nan for r in rows])
+        bottom.bar(x, share, 0.6, bottom=base, label=part)
+        base = base + np.nan_to_num(share)
+    bottom.set_xticks(x, labels, fontsize=8)
+    bottom.set_ylabel(f"% of the {UNPY} call")
+    bottom.set_title(f"time split of the {UNPY} call (median of each part)")
+    bottom.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def load(path):
+    return json.loads(path.read_text()) if path.exists() else {"rows": []}
+
+
+def save(path, saved, rows, header):
+    """Merge `rows` into the saved ones (a row replaces the one of the same case and size)."""
+    merged = {(r["case"], r["n"]): r for r in saved["rows"]}
+    merged.update({(r["case"], r["n"]): r for r in rows})
+    order = {label: k for k, label in enumerate(
+        c.label for kernel in KERNELS for c in _harness.interpreted(kernel).CASES)}
+    saved = {"header": header, "rows": sorted(merged.values(),
+                                              key=lambda r: (order.get(r["case"], 99), r["n"]))}
+    path.write_text(json.dumps(saved, indent=1) + "\n")
+    return saved
+
+
+def sizes_of(module, name):
+    """The sizes an example lists under `name` (tiny and small are one size, the others tuples)."""
+    sizes = module.SIZES[name]
+    return sizes if isinstance(sizes, tuple) else (sizes,)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--machine", default="gpu")
-    parser.add_argument("--sizes", choices=["dev", "accel"], default="accel")
+    parser.add_argument("--sizes", choices=["tiny", "small", "dev", "accel"],
+                        help="the examples' sizes (tiny: for the CUDA simulator)")
     parser.add_argument("--kernels", default=",".join(KERNELS))
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--n", help="comma-separated sizes to run instead of the --sizes ones")
+    parser.add_argument("--repeat", type=int)
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke test: the examples' small sizes, 3 timed calls")
+    parser.add_argument("--results", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--chart-only", action="store_true",
-                        help="redraw the chart from bench/results/gpu-<machine>.md")
+                        help="redraw the table and chart from <results>/gpu-<machine>.json")
     options = parser.parse_args(argv)
-    out = ROOT / "bench" / "results" / f"gpu-{options.machine}.md"
+    sizes = options.sizes or ("small" if options.quick else "accel")
+    repeat = options.repeat or (3 if options.quick else 5)
+    path = options.results / f"gpu-{options.machine}.json"
+    saved = load(path)
     if options.chart_only:
-        write_chart(out.with_suffix(".png"), read_markdown(out), options.machine)
-        return
-    os.environ["UNPY_FORCE_GPU"] = "1"
-    opt = os.environ.setdefault("UNPY_GPU_OPT", "none")
+        if not saved["rows"]:
+            parser.error(f"no results in {path}")
+        write_markdown(path.with_suffix(".md"), saved["rows"], options.machine, saved["header"])
+        write_chart(path.with_suffix(".png"), saved["rows"], options.machine)
+        return 0
+
+    device = os.environ.get("UNPY_DEVICE") or "gpu"
+    peers = {"Numba CUDA": numba_cuda_column(), **cupy_columns()}
+    options.results.mkdir(parents=True, exist_ok=True)
+    header = {"cpu": cpu_model(), "cores": os.cpu_count(), "device_spec": device,
+              "opencl": "none", "cuda": cuda_device_name(), "versions": versions(),
+              "repeat": repeat}
     rows = []
     for kernel in options.kernels.split(","):
         module, note = unpy_module(kernel)
         if module is None:
             print(f"{kernel}: {note}", flush=True)
             continue
+        makers = {column: unpy_column(module, column, device)
+                  for column in ["OpenMP", *GPU_COLUMNS, AUTO]} | peers
         for case in module.CASES:
-            for n in module.SIZES[options.sizes]:
+            for n in ([int(n) for n in options.n.split(",")] if options.n
+                      else sizes_of(module, sizes)):
                 started = time.perf_counter()
-                row = run_case(case, module, n, options.repeat)
-                rows.append(row)
-                print(f"{row['case']} n={n}: OpenMP {ms(row['omp'])} ms, GPU {ms(row['gpu'])} ms "
-                      f"(first {ms(row['gpu_first'])}) on {row['ran_on']}, ok "
-                      f"{row['ok_gpu']}/{row['ok_omp']} [{time.perf_counter() - started:.0f} s]",
-                      flush=True)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_markdown(out, rows, options.machine, opt)
-    write_chart(out.with_suffix(".png"), rows, options.machine)
-    print(f"wrote {out} and {out.with_suffix('.png').name}")
+                rows.append(run_row(case, n, makers, repeat))
+                free_cupy_memory()
+                ran_on = rows[-1]["columns"][UNPY]["ran_on"]
+                if ran_on.startswith("opencl"):
+                    header["opencl"] = ran_on.split(":", 1)[1]
+                saved = save(path, saved, rows, header)
+                print(f"{case.label} n={n}: {time.perf_counter() - started:.0f} s", flush=True)
+    write_markdown(path.with_suffix(".md"), saved["rows"], options.machine, header)
+    write_chart(path.with_suffix(".png"), saved["rows"], options.machine)
+    print(f"wrote {path.with_suffix('.md')}, .png and .json")
+    wrong = [r["case"] for r in rows
+             if any(c["reason"] == "WRONG result" for c in r["columns"].values())]
+    if wrong:
+        print("WRONG results in: " + ", ".join(wrong))
+    return 1 if wrong else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

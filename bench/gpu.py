@@ -387,7 +387,8 @@ def write_chart(path, rows, machine):
     top.set_yscale("log")
     top.set_xticks(x, labels, fontsize=8)
     top.set_ylabel("speed-up over unpy OpenMP (higher is faster)")
-    top.set_title(f"whole calls from NumPy arrays, transfers included: {machine}")
+    top.set_title(f"whole calls from NumPy arrays, transfers included (CuPy kernel: arrays "
+                  f"already on the device): {machine}")
     top.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     base = np.zeros(len(rows))
     for part in (*SPLIT, "other"):

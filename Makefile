@@ -1,5 +1,6 @@
 # `make demo`: build the examples and run mmult (interpreter vs compiled).
-# `make test`: the test suite (CPU path, and the GPU path through OpenCL on PoCL).
+# `make test`: the test suite (CPU path, and the GPU path through OpenCL on the probed CPU
+# device: PoCL's, else Intel's CPU runtime; the test extra installs both).
 # Both create the virtual environment .venv and install what they need.
 PYTHON ?= python3
 VENV := .venv

@@ -1,5 +1,7 @@
 from setuptools import find_packages, setup
 
+INTEL_CPU_RUNTIME = "sys_platform == 'linux' and platform_machine == 'x86_64'"
+
 setup(
     name="unpy",
     version="0.1.0",
@@ -10,7 +12,12 @@ setup(
     python_requires=">=3.10",
     install_requires=["numpy>=2.0", "gast>=0.5", "pybind11>=2.11", "pyopencl>=2024.1",
                       "pulp>=2.8", "highspy>=1.7"],
-    extras_require={"test": ["pytest", "pytest-xdist", "hypothesis", "pocl-binary-distribution"],
+    # The GPU-path tests run on a CPU OpenCL device chosen by probing (gpurts.probe): PoCL's,
+    # else Intel's CPU runtime (for CPUs that PoCL's LLVM cannot name, e.g. Zen 5 and PoCL 3.0).
+    # intel-cmplr-lib-rt holds libraries libintelocl.so needs but does not declare.
+    extras_require={"test": ["pytest", "pytest-xdist", "hypothesis", "pocl-binary-distribution",
+                             f"intel-opencl-rt; {INTEL_CPU_RUNTIME}",
+                             f"intel-cmplr-lib-rt; {INTEL_CPU_RUNTIME}"],
                     "bench": ["numba", "pythran", "matplotlib"]},
     entry_points={"console_scripts": ["unpy=unpy.cli:main"]},
 )

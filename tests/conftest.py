@@ -22,6 +22,14 @@ def pytest_report_header(config):
     return testdevice.header()
 
 
+def pytest_sessionstart(session):
+    """`pytest -q` (make test) hides the header: say the device there all the same."""
+    config = session.config
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if config.option.verbose < 0 and reporter and not hasattr(config, "workerinput"):
+        reporter.write_line(testdevice.header())
+
+
 def _kernel_pair_fixture(module):
     @pytest.fixture(scope="session", name=f"{module}_kernels")
     def fixture(tmp_path_factory):

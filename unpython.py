@@ -38,10 +38,11 @@ def gpu(f=None, **options):
     return _bind(f)
 
 
-def explain(f):
-    """How each loop nest of compiled function `f` ran on its last call (see jitgpu.report)."""
+def explain(f, source=False):
+    """How each loop nest of compiled function `f` ran on its last call (see jitgpu.report);
+    `source=True` also prints each GPU nest's plan and OpenCL source."""
     from jitgpu.report import explain as _explain
-    return _explain(f)
+    return _explain(f, source)
 
 
 def devices(fresh=False):

@@ -167,6 +167,34 @@ class Transfers:
                                           timings=timings)
         return in_flight[(len(pieces) - 1) % len(blocks)]
 
+    def gather_to_device(self, owner: np.ndarray, boxes, packed: np.ndarray, buffer, *,
+                         timings=None) -> list:
+        """Gather the boxes of the owner's memory (`[(element offset in packed, Box)]`, elements
+        of `packed.dtype`, which may differ from the owner's of one buffer viewed with several
+        dtypes) into `packed` (pinned staging for the whole group) and copy it into `buffer` at
+        the same offsets, in chunks of about CHUNK_BYTES: the DMA of a chunk runs while the next
+        is gathered (over several threads for large chunks). Gaps between boxes go along with
+        their chunk. Returns the copies' events; nothing waits."""
+        itemsize = packed.itemsize
+        events, start, end = [], None, 0
+
+        def send(lo, hi):
+            events.append(self.to_device(packed[lo:hi], buffer, lo * itemsize, timings=timings))
+
+        for offset, box in sorted(boxes, key=lambda ob: ob[0]):
+            for position, piece in split_box(box, itemsize, CHUNK_BYTES):
+                lo = offset + position
+                gather_box(owner, piece, packed[lo:])
+                if start is None:
+                    start = end = lo
+                end = max(end, lo + piece.size)
+                if (end - start) * itemsize >= CHUNK_BYTES:
+                    send(start, end)
+                    start = None
+        if start is not None and end > start:
+            send(start, end)
+        return events
+
     def box_from_device(self, buffer, owner: np.ndarray, box: Box, offset_bytes: int = 0, *,
                         timings=None):
         """Copy packed data at `offset_bytes` of `buffer` back into the box's elements; done on

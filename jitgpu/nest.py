@@ -42,14 +42,43 @@ class NestInstance:
     levels: list                   # the collapsed outer prange loops (NDRange dims), outermost first
     guarded: set                   # vars of levels whose real bounds depend on outer levels
     boxes: dict                    # var -> LoopBox
-    accesses: list                 # of (ir.Subscript, Access)
+    accesses: list                 # of (ArrayAccess, Access), Access.ref_id == ArrayAccess.aid
     trip_counts: list              # per level
     scalars: dict = field(default_factory=dict)
 
 
+@dataclass
+class ArrayAccess(ir.Subscript):
+    """An `ir.Subscript` of a loaded nest, with its stable access id `aid`: the order of the
+    Subscripts in a depth-first walk of the nest's loop (`walk_exprs`). Every per-access table
+    (the transfer analysis's `Access.ref_id`, the device maps, the kernel's access table) is
+    keyed by it, never by the identity of an IR node; a loop transformation that copies or
+    rewrites statements keeps the ids of the accesses it keeps."""
+    aid: int = -1
+
+
+def number_accesses(node, counter=None):
+    """A copy of an IR tree whose Subscripts are `ArrayAccess`es numbered in walk order."""
+    counter = [0] if counter is None else counter
+    if isinstance(node, list):
+        return [number_accesses(x, counter) for x in node]
+    if not dataclasses.is_dataclass(node) or isinstance(node, type) or isinstance(
+            node, (ir.Scalar, ir.Array)):
+        return node
+    if isinstance(node, ir.Subscript):
+        aid = counter[0]
+        counter[0] += 1
+        return ArrayAccess(node.array, number_accesses(node.indices, counter), node.loc,
+                           node.type, aid=aid)
+    changes = {f.name: number_accesses(getattr(node, f.name), counter)
+               for f in dataclasses.fields(node) if f.name not in ("type", "loc")}
+    return dataclasses.replace(node, **changes)
+
+
 @functools.lru_cache(maxsize=None)
 def _load(json_text: str) -> ir.Nest:
-    return ir.from_json(json_text)
+    nest = ir.from_json(json_text)
+    return dataclasses.replace(nest, loop=number_accesses(nest.loop))
 
 
 def load_nest(module: str, function: str, nest_id: int) -> ir.Nest:
@@ -233,23 +262,25 @@ def instantiate(nest: ir.Nest, env: dict) -> NestInstance:
             # Several loops over one variable (`for k ...` twice): the hull of their boxes.
             boxes[s.var] = _hull(boxes[s.var], box) if s.var in boxes else box
     accesses = [e for e in live_exprs(inner_body, boxes) if isinstance(e, ir.Subscript)]
-    writes = {id(s.target) for s in walk_stmts(inner_body)
+    if not all(isinstance(e, ArrayAccess) for e in accesses):
+        raise ValueError("instantiate() needs a nest from load_nest (numbered accesses)")
+    writes = {s.target.aid for s in walk_stmts(inner_body)
               if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)}
     # A write runs on every iteration of the box when it is a statement of the innermost
     # parallel body itself, no level has a guard and no `continue` can skip it: then a group
     # written only that way need not be copied in (lmad decides).
     every_iteration = set()
     if not guarded and not _may_continue(inner_body):
-        every_iteration = {id(s.target) for s in inner_body
+        every_iteration = {s.target.aid for s in inner_body
                            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)}
     found = []
-    for ref_id, e in enumerate(accesses):
+    for e in accesses:
         if e.array.id in assigned:
             raise NotOffloadable(f"array '{e.array.id}' is assigned inside the nest")
-        written = id(e) in writes
+        written = e.aid in writes
         indices = [affine_form(i, env, boxes, assigned) for i in e.indices]
-        found.append((e, Access(ref_id, e.array.id, indices, read=not written, write=written,
-                                unconditional=id(e) in every_iteration)))
+        found.append((e, Access(e.aid, e.array.id, indices, read=not written, write=written,
+                                unconditional=e.aid in every_iteration)))
     return NestInstance(nest, levels, guarded, boxes, found, trips)
 
 

@@ -14,13 +14,12 @@ import math
 import re
 
 import numpy as np
-from dataclasses import dataclass, field
 
-from jitgpu.nest import NestInstance, NotOffloadable, evaluate
+from jitgpu.bind import LOCAL_SIZES, KernelNest, array_attr_name
+from jitgpu.nest import NotOffloadable
 from unpy import ir
 from unpy.cexpr import CExprPrinter
 from unpy.ir import Array, Scalar
-from unpy.typeinfer.reductions import assigned_names, walk_exprs, walk_stmts
 
 CL_TYPES = {"bool": "bool", "int8": "char", "int16": "short", "int32": "int", "int64": "long",
             "uint8": "uchar", "uint16": "ushort", "uint32": "uint", "uint64": "ulong",
@@ -59,28 +58,8 @@ def cl_name(name: str) -> str:
     return "unpy_v_" + name
 
 
-LOCAL_SIZES = {1: (256,), 2: (16, 16), 3: (16, 4, 4)}   # dimension 0 first
 INDEX_HELPER = ("inline long unpy_index(long i, long n, __global int* f) { if (i < 0) i += n; "
                 "if (i < 0 || i >= n) { *f = 1; return 0; } return i; }")
-
-
-@dataclass
-class KernelArg:
-    kind: str          # 'buffer' (group), 'scalar' (name, dtype), 'long', 'partial', 'local', 'flag'
-    name: str
-    dtype: str = ""
-    group: int = -1
-
-
-@dataclass
-class Kernel:
-    source: str
-    name: str
-    args: list
-    global_size: tuple
-    local_size: tuple
-    reductions: list = field(default_factory=list)   # of (var, op, dtype)
-    long_args: dict = field(default_factory=dict)    # name -> value of 'long' arguments
 
 
 def _preamble(fp64: bool) -> str:
@@ -151,139 +130,70 @@ def _preamble(fp64: bool) -> str:
 
 
 class KernelEmitter(CExprPrinter):
-    def __init__(self, instance: NestInstance, plan, values: dict, fp64: bool):
-        self.instance = instance
-        self.nest = instance.nest
-        self.plan = plan
-        self.values = values
-        self.fp64 = fp64
+    """Prints a bound `KernelNest` (jitgpu/bind.py) as OpenCL C; decides nothing."""
+
+    def __init__(self, kernel: KernelNest):
+        self.kernel = kernel
+        self.nest = kernel            # `.free`, for expr_Name
+        self.fp64 = kernel.fp64
+        self.types = dict(kernel.types)
+        self.accesses = dict(kernel.accesses)
+        self.loops = {v.var: v for v in kernel.loops}
         self.lines = []
         self.depth = 1
-        self.types = {p.name: p.type for p in self.nest.free}
-        self.ref_ids = {id(e): a.ref_id for e, a in instance.accesses}
-        self.access_of = {id(e): a for e, a in instance.accesses}
-        for s in walk_stmts(self.nest.loop.body):
-            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name):
-                self.types.setdefault(s.target.id, s.target.type)
-        for level in instance.boxes:
-            self.types.setdefault(level, Scalar("int64"))
-        # Values that differ between the tiles of one nest are kernel arguments, so that every
-        # tile runs the same kernel (one build); everything else is a literal.
-        self.long_args = {}
-
-    def long_arg(self, name, value):
-        self.long_args[name] = int(value)
-        return name
 
     def out(self, text):
         self.lines.append("    " * self.depth + text)
 
-    def require_type(self, t):
-        if isinstance(t, (Scalar, Array)) and t.dtype == "float64" and not self.fp64:
-            raise NotOffloadable("the device has no float64 support (cl_khr_fp64)")
-
-    def emit(self) -> Kernel:
-        inst, nest = self.instance, self.nest
-        for e in walk_exprs(nest.loop):
-            self.require_type(e.type)
-            if isinstance(e, ir.CallCompiled):
-                raise NotOffloadable(f"the nest calls compiled function {e.func}(), which the "
-                                     "GPU kernel cannot call")
-            if isinstance(e, ir.AllocArray):
-                raise NotOffloadable("the nest allocates an array, which a GPU kernel cannot do")
-        for s in walk_stmts(nest.loop.body):
-            if isinstance(s, ir.Return):
-                raise NotOffloadable("the nest contains 'return'")
-        args = []
+    def emit(self) -> str:
+        kn = self.kernel
         params = []
-        # Buffers are numbered by the first access to each group, not by the plan's group order
-        # (which follows host addresses), so that the source does not depend on where NumPy put
-        # the arrays.
-        self.buffer_of, buffer_dtype = {}, []
-        for e, a in inst.accesses:
-            group = self.plan.device_map(a.ref_id).group
-            if group not in self.buffer_of:
-                self.buffer_of[group] = len(buffer_dtype)
-                buffer_dtype.append(self.types[e.array.id].dtype)
-        for group, k in self.buffer_of.items():
-            params.append(f"__global {BUFFER_TYPES[buffer_dtype[k]]}* restrict g{k}")
-            args.append(KernelArg("buffer", f"g{k}", buffer_dtype[k], group))
-        self.buffer_dtype = buffer_dtype
-        levels = inst.levels
-        level_vars = [l.var for l in levels]
-        reductions = nest.loop.reductions
-        scalars = [p for p in nest.free if isinstance(p.type, Scalar)
-                   and p.name not in {r.var for r in reductions}]
-        for p in scalars:
-            params.append(f"const {BUFFER_TYPES[p.type.dtype]} {cl_name(p.name)}")
-            args.append(KernelArg("scalar", p.name, p.type.dtype))
-        params.append("__global int* unpy_flag")
-        args.append(KernelArg("flag", "unpy_flag"))
-        for k, level in enumerate(inst.levels):
-            self.long_arg(f"unpy_lo{k}", inst.boxes[level.var].lo)
-            self.long_arg(f"unpy_step{k}", inst.boxes[level.var].step)
-        red_info = []
-        for r in reductions:
-            dtype = self.types[r.var].dtype
-            params.append(f"__global {BUFFER_TYPES[dtype]}* unpy_partial_{r.var}")
-            params.append(f"__local {BUFFER_TYPES[dtype]}* unpy_scratch_{r.var}")
-            args.append(KernelArg("partial", r.var, dtype))
-            args.append(KernelArg("local", r.var, dtype))
-            red_info.append((r.var, r.op, dtype))
-        # Body.
-        ndim = len(levels)
-        for k, level in enumerate(levels):
-            dim = ndim - 1 - k
-            self.out(f"const long unpy_t{k} = get_global_id({dim});")
+        for p in kn.params:
+            if p.kind == "buffer":
+                params.append(f"__global {BUFFER_TYPES[p.dtype]}* restrict {p.name}")
+            elif p.kind == "scalar":
+                params.append(f"const {BUFFER_TYPES[p.dtype]} {cl_name(p.name)}")
+            elif p.kind == "flag":
+                params.append(f"__global int* {p.name}")
+            elif p.kind == "partial":
+                params.append(f"__global {BUFFER_TYPES[p.dtype]}* unpy_partial_{p.name}")
+            elif p.kind == "local":
+                params.append(f"__local {BUFFER_TYPES[p.dtype]}* unpy_scratch_{p.name}")
+            else:
+                params.append(f"const long {p.name}")
+        ndim = len(kn.levels)
+        for k, level in enumerate(kn.levels):
+            self.out(f"const long unpy_t{k} = get_global_id({ndim - 1 - k});")
             self.out(f"const long {cl_name(level.var)} = unpy_lo{k} + unpy_t{k} * unpy_step{k};")
-        active = " && ".join([f"unpy_t{k} < {self.long_arg(f'unpy_n{k}', n)}"
-                              for k, n in enumerate(inst.trip_counts)]
-                             + [self.guard(level) for level in levels
-                                if level.var in inst.guarded])
-        for r in reductions:
-            self.out(f"{CL_TYPES[self.types[r.var].dtype]} {cl_name(r.var)} = "
-                     f"{self.identity(r.op, self.types[r.var].dtype)};")
-        reduced = {r.var for r in reductions}
+        active = " && ".join([f"unpy_t{k} < unpy_n{k}" for k in range(ndim)]
+                             + [self.guard(level) for level in kn.levels if level.guard])
+        for var, op, dtype in kn.reductions:
+            self.out(f"{CL_TYPES[dtype]} {cl_name(var)} = {self.identity(op, dtype)};")
         self.out(f"if ({active}) do {{")
         self.depth += 1
-        for name in assigned_names(levels[-1].body):
-            if name not in reduced and name not in level_vars:
-                self.out(f"{CL_TYPES[self.types[name].dtype]} {cl_name(name)} = 0;")
-        self.block(levels[-1].body)
+        for name, dtype in kn.privates:
+            self.out(f"{CL_TYPES[dtype]} {cl_name(name)} = 0;")
+        self.block(kn.body)
         self.depth -= 1
         self.out("} while (0);")
-        if reductions:
-            self.reduction_epilogue(reductions, ndim)
-        local = LOCAL_SIZES[ndim]
-        global_size = []
-        for k in range(ndim):
-            n = inst.trip_counts[ndim - 1 - k]
-            global_size.append(max(1, -(-n // local[k])) * local[k])
-        for arg_name in self.long_args:
-            params.append(f"const long {arg_name}")
-            args.append(KernelArg("long", arg_name, "int64"))
-        name = "unpy_nest"
-        source = (_preamble(self.fp64) + f"\n__kernel void {name}(" + ",\n        ".join(params)
-                  + ")\n{\n" + "\n".join(self.lines) + "\n}\n")
-        return Kernel(source, name, args, tuple(global_size), local, red_info,
-                      dict(self.long_args))
+        if kn.reductions:
+            self.reduction_epilogue(kn.reductions, ndim)
+        return (_preamble(kn.fp64) + f"\n__kernel void {kn.name}(" + ",\n        ".join(params)
+                + ")\n{\n" + "\n".join(self.lines) + "\n}\n")
 
     def guard(self, level):
         """The real bounds of a triangular level, run over its bounding box."""
-        start, stop = self.expr(level.start), self.expr(level.stop)
-        step = self.instance.boxes[level.var].step
-        real_step = evaluate(level.step, self.values)
-        if real_step is None:
-            raise NotOffloadable(f"the step of prange '{level.var}' must be a constant")
+        g = level.guard
+        start, stop = self.expr(g.start), self.expr(g.stop)
         v = cl_name(level.var)
-        if real_step > 0:
+        if g.step > 0:
             text = f"({v} >= {start} && {v} < {stop}"
-            if real_step != step:
-                text += f" && ({v} - {start}) % {real_step}L == 0"
+            if g.step != g.box_step:
+                text += f" && ({v} - {start}) % {g.step}L == 0"
         else:
             text = f"({v} <= {start} && {v} > {stop}"
-            if real_step != step:
-                text += f" && ({start} - {v}) % {-real_step}L == 0"
+            if g.step != g.box_step:
+                text += f" && ({start} - {v}) % {-g.step}L == 0"
         return text + ")"
 
     def identity(self, op, dtype):
@@ -301,24 +211,24 @@ class KernelEmitter(CExprPrinter):
         self.out("const int unpy_group = " + " + ".join(
             [f"get_group_id({d}) * {_prod_groups(d)}" for d in range(ndim)]) + ";")
         size = math.prod(LOCAL_SIZES[ndim])
-        for r in reductions:
-            self.out(f"unpy_scratch_{r.var}[unpy_lid] = {cl_name(r.var)};")
+        for var, _, _ in reductions:
+            self.out(f"unpy_scratch_{var}[unpy_lid] = {cl_name(var)};")
         self.out("barrier(CLK_LOCAL_MEM_FENCE);")
         self.out(f"for (int unpy_s = {size // 2}; unpy_s > 0; unpy_s >>= 1) {{")
         self.out("    if (unpy_lid < unpy_s) {")
-        for r in reductions:
-            a, b = f"unpy_scratch_{r.var}[unpy_lid]", f"unpy_scratch_{r.var}[unpy_lid + unpy_s]"
-            if r.op in ("min", "max"):
-                cmp = "<" if r.op == "min" else ">"
+        for var, op, dtype in reductions:
+            a, b = f"unpy_scratch_{var}[unpy_lid]", f"unpy_scratch_{var}[unpy_lid + unpy_s]"
+            if op in ("min", "max"):
+                cmp = "<" if op == "min" else ">"
                 self.out(f"        {a} = ({b} {cmp} {a}) ? {b} : {a};")
             else:
-                self.out(f"        {a} = {_arith(r.op, a, b, CL_TYPES[self.types[r.var].dtype])};")
+                self.out(f"        {a} = {_arith(op, a, b, CL_TYPES[dtype])};")
         self.out("    }")
         self.out("    barrier(CLK_LOCAL_MEM_FENCE);")
         self.out("}")
-        for r in reductions:
-            self.out(f"if (unpy_lid == 0) unpy_partial_{r.var}[unpy_group] = "
-                     f"unpy_scratch_{r.var}[0];")
+        for var, _, _ in reductions:
+            self.out(f"if (unpy_lid == 0) unpy_partial_{var}[unpy_group] = "
+                     f"unpy_scratch_{var}[0];")
 
     # --- statements ---------------------------------------------------------------------
 
@@ -361,7 +271,7 @@ class KernelEmitter(CExprPrinter):
 
     def for_loop(self, s):
         # Same semantics as the CPU path: bounds evaluated once, the variable set per iteration.
-        if self.instance.boxes[s.var].extent == 0:
+        if self.loops[s.var].extent == 0:
             self.out(f"/* loop {s.var}: no iteration at this call */")
             return
         k = f"unpy_k_{s.var}"
@@ -450,66 +360,44 @@ class KernelEmitter(CExprPrinter):
             return f"({text} != 0)"
         return text
 
+    expr_ArrayAccess = expr_Subscript
+
     def subscript(self, e):
-        access = self.access_of[id(e)]
-        ref = access.ref_id
-        m = self.plan.device_map(ref)
-        k = self.buffer_of[m.group]
-        buf = f"g{k}"
-        element = BUFFER_TYPES[self.types[e.array.id].dtype]
-        if element != BUFFER_TYPES[self.buffer_dtype[k]]:
+        """The element of access `e.aid` at its device index (bound by jitgpu/bind.py)."""
+        index = self.accesses[e.aid]
+        buf = f"g{index.buffer}"
+        if BUFFER_TYPES[index.element] != BUFFER_TYPES[self.kernel.buffer_dtype(index.buffer)]:
             # Views of one buffer with different dtypes of one item size (a.view(np.int32)).
-            buf = f"((__global {element}*){buf})"
-        terms = [self.long_arg(f"unpy_off{ref}", m.offset)]
-        if m.loop_coeffs is not None:
-            innermost = self.instance.levels[-1].var
-            # One term per variable of the index, even where the map's coefficient is 0 (a loop
-            # of one iteration), so that the source does not depend on the sizes.
-            coeffs = dict(m.loop_coeffs)
-            names = dict.fromkeys([v for ix in access.indices if ix is not None
-                                   for v, _ in ix.coeffs] + list(coeffs))
-            for n, var in enumerate(names):
-                c = coeffs.get(var, 0)
-                terms.append(f"{self.coefficient(f'unpy_c{ref}_{n}', c, var == innermost)} * "
-                             f"{self.normalised(var)}")
-            return f"{buf}[{' + '.join(terms)}]"
-        arr = self.values[e.array.id]
-        for d, (index, stride) in enumerate(zip(e.indices, m.dim_strides)):
-            idx = self.expr(index)
-            if access.indices[d] is None:
-                # Not analysed: wrap negatives as Python does; anything else out of range is
-                # left to the CPU path (which raises).
-                n = self.long_arg(f"unpy_dim{ref}_{d}", arr.shape[d])
-                idx = f"unpy_index({idx}, {n}, unpy_flag)"
-            last = d == len(e.indices) - 1
-            terms.append(f"{self.coefficient(f'unpy_s{ref}_{d}', stride, last)} * {idx}")
+            buf = f"((__global {BUFFER_TYPES[index.element]}*){buf})"
+        terms = [self.coefficient(index.offset)]
+        for t in index.terms:
+            if t.loop is not None:
+                x = self.normalised(t.loop)
+            else:
+                x = self.expr(t.index)
+                if t.bound is not None:
+                    # Not analysed: wrap negatives as Python does; anything else out of range
+                    # is left to the CPU path (which raises).
+                    x = f"unpy_index({x}, {t.bound}, unpy_flag)"
+            terms.append(f"{self.coefficient(t.coeff)} * {x}")
         return f"{buf}[{' + '.join(terms)}]"
 
-    def coefficient(self, name, value, unit_literal):
-        """An argument: coefficients change with the array sizes and layouts, and one build
-        should serve them all. Only where `unit_literal` (the innermost NDRange dimension, the
-        last index) a unit coefficient is a literal: neighbouring work-items then visibly touch
-        neighbouring elements, which the OpenCL compiler can vectorise or coalesce."""
-        if unit_literal and value == 1:
-            return "1L"
-        return self.long_arg(name, value)
+    @staticmethod
+    def coefficient(c):
+        return f"{c}L" if isinstance(c, int) else c
 
     def normalised(self, var):
         """A loop variable in the normalised space of the device maps: `(var - lo) / step`."""
-        levels = [level.var for level in self.instance.levels]
-        if var in levels:
-            return f"unpy_t{levels.index(var)}"
-        box = self.instance.boxes[var]
-        lo = self.long_arg(f"unpy_lo_{var}", box.lo) if box.lo else "0L"
-        if box.step == 1:
+        v = self.loops[var]
+        if v.level is not None:
+            return f"unpy_t{v.level}"
+        lo = self.coefficient(v.lo)
+        if v.step == 1:
             return f"({cl_name(var)} - {lo})"
-        return f"(({cl_name(var)} - {lo}) / {box.step}L)"
+        return f"(({cl_name(var)} - {lo}) / {v.step}L)"
 
     def expr_ArrayAttr(self, e):
-        arr = self.values[e.array.id]
-        if e.attr == "shape":
-            return self.long_arg(f"unpy_shape_{e.array.id}_{e.dim}", arr.shape[e.dim])
-        return self.long_arg(f"unpy_size_{e.array.id}", arr.size)
+        return array_attr_name(e)
 
 
 CL_HELPERS = {"//": "floordiv", "%": "mod", "**": "pow", "<<": "shl", ">>": "shr",
@@ -538,6 +426,7 @@ def _prod_groups(d):
     return " * ".join(["1"] + [f"get_num_groups({k})" for k in range(d)])
 
 
-def emit_kernel(instance: NestInstance, plan, values: dict, fp64: bool) -> Kernel:
-    """The naive OpenCL kernel of a nest bound to one call's values and transfer plan."""
-    return KernelEmitter(instance, plan, values, fp64).emit()
+def print_kernel(kernel: KernelNest) -> str:
+    """The OpenCL C source of a bound (and optimised) kernel nest. Printing only: every value
+    the source depends on was decided by `bind` and the loop optimisations."""
+    return KernelEmitter(kernel).emit()

@@ -15,15 +15,31 @@ class NestReport:
     ran_on: str | None              # 'openmp', 'opencl:<device name>', or None (not run yet)
     reason: str
     details: dict = field(default_factory=dict)
-    # Seconds (analysis, build, h2d, kernel, d2h, total) and counts (cache_hits, tiles,
-    # bytes_moved, bytes_touched) of a nest that ran on the device; empty otherwise.
+    # Seconds (analysis, build, h2d, kernel, d2h, total), counts (cache_hits, tiles,
+    # bytes_moved, bytes_touched) and rates (gb_per_s, link_peak_gb_per_s) of a nest that ran
+    # on the device; empty otherwise.
     timings: dict = field(default_factory=dict)
+    plan: str = ""                  # the printed GpuPlan (jitgpu/plan.py) of a nest that ran
+    sources: tuple = ()             # the OpenCL source of its kernel(s), one per distinct text
+
+    @property
+    def source(self) -> str:
+        """The OpenCL source of the nest's kernel ("" when it did not run on the device)."""
+        return "\n".join(self.sources)
 
     def __str__(self):
+        return self.describe()
+
+    def describe(self, source: bool = False) -> str:
         where = self.ran_on or "not run yet"
         text = f"nest {self.nest_id}: {where} — {self.reason}"
         for key, value in self.details.items():
             text += f"\n    {key}: {value}"
+        if source and self.plan:
+            text += "\n    " + self.plan.replace("\n", "\n    ")
+        if source and self.sources:
+            text += "\n    OpenCL source:\n" + "\n".join(
+                "        " + line for line in self.source.splitlines())
         return text
 
 
@@ -33,13 +49,14 @@ class FunctionReport:
     compiled: bool
     gpu: bool
     nests: list
+    source: bool = False            # explain(f, source=True): also each nest's plan and kernel
 
     def __str__(self):
         if not self.compiled:
             return f"{self.function}: not compiled (runs in the Python interpreter)"
         kind = "@gpu function" if self.gpu else "function"
         lines = [f"{self.function}: compiled {kind}, {len(self.nests)} prange nest(s)"]
-        lines += ["  " + str(n).replace("\n", "\n  ") for n in self.nests]
+        lines += ["  " + n.describe(self.source).replace("\n", "\n  ") for n in self.nests]
         return "\n".join(lines)
 
 
@@ -47,7 +64,9 @@ def record(module: str, function: str, nest_id: int, nest: NestReport):
     _last.setdefault((module, function), {})[nest_id] = nest
 
 
-def explain(f) -> FunctionReport:
+def explain(f, source: bool = False) -> FunctionReport:
+    """The last call of each nest of `f`; with `source`, its printout also shows each nest's
+    plan and OpenCL source (also in `report.nests[k].plan` / `.source` either way)."""
     name = getattr(f, "__name__", repr(f))
     module = sys.modules.get(getattr(f, "__module__", None) or "")
     info = getattr(module, "__unpy_functions__", {}).get(name)
@@ -57,7 +76,7 @@ def explain(f) -> FunctionReport:
     if not info["gpu"]:
         nests = [NestReport(k, "openmp", "the function is not marked @unpython.gpu")
                  for k in range(info["nests"])]
-        return FunctionReport(name, True, False, nests)
+        return FunctionReport(name, True, False, nests, source)
     last = _last.get((module.__name__, name), {})
     nests = [last.get(k, NestReport(k, None, "not called yet")) for k in range(info["nests"])]
-    return FunctionReport(name, True, True, nests)
+    return FunctionReport(name, True, True, nests, source)

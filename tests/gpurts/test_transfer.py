@@ -112,3 +112,19 @@ def test_box_from_device_into_read_only_array(device):
     a.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         device.transfers.box_from_device(buffer, a, Box.of_array(a, a[:, 1]))
+
+
+def test_gather_to_device_chunks_and_gaps(device, monkeypatch):
+    """Boxes land at their offsets of packed staging; chunks of CHUNK_BYTES are sent as soon as
+    they are gathered, so there is more than one DMA."""
+    monkeypatch.setattr(transfer, "CHUNK_BYTES", 256)
+    owner = np.arange(400, dtype=np.float64).reshape(20, 20)
+    boxes = [(0, Box.of_array(owner, owner[::2, 1])), (12, Box.of_array(owner, owner[3:9, 4:10]))]
+    packed = device.pinned.take(48 * 8, np.float64)
+    buffer = device.pool.allocate(48 * 8)
+    timings = Timings()
+    events = device.transfers.gather_to_device(owner, boxes, packed, buffer, timings=timings)
+    assert len(events) > 1
+    got = _device_contents(device, buffer, 48, np.float64)
+    assert np.array_equal(got[:10], owner[::2, 1])
+    assert np.array_equal(got[12:48], owner[3:9, 4:10].ravel())

@@ -1,0 +1,39 @@
+"""Loop optimisations of a bound kernel nest (the paper's section 3.4), chosen by `UNPY_GPU_OPT`
+(none, load, unroll, all).
+
+Each optimisation is a pure function `KernelNest -> KernelNest` in a module of its own in this
+package, listed in PASSES under the levels that run it; `optimise` applies them in order. None
+exists yet: every level returns the nest unchanged.
+
+How a pass edits a KernelNest (jitgpu/bind.py): it builds new IR statements for `body` (never
+changing the old ones in place; `dataclasses.replace`), keeps the `ArrayAccess.aid` of every access
+it keeps, gives each access it creates a new id (above every id in `accesses`) with its
+`DeviceIndex` added to `accesses`, declares new work-item variables in `privates` (and their
+types in `types`), adds `long` parameters it needs to `params` (kind 'long', with their values),
+and returns `kernel.replace(...)`. The printer (opencl_emit.print_kernel) prints whatever the
+nest holds; the executor reads only `params`, the NDRange and `reductions`.
+"""
+from __future__ import annotations
+
+from jitgpu.bind import KernelNest
+
+# (name, levels that run it, function KernelNest -> KernelNest), applied in order.
+PASSES: tuple = ()
+
+
+def passes(level: str) -> list:
+    return [(name, fn) for name, levels, fn in PASSES if level in levels]
+
+
+def describe_level(level: str) -> str:
+    names = [name for name, _ in passes(level)]
+    if not names:
+        return "loop optimisations are not implemented, naive kernel"
+    return "loop optimisations " + ", ".join(names)
+
+
+def optimise(kernel: KernelNest, level: str) -> KernelNest:
+    """The kernel nest with the optimisations of `level` applied (pure)."""
+    for _, fn in passes(level):
+        kernel = fn(kernel)
+    return kernel

@@ -1,0 +1,210 @@
+"""plan_call(): what one call of a nest will do on the device, as one frozen, printable value.
+
+A `GpuPlan` is a list of parts (the iteration bounds of a tile x the device that runs it x its
+transfer plan), the profitability verdict and the loop-optimisation level. It is computed from a
+`NestInstance`, the call's values and the facts of a device (`DeviceFacts`), and makes no OpenCL
+call: `bind` turns each part into a `KernelNest`, `gpurts.executor.execute` carries the plan out.
+Several devices and residency across nests (later issues) are edits of this value.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from jitgpu import lmad
+from jitgpu.nest import NestInstance, NotOffloadable, loop_dims
+from unpy import ir
+
+# Profitability (docs/gpu.md): the nest runs on the device when the estimated device time
+# (transfers at the measured bandwidth, work at GPU_OPS, plus the launch and host set-up cost)
+# beats the estimated OpenMP time (work at HOST_OPS_PER_CORE per core). Operations are counted
+# per innermost iteration from the IR. UNPY_FORCE_GPU=1 skips the estimate.
+HOST_OPS_PER_CORE = 2e9
+GPU_OPS = 2e12
+CPU_DEVICE_OPS = HOST_OPS_PER_CORE      # an OpenCL CPU device (PoCL) is no faster than OpenMP
+# Host work of a repeated call that runs on the device (staging, arguments, one finish) and the
+# launch itself: measured about 0.1 ms per part beyond the copies and the kernel.
+LAUNCH_OVERHEAD = 100e-6
+# Copies go through pinned staging: measured on the H200, a staged copy of a NumPy array runs at
+# 20-24 GB/s where the pinned DMA alone runs at 55 GB/s (gpurts's bandwidth measure).
+STAGING_SLOWDOWN = 2.5
+OPT_LEVELS = ("none", "load", "unroll", "all")
+
+
+@dataclass(frozen=True)
+class DeviceFacts:
+    """What planning needs to know of a device, read once from a `gpurts.Device`."""
+    label: str
+    is_gpu: bool
+    mem_limit: int          # bytes all groups of one part may take (UNPY_GPU_MEM_LIMIT applied)
+    max_alloc: int          # bytes of the largest buffer
+    h2d: float              # measured bytes per second through pinned memory
+    d2h: float
+
+    @classmethod
+    def of(cls, device) -> "DeviceFacts":
+        h2d, d2h = device.measured_bandwidth()
+        return cls(device.label, device.is_gpu, mem_limit(device), device.max_alloc, h2d, d2h)
+
+
+def mem_limit(device) -> int:
+    limit = os.environ.get("UNPY_GPU_MEM_LIMIT")
+    device_limit = int(device.global_mem_size * 0.8)
+    return min(int(limit), device_limit) if limit else device_limit
+
+
+def opt_level() -> str:
+    """`UNPY_GPU_OPT`: none, load, unroll or all (anything else reads as none)."""
+    level = os.environ.get("UNPY_GPU_OPT", "none").strip().lower() or "none"
+    return level if level in OPT_LEVELS else "none"
+
+
+@dataclass(frozen=True)
+class Part:
+    """One kernel launch: the normalised iteration bounds it covers (`((var, lo, hi), ...)` of
+    the parallel loops; None: the whole space), the device that runs it, and its transfers
+    (never mutated once planned)."""
+    bounds: Optional[tuple]
+    device: str
+    transfers: lmad.TransferPlan
+
+    def describe(self) -> str:
+        where = ("whole iteration space" if self.bounds is None else "tile " + ", ".join(
+            f"{var} in [{lo}, {hi})" for var, lo, hi in self.bounds))
+        return f"{where} on {self.device}"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    device_s: float
+    host_s: float
+    bytes_moved: int
+
+    def __str__(self):
+        return (f"estimated {self.device_s * 1e3:.3f} ms on the device ({self.bytes_moved} bytes "
+                f"to move) vs {self.host_s * 1e3:.3f} ms with OpenMP")
+
+
+@dataclass(frozen=True)
+class GpuPlan:
+    nest: str                       # "module.function nest k"
+    parts: tuple                    # of Part, run in order
+    estimate: Estimate
+    forced: bool                    # UNPY_FORCE_GPU=1: the estimate is not consulted
+    opt: str                        # UNPY_GPU_OPT level
+
+    @property
+    def profitable(self) -> bool:
+        return self.estimate.device_s < self.estimate.host_s
+
+    @property
+    def runs_on_device(self) -> bool:
+        return self.forced or self.profitable
+
+    @property
+    def verdict(self) -> str:
+        if self.forced:
+            return "UNPY_FORCE_GPU=1 (profitability not checked)"
+        if self.profitable:
+            return "the transfer analysis succeeded and the estimate favours the device"
+        return f"not profitable: {self.estimate}"
+
+    @property
+    def touched_bytes(self) -> int:
+        return sum(g.touched_elems * g.itemsize for p in self.parts for g in p.transfers.groups)
+
+    def __str__(self):
+        lines = [f"plan of {self.nest}: {len(self.parts)} part(s), UNPY_GPU_OPT={self.opt}",
+                 f"  verdict: {self.verdict}" + ("" if self.forced or not self.profitable
+                                                 else f" ({self.estimate})")]
+        for k, part in enumerate(self.parts):
+            lines.append(f"  part {k}: {part.describe()}")
+            lines += ["    " + line for line in part.transfers.describe().splitlines()]
+        return "\n".join(lines)
+
+
+def live_arrays(instance: NestInstance, values) -> list:
+    from gpurts.boxes import memory_root
+    arrays = []
+    for name in dict.fromkeys(e.array.id for e, _ in instance.accesses):
+        arr = values[name]
+        lo, hi = np.lib.array_utils.byte_bounds(memory_root(arr))
+        arrays.append(lmad.LiveArray(name, arr.__array_interface__["data"][0], arr.itemsize,
+                                     tuple(arr.shape), tuple(arr.strides), lo, hi))
+    return arrays
+
+
+def ops_per_iteration(nest: ir.Nest) -> float:
+    """A rough operation count of the innermost body (arithmetic, calls, memory accesses)."""
+    from unpy.typeinfer.reductions import walk_exprs
+    count = sum(1 for e in walk_exprs(nest.loop) if isinstance(e, (ir.BinOp, ir.Call,
+                                                                   ir.Subscript)))
+    return max(count, 1)
+
+
+def estimate(instance: NestInstance, parts, facts: DeviceFacts) -> Estimate:
+    iterations = math.prod(b.extent for b in instance.boxes.values())
+    work = iterations * ops_per_iteration(instance.nest)
+    host = work / (HOST_OPS_PER_CORE * (os.cpu_count() or 1))
+    moved = sum(g.device_elems * g.itemsize * (g.copy_in + g.copy_back)
+                for p in parts for g in p.transfers.groups)
+    rate = GPU_OPS if facts.is_gpu else CPU_DEVICE_OPS
+    device = (moved * STAGING_SLOWDOWN / min(facts.h2d, facts.d2h) + work / rate
+              + LAUNCH_OVERHEAD * len(parts))
+    return Estimate(device, host, moved)
+
+
+def tile_instance(instance: NestInstance, bounds) -> NestInstance:
+    """The nest restricted to one part's bounds (normalised space) of its parallel loops."""
+    if bounds is None:
+        return instance
+    boxes = dict(instance.boxes)
+    for var, lo, hi in bounds:
+        box = boxes[var]
+        boxes[var] = dataclasses.replace(box, lo=box.lo + box.step * lo, extent=hi - lo)
+    trips = [boxes[level.var].extent for level in instance.levels]
+    return dataclasses.replace(instance, boxes=boxes, trip_counts=trips)
+
+
+def plan_transfers(instance: NestInstance, values, facts: DeviceFacts) -> list:
+    """[(bounds or None, TransferPlan)]: one plan, or tiles when one does not fit the memory
+    limit or a group does not fit one device buffer (4.4)."""
+    loops = loop_dims(instance)
+    arrays = live_arrays(instance, values)
+    accesses = [a for _, a in instance.accesses]
+    tiles = _plan_within(loops, arrays, accesses, facts.mem_limit)
+    if any(g.device_bytes > facts.max_alloc for _, plan in tiles for g in plan.groups):
+        # Each group is one buffer: tiles whose groups together fit the largest buffer do.
+        tiles = _plan_within(loops, arrays, accesses, min(facts.mem_limit, facts.max_alloc))
+    return tiles
+
+
+def _plan_within(loops, arrays, accesses, limit):
+    plan = lmad.analyse(loops, arrays, accesses, mem_limit=limit)
+    if isinstance(plan, lmad.Refusal) and plan.over_memory:
+        plan = lmad.tile_plan(loops, arrays, accesses, limit)
+    if isinstance(plan, lmad.Refusal):
+        raise NotOffloadable(plan.reason)
+    return plan if isinstance(plan, list) else [(None, plan)]
+
+
+def plan_call(instance: NestInstance, values, facts: DeviceFacts, *, nest: str = "",
+              forced: bool = False, opt: str = "none") -> GpuPlan:
+    """The plan of one call; raises NotOffloadable when the nest cannot run on the device."""
+    if any(n == 0 for n in instance.trip_counts):
+        raise NotOffloadable("the parallel loop has no iterations")
+    parallel = {b.var for b in instance.boxes.values() if b.parallel}
+    parts = []
+    for bounds, transfers in plan_transfers(instance, values, facts):
+        for g in transfers.groups:
+            if any(values[name].itemsize != g.itemsize for name in g.arrays):
+                raise NotOffloadable(f"group of {', '.join(g.arrays)} mixes element sizes")
+        if bounds is not None:
+            bounds = tuple((var, lo, hi) for var, (lo, hi) in bounds.items() if var in parallel)
+        parts.append(Part(bounds, facts.label, transfers))
+    return GpuPlan(nest, tuple(parts), estimate(instance, parts, facts), forced, opt)

@@ -176,7 +176,7 @@ def _report(nest_id, device, plan, prepared, timings, total_s, first_call) -> Ne
     }
     reason = plan.verdict
     if plan.opt != "none":
-        reason += f"; UNPY_GPU_OPT={plan.opt}: {describe_level(plan.opt)}"
+        reason += f"; UNPY_GPU_OPT={plan.opt}: {describe_level(plan.opt, kernel)}"
     return NestReport(nest_id, device.label, reason, details, {
         "analysis": analysis_s, "build": build_s, "cache_hits": hits,
         "h2d": h2d_s, "kernel": kernel_s, "d2h": d2h_s, "total": total_s,

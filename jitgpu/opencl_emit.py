@@ -16,6 +16,8 @@ import re
 import numpy as np
 
 from jitgpu.bind import LOCAL_SIZES, KernelNest, array_attr_name
+from jitgpu.loopopt.nodes import UnrolledLevel
+from jitgpu.loopopt.rewrite import rename
 from jitgpu.nest import NotOffloadable
 from unpy import ir
 from unpy.cexpr import CExprPrinter
@@ -139,6 +141,9 @@ class KernelEmitter(CExprPrinter):
         self.types = dict(kernel.types)
         self.accesses = dict(kernel.accesses)
         self.loops = {v.var: v for v in kernel.loops}
+        self.copy_index = {var: f"unpy_t{k}_{u}" for k, level in enumerate(kernel.levels)
+                           if isinstance(level, UnrolledLevel)
+                           for u, var in enumerate(level.copies, 1)}
         self.lines = []
         self.depth = 1
 
@@ -150,7 +155,8 @@ class KernelEmitter(CExprPrinter):
         params = []
         for p in kn.params:
             if p.kind == "buffer":
-                params.append(f"__global {BUFFER_TYPES[p.dtype]}* restrict {p.name}")
+                const = "const " if p.read_only else ""
+                params.append(f"__global {const}{BUFFER_TYPES[p.dtype]}* restrict {p.name}")
             elif p.kind == "scalar":
                 params.append(f"const {BUFFER_TYPES[p.dtype]} {cl_name(p.name)}")
             elif p.kind == "flag":
@@ -162,17 +168,25 @@ class KernelEmitter(CExprPrinter):
             else:
                 params.append(f"const long {p.name}")
         ndim = len(kn.levels)
+        unrolled = [(k, level) for k, level in enumerate(kn.levels)
+                    if isinstance(level, UnrolledLevel)]
         for k, level in enumerate(kn.levels):
+            if isinstance(level, UnrolledLevel):
+                self.unrolled_level(k, level, ndim)
+                continue
             self.out(f"const long unpy_t{k} = get_global_id({ndim - 1 - k});")
             self.out(f"const long {cl_name(level.var)} = unpy_lo{k} + unpy_t{k} * unpy_step{k};")
-        active = " && ".join([f"unpy_t{k} < unpy_n{k}" for k in range(ndim)]
-                             + [self.guard(level) for level in kn.levels if level.guard])
+        active = self.active(kn.levels, {})
+        if unrolled:
+            active = self.copies_active(*unrolled[0])
         for var, op, dtype in kn.reductions:
             self.out(f"{CL_TYPES[dtype]} {cl_name(var)} = {self.identity(op, dtype)};")
         self.out(f"if ({active}) do {{")
         self.depth += 1
+        if unrolled:
+            self.clamp_copies(*unrolled[0])
         for name, dtype in kn.privates:
-            self.out(f"{CL_TYPES[dtype]} {cl_name(name)} = 0;")
+            self.out(f"{_cl_type(dtype)} {cl_name(name)} = 0;")
         self.block(kn.body)
         self.depth -= 1
         self.out("} while (0);")
@@ -181,11 +195,43 @@ class KernelEmitter(CExprPrinter):
         return (_preamble(kn.fp64) + f"\n__kernel void {kn.name}(" + ",\n        ".join(params)
                 + ")\n{\n" + "\n".join(self.lines) + "\n}\n")
 
-    def guard(self, level):
+    def active(self, levels, copy):
+        """Whether the work-item's iteration is real; `copy`: {level var: its copy's name, the
+        level index's name} for a copy of an unrolled level."""
+        return " && ".join(
+            [f"{copy.get(k, f'unpy_t{k}')} < unpy_n{k}" for k in range(len(levels))]
+            + [self.guard(level, copy) for level in levels if level.guard])
+
+    def unrolled_level(self, k, level, ndim):
+        """Copy u of an unroll-and-jammed level runs normalised iteration w * U + u."""
+        self.out(f"const long unpy_w{k} = get_global_id({ndim - 1 - k});")
+        for u, var in enumerate((level.var,) + level.copies):
+            t = f"unpy_t{k}" + (f"_{u}" if u else "")
+            self.out(f"long {t} = unpy_w{k} * {level.factor}L + {u}L;")
+            self.out(f"long {cl_name(var)} = unpy_lo{k} + {t} * unpy_step{k};")
+
+    def copies_active(self, k, level):
+        for u, var in enumerate((level.var,) + level.copies):
+            copy = {level.var: var, k: f"unpy_t{k}" + (f"_{u}" if u else "")}
+            self.out(f"const bool unpy_ok{u} = {self.active(self.kernel.levels, copy)};")
+        return " || ".join(f"unpy_ok{u}" for u in range(level.factor))
+
+    def clamp_copies(self, k, level):
+        """A copy that is no real iteration recomputes the first real copy's iteration (its
+        loads stay in range; its stores and reduction updates are guarded by unpy_ok)."""
+        names = [f"unpy_t{k}" + (f"_{u}" if u else "") for u in range(level.factor)]
+        first = " : ".join(f"unpy_ok{u} ? {t}" for u, t in enumerate(names[:-1]))
+        self.out(f"const long unpy_tr = {first} : {names[-1]};")
+        for u, (t, var) in enumerate(zip(names, (level.var,) + level.copies)):
+            self.out(f"if (!unpy_ok{u}) {{ {t} = unpy_tr; "
+                     f"{cl_name(var)} = unpy_lo{k} + unpy_tr * unpy_step{k}; }}")
+
+    def guard(self, level, copy=None):
         """The real bounds of a triangular level, run over its bounding box."""
         g = level.guard
-        start, stop = self.expr(g.start), self.expr(g.stop)
-        v = cl_name(level.var)
+        names = {var: new for var, new in (copy or {}).items() if isinstance(var, str)}
+        start, stop = self.expr(rename(g.start, names)), self.expr(rename(g.stop, names))
+        v = cl_name(names.get(level.var, level.var))
         if g.step > 0:
             text = f"({v} >= {start} && {v} < {stop}"
             if g.step != g.box_step:
@@ -388,6 +434,8 @@ class KernelEmitter(CExprPrinter):
 
     def normalised(self, var):
         """A loop variable in the normalised space of the device maps: `(var - lo) / step`."""
+        if var in self.copy_index:
+            return self.copy_index[var]
         v = self.loops[var]
         if v.level is not None:
             return f"unpy_t{v.level}"
@@ -398,6 +446,23 @@ class KernelEmitter(CExprPrinter):
 
     def expr_ArrayAttr(self, e):
         return array_attr_name(e)
+
+    # --- the constructs of the loop optimisations (jitgpu/loopopt/nodes.py) ---------------
+
+    def expr_CopyValid(self, e):
+        return f"unpy_ok{e.copy}"
+
+    def expr_VectorLoad(self, e):
+        element = self.subscript(self.access_node(e.aid))
+        buf, _, index = element.partition("[")
+        return f"vload{e.width}(0, {buf} + {index[:-1]})"
+
+    def expr_Lane(self, e):
+        return f"{cl_name(e.vector)}.s{e.lane}"
+
+    def access_node(self, aid):
+        """A stand-in access `aid` for `subscript` (which reads only its id)."""
+        return _AccessId(aid)
 
 
 CL_HELPERS = {"//": "floordiv", "%": "mod", "**": "pow", "<<": "shl", ">>": "shr",
@@ -412,6 +477,17 @@ def _arith(op, a, b, t):
         u = WRAPPING[t]
         return f"(({t})(({u})({a}) {op} ({u})({b})))"
     return f"(({t})({a} {op} {b}))"
+
+
+class _AccessId:
+    def __init__(self, aid):
+        self.aid = aid
+
+
+def _cl_type(dtype):
+    """The OpenCL type of a private: a scalar dtype, or a vector dtype `float32x4`."""
+    base, _, width = dtype.partition("x")
+    return CL_TYPES[base] + width if width and base in CL_TYPES else CL_TYPES[dtype]
 
 
 def _int_limit(dtype, which):

@@ -2,8 +2,10 @@
 (none, load, unroll, all).
 
 Each optimisation is a pure function `KernelNest -> KernelNest` in a module of its own in this
-package, listed in PASSES under the levels that run it; `optimise` applies them in order. None
-exists yet: every level returns the nest unchanged.
+package (its docstring says when it is legal; it returns the nest unchanged where it does not
+apply), listed in PASSES under the levels that run it; `optimise` applies them in order, and
+each that changed the nest names itself in `KernelNest.transforms` (the explain report prints
+them). `none` is the paper's naive kernel.
 
 How a pass edits a KernelNest (jitgpu/bind.py): it builds new IR statements for `body` (never
 changing the old ones in place; `dataclasses.replace`), keeps the `ArrayAccess.aid` of every access
@@ -16,19 +18,29 @@ nest holds; the executor reads only `params`, the NDRange and `reductions`.
 from __future__ import annotations
 
 from jitgpu.bind import KernelNest
+from jitgpu.loopopt.const_buffers import const_buffers
+from jitgpu.loopopt.unroll_and_jam import unroll_and_jam
 
 # (name, levels that run it, function KernelNest -> KernelNest), applied in order.
-PASSES: tuple = ()
+PASSES: tuple = (
+    ("const_buffers", ("load", "unroll", "all"), const_buffers),
+    ("unroll_and_jam", ("unroll", "all"), unroll_and_jam),
+)
 
 
 def passes(level: str) -> list:
     return [(name, fn) for name, levels, fn in PASSES if level in levels]
 
 
-def describe_level(level: str) -> str:
+def describe_level(level: str, kernel: KernelNest | None = None) -> str:
+    """What `level` did to `kernel` (the transforms it applied), or what it would run."""
+    if kernel is not None:
+        if not kernel.transforms:
+            return "no loop optimisation applies, naive kernel"
+        return "loop optimisations applied: " + ", ".join(kernel.transforms)
     names = [name for name, _ in passes(level)]
     if not names:
-        return "loop optimisations are not implemented, naive kernel"
+        return "naive kernel"
     return "loop optimisations " + ", ".join(names)
 
 

@@ -1,0 +1,223 @@
+"""unroll_and_jam: register blocking of an NDRange level (the paper's section 3.4)."""
+from __future__ import annotations
+
+import dataclasses
+
+from jitgpu.bind import KernelNest, LoopVar
+from jitgpu.loopopt.nodes import CopyValid, UnrolledLevel
+from jitgpu.loopopt.rewrite import escapes, fresh, has_stmt, next_aid, rename, transform
+from jitgpu.nest import ArrayAccess
+from unpy import ir
+from unpy.ir import Scalar
+from unpy.typeinfer.reductions import reads_of, walk_stmts
+
+# The per-copy private scalars of the unrolled body, in 4-byte registers (8-byte types count
+# twice), times the factor, must fit this budget; factors tried from the largest.
+REGISTER_BUDGET = 32
+FACTORS = (8, 4, 2)
+
+
+def unroll_and_jam(kernel: KernelNest, level: int | None = None,
+                   factor: int | None = None) -> KernelNest:
+    """Each work-item computes `factor` consecutive iterations of NDRange level `level` (the
+    level's NDRange shrinks to ceil(n / factor)); the copies of the body are jammed: an inner
+    sequential loop whose bounds are the same for every copy runs once, with each copy's
+    statements in its body, so that a load that does not depend on the level's variable is
+    made once per iteration for all copies (after `load_elimination`). Private scalars are
+    renamed per copy; a copy beyond the iteration space or outside a triangular guard
+    recomputes the first real copy's iteration (its loads stay in range), and its stores and
+    reduction updates are guarded (`CopyValid`): any trip count, not only multiples.
+
+    Legal when the level is a prange (its iterations are independent, so the copies'
+    statements may interleave); the body has no break/continue of its own (it would leave
+    every copy); a jammed loop's bounds read neither the level's variable nor a variable the
+    body assigns, and it has no while, break or continue inside (else it is not jammed but
+    run once per copy); no loop variable is both jammed and copied. A reduction variable is
+    shared by the copies (each update guarded), its combination left to the epilogue.
+
+    `level` and `factor` None: the level with the most loads shared by its copies inside jammed
+    loops (an outer level before the innermost on ties: it keeps neighbouring work-items on
+    neighbouring elements), the largest factor of FACTORS within REGISTER_BUDGET; unchanged
+    when no level shares a load or the nest is not legal."""
+    body = list(kernel.body)
+    if any(isinstance(lv, UnrolledLevel) for lv in kernel.levels) or escapes(body):
+        return kernel
+    privates = dict(kernel.privates)
+    if level is None:
+        scores = [(_shared_loads(kernel, k), k != len(kernel.levels) - 1, -k)
+                  for k in range(len(kernel.levels))]
+        best = max(scores)
+        if best[0] == 0:
+            return kernel
+        level = -best[2]
+    var = kernel.levels[level].var
+    jammed = _jammed_vars(body, var, set(privates))
+    if jammed is None:
+        return kernel
+    renamed = [p for p in privates if p not in jammed]
+    if factor is None:
+        cost = max(1, sum(2 if _itemsize(privates[p]) == 8 else 1 for p in renamed
+                          if not _is_loop(kernel, p)))
+        factor = next((f for f in FACTORS if f * cost <= REGISTER_BUDGET), 1)
+    if factor < 2:
+        return kernel
+    return _Jam(kernel, level, factor, jammed, renamed).run()
+
+
+def _itemsize(dtype: str) -> int:
+    return 8 if dtype.endswith("64") else 4
+
+
+def _is_loop(kernel, name) -> bool:
+    return any(v.var == name for v in kernel.loops)
+
+
+def _jammable(s, var, assigned) -> bool:
+    return (isinstance(s, ir.For)
+            and not set(reads_of([s.start, s.stop, s.step])) & (assigned | {var})
+            and not has_stmt(s.body, (ir.While, ir.Break, ir.Continue)))
+
+
+def _jammed_vars(body, var, assigned):
+    """The variables of the loops jammed (reached from the body through jammed loops only), or
+    None when one of them is also the variable of a loop run per copy."""
+    jammed, copied = set(), set()
+
+    def visit(stmts, in_jam):
+        for s in stmts:
+            if in_jam and _jammable(s, var, assigned):
+                jammed.add(s.var)
+                visit(s.body, True)
+            else:
+                copied.update(x.var for x in walk_stmts([s]) if isinstance(x, ir.For))
+    visit(body, True)
+    return None if jammed & copied else jammed
+
+
+def _depends(kernel, index, names) -> bool:
+    return any(t.loop in names or (t.index is not None and set(reads_of(t.index)) & names)
+               for t in index.terms)
+
+
+def _shared_loads(kernel, k) -> int:
+    """How many loads inside jammed loops do not depend on level k's variable nor on a
+    private: one load serves every copy."""
+    var = kernel.levels[k].var
+    privates = {p for p, _ in kernel.privates}
+    jammed = _jammed_vars(list(kernel.body), var, privates)
+    if jammed is None:
+        return 0
+    table = dict(kernel.accesses)
+    count = 0
+
+    def visit(stmts, inside):
+        nonlocal count
+        for s in stmts:
+            if _jammable(s, var, privates):
+                visit(s.body, True)
+            elif inside:
+                loads = [e for e in _loads(s) if e.aid in table]
+                count += sum(not _depends(kernel, table[e.aid], (privates - jammed) | {var})
+                             for e in loads)
+    visit(list(kernel.body), False)
+    return count
+
+
+def _loads(stmt):
+    found = []
+
+    def fn(n):
+        if isinstance(n, ArrayAccess):
+            found.append(n)
+        return n
+    transform(stmt.value if isinstance(stmt, ir.Assign) else stmt, fn)
+    if isinstance(stmt, ir.Assign) and isinstance(stmt.target, ir.Subscript):
+        transform(stmt.target.indices, fn)
+    return found
+
+
+class _Jam:
+    def __init__(self, kernel, level, factor, jammed, renamed):
+        self.kernel, self.k, self.factor = kernel, level, factor
+        self.var = kernel.levels[level].var
+        self.jammed = jammed
+        self.privates = set(dict(kernel.privates))
+        self.reduced = {v for v, _, _ in kernel.reductions}
+        self.table = dict(kernel.accesses)
+        self.new_accesses = []
+        self.aid = next_aid(kernel)
+        taken = ({n for n, _ in kernel.types} | self.privates | {p.name for p in kernel.free}
+                 | {lv.var for lv in kernel.loops})
+        self.copy_vars = [fresh(f"{self.var}__{u}", taken) for u in range(1, factor)]
+        self.names = [{}] + [
+            dict({self.var: self.copy_vars[u - 1]},
+                 **{p: fresh(f"{p}__{u}", taken) for p in renamed})
+            for u in range(1, factor)]
+        self.depends_on = set(renamed) | {self.var}
+
+    def run(self) -> KernelNest:
+        kn = self.kernel
+        body = self.jam(list(kn.body))
+        levels = list(kn.levels)
+        old = levels[self.k]
+        levels[self.k] = UnrolledLevel(old.var, old.guard, tuple(self.copy_vars))
+        ndim = len(levels)
+        d = ndim - 1 - self.k
+        blocks = -(-kn.longs[f"unpy_n{self.k}"] // self.factor)
+        global_size = list(kn.global_size)
+        global_size[d] = max(1, -(-blocks // kn.local_size[d])) * kn.local_size[d]
+        types = dict(kn.types)
+        privates = list(kn.privates)
+        loops = list(kn.loops)
+        by_var = {lv.var: lv for lv in kn.loops}
+        for names in self.names[1:]:
+            for old_name, new_name in names.items():
+                types[new_name] = types.get(old_name, Scalar("int64"))
+                if old_name == self.var:
+                    continue
+                privates.append((new_name, dict(kn.privates)[old_name]))
+                if old_name in by_var:
+                    loops.append(dataclasses.replace(by_var[old_name], var=new_name))
+        return kn.replace(
+            levels=tuple(levels), global_size=tuple(global_size), body=tuple(body),
+            accesses=kn.accesses + tuple(self.new_accesses), privates=tuple(privates),
+            types=tuple(types.items()), loops=tuple(loops),
+            transforms=kn.transforms + (f"unroll_and_jam({self.var}, {self.factor})",))
+
+    def jam(self, stmts):
+        out = []
+        for s in stmts:
+            if isinstance(s, ir.For) and s.var in self.jammed:
+                out.append(dataclasses.replace(s, body=self.jam(s.body)))
+            else:
+                for u in range(self.factor):
+                    out.append(self.copy(s, u))
+        return out
+
+    def copy(self, s, u):
+        names = self.names[u]
+        remap = {}
+
+        def access(n):
+            if isinstance(n, ArrayAccess) and n.aid in self.table:
+                index = self.table[n.aid]
+                if u and _depends(self.kernel, index, self.depends_on):
+                    if n.aid not in remap:
+                        remap[n.aid] = self.aid
+                        self.aid += 1
+                        terms = tuple(dataclasses.replace(
+                            t, loop=names.get(t.loop, t.loop),
+                            index=None if t.index is None else transform(
+                                rename(t.index, names), access)) for t in index.terms)
+                        self.new_accesses.append(
+                            (remap[n.aid], dataclasses.replace(index, terms=terms)))
+                    return dataclasses.replace(n, aid=remap[n.aid])
+            return n
+
+        def guard(n):
+            n = access(n)
+            if isinstance(n, ir.Assign) and (isinstance(n.target, ir.Subscript) or (
+                    isinstance(n.target, ir.Name) and n.target.id in self.reduced)):
+                return ir.If(CopyValid(u), [n], [], n.loc)
+            return n
+        return transform(rename(s, names), guard)

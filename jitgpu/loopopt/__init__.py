@@ -19,12 +19,14 @@ from __future__ import annotations
 
 from jitgpu.bind import KernelNest
 from jitgpu.loopopt.const_buffers import const_buffers
+from jitgpu.loopopt.load_elimination import load_elimination
 from jitgpu.loopopt.unroll_and_jam import unroll_and_jam
 
 # (name, levels that run it, function KernelNest -> KernelNest), applied in order.
 PASSES: tuple = (
     ("const_buffers", ("load", "unroll", "all"), const_buffers),
     ("unroll_and_jam", ("unroll", "all"), unroll_and_jam),
+    ("load_elimination", ("load", "all"), load_elimination),
 )
 
 

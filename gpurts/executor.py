@@ -10,7 +10,8 @@ writes and must carry the earlier parts' results); when a later part fails, the 
 undone, so that the OpenMP fallback reruns on intact inputs.
 
 Device buffers come from `Device.pool` and staging from `Device.pinned`: both are reused across
-calls by size class. The plan and kernel nests are read by their fields only (duck-typed: gpurts
+calls by size class; a small part keeps its own with the plan's recipe (`KEEP_BYTES`), and then
+also skips zeroing the error flag, which its last run left clear. The plan and kernel nests are read by their fields only (duck-typed: gpurts
 does not import jitgpu).
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ import math
 
 import numpy as np
 
-from .boxes import Box, gather_box, memory_root, scatter_box
+from .boxes import Box, box_view, copy_parallel, memory_root, require_writable
 from .errors import DeviceError, device_error
 from .opencl import load_opencl
 from .timing import Timings
@@ -58,33 +59,104 @@ def group_owner(arrays, values) -> np.ndarray:
     return np.asarray(_UnionMemory(list(found.values()), lo, hi))
 
 
-def _host_boxes(group, owner):
-    base = owner.__array_interface__["data"][0]
-    return [(box.device_offset, Box(box.host_addr - base, box.shape, box.strides))
-            for box in group.boxes]
+def _whole_view(box, group, values, dtype):
+    """The name of the group's array that is exactly the box (same first element, shape and
+    strides, the staging dtype), or None: such a box is copied from and to the array itself,
+    with no view of its memory to make."""
+    for name in group.arrays:
+        arr = values[name]
+        if (arr.dtype == dtype and tuple(box.shape) == arr.shape
+                and tuple(box.strides) == arr.strides
+                and box.host_addr == arr.__array_interface__["data"][0]):
+            return name
+    return None
 
 
-def run_part(device, part, kernel, cl_kernel, values, timings):
+def _sources(group, values, dtype, recipe):
+    """[(element offset in staging, Box of the owner or a whole array)] for the group's boxes,
+    and the owner. `recipe` (a dict kept with the plan) remembers which boxes are whole arrays:
+    the same for every call on the same layout."""
+    if "whole" not in recipe:
+        recipe["whole"] = [_whole_view(box, group, values, dtype) for box in group.boxes]
+    owner, base, sources = None, 0, []
+    for box, name in zip(group.boxes, recipe["whole"]):
+        if name is not None:
+            sources.append((box.device_offset, values[name]))
+            continue
+        if owner is None:
+            owner = (memory_root(values[group.arrays[0]]) if len(group.arrays) == 1
+                     else group_owner(group.arrays, values))
+            base = owner.__array_interface__["data"][0]
+        sources.append((box.device_offset, Box(box.host_addr - base, box.shape, box.strides)))
+    return owner, sources
+
+
+# A part whose groups take at most this many bytes keeps its staging, device buffers and error
+# flag with its recipe for the next call on the same layout (at most KEPT_KITS sets): taking them
+# from the pools again costs more host time than such a small part's copies.
+KEEP_BYTES = 256 << 10
+KEPT_KITS = 2
+
+
+class _Kit:
+    """The staging, device buffers, error flag and reduction buffers of one run of a part."""
+
+    def __init__(self, device, part, kernel, values):
+        pinned, pool = device.pinned, device.pool
+        self.staging, self.buffers, self.partials = {}, {}, {}
+        for k, g in enumerate(part.transfers.groups):
+            dtype = values[g.arrays[0]].dtype
+            self.staging[k] = pinned.take(max(g.device_elems, 1) * dtype.itemsize, dtype)
+            self.buffers[k] = pool.allocate(self.staging[k].nbytes)
+        self.flag = np.zeros(1, np.int32)
+        self.flag_buf = pool.allocate(4)
+        self.flag_clear = False        # whether the device's flag is known to hold 0
+        groups_total = math.prod(gs // ls for gs, ls in zip(kernel.global_size,
+                                                             kernel.local_size))
+        for p in kernel.params:
+            if p.kind == "partial":
+                host = np.empty(groups_total, p.dtype)
+                self.partials[p.name] = (pool.allocate(host.nbytes), host)
+
+
+def _take_kit(device, part, kernel, values, recipe) -> _Kit:
+    spare = recipe.get("kits")
+    if spare:
+        try:
+            return spare.pop()
+        except IndexError:     # another thread took the last one
+            pass
+    return _Kit(device, part, kernel, values)
+
+
+def _keep_kit(kit, part, recipe) -> None:
+    if kit.flag_clear and sum(a.nbytes for a in kit.staging.values()) <= KEEP_BYTES:
+        spare = recipe.setdefault("kits", [])
+        if len(spare) < KEPT_KITS:
+            spare.append(kit)
+
+
+def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None):
     """Stage in, launch, stage out into staging, with one finish. Returns the writes into NumPy
-    memory ([(packed elements, owner, host box)]) for the caller to make, and the reductions'
-    partial results {var: array}. Raises KernelFlagged, DeviceError."""
+    memory ([(packed elements, destination array)]) for the caller to make, the reductions'
+    partial results {var: array} and the kit (staging, buffers) they live in. Raises
+    KernelFlagged, DeviceError."""
     cl, _ = load_opencl()
     transfers, queue = device.transfers, device.queue
     groups = part.transfers.groups
-    buffers, staging, owners = {}, {}, {}
+    recipe = {} if recipe is None else recipe
+    kit = _take_kit(device, part, kernel, values, recipe)
+    staging, buffers = kit.staging, kit.buffers
+    sources, owners = {}, {}
     for k, g in enumerate(groups):
-        owners[k] = owner = group_owner(g.arrays, values)
-        dtype = values[g.arrays[0]].dtype
-        staging[k] = packed = device.pinned.take(max(g.device_elems, 1) * dtype.itemsize, dtype)
-        buffers[k] = device.pool.allocate(packed.nbytes)
+        owners[k], sources[k] = _sources(g, values, staging[k].dtype, recipe.setdefault(k, {}))
         if g.copy_in:
-            transfers.gather_to_device(owner, _host_boxes(g, owner), packed, buffers[k],
+            transfers.gather_to_device(owners[k], sources[k], staging[k], buffers[k],
                                        timings=timings)
-    flag = np.zeros(1, np.int32)
-    flag_buf = device.pool.allocate(4)
-    transfers.to_device(flag, flag_buf, timings=timings)
-    groups_total = math.prod(gs // ls for gs, ls in zip(kernel.global_size, kernel.local_size))
-    partials = {}
+    if not kit.flag_clear:
+        kit.flag[0] = 0
+        transfers.to_device(kit.flag, kit.flag_buf, timings=timings)
+    kit.flag_clear = False
     try:
         for position, p in enumerate(kernel.params):
             if p.kind == "buffer":
@@ -95,11 +167,9 @@ def run_part(device, part, kernel, cl_kernel, values, timings):
             elif p.kind == "long":
                 cl_kernel.set_arg(position, np.int64(p.value))
             elif p.kind == "flag":
-                cl_kernel.set_arg(position, flag_buf)
+                cl_kernel.set_arg(position, kit.flag_buf)
             elif p.kind == "partial":
-                host = np.empty(groups_total, p.dtype)
-                partials[p.name] = (device.pool.allocate(host.nbytes), host)
-                cl_kernel.set_arg(position, partials[p.name][0])
+                cl_kernel.set_arg(position, kit.partials[p.name][0])
             elif p.kind == "local":
                 cl_kernel.set_arg(position, cl.LocalMemory(
                     math.prod(kernel.local_size) * np.dtype(p.dtype).itemsize))
@@ -108,35 +178,38 @@ def run_part(device, part, kernel, cl_kernel, values, timings):
     except cl.Error as e:
         raise device_error("launching the kernel", device, e) from e
     timings.record("kernel", event)
-    transfers.from_device(flag_buf, flag, is_blocking=False, timings=timings)
+    transfers.from_device(kit.flag_buf, kit.flag, is_blocking=False, timings=timings)
     for k, g in enumerate(groups):
         if g.copy_back:
             transfers.from_device(buffers[k], staging[k], is_blocking=False, timings=timings)
-    for var, (buf, host) in partials.items():
+    for buf, host in kit.partials.values():
         transfers.from_device(buf, host, is_blocking=False, timings=timings)
     try:
         queue.finish()
     except cl.Error as e:
         raise device_error("running the kernel", device, e) from e
-    if flag[0]:
+    timings.settle()
+    if kit.flag[0]:
         raise KernelFlagged(FLAG_MESSAGE)
+    kit.flag_clear = True
     writes = []
     for k, g in enumerate(groups):
         if g.copy_back:
-            for offset, box in _host_boxes(g, owners[k]):
-                writes.append((staging[k][offset:offset + box.size], owners[k], box))
-    return writes, {var: host for var, (_, host) in partials.items()}
+            for offset, source in sources[k]:
+                if isinstance(source, Box):
+                    require_writable(owners[k])
+                    source = box_view(owners[k], source, staging[k].dtype)
+                writes.append((staging[k][offset:offset + source.size], source))
+    return writes, {var: host for var, (_, host) in kit.partials.items()}, kit
 
 
 def write_back(writes, undo) -> None:
-    """Scatter `writes` ([(packed elements, owner array, host box)]) into NumPy memory; with an
-    `undo` list, first save there what each box held."""
-    for packed, owner, box in writes:
+    """Copy `writes` ([(packed elements, destination array)]) into NumPy memory; with an `undo`
+    list, first save there what each destination held."""
+    for packed, dst in writes:
         if undo is not None:
-            saved = np.empty_like(packed)
-            gather_box(owner, box, saved)
-            undo.append((saved, owner, box))
-        scatter_box(packed, owner, box)
+            undo.append((dst.copy(), dst))
+        copy_parallel(dst, packed.reshape(dst.shape))
 
 
 def combine(op, initial, partials, dtype):
@@ -157,23 +230,29 @@ def combine(op, initial, partials, dtype):
     return ufunc.reduce(np.concatenate([[init], values]).astype(dtype))
 
 
-def execute(plan, kernels, values, devices) -> tuple:
+def execute(plan, kernels, values, devices, recipes=None) -> tuple:
     """Carry out `plan`: part k with `kernels[k]` = (KernelNest, built cl.Kernel) on
     `devices[part.device]`. Returns ({reduction var: result}, Timings). Raises KernelFlagged
-    (the error flag) or DeviceError, with NumPy memory as before the call."""
+    (the error flag) or DeviceError, with NumPy memory as before the call. `recipes`: a dict
+    kept with the plan, where the executor remembers what repeated calls on the same layout
+    share (which boxes are whole arrays)."""
     cl, _ = load_opencl()
     timings = Timings()
     results = {}
+    recipes = {} if recipes is None else recipes
     undo = [] if len(plan.parts) > 1 else None
     try:
-        for part, (kernel, cl_kernel) in zip(plan.parts, kernels):
-            writes, partials = run_part(devices[part.device], part, kernel, cl_kernel, values,
-                                        timings)
+        for index, (part, (kernel, cl_kernel)) in enumerate(zip(plan.parts, kernels)):
+            recipe = recipes.setdefault(index, {})
+            writes, partials, kit = run_part(devices[part.device], part, kernel, cl_kernel,
+                                             values, timings, recipe)
             write_back(writes, undo)
             for var, op, dtype in kernel.reductions:
                 results[var] = combine(op, results.get(var, values[var]), partials[var], dtype)
+            _keep_kit(kit, part, recipe)
     except BaseException as e:
-        write_back(reversed(undo or []), None)
+        for saved, dst in reversed(undo or []):
+            copy_parallel(dst, saved)
         if isinstance(e, cl.Error):
             raise DeviceError(f"OpenCL error: {e}") from e
         raise

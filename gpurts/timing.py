@@ -14,11 +14,14 @@ def elapsed(event) -> float:
 @dataclass
 class Timings:
     """Host-to-device, kernel and device-to-host work of one call. Events are kept and read only
-    when a time is asked for, so recording never waits for the device."""
+    when a time is asked for, so recording never waits for the device; `settle()`, once they are
+    done, reads them into seconds and lets them go (and the host memory they keep alive)."""
     h2d_bytes: int = 0
     d2h_bytes: int = 0
     _events: dict[str, list] = field(default_factory=lambda: {"h2d": [], "kernel": [], "d2h": []},
                                      repr=False)
+    _settled: dict[str, float] = field(default_factory=lambda: {"h2d": 0.0, "kernel": 0.0,
+                                                                "d2h": 0.0}, repr=False)
 
     def record(self, phase: str, event, nbytes: int = 0) -> None:
         """Note an event of phase 'h2d', 'kernel' or 'd2h' that moved `nbytes` bytes."""
@@ -28,8 +31,19 @@ class Timings:
         elif phase == "d2h":
             self.d2h_bytes += nbytes
 
+    def settle(self) -> None:
+        """Read the times of the recorded events, which must be complete (after a `finish`),
+        and drop the events."""
+        from .opencl import load_opencl
+        cl, _ = load_opencl()
+        start, end = cl.profiling_info.START, cl.profiling_info.END
+        for phase, events in self._events.items():
+            self._settled[phase] += sum(e.get_profiling_info(end) - e.get_profiling_info(start)
+                                        for e in events) * 1e-9
+            events.clear()
+
     def seconds(self, phase: str) -> float:
-        return sum(elapsed(e) for e in self._events[phase])
+        return self._settled[phase] + sum(elapsed(e) for e in self._events[phase])
 
     @property
     def h2d_seconds(self) -> float:

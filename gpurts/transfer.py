@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .boxes import (Box, byte_window, gather_box, is_packed, rect_of, require_writable,
-                    scatter_box, split_box)
+from .boxes import (Box, byte_window, copy_parallel, gather_box, is_packed, rect_of,
+                    require_writable, scatter_box, split_box)
 from .errors import device_error
 from .opencl import load_opencl
 
@@ -167,24 +167,35 @@ class Transfers:
                                           timings=timings)
         return in_flight[(len(pieces) - 1) % len(blocks)]
 
-    def gather_to_device(self, owner: np.ndarray, boxes, packed: np.ndarray, buffer, *,
+    def gather_to_device(self, owner: np.ndarray, sources, packed: np.ndarray, buffer, *,
                          timings=None) -> list:
-        """Gather the boxes of the owner's memory (`[(element offset in packed, Box)]`, elements
-        of `packed.dtype`, which may differ from the owner's of one buffer viewed with several
-        dtypes) into `packed` (pinned staging for the whole group) and copy it into `buffer` at
-        the same offsets, in chunks of about CHUNK_BYTES: the DMA of a chunk runs while the next
-        is gathered (over several threads for large chunks). Gaps between boxes go along with
-        their chunk. Returns the copies' events; nothing waits."""
+        """Gather `sources` (`[(element offset in packed, source)]`, a source being a Box of the
+        owner's memory, or an array copied whole) into `packed` (pinned staging for the whole
+        group, of a dtype that may differ from the owner's where one buffer is viewed with
+        several dtypes) and copy it into `buffer` at the same offsets, in chunks of about
+        CHUNK_BYTES: the DMA of a chunk runs while the next is gathered (over several threads
+        for large chunks). Gaps between boxes go along with their chunk. Returns the copies'
+        events; nothing waits."""
         itemsize = packed.itemsize
         events, start, end = [], None, 0
 
         def send(lo, hi):
             events.append(self.to_device(packed[lo:hi], buffer, lo * itemsize, timings=timings))
 
-        for offset, box in sorted(boxes, key=lambda ob: ob[0]):
-            for position, piece in split_box(box, itemsize, CHUNK_BYTES):
+        for offset, source in sorted(sources, key=lambda os_: os_[0]):
+            source_owner = owner
+            if isinstance(source, np.ndarray) and source.nbytes <= CHUNK_BYTES:
+                pieces = [(0, source)]
+            else:
+                if isinstance(source, np.ndarray):   # a large array: in chunks of its own
+                    source_owner, source = source, Box(0, source.shape, source.strides)
+                pieces = split_box(source, itemsize, CHUNK_BYTES)
+            for position, piece in pieces:
                 lo = offset + position
-                gather_box(owner, piece, packed[lo:])
+                if isinstance(piece, np.ndarray):
+                    copy_parallel(packed[lo:lo + piece.size].reshape(piece.shape), piece)
+                else:
+                    gather_box(source_owner, piece, packed[lo:])
                 if start is None:
                     start = end = lo
                 end = max(end, lo + piece.size)

@@ -3,7 +3,9 @@
 A compiled module calls `run_nest(module, function, nest_id, values)` before the OpenMP code of
 each outermost prange nest of a @gpu function. It returns None ("not done": run the OpenMP code)
 or a dict of the nest's reduction results when the nest ran on the OpenCL device; False when no
-device can be used at all, so that the nest skips the hook until UNPY_DEVICE changes. Every decision
+device can be used at all, so that the nest skips the hook until UNPY_DEVICE changes; REFUSED
+when the analysis or the profitability estimate refused the call's inputs, so that the nest
+skips the hook while the same inputs and switches come again. Every decision
 goes to the report that `unpython.explain` shows, and to the 'unpy' logger (UNPY_LOG=info).
 """
 from __future__ import annotations
@@ -30,9 +32,15 @@ def _configure_logging():
 _configure_logging()
 
 
-def run_nest(module: str, function: str, nest_id: int, values: dict):
+REFUSED = "refused"
+
+
+def run_nest(module: str, function: str, nest_id: int, values: dict, key: bytes | None = None):
+    """`key`: the call's inputs as bytes (array addresses, shapes, strides, scalars), from the
+    compiled caller. With it, a refusal that depends only on the inputs answers REFUSED: the
+    caller skips the hook while the same inputs come again (unless every call is logged)."""
     from gpurts import device_selection
-    from jitgpu.nest import DeviceFailure, NotOffloadable
+    from jitgpu.nest import DeviceFailure, NotOffloadable, Refused
     from jitgpu.offload import run_nest_on_device
 
     where = f"{module}.{function} nest {nest_id}"
@@ -45,7 +53,10 @@ def run_nest(module: str, function: str, nest_id: int, values: dict):
         return None if log.isEnabledFor(logging.INFO) else False
     try:
         results, nest_report = run_nest_on_device(module, function, nest_id, values,
-                                                  selection.device)
+                                                  selection.device, key)
+    except Refused as e:
+        _fall_back(module, function, nest_id, where, str(e), logging.INFO)
+        return REFUSED if key is not None and not log.isEnabledFor(logging.INFO) else None
     except DeviceFailure as e:
         return _fall_back(module, function, nest_id, where, str(e), logging.WARNING)
     except NotOffloadable as e:
@@ -56,7 +67,9 @@ def run_nest(module: str, function: str, nest_id: int, values: dict):
                           f"internal error in the GPU JIT ({type(e).__name__}: {e})",
                           logging.WARNING)
     report.record(module, function, nest_id, nest_report)
-    log.info("%s: ran on %s (%s)", where, nest_report.ran_on, nest_report.details.get("time", ""))
+    if log.isEnabledFor(logging.INFO):
+        log.info("%s: ran on %s (%s)", where, nest_report.ran_on,
+                 nest_report.details.get("time", ""))
     return results
 
 

@@ -21,6 +21,11 @@ class NotOffloadable(Exception):
     """The nest cannot run on the device; the message says why, for the user."""
 
 
+class Refused(NotOffloadable):
+    """Refused on grounds that depend only on the call's inputs (array layouts, scalars) and the
+    switches: the analysis or the profitability estimate. The same inputs are refused again."""
+
+
 class DeviceFailure(NotOffloadable):
     """The device failed the nest (build error, out of memory, lost device): the user hears of
     it by default (SPEC section 10), not only with UNPY_LOG=info."""

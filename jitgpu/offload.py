@@ -15,14 +15,14 @@ from __future__ import annotations
 import collections
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 
 from jitgpu.bind import bind
 from jitgpu.loopopt import describe_level, optimise
-from jitgpu.nest import DeviceFailure, NotOffloadable, instantiate, load_nest
+from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
 from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import DeviceFacts, GpuPlan, opt_level, plan_call
 from jitgpu.report import NestReport
@@ -37,6 +37,12 @@ class Prepared:
     kernels: tuple = ()          # of (KernelNest, source, BuiltKernel)
     refusal: Optional[str] = None
     analysis_s: float = 0.0
+    # What the executor remembers for repeated calls on this layout (gpurts.executor).
+    recipes: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def sources(self) -> tuple:
+        return tuple(dict.fromkeys(source for _, source, _ in self.kernels))
 
 
 _PREPARED = collections.OrderedDict()     # call key -> Prepared, most recent last
@@ -103,17 +109,22 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt) -> Pr
     return Prepared(plan, tuple(kernels), analysis_s=time.perf_counter() - started)
 
 
-def prepared_call(module, function, nest_id, values, device) -> tuple:
+def prepared_call(module, function, nest_id, values, device, inputs=None) -> tuple:
     """(Prepared, whether this call prepared it): repeated calls on the same layout reuse the
-    last preparations."""
+    last preparations. `inputs`: the compiled caller's bytes of the call's array layouts and
+    scalars (`unpy::HookKey`), which stand for the arrays and scalars of `values` in the key."""
     facts = _facts(device)
     forced = os.environ.get("UNPY_FORCE_GPU") == "1"
-    key = call_key(module, function, nest_id, values, facts, forced, opt_level())
+    opt = opt_level()
+    if inputs is not None:
+        key = (module, function, nest_id, inputs, facts, forced, opt)
+    else:
+        key = call_key(module, function, nest_id, values, facts, forced, opt)
     found = _PREPARED.get(key)
     if found is not None:
         _PREPARED.move_to_end(key)
         return found, False
-    found = prepare(module, function, nest_id, values, device, facts, forced, opt_level())
+    found = prepare(module, function, nest_id, values, device, facts, forced, opt)
     _PREPARED[key] = found
     if len(_PREPARED) > _PREPARED_KEPT:
         _PREPARED.popitem(last=False)
@@ -124,23 +135,23 @@ def nest_source(module, function, nest_id, values, device) -> list:
     """The OpenCL source of each part of a call's nest (for `explain`), or the refusal."""
     prepared, _ = prepared_call(module, function, nest_id, values, device)
     if prepared.refusal:
-        raise NotOffloadable(prepared.refusal)
+        raise Refused(prepared.refusal)
     return [source for _, source, _ in prepared.kernels]
 
 
-def run_nest_on_device(module, function, nest_id, values, device):
+def run_nest_on_device(module, function, nest_id, values, device, key=None):
     """(reduction results, report) when the nest ran on the device; raises NotOffloadable."""
     from gpurts import DeviceError
     from gpurts.executor import KernelFlagged, execute
 
     started = time.perf_counter()
-    prepared, first_call = prepared_call(module, function, nest_id, values, device)
+    prepared, first_call = prepared_call(module, function, nest_id, values, device, key)
     if prepared.refusal:
-        raise NotOffloadable(prepared.refusal)
+        raise Refused(prepared.refusal)
     plan = prepared.plan
     try:
         results, timings = execute(plan, [(k, built.kernel) for k, _, built in prepared.kernels],
-                                   values, {device.label: device})
+                                   values, {device.label: device}, prepared.recipes)
     except KernelFlagged as e:
         raise NotOffloadable(str(e)) from None
     except DeviceError as e:
@@ -150,36 +161,43 @@ def run_nest_on_device(module, function, nest_id, values, device):
 
 
 def _report(nest_id, device, plan, prepared, timings, total_s, first_call) -> NestReport:
+    """The report of a call that ran on the device. Its details and timings are worked out when
+    first read (reading the events' times costs more than the rest of a small call)."""
     analysis_s = prepared.analysis_s if first_call else 0.0
     builds = [built for _, _, built in prepared.kernels]
     build_s = sum(b.build_seconds for b in builds) if first_call else 0.0
     hits = sum(b.cache_hit for b in builds) if first_call else len(builds)
-    kernel = prepared.kernels[0][0]
-    moved = timings.h2d_bytes + timings.d2h_bytes
-    h2d_s, kernel_s, d2h_s = timings.h2d_seconds, timings.kernel_seconds, timings.d2h_seconds
     facts = _facts(device)
-    peak = min(facts.h2d, facts.d2h)
-    rate = moved / total_s if total_s > 0 else 0.0
-    details = {
-        "groups": [f"{', '.join(g.arrays)}: case {g.case}, {g.device_elems} elements "
-                   f"({g.device_elems * g.itemsize} B), copy-in {g.copy_in}, "
-                   f"copy-back {g.copy_back}" for g in plan.parts[0].transfers.groups],
-        "ndrange": f"global {kernel.global_size}, local {kernel.local_size}"
-                   + (f", {len(plan.parts)} tiles" if len(plan.parts) > 1 else ""),
-        "bytes": f"moved {moved} B (h2d {timings.h2d_bytes}, d2h {timings.d2h_bytes}), "
-                 f"distinct touched {plan.touched_bytes} B; {rate / 1e9:.2f} GB/s over the "
-                 f"call vs a measured link peak of {peak / 1e9:.2f} GB/s",
-        "time": (f"analysis {analysis_s * 1e3:.3f} ms, OpenCL build "
-                 f"({hits}/{len(builds)} cache hits) {build_s * 1e3:.3f} ms, "
-                 f"h2d {h2d_s * 1e3:.3f} ms, kernel {kernel_s * 1e3:.3f} ms, "
-                 f"d2h {d2h_s * 1e3:.3f} ms, total {total_s * 1e3:.3f} ms"),
-    }
+
+    def details_and_timings():
+        kernel = prepared.kernels[0][0]
+        moved = timings.h2d_bytes + timings.d2h_bytes
+        h2d_s, kernel_s, d2h_s = timings.h2d_seconds, timings.kernel_seconds, timings.d2h_seconds
+        peak = min(facts.h2d, facts.d2h)
+        rate = moved / total_s if total_s > 0 else 0.0
+        details = {
+            "groups": [f"{', '.join(g.arrays)}: case {g.case}, {g.device_elems} elements "
+                       f"({g.device_elems * g.itemsize} B), copy-in {g.copy_in}, "
+                       f"copy-back {g.copy_back}" for g in plan.parts[0].transfers.groups],
+            "ndrange": f"global {kernel.global_size}, local {kernel.local_size}"
+                       + (f", {len(plan.parts)} tiles" if len(plan.parts) > 1 else ""),
+            "bytes": f"moved {moved} B (h2d {timings.h2d_bytes}, d2h {timings.d2h_bytes}), "
+                     f"distinct touched {plan.touched_bytes} B; {rate / 1e9:.2f} GB/s over the "
+                     f"call vs a measured link peak of {peak / 1e9:.2f} GB/s",
+            "time": (f"analysis {analysis_s * 1e3:.3f} ms, OpenCL build "
+                     f"({hits}/{len(builds)} cache hits) {build_s * 1e3:.3f} ms, "
+                     f"h2d {h2d_s * 1e3:.3f} ms, kernel {kernel_s * 1e3:.3f} ms, "
+                     f"d2h {d2h_s * 1e3:.3f} ms, total {total_s * 1e3:.3f} ms"),
+        }
+        return details, {
+            "analysis": analysis_s, "build": build_s, "cache_hits": hits,
+            "h2d": h2d_s, "kernel": kernel_s, "d2h": d2h_s, "total": total_s,
+            "tiles": len(plan.parts), "bytes_moved": moved, "bytes_touched": plan.touched_bytes,
+            "gb_per_s": rate / 1e9, "link_peak_gb_per_s": peak / 1e9}
+
     reason = plan.verdict
     if plan.opt != "none":
-        reason += f"; UNPY_GPU_OPT={plan.opt}: {describe_level(plan.opt, kernel)}"
-    return NestReport(nest_id, device.label, reason, details, {
-        "analysis": analysis_s, "build": build_s, "cache_hits": hits,
-        "h2d": h2d_s, "kernel": kernel_s, "d2h": d2h_s, "total": total_s,
-        "tiles": len(plan.parts), "bytes_moved": moved, "bytes_touched": plan.touched_bytes,
-        "gb_per_s": rate / 1e9, "link_peak_gb_per_s": peak / 1e9},
-        plan=str(plan), sources=tuple(dict.fromkeys(s for _, s, _ in prepared.kernels)))
+        applied = describe_level(plan.opt, prepared.kernels[0][0])
+        reason += f"; UNPY_GPU_OPT={plan.opt}: {applied}"
+    return NestReport.lazy(nest_id, device.label, reason, details_and_timings, plan=plan,
+                           sources=prepared.sources)

@@ -19,8 +19,15 @@ class NestReport:
     # bytes_moved, bytes_touched) and rates (gb_per_s, link_peak_gb_per_s) of a nest that ran
     # on the device; empty otherwise.
     timings: dict = field(default_factory=dict)
-    plan: str = ""                  # the printed GpuPlan (jitgpu/plan.py) of a nest that ran
+    plan: object = None             # the GpuPlan (jitgpu/plan.py, printable) of a nest that ran
     sources: tuple = ()             # the OpenCL source of its kernel(s), one per distinct text
+
+    @classmethod
+    def lazy(cls, nest_id, ran_on, reason, fill, **fields) -> "NestReport":
+        """A report whose `details` and `timings` come from `fill()` when first read."""
+        shared = _Lazy(fill)
+        return cls(nest_id, ran_on, reason, _LazyPart(shared, 0), _LazyPart(shared, 1),
+                   **fields)
 
     @property
     def source(self) -> str:
@@ -35,12 +42,73 @@ class NestReport:
         text = f"nest {self.nest_id}: {where} — {self.reason}"
         for key, value in self.details.items():
             text += f"\n    {key}: {value}"
-        if source and self.plan:
-            text += "\n    " + self.plan.replace("\n", "\n    ")
+        if source and self.plan is not None:
+            text += "\n    " + str(self.plan).replace("\n", "\n    ")
         if source and self.sources:
             text += "\n    OpenCL source:\n" + "\n".join(
                 "        " + line for line in self.source.splitlines())
         return text
+
+
+class _Lazy:
+    """`fill()`'s value, worked out once, when first needed."""
+
+    def __init__(self, fill):
+        self.fill, self.value = fill, None
+
+    def get(self):
+        if self.fill is not None:
+            self.value, self.fill = self.fill(), None
+        return self.value
+
+
+class _LazyPart(dict):
+    """Item `index` of a `_Lazy` pair of dicts, read as a dict."""
+
+    def __init__(self, shared: _Lazy, index: int):
+        super().__init__()
+        self._shared, self._index = shared, index
+
+    def _load(self):
+        if self._shared is not None:
+            shared, self._shared = self._shared, None
+            dict.update(self, shared.get()[self._index])
+        return self
+
+    def __getitem__(self, key):
+        return dict.__getitem__(self._load(), key)
+
+    def __contains__(self, key):
+        return dict.__contains__(self._load(), key)
+
+    def __iter__(self):
+        return dict.__iter__(self._load())
+
+    def __len__(self):
+        return dict.__len__(self._load())
+
+    def __eq__(self, other):
+        return dict.__eq__(self._load(), other)
+
+    def __repr__(self):
+        return dict.__repr__(self._load())
+
+    def get(self, key, default=None):
+        return dict.get(self._load(), key, default)
+
+    def keys(self):
+        return dict.keys(self._load())
+
+    def items(self):
+        return dict.items(self._load())
+
+    def values(self):
+        return dict.values(self._load())
+
+    def copy(self):
+        return dict(self._load())
+
+    __hash__ = None
 
 
 @dataclass

@@ -100,3 +100,22 @@ def test_group_owner_of_two_roots_over_one_buffer():
     owner = group_owner(("x", "y"), {"x": x, "y": y})
     assert owner.__array_interface__["data"][0] == x.__array_interface__["data"][0]
     assert owner.nbytes == 64
+
+
+def test_small_part_keeps_its_kit_with_the_recipe(device):
+    """With a recipe, a small part's staging, buffers and clear flag are reused: the flag is not
+    copied in again."""
+    a = np.arange(100, dtype=np.float64)
+    plan = NS(parts=(_part(device, a, a),))
+    recipes = {}
+    kernels = [_kernel(device, 0, 100)]
+    _, first = execute(plan, kernels, {"a": a}, {device.label: device}, recipes)
+    kit = recipes[0]["kits"][0]
+    _, second = execute(plan, kernels, {"a": a}, {device.label: device}, recipes)
+    assert recipes[0]["kits"] == [kit]
+    assert first.h2d_bytes == 800 + 4 and second.h2d_bytes == 800
+    assert np.array_equal(a, np.arange(100) * 4)
+    a[3] = -1
+    with pytest.raises(KernelFlagged):
+        execute(plan, kernels, {"a": a}, {device.label: device}, recipes)
+    assert recipes[0]["kits"] == []        # a flagged run's kit is dropped

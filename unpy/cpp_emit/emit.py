@@ -364,27 +364,44 @@ class FunctionEmitter(CExprPrinter):
         self.out("}")
 
     def gpu_hook(self, loop):
-        """Offer the nest to jitgpu (SPEC section 4); run the OpenMP code unless it is done."""
+        """Offer the nest to jitgpu (SPEC section 4); run the OpenMP code unless it is done. The
+        call's inputs as bytes (`unpy::HookKey`) go along: the Python side keys its reused
+        analysis by them, and a nest whose inputs were refused last time skips the hook (and the
+        GIL) while they come again."""
         done = self.fresh("done")
         self.out(f"bool {done} = false;")
         skip = self.fresh("skip")
+        key = self.fresh("key")
         self.out(f"static unpy::HookSkip {skip};")
-        self.out(f"if (!omp_in_parallel() && !{skip}.active()) {{")
+        names = nest_free_variables(loop, self.fn)
+        types = [self.fn.variable_type(name) for name in names]
+        keyed = all(isinstance(t, (ir.Array, ir.Scalar)) for t in types)
+        self.out(f"if (!omp_in_parallel()) {{")
+        self.depth += 1
+        if keyed:
+            self.out(f"unpy::HookKey {key};")
+            for name in names:
+                self.out(f"{key}.add({cname(name)});")
+            self.out(f"if (!{skip}.skips({key}.bytes)) {{")
+        else:
+            self.out(f"if (!{skip}.active()) {{")
         self.out("    py::gil_scoped_acquire unpy_gil;")
         self.out("    py::dict unpy_values;")
-        for name in nest_free_variables(loop, self.fn):
-            t = self.fn.variable_type(name)
+        for name, t in zip(names, types):
             value = (f"unpy::to_python({cname(name)})" if isinstance(t, Array)
                      else f"py::cast({cname(name)})")
             self.out(f'    unpy_values["{name}"] = {value};')
+        key_arg = f", &{key}.bytes" if keyed else ""
         self.out(f'    py::object unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
-                 f'{loop.nest_id}, unpy_values, {skip});')
+                 f'{loop.nest_id}, unpy_values, {skip}{key_arg});')
         self.out("    if (!unpy_result.is_none()) {")
         self.out(f"        {done} = true;")
         for r in loop.reductions:
             self.out(f'        {cname(r.var)} = unpy_result["{r.var}"].cast<'
                      f'{ctype(self.fn.variable_type(r.var))}>();')
         self.out("    }")
+        self.out("}")
+        self.depth -= 1
         self.out("}")
         self.out(f"if (!{done}) {{")
         self.depth += 1

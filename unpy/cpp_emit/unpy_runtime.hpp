@@ -447,35 +447,100 @@ inline int64_t range_length(int64_t start, int64_t stop, int64_t step) {
 // OpenMP code) or a dict of live-out scalars. Any Python error is logged and means "not done".
 
 // The hook answers False when no OpenCL device can be used at all: that nest then skips it (and
-// the GIL it needs) until UNPY_DEVICE changes. Its last report stays true meanwhile.
+// the GIL it needs) until UNPY_DEVICE changes. It answers "refused" when it refused the call on
+// grounds that depend only on the call's inputs (the transfer analysis, the profitability
+// estimate): the nest then skips it while the same inputs (`HookKey`) and switches come again,
+// so that a nest that stays on OpenMP pays well under 10 us. Its last report stays true meanwhile.
+
+// The inputs of one call of a nest as bytes: each array's data pointer, element type, shape and
+// strides; each scalar's type and bits.
+struct HookKey {
+    std::string bytes;
+
+    void put(int64_t v) { bytes.append(reinterpret_cast<const char*>(&v), sizeof v); }
+
+    template <typename T>
+    static int64_t type_code() {
+        return int64_t(sizeof(T)) | int64_t(std::is_floating_point<T>::value) << 8 |
+               int64_t(std::is_signed<T>::value) << 9 | int64_t(std::is_same<T, bool>::value) << 10;
+    }
+
+    template <typename T, int N>
+    void add(const Array<T, N>& a) {
+        put(int64_t(reinterpret_cast<intptr_t>(a.data)));
+        put(type_code<T>() | int64_t(N) << 16);
+        for (int d = 0; d < N; ++d) {
+            put(a.shape[d]);
+            put(a.strides[d]);
+        }
+    }
+
+    template <typename T, typename = std::enable_if_t<std::is_arithmetic<T>::value>>
+    void add(const T& v) {
+        int64_t bits = 0;
+        std::memcpy(&bits, &v, sizeof v);
+        put(type_code<T>());
+        put(bits);
+    }
+};
+
 struct HookSkip {
     std::mutex mutex;
     bool no_device = false;
     std::string spec;
+    bool refused = false;
+    std::string refused_key, refused_switches;
 
     static std::string device_spec() {
         const char* spec = std::getenv("UNPY_DEVICE");
         return spec ? spec : "";
     }
+    // The switches a refusal depends on besides the inputs.
+    static std::string switches() {
+        std::string all;
+        for (const char* name : {"UNPY_DEVICE", "UNPY_FORCE_GPU", "UNPY_GPU_MEM_LIMIT", "UNPY_GPU_OPT"}) {
+            const char* value = std::getenv(name);
+            all += value ? value : "";
+            all += '\x1f';
+        }
+        return all;
+    }
     bool active() {
         std::lock_guard<std::mutex> lock(mutex);
         return no_device && device_spec() == spec;
+    }
+    // Whether a call with inputs `key` skips the hook.
+    bool skips(const std::string& key) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (no_device && device_spec() == spec) return true;
+        return refused && key == refused_key && switches() == refused_switches;
     }
     void set() {
         std::lock_guard<std::mutex> lock(mutex);
         no_device = true;
         spec = device_spec();
     }
+    void set_refused(const std::string& key) {
+        std::lock_guard<std::mutex> lock(mutex);
+        refused = true;
+        refused_key = key;
+        refused_switches = switches();
+    }
 };
 
 inline py::object gpu_hook(const char* module, const char* function, int nest, py::dict values,
-                           HookSkip& skip) {
+                           HookSkip& skip, const std::string* key = nullptr) {
     try {
         // Leaked on purpose: a static py::object would be destroyed after the interpreter.
         static py::object* hook = new py::object(py::module_::import("jitgpu.hook").attr("run_nest"));
-        py::object result = (*hook)(module, function, nest, values);
+        py::object result = key ? (*hook)(module, function, nest, values, py::bytes(*key))
+                                : (*hook)(module, function, nest, values);
         if (result.ptr() == Py_False) {
             skip.set();
+            return py::none();
+        }
+        if (PyUnicode_Check(result.ptr())) {     // "refused": the same inputs are refused again
+            if (key) skip.set_refused(*key);
             return py::none();
         }
         return result;

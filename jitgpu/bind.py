@@ -25,7 +25,7 @@ from unpy import ir
 from unpy.ir import Array, Scalar
 from unpy.typeinfer.reductions import assigned_names, walk_exprs, walk_stmts
 
-LOCAL_SIZES = {1: (256,), 2: (16, 16), 3: (16, 4, 4)}   # dimension 0 first
+LOCAL_SIZES = {1: (256,), 2: (16, 16), 3: (16, 4, 4)}   # dimension 0 first, at most
 KERNEL_NAME = "unpy_nest"
 
 Coefficient = Union[int, str]     # a literal, or the name of a `long` parameter
@@ -198,7 +198,8 @@ def check_supported(instance: NestInstance, fp64: bool) -> None:
 
 
 class _Binder:
-    def __init__(self, instance: NestInstance, transfers, values, fp64):
+    def __init__(self, instance: NestInstance, transfers, values, fp64, limits=None):
+        self.limits = limits
         self.instance = instance
         self.transfers = transfers
         self.values = values
@@ -310,7 +311,7 @@ class _Binder:
         privates = tuple((name, self.types[name].dtype) for name in assigned_names(body)
                          if name not in reduced and name not in level_names)
         ndim = len(inst.levels)
-        local = LOCAL_SIZES[ndim]
+        local = local_size(ndim, self.limits)
         global_size = tuple(max(1, -(-inst.trip_counts[ndim - 1 - k] // local[k])) * local[k]
                             for k in range(ndim))
         params += [Param("long", name, "int64", value=value) for name, value in self.longs.items()]
@@ -340,10 +341,45 @@ def _buffer_dtype(dtype: str) -> str:
     return BUFFER_DTYPE.get(dtype, dtype)
 
 
-def bind(instance: NestInstance, part, values: dict, fp64: bool) -> KernelNest:
-    """The kernel nest of one part of a plan (`part.bounds`, `part.transfers`) at this call."""
+def local_size(ndim: int, limits=None) -> tuple:
+    """The work-group shape of an `ndim`-level NDRange (dimension 0 first): LOCAL_SIZES, capped
+    by the device's `limits` = (max_work_group_size, max_work_item_sizes) where given. Every
+    size stays a power of two (the reductions' tree halves it); a dimension over its
+    max_work_item_sizes entry is halved, then the outermost dimension above 1 (dimension 0
+    stays widest: neighbouring work-items on neighbouring elements) until the product fits
+    max_work_group_size."""
+    local = list(LOCAL_SIZES[ndim])
+    if limits is None:
+        return tuple(local)
+    max_group, max_items = limits
+    max_items = tuple(max_items or ())
+    for d in range(ndim):
+        if d < len(max_items):
+            while local[d] > 1 and local[d] > max_items[d]:
+                local[d] //= 2
+    while math.prod(local) > 1 and math.prod(local) > max_group:
+        d = max(d for d in range(ndim) if local[d] > 1)
+        local[d] //= 2
+    return tuple(local)
+
+
+def device_limits(device) -> tuple:
+    """(max_work_group_size, max_work_item_sizes) of a gpurts Device, for `bind` (None where
+    the device does not say)."""
+    max_group = getattr(device, "max_work_group_size", None)
+    if not isinstance(max_group, int):
+        return None
+    cl = getattr(device, "cl_device", None)
+    return (max_group, tuple(getattr(cl, "max_work_item_sizes", ()) or ()))
+
+
+def bind(instance: NestInstance, part, values: dict, fp64: bool, limits=None) -> KernelNest:
+    """The kernel nest of one part of a plan (`part.bounds`, `part.transfers`) at this call;
+    `limits`: the device's (max_work_group_size, max_work_item_sizes), which cap the local size
+    (`local_size`)."""
     from jitgpu.plan import tile_instance
-    return _Binder(tile_instance(instance, part.bounds), part.transfers, values, fp64).bind()
+    return _Binder(tile_instance(instance, part.bounds), part.transfers, values, fp64,
+                   limits).bind()
 
 
 def work_groups(kernel: KernelNest) -> int:

@@ -20,7 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-from jitgpu.bind import bind
+from jitgpu.bind import bind, device_limits
 from jitgpu.loopopt import describe_level, optimise
 from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
 from jitgpu.opencl_emit import print_kernel
@@ -99,7 +99,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt) -> Pr
         return Prepared(plan, refusal=plan.verdict)
     kernels = []
     for part in plan.parts:
-        kernel = optimise(bind(instance, part, values, device.has_fp64), opt)
+        kernel = optimise(bind(instance, part, values, device.has_fp64, device_limits(device)), opt)
         source = print_kernel(kernel)
         try:
             built = build_kernel(device, source, kernel.name, [])

@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from jitgpu.bind import LOCAL_SIZES, KernelNest, array_attr_name
+from jitgpu.bind import KernelNest, array_attr_name
 from jitgpu.loopopt.nodes import UnrolledLevel
 from jitgpu.loopopt.rewrite import rename
 from jitgpu.nest import NotOffloadable
@@ -253,10 +253,11 @@ class KernelEmitter(CExprPrinter):
 
     def reduction_epilogue(self, reductions, ndim):
         self.out("const int unpy_lid = " + " + ".join(
-            [f"get_local_id({d}) * {math.prod(LOCAL_SIZES[ndim][:d])}" for d in range(ndim)]) + ";")
+            [f"get_local_id({d}) * {math.prod(self.kernel.local_size[:d])}"
+             for d in range(ndim)]) + ";")
         self.out("const int unpy_group = " + " + ".join(
             [f"get_group_id({d}) * {_prod_groups(d)}" for d in range(ndim)]) + ";")
-        size = math.prod(LOCAL_SIZES[ndim])
+        size = math.prod(self.kernel.local_size)     # a power of two (bind.local_size)
         for var, _, _ in reductions:
             self.out(f"unpy_scratch_{var}[unpy_lid] = {cl_name(var)};")
         self.out("barrier(CLK_LOCAL_MEM_FENCE);")

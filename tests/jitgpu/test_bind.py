@@ -80,3 +80,27 @@ def test_print_only_prints_and_optimise_is_identity(gpu):
     # A transformation is an edit of the value: here the body dropped, the source follows.
     empty = kernel.replace(body=(), accesses=())
     assert "g0[" not in print_kernel(empty) and "g0[" in source
+
+
+def test_local_size_fits_the_device():
+    """Local sizes are capped by max_work_group_size and max_work_item_sizes, powers of two,
+    dimension 0 widest."""
+    from jitgpu.bind import LOCAL_SIZES, local_size
+    assert local_size(1) == LOCAL_SIZES[1] == local_size(1, (1024, (1024, 1024, 64)))
+    assert local_size(1, (16, (16, 16, 16))) == (16,)
+    assert local_size(1, (100, (1024,))) == (64,)
+    assert local_size(2, (16, (16, 16, 16))) == (16, 1)
+    assert local_size(2, (64, (8, 64, 64))) == (8, 8)
+    assert local_size(3, (16, (16, 16, 16))) == (16, 1, 1)
+    assert local_size(3, (32, (8, 16, 16))) == (8, 4, 1)
+    assert local_size(3, (1, (1, 1, 1))) == (1, 1, 1)
+
+
+def test_bind_caps_local_size_and_reduction_tree(gpu):
+    values = {"a": np.ones((5, 7))}
+    instance = instantiate(load_nest("gpu_kernels", "red_sum_2d", 0), values)
+    plan = plan_call(instance, values, FACTS, forced=True)
+    kernel = bind(instance, plan.parts[0], values, True, (16, (16, 16, 16)))
+    assert kernel.local_size == (16, 1) and kernel.global_size == (16, 5)
+    source = print_kernel(kernel)
+    assert "unpy_s = 8;" in source and "get_local_id(1) * 16" in source

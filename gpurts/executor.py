@@ -17,6 +17,7 @@ does not import jitgpu).
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
@@ -136,6 +137,31 @@ def _keep_kit(kit, part, recipe) -> None:
             spare.append(kit)
 
 
+def _bind_args(cl, cl_kernel, kernel, kit, recipe) -> None:
+    if "args" not in recipe:       # the scalars' and longs' values, converted once
+        args = {}
+        for position, p in enumerate(kernel.params):
+            if p.kind == "scalar":
+                dtype = np.uint8 if p.dtype == "bool" else np.dtype(p.dtype)
+                args[position] = np.array(p.value, dtype=dtype)[()]
+            elif p.kind == "long":
+                args[position] = np.int64(p.value)
+            elif p.kind == "local":
+                args[position] = cl.LocalMemory(
+                    math.prod(kernel.local_size) * np.dtype(p.dtype).itemsize)
+        recipe["args"] = args
+    args = recipe["args"]
+    for position, p in enumerate(kernel.params):
+        if p.kind == "buffer":
+            cl_kernel.set_arg(position, kit.buffers[p.group])
+        elif p.kind == "flag":
+            cl_kernel.set_arg(position, kit.flag_buf)
+        elif p.kind == "partial":
+            cl_kernel.set_arg(position, kit.partials[p.name][0])
+        else:
+            cl_kernel.set_arg(position, args[position])
+
+
 def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None):
     """Stage in, launch, stage out into staging, with one finish. Returns the writes into NumPy
     memory ([(packed elements, destination array)]) for the caller to make, the reductions'
@@ -158,23 +184,15 @@ def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None):
         transfers.to_device(kit.flag, kit.flag_buf, timings=timings)
     kit.flag_clear = False
     try:
-        for position, p in enumerate(kernel.params):
-            if p.kind == "buffer":
-                cl_kernel.set_arg(position, buffers[p.group])
-            elif p.kind == "scalar":
-                dtype = np.uint8 if p.dtype == "bool" else np.dtype(p.dtype)
-                cl_kernel.set_arg(position, np.array(p.value, dtype=dtype)[()])
-            elif p.kind == "long":
-                cl_kernel.set_arg(position, np.int64(p.value))
-            elif p.kind == "flag":
-                cl_kernel.set_arg(position, kit.flag_buf)
-            elif p.kind == "partial":
-                cl_kernel.set_arg(position, kit.partials[p.name][0])
-            elif p.kind == "local":
-                cl_kernel.set_arg(position, cl.LocalMemory(
-                    math.prod(kernel.local_size) * np.dtype(p.dtype).itemsize))
-        event = cl.enqueue_nd_range_kernel(queue, cl_kernel, kernel.global_size,
-                                           kernel.local_size)
+        lock = recipe.get("lock") or recipe.setdefault("lock", threading.Lock())
+        with lock:
+            # The kernel object keeps its arguments: bound again only for another kit.
+            bound = recipe.get("bound")
+            if bound is None or bound[0] is not kit or bound[1] is not cl_kernel:
+                _bind_args(cl, cl_kernel, kernel, kit, recipe)
+                recipe["bound"] = (kit, cl_kernel)
+            event = cl.enqueue_nd_range_kernel(queue, cl_kernel, kernel.global_size,
+                                               kernel.local_size)
     except cl.Error as e:
         raise device_error("launching the kernel", device, e) from e
     timings.record("kernel", event)

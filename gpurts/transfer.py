@@ -39,6 +39,7 @@ class Transfers:
 
     def __init__(self, device):
         self.device = device
+        self.queue = device.queue
         self.h2d_bytes = 0
         self.d2h_bytes = 0
         self.h2d_calls = 0
@@ -51,7 +52,7 @@ class Transfers:
     def _enqueue(self, what: str, phase: str, nbytes: int, timings, copy):
         cl, _ = load_opencl()
         try:
-            event = cl.enqueue_marker(self.device.queue) if nbytes == 0 else copy(cl)
+            event = cl.enqueue_marker(self.queue) if nbytes == 0 else copy(cl)
         except cl.Error as e:
             raise device_error(what, self.device, e) from e
         if phase == "h2d":
@@ -78,7 +79,7 @@ class Transfers:
         self._check_fits(buffer, offset_bytes, host.nbytes)
         return self._enqueue(
             f"copying {host.nbytes} bytes to the device", "h2d", host.nbytes, timings,
-            lambda cl: cl.enqueue_copy(self.device.queue, buffer, host, dst_offset=offset_bytes,
+            lambda cl: cl.enqueue_copy(self.queue, buffer, host, dst_offset=offset_bytes,
                                        is_blocking=False, wait_for=wait_for))
 
     def from_device(self, buffer, host: np.ndarray, offset_bytes: int = 0, *, is_blocking=True,
@@ -89,7 +90,7 @@ class Transfers:
         self._check_fits(buffer, offset_bytes, host.nbytes)
         return self._enqueue(
             f"copying {host.nbytes} bytes from the device", "d2h", host.nbytes, timings,
-            lambda cl: cl.enqueue_copy(self.device.queue, host, buffer, src_offset=offset_bytes,
+            lambda cl: cl.enqueue_copy(self.queue, host, buffer, src_offset=offset_bytes,
                                        is_blocking=is_blocking, wait_for=wait_for))
 
     def _rect(self, owner: np.ndarray, box: Box, buffer, offset_bytes: int):
@@ -112,7 +113,7 @@ class Transfers:
         nbytes = box.size * owner.itemsize
         return self._enqueue(
             f"copying a {box.shape} box to the device", "h2d", nbytes, timings,
-            lambda cl: cl.enqueue_copy(self.device.queue, buffer, window, **rect,
+            lambda cl: cl.enqueue_copy(self.queue, buffer, window, **rect,
                                        is_blocking=False, wait_for=wait_for))
 
     def copy_rect_from_device(self, buffer, owner: np.ndarray, box: Box, offset_bytes: int = 0,
@@ -124,7 +125,7 @@ class Transfers:
         nbytes = box.size * owner.itemsize
         return self._enqueue(
             f"copying a {box.shape} box from the device", "d2h", nbytes, timings,
-            lambda cl: cl.enqueue_copy(self.device.queue, window, buffer, **rect,
+            lambda cl: cl.enqueue_copy(self.queue, window, buffer, **rect,
                                        is_blocking=is_blocking, wait_for=wait_for))
 
     def _copy_path(self, owner: np.ndarray, box: Box) -> str:

@@ -122,7 +122,10 @@ def prepared_call(module, function, nest_id, values, device, inputs=None) -> tup
         key = call_key(module, function, nest_id, values, facts, forced, opt)
     found = _PREPARED.get(key)
     if found is not None:
-        _PREPARED.move_to_end(key)
+        try:
+            _PREPARED.move_to_end(key)
+        except KeyError:          # another thread dropped it meanwhile
+            pass
         return found, False
     found = prepare(module, function, nest_id, values, device, facts, forced, opt)
     _PREPARED[key] = found

@@ -134,14 +134,6 @@ def prepared_call(module, function, nest_id, values, device, inputs=None) -> tup
     return found, True
 
 
-def nest_source(module, function, nest_id, values, device) -> list:
-    """The OpenCL source of each part of a call's nest (for `explain`), or the refusal."""
-    prepared, _ = prepared_call(module, function, nest_id, values, device)
-    if prepared.refusal:
-        raise Refused(prepared.refusal)
-    return [source for _, source, _ in prepared.kernels]
-
-
 def run_nest_on_device(module, function, nest_id, values, device, key=None):
     """(reduction results, report) when the nest ran on the device; raises NotOffloadable."""
     from gpurts import DeviceError

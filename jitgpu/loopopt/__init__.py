@@ -21,11 +21,13 @@ from jitgpu.bind import KernelNest
 from jitgpu.loopopt.const_buffers import const_buffers
 from jitgpu.loopopt.load_elimination import load_elimination
 from jitgpu.loopopt.unroll_and_jam import unroll_and_jam
+from jitgpu.loopopt.unroll_inner import unroll_inner
 
 # (name, levels that run it, function KernelNest -> KernelNest), applied in order.
 PASSES: tuple = (
     ("const_buffers", ("load", "unroll", "all"), const_buffers),
     ("unroll_and_jam", ("unroll", "all"), unroll_and_jam),
+    ("unroll_inner", ("unroll", "all"), unroll_inner),     # innermost loop outward (3.4)
     ("load_elimination", ("load", "all"), load_elimination),
 )
 

@@ -674,3 +674,50 @@ def logic_ops(k, x, iout, fout):
         fout[i, 2] = a or x[i]
         fout[i, 3] = 1.0 if -1.0 < x[i] < 1.0 < x[i] + 3 else 0.0
         fout[i, 4] = 1.0 if x[i] < a < x[i] * 4.0 and (a or x[i]) else 0.0
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,1]', 'ndarray[float64,1]', 'int64', None)
+def inner_dot(a, b, out, m):
+    # An innermost loop of a parameter trip count (unroll_inner's remainder loop).
+    for i in prange(a.shape[0]):
+        s = 0.0
+        for k in range(m):
+            s += a[i, k] * b[k]
+        out[i] = s
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', None)
+def inner_backwards(a, out):
+    # A negative step, an order-sensitive recurrence.
+    for i in prange(a.shape[0]):
+        s = 0.0
+        for k in range(a.shape[1] - 1, -1, -1):
+            s = s * 0.5 + a[i, k]
+        out[i, 0] = s
+        out[i, 1] = s * s
+
+
+@unpython.gpu
+@unpython.type('ndarray[float32,2]', 'ndarray[float32,1]', 'ndarray[float32,1]', None)
+def aos_points(atoms, x, out):
+    # An array of structures [k, 0..3] read in one block; one load behind a conditional.
+    for i in prange(x.shape[0]):
+        s = np.float32(0.0)
+        for k in range(atoms.shape[0]):
+            dx = x[i] - atoms[k, 0]
+            dy = atoms[k, 1]
+            dz = atoms[k, 2]
+            r = dx * dx + dy * dy + dz * dz
+            s += atoms[k, 3] / r if r > np.float32(0.5) else atoms[k, 3]
+        out[i] = s
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', None)
+def rows_in_place(a):
+    # Loads of a buffer the loop writes: no vector load.
+    for i in prange(a.shape[0]):
+        for k in range(a.shape[1] - 1):
+            a[i, k] = a[i, k + 1] * 0.5 + a[i, k]

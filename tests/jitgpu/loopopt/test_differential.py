@@ -38,6 +38,15 @@ def cases(n):
         ("skip_negative", (rand(n), np.zeros(n)), 1e-12),
         ("axpy_f32", (rand(n, dtype=np.float32), rand(n, dtype=np.float32), np.float32(0.5)),
          1e-6),
+        # Inner trip counts 1, 3, 5, 17 (unroll_inner's remainders, vector_loads' lanes).
+        ("inner_dot", (rand(n, 17), rand(17), np.zeros(n), 1), 1e-12),
+        ("inner_dot", (rand(n, 17), rand(17), np.zeros(n), 3), 1e-12),
+        ("inner_dot", (rand(n, 17), rand(17), np.zeros(n), 5), 1e-12),
+        ("inner_dot", (rand(n, 17), rand(17), np.zeros(n), 17), 1e-12),
+        ("inner_backwards", (rand(n, n + 2), np.zeros((n, 2))), 1e-12),
+        ("aos_points", (rand(n + 4, 4, dtype=np.float32), rand(n, dtype=np.float32),
+                        np.zeros(n, np.float32)), 1e-5),
+        ("rows_in_place", (rand(n, 5),), 1e-12),
     ]
 
 

@@ -22,6 +22,7 @@ from jitgpu.loopopt.const_buffers import const_buffers
 from jitgpu.loopopt.load_elimination import load_elimination
 from jitgpu.loopopt.unroll_and_jam import unroll_and_jam
 from jitgpu.loopopt.unroll_inner import unroll_inner
+from jitgpu.loopopt.vector_loads import vector_loads
 
 # (name, levels that run it, function KernelNest -> KernelNest), applied in order.
 PASSES: tuple = (
@@ -29,6 +30,7 @@ PASSES: tuple = (
     ("unroll_and_jam", ("unroll", "all"), unroll_and_jam),
     ("unroll_inner", ("unroll", "all"), unroll_inner),     # innermost loop outward (3.4)
     ("load_elimination", ("load", "all"), load_elimination),
+    ("vector_loads", ("load", "all"), vector_loads),       # lanes of loads still made
 )
 
 

@@ -124,6 +124,7 @@ class KernelNest:
     types: tuple                     # of (name, Type): variables of the nest
     free: tuple                      # the nest's free variables (ir.Param)
     transforms: tuple = ()           # names of the loop optimisations applied (jitgpu.loopopt)
+    fill_items: int = 0              # work-items the device needs to be full (0: no minimum)
 
     def replace(self, **changes) -> "KernelNest":
         return dataclasses.replace(self, **changes)
@@ -318,7 +319,9 @@ class _Binder:
         return KernelNest(KERNEL_NAME, self.fp64, tuple(params), global_size, local,
                           tuple(levels), tuple(loop_vars), tuple(body), tuple(accesses),
                           privates, tuple(red_info), tuple(self.types.items()),
-                          tuple(nest.free))
+                          tuple(nest.free),
+                          fill_items=self.limits[2] if self.limits and len(self.limits) > 2
+                          else 0)
 
     def bind_attrs(self, exprs) -> None:
         """`a.shape[d]` and `a.size` are `long` parameters (named after the array and dim)."""
@@ -351,7 +354,7 @@ def local_size(ndim: int, limits=None) -> tuple:
     local = list(LOCAL_SIZES[ndim])
     if limits is None:
         return tuple(local)
-    max_group, max_items = limits
+    max_group, max_items = limits[:2]
     max_items = tuple(max_items or ())
     for d in range(ndim):
         if d < len(max_items):
@@ -364,13 +367,17 @@ def local_size(ndim: int, limits=None) -> tuple:
 
 
 def device_limits(device) -> tuple:
-    """(max_work_group_size, max_work_item_sizes) of a gpurts Device, for `bind` (None where
-    the device does not say)."""
+    """(max_work_group_size, max_work_item_sizes, fill_items) of a gpurts Device, for `bind`
+    (None where the device does not say). fill_items: the work-items a GPU needs in flight to
+    be full (1024 per compute unit, as an H100 SM holds 2048 threads, half at least busy), 0 on
+    other devices; unroll_and_jam keeps the NDRange at least that large."""
     max_group = getattr(device, "max_work_group_size", None)
     if not isinstance(max_group, int):
         return None
     cl = getattr(device, "cl_device", None)
-    return (max_group, tuple(getattr(cl, "max_work_item_sizes", ()) or ()))
+    units = getattr(cl, "max_compute_units", 0) or 0
+    fill = 1024 * units if getattr(device, "is_gpu", False) else 0
+    return (max_group, tuple(getattr(cl, "max_work_item_sizes", ()) or ()), fill)
 
 
 def bind(instance: NestInstance, part, values: dict, fp64: bool, limits=None) -> KernelNest:

@@ -38,3 +38,13 @@ def test_forced_level_and_factor(gpu):
 def test_continue_of_the_body_is_not_unrolled(gpu):
     kernel = bound(gpu, "skip_negative", np.ones(7), np.zeros(7))
     assert unroll_and_jam(kernel, level=0, factor=4) is kernel
+
+
+def test_factor_keeps_a_gpu_full(gpu):
+    kernel = bound(gpu, "matmul_f32", np.ones((64, 4), F), np.ones((4, 64), F),
+                   np.zeros((64, 64), F))
+    items = int(np.prod(kernel.global_size))            # 4096 work-items
+    assert unroll_and_jam(kernel.replace(fill_items=items)) is not None
+    assert unroll_and_jam(kernel.replace(fill_items=items)).levels == kernel.levels
+    assert unroll_and_jam(kernel.replace(fill_items=items // 2)).levels[0].factor == 2
+    assert unroll_and_jam(kernel.replace(fill_items=items // 8)).levels[0].factor == 8

@@ -58,10 +58,17 @@ def mem_limit(device) -> int:
     return min(int(limit), device_limit) if limit else device_limit
 
 
+# Measured on an H100 (bench/results/gpu-h100.md, 2026-11-22): `unroll` is the fastest level
+# or within noise of it on mmult, syrk and syr2k and beats `none` on every example; `all` adds
+# vector loads, which win on nbody but lose 15-30 % on mmult and syr2k.
+DEFAULT_OPT = "unroll"
+
+
 def opt_level() -> str:
-    """`UNPY_GPU_OPT`: none, load, unroll or all (anything else reads as none)."""
-    level = os.environ.get("UNPY_GPU_OPT", "none").strip().lower() or "none"
-    return level if level in OPT_LEVELS else "none"
+    """`UNPY_GPU_OPT`: none, load, unroll or all; unset (or anything else): the default,
+    DEFAULT_OPT."""
+    level = os.environ.get("UNPY_GPU_OPT", "").strip().lower()
+    return level if level in OPT_LEVELS else DEFAULT_OPT
 
 
 @dataclass(frozen=True)

@@ -59,3 +59,13 @@ def test_refusals(gpu):
         _plan("axpy", {"x": np.ones(0), "y": np.zeros(0), "alpha": 2.0})
     with pytest.raises(NotOffloadable, match="may reach -1"):
         _plan("roll_right", {"x": np.ones(5), "out": np.zeros(5)})
+
+
+def test_opt_level_default_and_unknown_values(monkeypatch):
+    from jitgpu.plan import DEFAULT_OPT, opt_level
+    monkeypatch.delenv("UNPY_GPU_OPT", raising=False)
+    assert opt_level() == DEFAULT_OPT == "unroll"
+    monkeypatch.setenv("UNPY_GPU_OPT", " ALL ")
+    assert opt_level() == "all"
+    monkeypatch.setenv("UNPY_GPU_OPT", "fastest")
+    assert opt_level() == DEFAULT_OPT

@@ -28,8 +28,10 @@ HOST_OPS_PER_CORE = 2e9
 GPU_OPS = 2e12
 CPU_DEVICE_OPS = HOST_OPS_PER_CORE      # an OpenCL CPU device (PoCL) is no faster than OpenMP
 # Host work of a repeated call that runs on the device (staging, arguments, one finish) and the
-# launch itself: measured about 0.1 ms per part beyond the copies and the kernel.
-LAUNCH_OVERHEAD = 100e-6
+# launch itself, beyond the copies and the kernel: 0.05-0.09 ms on PoCL, but 0.25-1.2 ms per
+# call at the dev sizes through NVIDIA's OpenCL on an H100 (bench/results/gpu-h100.md, column
+# split 'other'), where 0.1 ms sent cp n=256 to the GPU at 4x the OpenMP time.
+LAUNCH_OVERHEAD = 0.6e-3
 # Copies go through pinned staging: measured on the H200, a staged copy of a NumPy array runs at
 # 20-24 GB/s where the pinned DMA alone runs at 55 GB/s (gpurts's bandwidth measure).
 STAGING_SLOWDOWN = 2.5

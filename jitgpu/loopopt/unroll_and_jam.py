@@ -6,7 +6,7 @@ import math
 
 from jitgpu.bind import KernelNest, LoopVar
 from jitgpu.loopopt.nodes import CopyValid, UnrolledLevel
-from jitgpu.loopopt.rewrite import escapes, fresh, has_stmt, next_aid, rename, transform
+from jitgpu.loopopt.rewrite import accesses_of, escapes, fresh, has_stmt, next_aid, rename, transform
 from jitgpu.nest import ArrayAccess
 from unpy import ir
 from unpy.ir import Scalar
@@ -131,16 +131,13 @@ def _shared_loads(kernel, k) -> int:
 
 
 def _loads(stmt):
-    found = []
-
-    def fn(n):
-        if isinstance(n, ArrayAccess):
-            found.append(n)
-        return n
-    transform(stmt.value if isinstance(stmt, ir.Assign) else stmt, fn)
-    if isinstance(stmt, ir.Assign) and isinstance(stmt.target, ir.Subscript):
-        transform(stmt.target.indices, fn)
-    return found
+    """The accesses a statement reads: its value's, and a stored subscript's indices'."""
+    if isinstance(stmt, ir.Assign):
+        loads = accesses_of(stmt.value)
+        if isinstance(stmt.target, ir.Subscript):
+            loads += accesses_of(stmt.target.indices)
+        return loads
+    return accesses_of(stmt)
 
 
 class _Jam:

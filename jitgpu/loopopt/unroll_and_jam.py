@@ -6,7 +6,8 @@ import math
 
 from jitgpu.bind import KernelNest, LoopVar
 from jitgpu.loopopt.nodes import CopyValid, UnrolledLevel
-from jitgpu.loopopt.rewrite import accesses_of, escapes, fresh, has_stmt, next_aid, rename, transform
+from jitgpu.loopopt.rewrite import (accesses_of, escapes, fresh, has_stmt, next_aid, rename,
+                                    transform)
 from jitgpu.nest import ArrayAccess
 from unpy import ir
 from unpy.ir import Scalar

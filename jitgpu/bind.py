@@ -43,6 +43,8 @@ class Param:
     group: int = -1
     value: object = None
     read_only: bool = False          # a buffer the nest only reads (loopopt: `const restrict`)
+    nbytes: int = 0                  # a buffer's size on the device
+    constant: bool = False           # a buffer in the `__constant` space (loopopt.constant_space)
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,7 @@ class KernelNest:
     free: tuple                      # the nest's free variables (ir.Param)
     transforms: tuple = ()           # names of the loop optimisations applied (jitgpu.loopopt)
     fill_items: int = 0              # work-items the device needs to be full (0: no minimum)
+    constant_space: tuple = (0, 0)   # the device's (max constant buffer bytes, max constant args)
 
     def replace(self, **changes) -> "KernelNest":
         return dataclasses.replace(self, **changes)
@@ -153,7 +156,8 @@ class KernelNest:
         lines = [f"kernel {self.name}: global {self.global_size}, local {self.local_size}"
                  + (", fp64" if self.fp64 else "")]
         for p in self.params:
-            extra = (f" group {p.group}" if p.kind == "buffer" else
+            extra = (f" group {p.group}" + (" constant" if p.constant else "")
+                     if p.kind == "buffer" else
                      f" = {p.value}" if p.kind in ("long", "scalar") else "")
             lines.append(f"  param {p.kind} {p.name}" + (f" {p.dtype}" if p.dtype else "") + extra)
         for k, level in enumerate(self.levels):
@@ -269,7 +273,8 @@ class _Binder:
                 buffer_of[group] = len(buffer_dtype)
                 buffer_dtype.append(_buffer_dtype(self.types[e.array.id].dtype))
         for group, k in buffer_of.items():
-            params.append(Param("buffer", f"g{k}", buffer_dtype[k], group))
+            params.append(Param("buffer", f"g{k}", buffer_dtype[k], group,
+                                nbytes=self.transfers.groups[group].device_bytes))
         reductions = nest.loop.reductions
         reduced = {r.var for r in reductions}
         for p in nest.free:
@@ -321,7 +326,9 @@ class _Binder:
                           privates, tuple(red_info), tuple(self.types.items()),
                           tuple(nest.free),
                           fill_items=self.limits[2] if self.limits and len(self.limits) > 2
-                          else 0)
+                          else 0,
+                          constant_space=tuple(self.limits[3:5])
+                          if self.limits and len(self.limits) > 4 else (0, 0))
 
     def bind_attrs(self, exprs) -> None:
         """`a.shape[d]` and `a.size` are `long` parameters (named after the array and dim)."""
@@ -367,17 +374,20 @@ def local_size(ndim: int, limits=None) -> tuple:
 
 
 def device_limits(device) -> tuple:
-    """(max_work_group_size, max_work_item_sizes, fill_items) of a gpurts Device, for `bind`
-    (None where the device does not say). fill_items: the work-items a GPU needs in flight to
-    be full (1024 per compute unit, as an H100 SM holds 2048 threads, half at least busy), 0 on
-    other devices; unroll_and_jam keeps the NDRange at least that large."""
+    """(max_work_group_size, max_work_item_sizes, fill_items, max_constant_buffer_size,
+    max_constant_args) of a gpurts Device, for `bind` (None where the device does not say).
+    fill_items: the work-items a GPU needs in flight to be full (1024 per compute unit, as an
+    H100 SM holds 2048 threads, half at least busy), 0 on other devices; unroll_and_jam keeps
+    the NDRange at least that large. The constant limits bound loopopt.constant_space."""
     max_group = getattr(device, "max_work_group_size", None)
     if not isinstance(max_group, int):
         return None
     cl = getattr(device, "cl_device", None)
     units = getattr(cl, "max_compute_units", 0) or 0
     fill = 1024 * units if getattr(device, "is_gpu", False) else 0
-    return (max_group, tuple(getattr(cl, "max_work_item_sizes", ()) or ()), fill)
+    return (max_group, tuple(getattr(cl, "max_work_item_sizes", ()) or ()), fill,
+            int(getattr(cl, "max_constant_buffer_size", 0) or 0),
+            int(getattr(cl, "max_constant_args", 0) or 0))
 
 
 def bind(instance: NestInstance, part, values: dict, fp64: bool, limits=None) -> KernelNest:

@@ -155,8 +155,7 @@ class KernelEmitter(CExprPrinter):
         params = []
         for p in kn.params:
             if p.kind == "buffer":
-                const = "const " if p.read_only else ""
-                params.append(f"__global {const}{BUFFER_TYPES[p.dtype]}* restrict {p.name}")
+                params.append(f"{_space(p)} {BUFFER_TYPES[p.dtype]}* restrict {p.name}")
             elif p.kind == "scalar":
                 params.append(f"const {BUFFER_TYPES[p.dtype]} {cl_name(p.name)}")
             elif p.kind == "flag":
@@ -456,6 +455,10 @@ class KernelEmitter(CExprPrinter):
     def expr_VectorLoad(self, e):
         element = self.subscript(self.access_node(e.aid))
         buf, _, index = element.partition("[")
+        if e.aligned:
+            param = next(p for p in self.kernel.params if p.name == buf)
+            vector = BUFFER_TYPES[param.dtype] + str(e.width)
+            return f"(*(({_space(param)} {vector}*)({buf} + {index[:-1]})))"
         return f"vload{e.width}(0, {buf} + {index[:-1]})"
 
     def expr_Lane(self, e):
@@ -478,6 +481,13 @@ def _arith(op, a, b, t):
         u = WRAPPING[t]
         return f"(({t})(({u})({a}) {op} ({u})({b})))"
     return f"(({t})({a} {op} {b}))"
+
+
+def _space(param) -> str:
+    """The address space (and constness) of a buffer parameter."""
+    if param.constant:
+        return "__constant"
+    return "__global const" if param.read_only else "__global"
 
 
 class _AccessId:

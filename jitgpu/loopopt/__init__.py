@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from jitgpu.bind import KernelNest
 from jitgpu.loopopt.const_buffers import const_buffers
+from jitgpu.loopopt.constant_space import constant_space
 from jitgpu.loopopt.load_elimination import load_elimination
 from jitgpu.loopopt.unroll_and_jam import unroll_and_jam
 from jitgpu.loopopt.unroll_inner import unroll_inner
-from jitgpu.loopopt.vector_loads import vector_loads
+from jitgpu.loopopt.vector_loads import structure_loads, vector_loads
 
 # (name, levels that run it, function KernelNest -> KernelNest), applied in order.
 PASSES: tuple = (
@@ -31,6 +32,8 @@ PASSES: tuple = (
     ("unroll_inner", ("unroll", "all"), unroll_inner),     # innermost loop outward (3.4)
     ("load_elimination", ("load", "all"), load_elimination),
     ("vector_loads", ("load", "all"), vector_loads),       # lanes of loads still made
+    ("structure_loads", ("unroll",), structure_loads),     # vector_loads does it in the others
+    ("constant_space", ("load", "unroll", "all"), constant_space),  # sees the vector loads
 )
 
 

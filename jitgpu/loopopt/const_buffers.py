@@ -8,6 +8,14 @@ from unpy import ir
 from unpy.typeinfer.reductions import walk_stmts
 
 
+def written_buffers(kernel: KernelNest) -> set:
+    """The numbers of the buffers some statement of the body stores into."""
+    table = dict(kernel.accesses)      # a store missing from it is in a loop that never runs
+    return {table[s.target.aid].buffer for s in walk_stmts(list(kernel.body))
+            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)
+            and s.target.aid in table}
+
+
 def const_buffers(kernel: KernelNest) -> KernelNest:
     """Mark each buffer parameter that no statement of the body stores into `read_only`; the
     printer declares it `__global const T* restrict`, which lets the OpenCL compiler keep its
@@ -16,10 +24,7 @@ def const_buffers(kernel: KernelNest) -> KernelNest:
     Legal always: a buffer is one transfer group, and groups never share memory (arrays that
     overlap are in one group), so no store through another parameter can change it; the flag
     only states what the body does."""
-    table = dict(kernel.accesses)      # a store missing from it is in a loop that never runs
-    written = {table[s.target.aid].buffer for s in walk_stmts(list(kernel.body))
-               if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)
-               and s.target.aid in table}
+    written = written_buffers(kernel)
     params = tuple(dataclasses.replace(p, read_only=int(p.name[1:]) not in written)
                    if p.kind == "buffer" else p for p in kernel.params)
     if params == kernel.params:

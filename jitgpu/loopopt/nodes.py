@@ -33,9 +33,12 @@ class CopyValid:
 @dataclass
 class VectorLoad:
     """Expression: `width` consecutive elements from the device index of access `aid` (its
-    first lane), as an OpenCL vector (vloadN: no alignment beyond the element's)."""
+    first lane), as an OpenCL vector: vloadN (no alignment beyond the element's), or where
+    `aligned` (the element's index is a multiple of `width` in a buffer of the element's dtype,
+    whose start OpenCL aligns) a load through a vector pointer."""
     aid: int
     width: int
+    aligned: bool = False
     loc: tuple = (0, 0)
     type: object = None          # Scalar of the element dtype (of each lane)
 

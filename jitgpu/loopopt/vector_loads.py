@@ -10,7 +10,7 @@ from jitgpu.loopopt.rewrite import escapes, fresh, next_aid
 from jitgpu.nest import ArrayAccess
 from unpy import ir
 from unpy.ir import Scalar
-from unpy.typeinfer.reductions import assigned_names, walk_stmts
+from unpy.typeinfer.reductions import assigned_names, walk_exprs, walk_stmts
 
 WIDTHS = (4, 2)
 
@@ -32,8 +32,27 @@ def vector_loads(kernel: KernelNest) -> KernelNest:
     elements the code reads anyway, never past the end of a buffer), no statement of the block
     (nested ones included) stores into the buffer, and no variable of the indices is assigned
     in the block but the copies' `k__u = k + c` (each assigned once, k never). Indices with a
-    non-affine term and bool elements are left alone."""
-    state = _State(kernel)
+    non-affine (checked) term and bool elements are left alone; a mirrored buffer's index
+    expressions (whole-view groups) compare by their text, their variables not assigned in
+    the block. Where lane 0's element index is a
+    multiple of W (offset and every coefficient at this part) in a buffer of the element's
+    dtype, the vector is read through a vector pointer (`VectorLoad.aligned`: OpenCL aligns a
+    buffer's start to CL_DEVICE_MEM_BASE_ADDR_ALIGN, at least 128 bytes), else by vloadW."""
+    return _vectorised(kernel, structures=False)
+
+
+def structure_loads(kernel: KernelNest) -> KernelNest:
+    """`vector_loads` of arrays of structures only: the lanes are loads of one array whose
+    indices are equal but for a literal last index (`atoms[k, 0]` .. `atoms[k, 3]`, with the
+    same k: a copy `k__u` of an unrolled loop is a variable of its own here), at consecutive
+    elements at this part (a contiguous last dimension). Unlike vector_loads, which also joins
+    the copies of an unrolled loop (a[i, k..k+3], measured slower for mmult on an H100), this
+    reads each structure once as the code reads it anyway. Legal as vector_loads is."""
+    return _vectorised(kernel, structures=True)
+
+
+def _vectorised(kernel: KernelNest, structures: bool) -> KernelNest:
+    state = _State(kernel, structures)
     body = state.block(list(kernel.body))
     if not state.vectors:
         return kernel
@@ -43,16 +62,18 @@ def vector_loads(kernel: KernelNest) -> KernelNest:
         types[name] = Scalar(dtype)
         privates.append((name, vector_dtype(dtype, width)))
     widths = ", ".join(f"vload{w} {n}" for w, n in sorted(state.count.items(), reverse=True))
+    name = "structure_loads" if structures else "vector_loads"
     return kernel.replace(
         body=tuple(body), privates=tuple(privates), types=tuple(types.items()),
         accesses=kernel.accesses + tuple(state.new_accesses),
         params=kernel.params + tuple(state.new_params),
-        transforms=kernel.transforms + (f"vector_loads({widths})",))
+        transforms=kernel.transforms + (f"{name}({widths})",))
 
 
 class _State:
-    def __init__(self, kernel):
+    def __init__(self, kernel, structures):
         self.kernel = kernel
+        self.structures = structures
         self.table = dict(kernel.accesses)
         self.longs = kernel.longs
         self.loops = {v.var: v for v in kernel.loops}
@@ -105,21 +126,38 @@ class _State:
     def place(self, e, alias, assigned):
         """(key, position) of load `e` by value, or None where it cannot be a lane."""
         index = self.table.get(e.aid) if isinstance(e, ArrayAccess) else None
-        if index is None or e.type.dtype == "bool" or any(t.index is not None
+        if index is None or e.type.dtype == "bool" or any(t.bound is not None
                                                             for t in index.terms):
+            return None
+        if self.structures and (len(e.indices) < 2 or not isinstance(e.indices[-1], ir.Const)):
             return None
         position = self.value(index.offset)
         coeffs = {}
         for t in index.terms:
+            if t.index is not None:        # a mirrored buffer: coefficient x index expression
+                if isinstance(t.index, ir.Const):
+                    position += self.value(t.coeff) * t.index.value
+                    continue
+                if any(isinstance(n, ir.Subscript) or (isinstance(n, ir.Name) and n.id in
+                                                       assigned and n.id not in alias)
+                       for n in walk_exprs([t.index])):
+                    return None
+                loop = ("index", _text(t.index))
+                coeffs[loop] = coeffs.get(loop, 0) + self.value(t.coeff)
+                continue
             loop, delta = t.loop, 0
-            if loop in alias:
+            if loop in alias and not self.structures:
                 loop, delta = alias[loop]
+            elif loop in alias:
+                pass                  # a copy k__u, assigned before this statement
             elif loop in assigned:
                 return None
             c = self.value(t.coeff)
             coeffs[loop] = coeffs.get(loop, 0) + c
             position += c * delta
-        key = (index.buffer, index.element, tuple(sorted(coeffs.items())))
+        key = (index.buffer, index.element, tuple(sorted(coeffs.items(), key=repr)))
+        if self.structures:
+            key += (tuple(_text(x) for x in e.indices[:-1]),)
         return key, position
 
     def vectorise(self, stmts):
@@ -156,7 +194,8 @@ class _State:
             vector = fresh(f"{e.array.id}_v{e.aid}", self.taken)
             aid = self.vector_access(e, per_stmt[n], assigned, p)
             before.setdefault(first, []).append(ir.Assign(
-                ir.Name(vector, type=e.type), VectorLoad(aid, width, type=e.type), e.loc))
+                ir.Name(vector, type=e.type),
+                VectorLoad(aid, width, self.aligned(aid, width), type=e.type), e.loc))
             self.vectors.append((vector, e.type.dtype, width))
             self.count[width] = self.count.get(width, 0) + 1
             for u in range(width):
@@ -192,6 +231,16 @@ class _State:
         self.table[aid] = index
         return aid
 
+    def aligned(self, aid, width) -> bool:
+        """Whether lane 0's element index is a multiple of `width` wherever the loops are."""
+        index = self.table[aid]
+        fixed = self.value(index.offset) + sum(
+            self.value(t.coeff) * t.index.value for t in index.terms
+            if isinstance(t.index, ir.Const))
+        return (index.element == self.kernel.buffer_dtype(index.buffer) and fixed % width == 0
+                and all(self.value(t.coeff) % width == 0 for t in index.terms
+                        if not isinstance(t.index, ir.Const)))
+
     def replace(self, s, alias, assigned, lane_of, n):
         def fn(e):
             found = self.place(e, alias, assigned)
@@ -203,3 +252,9 @@ class _State:
         if isinstance(target, ir.Subscript):
             target = dataclasses.replace(target, indices=_replace_loads(target.indices, fn))
         return dataclasses.replace(s, value=value, target=target)
+
+
+def _text(e) -> str:
+    """An index expression as text, to compare the other indices of a structure's loads."""
+    from unpy.ir import format_expr
+    return format_expr(e)

@@ -13,6 +13,10 @@ Device buffers come from `Device.pool` and staging from `Device.pinned`: both ar
 calls by size class; a small part keeps its own with the plan's recipe (`KEEP_BYTES`), and then
 also skips zeroing the error flag, which its last run left clear. The plan and kernel nests are read by their fields only (duck-typed: gpurts
 does not import jitgpu).
+
+Residency (`plan.residency`, `gpurts.residency`): a group may use the buffer of a device copy
+the residency table holds (no copy-in), and a group may stay on the device after the run: its
+buffer goes to the table, and a write's copy-back is delayed until the host needs the data.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import numpy as np
 from .boxes import Box, box_view, copy_parallel, memory_root, require_writable
 from .errors import DeviceError, device_error
 from .opencl import load_opencl
+from .residency import TABLE, group_span, layout_key
 from .timing import Timings
 
 
@@ -102,13 +107,15 @@ KEPT_KITS = 2
 class _Kit:
     """The staging, device buffers, error flag and reduction buffers of one run of a part."""
 
-    def __init__(self, device, part, kernel, values):
+    def __init__(self, device, part, kernel, values, resident=None):
         pinned, pool = device.pinned, device.pool
         self.staging, self.buffers, self.partials = {}, {}, {}
+        resident = resident or {}
         for k, g in enumerate(part.transfers.groups):
             dtype = values[g.arrays[0]].dtype
             self.staging[k] = pinned.take(max(g.device_elems, 1) * dtype.itemsize, dtype)
-            self.buffers[k] = pool.allocate(self.staging[k].nbytes)
+            self.buffers[k] = (resident[k] if k in resident
+                               else pool.allocate(self.staging[k].nbytes))
         self.flag = np.zeros(1, np.int32)
         self.flag_buf = pool.allocate(4)
         self.flag_clear = False        # whether the device's flag is known to hold 0
@@ -120,7 +127,10 @@ class _Kit:
                 self.partials[p.name] = (pool.allocate(host.nbytes), host)
 
 
-def _take_kit(device, part, kernel, values, recipe) -> _Kit:
+def _take_kit(device, part, kernel, values, recipe, resident) -> _Kit:
+    """`resident`: {group: buffer} of groups whose device copy the residency table holds."""
+    if resident is not None:
+        return _Kit(device, part, kernel, values, resident)
     spare = recipe.get("kits")
     if spare:
         try:
@@ -162,16 +172,32 @@ def _bind_args(cl, cl_kernel, kernel, kit, recipe) -> None:
             cl_kernel.set_arg(position, args[position])
 
 
-def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None):
+def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None, residency=None,
+             log=None):
     """Stage in, launch, stage out into staging, with one finish. Returns the writes into NumPy
     memory ([(packed elements, destination array)]) for the caller to make, the reductions'
     partial results {var: array} and the kit (staging, buffers) they live in. Raises
-    KernelFlagged, DeviceError."""
+    KernelFlagged, DeviceError. `residency` (a plan's ResidencyPlan, under the table's lock):
+    groups that reuse a device copy of the table, groups whose buffer the table keeps after the
+    run (`keep_resident` hands them over); `log`: copies counted per array."""
     cl, _ = load_opencl()
     transfers, queue = device.transfers, device.queue
     groups = part.transfers.groups
     recipe = {} if recipe is None else recipe
-    kit = _take_kit(device, part, kernel, values, recipe)
+    if residency is None and TABLE.entries:
+        # A run that made no residency decisions (another caller of run_part) must not read
+        # host memory a device copy is newer than, nor leave a device copy older than it.
+        TABLE.flush_and_drop([group_span(g) for g in groups])
+    resident = None
+    if residency is not None and residency.keeps:
+        resident = {}
+        for r in residency.groups:
+            if r.reuse:
+                g = groups[r.group]
+                resident[r.group] = TABLE.entry_at(*group_span(g),
+                                                   layout_key(g, device.label)).buffer
+        recipe.pop("bound", None)      # the buffers differ from call to call
+    kit = _take_kit(device, part, kernel, values, recipe, resident)
     staging, buffers = kit.staging, kit.buffers
     sources, owners = {}, {}
     for k, g in enumerate(groups):
@@ -179,6 +205,8 @@ def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None):
         if g.copy_in:
             transfers.gather_to_device(owners[k], sources[k], staging[k], buffers[k],
                                        timings=timings)
+            if log is not None:
+                log.add(g.arrays, 0)
     if not kit.flag_clear:
         kit.flag[0] = 0
         transfers.to_device(kit.flag, kit.flag_buf, timings=timings)
@@ -213,12 +241,35 @@ def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None):
     writes = []
     for k, g in enumerate(groups):
         if g.copy_back:
-            for offset, source in sources[k]:
-                if isinstance(source, Box):
-                    require_writable(owners[k])
-                    source = box_view(owners[k], source, staging[k].dtype)
+            for offset, source in _destinations(owners[k], sources[k], staging[k].dtype):
                 writes.append((staging[k][offset:offset + source.size], source))
+            if log is not None:
+                log.add(g.arrays, 1)
+    if resident is not None:
+        kit.kept = {r.group: _destinations(owners[r.group], sources[r.group],
+                                           staging[r.group].dtype) if r.written else []
+                    for r in residency.groups if r.keep}
     return writes, {var: host for var, (_, host) in kit.partials.items()}, kit
+
+
+def _destinations(owner, sources, dtype) -> list:
+    """[(element offset in the buffer, host view)] that a group's copy-back writes."""
+    out = []
+    for offset, source in sources:
+        if isinstance(source, Box):
+            require_writable(owner)
+            source = box_view(owner, source, dtype)
+        out.append((offset, source))
+    return out
+
+
+def keep_resident(device, part, kit, residency, scope, log) -> None:
+    """Hand the buffers of the groups that stay on the device to the residency table."""
+    for r in residency.groups:
+        if r.keep:
+            g = part.transfers.groups[r.group]
+            TABLE.keep(device, g, kit.buffers[r.group], kit.staging[r.group].dtype,
+                       kit.staging[r.group].nbytes, kit.kept[r.group], r.written, scope, log)
 
 
 def write_back(writes, undo) -> None:
@@ -248,12 +299,24 @@ def combine(op, initial, partials, dtype):
     return ufunc.reduce(np.concatenate([[init], values]).astype(dtype))
 
 
-def execute(plan, kernels, values, devices, recipes=None) -> tuple:
+def execute(plan, kernels, values, devices, recipes=None, scope=None, log=None) -> tuple:
     """Carry out `plan`: part k with `kernels[k]` = (KernelNest, built cl.Kernel) on
     `devices[part.device]`. Returns ({reduction var: result}, Timings). Raises KernelFlagged
     (the error flag) or DeviceError, with NumPy memory as before the call. `recipes`: a dict
     kept with the plan, where the executor remembers what repeated calls on the same layout
-    share (which boxes are whole arrays)."""
+    share (which boxes are whole arrays). A plan with residency decisions (`plan.residency`)
+    runs under the residency table's lock: the entries it names are copied back and dropped
+    first, and the groups it keeps become entries of call `scope` (`log`: its copies)."""
+    residency = getattr(plan, "residency", None)
+    if residency is None:
+        return _execute(plan, kernels, values, devices, recipes, None, scope, log)
+    with TABLE.lock:
+        if residency.flush:
+            TABLE.flush_and_drop(residency.flush)
+        return _execute(plan, kernels, values, devices, recipes, residency, scope, log)
+
+
+def _execute(plan, kernels, values, devices, recipes, residency, scope, log) -> tuple:
     cl, _ = load_opencl()
     timings = Timings()
     results = {}
@@ -262,12 +325,16 @@ def execute(plan, kernels, values, devices, recipes=None) -> tuple:
     try:
         for index, (part, (kernel, cl_kernel)) in enumerate(zip(plan.parts, kernels)):
             recipe = recipes.setdefault(index, {})
-            writes, partials, kit = run_part(devices[part.device], part, kernel, cl_kernel,
-                                             values, timings, recipe)
+            device = devices[part.device]
+            writes, partials, kit = run_part(device, part, kernel, cl_kernel, values, timings,
+                                             recipe, residency, log)
             write_back(writes, undo)
             for var, op, dtype in kernel.reductions:
                 results[var] = combine(op, results.get(var, values[var]), partials[var], dtype)
-            _keep_kit(kit, part, recipe)
+            if residency is not None and residency.keeps:
+                keep_resident(device, part, kit, residency, scope, log)
+            else:
+                _keep_kit(kit, part, recipe)
     except BaseException as e:
         for saved, dst in reversed(undo or []):
             copy_parallel(dst, saved)

@@ -106,6 +106,7 @@ class GpuPlan:
     estimate: Estimate
     forced: bool                    # UNPY_FORCE_GPU=1: the estimate is not consulted
     opt: str                        # UNPY_GPU_OPT level
+    residency: Optional[object] = None   # jitgpu.residency.ResidencyPlan of this call, if any
 
     @property
     def profitable(self) -> bool:
@@ -134,6 +135,8 @@ class GpuPlan:
         for k, part in enumerate(self.parts):
             lines.append(f"  part {k}: {part.describe()}")
             lines += ["    " + line for line in part.transfers.describe().splitlines()]
+        if self.residency is not None:
+            lines += ["  " + line for line in str(self.residency).splitlines()]
         return "\n".join(lines)
 
 

@@ -2,11 +2,14 @@
 call, and why."""
 from __future__ import annotations
 
+import dataclasses
 import sys
 from dataclasses import dataclass, field
 
 # (module, function) -> {nest_id: NestReport} of the last call of each nest
 _last = {}
+# (module, function) -> gpurts.residency.TransferLog of the last call that used the device
+_transfers = {}
 
 
 @dataclass
@@ -21,6 +24,7 @@ class NestReport:
     timings: dict = field(default_factory=dict)
     plan: object = None             # the GpuPlan (jitgpu/plan.py, printable) of a nest that ran
     sources: tuple = ()             # the OpenCL source of its kernel(s), one per distinct text
+    fused: tuple = ()               # source lines of the nests fused into this one (one kernel)
 
     @classmethod
     def lazy(cls, nest_id, ran_on, reason, fill, **fields) -> "NestReport":
@@ -39,7 +43,9 @@ class NestReport:
 
     def describe(self, source: bool = False) -> str:
         where = self.ran_on or "not run yet"
-        text = f"nest {self.nest_id}: {where} — {self.reason}"
+        fused = (f" (fused: the nests at lines {', '.join(map(str, self.fused))})"
+                 if self.fused else "")
+        text = f"nest {self.nest_id}{fused}: {where} — {self.reason}"
         for key, value in self.details.items():
             text += f"\n    {key}: {value}"
         if source and self.plan is not None:
@@ -118,6 +124,9 @@ class FunctionReport:
     gpu: bool
     nests: list
     source: bool = False            # explain(f, source=True): also each nest's plan and kernel
+    # Copies per array of the last call that used the device: {name: (copy-ins, copy-outs)},
+    # delayed copy-backs at the end of the call or at a host access included.
+    transfers: dict = field(default_factory=dict)
 
     def __str__(self):
         if not self.compiled:
@@ -125,11 +134,20 @@ class FunctionReport:
         kind = "@gpu function" if self.gpu else "function"
         lines = [f"{self.function}: compiled {kind}, {len(self.nests)} prange nest(s)"]
         lines += ["  " + n.describe(self.source).replace("\n", "\n  ") for n in self.nests]
+        if self.transfers:
+            copies = sorted(self.transfers.items())
+            lines.append("  copies of the last call: " + "; ".join(
+                f"{name} {ins} in, {outs} out" for name, (ins, outs) in copies))
         return "\n".join(lines)
 
 
 def record(module: str, function: str, nest_id: int, nest: NestReport):
     _last.setdefault((module, function), {})[nest_id] = nest
+
+
+def record_transfers(module: str, function: str, log) -> None:
+    """`log` (a gpurts.residency.TransferLog, filled as the call goes on) is the last call's."""
+    _transfers[(module, function)] = log
 
 
 def explain(f, source: bool = False) -> FunctionReport:
@@ -147,4 +165,21 @@ def explain(f, source: bool = False) -> FunctionReport:
         return FunctionReport(name, True, False, nests, source)
     last = _last.get((module.__name__, name), {})
     nests = [last.get(k, NestReport(k, None, "not called yet")) for k in range(info["nests"])]
-    return FunctionReport(name, True, True, nests, source)
+    fused = _fused_lines(module, name)
+    nests = [dataclasses.replace(n, fused=fused[k]) if fused.get(k) else n
+             for k, n in enumerate(nests)]
+    log = _transfers.get((module.__name__, name))
+    copies = {k: tuple(v) for k, v in log.copies.items()} if log is not None else {}
+    return FunctionReport(name, True, True, nests, source, copies)
+
+
+def _fused_lines(module, function: str) -> dict:
+    """{nest id: source lines of the nests fused into it} (unpy/typeinfer/fuse.py), from the
+    nests' IR embedded in the module."""
+    import json
+    found = {}
+    for k, text in enumerate(getattr(module, "__unpy_nests__", {}).get(function, ())):
+        lines = json.loads(text)["loop"].get("fused")
+        if lines:
+            found[k] = tuple(lines)
+    return found

@@ -1,0 +1,164 @@
+"""Residency as an edit of a plan's copy decisions (SPEC section 8; Helium's delayed copies).
+
+Two pure steps, both producing a `GpuPlan`:
+
+- `one_layout_per_array(plan, instance, values, facts)` (at preparation, when the call keeps data
+  on the device): each group mirrors the whole views of its arrays (the lmad 'span' layout over
+  the views' bytes), so that every nest touching an array gives it the same device buffer and the
+  next nest can use it without a copy. Used only where that costs at most `MIRROR_FACTOR` times
+  the bytes of the packed plan and the plan is one part; otherwise the packed plan stays (data
+  then stays on the device only between nests of the same layout).
+- `apply_residency(plan, snapshot, keep=..., may_flag=...)` (every call, against the residency
+  table's `snapshot()`): per group, whether it reuses a device copy already there (no copy-in),
+  whether it stays on the device after the run (copy-back delayed: the host copy becomes stale),
+  and which entries must be copied back and dropped first (another layout or device over the
+  same memory). The edited groups carry the new `copy_in`/`copy_back`; `plan.residency` says
+  the rest and prints with the plan.
+
+`gpurts.executor.execute` carries the result out against `gpurts.residency.TABLE`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from gpurts.residency import group_span, layout_key
+from jitgpu import lmad
+from jitgpu.lmad.cslmad import access_pattern
+from jitgpu.lmad.overlap import overlap_components
+from jitgpu.lmad.plan import Footprint, Options, mirror_group
+from jitgpu.nest import loop_dims
+
+# A whole-view layout is used while it moves at most this many times the packed plan's bytes.
+MIRROR_FACTOR = 2.0
+
+
+@dataclass(frozen=True)
+class GroupResidence:
+    group: int
+    arrays: tuple
+    reuse: bool          # the device copy is already there: no copy-in
+    keep: bool           # stays on the device after the run (a write's copy-back is delayed)
+    written: bool
+
+    def describe(self) -> str:
+        start = "on the device already, no copy-in" if self.reuse else "copied in as planned"
+        if not self.keep:
+            end = "copied back now" if self.written else "not kept"
+        else:
+            end = "kept, copy-back delayed" if self.written else "kept on the device"
+        return f"group {self.group} ({', '.join(self.arrays)}): {start}; {end}"
+
+
+@dataclass(frozen=True)
+class ResidencyPlan:
+    groups: tuple                 # of GroupResidence, part 0's groups
+    flush: tuple = ()             # [(lo, hi)]: entries copied back (if stale) and dropped first
+    note: str = ""
+
+    @property
+    def keeps(self) -> bool:
+        return any(g.keep or g.reuse for g in self.groups)
+
+    def __str__(self):
+        lines = ["residency: " + (self.note or "data stays on the device between nests")]
+        lines += ["  " + g.describe() for g in self.groups]
+        if self.flush:
+            lines.append(f"  first copied back and dropped: {len(self.flush)} device copy(ies) "
+                         f"of other layouts over the same memory")
+        return "\n".join(lines)
+
+
+def whole_view_transfers(instance, values, facts):
+    """The transfer plan whose groups mirror their arrays' whole views, or None when it does not
+    fit the device."""
+    from jitgpu.plan import live_arrays
+    loops = loop_dims(instance)
+    arrays = {a.key: a for a in live_arrays(instance, values)}
+    extents = {loop.var: loop.extent for loop in loops}
+    footprints = []
+    for _, acc in instance.accesses:
+        arr = arrays[acc.array]
+        interval = arr.byte_interval()
+        if interval is None:
+            return None
+        pattern = access_pattern(acc, arr, extents) if acc.is_affine else None
+        footprints.append(Footprint(acc, arr, pattern, interval))
+    opts = Options(facts.mem_limit, 2.0, 0, 0.0)
+    plan = lmad.TransferPlan([])
+    for component in overlap_components([fp.interval for fp in footprints]):
+        members = [footprints[k] for k in component]
+        lo = min(fp.interval[0] for fp in members)
+        hi = max(fp.interval[1] for fp in members)
+        group, maps = mirror_group(len(plan.groups), members, lo, hi,
+                                   "one layout per array while it stays on the device", opts)
+        plan.groups.append(group)
+        plan.maps.update(maps)
+    if plan.device_bytes > facts.mem_limit or any(g.device_bytes > facts.max_alloc
+                                                  for g in plan.groups):
+        return None
+    return plan
+
+
+def one_layout_per_array(plan, instance, values, facts):
+    """`plan` with whole-view groups where that is cheap (see the module docstring)."""
+    if len(plan.parts) != 1 or not plan.parts[0].transfers.groups:
+        return plan
+    part = plan.parts[0]
+    mirrored = whole_view_transfers(instance, values, facts)
+    if mirrored is None or mirrored.device_bytes > MIRROR_FACTOR * part.transfers.device_bytes:
+        return plan
+    return dataclasses.replace(plan, parts=(dataclasses.replace(part, transfers=mirrored),))
+
+
+def apply_residency(plan, snapshot, held, *, keep: bool, may_flag: bool):
+    """The plan with its copy decisions edited against the residency table's `snapshot`
+    (`gpurts.residency.EntryState`s) and `held` ([(lo, hi)] of memory `unpython.resident`
+    holds). `keep`: the call keeps data on the device (a compiled caller's call scope whose
+    nests may share data, UNPY_RESIDENT on); held memory is kept in any case. `may_flag`: the
+    kernel may set its error flag, so groups it writes must not hold the only current copy
+    (they are copied in afresh). Several parts (tiles, devices) keep nothing: their overlapping
+    entries are copied back and dropped first, and each part copies as planned."""
+    if not snapshot and not keep and not held:
+        return plan
+    if len(plan.parts) != 1:
+        spans = [group_span(g) for part in plan.parts for g in part.transfers.groups]
+        flush = tuple(sorted({(e.lo, e.hi) for e in snapshot for lo, hi in spans
+                              if e.lo < hi and lo < e.hi}))
+        if not flush:
+            return plan
+        return dataclasses.replace(plan, residency=ResidencyPlan(
+            (), flush, "several parts: no data kept on the device"))
+    part = plan.parts[0]
+    flush, decisions, groups = set(), [], []
+    kept_any = False
+    for k, g in enumerate(part.transfers.groups):
+        lo, hi = group_span(g)
+        stays = keep or any(a < hi and lo < b for a, b in held)
+        there = [e for e in snapshot if e.lo < hi and lo < e.hi]
+        reuse = (stays and len(there) == 1 and there[0].layout == layout_key(g, part.device)
+                 and not (may_flag and g.copy_back))
+        if not reuse:
+            flush.update((e.lo, e.hi) for e in there)
+        kept_any = kept_any or stays
+        decisions.append(GroupResidence(k, tuple(g.arrays), reuse, stays, g.copy_back))
+        groups.append(dataclasses.replace(g, copy_in=g.copy_in and not reuse,
+                                          copy_back=g.copy_back and not stays))
+    if not kept_any and not flush:
+        return plan
+    note = ("data stays on the device between nests" if keep
+            else "memory held by unpython.resident stays on the device" if kept_any
+            else "copies as planned, after the device copies of this memory are written back")
+    if kept_any and may_flag:
+        note += "; the kernel may flag an error, so what it writes is copied in afresh"
+    transfers = dataclasses.replace(part.transfers, groups=groups)
+    return dataclasses.replace(
+        plan, parts=(dataclasses.replace(part, transfers=transfers),),
+        residency=ResidencyPlan(tuple(decisions), tuple(sorted(flush)), note))
+
+
+def may_flag(source: str) -> bool:
+    """Whether a kernel's body can set the error flag (it passes or writes `unpy_flag`
+    anywhere but its parameter list)."""
+    body = source[source.find("__kernel"):]
+    return body.count("unpy_flag") > 1

@@ -19,7 +19,7 @@ $(VENV)/.installed: setup.py
 
 demo: venv
 	$(VENV)/bin/unpy build examples/mmult.py examples/nbody.py examples/cp.py \
-		examples/syrk.py examples/syr2k.py examples/stencil.py
+		examples/syrk.py examples/syr2k.py examples/stencil.py examples/jacobi2d.py
 	$(PY) examples/mmult.py
 
 test: venv

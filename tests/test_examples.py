@@ -11,7 +11,7 @@ sys.path.append(str(EXAMPLES_DIR))
 
 import _harness  # noqa: E402  (needs the examples directory on sys.path)
 
-KERNELS = ["mmult", "nbody", "cp", "syrk", "syr2k", "stencil"]
+KERNELS = ["mmult", "nbody", "cp", "syrk", "syr2k", "stencil", "jacobi2d"]
 MODULES = {kernel: _harness.interpreted(kernel) for kernel in KERNELS}
 CASES = [case for module in MODULES.values() for case in module.CASES]
 

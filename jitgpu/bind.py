@@ -128,6 +128,7 @@ class KernelNest:
     transforms: tuple = ()           # names of the loop optimisations applied (jitgpu.loopopt)
     fill_items: int = 0              # work-items the device needs to be full (0: no minimum)
     constant_space: tuple = (0, 0)   # the device's (max constant buffer bytes, max constant args)
+    local_mem: int = 0               # the device's local memory per work-group (0: unknown)
 
     def replace(self, **changes) -> "KernelNest":
         return dataclasses.replace(self, **changes)
@@ -328,7 +329,9 @@ class _Binder:
                           fill_items=self.limits[2] if self.limits and len(self.limits) > 2
                           else 0,
                           constant_space=tuple(self.limits[3:5])
-                          if self.limits and len(self.limits) > 4 else (0, 0))
+                          if self.limits and len(self.limits) > 4 else (0, 0),
+                          local_mem=self.limits[5] if self.limits and len(self.limits) > 5
+                          else 0)
 
     def bind_attrs(self, exprs) -> None:
         """`a.shape[d]` and `a.size` are `long` parameters (named after the array and dim)."""
@@ -375,10 +378,12 @@ def local_size(ndim: int, limits=None) -> tuple:
 
 def device_limits(device) -> tuple:
     """(max_work_group_size, max_work_item_sizes, fill_items, max_constant_buffer_size,
-    max_constant_args) of a gpurts Device, for `bind` (None where the device does not say).
+    max_constant_args, local_mem_size) of a gpurts Device, for `bind` (None where the device
+    does not say).
     fill_items: the work-items a GPU needs in flight to be full (1024 per compute unit, as an
     H100 SM holds 2048 threads, half at least busy), 0 on other devices; unroll_and_jam keeps
-    the NDRange at least that large. The constant limits bound loopopt.constant_space."""
+    the NDRange at least that large. The constant limits bound loopopt.constant_space, the
+    local memory loopopt.local_tiles."""
     max_group = getattr(device, "max_work_group_size", None)
     if not isinstance(max_group, int):
         return None
@@ -387,7 +392,8 @@ def device_limits(device) -> tuple:
     fill = 1024 * units if getattr(device, "is_gpu", False) else 0
     return (max_group, tuple(getattr(cl, "max_work_item_sizes", ()) or ()), fill,
             int(getattr(cl, "max_constant_buffer_size", 0) or 0),
-            int(getattr(cl, "max_constant_args", 0) or 0))
+            int(getattr(cl, "max_constant_args", 0) or 0),
+            int(getattr(device, "local_mem_size", 0) or 0))
 
 
 def bind(instance: NestInstance, part, values: dict, fp64: bool, limits=None) -> KernelNest:

@@ -16,12 +16,13 @@ import re
 import numpy as np
 
 from jitgpu.bind import KernelNest, array_attr_name
-from jitgpu.loopopt.nodes import UnrolledLevel
+from jitgpu.loopopt.nodes import Barrier, GroupActive, TileLoad, UnrolledLevel
 from jitgpu.loopopt.rewrite import rename
 from jitgpu.nest import NotOffloadable
 from unpy import ir
 from unpy.cexpr import CExprPrinter
 from unpy.ir import Array, Scalar
+from unpy.typeinfer.reductions import walk_stmts
 
 CL_TYPES = {"bool": "bool", "int8": "char", "int16": "short", "int32": "int", "int64": "long",
             "uint8": "uchar", "uint16": "ushort", "uint32": "uint", "uint64": "ulong",
@@ -144,6 +145,8 @@ class KernelEmitter(CExprPrinter):
         self.copy_index = {var: f"unpy_t{k}_{u}" for k, level in enumerate(kernel.levels)
                            if isinstance(level, UnrolledLevel)
                            for u, var in enumerate(level.copies, 1)}
+        self.tiles = {t.name: t for s in walk_stmts(list(kernel.body))
+                      if isinstance(s, TileLoad) for t in s.tiles}
         self.lines = []
         self.depth = 1
 
@@ -180,15 +183,18 @@ class KernelEmitter(CExprPrinter):
             active = self.copies_active(*unrolled[0])
         for var, op, dtype in kn.reductions:
             self.out(f"{CL_TYPES[dtype]} {cl_name(var)} = {self.identity(op, dtype)};")
-        self.out(f"if ({active}) do {{")
-        self.depth += 1
-        if unrolled:
-            self.clamp_copies(*unrolled[0])
-        for name, dtype in kn.privates:
-            self.out(f"{_cl_type(dtype)} {cl_name(name)} = 0;")
-        self.block(kn.body)
-        self.depth -= 1
-        self.out("} while (0);")
+        if self.tiles:
+            self.tiled_body(active, unrolled)
+        else:
+            self.out(f"if ({active}) do {{")
+            self.depth += 1
+            if unrolled:
+                self.clamp_copies(*unrolled[0])
+            for name, dtype in kn.privates:
+                self.out(f"{_cl_type(dtype)} {cl_name(name)} = 0;")
+            self.block(kn.body)
+            self.depth -= 1
+            self.out("} while (0);")
         if kn.reductions:
             self.reduction_epilogue(kn.reductions, ndim)
         return (_preamble(kn.fp64) + f"\n__kernel void {kn.name}(" + ",\n        ".join(params)
@@ -312,6 +318,10 @@ class KernelEmitter(CExprPrinter):
             self.out("continue;")
         elif isinstance(s, ir.Pass):
             pass
+        elif isinstance(s, TileLoad):
+            self.tile_load(s)
+        elif isinstance(s, Barrier):
+            self.out("barrier(CLK_LOCAL_MEM_FENCE);")
         else:
             raise NotOffloadable(f"statement {type(s).__name__} is not supported on the GPU")
 
@@ -463,6 +473,98 @@ class KernelEmitter(CExprPrinter):
 
     def expr_Lane(self, e):
         return f"{cl_name(e.vector)}.s{e.lane}"
+
+    # --- local tiles (jitgpu/loopopt/local_tiles.py) ---------------------------------------
+
+    def tiled_body(self, active, unrolled):
+        """With local tiles every work-item runs the body (every one must reach the tile
+        loads' barriers); the body guards what only real iterations do (`ActiveItem`)."""
+        kn, ndim = self.kernel, len(self.kernel.levels)
+        for t in self.tiles.values():
+            self.out(f"__local {BUFFER_TYPES[t.dtype]} {t.name}[{t.elements}];")
+        self.out("const int unpy_tlid = " + " + ".join(
+            [f"(int)get_local_id({d}) * {math.prod(kn.local_size[:d])}"
+             for d in range(ndim)]) + ";")
+        for k in range(ndim):
+            self.out(f"const int unpy_l{k} = (int)get_local_id({ndim - 1 - k});")
+        self.out(f"const bool unpy_active = {active};")
+        if any(isinstance(s, ir.If) and isinstance(s.test, GroupActive)
+               for s in walk_stmts(list(kn.body))):
+            # Whether any work-item of the group has a real iteration (one value per group).
+            self.out("__local volatile int unpy_any;")
+            self.out("if (unpy_tlid == 0) unpy_any = 0;")
+            self.out("barrier(CLK_LOCAL_MEM_FENCE);")
+            self.out("if (unpy_active) atomic_or(&unpy_any, 1);")
+            self.out("barrier(CLK_LOCAL_MEM_FENCE);")
+        for name, dtype in kn.privates:
+            self.out(f"{_cl_type(dtype)} {cl_name(name)} = 0;")
+        if unrolled:
+            self.out("if (unpy_active) {")
+            self.depth += 1
+            self.clamp_copies(*unrolled[0])
+            self.depth -= 1
+            self.out("}")
+        self.block(kn.body)
+
+    def tile_load(self, s):
+        """Every work-item loads its share of each tile (element e: row and iteration from
+        e, so that neighbouring work-items read neighbouring global elements), 0 where the
+        iteration is past the loop's stop or the row past its level's trip count; then a
+        barrier. The loop variable and the row level's indices are redeclared in the load's
+        scope, so the access prints its own device index."""
+        kn, ndim = self.kernel, len(self.kernel.levels)
+        group = math.prod(kn.local_size)
+        start, stop = self.expr(s.start), self.expr(s.stop)
+        for t in s.tiles:
+            # e = outer * width + inner (no `%`: LLVM would pair it with the division and
+            # freeze the operand, an instruction Oclgrind's checker cannot run).
+            width = t.rows if t.rows_fastest else t.columns
+            self.out(f"for (int unpy_e = unpy_tlid; unpy_e < {t.rows * t.columns}; "
+                     f"unpy_e += {group}) {{")
+            self.depth += 1
+            self.out(f"const int unpy_outer = unpy_e / {width}, "
+                     f"unpy_inner = unpy_e - unpy_outer * {width};")
+            if t.rows_fastest:
+                self.out("const int unpy_r = unpy_inner, unpy_q = unpy_outer;")
+            else:
+                self.out("const int unpy_r = unpy_outer, unpy_q = unpy_inner;")
+            self.out(f"const long {cl_name(t.loop)} = {start} + unpy_q * {s.step}L;")
+            inside = [f"{cl_name(t.loop)} {'<' if s.step > 0 else '>'} {stop}"]
+            if t.level is not None:
+                k = t.level
+                level = kn.levels[k]
+                self.out(f"const long unpy_t{k} = get_group_id({ndim - 1 - k}) * {t.rows}L "
+                         f"+ unpy_r;")
+                self.out(f"const long {cl_name(level.var)} = unpy_lo{k} + unpy_t{k} * "
+                         f"unpy_step{k};")
+                for u, var in enumerate(getattr(level, "copies", ()), 1):
+                    self.out(f"const long unpy_t{k}_{u} = unpy_t{k}, {cl_name(var)} = "
+                             f"{cl_name(level.var)};")
+                inside.append(f"unpy_t{k} < unpy_n{k}")
+            value = self.subscript(self.access_node(t.aid))
+            self.out(f"{t.name}[unpy_q * {t.stride} + unpy_r] = ({' && '.join(inside)}) ? "
+                     f"{value} : 0;")
+            self.depth -= 1
+            self.out("}")
+        self.out("barrier(CLK_LOCAL_MEM_FENCE);")
+
+    def expr_LocalLoad(self, e):
+        t = self.tiles[e.tile]
+        q = f"{self.expr(e.var)} - {self.expr(e.start)}"
+        q = f"(int)({q})" if e.step == 1 else f"(int)(({q}) / {e.step}L)"
+        text = f"{t.name}[{q} * {t.stride}"
+        if t.level is not None:
+            text += f" + unpy_l{t.level}" + (f" * {t.factor} + {e.copy}" if t.factor > 1 else "")
+        text += "]"
+        if e.type is not None and e.type.dtype == "bool":
+            return f"({text} != 0)"
+        return text
+
+    def expr_ActiveItem(self, e):
+        return "unpy_active"
+
+    def expr_GroupActive(self, e):
+        return "unpy_any"
 
     def access_node(self, aid):
         """A stand-in access `aid` for `subscript` (which reads only its id)."""

@@ -55,3 +55,76 @@ class Lane:
 def vector_dtype(dtype: str, width: int) -> str:
     """The dtype of a vector private, as `KernelNest.privates` holds it: `float32x4`."""
     return f"{dtype}x{width}"
+
+
+# --- local_tiles: tiles of read-only arrays staged in local memory ----------------------------
+
+@dataclass(frozen=True)
+class LocalTile:
+    """`__local` array `name` of a tiled loop over `loop`: element (r, q) at `q * stride + r`
+    holds the access `aid`'s element at row r of the work-group's rows along NDRange level
+    `level` (None: no row, r = 0) and at the q-th iteration of the loop's current tile.
+    `rows` = the level's local size x its unroll factor (`factor`), `columns` = iterations per
+    tile; `rows_fastest`: the cooperative load runs along rows (their elements are the closer in
+    global memory)."""
+    name: str
+    dtype: str
+    aid: int
+    loop: str
+    level: object
+    factor: int
+    rows: int
+    stride: int
+    columns: int
+    rows_fastest: bool
+
+    @property
+    def elements(self) -> int:
+        return self.stride * self.columns
+
+
+@dataclass
+class TileLoad:
+    """Statement run by every work-item of a group: load each of `tiles` for the iterations
+    `start`, `start + step`, ... before `stop` (up to `columns`), elements out of range as 0,
+    then a local barrier."""
+    tiles: tuple
+    start: object        # ir.Name: the first iteration of the tile
+    stop: object         # ir.Name: the loop's stop
+    step: int
+    loc: tuple = (0, 0)
+
+
+@dataclass
+class Barrier:
+    """Statement: `barrier(CLK_LOCAL_MEM_FENCE)` (the next tile load may overwrite the tiles)."""
+    loc: tuple = (0, 0)
+
+
+@dataclass
+class LocalLoad:
+    """Expression: the element of `tile` for copy `copy` of its row level, at iteration `var`
+    (ir.Name of the tiled loop's variable) of the tile starting at `start` (ir.Name)."""
+    tile: str
+    copy: int
+    var: object
+    start: object
+    step: int
+    loc: tuple = (0, 0)
+    type: object = None
+
+
+@dataclass
+class ActiveItem:
+    """Expression: whether the work-item has a real iteration (in a kernel with local tiles,
+    every work-item runs the body; this guards what only real iterations do)."""
+    loc: tuple = (0, 0)
+    type: object = field(default_factory=lambda: Scalar("bool"))
+
+
+@dataclass
+class GroupActive:
+    """Expression, the same for every work-item of a group: whether any has a real iteration
+    (a triangular nest's groups beyond the diagonal skip their tile loads)."""
+    loc: tuple = (0, 0)
+    type: object = field(default_factory=lambda: Scalar("bool"))

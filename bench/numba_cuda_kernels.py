@@ -143,3 +143,39 @@ def kernel(case):
 
     call.__name__ = case.func
     return call
+
+
+@functools.cache
+def jacobi2d_kernels():
+    """The two stencils of one jacobi-2d time step (examples/jacobi2d.py), one thread per
+    interior point."""
+    @cuda.jit
+    def a_to_b(a, b):
+        jj, ii = cuda.grid(2)
+        i, j = ii + 1, jj + 1
+        if i < a.shape[0] - 1 and j < a.shape[1] - 1:
+            b[i, j] = 0.2 * (a[i, j] + a[i, j - 1] + a[i, j + 1] + a[i + 1, j] + a[i - 1, j])
+
+    @cuda.jit
+    def b_to_a(a, b):
+        jj, ii = cuda.grid(2)
+        i, j = ii + 1, jj + 1
+        if i < a.shape[0] - 1 and j < a.shape[1] - 1:
+            a[i, j] = 0.2 * (b[i, j] + b[i, j - 1] + b[i, j + 1] + b[i + 1, j] + b[i - 1, j])
+
+    return a_to_b, b_to_a
+
+
+def jacobi2d(steps, a, b):
+    """jacobi-2d as a user who keeps the arrays on the device writes it (bench/resident.py):
+    `cuda.to_device` once, `steps` times the two kernels, `copy_to_host` once per array (the
+    function updates both, as the example's does)."""
+    a_to_b, b_to_a = jacobi2d_kernels()
+    on_a, on_b = cuda.to_device(a), cuda.to_device(b)
+    blocks, threads = launch_shape((a.shape[0] - 2, a.shape[1] - 2))
+    for _ in range(steps):
+        a_to_b[blocks, threads](on_a, on_b)
+        b_to_a[blocks, threads](on_a, on_b)
+    on_a.copy_to_host(a)
+    on_b.copy_to_host(b)
+    cuda.synchronize()

@@ -127,21 +127,30 @@ class _Kit:
                 self.partials[p.name] = (pool.allocate(host.nbytes), host)
 
 
-def _take_kit(device, part, kernel, values, recipe, resident) -> _Kit:
-    """`resident`: {group: buffer} of groups whose device copy the residency table holds."""
-    if resident is not None:
-        return _Kit(device, part, kernel, values, resident)
+def _take_kit(device, part, kernel, values, recipe, resident=None) -> _Kit:
+    """`resident`: {group: buffer} of groups whose device copy the residency table holds; a
+    kept kit gets those, and new buffers where it handed its own to the table."""
     spare = recipe.get("kits")
+    kit = None
     if spare:
         try:
-            return spare.pop()
+            kit = spare.pop()
         except IndexError:     # another thread took the last one
             pass
-    return _Kit(device, part, kernel, values)
+    if kit is None:
+        return _Kit(device, part, kernel, values, resident)
+    for k, buffer in (resident or {}).items():
+        kit.buffers[k] = buffer
+    for k, buffer in kit.buffers.items():
+        if buffer is None:
+            kit.buffers[k] = device.pool.allocate(kit.staging[k].nbytes)
+    return kit
 
 
-def _keep_kit(kit, part, recipe) -> None:
-    if kit.flag_clear and sum(a.nbytes for a in kit.staging.values()) <= KEEP_BYTES:
+def _keep_kit(kit, part, recipe, resident=False) -> None:
+    """Keep a small part's kit for the next call; with residency any part's (its buffers
+    belong to the table, so it holds staging and the error flag only)."""
+    if kit.flag_clear and (resident or sum(a.nbytes for a in kit.staging.values()) <= KEEP_BYTES):
         spare = recipe.setdefault("kits", [])
         if len(spare) < KEPT_KITS:
             spare.append(kit)
@@ -196,7 +205,6 @@ def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None, resi
                 g = groups[r.group]
                 resident[r.group] = TABLE.entry_at(*group_span(g),
                                                    layout_key(g, device.label)).buffer
-        recipe.pop("bound", None)      # the buffers differ from call to call
     kit = _take_kit(device, part, kernel, values, recipe, resident)
     staging, buffers = kit.staging, kit.buffers
     sources, owners = {}, {}
@@ -214,11 +222,14 @@ def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None, resi
     try:
         lock = recipe.get("lock") or recipe.setdefault("lock", threading.Lock())
         with lock:
-            # The kernel object keeps its arguments: bound again only for another kit.
+            # The kernel object keeps its arguments: bound again only for another kit or
+            # other buffers (residency hands a kit the table's).
             bound = recipe.get("bound")
-            if bound is None or bound[0] is not kit or bound[1] is not cl_kernel:
+            buffers = tuple(kit.buffers.values())
+            if bound is None or bound[0] is not kit or bound[1] is not cl_kernel \
+                    or any(a is not b for a, b in zip(bound[2], buffers)):
                 _bind_args(cl, cl_kernel, kernel, kit, recipe)
-                recipe["bound"] = (kit, cl_kernel)
+                recipe["bound"] = (kit, cl_kernel, buffers)
             event = cl.enqueue_nd_range_kernel(queue, cl_kernel, kernel.global_size,
                                                kernel.local_size)
     except cl.Error as e:
@@ -270,6 +281,7 @@ def keep_resident(device, part, kit, residency, scope, log) -> None:
             g = part.transfers.groups[r.group]
             TABLE.keep(device, g, kit.buffers[r.group], kit.staging[r.group].dtype,
                        kit.staging[r.group].nbytes, kit.kept[r.group], r.written, scope, log)
+            kit.buffers[r.group] = None          # the table's now
 
 
 def write_back(writes, undo) -> None:
@@ -333,6 +345,7 @@ def _execute(plan, kernels, values, devices, recipes, residency, scope, log) -> 
                 results[var] = combine(op, results.get(var, values[var]), partials[var], dtype)
             if residency is not None and residency.keeps:
                 keep_resident(device, part, kit, residency, scope, log)
+                _keep_kit(kit, part, recipe, resident=True)
             else:
                 _keep_kit(kit, part, recipe)
     except BaseException as e:

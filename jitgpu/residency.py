@@ -121,6 +121,23 @@ def apply_residency(plan, snapshot, held, *, keep: bool, may_flag: bool):
     entries are copied back and dropped first, and each part copies as planned."""
     if not snapshot and not keep and not held:
         return plan
+    key = (id(plan), snapshot, held, keep, may_flag)
+    found = _EDITS.get(key)
+    if found is not None and found[0] is plan:
+        return found[1]
+    edited = _edit(plan, snapshot, held, keep, may_flag)
+    _EDITS[key] = (plan, edited)
+    if len(_EDITS) > 256:
+        del _EDITS[next(iter(_EDITS))]
+    return edited
+
+
+# (id(plan), snapshot, held, keep, may_flag) -> (plan, edited plan): a time-stepping loop meets
+# the same few table states again and again.
+_EDITS = {}
+
+
+def _edit(plan, snapshot, held, keep, may_flag):
     if len(plan.parts) != 1:
         spans = [group_span(g) for part in plan.parts for g in part.transfers.groups]
         flush = tuple(sorted({(e.lo, e.hi) for e in snapshot for lo, hi in spans

@@ -481,7 +481,10 @@ class KernelEmitter(CExprPrinter):
         loads' barriers); the body guards what only real iterations do (`ActiveItem`)."""
         kn, ndim = self.kernel, len(self.kernel.levels)
         for t in self.tiles.values():
-            self.out(f"__local {BUFFER_TYPES[t.dtype]} {t.name}[{t.elements}];")
+            # Aligned so that a column's rows (read by the copies of an unrolled level) can be
+            # read as vectors.
+            self.out(f"__local {BUFFER_TYPES[t.dtype]} {t.name}[{t.elements}] "
+                     "__attribute__((aligned(16)));")
         self.out("const int unpy_tlid = " + " + ".join(
             [f"(int)get_local_id({d}) * {math.prod(kn.local_size[:d])}"
              for d in range(ndim)]) + ";")

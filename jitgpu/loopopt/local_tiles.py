@@ -17,9 +17,10 @@ from unpy.ir import Scalar
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs
 
 # Iterations per tile when a tile has rows (a row of the work-group's rows x this many
-# iterations); a tile without rows (every work-item reads the same element) takes one
-# iteration per work-item of the group.
+# iterations); tiles without rows (every work-item reads the same element) take up to this
+# many, at most one per work-item of the group (each loads one element per tile); 0: none.
 ROW_TILE_ITERATIONS = 16
+ROWLESS_TILE_ITERATIONS = 256
 # Local memory for the tiles: at most half the device's (room for the reductions' scratch and
 # for a second work-group per compute unit), at most this much.
 LOCAL_BUDGET = 24 * 1024
@@ -55,8 +56,9 @@ def local_tiles(kernel: KernelNest, columns: int | None = None) -> KernelNest:
     analysis mapped). The tiles fit min(half the device's local memory, LOCAL_BUDGET).
     Summation order is unchanged (the tile's iterations run in order).
 
-    `columns` None: ROW_TILE_ITERATIONS for a loop with a tile that has rows, else the
-    work-group size; halved until the tiles fit. Unchanged where no loop qualifies."""
+    `columns` None: ROW_TILE_ITERATIONS for a loop with a tile that has rows, else
+    ROWLESS_TILE_ITERATIONS or the work-group size if smaller; halved until the tiles fit.
+    Unchanged where no loop qualifies."""
     body = list(kernel.body)
     group = math.prod(kernel.local_size)
     if group < 2 or escapes(body) or _has_tiles(body):
@@ -162,7 +164,7 @@ class _Tiles:
                 row = (level, copy, c)
             else:
                 return None
-        if not along:
+        if not along or (row is None and not ROWLESS_TILE_ITERATIONS):
             return None
         ndim = len(self.kernel.levels)
         others = [self.kernel.local_size[ndim - 1 - k] for k in range(ndim)
@@ -224,8 +226,8 @@ class _Tiles:
         kernel = self.kernel
         ndim = len(kernel.levels)
         with_rows = any(key[4] is not None for key in families)
-        columns = self.columns or (ROW_TILE_ITERATIONS if with_rows
-                                   else math.prod(kernel.local_size))
+        columns = self.columns or (ROW_TILE_ITERATIONS if with_rows else min(
+            ROWLESS_TILE_ITERATIONS, math.prod(kernel.local_size)))
         while columns >= 1:
             tiles = []
             for key, members in families.items():

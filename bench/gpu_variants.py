@@ -1,0 +1,116 @@
+"""Kernel times of loop-optimisation variants on one OpenCL device: each variant is a
+UNPY_GPU_OPT level with some of the loop optimisations' parameters changed (local_tiles'
+iterations per tile, unroll_and_jam's factors), for choosing their defaults. Every call is forced
+onto the device and checked against NumPy; the kernel time is the median of the explain
+report's `kernel` part over the timed calls.
+
+    python bench/gpu_variants.py [--kernels mmult,syrk] [--n 2048] [--repeat 5] [--out DIR]
+
+Writes <out>/gpu-variants.json and prints one line per (case, variant)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "bench")]
+
+import _harness  # noqa: E402
+import unpython  # noqa: E402
+from cpu import unpy_module  # noqa: E402
+
+TILES = "jitgpu.loopopt.local_tiles"
+JAM = "jitgpu.loopopt.unroll_and_jam"
+# (label, UNPY_GPU_OPT, {module: {attribute: value}})
+VARIANTS = [
+    ("unroll", "unroll", {}),
+    ("all", "all", {}),
+    ("all, 32 per tile", "all", {TILES: {"ROW_TILE_ITERATIONS": 32}}),
+    ("all, 8 per tile", "all", {TILES: {"ROW_TILE_ITERATIONS": 8}}),
+    ("all, jam by 4", "all", {JAM: {"FACTORS": (4, 2)}}),
+    ("all, rowless tiles of 64", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 64}}),
+    ("all, no rowless tiles", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 0}}),
+    ("all, no tiles", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 0,
+                                      "ROW_TILE_ITERATIONS": 0}}),
+]
+
+
+def patched(changes):
+    """Set the attributes of `changes`; returns the old values (to restore)."""
+    import jitgpu.loopopt  # noqa: F401  (loads the modules named)
+    old = {}
+    for module, attrs in changes.items():
+        for name, value in attrs.items():
+            old.setdefault(module, {})[name] = getattr(sys.modules[module], name)
+            setattr(sys.modules[module], name, value)
+    return old
+
+
+def run_variant(case, func, args, want, level, changes, repeat):
+    from jitgpu import offload
+    os.environ.update(UNPY_FORCE_GPU="1", UNPY_GPU_OPT=level)
+    old = patched(changes)
+    offload._PREPARED.clear()
+    try:
+        call, output = _harness.timed_caller(case, func, args)
+        first = call()
+        nest = unpython.explain(func).nests[0]
+        if not (nest.ran_on or "").startswith("opencl"):
+            return {"error": f"ran on {nest.ran_on}: {nest.reason}"}
+        if not _harness.matches(output, want, case.rtol):
+            return {"error": "WRONG result"}
+        calls, kernels = [], []
+        for _ in range(repeat):
+            calls.append(call())
+            kernels.append(unpython.explain(func).nests[0].timings["kernel"])
+        return {"first": first, "call": statistics.median(calls),
+                "kernel": statistics.median(kernels), "reason": nest.reason,
+                "global": nest.details.get("ndrange", "")}
+    finally:
+        patched(old)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kernels", default="mmult,syrk")
+    parser.add_argument("--n", default="2048")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--variants", help="comma-separated labels (default: all)")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    options = parser.parse_args(argv)
+    os.environ.setdefault("UNPY_DEVICE", "gpu")
+    chosen = [v for v in VARIANTS if not options.variants
+              or v[0] in options.variants.split(",")]
+    rows = []
+    for kernel in options.kernels.split(","):
+        module, note = unpy_module(kernel)
+        if module is None:
+            print(f"{kernel}: {note}", flush=True)
+            continue
+        for case in module.CASES:
+            for n in [int(x) for x in options.n.split(",")]:
+                args = case.args(n)
+                want = case.expected(args)
+                func = getattr(module, case.func)
+                for label, level, changes in chosen:
+                    started = time.perf_counter()
+                    result = run_variant(case, func, args, want, level, changes, options.repeat)
+                    rows.append({"case": case.label, "n": n, "variant": label, **result})
+                    shown = (f"kernel {result['kernel'] * 1e3:.3f} ms, call "
+                             f"{result['call'] * 1e3:.3f} ms" if "kernel" in result
+                             else result["error"])
+                    print(f"{case.label} n={n} {label}: {shown} "
+                          f"({time.perf_counter() - started:.1f} s) "
+                          f"{result.get('reason', '').split('UNPY_GPU_OPT=')[-1]}", flush=True)
+    options.out.mkdir(parents=True, exist_ok=True)
+    (options.out / "gpu-variants.json").write_text(json.dumps(rows, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -212,6 +212,7 @@ class For:
     loc: tuple = (0, 0)
     reductions: list = field(default_factory=list)   # of Reduction, filled by typeinfer
     nest_id: Optional[int] = None   # outermost prange nests of @gpu functions: index of the nest
+    fused: list = field(default_factory=list)   # source lines of the nests fused into this one
 
 
 @dataclass
@@ -412,6 +413,8 @@ def format_stmts(body, indent=1) -> list:
                 extra += "  # reductions: " + ", ".join(f"{r.op}:{r.var}" for r in s.reductions)
             if s.nest_id is not None:
                 extra += f"  # gpu nest {s.nest_id}"
+            if s.fused:
+                extra += f" (fused: the nests at lines {', '.join(map(str, s.fused))})"
             lines.append(f"{pad}for {s.var} in {kind}({format_expr(s.start)}, "
                          f"{format_expr(s.stop)}, {format_expr(s.step)}):{extra}")
             lines += format_stmts(s.body, indent + 1)

@@ -6,6 +6,7 @@ import os
 from unpy import ir
 from unpy.frontend.discover import discover
 from unpy.frontend.lower import lower_function
+from unpy.typeinfer.fuse import fuse_function
 from unpy.typeinfer.infer import infer_function
 from unpy.typeinfer.lower_logic import lower_logic
 from unpy.typeinfer.reductions import check_function
@@ -53,6 +54,6 @@ def compile_to_ir(path: str, source: str) -> ir.Module:
         infer_function(fn, signatures, errors)
         check_function(fn, errors)
         lower_logic(fn)
-        functions.append(fn)
+        functions.append(fuse_function(fn))
     name = os.path.splitext(os.path.basename(path))[0]
     return ir.Module(name, path, functions)

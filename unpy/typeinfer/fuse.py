@@ -1,0 +1,424 @@
+"""fuse: consecutive prange nests of a @gpu function with one iteration space become one nest
+(Helium's kernel fusion, section 4.3, without alignment: each element one nest writes is
+touched by the other nest only in the same iteration). One nest is one GPU kernel and one
+OpenMP loop.
+
+Two nests are candidates when they are consecutive statements of one block (nothing runs
+between them: no host statement), are perfectly nested pranges of the same depth with the same
+bounds at every level (the same expressions once the second's loop variables are renamed to
+the first's; expressions of scalars, shapes and the outer levels' variables only, which the
+first nest cannot change: it assigns only its own privates), and neither has a reduction, a
+break/continue of its own, a return, a call of a compiled function or an allocation.
+
+Dependences. Every prange promises that its iterations are independent (SPEC section 3: what
+one iteration writes, no other iteration of that nest reads or writes, whatever the names
+and views), and fusion relies on nothing else. Running body 1 then body 2 per iteration
+instead of all of nest 1 before nest 2 is wrong only where an element written at iteration J
+by one nest is touched at iteration I != J by the other. For each write W (array X, index
+tuple g) of one nest A and each access R (array Y, index tuple f) of the other nest B, fusion
+is refused unless one of these excludes it:
+
+- X and Y are the same name and g and f are *separating* the same way: every level's variable
+  v is, in some dimension d of both, `v`, `v + e` or `v - e` with the same e (an expression of
+  names neither nest assigns): distinct iterations then touch distinct elements (stencils'
+  neighbour reads `B[i - 1]` after writes `B[i]` are refused);
+- X and Y are different memory for sure: one is a local array that is only ever assigned from
+  `np.zeros/empty/ones` and the other such a local or a parameter that is never reassigned (two
+  parameters may be views of one buffer, so their names prove nothing);
+- nest A itself always accesses Y at f (an unconditional access, f of the levels' variables
+  and invariant names only): then an element W writes at J that R touches at I would be touched
+  by A at I too, against A's promise; or likewise nest B itself always accesses X at g, and
+  that access or R is a write, or B always writes Y at f.
+
+We assume what the promise means for one array: a written view's elements do not overlap one
+another (no `as_strided` self-overlap) and a level's indices do not wrap onto each other from
+both ends (negative indices over a range longer than the dimension). A scalar assigned in one
+nest and read by the other refuses (with privates, the second nest's are renamed apart from
+the first's names). Nests inside a sequential loop fuse the same way.
+
+`fuse_function(fn)` is pure: a new Function whose fused nests carry `For.fused` (the source
+lines of the nests joined), and the nests numbered again in order.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+from unpy import ir
+from unpy.ir import Array
+from unpy.typeinfer.reductions import assigned_names, walk_exprs, walk_stmts
+
+
+def fuse_function(fn: ir.Function) -> ir.Function:
+    """`fn` with each run of fusable consecutive nests made one nest (a @gpu function only)."""
+    if not fn.gpu:
+        return fn
+    fn = copy.deepcopy(fn)          # the nests are numbered again in place
+    fuser = _Fuser(fn)
+    body = fuser.block(fn.body)
+    if not fuser.fused:
+        return fn
+    out = dataclasses.replace(fn, body=body, locals=dict(fn.locals, **fuser.new_locals))
+    count = 0
+    for s in walk_stmts(out.body):
+        if isinstance(s, ir.For) and s.nest_id is not None:
+            s.nest_id = count
+            count += 1
+    return out
+
+
+def chain(loop: ir.For) -> list:
+    """The perfectly nested prange levels of a nest, outermost first."""
+    levels = [loop]
+    while (len(levels[-1].body) == 1 and isinstance(levels[-1].body[0], ir.For)
+           and levels[-1].body[0].parallel):
+        levels.append(levels[-1].body[0])
+    return levels
+
+
+def why_not_fused(first: ir.For, second: ir.For, fn: ir.Function):
+    """None when the two consecutive nests may be one, else the reason (for tests and notes)."""
+    return _Fuser(fn).pair(first, second)[1]
+
+
+class _Fuser:
+    def __init__(self, fn):
+        self.fn = fn
+        self.fused = 0
+        self.new_locals = {}
+        self.taken = {p.name for p in fn.params} | set(fn.locals) | {
+            e.id for e in walk_exprs(fn.body) if isinstance(e, ir.Name)} | {
+            s.var for s in walk_stmts(fn.body) if isinstance(s, ir.For)}
+        assigned = {}
+        for s in walk_stmts(fn.body):
+            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name):
+                assigned.setdefault(s.target.id, []).append(s.value)
+        params = {p.name for p in fn.params if isinstance(p.type, Array)}
+        self.fresh = {name for name, values in assigned.items() if name not in params
+                      and all(isinstance(v, ir.AllocArray) for v in values)}
+        self.pure_params = {name for name in params if name not in assigned}
+
+    def block(self, body):
+        out = []
+        for s in body:
+            if isinstance(s, ir.For) and s.nest_id is None:
+                s = dataclasses.replace(s, body=self.block(s.body))
+            elif isinstance(s, ir.While):
+                s = dataclasses.replace(s, body=self.block(s.body))
+            elif isinstance(s, ir.If):
+                s = dataclasses.replace(s, body=self.block(s.body), orelse=self.block(s.orelse))
+            if out and _is_nest(out[-1]) and _is_nest(s):
+                fused, _ = self.pair(out[-1], s)
+                if fused is not None:
+                    out[-1] = fused
+                    self.fused += 1
+                    continue
+            out.append(s)
+        return out
+
+    def pair(self, a: ir.For, b: ir.For) -> tuple:
+        """(the fused nest, None) or (None, why not)."""
+        la, lb = chain(a), chain(b)
+        if len(la) != len(lb):
+            return None, f"{len(la)} parallel levels against {len(lb)}"
+        for nest in (a, b):
+            why = _unfusable(nest)
+            if why:
+                return None, why
+        names = {y.var: x.var for x, y in zip(la, lb)}
+        levels = [x.var for x in la]
+        outside_b = _names_outside(self.fn.body, b)
+        for old, new in names.items():
+            if old != new and old in outside_b:
+                return None, f"'{old}' is used outside the second nest (its last value)"
+        b_names = _names_in(b)
+        for x, y in zip(la, lb):
+            if x.var in b_names and names.get(x.var) != x.var:
+                return None, f"the second nest uses '{x.var}', the first's loop variable"
+        b = _rename(b, names)
+        lb = chain(b)
+        inner_a, inner_b = la[-1].body, lb[-1].body
+        assigned_a = set(assigned_names(inner_a))
+        assigned_b = set(assigned_names(inner_b))
+        for x, y in zip(la, lb):
+            for ex, ey in ((x.start, y.start), (x.stop, y.stop), (x.step, y.step)):
+                if ir.format_expr(ex) != ir.format_expr(ey):
+                    return None, (f"different iteration spaces: {x.var} in "
+                                  f"{_range_text(x)} and {_range_text(y)}")
+                if not _stable(ex):
+                    return None, f"the bounds of '{x.var}' read array elements or call functions"
+        # Scalars: what one nest assigns, the other must not read from outside.
+        reads_b = _free_reads(inner_b) - set(levels)
+        reads_a = _free_reads(inner_a) - set(levels)
+        for name in sorted((assigned_a & reads_b) | (assigned_b & reads_a)):
+            return None, f"scalar '{name}' is assigned in one nest and read by the other"
+        # The second nest's privates get names the first does not use.
+        clash = {n: _fresh(f"{n}__f", self.taken) for n in sorted(assigned_b)
+                 if n in _names_in(la[0]) and n not in levels}
+        if clash:
+            inner_b = _rename(inner_b, clash)
+            assigned_b = set(assigned_names(inner_b))
+        changing = assigned_a | assigned_b | set(levels)
+
+        def invariant(e):
+            return _pure(e) and not _names(e) & changing
+        why = self.dependences(_accesses(inner_a), _accesses(inner_b), levels, invariant)
+        if why:
+            return None, why
+        fused_inner = dataclasses.replace(la[-1], body=list(inner_a) + list(inner_b))
+        fused = fused_inner
+        for level in reversed(la[:-1]):
+            fused = dataclasses.replace(level, body=[fused])
+        lines = list(a.fused or [a.loc[0]]) + list(b.fused or [b.loc[0]])
+        self.new_locals.update({new: self.fn.locals.get(old) for old, new in clash.items()})
+        return dataclasses.replace(fused, fused=lines), None
+
+    def dependences(self, acc_a, acc_b, levels, invariant):
+        """None when no write of one nest meets an access of the other at another iteration
+        (see the module docstring), else why."""
+        for (writer, other, wname, oname) in ((acc_a, acc_b, "first", "second"),
+                                              (acc_b, acc_a, "second", "first")):
+            for w in writer:
+                if not w.write:
+                    continue
+                for r in other:
+                    if self.excluded(w, r, writer, other, levels, invariant):
+                        continue
+                    return (f"{w.text()} written by the {wname} nest may be "
+                            f"{'accessed' if not r.write else 'written'} as {r.text()} by the "
+                            f"{oname} nest in another iteration")
+        return None
+
+    def excluded(self, w, r, writer, other, levels, invariant) -> bool:
+        if w.array == r.array:
+            return _separated(w.indices, r.indices, levels, invariant)
+        if self.distinct(w.array, r.array):
+            return True
+        if _simple(r.indices, levels, invariant) and any(
+                x.always and x.array == r.array and x.key() == r.key() for x in writer):
+            return True
+        # R's nest writes R's element at R's iteration (R itself, or an unconditional write).
+        r_written = r.write or (_simple(r.indices, levels, invariant) and any(
+            x.always and x.write and x.array == r.array and x.key() == r.key() for x in other))
+        if _simple(w.indices, levels, invariant) and any(
+                x.always and (x.write or r_written) and x.array == w.array
+                and x.key() == w.key() for x in other):
+            return True
+        return False
+
+    def distinct(self, x, y) -> bool:
+        """Whether arrays x and y are different memory in every call."""
+        return ((x in self.fresh and (y in self.fresh or y in self.pure_params))
+                or (y in self.fresh and x in self.pure_params))
+
+
+@dataclasses.dataclass
+class _Access:
+    array: str
+    indices: list
+    write: bool
+    always: bool          # made on every iteration (not under a branch, loop or short circuit)
+
+    def key(self):
+        return tuple(ir.format_expr(i) for i in self.indices)
+
+    def text(self):
+        return f"{self.array}[{', '.join(self.key())}]"
+
+
+def _accesses(body) -> list:
+    found = []
+
+    def expr(e, always):
+        if isinstance(e, ir.Subscript):
+            found.append(_Access(e.array.id, e.indices, False, always))
+            for i in e.indices:
+                expr(i, always)
+        elif isinstance(e, ir.IfExp):
+            expr(e.test, always)
+            expr(e.body, False)
+            expr(e.orelse, False)
+        elif isinstance(e, ir.BoolOp):
+            expr(e.values[0], always)
+            for v in e.values[1:]:
+                expr(v, False)
+        elif dataclasses.is_dataclass(e) and not isinstance(e, (ir.Scalar, ir.Array)):
+            for f in dataclasses.fields(e):
+                if f.name not in ("type", "loc"):
+                    value = getattr(e, f.name)
+                    for v in (value if isinstance(value, list) else [value]):
+                        if dataclasses.is_dataclass(v):
+                            expr(v, always)
+
+    def stmts(body, always):
+        for s in body:
+            if isinstance(s, (ir.Assign, ir.AugAssign)):
+                expr(s.value, always)
+                if isinstance(s.target, ir.Subscript):
+                    found.append(_Access(s.target.array.id, s.target.indices, True, always))
+                    if isinstance(s, ir.AugAssign):
+                        found.append(_Access(s.target.array.id, s.target.indices, False,
+                                             always))
+                    for i in s.target.indices:
+                        expr(i, always)
+            elif isinstance(s, ir.For):
+                for e in (s.start, s.stop, s.step):
+                    expr(e, always)
+                stmts(s.body, False)
+            elif isinstance(s, ir.While):
+                expr(s.test, always)
+                stmts(s.body, False)
+            elif isinstance(s, ir.If):
+                expr(s.test, always)
+                stmts(s.body, False)
+                stmts(s.orelse, False)
+            elif isinstance(s, (ir.ExprStmt, ir.Return)) and s.value is not None:
+                expr(s.value, always)
+    stmts(body, True)
+    return found
+
+
+def _offset_of(index, var, invariant):
+    """e's text where `index` is `var`, `var + e`, `e + var` or `var - e` (e invariant)."""
+    if isinstance(index, ir.Name) and index.id == var:
+        return "0"
+    if isinstance(index, ir.BinOp) and index.op in ("+", "-"):
+        left, right = index.left, index.right
+        if isinstance(left, ir.Name) and left.id == var and invariant(right):
+            return ("" if index.op == "+" else "-") + ir.format_expr(right)
+        if index.op == "+" and isinstance(right, ir.Name) and right.id == var and invariant(left):
+            return ir.format_expr(left)
+    return None
+
+
+def _separated(g, f, levels, invariant) -> bool:
+    """Whether two index tuples of one array make distinct iterations touch distinct
+    elements: every level variable at one dimension of both with the same invariant offset."""
+    if len(g) != len(f):
+        return False
+    for v in levels:
+        if not any(_offset_of(x, v, invariant) is not None
+                   and _offset_of(x, v, invariant) == _offset_of(y, v, invariant)
+                   for x, y in zip(g, f)):
+            return False
+    return True
+
+
+def _simple(indices, levels, invariant) -> bool:
+    """Indices of the level variables and invariant names only (the same element in both
+    nests at one iteration)."""
+    return all(_pure(i) and all(n in levels or invariant(ir.Name(n)) for n in _names(i))
+               for i in indices)
+
+
+def _pure(e) -> bool:
+    """An expression of names, constants, shapes and arithmetic (no element, no call)."""
+    return not any(isinstance(x, (ir.Subscript, ir.Call, ir.CallCompiled, ir.NamedExpr,
+                                  ir.AllocArray)) for x in walk_exprs([e]))
+
+
+def _is_nest(s) -> bool:
+    return isinstance(s, ir.For) and s.nest_id is not None
+
+
+def _unfusable(nest: ir.For):
+    for s in walk_stmts([nest]):
+        if isinstance(s, ir.For) and s.reductions:
+            return f"the nest at line {nest.loc[0]} has a reduction"
+        if isinstance(s, ir.Return):
+            return f"the nest at line {nest.loc[0]} returns"
+    if _escapes(chain(nest)[-1].body):
+        return f"the nest at line {nest.loc[0]} leaves an iteration early (break/continue)"
+    for e in walk_exprs(nest):
+        if isinstance(e, (ir.CallCompiled, ir.AllocArray)):
+            return f"the nest at line {nest.loc[0]} calls a compiled function or allocates"
+    return None
+
+
+def _escapes(body) -> bool:
+    for s in body:
+        if isinstance(s, (ir.Break, ir.Continue)):
+            return True
+        if isinstance(s, ir.If) and (_escapes(s.body) or _escapes(s.orelse)):
+            return True
+    return False
+
+
+def _stable(e) -> bool:
+    """Bounds the first nest cannot change: no array element, no call of a compiled function."""
+    return not any(isinstance(x, (ir.Subscript, ir.CallCompiled, ir.NamedExpr, ir.AllocArray))
+                   for x in walk_exprs([e]))
+
+
+
+def _names(e) -> set:
+    return {x.id for x in walk_exprs([e]) if isinstance(x, ir.Name)}
+
+
+def _names_in(node) -> set:
+    names = {x.id for x in walk_exprs([node]) if isinstance(x, ir.Name)}
+    return names | {s.var for s in walk_stmts([node]) if isinstance(s, ir.For)}
+
+
+def _names_outside(body, nest) -> set:
+    """The variables of `body` outside statement `nest`."""
+    names = set()
+    for s in body:
+        if s is nest:
+            continue
+        if isinstance(s, (ir.For, ir.While, ir.If)):
+            for part in ("start", "stop", "step", "test"):
+                if hasattr(s, part):
+                    names |= _names(getattr(s, part))
+            if isinstance(s, ir.For):
+                names.add(s.var)
+            names |= _names_outside(s.body, nest)
+            if isinstance(s, ir.If):
+                names |= _names_outside(s.orelse, nest)
+        else:
+            names |= _names_in(s)
+    return names
+
+
+def _free_reads(body) -> set:
+    """Names the body reads before (or without) assigning them in the same iteration: the
+    upward-exposed reads, taken simply as every read of a name the body does not assign
+    before its first read in statement order."""
+    from unpy.typeinfer.reductions import UpwardExposed
+    exposed = UpwardExposed()
+    exposed.block(list(body), set())
+    return set(exposed.exposed)
+
+
+def _rename(node, names: dict):
+    """A copy of `node` with variables renamed (reads, assignments, loop variables)."""
+    if not names:
+        return node
+    if isinstance(node, list):
+        return [_rename(x, names) for x in node]
+    if not dataclasses.is_dataclass(node) or isinstance(node, (ir.Scalar, ir.Array, type)):
+        return node
+    changes = {}
+    for f in dataclasses.fields(node):
+        if f.name in ("type", "loc", "reductions", "fused"):
+            continue
+        changes[f.name] = _rename(getattr(node, f.name), names)
+    out = dataclasses.replace(node, **changes)
+    if isinstance(out, ir.Name) and out.id in names:
+        out = dataclasses.replace(out, id=names[out.id])
+    if isinstance(out, ir.For) and out.var in names:
+        out = dataclasses.replace(out, var=names[out.var])
+    return out
+
+
+def _fresh(base, taken) -> str:
+    name, n = base, 1
+    while name in taken:
+        name, n = f"{base}{n}", n + 1
+    taken.add(name)
+    return name
+
+
+def _range_text(loop) -> str:
+    return (f"range({ir.format_expr(loop.start)}, {ir.format_expr(loop.stop)}, "
+            f"{ir.format_expr(loop.step)})")

@@ -80,7 +80,7 @@ def test_matmul_tiles_both_operands_after_unroll_and_jam(tiles):
     assert {aid for aid, _ in out.accesses} >= {a_tile.aid, b_tile.aid}
     assert out.transforms[-1].startswith("local_tiles(k, 16")
     source = print_kernel(out)
-    assert f"__local float {a_tile.name}[2112];" in source
+    assert f"__local float {a_tile.name}[2112] " in source
     assert source.count("barrier(CLK_LOCAL_MEM_FENCE);") == 2
     assert "if (unpy_active) do" not in source          # every work-item runs the body
 

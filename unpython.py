@@ -8,7 +8,7 @@ from its definition on.
 """
 import os
 
-__all__ = ["type", "locals", "gpu", "prange", "explain", "devices"]
+__all__ = ["type", "locals", "gpu", "prange", "explain", "devices", "resident", "sync"]
 
 prange = range
 
@@ -30,12 +30,25 @@ def locals(**types):
     return _bind
 
 
-def gpu(f=None, **options):
-    """`@unpython.gpu` or `@unpython.gpu(...)`: run this function's outermost prange nests on
-    the OpenCL device when possible."""
+def gpu(f=None, *, devices=None):
+    """`@unpython.gpu` or `@unpython.gpu(devices=...)`: run this function's outermost prange
+    nests on the OpenCL device when possible. `devices`: where, as `UNPY_DEVICE` says it (a
+    spec, or several as a list or a comma-separated string, e.g. "gpu0,gpu1,openmp": each nest
+    split across them); `UNPY_DEVICE`, when set, wins."""
     if f is None:
-        return _bind
+        return lambda g: _bind(_with_devices(g, devices))
     return _bind(f)
+
+
+# (module, function) -> its @gpu(devices=...) spec, where the GPU hook (jitgpu.multi) looks.
+_devices = {}
+
+
+def _with_devices(f, devices):
+    if devices is not None:
+        spec = devices if isinstance(devices, str) else ",".join(devices)
+        _devices[(getattr(f, "__module__", None), getattr(f, "__name__", None))] = spec
+    return f
 
 
 def explain(f, source=False):
@@ -51,3 +64,44 @@ def devices(fresh=False):
     probes again instead of trusting earlier results (see gpurts.device.device_report)."""
     from gpurts import device_report
     return device_report(fresh)
+
+
+class resident:
+    """`with unpython.resident(a, b, ...):` keeps these arrays on the OpenCL device across calls
+    of compiled @gpu functions (SPEC section 8): a call that finds one there copies nothing in,
+    and what the device wrote stays there. On leaving the block, also by an exception,
+    everything is written back. Python code inside the block that reads or writes one of the
+    arrays calls `unpython.sync(a)` first (compiled functions need no such call). Under the
+    plain interpreter, or with UNPY_RESIDENT=0, it does nothing."""
+
+    def __init__(self, *arrays):
+        self.arrays = arrays
+        self.holds = None
+
+    def __enter__(self):
+        if os.environ.get("UNPY_DISABLE") != "1" and os.environ.get("UNPY_RESIDENT") != "0":
+            try:
+                from gpurts.residency import TABLE
+            except ImportError:      # the plain interpreter without unpy installed
+                return self
+            self.holds = TABLE.hold(self.arrays)
+        return self
+
+    def __exit__(self, *exc):
+        if self.holds is not None:
+            from gpurts.residency import TABLE
+            holds, self.holds = self.holds, None
+            TABLE.release(holds)
+        return False
+
+
+def sync(*arrays):
+    """Make the host copies of `arrays` current, and forget their device copies, so that
+    Python code may read and write them inside a `resident` block (a no-op elsewhere)."""
+    if os.environ.get("UNPY_DISABLE") == "1":
+        return
+    try:
+        from gpurts.residency import TABLE
+    except ImportError:
+        return
+    TABLE.sync(arrays)

@@ -25,7 +25,11 @@ from jitgpu.loopopt import describe_level, optimise
 from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
 from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import DeviceFacts, GpuPlan, opt_level, plan_call
-from jitgpu.report import NestReport
+from jitgpu import residency
+from jitgpu.report import NestReport, record_transfers
+
+# The key of the call scope in the values a compiled caller passes (unpy::CallScope).
+SCOPE_KEY = "__unpy_scope__"
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,7 @@ class Prepared:
     kernels: tuple = ()          # of (KernelNest, source, BuiltKernel)
     refusal: Optional[str] = None
     analysis_s: float = 0.0
+    may_flag: bool = True        # a kernel may set its error flag (jitgpu.residency.may_flag)
     # What the executor remembers for repeated calls on this layout (gpurts.executor).
     recipes: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -50,7 +55,7 @@ _PREPARED_KEPT = 32
 _FACTS = {}                               # (device label, UNPY_GPU_MEM_LIMIT) -> DeviceFacts
 
 
-def _facts(device) -> DeviceFacts:
+def device_facts(device) -> DeviceFacts:
     key = (device.label, os.environ.get("UNPY_GPU_MEM_LIMIT"))
     facts = _FACTS.get(key)
     if facts is None:
@@ -83,8 +88,10 @@ def call_key(module, function, nest_id, values, facts, forced, opt) -> tuple:
     return tuple(parts)
 
 
-def prepare(module, function, nest_id, values, device, facts, forced, opt) -> Prepared:
-    from gpurts import BuildError, build_kernel
+def prepare(module, function, nest_id, values, device, facts, forced, opt,
+            resident=False) -> Prepared:
+    """`resident`: the call keeps data on the device, so each array gets one layout where
+    that is cheap (`jitgpu.residency.one_layout_per_array`)."""
     started = time.perf_counter()
     try:
         nest = load_nest(module, function, nest_id)
@@ -97,29 +104,37 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt) -> Pr
         return Prepared(None, refusal=str(e))
     if not plan.runs_on_device:
         return Prepared(plan, refusal=plan.verdict)
-    kernels = []
-    for part in plan.parts:
-        kernel = optimise(bind(instance, part, values, device.has_fp64, device_limits(device)), opt)
-        source = print_kernel(kernel)
-        try:
-            built = build_kernel(device, source, kernel.name, [])
-        except BuildError as e:
-            raise DeviceFailure(f"the OpenCL build failed: {str(e).splitlines()[0]}")
-        kernels.append((kernel, source, built))
-    return Prepared(plan, tuple(kernels), analysis_s=time.perf_counter() - started)
+    if resident:
+        plan = residency.one_layout_per_array(plan, instance, values, facts)
+    kernels = [build_part(instance, part, values, device, opt) for part in plan.parts]
+    return Prepared(plan, tuple(kernels), analysis_s=time.perf_counter() - started,
+                    may_flag=any(residency.may_flag(source) for _, source, _ in kernels))
 
 
-def prepared_call(module, function, nest_id, values, device, inputs=None) -> tuple:
+def build_part(instance, part, values, device, opt) -> tuple:
+    """(KernelNest, source, BuiltKernel) of one part of a plan on `device`."""
+    from gpurts import BuildError, build_kernel
+    kernel = optimise(bind(instance, part, values, device.has_fp64, device_limits(device)), opt)
+    source = print_kernel(kernel)
+    try:
+        built = build_kernel(device, source, kernel.name, [])
+    except BuildError as e:
+        raise DeviceFailure(f"the OpenCL build failed: {str(e).splitlines()[0]}")
+    return kernel, source, built
+
+
+def prepared_call(module, function, nest_id, values, device, inputs=None,
+                  resident=False) -> tuple:
     """(Prepared, whether this call prepared it): repeated calls on the same layout reuse the
     last preparations. `inputs`: the compiled caller's bytes of the call's array layouts and
     scalars (`unpy::HookKey`), which stand for the arrays and scalars of `values` in the key."""
-    facts = _facts(device)
+    facts = device_facts(device)
     forced = os.environ.get("UNPY_FORCE_GPU") == "1"
     opt = opt_level()
     if inputs is not None:
-        key = (module, function, nest_id, inputs, facts, forced, opt)
+        key = (module, function, nest_id, inputs, facts, forced, opt, resident)
     else:
-        key = call_key(module, function, nest_id, values, facts, forced, opt)
+        key = call_key(module, function, nest_id, values, facts, forced, opt) + (resident,)
     found = _PREPARED.get(key)
     if found is not None:
         try:
@@ -127,7 +142,7 @@ def prepared_call(module, function, nest_id, values, device, inputs=None) -> tup
         except KeyError:          # another thread dropped it meanwhile
             pass
         return found, False
-    found = prepare(module, function, nest_id, values, device, facts, forced, opt)
+    found = prepare(module, function, nest_id, values, device, facts, forced, opt, resident)
     _PREPARED[key] = found
     if len(_PREPARED) > _PREPARED_KEPT:
         _PREPARED.popitem(last=False)
@@ -139,14 +154,26 @@ def run_nest_on_device(module, function, nest_id, values, device, key=None):
     from gpurts import DeviceError
     from gpurts.executor import KernelFlagged, execute
 
+    from gpurts.residency import TABLE, enabled
+
     started = time.perf_counter()
-    prepared, first_call = prepared_call(module, function, nest_id, values, device, key)
+    # The compiled caller's call scope (unpy::CallScope): data may stay on the device until
+    # the call ends or the host needs it (SPEC section 8).
+    scope = values.pop(SCOPE_KEY, None)
+    keep = scope is not None and scope > 0 and enabled()
+    prepared, first_call = prepared_call(module, function, nest_id, values, device, key, keep)
     if prepared.refusal:
         raise Refused(prepared.refusal)
-    plan = prepared.plan
+    log = None
+    if scope is not None and scope > 0:
+        log = TABLE.log(scope)
+        record_transfers(module, function, log)
+    entries, held = TABLE.snapshot()
+    plan = residency.apply_residency(prepared.plan, entries, held, keep=keep,
+                                     may_flag=prepared.may_flag)
     try:
         results, timings = execute(plan, [(k, built.kernel) for k, _, built in prepared.kernels],
-                                   values, {device.label: device}, prepared.recipes)
+                                   values, {device.label: device}, prepared.recipes, scope, log)
     except KernelFlagged as e:
         raise NotOffloadable(str(e)) from None
     except DeviceError as e:
@@ -162,7 +189,7 @@ def _report(nest_id, device, plan, prepared, timings, total_s, first_call) -> Ne
     builds = [built for _, _, built in prepared.kernels]
     build_s = sum(b.build_seconds for b in builds) if first_call else 0.0
     hits = sum(b.cache_hit for b in builds) if first_call else len(builds)
-    facts = _facts(device)
+    facts = device_facts(device)
 
     def details_and_timings():
         kernel = prepared.kernels[0][0]

@@ -99,6 +99,10 @@ class FunctionEmitter(CExprPrinter):
         self.lower_bounds = {}      # loop variable -> proven lower bound (while in the loop)
         self.checks_math = uses_checked_math(fn.body)
         self.math_errors = ["unpy_math_error"]  # where math calls record errors, innermost last
+        # A @gpu function with GPU nests keeps data on the device for the call (SPEC section 8):
+        # a call scope, and flush points before host code that touches arrays.
+        self.residency = any(isinstance(x, ir.For) and x.nest_id is not None
+                             for x in walk_stmts(fn.body))
 
     def out(self, text):
         self.lines.append("    " * self.depth + text)
@@ -121,6 +125,8 @@ class FunctionEmitter(CExprPrinter):
             self.out(f"{ctype(t)} {cname(name)}{init};")
         if self.checks_math:
             self.out("double unpy_math_error = 0;   // see unpy::math_result")
+        if self.residency:
+            self.call_scope()
         self.block(fn.body)
         if fn.return_type is not None:
             self.out(f'unpy::raise(unpy::ErrorKind::value, "{fn.name}() reached its end '
@@ -145,6 +151,8 @@ class FunctionEmitter(CExprPrinter):
             self.stmt(s, in_parallel)
 
     def stmt(self, s, in_parallel):
+        if self.residency and not in_parallel:
+            self.flush_point(s)
         self.plain_stmt(s, in_parallel)
         # Math errors raise right after the statement, except inside a sequential loop with
         # checks, which sums them and raises after the loop (so that it can vectorise).
@@ -161,7 +169,15 @@ class FunctionEmitter(CExprPrinter):
             else:
                 self.sequential_for(s, in_parallel)
         elif isinstance(s, ir.While):
-            self.out(f"while ({self.truth(s.test)}) {{")
+            reads = array_uses(s.test, self.fn)[0]
+            if self.residency and not in_parallel and reads and contains_gpu_nest(s):
+                # The test reads arrays the nests may keep on the device: flushed before
+                # every evaluation (`continue` comes back here too).
+                self.out("while (true) {")
+                self.flush_ranges(reads, [])
+                self.out(f"    if (!({self.truth(s.test)})) break;")
+            else:
+                self.out(f"while ({self.truth(s.test)}) {{")
             self.nested(s.body, in_parallel)
             self.out("}")
         elif isinstance(s, ir.If):
@@ -291,8 +307,12 @@ class FunctionEmitter(CExprPrinter):
             n = self.fresh("n")
             self.out(f"const int64_t {n} = unpy::range_length({start}, {stop}, {step});")
             names.append((start, step, n, self.fresh("t")))
+        split = None     # a @gpu nest's unpy::SplitRange: the outer iterations OpenMP runs
         if loop.nest_id is not None:
-            self.gpu_hook(loop)
+            split = self.fresh("split")
+            self.out(f"unpy::SplitRange {split}({names[0][2]});")
+            self.gpu_hook(loop, split)
+            self.flush_ranges(*array_uses(loop, self.fn))   # OpenMP runs: the host's turn
         body = levels[-1].body
         loop_vars = {l.var for l in levels}
         triangular = any(loop_vars & set(reads_of([x.start, x.stop, x.step]))
@@ -302,20 +322,29 @@ class FunctionEmitter(CExprPrinter):
             clauses += f" reduction({r.op}:{cname(r.var)})"
         if self.checks_math and uses_checked_math(loop):
             clauses += " reduction(+:unpy_math_error)"
+        if split:
+            clauses += f" num_threads({split}.threads())"
+            self.out("do {")
+            self.depth += 1
+        outer = f"{split}.hi - {split}.lo" if split else names[0][2]
         if len(levels) == 1:
-            self.omp_loops(loop, levels, names, clauses)
+            self.omp_loops(loop, levels, names, clauses, split)
         else:
             # Collapsing flattens the nest, which keeps the innermost loop from vectorising:
             # collapse only when the outer loop alone has too few iterations for the threads.
-            self.out(f"if ({names[0][2]} >= 4 * omp_get_max_threads()) {{")
+            self.out(f"if ({outer} >= 4 * omp_get_max_threads()) {{")
             self.depth += 1
-            self.omp_loops(loop, levels, names, clauses)
+            self.omp_loops(loop, levels, names, clauses, split)
             self.depth -= 1
             self.out("} else {")
             self.depth += 1
-            self.omp_loops(loop, levels, names, clauses + f" collapse({len(levels)})")
+            self.omp_loops(loop, levels, names, clauses + f" collapse({len(levels)})", split)
             self.depth -= 1
             self.out("}")
+        if split:
+            self.split_finish(loop, split)
+            self.depth -= 1
+            self.out(f"}} while ({split}.next());")
         self.out("unpy::check_errors();")
         if loop.nest_id is not None:
             self.depth -= 1
@@ -334,13 +363,15 @@ class FunctionEmitter(CExprPrinter):
                 self.out(f"if ({' && '.join(counts)}) {cname(level.var)} = {start} + ({n} - 1) "
                          f"* {step};")
 
-    def omp_loops(self, loop, levels, names, clauses):
-        """The OpenMP loop nest over `levels` (trip counts computed), with its private variables."""
+    def omp_loops(self, loop, levels, names, clauses, split=None):
+        """The OpenMP loop nest over `levels` (trip counts computed), with its private variables;
+        a @gpu nest's outer level over its `split` range."""
         body = levels[-1].body
         loop_vars = {l.var for l in levels}
         self.out(f"#pragma omp parallel for {clauses}")
-        for start, step, n, t in names:
-            self.out(f"for (int64_t {t} = 0; {t} < {n}; ++{t})")
+        for k, (start, step, n, t) in enumerate(names):
+            lo, hi = (f"{split}.lo", f"{split}.hi") if split and k == 0 else ("0", n)
+            self.out(f"for (int64_t {t} = {lo}; {t} < {hi}; ++{t})")
         self.out("{")
         self.depth += 1
         saved = []
@@ -363,7 +394,23 @@ class FunctionEmitter(CExprPrinter):
         self.depth -= 1
         self.out("}")
 
-    def gpu_hook(self, loop):
+    def split_finish(self, loop, split):
+        """After the OpenMP code ran its range of a split nest: wait for the devices' parts and
+        take the reductions combined with theirs (see unpy::SplitRange)."""
+        self.out(f"if ({split}.pending()) {{")
+        self.out("    py::gil_scoped_acquire unpy_gil;")
+        self.out("    py::dict unpy_reductions;")
+        for r in loop.reductions:
+            self.out(f'    unpy_reductions["{r.var}"] = py::cast({cname(r.var)});')
+        self.out(f"    py::object unpy_combined = {split}.finish(unpy_reductions);")
+        self.out("    if (!unpy_combined.is_none()) {")
+        for r in loop.reductions:
+            self.out(f'        {cname(r.var)} = unpy_combined["{r.var}"].cast<'
+                     f'{ctype(self.fn.variable_type(r.var))}>();')
+        self.out("    }")
+        self.out("}")
+
+    def gpu_hook(self, loop, split):
         """Offer the nest to jitgpu (SPEC section 4); run the OpenMP code unless it is done. The
         call's inputs as bytes (`unpy::HookKey`) go along: the Python side keys its reused
         analysis by them, and a nest whose inputs were refused last time skips the hook (and the
@@ -387,6 +434,7 @@ class FunctionEmitter(CExprPrinter):
             self.out(f"if (!{skip}.active()) {{")
         self.out("    py::gil_scoped_acquire unpy_gil;")
         self.out("    py::dict unpy_values;")
+        self.out('    unpy_values["__unpy_scope__"] = unpy_scope.id();')
         for name, t in zip(names, types):
             value = (f"unpy::to_python({cname(name)})" if isinstance(t, Array)
                      else f"py::cast({cname(name)})")
@@ -394,7 +442,7 @@ class FunctionEmitter(CExprPrinter):
         key_arg = f", &{key}.bytes" if keyed else ""
         self.out(f'    py::object unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
                  f'{loop.nest_id}, unpy_values, {skip}{key_arg});')
-        self.out("    if (!unpy_result.is_none()) {")
+        self.out(f"    if (!unpy_result.is_none() && !{split}.take(unpy_result)) {{")
         self.out(f"        {done} = true;")
         for r in loop.reductions:
             self.out(f'        {cname(r.var)} = unpy_result["{r.var}"].cast<'
@@ -405,6 +453,42 @@ class FunctionEmitter(CExprPrinter):
         self.out("}")
         self.out(f"if (!{done}) {{")
         self.depth += 1
+
+    # --- residency (SPEC section 8) --------------------------------------------------------
+
+    def call_scope(self):
+        """The call's unpy::CallScope, after the locals (destroyed before them), naming the
+        local arrays that die with the call: their copy-back is dropped."""
+        keeps = "true" if nests_share_data(self.fn) else "false"
+        self.out(f"unpy::CallScope unpy_scope({keeps});")
+        dead = dying_locals(self.fn)
+        if dead:
+            adds = " ".join(f"r.add({cname(name)});" for name in dead)
+            self.out(f"unpy_scope.dead = [&](unpy::ByteRanges& r) {{ {adds} }};")
+
+    def flush_point(self, s):
+        """Before a host statement: the arrays it reads or writes come back from the device
+        (and the device copies of those it writes are forgotten). A statement holding GPU
+        nests only has its own header read here; its body gets flush points of its own."""
+        if isinstance(s, ir.For) and s.parallel:
+            reads, writes = array_uses([s.start, s.stop, s.step], self.fn)
+        elif contains_gpu_nest(s):
+            header = ([s.start, s.stop, s.step] if isinstance(s, ir.For)
+                      else [s.test] if isinstance(s, ir.If) else [])
+            reads, writes = array_uses(header, self.fn)
+        else:
+            reads, writes = array_uses(s, self.fn)
+        self.flush_ranges(reads, writes)
+
+    def flush_ranges(self, reads, writes):
+        if not reads and not writes:
+            return
+        adds = [f"unpy_r.add({cname(a)});" for a in reads]
+        adds += [f"unpy_w.add({cname(a)});" for a in writes]
+        self.out("if (unpy::anything_resident()) {")
+        self.out(f"    unpy::ByteRanges unpy_r, unpy_w; {' '.join(adds)}")
+        self.out("    unpy::flush_host(unpy_r, unpy_w);")
+        self.out("}")
 
     def target(self, t):
         if isinstance(t, ir.Name):
@@ -513,6 +597,73 @@ def nest_free_variables(loop: ir.For, fn: ir.Function):
     names = [e.id for e in walk_exprs([loop.start, loop.stop, loop.step, loop.body])
              if isinstance(e, ir.Name)]
     return [n for n in dict.fromkeys(names) if n not in inside or n in reduced]
+
+
+def nests_share_data(fn: ir.Function) -> bool:
+    """Whether data a GPU nest leaves on the device may serve another nest of the same call:
+    the function has several GPU nests, or one inside a loop. (Otherwise the call keeps only
+    what `unpython.resident` holds.)"""
+    count, in_loop = 0, False
+
+    def visit(body, looping):
+        nonlocal count, in_loop
+        for s in body:
+            if isinstance(s, ir.For) and s.nest_id is not None:
+                count += 1
+                in_loop = in_loop or looping
+            elif isinstance(s, (ir.For, ir.While)):
+                visit(s.body, True)
+            elif isinstance(s, ir.If):
+                visit(s.body, looping)
+                visit(s.orelse, looping)
+
+    visit(fn.body, False)
+    return count > 1 or in_loop
+
+
+def contains_gpu_nest(s) -> bool:
+    return any(isinstance(x, ir.For) and x.nest_id is not None for x in walk_stmts([s]))
+
+
+def array_uses(node, fn: ir.Function) -> tuple:
+    """(arrays read, arrays written) by `node`'s elements: a subscript reads (or, as an
+    assignment's target, writes) its array; an array passed to a compiled function may be both.
+    Shapes are not data; binding a name moves no data."""
+    reads, writes = {}, {}
+    stmts = [x for x in (node if isinstance(node, list) else [node])
+             if isinstance(x, ir.Stmt.__args__)]
+    for s in walk_stmts(stmts):
+        if isinstance(s, (ir.Assign, ir.AugAssign)) and isinstance(s.target, ir.Subscript):
+            writes[s.target.array.id] = True
+    for e in walk_exprs(node):
+        if isinstance(e, ir.Subscript):
+            reads[e.array.id] = True
+        elif isinstance(e, ir.CallCompiled):
+            for a in e.args:
+                if isinstance(a, ir.Name) and isinstance(fn.variable_type(a.id), Array):
+                    reads[a.id] = writes[a.id] = True
+    return list(reads), list(writes)
+
+
+def dying_locals(fn: ir.Function) -> list:
+    """Local arrays that die with the call: only ever bound to a new allocation, never
+    returned, never passed to a compiled function (which could hand them back)."""
+    params = {p.name for p in fn.params}
+    escaping = set()
+    bound_otherwise = set()
+    for s in walk_stmts(fn.body):
+        if isinstance(s, ir.Return) and s.value is not None:
+            escaping.update(reads_of(s.value))
+        if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name) \
+                and not isinstance(s.value, ir.AllocArray):
+            bound_otherwise.add(s.target.id)
+    for e in walk_exprs(fn.body):
+        if isinstance(e, ir.CallCompiled):
+            escaping.update(reads_of(e.args))
+        elif isinstance(e, ir.NamedExpr):
+            bound_otherwise.add(e.target.id)
+    return [name for name, t in fn.locals.items() if isinstance(t, Array)
+            and name not in params and name not in escaping and name not in bound_otherwise]
 
 
 def emit_function(fn, module_name, boundscheck, signatures):

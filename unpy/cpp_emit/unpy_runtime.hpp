@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -37,7 +38,9 @@ inline ErrorKind pending_kind = ErrorKind::none;
 inline std::string pending_message;
 
 inline void raise(ErrorKind kind, const std::string& message) {
-    if (!omp_in_parallel()) throw Error(kind, message);
+    // omp_get_level, not omp_in_parallel: a region of one thread (OMP_NUM_THREADS=1, or a split
+    // nest's OpenMP range on a machine whose other cores feed devices) is not "active".
+    if (omp_get_level() == 0) throw Error(kind, message);
     std::lock_guard<std::mutex> lock(error_mutex);
     if (pending_kind == ErrorKind::none) { pending_kind = kind; pending_message = message; }
 }
@@ -553,6 +556,178 @@ inline py::object gpu_hook(const char* module, const char* function, int nest, p
         return py::none();
     }
 }
+
+// --- one nest on several participants (SPEC section 6, jitgpu/multi.py) ---------------------
+// The hook may answer a tuple (lo, hi, spare, handle): the devices are running their parts, and
+// the OpenMP code runs iterations [lo, hi) of the outer loop's counter on `spare` fewer threads
+// (a core feeds each device). `finish` then hands jitgpu the reductions and gets them back
+// combined with the devices' parts, or None when a device part failed: `next` then gives the
+// iterations left, [0, lo) and [hi, n), to the OpenMP code. Unsplit, the range is [0, n) once.
+
+struct SplitRange {
+    int64_t n, lo, hi;
+    int spare = 0;
+    int64_t handle = 0;
+    int64_t split_lo = 0, split_hi = 0;
+    int left = 0;                 // ranges still to run after a failed finish
+
+    explicit SplitRange(int64_t n) : n(n), lo(0), hi(n) {}
+
+    // Whether the hook's answer is a split (else it is the reductions of a finished nest).
+    bool take(const py::object& answer) {
+        if (!py::isinstance<py::tuple>(answer)) return false;
+        py::tuple t = answer.cast<py::tuple>();
+        lo = split_lo = t[0].cast<int64_t>();
+        hi = split_hi = t[1].cast<int64_t>();
+        spare = t[2].cast<int>();
+        handle = t[3].cast<int64_t>();
+        return true;
+    }
+    int threads() const {
+        int all = omp_get_max_threads();
+        return all - spare > 1 ? all - spare : 1;
+    }
+    bool pending() const { return handle != 0; }
+
+    // With the GIL held: the combined reductions, or None (then the devices' ranges follow).
+    py::object finish(py::dict reductions) {
+        int64_t h = handle;
+        handle = 0;
+        py::object result = py::none();
+        try {
+            static py::object* hook = new py::object(py::module_::import("jitgpu.multi").attr("finish_split"));
+            result = (*hook)(h, reductions);
+        } catch (py::error_already_set& e) {
+            try {
+                py::module_::import("logging").attr("getLogger")("unpy").attr("warning")(
+                    std::string("GPU finish hook failed, running OpenMP: ") + e.what());
+            } catch (...) {
+            }
+        }
+        if (result.is_none()) left = 2;
+        return result;
+    }
+    // The next range to run, if any.
+    bool next() {
+        while (left > 0) {
+            if (left-- == 2) {
+                lo = 0;
+                hi = split_lo;
+            } else {
+                lo = split_hi;
+                hi = n;
+            }
+            if (lo < hi) return true;
+        }
+        return false;
+    }
+};
+
+// --- residency (SPEC section 8) --------------------------------------------------------------
+// Data a GPU nest wrote may stay on the device until the host needs it (gpurts/residency.py).
+// A flush point before each host statement of a @gpu function that touches arrays, and before
+// the OpenMP code of a nest, copies back what is stale there (and forgets the device copy of
+// what the host writes). While the residency table is empty (no device, UNPY_RESIDENT=0, nothing
+// kept) a flush point is one load of a counter in Python memory: no call, no GIL.
+
+inline int64_t* residency_counters() {   // [0]: entries in the table; [1]: last call scope id
+    static int64_t* counters = [] {
+        static int64_t none[2] = {0, 0};
+        py::gil_scoped_acquire gil;
+        try {
+            return reinterpret_cast<int64_t*>(py::module_::import("gpurts.residency")
+                                                  .attr("COUNTERS_ADDRESS").cast<intptr_t>());
+        } catch (py::error_already_set&) {
+            return static_cast<int64_t*>(none);   // no gpurts: nothing is ever on a device
+        }
+    }();
+    return counters;
+}
+
+inline bool anything_resident() {
+    return __atomic_load_n(&residency_counters()[0], __ATOMIC_ACQUIRE) != 0;
+}
+
+// The bytes [lo, hi) of arrays' elements.
+struct ByteRanges {
+    std::vector<std::pair<int64_t, int64_t>> ranges;
+
+    template <typename T, int N>
+    void add(const Array<T, N>& a) {
+        if (!a.data || a.size() == 0) return;
+        int64_t lo = 0, hi = 0;
+        for (int d = 0; d < N; ++d) {
+            const int64_t reach = (a.shape[d] - 1) * a.strides[d];
+            lo += reach < 0 ? reach : 0;
+            hi += reach > 0 ? reach : 0;
+        }
+        const int64_t base = int64_t(reinterpret_cast<intptr_t>(a.data));
+        ranges.emplace_back(base + lo * int64_t(sizeof(T)), base + (hi + 1) * int64_t(sizeof(T)));
+    }
+
+    py::list to_python() const {
+        py::list out;
+        for (const auto& r : ranges) out.append(py::make_tuple(r.first, r.second));
+        return out;
+    }
+};
+
+inline void residency_warning(const std::string& what) {
+    try {
+        py::module_::import("logging").attr("getLogger")("unpy").attr("warning")(what);
+    } catch (...) {
+    }
+}
+
+// Before host code reads `reads` and writes `writes` (call only when anything_resident()).
+inline void flush_host(const ByteRanges& reads, const ByteRanges& writes) {
+    py::gil_scoped_acquire gil;
+    try {
+        static py::object* flush = new py::object(
+            py::module_::import("gpurts.residency").attr("flush_ranges"));
+        (*flush)(reads.to_python(), writes.to_python());
+    } catch (py::error_already_set& e) {
+        residency_warning(std::string("copying device data back failed: ") + e.what());
+    }
+}
+
+// One call of a @gpu function with GPU nests: its id goes to the hook with each nest (data may
+// stay on the device for the rest of the call); when the call ends, by a return or an
+// exception, what is still stale is copied back, except the local arrays that die with the call
+// (`dead`), and the call's device copies are dropped.
+struct CallScope {
+    bool enabled;
+    int64_t id_ = 0;
+    std::function<void(ByteRanges&)> dead;
+
+    explicit CallScope(bool on) : enabled(on) {}
+    CallScope(const CallScope&) = delete;
+    CallScope& operator=(const CallScope&) = delete;
+
+    int64_t id() {        // called with the GIL, by the hook's caller
+        if (!enabled) return -1;
+        if (id_ == 0) id_ = __atomic_add_fetch(&residency_counters()[1], 1, __ATOMIC_SEQ_CST);
+        return id_;
+    }
+
+    ~CallScope() {
+        if (id_ <= 0 || !anything_resident()) return;
+        py::gil_scoped_acquire gil;
+        PyObject *type, *value, *trace;
+        PyErr_Fetch(&type, &value, &trace);      // an exception on its way out stays as it is
+        try {
+            ByteRanges dying;
+            if (dead) dead(dying);
+            static py::object* close = new py::object(
+                py::module_::import("gpurts.residency").attr("close_scope"));
+            (*close)(id_, dying.to_python());
+        } catch (py::error_already_set& e) {
+            residency_warning(std::string("copying device data back failed: ") + e.what());
+        } catch (...) {
+        }
+        PyErr_Restore(type, value, trace);
+    }
+};
 
 // --- the drop-in module ----------------------------------------------------------------------
 // Runs the module's own source in the extension module's namespace. `__unpy_compiled__` holds the

@@ -4,11 +4,17 @@ cache and its measured bandwidth. Each is made on first use and reused for the p
 
 A device is chosen only after its probe (`gpurts.probe`: build and run a small kernel) passes;
 a device whose probe fails is passed over, its reason logged once (a warning when this process
-probed it, an info line when the disk cache remembered it) and kept for `device_report()`."""
+probed it, an info line when the disk cache remembered it) and kept for `device_report()`.
+
+Several devices at once (`devices_selection`, SPEC section 6): a list of specs (`gpu0,gpu1,openmp`)
+or `all` (every working GPU and the OpenMP code). A device named twice in a list is opened twice,
+each time with its own context and queue (`Device.copy`), so that one CPU device can stand for
+two in tests."""
 from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 from typing import NamedTuple
 
@@ -30,9 +36,11 @@ def device_kind(cl_device) -> str:
 class Device:
     """One OpenCL device and the resources unpy made for it (one owner for each)."""
 
-    def __init__(self, cl_device):
+    def __init__(self, cl_device, ordinal: int = 0, copy: int = 0):
         cl, _ = load_opencl()
         self.cl_device = cl_device
+        self.ordinal = ordinal      # devices of the same name listed before this one
+        self.copy = copy            # 0, or k: the k-th extra context opened on this device
         self.name = cl_device.name.strip()
         self.platform_name = cl_device.platform.name.strip()
         self.driver_version = cl_device.driver_version.strip()
@@ -48,8 +56,10 @@ class Device:
 
     @property
     def label(self) -> str:
-        """How reports name the device: `report.nests[k].ran_on` (SPEC section 5)."""
-        return f"opencl:{self.name}"
+        """How reports name the device: `report.nests[k].ran_on` (SPEC section 5); a second
+        device of the same name, or a second context of one, is told apart by a suffix."""
+        return (f"opencl:{self.name}" + (f" #{self.ordinal + 1}" if self.ordinal else "")
+                + (f" (context {self.copy + 1})" if self.copy else ""))
 
     def __repr__(self):
         return f"<gpurts.Device {self.name!r} on {self.platform_name!r}>"
@@ -117,15 +127,25 @@ class DeviceStatus(NamedTuple):
 
 _lock = threading.RLock()
 _selections: dict[str, DeviceSelection] = {}
-_devices: dict[int, Device] = {}   # cl device pointer -> its one Device
+_devices: dict[tuple, Device] = {}   # (cl device pointer, copy) -> its one Device
 _reported: set[int] = set()        # cl device pointers whose failed probe was logged
 
 
-def _device_for(cl_device) -> Device:
-    key = cl_device.int_ptr
+def _device_for(cl_device, copy: int = 0) -> Device:
+    key = (cl_device.int_ptr, copy)
     if key not in _devices:
-        _devices[key] = Device(cl_device)
+        _devices[key] = Device(cl_device, _ordinal(cl_device), copy)
     return _devices[key]
+
+
+def _ordinal(cl_device) -> int:
+    """How many devices of the same name the loader lists before `cl_device`."""
+    try:
+        listed = [d for _, devs in _listed() for d in devs]
+    except LookupError:
+        return 0
+    same = [d.int_ptr for d in listed if d.name.strip() == cl_device.name.strip()]
+    return same.index(cl_device.int_ptr) if cl_device.int_ptr in same else 0
 
 
 def _listed():
@@ -158,6 +178,11 @@ def _is_pocl(cl_device) -> bool:
 def _candidates(spec: str, found) -> tuple[list, str]:
     """The devices `spec` may choose, in the order tried, and what they are called."""
     devices = [dev for _, devs in found for dev in devs]
+    numbered = re.fullmatch(r"gpu(\d+)", spec)
+    if numbered:      # the n-th GPU the loader lists (gpu0, gpu1, ...)
+        gpus = [d for d in devices if device_kind(d) == "gpu"]
+        k = int(numbered.group(1))
+        return gpus[k:k + 1], f"OpenCL GPU number {k}"
     if spec == "gpu":
         return [d for d in devices if device_kind(d) == "gpu"], "OpenCL GPU"
     if spec == "pocl":
@@ -200,7 +225,7 @@ def _choose(spec: str) -> DeviceSelection:
     if spec == "gpu":
         fix = f"; {opencl.icd_fix_note}" if opencl.icd_fix_note else ""
         return DeviceSelection(None, f"no OpenCL GPU found (platforms: {_describe(found)}){fix}")
-    if spec in ("cpu", "pocl"):
+    if spec in ("cpu", "pocl") or re.fullmatch(r"gpu\d+", spec):
         return DeviceSelection(None, f"no {what} found (platforms: {_describe(found)})")
     return DeviceSelection(None, f"no OpenCL device matches UNPY_DEVICE={spec!r} "
                                  f"(platforms: {_describe(found)})")
@@ -215,6 +240,12 @@ def device_selection(spec: str | None = None) -> DeviceSelection:
     if spec is None:
         spec = os.environ.get("UNPY_DEVICE", "")
     spec = spec.strip().lower() or "gpu"
+    if is_list_spec(spec):      # a list: its first device
+        several = devices_selection(spec)
+        if several.devices:
+            return DeviceSelection(several.devices[0], None)
+        return DeviceSelection(None, several.reason or f"UNPY_DEVICE={spec} names no OpenCL "
+                                                       "device")
     with _lock:
         if spec not in _selections:
             try:
@@ -223,6 +254,67 @@ def device_selection(spec: str | None = None) -> DeviceSelection:
                 _selections[spec] = DeviceSelection(
                     None, f"OpenCL device query failed ({type(e).__name__}: {e})")
         return _selections[spec]
+
+
+OPENMP = "openmp"      # the OpenMP code of the nest, as a participant of a list
+
+
+class DevicesSelection(NamedTuple):
+    """What a list spec chooses: its OpenCL devices, in the order named (labels unique), and
+    whether the OpenMP code takes part; `reason` says why a named device is missing."""
+    devices: tuple
+    openmp: bool
+    reason: str | None
+
+
+def is_list_spec(spec: str) -> bool:
+    """Whether an `UNPY_DEVICE` spec names several participants: a list, or `all`."""
+    spec = spec.strip().lower()
+    return "," in spec or spec == "all" or spec in (OPENMP, "host")
+
+
+def devices_selection(spec: str) -> DevicesSelection:
+    """The participants of a list spec: comma-separated single specs (`gpu`, `gpu0`, `cpu`,
+    `pocl`, a name), `openmp` (or `host`: the OpenMP code on a sub-range of the outer loop), or
+    `all` (every working GPU, then the OpenMP code). A device named again gets another context
+    and queue of its own. A spec that chooses nothing is left out, with its reason. Never
+    raises; cached per spec."""
+    spec = ",".join(t.strip() for t in spec.strip().lower().split(",") if t.strip())
+    key = "list:" + spec
+    with _lock:
+        if key not in _selections:
+            try:
+                _selections[key] = _choose_list(spec)
+            except Exception as e:
+                _selections[key] = DevicesSelection(
+                    (), False, f"OpenCL device query failed ({type(e).__name__}: {e})")
+        return _selections[key]
+
+
+def _choose_list(spec: str) -> DevicesSelection:
+    tokens, reasons = spec.split(","), []
+    if tokens == ["all"]:
+        try:
+            gpus = [d for _, devs in _listed() for d in devs if device_kind(d) == "gpu"]
+        except LookupError:
+            gpus = []
+        tokens = [f"gpu{k}" for k in range(len(gpus))] + [OPENMP]
+        if not gpus:
+            reasons.append("all: no OpenCL GPU found")
+    devices, openmp, opened = [], False, {}
+    for token in tokens:
+        if token in (OPENMP, "host"):
+            openmp = True
+            continue
+        chosen = device_selection(token)
+        if chosen.device is None:
+            reasons.append(f"{token}: {chosen.reason}")
+            continue
+        cl_device = chosen.device.cl_device
+        copy = opened.get(cl_device.int_ptr, -1) + 1
+        opened[cl_device.int_ptr] = copy
+        devices.append(_device_for(cl_device, copy))
+    return DevicesSelection(tuple(devices), openmp, "; ".join(reasons) or None)
 
 
 def select_device(spec: str | None = None) -> Device | None:

@@ -40,20 +40,29 @@ def run_nest(module: str, function: str, nest_id: int, values: dict, key: bytes 
     compiled caller. With it, a refusal that depends only on the inputs answers REFUSED: the
     caller skips the hook while the same inputs come again (unless every call is logged)."""
     from gpurts import device_selection
+    from gpurts.device import devices_selection, is_list_spec
+    from jitgpu.multi import device_spec, run_split
     from jitgpu.nest import DeviceFailure, NotOffloadable, Refused
     from jitgpu.offload import run_nest_on_device
 
     where = f"{module}.{function} nest {nest_id}"
-    selection = device_selection()
-    if selection.device is None:
+    spec = device_spec(module, function)
+    split = is_list_spec(spec)      # several participants (SPEC section 6, jitgpu/multi.py)
+    selection = devices_selection(spec) if split else device_selection(spec)
+    if not (selection.devices if split else selection.device):
         _fall_back(module, function, nest_id, where, f"no OpenCL device: {selection.reason}",
                    logging.INFO)
         # False: this nest stops asking until UNPY_DEVICE changes (unless every call is to be
         # logged); the report just recorded stays true for the calls it skips.
         return None if log.isEnabledFor(logging.INFO) else False
     try:
-        results, nest_report = run_nest_on_device(module, function, nest_id, values,
-                                                  selection.device, key)
+        if split:   # the report of a call that the caller finishes comes from finish_split
+            results, nest_report = run_split(module, function, nest_id, values, selection, key)
+            if nest_report is None:
+                return results
+        else:
+            results, nest_report = run_nest_on_device(module, function, nest_id, values,
+                                                      selection.device, key)
     except Refused as e:
         _fall_back(module, function, nest_id, where, str(e), logging.INFO)
         return REFUSED if key is not None and not log.isEnabledFor(logging.INFO) else None

@@ -1,0 +1,106 @@
+"""The parts of one plan on several devices at once (SPEC section 6).
+
+`ConcurrentRun` starts one feeding thread per device (a worker kept per device, so that a call
+does not pay for a new thread), which runs that device's parts in order with the executor's
+`run_part` on the device's own queue: gathers into pinned staging, enqueues, one finish per
+part. pyopencl releases the GIL while it enqueues and waits, and NumPy while it copies, so the
+devices, and the OpenMP code of a split nest running meanwhile in the compiled caller, proceed
+together. `finish` waits for every device and only then, when none failed, writes every part's
+results into NumPy memory and combines the reductions: the split plan (`jitgpu.split`) proved
+that no part writes what another touches, so nothing needs undoing when one fails, and the
+OpenMP fallback reruns on intact inputs.
+
+The plan and kernel nests are read by their fields only (gpurts does not import jitgpu).
+"""
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from .errors import DeviceError
+from .executor import _keep_kit, combine, run_part, write_back
+from .opencl import load_opencl
+from .timing import Timings
+
+_workers: dict[str, ThreadPoolExecutor] = {}    # device label -> its feeding thread
+_workers_lock = threading.Lock()
+
+
+def _worker(label: str) -> ThreadPoolExecutor:
+    with _workers_lock:
+        if label not in _workers:
+            _workers[label] = ThreadPoolExecutor(1, thread_name_prefix=f"unpy-feed {label}")
+        return _workers[label]
+
+
+class DeviceRun:
+    """What one device's thread did: per part (index in the plan) its writes, partials and kit;
+    its Timings; its seconds from start to its last finish; the error that stopped it."""
+
+    def __init__(self, label):
+        self.label = label
+        self.parts = {}
+        self.timings = Timings()
+        self.seconds = 0.0
+        self.error = None
+
+
+class ConcurrentRun:
+    """Carry out `plan` (parts naming their device) with `kernels[k]` = (KernelNest, built
+    cl.Kernel), one thread per device of `devices` ({label: Device}); started at once.
+    `recipes`: the dict kept with the plan (see `gpurts.executor.execute`)."""
+
+    def __init__(self, plan, kernels, values, devices, recipes=None):
+        self.plan, self.kernels, self.values = plan, kernels, values
+        self.recipes = {} if recipes is None else recipes
+        self.started = time.perf_counter()
+        order = list(dict.fromkeys(part.device for part in plan.parts))
+        self.runs = {label: DeviceRun(label) for label in order}
+        for index in range(len(plan.parts)):      # made here: the threads only read them
+            self.recipes.setdefault(index, {})
+        self.futures = [_worker(label).submit(self._run_device, devices[label], self.runs[label])
+                        for label in order]
+
+    def _run_device(self, device, run: DeviceRun) -> None:
+        try:
+            for index, (part, (kernel, cl_kernel)) in enumerate(zip(self.plan.parts,
+                                                                    self.kernels)):
+                if part.device == run.label:
+                    run.parts[index] = run_part(device, part, kernel, cl_kernel, self.values,
+                                                run.timings, self.recipes[index])
+        except BaseException as e:      # reported by finish(), in the caller's thread
+            run.error = e
+        finally:
+            run.seconds = time.perf_counter() - self.started
+
+    def wait(self) -> None:
+        for future in self.futures:
+            future.result()
+
+    def finish(self, initial: dict) -> dict:
+        """Wait for every device; then write back and return the reductions combined from
+        `initial` ({var: value}: the values before the nest, or what the OpenMP code of a split
+        nest made of them). Raises the first part's error (KernelFlagged, DeviceError), having
+        written nothing."""
+        cl, _ = load_opencl()
+        self.wait()
+        failed = [run.error for run in self.runs.values() if run.error is not None]
+        if failed:
+            error = failed[0]
+            if isinstance(error, cl.Error):
+                raise DeviceError(f"OpenCL error: {error}") from error
+            raise error
+        results = dict(initial)
+        for index, (part, (kernel, _)) in enumerate(zip(self.plan.parts, self.kernels)):
+            writes, partials, kit = self.runs[part.device].parts[index]
+            write_back(writes, None)
+            for var, op, dtype in kernel.reductions:
+                results[var] = combine(op, results[var], partials[var], dtype)
+            _keep_kit(kit, part, self.recipes[index])
+        return {var: results[var] for _, (kernel, _) in zip(self.plan.parts, self.kernels)
+                for var, _, _ in kernel.reductions}
+
+    def seconds(self) -> dict:
+        """{device label: seconds from the start to its last part's finish}."""
+        return {label: run.seconds for label, run in self.runs.items()}

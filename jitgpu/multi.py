@@ -1,0 +1,304 @@
+"""Run one @gpu nest on several participants at once (SPEC section 6): the glue of
+`jitgpu.split` (the plan edited into parts), `jitgpu.shares` (how much each runs) and
+`gpurts.concurrent` (the parts on their devices together), as `jitgpu.offload` is for one device.
+
+Per call layout (the compiled caller's input bytes, as for one device) the nest is instantiated
+once and its participants' costs estimated; per (nest, shapes, participants) a `shares.Balance`
+holds the shares. Each call asks it for the shares, splits the outer loop by them (prepared parts
+and built kernels are kept per ranges, so settled shares reuse them), starts the device parts,
+and then either
+- finishes them itself and returns the reductions (no OpenMP participant), or
+- answers `(lo, hi, spare, handle)`: the compiled caller runs the nest's OpenMP code on
+  iterations [lo, hi) of the outer loop's counter with `spare` fewer threads (one core feeds
+  each device), then calls `finish_split(handle, reductions)`, which waits for the devices, writes
+  their results back and returns the reductions combined, or None when a device part failed:
+  the caller then runs the OpenMP code on the iterations the devices had.
+After each call the Balance learns the measured time of every participant.
+"""
+from __future__ import annotations
+
+import collections
+import itertools
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from jitgpu import report, shares
+from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
+from jitgpu.offload import build_part, call_key, device_facts
+from jitgpu.plan import opt_level
+from jitgpu.split import OPENMP, NotSplit, Participant, participant_costs, share_ranges, split_plan
+
+log = logging.getLogger("unpy")
+
+
+def device_spec(module: str, function: str) -> str:
+    """The participants of a nest: `UNPY_DEVICE` when set, else the function's
+    `@unpython.gpu(devices=...)`, else '' (the default: the first GPU)."""
+    spec = os.environ.get("UNPY_DEVICE", "").strip()
+    if spec:
+        return spec
+    import unpython
+    return unpython._devices.get((module, function), "")
+
+
+@dataclass
+class Layout:
+    """One call layout of a nest: its instance and the Balance of its shares."""
+    instance: object
+    participants: tuple
+    balance: shares.Balance
+    outer_lo: int                   # the outer loop's first value and step, for the reports
+    outer_step: int
+
+
+@dataclass(frozen=True)
+class SplitPrepared:
+    """One split of a layout (the ranges of one set of shares): the plan and per device part
+    its (KernelNest, source, BuiltKernel); `refusal`: why it cannot be split."""
+    split: Optional[object] = None
+    kernels: tuple = ()
+    refusal: Optional[str] = None
+    analysis_s: float = 0.0
+    recipes: dict = field(default_factory=dict, compare=False, repr=False)
+
+
+_LAYOUTS = collections.OrderedDict()     # call key -> Layout, most recent last
+_PREPARED = collections.OrderedDict()    # (call key, ranges) -> SplitPrepared
+_KEPT = 32
+_lock = threading.Lock()
+
+
+def _remember(cache, key, make):
+    with _lock:
+        found = cache.get(key)
+        if found is not None:
+            cache.move_to_end(key)
+            return found
+    made = make()
+    with _lock:
+        cache[key] = made
+        while len(cache) > _KEPT:
+            cache.popitem(last=False)
+    return made
+
+
+def _shapes(values) -> tuple:
+    return tuple((name, v.shape, v.dtype.str) if isinstance(v, np.ndarray) else (name, v)
+                 for name, v in values.items())
+
+
+def _layout(module, function, nest_id, values, selection, forced, opt, inputs) -> tuple:
+    """(its key, the Layout of this call)."""
+    participants = tuple([Participant(d.label, device_facts(d)) for d in selection.devices]
+                         + ([Participant(OPENMP, None)] if selection.openmp else []))
+    labels = tuple(p.label for p in participants)
+    key = ((module, function, nest_id, inputs, labels, forced, opt) if inputs is not None else
+           call_key(module, function, nest_id, values, labels, forced, opt))
+
+    def make():
+        instance = instantiate(load_nest(module, function, nest_id), values)
+        if any(n == 0 for n in instance.trip_counts):
+            raise Refused("the parallel loop has no iterations")
+
+        def first():
+            costs, openmp_s = participant_costs(instance, values, participants)
+            decision = shares.first_split(costs, openmp_s, forced)
+            return shares.Balance(labels, costs, decision.shares, decision.why, forced)
+        balance = shares.balance_for((module, function, nest_id, _shapes(values), labels,
+                                      forced), first)
+        box = instance.boxes[instance.levels[0].var]
+        return Layout(instance, participants, balance, box.lo, box.step)
+
+    return key, _remember(_LAYOUTS, key, make)
+
+
+def _prepare(layout, ranges, values, devices, forced, opt, nest) -> SplitPrepared:
+    started = time.perf_counter()
+    shares_now = tuple(hi - lo for lo, hi in ranges)
+    try:
+        split = split_plan(layout.instance, values, layout.participants, shares_now, nest=nest,
+                           forced=forced, opt=opt)
+    except NotSplit as e:
+        return SplitPrepared(refusal=str(e))
+    kernels = tuple(build_part(layout.instance, part, values, devices[part.device], opt)
+                    for part in split.plan.parts)
+    return SplitPrepared(split, kernels, analysis_s=time.perf_counter() - started)
+
+
+@dataclass
+class Pending:
+    """A split call whose OpenMP range the compiled caller is running."""
+    run: object
+    layout: Layout
+    prepared: SplitPrepared
+    shares: tuple
+    started: float
+    returned: float
+    where: tuple                    # (module, function, nest_id)
+
+
+_PENDING: dict = {}
+_handles = itertools.count(1)
+
+
+def run_split(module, function, nest_id, values, selection, inputs=None):
+    """(answer, report): the reductions {var: value} when the devices ran the whole nest, or
+    `(lo, hi, spare, handle)` for the compiled caller (report None: `finish_split` makes it).
+    Raises Refused (the estimate or the analysis refuses these inputs), NotOffloadable,
+    DeviceFailure."""
+    from gpurts import DeviceError
+    from gpurts.concurrent import ConcurrentRun
+    from gpurts.executor import KernelFlagged
+
+    forced = os.environ.get("UNPY_FORCE_GPU") == "1"
+    opt = opt_level()
+    # Only the nest's own variables (a compiled caller may add its call scope, `__unpy_...`).
+    values = {k: v for k, v in values.items() if not k.startswith("__unpy")}
+    key, layout = _layout(module, function, nest_id, values, selection, forced, opt, inputs)
+    balance = layout.balance
+    shares_now = balance.next_shares()
+    trial = shares_now != balance.shares
+    if not any(x > 0 and not p.is_openmp for x, p in zip(shares_now, layout.participants)) \
+            and not trial:
+        raise Refused(balance.why)      # the OpenMP code alone, on every core
+    devices = {d.label: d for d in selection.devices}
+    extent = layout.instance.trip_counts[0]
+    ranges = share_ranges(extent, shares_now)
+    nest = f"{module}.{function} nest {nest_id}"
+    prepared = _remember(_PREPARED, (key, ranges), lambda: _prepare(
+        layout, ranges, values, devices, forced, opt, nest))
+    # What the Balance compares is the run, not this call's analysis and builds.
+    started = time.perf_counter()
+    if prepared.refusal:
+        # Not splittable: the fastest participant alone, from now on.
+        balance.shares = _alone_instead(balance, layout, prepared.refusal)
+        return run_split(module, function, nest_id, values, selection, inputs)
+    split = prepared.split
+    try:
+        run = ConcurrentRun(split.plan, [(k, built.kernel) for k, _, built in prepared.kernels],
+                            values, devices, prepared.recipes)
+    except DeviceError as e:
+        raise DeviceFailure(str(e)) from e
+    pending = Pending(run, layout, prepared, shares_now, started, 0.0,
+                      (module, function, nest_id))
+    if split.host is None:
+        initial = {var: values[var] for k, _, _ in prepared.kernels
+                   for var, _, _ in k.reductions}
+        try:
+            results = run.finish(initial)
+        except KernelFlagged as e:
+            raise NotOffloadable(str(e)) from None
+        except DeviceError as e:
+            raise DeviceFailure(str(e)) from e
+        return results, _learn(pending, None, time.perf_counter())
+    handle = next(_handles)
+    _PENDING[handle] = pending
+    pending.returned = time.perf_counter()
+    lo, hi = split.host
+    return (lo, hi, len(split.device_labels), handle), None
+
+
+def _alone_instead(balance, layout, why) -> tuple:
+    """The shares of the participant estimated fastest alone (a device, with
+    UNPY_FORCE_GPU=1), with `why` as their reason."""
+    candidates = [i for i, p in enumerate(layout.participants)
+                  if not (balance.forced and p.is_openmp)]
+    k = min(candidates, key=lambda i: balance.costs[i].alone_s)
+    balance.why = f"{why}; {balance.labels[k]} alone"
+    return shares.alone(k, len(balance.labels))
+
+
+def finish_split(handle: int, reductions: dict):
+    """Called by the compiled caller once its OpenMP range is done, with its reduction values:
+    the reductions combined with the devices' parts, or None when a device part failed (the
+    caller then runs the OpenMP code on the devices' iterations). Never raises."""
+    from gpurts.executor import KernelFlagged
+
+    done = time.perf_counter()
+    pending = _PENDING.pop(handle, None)
+    if pending is None:
+        return None
+    module, function, nest_id = pending.where
+    where = f"{module}.{function} nest {nest_id}"
+    try:
+        results = pending.run.finish(dict(reductions))
+        nest_report = _learn(pending, done - pending.returned, time.perf_counter())
+    except Exception as e:  # never a crash: the OpenMP code runs the devices' iterations
+        level = logging.INFO if isinstance(e, KernelFlagged) else logging.WARNING
+        reason = str(e) if isinstance(e, KernelFlagged) else f"a device part failed ({e})"
+        report.record(module, function, nest_id, report.NestReport(nest_id, "openmp", reason))
+        log.log(level, "%s: OpenMP (%s)", where, reason)
+        return None
+    report.record(module, function, nest_id, nest_report)
+    if log.isEnabledFor(logging.INFO):
+        log.info("%s: ran on %s (%s)", where, nest_report.ran_on,
+                 nest_report.details.get("time", ""))
+    return results
+
+
+def _learn(pending: Pending, host_s, ended: float) -> report.NestReport:
+    """Tell the Balance how the call went, and make its report."""
+    split, layout = pending.prepared.split, pending.layout
+    device_s = pending.run.seconds()
+    seconds = tuple(host_s if p.is_openmp else device_s.get(p.label, 0.0)
+                    for p in layout.participants)
+    total_s = ended - pending.started
+    extent = split.extent
+    ran = [0.0] * len(layout.participants)
+    for label, lo, hi in split.ranges:
+        ran[[p.label for p in layout.participants].index(label)] = (hi - lo) / extent
+    fresh = [(label, source) for part, (_, source, _) in zip(split.plan.parts,
+                                                             pending.prepared.kernels)
+             for label in [part.device] if (label, source) not in _launched]
+    _launched.update(fresh)
+    layout.balance.record(pending.shares, seconds, total_s, ran, learn=not fresh,
+                          prepare_s=pending.prepared.analysis_s)
+    return _report(pending, seconds, total_s)
+
+
+_launched = set()       # (device label, kernel source) that have run at least once
+
+
+def _report(pending: Pending, seconds, total_s) -> report.NestReport:
+    split, layout, run = pending.prepared.split, pending.layout, pending.run
+    nest_id = pending.where[2]
+    ran = [label for label, _, _ in split.ranges]
+    by_label = dict(zip((p.label for p in layout.participants), seconds))
+    extent = split.extent
+
+    def values_of(lo, hi):
+        first = layout.outer_lo + layout.outer_step * lo
+        last = layout.outer_lo + layout.outer_step * (hi - 1)
+        return f"{split.outer} = {first}..{last} ({hi - lo} of {extent} iterations)"
+
+    def details_and_timings():
+        parts, moved = [], 0
+        for label, lo, hi in split.ranges:
+            line = f"{label}: {values_of(lo, hi)}, {by_label[label] * 1e3:.3f} ms"
+            if label in run.runs:
+                t = run.runs[label].timings
+                moved += t.h2d_bytes + t.d2h_bytes
+                line += (f"; moved {t.h2d_bytes + t.d2h_bytes} B (h2d {t.h2d_bytes} B in "
+                         f"{t.h2d_seconds * 1e3:.3f} ms, kernel {t.kernel_seconds * 1e3:.3f} ms, "
+                         f"d2h {t.d2h_bytes} B in {t.d2h_seconds * 1e3:.3f} ms)")
+            parts.append(line)
+        details = {"parts": "\n      " + "\n      ".join(parts),
+                   "shares": layout.balance.describe().replace("\n", "\n      "),
+                   "time": f"analysis {pending.prepared.analysis_s * 1e3:.3f} ms (when "
+                           f"prepared), total {total_s * 1e3:.3f} ms"}
+        timings = {"total": total_s, "bytes_moved": moved,
+                   "participants": {label: by_label[label] for label in ran},
+                   "ranges": {label: (lo, hi) for label, lo, hi in split.ranges},
+                   "shares": dict(zip(layout.balance.labels, pending.shares))}
+        return details, timings
+
+    reason = f"split along {split.outer} across {len(ran)} participant(s): {layout.balance.why}"
+    return report.NestReport.lazy(nest_id, " + ".join(ran), reason, details_and_timings,
+                                  plan=split, sources=tuple(dict.fromkeys(
+                                      s for _, s, _ in pending.prepared.kernels)))

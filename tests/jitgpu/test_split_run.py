@@ -1,0 +1,177 @@
+"""One nest on several participants at once, run for real (jitgpu/multi.py, gpurts/concurrent.py,
+the compiled caller's unpy::SplitRange) and compared with the interpreter: the tested OpenCL
+device plus the OpenMP code, and two contexts of the tested device as two devices
+(UNPY_DEVICE lists), on every kernel of examples/ at small odd sizes over repeated calls (the
+shares, and so the ranges, move between calls), reductions combined across parts, an error in
+one part, writes whose regions may meet (run on one participant), `@unpython.gpu(devices=...)`,
+the estimate's refusal, and what `unpython.explain` says."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import diffcheck
+import testdevice
+from gpucheck import GpuPair, assert_ran, load_module
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+if str(EXAMPLES) not in sys.path:
+    sys.path.append(str(EXAMPLES))
+import _harness  # noqa: E402
+
+SPECS = {"device+openmp": f"{testdevice.SPEC},openmp",
+         "two contexts": f"{testdevice.SPEC},{testdevice.SPEC}"}
+KERNELS = ["mmult", "nbody", "cp", "syrk", "syr2k", "stencil"]
+CASES = [case for kernel in KERNELS for case in _harness.interpreted(kernel).CASES]
+SIZES = {"cp": 83}        # cp: n // 16 atoms
+
+
+def _built(path: Path, out_dir: Path, name: str) -> object:
+    from unpy.cpp_emit.build import build
+    testdevice.tested_device()
+    with diffcheck.build_lock(f"split-{path.stem}"):
+        so = build(str(path), str(out_dir)).output
+    return load_module(name, so)
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory):
+    pairs = {}
+
+    def pair(kernel):
+        if kernel not in pairs:
+            pairs[kernel] = GpuPair(_built(EXAMPLES / f"{kernel}.py",
+                                           tmp_path_factory.mktemp(f"split-{kernel}"), kernel),
+                                    _harness.interpreted(kernel))
+        return pairs[kernel]
+    return pair
+
+
+@pytest.fixture(scope="module")
+def split_kernels(tmp_path_factory):
+    path = Path(__file__).resolve().parent / "split_kernels.py"
+    return GpuPair(_built(path, tmp_path_factory.mktemp("split-kernels"), "split_kernels"),
+                   load_module("interpreted_split_kernels", path))
+
+
+def assert_split(report, participants=2):
+    for nest in report.nests:
+        assert nest.ran_on is not None and len(nest.ran_on.split(" + ")) == participants, \
+            str(report)
+        assert nest.ran_on.startswith("opencl:"), str(report)
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.label)
+def test_example_split_matches_the_interpreter(example, device_env, case, spec):
+    device_env.setenv("UNPY_DEVICE", SPECS[spec])
+    pair = example(case.kernel)
+    args = case.args(SIZES.get(case.kernel, 23))
+    for _ in range(3):      # the shares move after each call, and the ranges with them
+        _, report = pair.check(case.func, *args, rtol=case.rtol)
+        assert_split(report)
+    if spec == "device+openmp":
+        assert report.nests[0].ran_on.endswith(" + openmp")
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("func", ["red_several", "red_sum_i64", "red_min_f64", "red_xor_i64"])
+def test_reductions_combine_across_parts(gpu, device_env, func, spec):
+    device_env.setenv("UNPY_DEVICE", SPECS[spec])
+    rng = np.random.default_rng(5)
+    for n in (2, 37, 300):
+        if func == "red_several":
+            args = (rng.standard_normal(n),)
+        elif func == "red_min_f64":
+            args = (rng.standard_normal(n), np.float64(0.5))
+        else:
+            args = (rng.integers(-2 ** 40, 2 ** 40, n), np.int64(-7))
+        _, report = gpu.check(func, *args, rtol=1e-12 if func == "red_several" else 0.0)
+        assert_split(report)
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("zero_at", [1, 28])
+def test_an_error_in_one_part_raises_as_the_openmp_code_does(gpu, device_env, spec, zero_at):
+    """Integer division by zero in the first participant's range, or in the last one's (the
+    OpenMP code's, for device+openmp): ZeroDivisionError, with the array as the OpenMP code
+    alone leaves it (every other element divided)."""
+    a = np.arange(30, dtype=np.int64) * 7
+    d = np.full(30, 3, np.int64)
+    d[zero_at] = 0
+    device_env.setenv("UNPY_DEVICE", "none")
+    alone = a.copy()
+    with pytest.raises(ZeroDivisionError):
+        gpu.compiled.divide_in_place(alone, d)
+    device_env.setenv("UNPY_DEVICE", SPECS[spec])
+    split = a.copy()
+    with pytest.raises(ZeroDivisionError):
+        gpu.compiled.divide_in_place(split, d)
+    np.testing.assert_array_equal(split, alone)
+    d[zero_at] = 2
+    _, report = gpu.check("divide_in_place", a, d)      # and the next call runs split again
+    assert_split(report)
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_writes_whose_regions_may_meet_run_on_one_participant(gpu, split_kernels, device_env,
+                                                              spec):
+    """scatter writes out[idx[i]] (non-affine: any part may write anywhere); transpose, split
+    along i, writes columns of `out` whose rows interleave: neither is split, both are right."""
+    device_env.setenv("UNPY_DEVICE", SPECS[spec])
+    rng = np.random.default_rng(1)
+    idx = rng.permutation(41)
+    _, report = gpu.check("scatter", rng.standard_normal(41), idx, np.zeros(41),
+                          ran_on="opencl:", reason="not split")
+    assert " + " not in report.nests[0].ran_on
+    _, report = split_kernels.check("transpose", rng.standard_normal((9, 13)), np.zeros((13, 9)),
+                                    ran_on="opencl:", reason="not split")
+    assert " + " not in report.nests[0].ran_on
+
+
+def test_a_function_names_its_participants(split_kernels, device_env):
+    """@unpython.gpu(devices="cpu,openmp") splits when UNPY_DEVICE is unset; UNPY_DEVICE wins."""
+    from gpurts import device_selection
+    if device_selection("cpu").device is None:
+        pytest.skip("no CPU OpenCL device")
+    device_env.delenv("UNPY_DEVICE")
+    x = np.random.default_rng(2).standard_normal(50)
+    _, report = split_kernels.check("scaled_sum", x, np.zeros(50), rtol=1e-12)
+    assert_split(report)
+    assert report.nests[0].ran_on.endswith(" + openmp")
+    device_env.setenv("UNPY_DEVICE", testdevice.SPEC)
+    _, report = split_kernels.check("scaled_sum", x, np.zeros(50), rtol=1e-12)
+    assert " + " not in report.nests[0].ran_on
+
+
+def test_explain_shows_each_part_and_the_share_history(example, device_env):
+    device_env.setenv("UNPY_DEVICE", SPECS["device+openmp"])
+    pair = example("mmult")
+    case = pair.interpreted.CASES[0]
+    args = case.args(31)
+    for _ in range(2):
+        _, report = pair.check(case.func, *args, rtol=case.rtol)
+    nest = report.nests[0]
+    parts = nest.details["parts"]
+    assert "opencl:" in parts and "openmp: i = " in parts and " of 31 iterations" in parts
+    assert "moved " in parts and " ms" in parts
+    history = nest.details["shares"]
+    assert "call 1:" in history and "call 2:" in history
+    assert set(nest.timings["ranges"]) == set(nest.timings["participants"])
+    assert sum(hi - lo for lo, hi in nest.timings["ranges"].values()) == 31
+    import unpython
+    text = str(unpython.explain(getattr(pair.compiled, case.func), source=True))
+    assert "split of mmult." in text and "part 0: tile i in [0, " in text
+
+
+def test_the_estimate_keeps_a_small_nest_on_openmp(example, device_env):
+    """Without UNPY_FORCE_GPU, a tiny matmul does not pay for a device's launch: the OpenMP
+    code runs it alone, and explain says why."""
+    device_env.delenv("UNPY_FORCE_GPU")
+    device_env.setenv("UNPY_DEVICE", SPECS["device+openmp"])
+    pair = example("mmult")
+    case = pair.interpreted.CASES[1]
+    _, report = pair.check(case.func, *case.args(5), rtol=case.rtol, ran_on="openmp",
+                           reason="does not pay")
+    assert_ran(report, "openmp")

@@ -215,27 +215,36 @@ def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None, resi
                                        timings=timings)
             if log is not None:
                 log.add(g.arrays, 0)
+    # A kernel that cannot set its error flag (residency.flagless), whose results all stay
+    # on the device, is not waited for: the queue runs in order, so what next reads its
+    # buffers (a nest, a copy back) comes after it.
+    flagless = resident is not None and residency.flagless
     if not kit.flag_clear:
         kit.flag[0] = 0
         transfers.to_device(kit.flag, kit.flag_buf, timings=timings)
-    kit.flag_clear = False
+    kit.flag_clear = flagless
     try:
         lock = recipe.get("lock") or recipe.setdefault("lock", threading.Lock())
         with lock:
             # The kernel object keeps its arguments: bound again only for another kit or
             # other buffers (residency hands a kit the table's).
             bound = recipe.get("bound")
-            buffers = tuple(kit.buffers.values())
+            now = tuple(kit.buffers.values())
             if bound is None or bound[0] is not kit or bound[1] is not cl_kernel \
-                    or any(a is not b for a, b in zip(bound[2], buffers)):
+                    or any(a is not b for a, b in zip(bound[2], now)):
                 _bind_args(cl, cl_kernel, kernel, kit, recipe)
-                recipe["bound"] = (kit, cl_kernel, buffers)
+                recipe["bound"] = (kit, cl_kernel, now)
             event = cl.enqueue_nd_range_kernel(queue, cl_kernel, kernel.global_size,
                                                kernel.local_size)
     except cl.Error as e:
         raise device_error("launching the kernel", device, e) from e
     timings.record("kernel", event)
-    transfers.from_device(kit.flag_buf, kit.flag, is_blocking=False, timings=timings)
+    if flagless and not kit.partials and not any(g.copy_back or g.copy_in for g in groups):
+        # (no copy in either: the kit's staging, reused by the next call, is not in flight)
+        kit.kept = _kept_destinations(residency, owners, sources, staging)
+        return [], {}, kit
+    if not flagless:
+        transfers.from_device(kit.flag_buf, kit.flag, is_blocking=False, timings=timings)
     for k, g in enumerate(groups):
         if g.copy_back:
             transfers.from_device(buffers[k], staging[k], is_blocking=False, timings=timings)
@@ -257,10 +266,15 @@ def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None, resi
             if log is not None:
                 log.add(g.arrays, 1)
     if resident is not None:
-        kit.kept = {r.group: _destinations(owners[r.group], sources[r.group],
-                                           staging[r.group].dtype) if r.written else []
-                    for r in residency.groups if r.keep}
+        kit.kept = _kept_destinations(residency, owners, sources, staging)
     return writes, {var: host for var, (_, host) in kit.partials.items()}, kit
+
+
+def _kept_destinations(residency, owners, sources, staging) -> dict:
+    """{group: its copy-back's destinations} of the groups that stay on the device (none for a
+    group the kernel does not write)."""
+    return {r.group: _destinations(owners[r.group], sources[r.group], staging[r.group].dtype)
+            if r.written else [] for r in residency.groups if r.keep}
 
 
 def _destinations(owner, sources, dtype) -> list:

@@ -55,6 +55,7 @@ class ResidencyPlan:
     groups: tuple                 # of GroupResidence, part 0's groups
     flush: tuple = ()             # [(lo, hi)]: entries copied back (if stale) and dropped first
     note: str = ""
+    flagless: bool = False        # the kernel cannot set its error flag: nothing to wait for
 
     @property
     def keeps(self) -> bool:
@@ -171,7 +172,8 @@ def _edit(plan, snapshot, held, keep, may_flag):
     transfers = dataclasses.replace(part.transfers, groups=groups)
     return dataclasses.replace(
         plan, parts=(dataclasses.replace(part, transfers=transfers),),
-        residency=ResidencyPlan(tuple(decisions), tuple(sorted(flush)), note))
+        residency=ResidencyPlan(tuple(decisions), tuple(sorted(flush)), note,
+                                flagless=kept_any and not may_flag))
 
 
 def may_flag(source: str) -> bool:

@@ -27,16 +27,18 @@ def _bounds(a):
     return np.lib.array_utils.byte_bounds(a)
 
 
-def _run(device, a, *, reuse, keep=True):
-    """Double every element of `a` on the device; the group stays there when `keep`."""
+def _run(device, a, *, reuse, keep=True, flagless=False, recipes=None):
+    """Double every element of `a` on the device; the group stays there when `keep`.
+    `flagless`: the plan says the kernel cannot flag (this one can, but never does here)."""
     part = _part(device, a, a)
     group = part.transfers.groups[0]
     group.copy_in = not reuse
     group.copy_back = not keep
     decision = NS(group=0, arrays=("a",), reuse=reuse, keep=keep, written=True)
-    plan = NS(parts=(part,), residency=NS(groups=(decision,), flush=(), keeps=keep or reuse))
+    plan = NS(parts=(part,), residency=NS(groups=(decision,), flush=(), keeps=keep or reuse,
+                                          flagless=flagless))
     return execute(plan, [_kernel(device, 0, a.size)], {"a": a}, {device.label: device},
-                   {}, SCOPE, TABLE.log(SCOPE))[1]
+                   {} if recipes is None else recipes, SCOPE, TABLE.log(SCOPE))[1]
 
 
 def test_kept_group_is_copied_back_at_the_first_host_read(device):
@@ -92,3 +94,15 @@ def test_held_memory_outlives_the_call(device):
     _run(device, a, reuse=True)
     TABLE.release(holds)
     assert not TABLE.entries and np.array_equal(a, 4 * np.arange(8))
+
+
+def test_flagless_kernels_are_not_waited_for(device):
+    a = np.arange(64, dtype=np.float64)
+    recipes = {}           # kept with the plan: the kit (and its clear flag) is reused
+    _run(device, a, reuse=False, flagless=True, recipes=recipes)
+    for _ in range(3):
+        timings = _run(device, a, reuse=True, flagless=True, recipes=recipes)
+        assert timings.h2d_bytes == 0 and timings.d2h_bytes == 0   # not even the flag
+    assert np.array_equal(a, np.arange(64))
+    TABLE.close_scope(SCOPE)                 # the copy back waits for the queue
+    assert np.array_equal(a, 16 * np.arange(64))

@@ -49,3 +49,17 @@ def double_once(table, x):
             for k in range(table.shape[0]):
                 table[k] = table[k] * 2.0
 
+
+
+@unpython.gpu
+@unpython.type('ndarray[float32,2]', 'ndarray[float32,1]', 'ndarray[float32,1]', 'int64', None)
+def structs4_steps(atoms, x, out, count):
+    # A nest in a time loop: data kept on the device, groups mirror whole views (index
+    # expressions instead of loop terms in the device indices).
+    for t in range(count):
+        for i in prange(x.shape[0]):
+            s = out[i]
+            for k in range(atoms.shape[0]):
+                dx = x[i] - atoms[k, 0]
+                s += atoms[k, 3] * dx + atoms[k, 1] * atoms[k, 2]
+            out[i] = s * np.float32(0.5)

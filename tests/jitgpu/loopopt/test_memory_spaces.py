@@ -155,6 +155,8 @@ def cases(n):
         ("structs2_rows", (rand(n, 3)[:, 1:], np.zeros((n, 2))), 1e-12),
         ("poly", (rand(n + 2), rand(n), np.zeros(n)), 1e-12),
         ("double_once", (rand(3), rand(n)), 1e-12),
+        ("structs4_steps", (rand(n, 4, dtype=F), rand(n + 1, dtype=F), np.zeros(n + 1, F), 2),
+         1e-5),
     ]
 
 
@@ -174,5 +176,9 @@ def test_levels_match_interpreter(spaces, device_env, fresh_preparations, level,
     func, args, rtol = cases(n)[case]
     _, report = spaces.check(func, *args, rtol=rtol)
     # The atoms in a group of their own (not beside x): constant where no local tile takes them.
-    if level in ("load", "unroll") and CASE_NAMES[case] in ("structs4#0", "structs4#1", "poly#5"):
+    if level in ("load", "unroll") and CASE_NAMES[case] in ("structs4#0", "structs4#1", "poly#5",
+                                                             "structs4_steps#7"):
         assert "constant_space" in report.nests[0].reason, str(report)
+    if level == "unroll" and func.startswith("structs4") and CASE_NAMES[case] != "structs4#3" \
+            and n > 1:      # one atom: four groups of one element
+        assert "structure_loads" in report.nests[0].reason, str(report)

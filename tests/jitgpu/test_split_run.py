@@ -22,7 +22,7 @@ import _harness  # noqa: E402
 
 SPECS = {"device+openmp": f"{testdevice.SPEC},openmp",
          "two contexts": f"{testdevice.SPEC},{testdevice.SPEC}"}
-KERNELS = ["mmult", "nbody", "cp", "syrk", "syr2k", "stencil"]
+KERNELS = ["mmult", "nbody", "cp", "syrk", "syr2k", "stencil", "jacobi2d"]
 CASES = [case for kernel in KERNELS for case in _harness.interpreted(kernel).CASES]
 SIZES = {"cp": 83}        # cp: n // 16 atoms
 

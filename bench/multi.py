@@ -1,0 +1,259 @@
+"""One nest on several devices at once (SPEC section 6, docs/gpu.md "Several devices"): the
+example kernels split across two GPUs, and across a GPU and the OpenMP code, against the best
+single participant, all measured in one run on one machine.
+
+Two parts (`--parts`):
+- gpus: mmult and nbody at the accelerator sizes. "1 device": UNPY_DEVICE=<the first of
+  --devices>; "split": UNPY_DEVICE=<--devices> (default gpu0,gpu1); both UNPY_FORCE_GPU=1.
+- host: the examples at the accelerator sizes. "OpenMP": UNPY_DEVICE=none (every core);
+  "1 device": the first device, UNPY_FORCE_GPU=1; "split": UNPY_DEVICE=<first>,openmp without
+  UNPY_FORCE_GPU: unpy's own decision (split, one participant alone, or the OpenMP code), which
+  should come within 5 % of the best single one once its shares settle.
+A split column's first three calls are timed one by one (the shares settle over them: the first
+call of a kernel on a device is not learnt from); then the median of --repeat calls. The other
+columns: the first call, then the median of --repeat (bench/gpu.py's `measure`). Every first
+call is checked against NumPy. The settled shares and where each part ran come from
+`unpython.explain`.
+
+    python bench/multi.py --machine h200x2 [--parts gpus,host] [--kernels mmult,nbody]
+        [--n 4096] [--repeat 5] [--devices gpu0,gpu1]
+    UNPY_CACHE_DIR=... python bench/multi.py --machine smoke --quick --devices cpu,cpu
+                                                    # no GPU: two contexts of the CPU device
+
+Results: <results>/multi-<machine>.json, .md and .png (rows of other kernels, sizes or parts
+already in the .json are kept, so a long run can be split with --parts, --kernels and --n).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "bench")]
+
+import _harness  # noqa: E402
+import unpython  # noqa: E402
+from cpu import KERNELS, cpu_model, unpy_module  # noqa: E402
+from gpu import Result, Runner, measure, ms, set_switches, sizes_of, versions, why  # noqa: E402
+
+PARTS = {"gpus": ["mmult", "nbody"], "host": KERNELS}
+COLUMNS = {"gpus": ["1 device", "split"], "host": ["OpenMP", "1 device", "split"]}
+FIRST_CALLS = 3
+
+
+def column_settings(part, column, devices):
+    first = devices.split(",")[0]
+    if column == "OpenMP":
+        return {"UNPY_DEVICE": "none"}
+    if column == "1 device":
+        return {"UNPY_DEVICE": first, "UNPY_FORCE_GPU": "1"}
+    if part == "gpus":
+        return {"UNPY_DEVICE": devices, "UNPY_FORCE_GPU": "1"}
+    return {"UNPY_DEVICE": f"{first},openmp"}
+
+
+def runner(module, case, args, settings):
+    func = getattr(module, case.func)
+    call, output = _harness.timed_caller(case, func, args)
+
+    def run():
+        set_switches(settings)
+        return call()
+    return Runner(run, lambda: output, lambda: unpython.explain(func).nests[0])
+
+
+def measure_split(run: Runner, want, rtol, repeat) -> dict:
+    """The first FIRST_CALLS calls one by one (the first checked), then the median of `repeat`;
+    with what explain says of the last call."""
+    calls = []
+    try:
+        for k in range(FIRST_CALLS):
+            calls.append(run.call())
+            if k == 0 and not _harness.matches(run.output(), want, rtol):
+                return {**asdict(Result(first=calls[0], reason="WRONG result")), "calls": calls}
+        times = [run.call() for _ in range(repeat)]
+    except Exception as error:  # a column's failure is reported, not fatal to the others
+        return {**asdict(Result(reason=why(error))), "calls": calls}
+    nest = run.nest()
+    result = asdict(Result(first=calls[0], median=statistics.median(times), ok=True,
+                           ran_on=nest.ran_on or "", note=nest.reason))
+    result.update(calls=calls, shares=nest.timings.get("shares", {}),
+                  ranges=nest.timings.get("ranges", {}),
+                  seconds=nest.timings.get("participants", {}),
+                  history=nest.details.get("shares", ""))
+    return result
+
+
+def run_row(part, case, n, module, devices, repeat):
+    args = case.args(n)
+    want = case.expected(args)
+    row = {"part": part, "case": case.label, "n": n, "date": datetime.date.today().isoformat(),
+           "columns": {}}
+    for column in COLUMNS[part]:
+        run = runner(module, case, args, column_settings(part, column, devices))
+        if column == "split":
+            result = measure_split(run, want, case.rtol, repeat)
+        else:
+            result = asdict(measure(run, want, case.rtol, repeat))
+        row["columns"][column] = result
+        shown = ms(result["median"]) if result["ok"] else f"— ({result['reason']})"
+        print(f"  [{part}] {case.label} n={n} {column}: {shown} "
+              f"{result.get('ran_on', '')}", flush=True)
+    return row
+
+
+def best_single(row):
+    """(column, seconds) of the fastest single participant of a row."""
+    single = [(c, row["columns"][c]["median"]) for c in ("OpenMP", "1 device")
+              if c in row["columns"] and row["columns"][c]["ok"]]
+    return min(single, key=lambda cs: cs[1]) if single else (None, None)
+
+
+def speedup(row):
+    split = row["columns"]["split"]
+    column, best = best_single(row)
+    if not split["ok"] or best is None:
+        return None
+    return best / split["median"]
+
+
+def write_markdown(path, rows, machine, header):
+    lines = [f"# One nest on several devices: {machine}", "",
+             f"- dates: {', '.join(sorted({r['date'] for r in rows}))}; host: {header['cpu']}, "
+             f"{header['cores']} cores; devices: UNPY_DEVICE={header['devices']}",
+             "- versions: " + ", ".join(f"{k} {v}" for k, v in header["versions"].items()),
+             f"- median of {header['repeat']} timed calls, ms of a whole call from NumPy arrays "
+             f"(transfers included); split: its first {FIRST_CALLS} calls shown one by one, the "
+             "median taken after them; speed-up: the best single column over split", ""]
+    for part, title in (("gpus", "Two GPUs vs one (UNPY_FORCE_GPU=1)"),
+                        ("host", "A GPU and the OpenMP code (unpy's own decision) vs the best "
+                                 "single one")):
+        mine = [r for r in rows if r["part"] == part]
+        if not mine:
+            continue
+        columns = COLUMNS[part]
+        lines += [f"## {title}", "",
+                  "| kernel | n | " + " | ".join(columns) + " | split calls 1-3 | speed-up | "
+                  "settled shares | ran on |", "|---|---:|" + "---:|" * (len(columns) + 2)
+                  + "---|---|"]
+        for r in mine:
+            split = r["columns"]["split"]
+            cells = [ms(r["columns"][c]["median"]) if r["columns"][c]["ok"] else "—"
+                     for c in columns]
+            up = speedup(r)
+            shares = ", ".join(f"{k.split(':')[-1]} {v:.2f}"
+                               for k, v in split.get("shares", {}).items())
+            lines.append(f"| {r['case']} | {r['n']} | " + " | ".join(cells) + " | "
+                         + " / ".join(ms(t) for t in split.get("calls", [])) + " | "
+                         + (f"{up:.2f}x" if up else "—") + f" | {shares} | "
+                         f"{split.get('ran_on', '')} |")
+        lines.append("")
+    lines += ["## Notes", ""]
+    for r in rows:
+        for column, result in r["columns"].items():
+            if not result["ok"]:
+                lines.append(f"- [{r['part']}] {r['case']} n={r['n']} {column}: — "
+                             f"{result['reason']}")
+        split = r["columns"]["split"]
+        if split["ok"]:
+            lines.append(f"- [{r['part']}] {r['case']} n={r['n']} split: {split['note']}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def write_chart(path, rows, machine):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    fig, axes = plt.subplots(1, 2, figsize=(14, 5))
+    for ax, part, title in ((axes[0], "gpus", "split vs one device"),
+                            (axes[1], "host", "device + OpenMP vs the best single one")):
+        mine = [r for r in rows if r["part"] == part]
+        ups = [speedup(r) or np.nan for r in mine]
+        x = np.arange(len(mine))
+        ax.bar(x, ups, 0.6)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        if part == "gpus":
+            ax.axhline(1.8, color="gray", linestyle="--", linewidth=0.8, label="target 1.8x")
+            ax.legend(fontsize=8)
+        ax.set_xticks(x, [f"{r['case']}\nn={r['n']}" for r in mine], fontsize=8)
+        ax.set_ylabel("speed-up (higher is faster)")
+        ax.set_title(f"{title}: {machine}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def save(path, saved, rows, header):
+    merged = {(r["part"], r["case"], r["n"]): r for r in saved["rows"]}
+    merged.update({(r["part"], r["case"], r["n"]): r for r in rows})
+    order = {label: k for k, label in enumerate(
+        c.label for kernel in KERNELS for c in _harness.interpreted(kernel).CASES)}
+    saved = {"header": header, "rows": sorted(
+        merged.values(), key=lambda r: (list(PARTS).index(r["part"]),
+                                        order.get(r["case"], 99), r["n"]))}
+    path.write_text(json.dumps(saved, indent=1) + "\n")
+    return saved
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--machine", default="multi")
+    parser.add_argument("--parts", default="gpus,host")
+    parser.add_argument("--kernels", help="comma-separated examples (default: each part's)")
+    parser.add_argument("--sizes", choices=["tiny", "small", "dev", "accel"])
+    parser.add_argument("--n", help="comma-separated sizes to run instead of the --sizes ones")
+    parser.add_argument("--repeat", type=int)
+    parser.add_argument("--devices", default=os.environ.get("UNPY_DEVICE") or "gpu0,gpu1",
+                        help="the devices of the split (the first alone is '1 device')")
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke test: the examples' small sizes, 3 timed calls")
+    parser.add_argument("--results", type=Path, default=ROOT / "bench" / "results")
+    parser.add_argument("--chart-only", action="store_true")
+    options = parser.parse_args(argv)
+    sizes = options.sizes or ("small" if options.quick else "accel")
+    repeat = options.repeat or (3 if options.quick else 5)
+    path = options.results / f"multi-{options.machine}.json"
+    saved = json.loads(path.read_text()) if path.exists() else {"rows": []}
+    if options.chart_only:
+        write_markdown(path.with_suffix(".md"), saved["rows"], options.machine, saved["header"])
+        write_chart(path.with_suffix(".png"), saved["rows"], options.machine)
+        return 0
+    options.results.mkdir(parents=True, exist_ok=True)
+    header = {"cpu": cpu_model(), "cores": os.cpu_count(), "devices": options.devices,
+              "versions": versions(), "repeat": repeat}
+    rows = []
+    for part in options.parts.split(","):
+        kernels = options.kernels.split(",") if options.kernels else PARTS[part]
+        for kernel in kernels:
+            module, note = unpy_module(kernel)
+            if module is None:
+                print(f"{kernel}: {note}", flush=True)
+                continue
+            for case in module.CASES:
+                for n in ([int(n) for n in options.n.split(",")] if options.n
+                          else sizes_of(module, sizes)):
+                    started = time.perf_counter()
+                    rows.append(run_row(part, case, n, module, options.devices, repeat))
+                    saved = save(path, saved, rows, header)
+                    print(f"[{part}] {case.label} n={n}: {time.perf_counter() - started:.0f} s",
+                          flush=True)
+    write_markdown(path.with_suffix(".md"), saved["rows"], options.machine, header)
+    write_chart(path.with_suffix(".png"), saved["rows"], options.machine)
+    print(f"wrote {path.with_suffix('.md')}, .png and .json")
+    wrong = [r["case"] for r in rows
+             if any(c["reason"] == "WRONG result" for c in r["columns"].values())]
+    if wrong:
+        print("WRONG results in: " + ", ".join(wrong))
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

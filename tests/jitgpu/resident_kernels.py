@@ -99,3 +99,15 @@ def flag_between(a, b, c, z):
         c[i] = b[i] // z          # z == 0: the kernel flags, OpenMP reruns it and raises
     for i in prange(n):
         a[i] = b[i] + c[i]
+
+
+@unpython.gpu
+@unpython.type(F1, 'float64', 'int64')
+def while_reads(a, limit):
+    n = a.shape[0]
+    k = 0
+    while a[0] < limit:          # read on the host before every test: a comes back each time
+        for i in prange(n):
+            a[i] = a[i] + 1.0
+        k += 1
+    return k

@@ -153,3 +153,9 @@ def test_flagged_nest_between_device_nests(res):
     # The first nest's data came back (after a raise, what the raising loop's other
     # iterations wrote is not compared: OpenMP finishes them, the interpreter stops).
     np.testing.assert_array_equal(b, np.arange(1, 21))
+
+
+def test_while_test_reads_what_the_loop_keeps_on_the_device(res):
+    got, report = res.check("while_reads", np.zeros(10), 4.0)
+    assert got == 4
+    assert report.transfers["a"][1] == 4, report.transfers    # back before every test

@@ -7,7 +7,7 @@ import _harness
 
 pytestmark = pytest.mark.memcheck
 
-KERNELS = ["mmult", "nbody", "cp", "syrk", "syr2k", "stencil"]
+KERNELS = ["mmult", "nbody", "cp", "syrk", "syr2k", "stencil", "jacobi2d"]
 CASES = [case for kernel in KERNELS for case in _harness.interpreted(kernel).CASES]
 
 

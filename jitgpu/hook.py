@@ -5,7 +5,10 @@ each outermost prange nest of a @gpu function. It returns None ("not done": run 
 or a dict of the nest's reduction results when the nest ran on the OpenCL device; False when no
 device can be used at all, so that the nest skips the hook until UNPY_DEVICE changes; REFUSED
 when the analysis or the profitability estimate refused the call's inputs, so that the nest
-skips the hook while the same inputs and switches come again. Every decision
+skips the hook while the same inputs and switches come again; or, for a nest split across
+several participants one of which is its own OpenMP code (jitgpu/multi.py), `(lo, hi, spare,
+handle)`: run the OpenMP code on iterations [lo, hi) of the outer loop, then call
+`jitgpu.multi.finish_split(handle, reductions)`. Every decision
 goes to the report that `unpython.explain` shows, and to the 'unpy' logger (UNPY_LOG=info).
 """
 from __future__ import annotations

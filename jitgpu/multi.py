@@ -109,7 +109,8 @@ def _layout(module, function, nest_id, values, selection, forced, opt, inputs) -
         def first():
             costs, openmp_s = participant_costs(instance, values, participants)
             decision = shares.first_split(costs, openmp_s, forced)
-            return shares.Balance(labels, costs, decision.shares, decision.why, forced)
+            return shares.Balance(labels, costs, decision.shares, decision.why, forced,
+                                  doubtful=decision.doubtful)
         balance = shares.balance_for((module, function, nest_id, _shapes(values), labels,
                                       forced), first)
         box = instance.boxes[instance.levels[0].var]
@@ -129,6 +130,13 @@ def _prepare(layout, ranges, values, devices, forced, opt, nest) -> SplitPrepare
     kernels = tuple(build_part(layout.instance, part, values, devices[part.device], opt)
                     for part in split.plan.parts)
     return SplitPrepared(split, kernels, analysis_s=time.perf_counter() - started)
+
+
+def reprepare_seconds(prepared: SplitPrepared) -> float:
+    """What preparing the parts of other shares would cost: this preparation less the OpenCL
+    builds it made (other shares print the same kernels, found in the cache)."""
+    built = sum(b.build_seconds for _, _, b in prepared.kernels if not b.cache_hit)
+    return max(prepared.analysis_s - built, 0.0)
 
 
 @dataclass
@@ -258,7 +266,7 @@ def _learn(pending: Pending, host_s, ended: float) -> report.NestReport:
              for label in [part.device] if (label, source) not in _launched]
     _launched.update(fresh)
     layout.balance.record(pending.shares, seconds, total_s, ran, learn=not fresh,
-                          prepare_s=pending.prepared.analysis_s)
+                          prepare_s=reprepare_seconds(pending.prepared))
     return _report(pending, seconds, total_s)
 
 

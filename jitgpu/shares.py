@@ -27,7 +27,10 @@ from typing import Optional
 
 MIN_SHARE = 0.02        # a participant given less than this is left out
 SETTLED = 0.03          # shares that would move less than this (each) stay as they are
-SPLIT_MARGIN = 0.95     # split when estimated at under 95 % of the best single participant
+SPLIT_MARGIN = 0.95     # a split estimated at under 95 % of the best single one pays, by
+                        # the estimate
+TRY_FACTOR = 2.0        # a split estimated within 2x of the best single one is tried: the
+                        # measured calls decide (the estimate's rates are rough)
 CLEAR_GAIN = 0.8        # a settled split measured under 80 % of every participant alone
                         # needs no trial of the fastest one alone
 PAYBACK_CALLS = 10      # new shares must win back the preparation of their parts within
@@ -84,12 +87,15 @@ def alone(k: int, count: int) -> tuple:
 class Decision:
     shares: tuple           # all zero: none of them, the plain OpenMP code on every core
     why: str
+    doubtful: bool = False  # a split the estimate does not favour: tried, then compared
 
 
 def first_split(costs, openmp_s: float, forced: bool = False) -> Decision:
     """The first call's shares: balanced when that is estimated faster than the best of each
-    participant alone and of the plain OpenMP code on every core (`openmp_s`), else that one.
-    `forced` (UNPY_FORCE_GPU=1): every participant takes part."""
+    participant alone and of the plain OpenMP code on every core (`openmp_s`), or within
+    TRY_FACTOR of it (then `doubtful`: once settled, the split is compared with the fastest
+    participant alone, measured); else that best one. `forced` (UNPY_FORCE_GPU=1): every
+    participant takes part."""
     shares = balanced(costs, keep_all=forced)
     split_s = estimated_seconds(costs, shares)
     if forced:
@@ -98,8 +104,12 @@ def first_split(costs, openmp_s: float, forced: bool = False) -> Decision:
     best_s = min(costs[best].alone_s, openmp_s)
     text = (f"estimated {split_s * 1e3:.3f} ms split vs {best_s * 1e3:.3f} ms for the best "
             f"single one")
-    if sum(1 for x in shares if x > 0) > 1 and split_s < SPLIT_MARGIN * best_s:
-        return Decision(shares, f"the split pays: {text}")
+    if sum(1 for x in shares if x > 0) > 1:
+        if split_s < SPLIT_MARGIN * best_s:
+            return Decision(shares, f"the split pays: {text}")
+        if split_s < TRY_FACTOR * best_s:
+            return Decision(shares, f"the split is tried ({text}), then compared with the "
+                                    f"fastest alone", doubtful=True)
     if costs[best].alone_s <= openmp_s:
         return Decision(alone(best, len(costs)), f"splitting does not pay ({text}): "
                                                  f"{costs[best].label} alone")
@@ -164,6 +174,7 @@ class Balance:
     shares: tuple
     why: str                        # the current shares' reason
     forced: bool = False
+    doubtful: bool = False          # the estimate did not favour the split: always compared
     history: list = field(default_factory=list)     # of Step, the last HISTORY kept
     settled: bool = False
     trial: Optional[int] = None     # the participant the next call runs alone, as a trial
@@ -212,6 +223,9 @@ class Balance:
         if moved(shares, new) >= SETTLED and gain_s * PAYBACK_CALLS > prepare_s:
             self.shares, self.settled = new, False
             self.why = "rebalanced from the measured time per iteration"
+            if sum(1 for x in new if x > 0) == 1:
+                self.why = (f"{self.labels[new.index(max(new))]} alone: the measured rates "
+                            f"leave the others under {MIN_SHARE:.0%} of the loop")
             return "shares moved: " + self.describe_shares(new)
         if self.settled:
             return ""
@@ -221,7 +235,7 @@ class Balance:
         single = extrapolated_alone(self.costs, ran, seconds)
         k = min((i for i in range(len(single)) if single[i] is not None),
                 key=lambda i: single[i])
-        if total_s < CLEAR_GAIN * single[k]:
+        if total_s < CLEAR_GAIN * single[k] and not self.doubtful:
             return (f"settled; the split pays clearly ({total_s * 1e3:.3f} ms vs about "
                     f"{single[k] * 1e3:.3f} ms for {self.labels[k]} alone)")
         self.trial = k

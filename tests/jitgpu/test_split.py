@@ -54,11 +54,16 @@ def test_first_split_falls_back_to_one_participant_when_splitting_does_not_pay()
     two_gpus = (Cost("g0", 0.001, 0.010, 0.011), Cost("g1", 0.001, 0.010, 0.011))
     decision = first_split(two_gpus, openmp_s=1.0)
     assert decision.shares == pytest.approx((0.5, 0.5)) and "pays" in decision.why
-    # Transfers every part needs whole (fixed) dominate: one device alone is faster.
+    # Transfers every part needs whole (fixed) dominate: estimated no faster than one alone,
+    # but close, so the split is tried and then compared with the fastest alone.
     fixed = (Cost("g0", 0.010, 0.001, 0.011), Cost("g1", 0.010, 0.001, 0.011))
     decision = first_split(fixed, openmp_s=1.0)
-    assert sorted(decision.shares) == [0.0, 1.0] and "does not pay" in decision.why
-    # The OpenMP code on every core beats them all: no share for anyone.
+    assert decision.doubtful and decision.shares == pytest.approx((0.5, 0.5))
+    # A device whose fixed cost outweighs any share it could take: the other alone.
+    lopsided = (Cost("g0", 0.001, 0.010, 0.011), Cost("slow", 0.050, 0.2, 0.25))
+    decision = first_split(lopsided, openmp_s=1.0)
+    assert decision.shares == (1.0, 0.0) and "g0 alone" in decision.why
+    # The OpenMP code on every core beats them all by far: no share for anyone.
     assert first_split(fixed, openmp_s=0.001).shares == (0.0, 0.0)
     # UNPY_FORCE_GPU=1: everyone takes part.
     assert all(x > 0 for x in first_split(fixed, openmp_s=0.001, forced=True).shares)
@@ -132,6 +137,10 @@ def test_a_split_that_clearly_pays_is_not_tried_alone():
     balance = Balance(("a", "b"), costs, (0.5, 0.5), "estimate")
     seen = simulate(balance, (lambda x: 0.010 * x, lambda x: 0.010 * x), 5)
     assert all(x == (0.5, 0.5) for x in seen) and balance.trial is None
+    # Unless the estimate did not favour it: then one call alone is measured all the same.
+    balance = Balance(("a", "b"), costs, (0.5, 0.5), "estimate", doubtful=True)
+    seen = simulate(balance, (lambda x: 0.010 * x, lambda x: 0.010 * x), 5)
+    assert (1.0, 0.0) in seen and seen[-1] == (0.5, 0.5) and "the split pays" in balance.why
 
 
 def test_a_first_run_is_noted_but_not_learnt_from():

@@ -2,9 +2,10 @@
 the compiled caller's unpy::SplitRange) and compared with the interpreter: the tested OpenCL
 device plus the OpenMP code, and two contexts of the tested device as two devices
 (UNPY_DEVICE lists), on every kernel of examples/ at small odd sizes over repeated calls (the
-shares, and so the ranges, move between calls), reductions combined across parts, an error in
-one part, writes whose regions may meet (run on one participant), `@unpython.gpu(devices=...)`,
-the estimate's refusal, and what `unpython.explain` says."""
+shares, and so the ranges, move between calls; jacobi2d's two nests per time step read what the
+other wrote), reductions combined across parts, an error in one part, writes whose regions may
+meet (run on one participant), `@unpython.gpu(devices=...)`, the estimate's refusal, and what
+`unpython.explain` says."""
 import sys
 from pathlib import Path
 

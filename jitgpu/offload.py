@@ -89,15 +89,18 @@ def call_key(module, function, nest_id, values, facts, forced, opt) -> tuple:
 
 
 def prepare(module, function, nest_id, values, device, facts, forced, opt,
-            resident=False) -> Prepared:
-    """`resident`: the call keeps data on the device, so each array gets one layout where
-    that is cheap (`jitgpu.residency.one_layout_per_array`)."""
+            resident=0) -> Prepared:
+    """`resident` (0: no): the call keeps data on the device, so each array gets one layout
+    where that is cheap (`jitgpu.residency.one_layout_per_array`), and the copies are shared by
+    that many nest calls (`jitgpu.residency.amortised`)."""
     started = time.perf_counter()
     try:
         nest = load_nest(module, function, nest_id)
         instance = instantiate(nest, values)
         plan = plan_call(instance, values, facts, nest=f"{module}.{function} nest {nest_id}",
                          forced=forced, opt=opt)
+        if resident:
+            plan = residency.amortised(plan, resident, facts)
     except DeviceFailure:
         raise
     except NotOffloadable as e:
@@ -124,7 +127,7 @@ def build_part(instance, part, values, device, opt) -> tuple:
 
 
 def prepared_call(module, function, nest_id, values, device, inputs=None,
-                  resident=False) -> tuple:
+                  resident=0) -> tuple:
     """(Prepared, whether this call prepared it): repeated calls on the same layout reuse the
     last preparations. `inputs`: the compiled caller's bytes of the call's array layouts and
     scalars (`unpy::HookKey`), which stand for the arrays and scalars of `values` in the key."""
@@ -161,9 +164,13 @@ def run_nest_on_device(module, function, nest_id, values, device, key=None):
     # the call ends or the host needs it (SPEC section 8).
     scope = values.pop(SCOPE_KEY, None)
     keep = scope is not None and scope > 0 and enabled()
-    prepared, first_call = prepared_call(module, function, nest_id, values, device, key, keep)
+    share = residency.nest_calls_share(module, function, scope) if keep else None
+    prepared, first_call = prepared_call(module, function, nest_id, values, device, key,
+                                         share or keep)
     if prepared.refusal:
-        raise Refused(prepared.refusal)
+        # The first call of a function that keeps data does not know yet how many nest calls
+        # share its copies: its refusal is not to be remembered (the C++ caller would skip).
+        raise (NotOffloadable if keep and share is None else Refused)(prepared.refusal)
     log = None
     if scope is not None and scope > 0:
         log = TABLE.log(scope)

@@ -28,6 +28,7 @@ from jitgpu.lmad.cslmad import access_pattern
 from jitgpu.lmad.overlap import overlap_components
 from jitgpu.lmad.plan import Footprint, Options, mirror_group
 from jitgpu.nest import loop_dims
+from jitgpu.plan import STAGING_SLOWDOWN, Estimate, live_arrays
 
 # A whole-view layout is used while it moves at most this many times the packed plan's bytes.
 MIRROR_FACTOR = 2.0
@@ -73,7 +74,6 @@ class ResidencyPlan:
 def whole_view_transfers(instance, values, facts):
     """The transfer plan whose groups mirror their arrays' whole views, or None when it does not
     fit the device."""
-    from jitgpu.plan import live_arrays
     loops = loop_dims(instance)
     arrays = {a.key: a for a in live_arrays(instance, values)}
     extents = {loop.var: loop.extent for loop in loops}
@@ -174,6 +174,45 @@ def _edit(plan, snapshot, held, keep, may_flag):
         plan, parts=(dataclasses.replace(part, transfers=transfers),),
         residency=ResidencyPlan(tuple(decisions), tuple(sorted(flush)), note,
                                 flagless=kept_any and not may_flag))
+
+
+@dataclass(frozen=True)
+class SharedEstimate(Estimate):
+    """An estimate whose copies are paid once per call, shared by `share` nest calls."""
+    share: int = 1
+
+    def __str__(self):
+        return (super().__str__() + f" (data kept on the device: the copies shared by the "
+                f"{self.share} nest calls of a call of the function)")
+
+
+def amortised(plan, share: int, facts):
+    """The plan with its estimate's copies divided among `share` nest calls: in a call that
+    keeps data on the device, an array moves once in and once out however many nests use it.
+    `share`: the nest calls of the function's earlier calls (`nest_calls_share`)."""
+    if share <= 1:
+        return plan
+    e = plan.estimate
+    copies = e.bytes_moved * STAGING_SLOWDOWN / min(facts.h2d, facts.d2h)
+    return dataclasses.replace(plan, estimate=SharedEstimate(
+        e.device_s - copies + copies / share, e.host_s, e.bytes_moved, share))
+
+
+# (module, function) -> [scope of the current call, its nest calls so far, the most nest calls
+# an earlier call made]
+_NEST_CALLS = {}
+
+
+def nest_calls_share(module: str, function: str, scope: int):
+    """Count a nest call of call `scope`; returns the most nest calls an earlier call of the
+    function made, rounded down to a power of two (None during its first call). The most, not
+    the last: a nest whose refusal the compiled caller remembers no longer calls in."""
+    state = _NEST_CALLS.get((module, function))
+    if state is None or state[0] != scope:
+        most = None if state is None else max(state[1], state[2] or 1)
+        state = _NEST_CALLS[(module, function)] = [scope, 0, most]
+    state[1] += 1
+    return None if state[2] is None else 1 << (state[2].bit_length() - 1)
 
 
 def may_flag(source: str) -> bool:

@@ -159,3 +159,11 @@ def test_while_test_reads_what_the_loop_keeps_on_the_device(res):
     got, report = res.check("while_reads", np.zeros(10), 4.0)
     assert got == 4
     assert report.transfers["a"][1] == 4, report.transfers    # back before every test
+
+
+def test_estimate_shares_copies_among_the_last_calls_nests(res, device_env):
+    device_env.delenv("UNPY_FORCE_GPU")
+    a, b = RNG.random((24, 24)), np.zeros((24, 24))
+    res.check("jacobi", 4, a, b, rtol=1e-12, ran_on=None)     # counts its 8 nest calls
+    res.check("jacobi", 4, a, b, rtol=1e-12, ran_on=None)
+    assert "the copies shared by the 8 nest calls" in res.explain("jacobi").nests[0].reason

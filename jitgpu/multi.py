@@ -30,7 +30,7 @@ import numpy as np
 
 from jitgpu import report, shares
 from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
-from jitgpu.offload import build_part, call_key, device_facts
+from jitgpu.offload import build_part, call_key, device_facts, run_nest_on_device
 from jitgpu.plan import opt_level
 from jitgpu.split import OPENMP, NotSplit, Participant, participant_costs, share_ranges, split_plan
 
@@ -184,6 +184,12 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
     # What the Balance compares is the run, not this call's analysis and builds.
     started = time.perf_counter()
     if prepared.refusal:
+        alone = [p for x, p in zip(shares_now, layout.participants) if x > 0]
+        if len(alone) == 1 and not alone[0].is_openmp:
+            # One device whose own tiles get in each other's way: the one-device executor
+            # writes each tile back before the next (and undoes them on a failure).
+            return run_nest_on_device(module, function, nest_id, values,
+                                      devices[alone[0].label], inputs)
         # Not splittable: the fastest participant alone, from now on.
         balance.shares = _alone_instead(balance, layout, prepared.refusal)
         return run_split(module, function, nest_id, values, selection, inputs)

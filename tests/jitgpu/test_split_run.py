@@ -129,6 +129,11 @@ def test_writes_whose_regions_may_meet_run_on_one_participant(gpu, split_kernels
     _, report = split_kernels.check("transpose", rng.standard_normal((9, 13)), np.zeros((13, 9)),
                                     ran_on="opencl:", reason="not split")
     assert " + " not in report.nests[0].ran_on
+    # Tiled to fit a small memory limit, the device's own tiles interleave too: the one-device
+    # executor runs them (each written back before the next).
+    device_env.setenv("UNPY_GPU_MEM_LIMIT", "800")
+    _, report = split_kernels.check("transpose", rng.standard_normal((10, 11)), np.zeros((11, 10)))
+    assert report.nests[0].timings["tiles"] > 1, str(report)
 
 
 def test_a_function_names_its_participants(split_kernels, device_env):

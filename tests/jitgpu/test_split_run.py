@@ -77,13 +77,16 @@ def test_example_split_matches_the_interpreter(example, device_env, case, spec):
 
 
 @pytest.mark.parametrize("spec", SPECS)
-@pytest.mark.parametrize("func", ["red_several", "red_sum_i64", "red_min_f64", "red_xor_i64"])
+@pytest.mark.parametrize("func", ["red_several", "red_sum_i64", "red_min_f64", "red_xor_i64",
+                                  "red_sum_3d"])
 def test_reductions_combine_across_parts(gpu, device_env, func, spec):
     device_env.setenv("UNPY_DEVICE", SPECS[spec])
     rng = np.random.default_rng(5)
     for n in (2, 37, 300):
         if func == "red_several":
             args = (rng.standard_normal(n),)
+        elif func == "red_sum_3d":       # three collapsed levels, split along the outer one
+            args = (rng.integers(-1000, 1000, (n % 7 + 2, 5, 3)),)
         elif func == "red_min_f64":
             args = (rng.standard_normal(n), np.float64(0.5))
         else:

@@ -25,10 +25,10 @@ import threading
 
 import numpy as np
 
-from .boxes import Box, box_view, copy_parallel, memory_root, require_writable
+from .boxes import Box, copy_parallel, memory_root
 from .errors import DeviceError, device_error
 from .opencl import load_opencl
-from .residency import TABLE, group_span, layout_key
+from .residency import TABLE, destinations, group_keys, group_span
 from .timing import Timings
 
 
@@ -203,8 +203,8 @@ def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None, resi
         for r in residency.groups:
             if r.reuse:
                 g = groups[r.group]
-                resident[r.group] = TABLE.entry_at(*group_span(g),
-                                                   layout_key(g, device.label)).buffer
+                span, rest = group_keys(g)
+                resident[r.group] = TABLE.entry_at(*span, (device.label, *rest)).buffer
     kit = _take_kit(device, part, kernel, values, recipe, resident)
     staging, buffers = kit.staging, kit.buffers
     sources, owners = {}, {}
@@ -261,7 +261,7 @@ def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None, resi
     writes = []
     for k, g in enumerate(groups):
         if g.copy_back:
-            for offset, source in _destinations(owners[k], sources[k], staging[k].dtype):
+            for offset, source in destinations(owners[k], sources[k], staging[k].dtype):
                 writes.append((staging[k][offset:offset + source.size], source))
             if log is not None:
                 log.add(g.arrays, 1)
@@ -271,21 +271,10 @@ def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None, resi
 
 
 def _kept_destinations(residency, owners, sources, staging) -> dict:
-    """{group: its copy-back's destinations} of the groups that stay on the device (none for a
-    group the kernel does not write)."""
-    return {r.group: _destinations(owners[r.group], sources[r.group], staging[r.group].dtype)
-            if r.written else [] for r in residency.groups if r.keep}
-
-
-def _destinations(owner, sources, dtype) -> list:
-    """[(element offset in the buffer, host view)] that a group's copy-back writes."""
-    out = []
-    for offset, source in sources:
-        if isinstance(source, Box):
-            require_writable(owner)
-            source = box_view(owner, source, dtype)
-        out.append((offset, source))
-    return out
+    """{group: where its copy-back goes, (owner, sources, dtype), views made when it happens}
+    of the groups that stay on the device (None for a group the kernel does not write)."""
+    return {r.group: (owners[r.group], sources[r.group], staging[r.group].dtype)
+            if r.written else None for r in residency.groups if r.keep}
 
 
 def keep_resident(device, part, kit, residency, scope, log) -> None:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .boxes import copy_parallel
+from .boxes import Box, box_view, copy_parallel, require_writable
 
 # [0]: the number of entries (the compiled flush points skip everything while it is 0);
 # [1]: the last call scope id handed out (compiled callers take the next one atomically).
@@ -42,6 +42,35 @@ COUNTERS_ADDRESS = COUNTERS.ctypes.data
 def enabled() -> bool:
     """`UNPY_RESIDENT=0` turns residency off: every nest copies its data in and out itself."""
     return os.environ.get("UNPY_RESIDENT", "1") != "0"
+
+
+def destinations(owner, sources, dtype) -> list:
+    """[(element offset in the buffer, host view)] that a group's copy-back writes: `sources`
+    are the executor's (a Box of `owner`'s memory, or an array copied whole)."""
+    out = []
+    for offset, source in sources:
+        if isinstance(source, Box):
+            require_writable(owner)
+            source = box_view(owner, source, dtype)
+        out.append((offset, source))
+    return out
+
+
+# id(group) -> (group, span, layout key without the device): a plan's groups are read again
+# at every call of a time step.
+_GROUP_KEYS = {}
+
+
+def group_keys(group) -> tuple:
+    """(group_span(group), layout_key(group, '')[1:]) worked out once per group object."""
+    found = _GROUP_KEYS.get(id(group))
+    if found is not None and found[0] is group:
+        return found[1], found[2]
+    span, layout = group_span(group), layout_key(group, "")[1:]
+    _GROUP_KEYS[id(group)] = (group, span, layout)
+    if len(_GROUP_KEYS) > 1024:
+        del _GROUP_KEYS[next(iter(_GROUP_KEYS))]
+    return span, layout
 
 
 def group_span(group) -> tuple:
@@ -100,7 +129,7 @@ class Entry:
     buffer: object
     dtype: np.dtype
     nbytes: int
-    destinations: list        # [(element offset in the buffer, host view)]: the copy-back
+    destinations: tuple       # (owner, sources, dtype) of the copy-back (`destinations`)
     names: tuple              # the arrays of the group, for the log
     log: TransferLog
     scope: int                # the call that made it; 0: memory held by `resident`
@@ -169,13 +198,14 @@ class Table:
                 return e
         return None
 
-    def keep(self, device, group, buffer, dtype, nbytes, destinations, stale, scope,
+    def keep(self, device, group, buffer, dtype, nbytes, copy_back, stale, scope,
              log) -> None:
         """Make (or update) the entry of `group` after a run: its buffer holds current data;
-        `stale`: the host copy is older."""
+        `stale`: the host copy is older; `copy_back`: (owner, sources, dtype), see
+        `destinations`."""
         with self.lock:
-            lo, hi = group_span(group)
-            layout = layout_key(group, device.label)
+            (lo, hi), rest = group_keys(group)
+            layout = (device.label, *rest)
             entry = self.entry_at(lo, hi, layout)
             if entry is None:
                 for other in self.find(lo, hi):     # planning flushed these; never two copies
@@ -183,12 +213,12 @@ class Table:
                     self.entries.remove(other)
                 held = _overlaps(lo, hi, [(h.lo, h.hi) for h in self.held])
                 entry = Entry(device, lo, hi, layout, buffer, np.dtype(dtype), nbytes,
-                              destinations, tuple(group.arrays),
+                              copy_back, tuple(group.arrays),
                               TransferLog() if log is None else log, 0 if held else scope)
                 self.entries.append(entry)
             entry.stale = entry.stale or stale
             if stale:
-                entry.destinations = destinations
+                entry.destinations = copy_back
             self._changed()
 
     def _flush(self, entry) -> None:
@@ -198,7 +228,7 @@ class Table:
         device = entry.device
         staging = device.pinned.take(entry.nbytes, entry.dtype)
         device.transfers.from_device(entry.buffer, staging, is_blocking=True)
-        for offset, dst in entry.destinations:
+        for offset, dst in destinations(*entry.destinations):
             copy_parallel(dst, staging[offset:offset + dst.size].reshape(dst.shape))
         entry.stale = False
         entry.log.add(entry.names, 1)

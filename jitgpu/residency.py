@@ -63,7 +63,9 @@ class ResidencyPlan:
         return any(g.keep or g.reuse for g in self.groups)
 
     def __str__(self):
-        lines = ["residency: " + (self.note or "data stays on the device between nests")]
+        lines = ["residency: " + (self.note or "data stays on the device between nests")
+                 + ("; the kernel cannot set its error flag: not waited for" if self.flagless
+                    else "")]
         lines += ["  " + g.describe() for g in self.groups]
         if self.flush:
             lines.append(f"  first copied back and dropped: {len(self.flush)} device copy(ies) "

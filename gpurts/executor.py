@@ -11,8 +11,8 @@ undone, so that the OpenMP fallback reruns on intact inputs.
 
 Device buffers come from `Device.pool` and staging from `Device.pinned`: both are reused across
 calls by size class; a small part keeps its own with the plan's recipe (`KEEP_BYTES`), and then
-also skips zeroing the error flag, which its last run left clear. The plan and kernel nests are read by their fields only (duck-typed: gpurts
-does not import jitgpu).
+also skips zeroing the error flag, which its last run left clear. The plan and kernel nests
+are read by their fields only (duck-typed: gpurts does not import jitgpu).
 
 Residency (`plan.residency`, `gpurts.residency`): a group may use the buffer of a device copy
 the residency table holds (no copy-in), and a group may stay on the device after the run: its

@@ -470,7 +470,7 @@ class FunctionEmitter(CExprPrinter):
         """Before a host statement: the arrays it reads or writes come back from the device
         (and the device copies of those it writes are forgotten). A statement holding GPU
         nests only has its own header read here; its body gets flush points of its own."""
-        if isinstance(s, ir.For) and s.parallel:
+        if isinstance(s, ir.For) and s.nest_id is not None:   # its OpenMP code flushes
             reads, writes = array_uses([s.start, s.stop, s.step], self.fn)
         elif contains_gpu_nest(s):
             header = ([s.start, s.stop, s.step] if isinstance(s, ir.For)

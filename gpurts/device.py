@@ -373,8 +373,15 @@ def device_report(fresh: bool = False) -> DeviceReport:
             specs.append(current)
         chosen = {}
         for spec in specs:
-            selection = device_selection(spec)
             label = f"{spec} (the default)" if spec == "gpu" and not current else spec
+            if is_list_spec(spec):      # every participant
+                several = devices_selection(spec)
+                names = [f"{_name(d.cl_device)} as {d.label}" for d in several.devices]
+                names += ["the OpenMP code"] if several.openmp else []
+                chosen[label] = ", ".join(names) + (f" (left out: {several.reason})"
+                                                    if several.reason else "")
+                continue
+            selection = device_selection(spec)
             chosen[label] = (_name(selection.device.cl_device) if selection.device else
                              f"none ({selection.reason})")
         return DeviceReport(statuses, reason, chosen)

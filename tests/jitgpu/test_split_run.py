@@ -184,3 +184,52 @@ def test_the_estimate_keeps_a_small_nest_on_openmp(example, device_env):
     _, report = pair.check(case.func, *case.args(5), rtol=case.rtol, ran_on="openmp",
                            reason="does not pay")
     assert_ran(report, "openmp")
+
+
+# --- gpurts.concurrent.ConcurrentRun on a split plan -------------------------------------------
+
+@pytest.fixture(scope="module")
+def two():
+    from gpurts import devices_selection
+    return devices_selection(f"{testdevice.SPEC},{testdevice.SPEC}").devices
+
+
+def split_divide(two, a, d, shares=(0.5, 0.5)):
+    """A ConcurrentRun of `a //= d` (gpu_kernels.divide_in_place) split across `two`."""
+    from gpurts.concurrent import ConcurrentRun
+    from jitgpu.nest import instantiate, load_nest
+    from jitgpu.offload import build_part, device_facts
+    from jitgpu.split import Participant, split_plan
+    values = {"a": a, "d": d}
+    instance = instantiate(load_nest("gpu_kernels", "divide_in_place", 0), values)
+    who = [Participant(dev.label, device_facts(dev)) for dev in two]
+    split = split_plan(instance, values, who, shares)
+    kernels = [build_part(instance, part, values, {d.label: d for d in two}[part.device], "none")
+               for part in split.plan.parts]
+    return ConcurrentRun(split.plan, [(k, built.kernel) for k, _, built in kernels], values,
+                         {d.label: d for d in two})
+
+
+def test_parts_run_on_their_devices_and_write_back_together(gpu, two):
+    a = np.arange(1, 41, dtype=np.int64) * 7
+    d = np.arange(1, 41, dtype=np.int64)
+    want = a // d
+    run = split_divide(two, a, d, (0.3, 0.7))
+    assert set(run.seconds()) == {dev.label for dev in two}
+    assert run.finish({}) == {}
+    np.testing.assert_array_equal(a, want)
+    assert all(r.timings.h2d_bytes > 0 for r in run.runs.values())
+
+
+def test_a_failed_part_writes_nothing(gpu, two):
+    """The second device's part meets a division by zero: the first's results (in place) are
+    not written either, so the OpenMP rerun starts from the caller's data."""
+    a = np.arange(1, 41, dtype=np.int64) * 7
+    d = np.arange(1, 41, dtype=np.int64)
+    d[35] = 0
+    before = a.copy()
+    from gpurts.executor import KernelFlagged
+    run = split_divide(two, a, d)
+    with pytest.raises(KernelFlagged):
+        run.finish({})
+    np.testing.assert_array_equal(a, before)

@@ -71,7 +71,9 @@ class SplitPlan:
         if self.host is not None:
             lines.append(f"  OpenMP code: {self.outer} counter in [{self.host[0]}, "
                          f"{self.host[1]})")
-        lines += ["  " + line for line in str(self.plan).splitlines()]
+        for k, part in enumerate(self.plan.parts):     # the shares, not an estimate, decide
+            lines.append(f"  part {k}: {part.describe()}")
+            lines += ["    " + line for line in part.transfers.describe().splitlines()]
         return "\n".join(lines)
 
 
@@ -99,7 +101,7 @@ def share_ranges(extent: int, shares) -> tuple:
 
 
 def split_plan(instance: NestInstance, values, participants, shares, *, nest: str = "",
-               forced: bool = False, opt: str = "none", estimate=None) -> SplitPlan:
+               forced: bool = False, opt: str = "none") -> SplitPlan:
     """The plan of one call split by `shares` (one per participant); raises NotSplit when the
     parts would get in each other's way, NotOffloadable when a part cannot run on its device."""
     outer = instance.levels[0].var
@@ -119,10 +121,9 @@ def split_plan(instance: NestInstance, values, participants, shares, *, nest: st
         if who.is_openmp:
             host = (lo, hi)
     _check_apart(pieces)
-    if estimate is None:
-        estimate = planning.Estimate(0.0, 0.0, 0)
-    return SplitPlan(GpuPlan(nest, tuple(parts), estimate, forced, opt), outer, extent,
-                     tuple(ranges), host)
+    # The shares (jitgpu.shares) decide where the nest runs, not a profitability estimate.
+    return SplitPlan(GpuPlan(nest, tuple(parts), planning.Estimate(0.0, 0.0, 0), forced, opt),
+                     outer, extent, tuple(ranges), host)
 
 
 def restrict(instance: NestInstance, lo: int, hi: int) -> NestInstance:

@@ -312,7 +312,8 @@ def _report(pending: Pending, seconds, total_s) -> report.NestReport:
                    "shares": dict(zip(layout.balance.labels, pending.shares))}
         return details, timings
 
-    reason = f"split along {split.outer} across {len(ran)} participant(s): {layout.balance.why}"
+    reason = (f"split along {split.outer} across {len(ran)} participants: " if len(ran) > 1
+              else f"{ran[0]} alone: ") + layout.balance.why
     return report.NestReport.lazy(nest_id, " + ".join(ran), reason, details_and_timings,
                                   plan=split, sources=tuple(dict.fromkeys(
                                       s for _, s, _ in pending.prepared.kernels)))

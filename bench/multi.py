@@ -10,7 +10,9 @@ Two parts (`--parts`):
   UNPY_FORCE_GPU: unpy's own decision (split, one participant alone, or the OpenMP code), which
   should come within 5 % of the best single one once its shares settle.
 A split column's first three calls are timed one by one (the shares settle over them: the first
-call of a kernel on a device is not learnt from); then the median of --repeat calls. The other
+call of a kernel on a device is not learnt from); then, in the host part, SETTLE_CALLS more
+untimed (unpy's decision may include calls of one participant alone, to compare), then the
+median of --repeat calls. The other
 columns: the first call, then the median of --repeat (bench/gpu.py's `measure`). Every first
 call is checked against NumPy. The settled shares and where each part ran come from
 `unpython.explain`.
@@ -46,6 +48,7 @@ from gpu import Result, Runner, measure, ms, set_switches, sizes_of, versions, w
 PARTS = {"gpus": ["mmult", "nbody"], "host": KERNELS}
 COLUMNS = {"gpus": ["1 device", "split"], "host": ["OpenMP", "1 device", "split"]}
 FIRST_CALLS = 3
+SETTLE_CALLS = 6
 
 
 def column_settings(part, column, devices):
@@ -69,15 +72,17 @@ def runner(module, case, args, settings):
     return Runner(run, lambda: output, lambda: unpython.explain(func).nests[0])
 
 
-def measure_split(run: Runner, want, rtol, repeat) -> dict:
-    """The first FIRST_CALLS calls one by one (the first checked), then the median of `repeat`;
-    with what explain says of the last call."""
+def measure_split(run: Runner, want, rtol, repeat, settle=0) -> dict:
+    """The first FIRST_CALLS calls one by one (the first checked), `settle` more untimed, then
+    the median of `repeat`; with what explain says of the last call."""
     calls = []
     try:
         for k in range(FIRST_CALLS):
             calls.append(run.call())
             if k == 0 and not _harness.matches(run.output(), want, rtol):
                 return {**asdict(Result(first=calls[0], reason="WRONG result")), "calls": calls}
+        for _ in range(settle):
+            run.call()
         times = [run.call() for _ in range(repeat)]
     except Exception as error:  # a column's failure is reported, not fatal to the others
         return {**asdict(Result(reason=why(error))), "calls": calls}
@@ -99,7 +104,8 @@ def run_row(part, case, n, module, devices, repeat):
     for column in COLUMNS[part]:
         run = runner(module, case, args, column_settings(part, column, devices))
         if column == "split":
-            result = measure_split(run, want, case.rtol, repeat)
+            result = measure_split(run, want, case.rtol, repeat,
+                                   SETTLE_CALLS if part == "host" else 0)
         else:
             result = asdict(measure(run, want, case.rtol, repeat))
         row["columns"][column] = result

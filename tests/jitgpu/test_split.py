@@ -128,7 +128,7 @@ def test_a_settled_split_slower_than_one_participant_alone_is_given_up():
         seconds = [model(s, x) if s > 0 else 0.0 for s in x]
         balance.record(x, seconds, max(seconds))
         seen.append(x)
-    assert seen[:3] == [(0.5, 0.5), (1.0, 0.0), (1.0, 0.0)]
+    assert seen[:4] == [(0.5, 0.5), (1.0, 0.0), (1.0, 0.0), (1.0, 0.0)]   # 2 trial calls
     assert "does not pay" in balance.why and "alone" in balance.describe()
 
 
@@ -224,3 +224,15 @@ def test_shares_move_only_when_the_calls_win_back_a_new_preparation():
         balance = Balance(("a", "b"), costs, (0.5, 0.5), "estimate", forced=True)
         balance.record((0.5, 0.5), (0.0009, 0.0011), 0.0011, prepare_s=prepare_s)
         assert (balance.shares == expected) if expected else balance.shares[0] > 0.53
+
+
+def test_the_trial_counts_its_fastest_call():
+    """The first call alone meets a busy spell (50 ms): the second (1 ms) decides for alone."""
+    costs = (Cost("a", 0.0, 0.002, 0.002), Cost("b", 0.0, 0.002, 0.002))
+    balance = Balance(("a", "b"), costs, (0.5, 0.5), "estimate", doubtful=True)
+    balance.record(balance.next_shares(), (0.002, 0.002), 0.002)     # settled at once
+    assert balance.trial is not None
+    for total in (0.050, 0.001):
+        x = balance.next_shares()
+        balance.record(x, [total if s else 0.0 for s in x], total)
+    assert sorted(balance.shares) == [0.0, 1.0] and "does not pay" in balance.why

@@ -260,7 +260,7 @@ def _learn(pending: Pending, host_s, ended: float) -> report.NestReport:
     """Tell the Balance how the call went, and make its report."""
     split, layout = pending.prepared.split, pending.layout
     device_s = pending.run.seconds()
-    seconds = tuple(host_s if p.is_openmp else device_s.get(p.label, 0.0)
+    seconds = tuple((host_s or 0.0) if p.is_openmp else device_s.get(p.label, 0.0)
                     for p in layout.participants)
     total_s = ended - pending.started
     extent = split.extent

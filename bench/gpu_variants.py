@@ -30,13 +30,13 @@ JAM = "jitgpu.loopopt.unroll_and_jam"
 VARIANTS = [
     ("unroll", "unroll", {}),
     ("all", "all", {}),
-    ("all, 32 per tile", "all", {TILES: {"ROW_TILE_ITERATIONS": 32}}),
-    ("all, 8 per tile", "all", {TILES: {"ROW_TILE_ITERATIONS": 8}}),
-    ("all, jam by 4", "all", {JAM: {"FACTORS": (4, 2)}}),
-    ("all, rowless tiles of 64", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 64}}),
-    ("all, no rowless tiles", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 0}}),
-    ("all, no tiles", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 0,
-                                      "ROW_TILE_ITERATIONS": 0}}),
+    ("all-tile32", "all", {TILES: {"ROW_TILE_ITERATIONS": 32}}),
+    ("all-tile8", "all", {TILES: {"ROW_TILE_ITERATIONS": 8}}),
+    ("all-jam4", "all", {JAM: {"FACTORS": (4, 2)}}),
+    ("all-novector", "all", {TILES: {"VECTOR_BYTES": 0}}),
+    ("all-rowless64", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 64}}),
+    ("all-norowless", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 0}}),
+    ("all-notiles", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 0, "ROW_TILE_ITERATIONS": 0}}),
 ]
 
 

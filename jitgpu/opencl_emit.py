@@ -555,6 +555,12 @@ class KernelEmitter(CExprPrinter):
         t = self.tiles[e.tile]
         q = f"{self.expr(e.var)} - {self.expr(e.start)}"
         q = f"(int)({q})" if e.step == 1 else f"(int)(({q}) / {e.step}L)"
+        if e.width > 1:
+            # Rows copy .. copy + width - 1 of the column: `stride`, `factor` and `copy` are
+            # multiples of the width (local_tiles), so the vector is aligned.
+            vector = f"{BUFFER_TYPES[t.dtype]}{e.width}"
+            return (f"((__local {vector}*){t.name})[{q} * {t.stride // e.width} + "
+                    f"unpy_l{t.level} * {t.factor // e.width} + {e.copy // e.width}]")
         text = f"{t.name}[{q} * {t.stride}"
         if t.level is not None:
             text += f" + unpy_l{t.level}" + (f" * {t.factor} + {e.copy}" if t.factor > 1 else "")

@@ -7,8 +7,8 @@ import math
 
 from jitgpu.bind import KernelNest, LoopVar
 from jitgpu.loopopt.const_buffers import written_buffers
-from jitgpu.loopopt.nodes import (ActiveItem, Barrier, GroupActive, LocalLoad, LocalTile,
-                                  TileLoad, UnrolledLevel)
+from jitgpu.loopopt.nodes import (ActiveItem, Barrier, GroupActive, Lane, LocalLoad,
+                                  LocalTile, TileLoad, vector_dtype)
 from jitgpu.loopopt.rewrite import (accesses_of, assign, binop, const, escapes, fresh, name,
                                     transform)
 from jitgpu.nest import ArrayAccess
@@ -25,6 +25,7 @@ ROWLESS_TILE_ITERATIONS = 256
 # for a second work-group per compute unit), at most this much.
 LOCAL_BUDGET = 24 * 1024
 DEFAULT_LOCAL_MEM = 32 * 1024       # OpenCL's minimum CL_DEVICE_LOCAL_MEM_SIZE
+VECTOR_BYTES = 16                   # vector reads of a column's rows: float4, double2 (0: none)
 ITEMSIZE = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4,
             "float32": 4}
 
@@ -80,6 +81,7 @@ def local_tiles(kernel: KernelNest, columns: int | None = None) -> KernelNest:
     types = dict(kernel.types)
     for var, dtype in state.privates:
         types[var] = Scalar(dtype)
+    types.update(state.vector_types)
     used = {e.aid for e in accesses_of(out)} | {t.aid for t in state.tiles}
     return kernel.replace(
         body=tuple(out), privates=kernel.privates + tuple(state.privates),
@@ -118,6 +120,7 @@ class _Tiles:
         local_mem = kernel.local_mem or DEFAULT_LOCAL_MEM
         self.budget = min(local_mem // 2, LOCAL_BUDGET)
         self.tiles, self.privates, self.loops, self.done = [], [], [], []
+        self.vector_types = []          # (vector private, type of its lanes)
 
     def value(self, c) -> int:
         return c if isinstance(c, int) else self.longs[c]
@@ -204,8 +207,8 @@ class _Tiles:
         inner_stop = ir.Call("max" if step < 0 else "min",
                              [binop("+", name(start), const(columns * step)), name(stop)],
                              type=Scalar("int64"))
-        inner = dataclasses.replace(s, start=name(start), stop=inner_stop,
-                                    body=transform(list(s.body), local))
+        inner_body = self.vector_reads(transform(list(s.body), local), tiles)
+        inner = dataclasses.replace(s, start=name(start), stop=inner_stop, body=inner_body)
         tile_loop = ir.For(start, s.start, name(stop), const(columns * step), [
             TileLoad(tuple(t for t, _ in tiles), name(start), name(stop), step, s.loc),
             ir.If(ActiveItem(), [inner], []),
@@ -220,6 +223,46 @@ class _Tiles:
         if self.guarded:
             stmts = [ir.If(GroupActive(), stmts, [])]
         return stmts
+
+    def vector_reads(self, body, tiles):
+        """`body` with the reads of an unrolled level's copies in one column (consecutive
+        rows) made once, as aligned vectors at the top of the body (16 bytes: float4,
+        double2), each copy reading its lane. Legal anywhere in the loop's body: the tiles do
+        not change during a tile's iterations, and every row and iteration read is inside the
+        tile."""
+        if not VECTOR_BYTES:
+            return body
+        by_name = {t.name: t for t, _ in tiles}
+        loads = []
+        transform(body, lambda n: loads.append(n) or n if isinstance(n, LocalLoad) else n)
+        groups = {}
+        for x in loads:
+            t = by_name[x.tile]
+            width = VECTOR_BYTES // ITEMSIZE.get(t.dtype, 8)
+            if (ITEMSIZE.get(t.dtype, 8) >= 4 and t.factor % width == 0
+                    and t.stride % width == 0):
+                groups.setdefault((x.tile, x.copy // width), {})[x.copy] = x
+        lanes, reads = {}, []
+        for (tile, block), members in groups.items():
+            if len(members) < 2:
+                continue
+            first = next(iter(members.values()))
+            dtype = by_name[tile].dtype
+            width = VECTOR_BYTES // ITEMSIZE.get(dtype, 8)
+            vector = fresh(f"{first.var.id}__rows", self.taken)
+            self.privates.append((vector, vector_dtype(dtype, width)))
+            self.vector_types.append((vector, first.type))
+            reads.append(ir.Assign(ir.Name(vector, type=first.type), dataclasses.replace(
+                first, copy=block * width, width=width)))
+            for copy in members:
+                lanes[(tile, copy)] = (vector, copy % width)
+
+        def lane(n):
+            if isinstance(n, LocalLoad) and (n.tile, n.copy) in lanes:
+                vector, k = lanes[(n.tile, n.copy)]
+                return Lane(vector, k, n.loc, n.type)
+            return n
+        return reads + transform(body, lane) if reads else body
 
     def make_tiles(self, var, families):
         """[(LocalTile, {aid: copy})] for the families, within the local memory budget."""

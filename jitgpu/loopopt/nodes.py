@@ -104,7 +104,8 @@ class Barrier:
 @dataclass
 class LocalLoad:
     """Expression: the element of `tile` for copy `copy` of its row level, at iteration `var`
-    (ir.Name of the tiled loop's variable) of the tile starting at `start` (ir.Name)."""
+    (ir.Name of the tiled loop's variable) of the tile starting at `start` (ir.Name); with
+    `width` > 1, the vector of copies `copy` .. `copy + width - 1` (an aligned vector read)."""
     tile: str
     copy: int
     var: object
@@ -112,6 +113,7 @@ class LocalLoad:
     step: int
     loc: tuple = (0, 0)
     type: object = None
+    width: int = 1
 
 
 @dataclass

@@ -12,7 +12,7 @@ from gpucheck import GpuPair, load_module
 from jitgpu import bind as bind_module
 from jitgpu import loopopt, offload
 from jitgpu.loopopt.local_tiles import local_tiles
-from jitgpu.loopopt.nodes import GroupActive, LocalLoad, TileLoad
+from jitgpu.loopopt.nodes import GroupActive, Lane, LocalLoad, TileLoad
 from jitgpu.loopopt.rewrite import accesses_of, transform
 from jitgpu.loopopt.unroll_and_jam import unroll_and_jam
 from jitgpu.loopopt.unroll_inner import unroll_inner
@@ -72,10 +72,15 @@ def test_matmul_tiles_both_operands_after_unroll_and_jam(tiles):
             a_tile.rows_fastest) == (0, 8, 128, 132, 16, False)
     # b[k, j]: the group's 16 columns j, loaded along j.
     assert (b_tile.level, b_tile.rows, b_tile.stride, b_tile.rows_fastest) == (1, 16, 16, True)
-    # Every load of a and b in the loop now reads a tile: 8 copies of a's row, b once per copy.
+    # Every load of a and b in the loop now reads a tile: the 8 copies' rows of a as two
+    # aligned float4 (each copy reads its lane), b once per copy.
     loads = _local_loads(out)
-    assert sorted((x.tile, x.copy) for x in loads) == sorted(
-        [(a_tile.name, u) for u in range(8)] + [(b_tile.name, 0)] * 8)
+    assert sorted((x.tile, x.copy, x.width) for x in loads) == sorted(
+        [(a_tile.name, 0, 4), (a_tile.name, 4, 4)] + [(b_tile.name, 0, 1)] * 8)
+    lanes = []
+    transform(list(out.body), lambda n: lanes.append(n) or n if isinstance(n, Lane) else n)
+    assert sorted(x.lane for x in lanes) == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert dict(out.privates)[lanes[0].vector] == "float32x4"
     assert not [e for e in accesses_of(list(out.body)) if e.array.id in ("a", "b")]
     assert {aid for aid, _ in out.accesses} >= {a_tile.aid, b_tile.aid}
     assert out.transforms[-1].startswith("local_tiles(k, 16")

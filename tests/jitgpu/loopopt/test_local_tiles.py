@@ -61,15 +61,15 @@ def _matmul(tiles, n=33, p=9):
 # --- on bound nests ---------------------------------------------------------------------------
 
 def test_matmul_tiles_both_operands_after_unroll_and_jam(tiles):
-    kernel = unroll_and_jam(_matmul(tiles))
+    kernel = unroll_and_jam(_matmul(tiles)).replace(local_mem=48 * 1024)     # an H100's
     assert kernel.levels[0].factor == 8 and kernel.local_size == (16, 16)
     out = local_tiles(kernel)
     (load,) = _tile_loads(out)
     a_tile, b_tile = load.tiles
-    # a[i, k]: the group's 16 x 8 rows of i (the unrolled level), 16 iterations of k, loaded
+    # a[i, k]: the group's 16 x 8 rows of i (the unrolled level), 32 iterations of k, loaded
     # along k (its unit stride), each column padded by 16 bytes.
     assert (a_tile.level, a_tile.factor, a_tile.rows, a_tile.stride, a_tile.columns,
-            a_tile.rows_fastest) == (0, 8, 128, 132, 16, False)
+            a_tile.rows_fastest) == (0, 8, 128, 132, 32, False)
     # b[k, j]: the group's 16 columns j, loaded along j.
     assert (b_tile.level, b_tile.rows, b_tile.stride, b_tile.rows_fastest) == (1, 16, 16, True)
     # Every load of a and b in the loop now reads a tile: the 8 copies' rows of a as two
@@ -83,9 +83,9 @@ def test_matmul_tiles_both_operands_after_unroll_and_jam(tiles):
     assert dict(out.privates)[lanes[0].vector] == "float32x4"
     assert not [e for e in accesses_of(list(out.body)) if e.array.id in ("a", "b")]
     assert {aid for aid, _ in out.accesses} >= {a_tile.aid, b_tile.aid}
-    assert out.transforms[-1].startswith("local_tiles(k, 16")
+    assert out.transforms[-1].startswith("local_tiles(k, 32")
     source = print_kernel(out)
-    assert f"__local float {a_tile.name}[2112] " in source
+    assert f"__local float {a_tile.name}[4224] " in source
     assert source.count("barrier(CLK_LOCAL_MEM_FENCE);") == 2
     assert "if (unpy_active) do" not in source          # every work-item runs the body
 
@@ -121,7 +121,7 @@ def test_triangular_groups_beyond_the_diagonal_skip_the_loop(tiles):
 
 def test_tiles_fit_half_the_device_local_memory(tiles):
     kernel = unroll_and_jam(_matmul(tiles))
-    # 16 iterations: a 132 x 16 + 16 x 16 floats = 9472 bytes; 4 iterations: 2368 bytes.
+    # 32 iterations: a 132 x 32 + 16 x 32 floats = 18944 bytes; 4 iterations: 2368 bytes.
     (load,) = _tile_loads(local_tiles(kernel.replace(local_mem=8000)))
     assert {t.columns for t in load.tiles} == {4}
     small = kernel.replace(local_mem=1000)      # not even one iteration of a's rows fits

@@ -169,8 +169,9 @@ def unpy_column(module, column, device):
     return make
 
 
-def numba_cuda_column():
-    """The Numba CUDA column, or why there is none."""
+def numba_cuda_column(kernel_of=lambda kernels, case: kernels.kernel(case)):
+    """The Numba CUDA column, or why there is none. `kernel_of(numba_cuda_kernels, case)`: the
+    kernel a case runs."""
     try:
         import numba_cuda_kernels
     except Exception as error:
@@ -179,7 +180,7 @@ def numba_cuda_column():
         return "no CUDA GPU (numba.cuda.is_available() is False)"
 
     def make(case, args):
-        call, output = _harness.timed_caller(case, numba_cuda_kernels.kernel(case), args)
+        call, output = _harness.timed_caller(case, kernel_of(numba_cuda_kernels, case), args)
         return Runner(call, lambda: output)
     return make
 

@@ -41,7 +41,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "bench")]
 import _harness  # noqa: E402
 import unpython  # noqa: E402
 from cpu import cpu_model, unpy_module  # noqa: E402
-from gpu import Result, Runner, cuda_device_name, measure, ms, versions, why  # noqa: E402
+from gpu import (Result, Runner, cuda_device_name, measure, ms, numba_cuda_column,  # noqa: E402
+                 versions, why)
 
 BEFORE, AFTER, OPENMP, AUTO, NUMBA = ("unpy GPU, residency off", "unpy GPU", "OpenMP",
                                       "unpy auto", "Numba CUDA")
@@ -69,17 +70,7 @@ def unpy_column(func, column, device):
 
 
 def numba_column():
-    try:
-        import numba_cuda_kernels
-    except Exception as error:
-        return f"numba.cuda does not import ({why(error)})"
-    if not numba_cuda_kernels.cuda.is_available():
-        return "no CUDA GPU (numba.cuda.is_available() is False)"
-
-    def make(case, args):
-        call, output = _harness.timed_caller(case, numba_cuda_kernels.jacobi2d, args)
-        return Runner(call, lambda: output)
-    return make
+    return numba_cuda_column(lambda kernels, case: kernels.jacobi2d)
 
 
 def where_it_ran(func) -> tuple:

@@ -133,7 +133,8 @@ def speedup(row):
 def write_markdown(path, rows, machine, header):
     lines = [f"# One nest on several devices: {machine}", "",
              f"- dates: {', '.join(sorted({r['date'] for r in rows}))}; host: {header['cpu']}, "
-             f"{header['cores']} cores; devices: UNPY_DEVICE={header['devices']}",
+             f"{header['cores']} cores; split columns: UNPY_DEVICE={header['devices']} (two "
+             f"GPUs, forced) or its first device followed by ',openmp' (a GPU and OpenMP)",
              "- versions: " + ", ".join(f"{k} {v}" for k, v in header["versions"].items()),
              f"- median of {header['repeat']} timed calls, ms of a whole call from NumPy arrays "
              f"(transfers included); split: its first {FIRST_CALLS} calls shown one by one, the "

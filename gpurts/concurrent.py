@@ -19,7 +19,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from .errors import DeviceError
-from .executor import _keep_kit, combine, run_part, write_back
+from .executor import combine, keep_kit, run_part, write_back
 from .opencl import load_opencl
 from .timing import Timings
 
@@ -97,7 +97,7 @@ class ConcurrentRun:
             write_back(writes, None)
             for var, op, dtype in kernel.reductions:
                 results[var] = combine(op, results[var], partials[var], dtype)
-            _keep_kit(kit, part, self.recipes[index])
+            keep_kit(kit, part, self.recipes[index])
         return {var: results[var] for _, (kernel, _) in zip(self.plan.parts, self.kernels)
                 for var, _, _ in kernel.reductions}
 

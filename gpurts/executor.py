@@ -147,7 +147,7 @@ def _take_kit(device, part, kernel, values, recipe, resident=None) -> _Kit:
     return kit
 
 
-def _keep_kit(kit, part, recipe, resident=False) -> None:
+def keep_kit(kit, part, recipe, resident=False) -> None:
     """Keep a small part's kit for the next call; with residency any part's (its buffers
     belong to the table, so it holds staging and the error flag only)."""
     if kit.flag_clear and (resident or sum(a.nbytes for a in kit.staging.values()) <= KEEP_BYTES):
@@ -348,9 +348,9 @@ def _execute(plan, kernels, values, devices, recipes, residency, scope, log) -> 
                 results[var] = combine(op, results.get(var, values[var]), partials[var], dtype)
             if residency is not None and residency.keeps:
                 keep_resident(device, part, kit, residency, scope, log)
-                _keep_kit(kit, part, recipe, resident=True)
+                keep_kit(kit, part, recipe, resident=True)
             else:
-                _keep_kit(kit, part, recipe)
+                keep_kit(kit, part, recipe)
     except BaseException as e:
         for saved, dst in reversed(undo or []):
             copy_parallel(dst, saved)

@@ -141,8 +141,9 @@ def measure(runner: Runner, want, rtol, repeat) -> Result:
 
 # --- the columns: each a function (case, args) -> Runner, or a str saying why it has none -------
 
-def set_switches(settings):
-    for name in SWITCHES:
+def set_switches(settings, switches=SWITCHES):
+    """Exactly `settings` of the UNPY_* `switches` in the environment."""
+    for name in switches:
         os.environ.pop(name, None)
     os.environ.update(settings)
 
@@ -297,14 +298,19 @@ def ratio(row, numerator, denominator=UNPY):
     return f"{top['median'] / bottom['median']:.3g}"
 
 
-def write_markdown(path, rows, machine, header):
+def machine_lines(rows, header) -> list:
+    """The table's first lines: dates, host, OpenMP threads, devices and versions."""
     threads = os.environ.get("OMP_NUM_THREADS", "all of them")
+    return [f"- dates: {', '.join(sorted({r['date'] for r in rows}))}; host: {header['cpu']}, "
+            f"{header['cores']} cores (OpenMP: UNPY_DEVICE=none, threads: {threads})",
+            f"- OpenCL device (UNPY_DEVICE={header['device_spec']}): {header['opencl']}; "
+            f"CUDA device: {header['cuda']}",
+            "- versions: " + ", ".join(f"{k} {v}" for k, v in header["versions"].items())]
+
+
+def write_markdown(path, rows, machine, header):
     lines = [f"# unpy on the GPU vs OpenMP, Numba CUDA and CuPy: {machine}", "",
-             f"- dates: {', '.join(sorted({r['date'] for r in rows}))}; host: {header['cpu']}, "
-             f"{header['cores']} cores (OpenMP: UNPY_DEVICE=none, threads: {threads})",
-             f"- OpenCL device (UNPY_DEVICE={header['device_spec']}): {header['opencl']}; "
-             f"CUDA device: {header['cuda']}",
-             "- versions: " + ", ".join(f"{k} {v}" for k, v in header["versions"].items()),
+             *machine_lines(rows, header),
              f"- median of {header['repeat']} timed calls after the first call, which is checked "
              "against NumPy and shown in its own table; times in ms of a whole call from NumPy "
              "arrays, transfers included, except CuPy kernel (arrays on the device); "
@@ -478,8 +484,14 @@ def main(argv=None):
                     header["opencl"] = ran_on.split(":", 1)[1]
                 saved = save(path, saved, rows, header)
                 print(f"{case.label} n={n}: {time.perf_counter() - started:.0f} s", flush=True)
-    write_markdown(path.with_suffix(".md"), saved["rows"], options.machine, header)
-    write_chart(path.with_suffix(".png"), saved["rows"], options.machine)
+    return finish(path, saved, rows, options.machine, header, write_markdown, write_chart)
+
+
+def finish(path, saved, rows, machine, header, write_markdown, write_chart) -> int:
+    """Write the table and the chart of every saved row; the exit status: 1 when a row of this
+    run gave a wrong result."""
+    write_markdown(path.with_suffix(".md"), saved["rows"], machine, header)
+    write_chart(path.with_suffix(".png"), saved["rows"], machine)
     print(f"wrote {path.with_suffix('.md')}, .png and .json")
     wrong = [r["case"] for r in rows
              if any(c["reason"] == "WRONG result" for c in r["columns"].values())]

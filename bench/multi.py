@@ -43,7 +43,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "bench")]
 import _harness  # noqa: E402
 import unpython  # noqa: E402
 from cpu import KERNELS, cpu_model, unpy_module  # noqa: E402
-from gpu import Result, Runner, measure, ms, set_switches, sizes_of, versions, why  # noqa: E402
+from gpu import (Result, Runner, finish, measure, ms, set_switches, sizes_of,  # noqa: E402
+                 versions, why)
 
 PARTS = {"gpus": ["mmult", "nbody"], "host": KERNELS}
 COLUMNS = {"gpus": ["1 device", "split"], "host": ["OpenMP", "1 device", "split"]}
@@ -252,14 +253,7 @@ def main(argv=None):
                     saved = save(path, saved, rows, header)
                     print(f"[{part}] {case.label} n={n}: {time.perf_counter() - started:.0f} s",
                           flush=True)
-    write_markdown(path.with_suffix(".md"), saved["rows"], options.machine, header)
-    write_chart(path.with_suffix(".png"), saved["rows"], options.machine)
-    print(f"wrote {path.with_suffix('.md')}, .png and .json")
-    wrong = [r["case"] for r in rows
-             if any(c["reason"] == "WRONG result" for c in r["columns"].values())]
-    if wrong:
-        print("WRONG results in: " + ", ".join(wrong))
-    return 1 if wrong else 0
+    return finish(path, saved, rows, options.machine, header, write_markdown, write_chart)
 
 
 if __name__ == "__main__":

@@ -41,8 +41,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "bench")]
 import _harness  # noqa: E402
 import unpython  # noqa: E402
 from cpu import cpu_model, unpy_module  # noqa: E402
-from gpu import (Result, Runner, cuda_device_name, measure, ms, numba_cuda_column,  # noqa: E402
-                 versions, why)
+from gpu import (Result, Runner, cuda_device_name, machine_lines, measure, ms,  # noqa: E402
+                 numba_cuda_column, set_switches, versions, why)
 
 BEFORE, AFTER, OPENMP, AUTO, NUMBA = ("unpy GPU, residency off", "unpy GPU", "OpenMP",
                                       "unpy auto", "Numba CUDA")
@@ -61,9 +61,7 @@ def unpy_column(func, column, device):
         call, output = _harness.timed_caller(case, func, args)
 
         def run():
-            for name in SWITCHES:
-                os.environ.pop(name, None)
-            os.environ.update(settings)
+            set_switches(settings, SWITCHES)
             return call()
         return Runner(run, lambda: output)
     return make
@@ -102,8 +100,7 @@ def run(case, func, n, steps, repeat, device) -> dict:
         row["columns"][column] = entry
         shown = ms(result.median) if entry["ok"] else f"— ({entry['reason']})"
         print(f"  {case.label} n={n} T={steps} {column}: {shown} ms", flush=True)
-    for name in SWITCHES:
-        os.environ.pop(name, None)
+    set_switches({}, SWITCHES)
     return row
 
 
@@ -125,13 +122,8 @@ def cell(row, column, first=False) -> str:
 
 
 def write_markdown(path, rows, machine, header):
-    threads = os.environ.get("OMP_NUM_THREADS", "all of them")
     lines = [f"# Residency: jacobi-2d time stepping on {machine}", "",
-             f"- dates: {', '.join(sorted({r['date'] for r in rows}))}; host: {header['cpu']}, "
-             f"{header['cores']} cores (OpenMP: UNPY_DEVICE=none, threads: {threads})",
-             f"- OpenCL device (UNPY_DEVICE={header['device_spec']}): {header['opencl']}; "
-             f"CUDA device: {header['cuda']}",
-             "- versions: " + ", ".join(f"{k} {v}" for k, v in header["versions"].items()),
+             *machine_lines(rows, header),
              f"- median of {header['repeat']} timed calls after the first (checked against "
              "NumPy); ms of a whole call from NumPy arrays, transfers included; ratios: "
              f"column / {AFTER} (> 1: unpy with residency faster)",

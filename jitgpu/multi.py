@@ -21,7 +21,6 @@ import collections
 import itertools
 import logging
 import os
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Optional
@@ -71,21 +70,6 @@ class SplitPrepared:
 _LAYOUTS = collections.OrderedDict()     # call key -> Layout, most recent last
 _PREPARED = collections.OrderedDict()    # (call key, ranges) -> SplitPrepared
 _KEPT = 32
-_lock = threading.Lock()
-
-
-def _remember(cache, key, make):
-    with _lock:
-        found = cache.get(key)
-        if found is not None:
-            cache.move_to_end(key)
-            return found
-    made = make()
-    with _lock:
-        cache[key] = made
-        while len(cache) > _KEPT:
-            cache.popitem(last=False)
-    return made
 
 
 def _shapes(values) -> tuple:
@@ -116,7 +100,7 @@ def _layout(module, function, nest_id, values, selection, forced, opt, inputs) -
         box = instance.boxes[instance.levels[0].var]
         return Layout(instance, participants, balance, box.lo, box.step)
 
-    return key, _remember(_LAYOUTS, key, make)
+    return key, shares.remember(_LAYOUTS, key, make, _KEPT)
 
 
 def _prepare(layout, ranges, values, devices, forced, opt, nest) -> SplitPrepared:
@@ -179,8 +163,8 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
     extent = layout.instance.trip_counts[0]
     ranges = share_ranges(extent, shares_now)
     nest = f"{module}.{function} nest {nest_id}"
-    prepared = _remember(_PREPARED, (key, ranges), lambda: _prepare(
-        layout, ranges, values, devices, forced, opt, nest))
+    prepared = shares.remember(_PREPARED, (key, ranges), lambda: _prepare(
+        layout, ranges, values, devices, forced, opt, nest), _KEPT)
     # What the Balance compares is the run, not this call's analysis and builds.
     started = time.perf_counter()
     if prepared.refusal:

@@ -273,21 +273,27 @@ _KEPT = 64
 _lock = threading.Lock()
 
 
-def balance_for(key, make) -> Balance:
-    """The Balance remembered under `key` (nest, shapes, participants), made by `make()` on
-    first use."""
+def remember(cache, key, make, kept: int):
+    """`cache[key]` (an OrderedDict kept as an LRU of `kept` entries), made by `make()` outside
+    the lock on first use; when two threads make it at once, the first one stored wins."""
     with _lock:
-        found = _BALANCES.get(key)
+        found = cache.get(key)
         if found is not None:
-            _BALANCES.move_to_end(key)
+            cache.move_to_end(key)
             return found
     made = make()
     with _lock:
-        found = _BALANCES.setdefault(key, made)
-        _BALANCES.move_to_end(key)
-        while len(_BALANCES) > _KEPT:
-            _BALANCES.popitem(last=False)
+        found = cache.setdefault(key, made)
+        cache.move_to_end(key)
+        while len(cache) > kept:
+            cache.popitem(last=False)
         return found
+
+
+def balance_for(key, make) -> Balance:
+    """The Balance remembered under `key` (nest, shapes, participants), made by `make()` on
+    first use."""
+    return remember(_BALANCES, key, make, _KEPT)
 
 
 def forget() -> None:

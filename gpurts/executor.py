@@ -1,10 +1,12 @@
 """The one executor of a GPU plan: runs each part of a `jitgpu.plan.GpuPlan` with its built kernel.
 
 Per part, on the queue of the part's device, everything is enqueued without waiting: the
-copy-in of each group (gathered into pinned staging in chunks, each chunk's DMA overlapping the
-next gather: `Transfers.gather_to_device`), the zeroed error flag, the launch, the flag's
-read-back, each written group's copy back into its staging, the reductions' partial results;
-then one `finish`. Only when the flag is clear do the results go into NumPy memory. Parts run one
+copy-in of each group (large boxes of pinned NumPy memory straight, the rest gathered into
+pinned staging in chunks, each chunk's DMA overlapping the next gather:
+`Transfers.gather_to_device`), the zeroed error flag, the launch, the flag's read-back, the
+copy back into staging of each written group that has staged destinations, the reductions'
+partial results; then one `finish`. Only when the flag is clear do the results go into NumPy
+memory (`write_back`: from staging, or straight from the device buffer). Parts run one
 after the other, each written back before the next copies in (a part may copy back more than it
 writes and must carry the earlier parts' results); when a later part fails, the earlier ones are
 undone, so that the OpenMP fallback reruns on intact inputs.
@@ -28,8 +30,9 @@ import numpy as np
 from .boxes import Box, copy_parallel, memory_root
 from .errors import DeviceError, device_error
 from .opencl import load_opencl
-from .residency import TABLE, destinations, group_keys, group_span
+from .residency import TABLE, group_keys, group_span
 from .timing import Timings
+from .transfer import write_back  # noqa: F401  (also the concurrent runs')
 
 
 class KernelFlagged(Exception):
@@ -245,9 +248,9 @@ def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None, resi
         return [], {}, kit
     if not flagless:
         transfers.from_device(kit.flag_buf, kit.flag, is_blocking=False, timings=timings)
-    for k, g in enumerate(groups):
-        if g.copy_back:
-            transfers.from_device(buffers[k], staging[k], is_blocking=False, timings=timings)
+    back = {k: transfers.copy_back_writes(buffers[k], owners[k], sources[k], staging[k],
+                                          timings=timings)
+            for k, g in enumerate(groups) if g.copy_back}
     for buf, host in kit.partials.values():
         transfers.from_device(buf, host, is_blocking=False, timings=timings)
     try:
@@ -261,8 +264,7 @@ def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None, resi
     writes = []
     for k, g in enumerate(groups):
         if g.copy_back:
-            for offset, source in destinations(owners[k], sources[k], staging[k].dtype):
-                writes.append((staging[k][offset:offset + source.size], source))
+            writes += back[k]
             if log is not None:
                 log.add(g.arrays, 1)
     if resident is not None:
@@ -285,15 +287,6 @@ def keep_resident(device, part, kit, residency, scope, log) -> None:
             TABLE.keep(device, g, kit.buffers[r.group], kit.staging[r.group].dtype,
                        kit.staging[r.group].nbytes, kit.kept[r.group], r.written, scope, log)
             kit.buffers[r.group] = None          # the table's now
-
-
-def write_back(writes, undo) -> None:
-    """Copy `writes` ([(packed elements, destination array)]) into NumPy memory; with an `undo`
-    list, first save there what each destination held."""
-    for packed, dst in writes:
-        if undo is not None:
-            undo.append((dst.copy(), dst))
-        copy_parallel(dst, packed.reshape(dst.shape))
 
 
 def combine(op, initial, partials, dtype):

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .boxes import Box, box_view, copy_parallel, require_writable
+from .transfer import write_back
 
 # [0]: the number of entries (the compiled flush points skip everything while it is 0);
 # [1]: the last call scope id handed out (compiled callers take the next one atomically).
@@ -42,18 +42,6 @@ COUNTERS_ADDRESS = COUNTERS.ctypes.data
 def enabled() -> bool:
     """`UNPY_RESIDENT=0` turns residency off: every nest copies its data in and out itself."""
     return os.environ.get("UNPY_RESIDENT", "1") != "0"
-
-
-def destinations(owner, sources, dtype) -> list:
-    """[(element offset in the buffer, host view)] that a group's copy-back writes: `sources`
-    are the executor's (a Box of `owner`'s memory, or an array copied whole)."""
-    out = []
-    for offset, source in sources:
-        if isinstance(source, Box):
-            require_writable(owner)
-            source = box_view(owner, source, dtype)
-        out.append((offset, source))
-    return out
 
 
 # id(group) -> (group, span, layout key without the device): a plan's groups are read again
@@ -129,7 +117,7 @@ class Entry:
     buffer: object
     dtype: np.dtype
     nbytes: int
-    destinations: tuple       # (owner, sources, dtype) of the copy-back (`destinations`)
+    destinations: tuple       # (owner, sources, dtype) of the copy-back (as the executor's)
     names: tuple              # the arrays of the group, for the log
     log: TransferLog
     scope: int                # the call that made it; 0: memory held by `resident`
@@ -201,8 +189,8 @@ class Table:
     def keep(self, device, group, buffer, dtype, nbytes, copy_back, stale, scope,
              log) -> None:
         """Make (or update) the entry of `group` after a run: its buffer holds current data;
-        `stale`: the host copy is older; `copy_back`: (owner, sources, dtype), see
-        `destinations`."""
+        `stale`: the host copy is older; `copy_back`: (owner, sources, dtype), as
+        `Transfers.copy_back_writes` takes them."""
         with self.lock:
             (lo, hi), rest = group_keys(group)
             layout = (device.label, *rest)
@@ -226,10 +214,11 @@ class Table:
         if not entry.stale:
             return
         device = entry.device
-        staging = device.pinned.take(entry.nbytes, entry.dtype)
-        device.transfers.from_device(entry.buffer, staging, is_blocking=True)
-        for offset, dst in destinations(*entry.destinations):
-            copy_parallel(dst, staging[offset:offset + dst.size].reshape(dst.shape))
+        owner, sources, dtype = entry.destinations
+        staging = device.pinned.take(entry.nbytes, dtype)
+        writes = device.transfers.copy_back_writes(entry.buffer, owner, sources, staging)
+        device.queue.finish()
+        write_back(writes)
         entry.stale = False
         entry.log.add(entry.names, 1)
 

@@ -52,6 +52,12 @@ def gpu_checked(tmp_path_factory) -> GpuPair:
 
 
 @pytest.fixture(scope="session")
+def res(tmp_path_factory) -> GpuPair:
+    """tests/jitgpu/resident_kernels.py, compiled and interpreted."""
+    return _pair("resident_kernels", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
 def built_dir(gpu) -> Path:
     """The folder of the compiled gpu_kernels module (for subprocess tests)."""
     return Path(gpu.compiled.__file__).parent

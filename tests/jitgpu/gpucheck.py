@@ -18,7 +18,7 @@ import diffcheck
 
 HERE = Path(__file__).resolve().parent
 # module -> built with --boundscheck
-MODULES = {"gpu_kernels": False, "gpu_checked": True}
+MODULES = {"gpu_kernels": False, "gpu_checked": True, "resident_kernels": False}
 
 
 def _lock_file(name: str):

@@ -2,31 +2,13 @@
 and is copied back at the first host use or at the end of the call; across calls, inside
 `unpython.resident`. Every case runs on the tested OpenCL device and is compared with the
 interpreter; the copies are counted from `unpython.explain` and the device's byte counters."""
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-import diffcheck
 import unpython
-from gpucheck import GpuPair, load_module
 from gpurts.residency import TABLE
 
-HERE = Path(__file__).resolve().parent
 RNG = np.random.default_rng(9)
-
-
-@pytest.fixture(scope="session")
-def res(tmp_path_factory) -> GpuPair:
-    """tests/jitgpu/resident_kernels.py, compiled and interpreted."""
-    from unpy.cpp_emit.build import BuildOptions, build
-    import testdevice
-    testdevice.tested_device()
-    out = tmp_path_factory.mktemp("build-resident")
-    with diffcheck.build_lock("resident_kernels"):
-        so = build(str(HERE / "resident_kernels.py"), str(out), BuildOptions()).output
-    return GpuPair(load_module("resident_kernels", so),
-                   load_module("interpreted_resident_kernels", HERE / "resident_kernels.py"))
 
 
 @pytest.fixture(autouse=True)

@@ -18,6 +18,7 @@ After each call the Balance learns the measured time of every participant.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import itertools
 import logging
 import os
@@ -54,6 +55,7 @@ class Layout:
     balance: shares.Balance
     outer_lo: int                   # the outer loop's first value and step, for the reports
     outer_step: int
+    one_device_refused: bool = False    # the one-device path's estimate refuses these inputs
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,10 @@ class SplitPrepared:
     analysis_s: float = 0.0
     recipes: dict = field(default_factory=dict, compare=False, repr=False)
 
+
+# Test seam: seconds added to the measured time of a participant (by label) for the whole
+# loop, in proportion to the share it ran: a synthetic imbalance that the shares must follow.
+slowdown: dict = {}
 
 _LAYOUTS = collections.OrderedDict()     # call key -> Layout, most recent last
 _PREPARED = collections.OrderedDict()    # (call key, ranges) -> SplitPrepared
@@ -150,6 +156,7 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
 
     forced = os.environ.get("UNPY_FORCE_GPU") == "1"
     opt = opt_level()
+    given = values
     # Only the nest's own variables (a compiled caller may add its call scope, `__unpy_...`).
     values = {k: v for k, v in values.items() if not k.startswith("__unpy")}
     key, layout = _layout(module, function, nest_id, values, selection, forced, opt, inputs)
@@ -160,6 +167,13 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
             and not trial:
         raise Refused(balance.why)      # the OpenMP code alone, on every core
     devices = {d.label: d for d in selection.devices}
+    chosen = [p for x, p in zip(shares_now, layout.participants) if x > 0]
+    if len(chosen) == 1 and not chosen[0].is_openmp and not layout.one_device_refused:
+        try:
+            return _run_alone(module, function, nest_id, given, layout, shares_now,
+                              devices[chosen[0].label], inputs)
+        except Refused:         # its profitability estimate: run alone as a part instead
+            layout.one_device_refused = True
     extent = layout.instance.trip_counts[0]
     ranges = share_ranges(extent, shares_now)
     nest = f"{module}.{function} nest {nest_id}"
@@ -168,15 +182,14 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
     # What the Balance compares is the run, not this call's analysis and builds.
     started = time.perf_counter()
     if prepared.refusal:
-        alone = [p for x, p in zip(shares_now, layout.participants) if x > 0]
-        if len(alone) == 1 and not alone[0].is_openmp:
+        if len(chosen) == 1 and not chosen[0].is_openmp:
             # One device whose own tiles get in each other's way: the one-device executor
             # writes each tile back before the next (and undoes them on a failure).
-            return run_nest_on_device(module, function, nest_id, values,
-                                      devices[alone[0].label], inputs)
+            return run_nest_on_device(module, function, nest_id, given,
+                                      devices[chosen[0].label], inputs)
         # Not splittable: the fastest participant alone, from now on.
         balance.shares = _alone_instead(balance, layout, prepared.refusal)
-        return run_split(module, function, nest_id, values, selection, inputs)
+        return run_split(module, function, nest_id, given, selection, inputs)
     split = prepared.split
     try:
         run = ConcurrentRun(split.plan, [(k, built.kernel) for k, _, built in prepared.kernels],
@@ -210,6 +223,20 @@ def _alone_instead(balance, layout, why) -> tuple:
     k = min(candidates, key=lambda i: balance.costs[i].alone_s)
     balance.why = f"{why}; {balance.labels[k]} alone"
     return shares.alone(k, len(balance.labels))
+
+
+def _run_alone(module, function, nest_id, given, layout, shares_now, device, inputs):
+    """One device alone (the trial of it, or the split does not pay): through the one-device
+    path, so that it runs exactly as the single device the split must beat; timed for the
+    Balance. Raises as `run_nest_on_device`."""
+    started = time.perf_counter()
+    results, nest_report = run_nest_on_device(module, function, nest_id, dict(given), device,
+                                              inputs)
+    total_s = time.perf_counter() - started + slowdown.get(device.label, 0.0)
+    balance = layout.balance
+    balance.record(shares_now, [total_s if x > 0 else 0.0 for x in shares_now], total_s)
+    return results, dataclasses.replace(nest_report,
+                                        reason=f"{device.label} alone: {balance.why}")
 
 
 def finish_split(handle: int, reductions: dict):
@@ -251,6 +278,9 @@ def _learn(pending: Pending, host_s, ended: float) -> report.NestReport:
     ran = [0.0] * len(layout.participants)
     for label, lo, hi in split.ranges:
         ran[[p.label for p in layout.participants].index(label)] = (hi - lo) / extent
+    added = [slowdown.get(p.label, 0.0) * x for p, x in zip(layout.participants, ran)]
+    seconds = tuple(t + a for t, a in zip(seconds, added))
+    total_s += max(added)
     fresh = [(label, source) for part, (_, source, _) in zip(split.plan.parts,
                                                              pending.prepared.kernels)
              for label in [part.device] if (label, source) not in _launched]

@@ -8,13 +8,19 @@ shares finish every participant together; a participant whose share would be too
 its fixed cost is left out, and when the best single participant is estimated faster than the
 split, it runs alone.
 
-After every call the shares follow the measured times: `share_i ∝ 1 / (time per iteration on
-participant i)`, the fixed point of Huchant et al. (section 5), which holds still once every
-participant finishes together. A `Balance` remembers the shares and their history per (nest,
-shapes, participants), so repeated calls converge; shares that would move less than SETTLED
-stay as they are (the parts, and everything prepared for them, are then reused). Once settled,
-a split that does not clearly beat every participant alone (as extrapolated from its measured
-rate) is compared with one call of the fastest one alone, and the faster way is kept.
+After every call the same model is fitted to the measured times (`measured_costs`): from one
+measured share, its rate (the fixed-point step of Huchant et al., section 5: `share_i ∝ 1 /
+time per iteration`); from two, the line through them, which also moves where a fixed cost
+dominates and the rate step hardly moves (so one disturbed call could hold two identical GPUs
+at 0.73 / 0.27). The fastest of a participant's calls at one share counts (a busy
+spell is not learnt), and shares are cut at multiples of GRAIN of the loop, so that small
+changes keep the parts and everything prepared for them; they move only when the model promises
+MIN_GAIN of the call and the gain wins back the new preparation within PAYBACK_CALLS.
+A `Balance` remembers all this per (nest, shapes, participants), so repeated calls converge:
+the first call of a kernel is not learnt from, the second moves the shares, the third runs
+them. Unless UNPY_FORCE_GPU=1, a split the model does not show clearly beating every
+participant alone is compared with TRIAL_CALLS calls of the fastest one alone (the one-device
+path), and the faster way is kept.
 
 Everything here but the store of balances is a pure function of numbers.
 """
@@ -26,7 +32,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 MIN_SHARE = 0.02        # a participant given less than this is left out
-SETTLED = 0.03          # shares that would move less than this (each) stay as they are
+GRAIN = 50              # shares are whole multiples of 1 / GRAIN of the loop (one = MIN_SHARE)
+MIN_GAIN = 0.03         # shares move only for a call this much faster, by the measured model
 SPLIT_MARGIN = 0.95     # a split estimated at under 95 % of the best single one pays, by
                         # the estimate
 TRY_FACTOR = 2.0        # a split estimated within 2x of the best single one is tried: the
@@ -98,7 +105,7 @@ def first_split(costs, openmp_s: float, forced: bool = False) -> Decision:
     TRY_FACTOR of it (then `doubtful`: once settled, the split is compared with the fastest
     participant alone, measured); else that best one. `forced` (UNPY_FORCE_GPU=1): every
     participant takes part."""
-    shares = balanced(costs, keep_all=forced)
+    shares = rounded(balanced(costs, keep_all=forced), keep_all=forced)
     split_s = estimated_seconds(costs, shares)
     if forced:
         return Decision(shares, "UNPY_FORCE_GPU=1: every participant takes part")
@@ -119,42 +126,60 @@ def first_split(costs, openmp_s: float, forced: bool = False) -> Decision:
                                                 "code on every core")
 
 
-def rebalance(shares, seconds, ran=None) -> tuple:
-    """One fixed-point step (Huchant et al.): each participant's new share is proportional to
-    its measured rate (`ran`, the share of the loop it really ran, per second; `ran` defaults to
-    `shares`). One that had a share but ran nothing (too few iterations) keeps its share, the
-    others divide the rest; participants without a share keep none."""
-    ran = shares if ran is None else ran
-    idle = sum(x for x, r in zip(shares, ran) if r <= 0)
-    rates = [r / max(t, 1e-9) if r > 0 else 0.0 for r, t in zip(ran, seconds)]
-    total = sum(rates)
+def rounded(shares, keep_all: bool = False) -> tuple:
+    """Shares cut at whole multiples of 1 / GRAIN of the loop (the cumulative sums rounded, so
+    they still sum to 1). A share rounded to nothing is left out, unless `keep_all`
+    (UNPY_FORCE_GPU=1): then it keeps one grain, taken from the largest."""
+    total = sum(shares)
     if total <= 0:
         return tuple(shares)
-    return tuple(x if r <= 0 else (1 - idle) * rate / total
-                 for x, r, rate in zip(shares, ran, rates))
-
-
-def moved(old, new) -> float:
-    return max(abs(a - b) for a, b in zip(old, new))
-
-
-def drop_small(shares, keep_all: bool = False) -> tuple:
-    """Shares with those under MIN_SHARE left out (unless `keep_all`), summing to 1."""
+    cuts, reached = [0], 0.0
+    for x in shares:
+        reached += x / total
+        cuts.append(round(reached * GRAIN))
+    counts = [b - a for a, b in zip(cuts, cuts[1:])]
     if keep_all:
-        kept = [x if x == 0 else max(x, MIN_SHARE) for x in shares]
-    else:
-        kept = [x if x >= MIN_SHARE else 0.0 for x in shares]
-    total = sum(kept)
-    return tuple(x / total for x in kept) if total > 0 else tuple(shares)
+        for k, x in enumerate(shares):
+            if x > 0 and counts[k] == 0:
+                counts[max(range(len(counts)), key=counts.__getitem__)] -= 1
+                counts[k] = 1
+    return tuple(c / GRAIN for c in counts)
 
 
-def extrapolated_alone(costs, shares, seconds) -> tuple:
-    """Each participant's time alone, from its measured time at its share: the estimate of it
-    alone scaled by how far the estimate at its share was off (None where it had no share).
-    A split slowed by its participants' interference (one bus, shared cores) looks as slow
-    alone, so it is not trusted to pay clearly: the trial settles it."""
-    return tuple(t * c.alone_s / max(c.seconds(x), 1e-12) if x > 0 else None
-                 for c, x, t in zip(costs, shares, seconds))
+def measured_costs(costs, observed) -> tuple:
+    """Each participant's model `fixed + x * whole` fitted to its measured seconds: `observed`
+    is {participant: {share: [seconds of its calls there]}}, most recent share last, the
+    fastest call at a share counting.
+    - Two shares measured (a grain or more apart): the line through the last two.
+    - One share: its rate alone (no fixed cost), which makes balancing Huchant et al.'s
+      fixed-point step; a wrong estimate does not mislead it.
+    - A line with a negative fixed cost or slope (a disturbed call among its points): the
+      estimate scaled through the last share, the fixed part in the estimate's proportion.
+    `alone_s` scales with the whole loop's time (from one share, the faster of the rate's and
+    the scaled estimate's); a participant never measured keeps its estimate."""
+    fitted = []
+    for k, c in enumerate(costs):
+        points = [(x, min(ts)) for x, ts in observed.get(k, {}).items()]
+        if not points:
+            fitted.append(c)
+            continue
+        x1, t1 = points[-1]
+        scale = t1 / max(c.seconds(x1), 1e-12)
+        alone_ratio = c.alone_s / max(c.fixed_s + c.whole_s, 1e-12)
+        if len(points) < 2 or abs(x1 - points[-2][0]) < 1 / GRAIN:
+            fixed, whole = 0.0, t1 / x1
+            # Alone, by the rate or by the scaled estimate, whichever is faster: a trial
+            # measures it when either makes it compete.
+            alone_s = min(whole, (c.fixed_s + c.whole_s) * scale) * alone_ratio
+        else:
+            x0, t0 = points[-2]
+            whole = (t1 - t0) / (x1 - x0)
+            fixed = t1 - x1 * whole
+            if whole <= 0 or fixed < 0:
+                fixed, whole = c.fixed_s * scale, c.whole_s * scale
+            alone_s = (fixed + whole) * alone_ratio
+        fitted.append(Cost(c.label, fixed, whole, alone_s))
+    return tuple(fitted)
 
 
 @dataclass(frozen=True)
@@ -182,9 +207,13 @@ class Balance:
     trial: Optional[int] = None     # the participant the next call runs alone, as a trial
     trial_s: list = field(default_factory=list)     # the trial's measured calls so far
     split_s: Optional[float] = None  # the settled split's measured seconds
+    # {participant: {share it ran: its last OBSERVED calls' seconds}}, most recent share last
+    observed: dict = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     HISTORY = 16
+    OBSERVED = 2        # calls at one share of which the fastest counts
+    SHARES_KEPT = 4     # shares per participant remembered
 
     def next_shares(self) -> tuple:
         """The shares of the next call."""
@@ -220,36 +249,57 @@ class Balance:
                 self.why = (f"the split pays: measured {self.split_s * 1e3:.3f} ms split vs "
                             f"{total_s * 1e3:.3f} ms with {self.labels[k]} alone")
             return self.why
-        if shares != self.shares or sum(1 for x in shares if x > 0) < 2:
+        if shares != self.shares or sum(1 for x in ran if x > 0) < 2:
             return ""
-        new = drop_small(rebalance(shares, seconds, ran), keep_all=self.forced)
-        # Balanced, the participants would finish together after 1 / (sum of their rates).
-        balanced_s = 1 / sum(r / max(t, 1e-9) for r, t in zip(ran, seconds) if r > 0)
-        gain_s = max(seconds) - balanced_s
-        if moved(shares, new) >= SETTLED and gain_s * PAYBACK_CALLS > prepare_s:
+        self._observe(ran, seconds)
+        model = measured_costs(self.costs, self.observed)
+        new = rounded(balanced(model, keep_all=self.forced), keep_all=self.forced)
+        now_s, new_s = estimated_seconds(model, ran), estimated_seconds(model, new)
+        k = min(range(len(model)), key=lambda i: model[i].alone_s)
+        if not self.forced and model[k].alone_s <= new_s and not self.split_s:
+            # The measured rates say one participant alone beats any split: measure it now.
+            self.settled, self.split_s = True, self._split_seconds(ran, total_s)
+            self.trial = k
+            return (f"{self.labels[k]} alone is modelled faster ({model[k].alone_s * 1e3:.3f} "
+                    f"ms vs {new_s * 1e3:.3f} ms split); the next {TRIAL_CALLS} calls run it "
+                    f"alone, to compare")
+        gain_s = now_s - new_s
+        if new != shares and gain_s > MIN_GAIN * now_s and gain_s * PAYBACK_CALLS > prepare_s:
             self.shares, self.settled = new, False
-            self.why = "rebalanced from the measured time per iteration"
+            self.why = "rebalanced from the measured times"
             if sum(1 for x in new if x > 0) == 1:
                 self.why = (f"{self.labels[new.index(max(new))]} alone: the measured rates "
                             f"leave the others under {MIN_SHARE:.0%} of the loop")
-            return "shares moved: " + self.describe_shares(new)
+            return (f"shares moved: {self.describe_shares(new)} (modelled {new_s * 1e3:.3f} ms "
+                    f"vs {now_s * 1e3:.3f} ms)")
         if self.settled:
             return ""
-        # The split's time: the faster of this call and the last one, if it ran the same parts.
-        last = self.history[-1] if self.history else None
-        same = last is not None and last.shares == ran and "first run" not in last.note
-        self.settled, self.split_s = True, min(total_s, last.total_s) if same else total_s
+        self.settled, self.split_s = True, self._split_seconds(ran, total_s)
         if self.forced:
             return "settled"
-        single = extrapolated_alone(self.costs, ran, seconds)
-        k = min((i for i in range(len(single)) if single[i] is not None),
-                key=lambda i: single[i])
-        if total_s < CLEAR_GAIN * single[k] and not self.doubtful:
-            return (f"settled; the split pays clearly ({total_s * 1e3:.3f} ms vs about "
-                    f"{single[k] * 1e3:.3f} ms for {self.labels[k]} alone)")
+        if now_s < CLEAR_GAIN * model[k].alone_s and not self.doubtful:
+            return (f"settled; the split pays clearly ({now_s * 1e3:.3f} ms vs about "
+                    f"{model[k].alone_s * 1e3:.3f} ms for {self.labels[k]} alone)")
         self.trial = k
         return (f"settled; the next {TRIAL_CALLS} calls run on {self.labels[k]} alone, to "
                 f"compare")
+
+    def _observe(self, ran, seconds) -> None:
+        """Note each participant's seconds at the share it ran (that share becomes its most
+        recent)."""
+        for k, (x, t) in enumerate(zip(ran, seconds)):
+            if x > 0:
+                seen = self.observed.setdefault(k, {})
+                seen[x] = (seen.pop(x, []) + [t])[-self.OBSERVED:]
+                while len(seen) > self.SHARES_KEPT:
+                    del seen[next(iter(seen))]
+
+    def _split_seconds(self, ran, total_s) -> float:
+        """The split's time: the faster of this call and the last one, if it ran the same
+        parts."""
+        last = self.history[-1] if self.history else None
+        same = last is not None and last.shares == ran and "first run" not in last.note
+        return min(total_s, last.total_s) if same else total_s
 
     def describe_shares(self, shares=None) -> str:
         shares = self.shares if shares is None else shares

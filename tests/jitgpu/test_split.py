@@ -9,7 +9,7 @@ import pytest
 from jitgpu import shares
 from jitgpu.nest import instantiate, load_nest
 from jitgpu.plan import DeviceFacts
-from jitgpu.shares import Balance, Cost, balanced, first_split, rebalance
+from jitgpu.shares import Balance, Cost, balanced, first_split, measured_costs, rounded
 from jitgpu.split import (OPENMP, NotSplit, Participant, byte_intervals, participant_costs,
                           share_ranges, split_plan)
 
@@ -106,9 +106,40 @@ def test_shares_follow_a_load_that_changes_between_calls():
     assert seen[-1] == pytest.approx((0.8, 0.2), abs=0.03)
 
 
-def test_a_participant_that_ran_nothing_keeps_its_share():
-    assert rebalance((0.1, 0.9), (0.0, 1.0), ran=(0.0, 1.0)) == pytest.approx((0.1, 0.9))
-    assert rebalance((0.5, 0.5), (1.0, 2.0)) == pytest.approx((2 / 3, 1 / 3))
+def test_shares_are_cut_at_whole_grains():
+    assert rounded((0.4999, 0.5001)) == (0.5, 0.5)
+    assert rounded((0.731, 0.269)) == (0.74, 0.26)
+    assert rounded((0.333, 0.333, 0.334)) == (0.34, 0.32, 0.34)
+    assert sum(rounded((0.3, 0.21, 0.49))) == pytest.approx(1.0)
+    assert rounded((0.995, 0.005)) == (1.0, 0.0)                       # under a grain: out
+    assert rounded((0.995, 0.005), keep_all=True) == (0.98, 0.02)      # forced: one grain
+
+
+def test_the_model_is_fitted_to_the_measured_times():
+    estimate = (Cost("a", 0.001, 0.010, 0.011), Cost("b", 0.001, 0.010, 0.011))
+    # Two shares measured: the line through them, whatever the estimate said.
+    a, b = measured_costs(estimate, {0: {0.5: [0.031, 0.030], 0.7: [0.038]}})
+    assert a.fixed_s == pytest.approx(0.010) and a.whole_s == pytest.approx(0.040)
+    assert a.alone_s == pytest.approx(0.050) and b == estimate[1]      # b never measured
+    # One share: its rate (Huchant et al.'s step).
+    (a,) = measured_costs(estimate[:1], {0: {0.5: [0.012]}})
+    assert (a.fixed_s, a.whole_s) == pytest.approx((0.0, 0.024))
+    # A line with a negative fixed cost (a disturbed call): the estimate scaled instead.
+    (a,) = measured_costs(estimate[:1], {0: {0.5: [0.100], 0.7: [0.006]}})
+    assert a.fixed_s / a.whole_s == pytest.approx(0.1) and a.seconds(0.7) == pytest.approx(0.006)
+
+
+def test_one_disturbed_call_does_not_hold_identical_devices_apart():
+    """Two identical devices whose time is mostly fixed (each copies a whole input): one
+    disturbed call moves the shares, and the next call's times bring them back to halves (the
+    rate update alone would stay near where the disturbance left it)."""
+    costs = (Cost("g0", 0.010, 0.004, 0.014), Cost("g1", 0.010, 0.004, 0.014))
+    balance = Balance(("g0", "g1"), costs, (0.5, 0.5), "estimate", forced=True)
+    balance.record((0.5, 0.5), (0.012, 0.033), 0.033)       # g1 met a busy spell
+    assert balance.shares[0] > 0.6
+    model = (lambda x: 0.010 + 0.004 * x, lambda x: 0.010 + 0.004 * x)
+    seen = simulate(balance, model, 4)
+    assert seen[-1] == seen[-2] == (0.5, 0.5)
 
 
 def test_a_settled_split_slower_than_one_participant_alone_is_given_up():

@@ -186,6 +186,65 @@ def test_the_estimate_keeps_a_small_nest_on_openmp(example, device_env):
     assert_ran(report, "openmp")
 
 
+# --- the shares on a synthetic imbalance (jitgpu.multi.slowdown) ------------------------------
+
+@pytest.fixture
+def slowdown(monkeypatch):
+    from jitgpu import multi
+    monkeypatch.setattr(multi, "slowdown", {})
+    return multi.slowdown
+
+
+def shares_of(report):
+    return tuple(report.nests[0].timings["shares"].values())
+
+
+def test_shares_converge_within_three_calls_on_a_synthetic_imbalance(example, device_env,
+                                                                      slowdown):
+    """Two contexts of one device, the second made 3x slower per iteration than the first (a
+    slowdown far above the real times): the third call runs the balanced shares, 3:1, and
+    later calls keep them (and their parts); every call equals the interpreter."""
+    device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
+    pair = example("nbody")
+    case = pair.interpreted.CASES[0]
+    args = case.args(2 * 97)          # a size of its own: a Balance of its own
+    first, second = (d.label for d in two_contexts())
+    slowdown.update({first: 0.1, second: 0.3})
+    seen = []
+    for _ in range(5):
+        _, report = pair.check(case.func, *args, rtol=case.rtol)
+        assert_split(report)
+        seen.append(shares_of(report))
+    assert seen[2] == seen[3] == seen[4], report.nests[0].details["shares"]
+    assert seen[2] == pytest.approx((0.75, 0.25), abs=0.03)
+
+
+def test_a_split_that_does_not_pay_falls_back_to_the_fastest_device(example, device_env,
+                                                                    slowdown):
+    """Without UNPY_FORCE_GPU, the second context made far slower: the measured rates leave it
+    out, or the split is measured against the first alone; within five calls the first runs
+    alone from then on, explain says so, and every call equals the interpreter."""
+    device_env.delenv("UNPY_FORCE_GPU")
+    device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
+    pair = example("mmult")
+    case = pair.interpreted.CASES[1]
+    args = case.args(96)
+    first, second = (d.label for d in two_contexts())
+    slowdown.update({second: 1.0})
+    reports = []
+    for _ in range(7):
+        _, report = pair.check(case.func, *args, rtol=case.rtol)
+        reports.append(report.nests[0])
+    assert [nest.ran_on for nest in reports[5:]] == [first, first], reports[-1].details["shares"]
+    assert reports[-1].reason.startswith(f"{first} alone: ")
+    assert "alone" in reports[-1].reason
+
+
+def two_contexts():
+    from gpurts import devices_selection
+    return devices_selection(SPECS["two contexts"]).devices
+
+
 # --- gpurts.concurrent.ConcurrentRun on a split plan -------------------------------------------
 
 @pytest.fixture(scope="module")

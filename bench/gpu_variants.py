@@ -5,6 +5,7 @@ onto the device and checked against NumPy; the kernel time is the median of the 
 report's `kernel` part over the timed calls.
 
     python bench/gpu_variants.py [--kernels mmult,syrk] [--n 2048] [--repeat 5] [--out DIR]
+                                 [--variants all,all-reg4x4,... | --variants register]
 
 Writes <out>/gpu-variants.json and prints one line per (case, variant)."""
 from __future__ import annotations
@@ -26,11 +27,36 @@ from cpu import unpy_module  # noqa: E402
 
 TILES = "jitgpu.loopopt.local_tiles"
 JAM = "jitgpu.loopopt.unroll_and_jam"
+REGS = "jitgpu.loopopt.register_tiles"
+# Local tiles of 32 iterations beside an 8 x 4 register tile: 25 kB of f32, over the default
+# 24 kB budget (which halves them to 16); an H100 gives a group 48 kB.
+ROOMY = {"LOCAL_BUDGET": 44 * 1024, "LOCAL_FRACTION": 0.95}
+
+
+def regs(rows, cols, budget=64, fill=None, **tiles):
+    """register_tiles at rows x cols (within `budget` registers; `fill`: its FILL_DIVISOR),
+    local_tiles' attributes `tiles`."""
+    changes = {REGS: {"REGISTER_TILE": (rows, cols), "REGISTER_BUDGET": budget}}
+    if fill is not None:
+        changes[REGS]["FILL_DIVISOR"] = fill
+    return dict(changes, **({TILES: tiles} if tiles else {}))
+
+
 # (label, UNPY_GPU_OPT, {module: {attribute: value}})
 VARIANTS = [
     ("unroll", "unroll", {}),
     ("all", "all", {}),
-    ("all-tile32", "all", {TILES: {"ROW_TILE_ITERATIONS": 32}}),
+    ("all-noreg", "all", {REGS: {"REGISTER_TILE": (1, 1)}}),        # `all` before register_tiles
+    ("all-reg4x4", "all", regs(4, 4)),
+    ("all-reg8x4", "all", regs(8, 4)),                # f64 too (the default budget gives 4 x 4)
+    ("all-reg8x8", "all", regs(8, 8, budget=128)),
+    ("all-reg4x8", "all", regs(4, 8)),
+    ("all-reg8x4-tile32", "all", regs(8, 4, ROW_TILE_ITERATIONS=32, **ROOMY)),
+    ("all-reg8x4-tile8", "all", regs(8, 4, ROW_TILE_ITERATIONS=8)),
+    ("all-reg4x4-tile32", "all", regs(4, 4, ROW_TILE_ITERATIONS=32, **ROOMY)),
+    ("all-reg8x8-tile8", "all", regs(8, 8, budget=128, ROW_TILE_ITERATIONS=8)),
+    ("all-reg8x4-novector", "all", regs(8, 4, VECTOR_BYTES=0)),
+    ("all-reg8x4-fill1", "all", regs(8, 4, fill=1)),      # the smaller sizes: when to tile
     ("all-tile8", "all", {TILES: {"ROW_TILE_ITERATIONS": 8}}),
     ("all-jam4", "all", {JAM: {"FACTORS": (4, 2)}}),
     ("all-novector", "all", {TILES: {"VECTOR_BYTES": 0}}),
@@ -38,6 +64,10 @@ VARIANTS = [
     ("all-norowless", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 0}}),
     ("all-notiles", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 0, "ROW_TILE_ITERATIONS": 0}}),
 ]
+# --variants register: the register tile's choices (mmult/syrk/syr2k at n=2048, < 4 minutes).
+GROUPS = {"register": ["unroll", "all", "all-noreg", "all-reg4x4", "all-reg8x4", "all-reg8x8",
+                       "all-reg4x8", "all-reg8x4-tile32", "all-reg8x4-tile8",
+                       "all-reg4x4-tile32", "all-reg8x8-tile8", "all-reg8x4-novector"]}
 
 
 def patched(changes):
@@ -84,8 +114,11 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     options = parser.parse_args(argv)
     os.environ.setdefault("UNPY_DEVICE", "gpu")
-    chosen = [v for v in VARIANTS if not options.variants
-              or v[0] in options.variants.split(",")]
+    wanted = GROUPS.get(options.variants, (options.variants or "").split(","))
+    chosen = [v for v in VARIANTS if not options.variants or v[0] in wanted]
+    unknown = set(wanted) - {v[0] for v in VARIANTS} if options.variants else set()
+    if unknown:
+        parser.error(f"unknown variants: {', '.join(sorted(unknown))}")
     rows = []
     for kernel in options.kernels.split(","):
         module, note = unpy_module(kernel)

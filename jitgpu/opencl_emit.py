@@ -10,6 +10,7 @@ out of range) set a flag; the host then discards the kernel's results and runs t
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 
@@ -180,7 +181,7 @@ class KernelEmitter(CExprPrinter):
             self.out(f"const long {cl_name(level.var)} = unpy_lo{k} + unpy_t{k} * unpy_step{k};")
         active = self.active(kn.levels, {})
         if unrolled:
-            active = self.copies_active(*unrolled[0])
+            active = self.copies_active(unrolled)
         for var, op, dtype in kn.reductions:
             self.out(f"{CL_TYPES[dtype]} {cl_name(var)} = {self.identity(op, dtype)};")
         if self.tiles:
@@ -189,7 +190,7 @@ class KernelEmitter(CExprPrinter):
             self.out(f"if ({active}) do {{")
             self.depth += 1
             if unrolled:
-                self.clamp_copies(*unrolled[0])
+                self.clamp_copies(unrolled)
             for name, dtype in kn.privates:
                 self.out(f"{_cl_type(dtype)} {cl_name(name)} = 0;")
             self.block(kn.body)
@@ -208,22 +209,51 @@ class KernelEmitter(CExprPrinter):
             + [self.guard(level, copy) for level in levels if level.guard])
 
     def unrolled_level(self, k, level, ndim):
-        """Copy u of an unroll-and-jammed level runs normalised iteration w * U + u."""
-        self.out(f"const long unpy_w{k} = get_global_id({ndim - 1 - k});")
+        """Copy u of an unroll-and-jammed level runs normalised iteration w * U + u; of a
+        strided one (register_tiles), g * L * U + u * L + l (group g, local size L, local
+        index l)."""
+        d = ndim - 1 - k
+        if level.strided:
+            local = self.kernel.local_size[d]
+            self.out(f"const long unpy_w{k} = get_group_id({d}) * {local * level.factor}L "
+                     f"+ get_local_id({d});")
+        else:
+            self.out(f"const long unpy_w{k} = get_global_id({d});")
         for u, var in enumerate((level.var,) + level.copies):
             t = f"unpy_t{k}" + (f"_{u}" if u else "")
-            self.out(f"long {t} = unpy_w{k} * {level.factor}L + {u}L;")
+            if level.strided:
+                self.out(f"long {t} = unpy_w{k} + {u * local}L;")
+            else:
+                self.out(f"long {t} = unpy_w{k} * {level.factor}L + {u}L;")
             self.out(f"long {cl_name(var)} = unpy_lo{k} + {t} * unpy_step{k};")
 
-    def copies_active(self, k, level):
-        for u, var in enumerate((level.var,) + level.copies):
-            copy = {level.var: var, k: f"unpy_t{k}" + (f"_{u}" if u else "")}
-            self.out(f"const bool unpy_ok{u} = {self.active(self.kernel.levels, copy)};")
-        return " || ".join(f"unpy_ok{u}" for u in range(level.factor))
+    def copies_active(self, unrolled):
+        """Declares whether each copy (with several unrolled levels: each combination of one
+        copy per level, `unpy_ok{u}_{v}`) is a real iteration; returns whether any is."""
+        names = []
+        for combo in itertools.product(*[range(level.factor) for _, level in unrolled]):
+            copy = {}
+            for (k, level), u in zip(unrolled, combo):
+                copy[level.var] = ((level.var,) + level.copies)[u]
+                copy[k] = f"unpy_t{k}" + (f"_{u}" if u else "")
+            names.append("unpy_ok" + "_".join(map(str, combo)))
+            self.out(f"const bool {names[-1]} = {self.active(self.kernel.levels, copy)};")
+        return " || ".join(names)
 
-    def clamp_copies(self, k, level):
+    def clamp_copies(self, unrolled):
         """A copy that is no real iteration recomputes the first real copy's iteration (its
-        loads stay in range; its stores and reduction updates are guarded by unpy_ok)."""
+        loads stay in range; its stores and reduction updates are guarded by unpy_ok). With
+        several unrolled levels, a copy past its level's trip count recomputes the level's
+        copy 0 (in range whenever any combination is real): a combination inside the box but
+        outside a triangular guard loads in the box (register_tiles allows no operation there
+        that could raise)."""
+        if len(unrolled) > 1:
+            for k, level in unrolled:
+                for u, var in enumerate(level.copies, 1):
+                    self.out(f"if (unpy_t{k}_{u} >= unpy_n{k}) {{ unpy_t{k}_{u} = unpy_t{k}; "
+                             f"{cl_name(var)} = {cl_name(level.var)}; }}")
+            return
+        k, level = unrolled[0]
         names = [f"unpy_t{k}" + (f"_{u}" if u else "") for u in range(level.factor)]
         first = " : ".join(f"unpy_ok{u} ? {t}" for u, t in enumerate(names[:-1]))
         self.out(f"const long unpy_tr = {first} : {names[-1]};")
@@ -460,6 +490,8 @@ class KernelEmitter(CExprPrinter):
     # --- the constructs of the loop optimisations (jitgpu/loopopt/nodes.py) ---------------
 
     def expr_CopyValid(self, e):
+        if isinstance(e.copy, tuple):
+            return "unpy_ok" + "_".join(map(str, e.copy))
         return f"unpy_ok{e.copy}"
 
     def expr_VectorLoad(self, e):
@@ -504,7 +536,7 @@ class KernelEmitter(CExprPrinter):
         if unrolled:
             self.out("if (unpy_active) {")
             self.depth += 1
-            self.clamp_copies(*unrolled[0])
+            self.clamp_copies(unrolled)
             self.depth -= 1
             self.out("}")
         self.block(kn.body)
@@ -562,7 +594,10 @@ class KernelEmitter(CExprPrinter):
             return (f"((__local {vector}*){t.name})[{q} * {t.stride // e.width} + "
                     f"unpy_l{t.level} * {t.factor // e.width} + {e.copy // e.width}]")
         text = f"{t.name}[{q} * {t.stride}"
-        if t.level is not None:
+        if t.level is not None and t.strided:
+            local = t.rows // t.factor
+            text += f" + unpy_l{t.level}" + (f" + {e.copy * local}" if e.copy else "")
+        elif t.level is not None:
             text += f" + unpy_l{t.level}" + (f" * {t.factor} + {e.copy}" if t.factor > 1 else "")
         text += "]"
         if e.type is not None and e.type.dtype == "bool":

@@ -22,6 +22,7 @@ from jitgpu.loopopt.const_buffers import const_buffers
 from jitgpu.loopopt.constant_space import constant_space
 from jitgpu.loopopt.load_elimination import load_elimination
 from jitgpu.loopopt.local_tiles import local_tiles
+from jitgpu.loopopt.register_tiles import register_tiles
 from jitgpu.loopopt.unroll_and_jam import unroll_and_jam
 from jitgpu.loopopt.unroll_inner import unroll_inner
 from jitgpu.loopopt.vector_loads import structure_loads, vector_loads
@@ -29,6 +30,7 @@ from jitgpu.loopopt.vector_loads import structure_loads, vector_loads
 # (name, levels that run it, function KernelNest -> KernelNest), applied in order.
 PASSES: tuple = (
     ("const_buffers", ("load", "unroll", "all"), const_buffers),
+    ("register_tiles", ("all",), register_tiles),           # both levels; else the next
     ("unroll_and_jam", ("unroll", "all"), unroll_and_jam),
     ("local_tiles", ("all",), local_tiles),                 # after the copies it shares
     ("unroll_inner", ("unroll", "all"), unroll_inner),     # innermost loop outward (3.4)

@@ -21,8 +21,9 @@ from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs
 # many, at most one per work-item of the group (each loads one element per tile); 0: none.
 ROW_TILE_ITERATIONS = 32      # H100, f32 2048: mmult 2.20 ms vs 3.69 at 16, syrk 1.23 vs 1.34
 ROWLESS_TILE_ITERATIONS = 256
-# Local memory for the tiles: at most half the device's (room for the reductions' scratch and
-# for a second work-group per compute unit), at most this much.
+# Local memory for the tiles: at most this share of the device's (half: room for the
+# reductions' scratch and for a second work-group per compute unit), at most LOCAL_BUDGET.
+LOCAL_FRACTION = 0.5
 LOCAL_BUDGET = 24 * 1024
 DEFAULT_LOCAL_MEM = 32 * 1024       # OpenCL's minimum CL_DEVICE_LOCAL_MEM_SIZE
 VECTOR_BYTES = 16                   # vector reads of a column's rows: float4, double2 (0: none)
@@ -54,8 +55,8 @@ def local_tiles(kernel: KernelNest, columns: int | None = None) -> KernelNest:
     the loop as a whole (`GroupActive`, the same for the whole group). Tile loads are guarded
     at the edges (iterations past the loop's stop, rows past the level's trip count load 0),
     so any trip count works, and read only elements of the loops' boxes (what the transfer
-    analysis mapped). The tiles fit min(half the device's local memory, LOCAL_BUDGET).
-    Summation order is unchanged (the tile's iterations run in order).
+    analysis mapped). The tiles fit min(LOCAL_FRACTION of the device's local memory,
+    LOCAL_BUDGET). Summation order is unchanged (the tile's iterations run in order).
 
     `columns` None: ROW_TILE_ITERATIONS for a loop with a tile that has rows, else
     ROWLESS_TILE_ITERATIONS or the work-group size if smaller; halved until the tiles fit.
@@ -118,7 +119,7 @@ class _Tiles:
                 self.level_of[var] = (k, u)
         self.guarded = any(level.guard is not None for level in kernel.levels)
         local_mem = kernel.local_mem or DEFAULT_LOCAL_MEM
-        self.budget = min(local_mem // 2, LOCAL_BUDGET)
+        self.budget = min(int(local_mem * LOCAL_FRACTION), LOCAL_BUDGET)
         self.tiles, self.privates, self.loops, self.done = [], [], [], []
         self.vector_types = []          # (vector private, type of its lanes)
 
@@ -239,7 +240,8 @@ class _Tiles:
         for x in loads:
             t = by_name[x.tile]
             width = VECTOR_BYTES // ITEMSIZE.get(t.dtype, 8)
-            if (ITEMSIZE.get(t.dtype, 8) >= 4 and t.factor % width == 0
+            # A strided level's copies (register_tiles) are a local size apart, not a vector.
+            if (ITEMSIZE.get(t.dtype, 8) >= 4 and not t.strided and t.factor % width == 0
                     and t.stride % width == 0):
                 groups.setdefault((x.tile, x.copy // width), {})[x.copy] = x
         lanes, reads = {}, []
@@ -275,10 +277,11 @@ class _Tiles:
             tiles = []
             for key, members in families.items():
                 buffer, element, _, along, row = key
-                level, factor, rows, fastest = None, 1, 1, False
+                level, factor, rows, fastest, strided = None, 1, 1, False, False
                 if row is not None:
                     level = row[0]
                     factor = getattr(kernel.levels[level], "factor", 1)
+                    strided = getattr(kernel.levels[level], "strided", False)
                     rows = kernel.local_size[ndim - 1 - level] * factor
                     fastest = abs(row[1]) < abs(along)
                 # Loaded along the iterations, stored along the rows: pad a column so that
@@ -289,7 +292,7 @@ class _Tiles:
                 representative = min(members, key=lambda aid: (members[aid], aid))
                 tiles.append((LocalTile(fresh(f"unpy_tile_{var}", self.taken), element,
                                         representative, var, level, factor, rows, stride,
-                                        columns, fastest), members))
+                                        columns, fastest, strided), members))
             size = sum(t.elements * ITEMSIZE.get(t.dtype, 8) for t, _ in tiles)
             size += sum(t.elements * ITEMSIZE.get(t.dtype, 8) for t in self.tiles)
             if size <= self.budget:

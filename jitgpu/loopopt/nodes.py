@@ -14,8 +14,14 @@ class UnrolledLevel(Level):
     (unroll-and-jam): copy 0 is `var`, copy u is `copies[u - 1]`, at normalised index
     `w * U + u` for work-item index w. A copy beyond the iteration space (or outside a
     triangular guard) computes the iteration of the first valid copy again, and its side
-    effects are guarded by `CopyValid(u)`."""
+    effects are guarded by `CopyValid(u)`.
+
+    `strided` (register_tiles): the copies are spaced by the level's local size L instead, copy
+    u at `g * L * U + u * L + l` for group g and local index l, so that neighbouring work-items
+    still read neighbouring elements in every copy; the group's rows are the same block of
+    `L * U` iterations either way."""
     copies: tuple = ()
+    strided: bool = False
 
     @property
     def factor(self) -> int:
@@ -24,8 +30,10 @@ class UnrolledLevel(Level):
 
 @dataclass
 class CopyValid:
-    """Expression: whether copy `copy` of the unrolled level is a real iteration."""
-    copy: int
+    """Expression: whether copy `copy` of the unrolled level is a real iteration; with several
+    unrolled levels, `copy` is a tuple of one copy per unrolled level (in level order): whether
+    that combination of copies is a real iteration (a triangular guard reads both)."""
+    copy: object
     loc: tuple = (0, 0)
     type: object = field(default_factory=lambda: Scalar("bool"))
 
@@ -66,7 +74,8 @@ class LocalTile:
     `level` (None: no row, r = 0) and at the q-th iteration of the loop's current tile.
     `rows` = the level's local size x its unroll factor (`factor`), `columns` = iterations per
     tile; `rows_fastest`: the cooperative load runs along rows (their elements are the closer in
-    global memory)."""
+    global memory); `strided`: the row level's copies are spaced by its local size (row
+    `u * local + l` for copy u, local index l) rather than consecutive (row `l * factor + u`)."""
     name: str
     dtype: str
     aid: int
@@ -77,6 +86,7 @@ class LocalTile:
     stride: int
     columns: int
     rows_fastest: bool
+    strided: bool = False
 
     @property
     def elements(self) -> int:

@@ -20,7 +20,7 @@ FACTORS = (8, 4, 2)
 
 
 def unroll_and_jam(kernel: KernelNest, level: int | None = None,
-                   factor: int | None = None) -> KernelNest:
+                   factor: int | None = None, strided: bool = False) -> KernelNest:
     """Each work-item computes `factor` consecutive iterations of NDRange level `level` (the
     level's NDRange shrinks to ceil(n / factor)); the copies of the body are jammed: an inner
     sequential loop whose bounds are the same for every copy runs once, with each copy's
@@ -37,13 +37,19 @@ def unroll_and_jam(kernel: KernelNest, level: int | None = None,
     run once per copy); no loop variable is both jammed and copied. A reduction variable is
     shared by the copies (each update guarded), its combination left to the epilogue.
 
+    `strided`: the copies are spaced by the level's local size (`UnrolledLevel.strided`), the
+    layout of a register tile's coalesced level. A named `level` may be jammed in a nest that
+    has another unrolled level (register_tiles jams both): every store is then already guarded
+    by the earlier jam, and its `CopyValid` becomes the tuple of both levels' copies.
+
     `level` and `factor` None: the level with the most loads shared by its copies inside jammed
     loops (an outer level before the innermost on ties: it keeps neighbouring work-items on
     neighbouring elements), the largest factor of FACTORS within REGISTER_BUDGET that leaves
     at least `kernel.fill_items` work-items (a GPU must stay full); unchanged
     when no level shares a load or the nest is not legal."""
     body = list(kernel.body)
-    if any(isinstance(lv, UnrolledLevel) for lv in kernel.levels) or escapes(body):
+    unrolled = [isinstance(lv, UnrolledLevel) for lv in kernel.levels]
+    if (any(unrolled) if level is None else unrolled[level]) or escapes(body):
         return kernel
     privates = dict(kernel.privates)
     if level is None:
@@ -69,7 +75,7 @@ def unroll_and_jam(kernel: KernelNest, level: int | None = None,
             factor //= 2
     if factor < 2:
         return kernel
-    return _Jam(kernel, level, factor, jammed, renamed).run()
+    return _Jam(kernel, level, factor, jammed, renamed, strided).run()
 
 
 def _itemsize(dtype: str) -> int:
@@ -142,8 +148,10 @@ def _loads(stmt):
 
 
 class _Jam:
-    def __init__(self, kernel, level, factor, jammed, renamed):
-        self.kernel, self.k, self.factor = kernel, level, factor
+    def __init__(self, kernel, level, factor, jammed, renamed, strided):
+        self.kernel, self.k, self.factor, self.strided = kernel, level, factor, strided
+        # The levels unrolled before this one: their CopyValid guards gain this level's copy.
+        self.earlier = [k for k, lv in enumerate(kernel.levels) if isinstance(lv, UnrolledLevel)]
         self.var = kernel.levels[level].var
         self.jammed = jammed
         self.privates = set(dict(kernel.privates))
@@ -165,7 +173,7 @@ class _Jam:
         body = self.jam(list(kn.body))
         levels = list(kn.levels)
         old = levels[self.k]
-        levels[self.k] = UnrolledLevel(old.var, old.guard, tuple(self.copy_vars))
+        levels[self.k] = UnrolledLevel(old.var, old.guard, tuple(self.copy_vars), self.strided)
         ndim = len(levels)
         d = ndim - 1 - self.k
         blocks = -(-kn.longs[f"unpy_n{self.k}"] // self.factor)
@@ -187,7 +195,8 @@ class _Jam:
             levels=tuple(levels), global_size=tuple(global_size), body=tuple(body),
             accesses=kn.accesses + tuple(self.new_accesses), privates=tuple(privates),
             types=tuple(types.items()), loops=tuple(loops),
-            transforms=kn.transforms + (f"unroll_and_jam({self.var}, {self.factor})",))
+            transforms=kn.transforms + (
+                f"unroll_and_jam({self.var}, {self.factor}{', strided' if self.strided else ''})",))
 
     def jam(self, stmts):
         out = []
@@ -221,8 +230,18 @@ class _Jam:
 
         def guard(n):
             n = access(n)
+            if self.earlier:
+                return self.merged(n, u) if isinstance(n, CopyValid) else n
             if isinstance(n, ir.Assign) and (isinstance(n.target, ir.Subscript) or (
                     isinstance(n.target, ir.Name) and n.target.id in self.reduced)):
                 return ir.If(CopyValid(u), [n], [], n.loc)
             return n
         return transform(rename(s, names), guard)
+
+    def merged(self, valid, u):
+        """The guard of an earlier jam's copy, for this level's copy `u` too: one copy per
+        unrolled level, in level order."""
+        earlier = valid.copy if isinstance(valid.copy, tuple) else (valid.copy,)
+        copies = dict(zip(self.earlier, earlier))
+        copies[self.k] = u
+        return dataclasses.replace(valid, copy=tuple(copies[k] for k in sorted(copies)))

@@ -1,0 +1,120 @@
+"""register_tiles: each work-item computes an R x C block of a two-level nest's iterations
+(beyond the paper's section 3.4: the register blocking of SGEMM-like kernels on GPUs)."""
+from __future__ import annotations
+
+import math
+
+from jitgpu.bind import KernelNest
+from jitgpu.loopopt.nodes import UnrolledLevel
+from jitgpu.loopopt.rewrite import escapes
+from jitgpu.loopopt.unroll_and_jam import _is_loop, _itemsize, _shared_loads, unroll_and_jam
+from jitgpu.nest import ArrayAccess
+from unpy import ir
+from unpy.typeinfer.reductions import walk_exprs, walk_stmts
+
+# (copies of the outer level, copies of the coalesced level) per work-item, shrunk (the larger
+# first) until the accumulators fit REGISTER_BUDGET and the device stays full.
+REGISTER_TILE = (8, 4)
+# The per-copy private scalars (4-byte registers, 8-byte types count twice) times R x C: an
+# f32 8 x 4 block (32 accumulators) fits, an f64 one shrinks to 4 x 4.
+REGISTER_BUDGET = 48
+# A register-tiled kernel keeps its device full with fewer work-items than a plain one (each
+# has R x C independent accumulators in flight): at least fill_items / FILL_DIVISOR of them.
+FILL_DIVISOR = 4
+# Operations that cannot set the kernel's error flag, for a triangular nest's combinations of
+# copies outside its guard (they run, their stores are guarded).
+SAFE_OPS = {"+", "-", "*"}
+SAFE_CALLS = {"min", "max", "abs", "float", "np.float32", "np.float64"}
+SAFE_CAST = "cast:float"            # the typed casts of unpy/ir.py's Call, to a float type
+
+
+def register_tiles(kernel: KernelNest, tile: tuple | None = None) -> KernelNest:
+    """Unroll-and-jam two NDRange levels at once: the outer level by R (consecutive copies,
+    as unroll_and_jam), the last, coalesced level by C with its copies spaced by the
+    work-group's local size along it (`UnrolledLevel.strided`: for each copy, neighbouring
+    work-items still touch neighbouring elements, so every load and store stays coalesced).
+    The inner product's loop is jammed: per iteration a work-item loads R elements of one
+    operand and C of the other and makes R x C multiply-adds into R x C private accumulators;
+    local_tiles (after it) then stages both operands' tiles for the group's R*L x C*L block.
+
+    Legal where unroll_and_jam is, for each level (see its docstring), and: the nest has at
+    least two levels, neither unrolled yet; the last level's local size is above 1. Copies
+    beyond a level's trip count recompute the level's copy 0 (their stores guarded: any trip
+    count, not only multiples). In a triangular nest a combination of copies can be inside the
+    levels' boxes but outside the guard: it runs the body on in-box elements with its stores
+    and reduction updates guarded, so the body must not be able to raise (only + - * and
+    comparisons, unchecked affine accesses, casts to float, min/max/abs; no while).
+
+    Applies when each level has loads shared by the other's copies (a load that does not
+    depend on it, inside the jammed loops: the operand the copies reuse). `tile` None:
+    REGISTER_TILE, the larger count (the coalesced on ties) halved until R x C x (per-copy private
+    registers) fits REGISTER_BUDGET and the work-items are at least fill_items / FILL_DIVISOR;
+    unchanged (unroll_and_jam then decides alone) if either count falls below 2."""
+    levels = kernel.levels
+    if len(levels) < 2 or any(isinstance(lv, UnrolledLevel) for lv in levels):
+        return kernel
+    body = list(kernel.body)
+    last = len(levels) - 1
+    if kernel.local_size[0] < 2 or escapes(body):
+        return kernel
+    others = [k for k in range(last) if _shared_loads(kernel, k) > 0]
+    if not others or _shared_loads(kernel, last) == 0:
+        return kernel
+    outer = max(others, key=lambda k: (_shared_loads(kernel, k), -k))
+    if any(lv.guard is not None for lv in levels) and not _cannot_raise(kernel):
+        return kernel
+    rows, cols = tile or _fit(kernel)
+    if rows < 2 or cols < 2:
+        return kernel
+    jammed = unroll_and_jam(kernel, level=last, factor=cols, strided=True)
+    if jammed is kernel:
+        return kernel
+    tiled = unroll_and_jam(jammed, level=outer, factor=rows)
+    if tiled is jammed:
+        return kernel
+    return tiled.replace(transforms=kernel.transforms + (
+        f"register_tiles({levels[outer].var} x {levels[last].var}: {rows} x {cols})",))
+
+
+def _fit(kernel) -> tuple:
+    """REGISTER_TILE shrunk to the register budget and the device's fill."""
+    cost = max(1, sum(2 if _itemsize(dtype) == 8 else 1 for p, dtype in kernel.privates
+                      if not _is_loop(kernel, p)))
+    items = math.prod(kernel.global_size)
+    need = kernel.fill_items // FILL_DIVISOR
+    rows, cols = REGISTER_TILE
+    while rows * cols > 1 and (rows * cols * cost > REGISTER_BUDGET
+                               or items // (rows * cols) < need):
+        # The larger count first; on ties the coalesced one (the outer's copies, a multiple
+        # of 4, read their rows of a local tile as vectors).
+        if rows > cols:
+            rows //= 2
+        else:
+            cols //= 2
+    return rows, cols
+
+
+def _cannot_raise(kernel) -> bool:
+    """Whether no statement of the body can set the error flag (a checked index, a division,
+    a float-to-int cast, a math function) or loop forever."""
+    table = dict(kernel.accesses)
+    body = list(kernel.body)
+    if any(isinstance(s, ir.While) for s in walk_stmts(body)):
+        return False
+    for e in walk_exprs(body):
+        if isinstance(e, ArrayAccess):
+            if e.aid not in table or any(t.bound is not None for t in table[e.aid].terms):
+                return False
+        elif isinstance(e, ir.BinOp):
+            if e.op not in SAFE_OPS:
+                return False
+        elif isinstance(e, ir.Cast):
+            if not (e.type is not None and getattr(e.type, "dtype", "").startswith("float")):
+                return False
+        elif isinstance(e, ir.Call):
+            if e.func not in SAFE_CALLS and not e.func.startswith(SAFE_CAST):
+                return False
+        elif not isinstance(e, (ir.Name, ir.Const, ir.UnaryOp, ir.Compare, ir.BoolOp,
+                                ir.IfExp, ir.ArrayAttr)):
+            return False
+    return True

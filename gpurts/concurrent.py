@@ -2,8 +2,8 @@
 
 `ConcurrentRun` starts one feeding thread per device (a worker kept per device, so that a call
 does not pay for a new thread), which runs that device's parts in order with the executor's
-`run_part` on the device's own queue: gathers into pinned staging, enqueues, one finish per
-part. pyopencl releases the GIL while it enqueues and waits, and NumPy while it copies, so the
+`run_part` on the device's own queue: copies in (straight from pinned NumPy memory, or
+through pinned staging), enqueues, one finish per part. pyopencl releases the GIL while it enqueues and waits, and NumPy while it copies, so the
 devices, and the OpenMP code of a split nest running meanwhile in the compiled caller, proceed
 together. `finish` waits for every device and only then, when none failed, writes every part's
 results into NumPy memory and combines the reductions: the split plan (`jitgpu.split`) proved
@@ -92,9 +92,11 @@ class ConcurrentRun:
                 raise DeviceError(f"OpenCL error: {error}") from error
             raise error
         results = dict(initial)
+        done = [self.runs[part.device].parts[index] for index, part in enumerate(self.plan.parts)]
+        # One write-back for all parts: the straight copies of several devices run together.
+        write_back([w for writes, _, _ in done for w in writes], None)
         for index, (part, (kernel, _)) in enumerate(zip(self.plan.parts, self.kernels)):
-            writes, partials, kit = self.runs[part.device].parts[index]
-            write_back(writes, None)
+            _, partials, kit = done[index]
             for var, op, dtype in kernel.reductions:
                 results[var] = combine(op, results[var], partials[var], dtype)
             keep_kit(kit, part, self.recipes[index])

@@ -3,9 +3,9 @@
 `ConcurrentRun` starts one feeding thread per device (a worker kept per device, so that a call
 does not pay for a new thread), which runs that device's parts in order with the executor's
 `run_part` on the device's own queue: copies in (straight from pinned NumPy memory, or
-through pinned staging), enqueues, one finish per part. pyopencl releases the GIL while it enqueues and waits, and NumPy while it copies, so the
-devices, and the OpenMP code of a split nest running meanwhile in the compiled caller, proceed
-together. `finish` waits for every device and only then, when none failed, writes every part's
+through pinned staging), enqueues, one finish per part. pyopencl releases the GIL while it
+enqueues and waits, and NumPy while it copies, so the devices, and the OpenMP code of a split
+nest running meanwhile in the compiled caller, proceed together. `finish` waits for every device and only then, when none failed, writes every part's
 results into NumPy memory and combines the reductions: the split plan (`jitgpu.split`) proved
 that no part writes what another touches, so nothing needs undoing when one fails, and the
 OpenMP fallback reruns on intact inputs.

@@ -1,13 +1,18 @@
 """Kernel times of loop-optimisation variants on one OpenCL device: each variant is a
-UNPY_GPU_OPT level with some of the loop optimisations' parameters changed (local_tiles'
-iterations per tile, unroll_and_jam's factors), for choosing their defaults. Every call is forced
+UNPY_GPU_OPT level with some of the loop optimisations' parameters changed (register_tiles'
+block shape, local_tiles' iterations per tile and budget, unroll_and_jam's factors), for
+choosing their defaults. Every call is forced
 onto the device and checked against NumPy; the kernel time is the median of the explain
 report's `kernel` part over the timed calls.
 
     python bench/gpu_variants.py [--kernels mmult,syrk] [--n 2048] [--repeat 5] [--out DIR]
-                                 [--variants all,all-reg4x4,... | --variants register]
+                                 [--variants all,all-reg4x4,... | register | small]
 
-Writes <out>/gpu-variants.json and prints one line per (case, variant)."""
+    python bench/gpu_variants.py --kernels mmult,syrk,syr2k --n 2048 --variants register
+    python bench/gpu_variants.py --kernels mmult,cp,syrk,syr2k,nbody --n 256 --variants small
+
+Writes <out>/gpu-variants.json (gpu-variants-<group>.json for a group of variants) and prints
+one line per (case, variant)."""
 from __future__ import annotations
 
 import argparse
@@ -63,11 +68,16 @@ VARIANTS = [
     ("all-rowless64", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 64}}),
     ("all-norowless", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 0}}),
     ("all-notiles", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 0, "ROW_TILE_ITERATIONS": 0}}),
+    ("all-tilemin64", "all", {TILES: {"MIN_TILED_ITERATIONS": 64}}),
 ]
-# --variants register: the register tile's choices (mmult/syrk/syr2k at n=2048, < 4 minutes).
+# --variants register: the register tile's choices (mmult/syrk/syr2k at n=2048, < 4 minutes);
+# --variants small: the loop optimisations at n=256 (every example kernel).
 GROUPS = {"register": ["unroll", "all", "all-noreg", "all-reg4x4", "all-reg8x4", "all-reg8x8",
                        "all-reg4x8", "all-reg8x4-tile32", "all-reg8x4-tile8",
-                       "all-reg4x4-tile32", "all-reg8x8-tile8", "all-reg8x4-novector"]}
+                       "all-reg4x4-tile32", "all-reg8x8-tile8", "all-reg8x4-novector"],
+          # the small sizes, where `all` should not lose to `unroll`
+          "small": ["unroll", "all", "all-noreg", "all-reg8x4-fill1", "all-notiles",
+                    "all-norowless", "all-tilemin64"]}
 
 
 def patched(changes):
@@ -141,7 +151,8 @@ def main(argv=None):
                           f"({time.perf_counter() - started:.1f} s) "
                           f"{result.get('reason', '').split('UNPY_GPU_OPT=')[-1]}", flush=True)
     options.out.mkdir(parents=True, exist_ok=True)
-    (options.out / "gpu-variants.json").write_text(json.dumps(rows, indent=1) + "\n")
+    name = f"gpu-variants-{options.variants}" if options.variants in GROUPS else "gpu-variants"
+    (options.out / f"{name}.json").write_text(json.dumps(rows, indent=1) + "\n")
     return 0
 
 

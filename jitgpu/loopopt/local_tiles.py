@@ -21,6 +21,9 @@ from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs
 # many, at most one per work-item of the group (each loads one element per tile); 0: none.
 ROW_TILE_ITERATIONS = 32      # H100, f32 2048: mmult 2.20 ms vs 3.69 at 16, syrk 1.23 vs 1.34
 ROWLESS_TILE_ITERATIONS = 256
+# A loop of fewer iterations at this call is not tiled (its loads may be cheaper from the
+# caches than a tile's barriers; cp at n=256 has 16 atoms): not measured yet, off (2).
+MIN_TILED_ITERATIONS = 2
 # Local memory for the tiles: at most this share of the device's (half: room for the
 # reductions' scratch and for a second work-group per compute unit), at most LOCAL_BUDGET.
 LOCAL_FRACTION = 0.5
@@ -131,7 +134,7 @@ class _Tiles:
                 and s.step.value != 0):
             return False
         loop = next((v for v in self.kernel.loops if v.var == s.var), None)
-        if loop is None or loop.level is not None or loop.extent < 2:
+        if loop is None or loop.level is not None or loop.extent < max(2, MIN_TILED_ITERATIONS):
             return False
         bounds = [s.start, s.stop]
         if any(isinstance(e, ir.Subscript) for e in walk_exprs(bounds)):

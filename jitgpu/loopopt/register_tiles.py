@@ -7,7 +7,8 @@ import math
 from jitgpu.bind import KernelNest
 from jitgpu.loopopt.nodes import UnrolledLevel
 from jitgpu.loopopt.rewrite import escapes
-from jitgpu.loopopt.unroll_and_jam import _is_loop, _itemsize, _shared_loads, unroll_and_jam
+from jitgpu.loopopt.unroll_and_jam import (_depends, _is_loop, _itemsize, _jammed_vars, _loads,
+                                           _shared_loads, unroll_and_jam)
 from jitgpu.nest import ArrayAccess
 from unpy import ir
 from unpy.typeinfer.reductions import walk_exprs, walk_stmts
@@ -45,8 +46,10 @@ def register_tiles(kernel: KernelNest, tile: tuple | None = None) -> KernelNest:
     and reduction updates guarded, so the body must not be able to raise (only + - * and
     comparisons, unchecked affine accesses, casts to float, min/max/abs; no while).
 
-    Applies when each level has loads shared by the other's copies (a load that does not
-    depend on it, inside the jammed loops: the operand the copies reuse). `tile` None:
+    Applies when the jammed loops load an operand that depends on the outer level and not on
+    the last (a[i, k], shared by the last level's copies) and one that depends on the last and
+    not on the outer (b[k, j]): R + C loads for R x C iterations, where jamming one level
+    saves loads of one operand only (cp's atoms depend on neither: left to unroll_and_jam). `tile` None:
     REGISTER_TILE, the larger count (the coalesced on ties) halved until R x C x (per-copy private
     registers) fits REGISTER_BUDGET and the work-items are at least fill_items / FILL_DIVISOR;
     unchanged (unroll_and_jam then decides alone) if either count falls below 2."""
@@ -57,8 +60,8 @@ def register_tiles(kernel: KernelNest, tile: tuple | None = None) -> KernelNest:
     last = len(levels) - 1
     if kernel.local_size[0] < 2 or escapes(body):
         return kernel
-    others = [k for k in range(last) if _shared_loads(kernel, k) > 0]
-    if not others or _shared_loads(kernel, last) == 0:
+    others = [k for k in range(last) if _crossed(kernel, k, last)]
+    if not others:
         return kernel
     outer = max(others, key=lambda k: (_shared_loads(kernel, k), -k))
     if any(lv.guard is not None for lv in levels) and not _cannot_raise(kernel):
@@ -74,6 +77,34 @@ def register_tiles(kernel: KernelNest, tile: tuple | None = None) -> KernelNest:
         return kernel
     return tiled.replace(transforms=kernel.transforms + (
         f"register_tiles({levels[outer].var} x {levels[last].var}: {rows} x {cols})",))
+
+
+def _crossed(kernel, outer, last) -> bool:
+    """Whether the loops jammed for both levels load an element of the outer level's iteration
+    that the last level's copies share, and one of the last level's that the outer's share."""
+    privates = {p for p, _ in kernel.privates}
+    names = (kernel.levels[outer].var, kernel.levels[last].var)
+    jammed = [_jammed_vars(list(kernel.body), var, privates) for var in names]
+    if None in jammed:
+        return False
+    loops = jammed[0] & jammed[1]
+    table = dict(kernel.accesses)
+    seen = set()
+
+    def visit(stmts, inside):
+        for s in stmts:
+            if isinstance(s, ir.For) and s.var in loops:
+                visit(s.body, True)
+            elif inside:
+                for e in _loads(s):
+                    if e.aid not in table:
+                        continue
+                    index = table[e.aid]
+                    if _depends(kernel, index, privates - loops - set(names)):
+                        continue            # a per-copy private: not shared by any copies
+                    seen.add(tuple(_depends(kernel, index, {v}) for v in names))
+    visit(list(kernel.body), False)
+    return (True, False) in seen and (False, True) in seen
 
 
 def _fit(kernel) -> tuple:

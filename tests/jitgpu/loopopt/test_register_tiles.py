@@ -135,6 +135,13 @@ def test_refused(regs, func, args):
     assert register_tiles(kernel) is kernel
 
 
+def test_refused_where_one_level_jammed_shares_as_much(tiles):
+    # cp: the atoms depend on neither level (unroll_and_jam shares them as well alone).
+    kernel = bound(tiles, "grid_potential", rand(21, 3, dtype=F), F(0.5), np.zeros((9, 17), F))
+    assert register_tiles(kernel) is kernel
+    assert loopopt.optimise(kernel, "all").transforms[1].startswith("unroll_and_jam(")
+
+
 def test_refused_on_one_level_and_on_a_group_one_wide(tiles):
     one = bound(tiles, "pull", rand(24, 2), rand(24), np.zeros(20), 1, 24)
     assert register_tiles(one) is one

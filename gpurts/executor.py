@@ -31,6 +31,7 @@ from .boxes import Box, copy_parallel, memory_root
 from .errors import DeviceError, device_error
 from .opencl import load_opencl
 from .residency import TABLE, group_keys, group_span
+from .staging import LazyStaging
 from .timing import Timings
 from .transfer import write_back  # noqa: F401  (also the concurrent runs')
 
@@ -118,7 +119,7 @@ class _Kit:
         resident = resident or {}
         for k, g in enumerate(part.transfers.groups):
             dtype = values[g.arrays[0]].dtype
-            self.staging[k] = pinned.take(max(g.device_elems, 1) * dtype.itemsize, dtype)
+            self.staging[k] = LazyStaging(pinned, max(g.device_elems, 1) * dtype.itemsize, dtype)
             self.buffers[k] = (resident[k] if k in resident
                                else pool.allocate(self.staging[k].nbytes))
         self.flag = np.zeros(1, np.int32)

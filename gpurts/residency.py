@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .staging import LazyStaging
 from .transfer import write_back
 
 # [0]: the number of entries (the compiled flush points skip everything while it is 0);
@@ -215,7 +216,7 @@ class Table:
             return
         device = entry.device
         owner, sources, dtype = entry.destinations
-        staging = device.pinned.take(entry.nbytes, dtype)
+        staging = LazyStaging(device.pinned, entry.nbytes, dtype)
         writes = device.transfers.copy_back_writes(entry.buffer, owner, sources, staging)
         device.queue.finish()
         write_back(writes)

@@ -89,3 +89,23 @@ class PinnedPool:
             self._free.clear()
         for _, mapped in blocks:
             mapped.base.release(self.device.queue)
+
+
+class LazyStaging:
+    """A pinned staging array of `nbytes` bytes of `dtype`, taken from the pool only when first
+    sliced: a transfer group whose boxes all move straight between pinned NumPy memory and the
+    device (`gpurts.pins`) never needs one, and taking a fresh block maps new pinned memory."""
+
+    def __init__(self, pool: PinnedPool, nbytes: int, dtype):
+        self.pool, self.nbytes, self.dtype = pool, nbytes, np.dtype(dtype)
+        self.itemsize = self.dtype.itemsize
+        self._array = None
+
+    @property
+    def taken(self) -> bool:
+        return self._array is not None
+
+    def __getitem__(self, key) -> np.ndarray:
+        if self._array is None:
+            self._array = self.pool.take(self.nbytes, self.dtype)
+        return self._array[key]

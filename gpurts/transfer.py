@@ -212,7 +212,7 @@ class Transfers:
                          timings=None) -> list:
         """Gather `sources` (`[(element offset in packed, source)]`, a source being a Box of the
         owner's memory, or an array copied whole) into `packed` (pinned staging for the whole
-        group, of a dtype that may differ from the owner's where one buffer is viewed with
+        group, an array or a `LazyStaging`, of a dtype that may differ from the owner's where one buffer is viewed with
         several dtypes) and copy it into `buffer` at the same offsets, in chunks of about
         CHUNK_BYTES: the DMA of a chunk runs while the next is gathered (over several threads
         for large chunks). Gaps between boxes go along with their chunk. A large box of pinned
@@ -259,13 +259,13 @@ class Transfers:
             send(start, end)
         return events
 
-    def copy_back_writes(self, buffer, owner: np.ndarray, sources, staging: np.ndarray, *,
+    def copy_back_writes(self, buffer, owner: np.ndarray, sources, staging, *,
                          timings=None) -> list:
         """How the packed data of `buffer` goes back into `sources` (as `gather_to_device`
         takes them), for `write_back`: [(what to copy from, host view)], a `DeviceRange` for a
-        large box of pinned memory (copied straight, later), else its piece of `staging`, which
-        is read from the device now (not waited for: the caller finishes the queue before it
-        writes anything). Raises ValueError, as NumPy does, when the owner is read-only."""
+        large box of pinned memory (copied straight, later), else its piece of `staging` (an
+        array or a `LazyStaging`), which is read from the device now (not waited for: the
+        caller finishes the queue before it writes anything). Raises ValueError, as NumPy does, when the owner is read-only."""
         writes, staged = [], False
         itemsize = staging.itemsize
         for offset, source in sources:
@@ -282,7 +282,7 @@ class Transfers:
                 staged = True
                 writes.append((staging[offset:offset + view.size], view))
         if staged:
-            self.from_device(buffer, staging, is_blocking=False, timings=timings)
+            self.from_device(buffer, staging[:], is_blocking=False, timings=timings)
         return writes
 
     def box_from_device(self, buffer, owner: np.ndarray, box: Box, offset_bytes: int = 0, *,

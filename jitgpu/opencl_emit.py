@@ -228,17 +228,45 @@ class KernelEmitter(CExprPrinter):
             self.out(f"long {cl_name(var)} = unpy_lo{k} + {t} * unpy_step{k};")
 
     def copies_active(self, unrolled):
-        """Declares whether each copy (with several unrolled levels: each combination of one
-        copy per level, `unpy_ok{u}_{v}`) is a real iteration; returns whether any is."""
-        names = []
-        for combo in itertools.product(*[range(level.factor) for _, level in unrolled]):
-            copy = {}
-            for (k, level), u in zip(unrolled, combo):
-                copy[level.var] = ((level.var,) + level.copies)[u]
-                copy[k] = f"unpy_t{k}" + (f"_{u}" if u else "")
-            names.append("unpy_ok" + "_".join(map(str, combo)))
-            self.out(f"const bool {names[-1]} = {self.active(self.kernel.levels, copy)};")
-        return " || ".join(names)
+        """Declares whether each copy is a real iteration (`unpy_ok{u}`); returns whether any
+        is. With several unrolled levels, whether each level's copy is inside its trip count
+        (`unpy_in{k}_{u}`: R + C values, not R x C, kept to the stores); a combination's
+        validity is printed where it guards (`combination_valid`)."""
+        if len(unrolled) > 1:
+            for k, level in unrolled:
+                for u in range(level.factor):
+                    t = f"unpy_t{k}" + (f"_{u}" if u else "")
+                    self.out(f"const bool unpy_in{k}_{u} = {t} < unpy_n{k};")
+            combos = itertools.product(*[range(level.factor) for _, level in unrolled])
+            return " || ".join(f"({self.active(self.kernel.levels, self.combination(combo))})"
+                               for combo in combos)
+        k, level = unrolled[0]
+        for u in range(level.factor):
+            copy = self.combination((u,))
+            self.out(f"const bool unpy_ok{u} = {self.active(self.kernel.levels, copy)};")
+        return " || ".join(f"unpy_ok{u}" for u in range(level.factor))
+
+    def combination(self, combo):
+        """{level var: its copy's name, level index: its copy's index name} for one copy per
+        unrolled level."""
+        unrolled = [(k, level) for k, level in enumerate(self.kernel.levels)
+                    if isinstance(level, UnrolledLevel)]
+        copy = {}
+        for (k, level), u in zip(unrolled, combo):
+            copy[level.var] = ((level.var,) + level.copies)[u]
+            copy[k] = f"unpy_t{k}" + (f"_{u}" if u else "")
+        return copy
+
+    def combination_valid(self, combo):
+        """Whether a combination of copies is a real iteration, in an active work-item after
+        the clamp: its copies inside their trip counts (the other levels are, in an active
+        work-item) and the guards, which read only unclamped copies where those hold."""
+        copy = self.combination(combo)
+        unrolled = [k for k, level in enumerate(self.kernel.levels)
+                    if isinstance(level, UnrolledLevel)]
+        terms = [f"unpy_in{k}_{u}" for k, u in zip(unrolled, combo)]
+        terms += [self.guard(level, copy) for level in self.kernel.levels if level.guard]
+        return "(" + " && ".join(terms) + ")"
 
     def clamp_copies(self, unrolled):
         """A copy that is no real iteration recomputes the first real copy's iteration (its
@@ -250,7 +278,7 @@ class KernelEmitter(CExprPrinter):
         if len(unrolled) > 1:
             for k, level in unrolled:
                 for u, var in enumerate(level.copies, 1):
-                    self.out(f"if (unpy_t{k}_{u} >= unpy_n{k}) {{ unpy_t{k}_{u} = unpy_t{k}; "
+                    self.out(f"if (!unpy_in{k}_{u}) {{ unpy_t{k}_{u} = unpy_t{k}; "
                              f"{cl_name(var)} = {cl_name(level.var)}; }}")
             return
         k, level = unrolled[0]
@@ -491,7 +519,7 @@ class KernelEmitter(CExprPrinter):
 
     def expr_CopyValid(self, e):
         if isinstance(e.copy, tuple):
-            return "unpy_ok" + "_".join(map(str, e.copy))
+            return self.combination_valid(e.copy)
         return f"unpy_ok{e.copy}"
 
     def expr_VectorLoad(self, e):

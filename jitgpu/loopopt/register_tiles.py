@@ -49,10 +49,11 @@ def register_tiles(kernel: KernelNest, tile: tuple | None = None) -> KernelNest:
     Applies when the jammed loops load an operand that depends on the outer level and not on
     the last (a[i, k], shared by the last level's copies) and one that depends on the last and
     not on the outer (b[k, j]): R + C loads for R x C iterations, where jamming one level
-    saves loads of one operand only (cp's atoms depend on neither: left to unroll_and_jam). `tile` None:
-    REGISTER_TILE, the larger count (the coalesced on ties) halved until R x C x (per-copy private
-    registers) fits REGISTER_BUDGET and the work-items are at least fill_items / FILL_DIVISOR;
-    unchanged (unroll_and_jam then decides alone) if either count falls below 2."""
+    saves loads of one operand only (cp's atoms depend on neither: left to unroll_and_jam).
+    `tile` None: REGISTER_TILE, the larger count (the coalesced on ties) halved until R x C x
+    (per-copy private registers) fits REGISTER_BUDGET and the work-items are at least
+    fill_items / FILL_DIVISOR; unchanged (unroll_and_jam then decides alone) if either count
+    falls below 2."""
     levels = kernel.levels
     if len(levels) < 2 or any(isinstance(lv, UnrolledLevel) for lv in levels):
         return kernel

@@ -76,8 +76,10 @@ def test_mmult_gets_an_8_by_4_block_with_strided_columns(tiles):
     source = print_kernel(out)
     assert "const long unpy_w1 = get_group_id(0) * 64L + get_local_id(0);" in source
     assert "long unpy_t1_3 = unpy_w1 + 48L;" in source
-    assert "const bool unpy_ok7_3 = unpy_t0_7 < unpy_n0 && unpy_t1_3 < unpy_n1;" in source
-    assert "if (unpy_t1_3 >= unpy_n1) { unpy_t1_3 = unpy_t1; j__3 = j; }" in source
+    # R + C trip-count tests kept, combined at each store.
+    assert "const bool unpy_in1_3 = unpy_t1_3 < unpy_n1;" in source
+    assert "if (!unpy_in1_3) { unpy_t1_3 = unpy_t1; j__3 = j; }" in source
+    assert "if ((unpy_in0_7 && unpy_in1_3)) {" in source
 
 
 def test_local_tiles_read_the_strided_copies_a_group_width_apart(tiles):
@@ -120,10 +122,9 @@ def test_triangular_nest_guards_each_combination(tiles):
     out = register_tiles(kernel)
     assert out.transforms[-1] == "register_tiles(i x j: 4 x 4)"      # float64 accumulators
     source = print_kernel(out)
-    # The guard j <= i, per combination of i's and j's copies.
-    valid = source.split("const bool unpy_ok2_1 = ")[1].split(";")[0]
-    assert valid.startswith("unpy_t0_2 < unpy_n0 && unpy_t1_1 < unpy_n1 && (j__1 >= ")
-    assert "i__2" in valid
+    # The guard j <= i of each combination of i's and j's copies, at its store.
+    valid = source.split("if ((unpy_in0_2 && unpy_in1_1 && ")[1].split(") {")[0]
+    assert valid.startswith("(j__1 >= ") and "i__2" in valid
 
 
 @pytest.mark.parametrize("func, args", [

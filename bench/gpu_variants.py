@@ -52,6 +52,7 @@ VARIANTS = [
     ("unroll", "unroll", {}),
     ("all", "all", {}),
     ("all-noreg", "all", {REGS: {"REGISTER_TILE": (1, 1)}}),        # `all` before register_tiles
+    ("all-roomy", "all", {TILES: ROOMY}),             # the default blocks, longer local tiles
     ("all-reg4x4", "all", regs(4, 4)),
     ("all-reg8x4", "all", regs(8, 4)),                # f64 too (the default budget gives 4 x 4)
     ("all-reg8x8", "all", regs(8, 8, budget=128)),
@@ -72,8 +73,8 @@ VARIANTS = [
 ]
 # --variants register: the register tile's choices (mmult/syrk/syr2k at n=2048, < 4 minutes);
 # --variants small: the loop optimisations at n=256 (every example kernel).
-GROUPS = {"register": ["unroll", "all", "all-noreg", "all-reg4x4", "all-reg8x4", "all-reg8x8",
-                       "all-reg4x8", "all-reg8x4-tile32", "all-reg8x4-tile8",
+GROUPS = {"register": ["unroll", "all", "all-noreg", "all-roomy", "all-reg4x4", "all-reg8x4",
+                       "all-reg8x8", "all-reg4x8", "all-reg8x4-tile32", "all-reg8x4-tile8",
                        "all-reg4x4-tile32", "all-reg8x8-tile8", "all-reg8x4-novector"],
           # the small sizes, where `all` should not lose to `unroll`
           "small": ["unroll", "all", "all-noreg", "all-reg8x4-fill1", "all-notiles",

@@ -1,32 +1,157 @@
-"""Where the profitability estimate sends each example nest (no UNPY_FORCE_GPU), with both paths
-timed, to check the estimate against measurements: python bench/decisions.py [--sizes accel]."""
+"""Whether unpy's automatic decision (jitgpu/decide.py) picks the faster of the GPU and OpenMP, per
+example kernel and size: the OpenMP time (UNPY_DEVICE=none), the forced GPU time (UNPY_FORCE_GPU=1,
+default UNPY_GPU_OPT), the automatic time (neither), which side it chose, whether that is within
+5 % of the faster side, and why (estimate or measured, with the times). Each column: the first
+call (checked against NumPy), warm-up calls for 0.2 s when calls are short, then the median of
+--repeat timed calls, as bench/gpu.py measures; the automatic column starts with no decision
+remembered, so a close call's measured calls fall where they fall in a user's program.
+
+    python bench/decisions.py                       # dev and first accelerator sizes
+    python bench/decisions.py --sizes dev --kernels cp,syrk --out bench/results/decisions-h100.md
+    UNPY_DEVICE=cpu python bench/decisions.py --overhead   # the hook's cost per repeated call
+
+--overhead: the host cost per call of a nest the decision keeps on OpenMP (stencil at the small
+size: the estimate refuses it, so the compiled caller skips the hook) against UNPY_DEVICE=none,
+and of a close call measured for OpenMP; best of rounds of many calls, interleaved.
+"""
 import argparse
 import os
+import statistics
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "bench")]
 
+import _harness  # noqa: E402
 from cpu import KERNELS, unpy_module  # noqa: E402
-from gpu import AUTO, measure, ms, unpy_column  # noqa: E402
+from gpu import AUTO, Runner, measure, ms, set_switches  # noqa: E402
+
+from jitgpu import decide, offload  # noqa: E402
+
+WITHIN = 1.05
+
+
+def column(module, case, args, settings):
+    """A Runner of the compiled function under exactly `settings` of the UNPY_* switches."""
+    import unpython
+    func = getattr(module, case.func)
+    call, output = _harness.timed_caller(case, func, args)
+
+    def run():
+        set_switches(settings)
+        return call()
+    return Runner(run, lambda: output, lambda: unpython.explain(func).nests[0],
+                  on_device="UNPY_FORCE_GPU" in settings)
+
+
+def row(module, case, n, device, repeat) -> str:
+    args = case.args(n)
+    want = case.expected(args)
+    results = {}
+    for name, settings in (("OpenMP", {"UNPY_DEVICE": "none"}),
+                           ("GPU", {"UNPY_DEVICE": device, "UNPY_FORCE_GPU": "1"}),
+                           (AUTO, {"UNPY_DEVICE": device})):
+        if name == AUTO:
+            decide.forget()
+            offload._PREPARED.clear()
+        runner = column(module, case, args, settings)
+        results[name] = measure(runner, want, case.rtol, repeat)
+    omp, gpu, auto = (results[k] for k in ("OpenMP", "GPU", AUTO))
+    last = runner.nest()        # where the last automatic call ran, and why
+    chose = "GPU" if (last.ran_on or "").startswith("opencl") else last.ran_on or "?"
+    times = [r.median for r in (omp, gpu) if r.ok]
+    if auto.ok and times:
+        best = min(times)
+        verdict = "ok" if auto.median <= WITHIN * best else \
+            f"MISSED by {(auto.median / best - 1) * 100:.0f} %"
+    else:
+        verdict = "—"
+    host = auto.split.get("other") if auto.split else None
+    why = auto.reason or last.reason
+    return (f"| {case.label} | {n} | {ms(omp.median if omp.ok else None)} | "
+            f"{ms(gpu.median if gpu.ok else None)} | {ms(auto.median if auto.ok else None)} | "
+            f"{chose} | {verdict} | {ms(host)} | {why} |")
+
+
+def overhead(device, calls=2000, rounds=7):
+    """Per-call seconds of stencil (small) kept on OpenMP by the estimate, and of a close call
+    measured for OpenMP, minus the same calls with UNPY_DEVICE=none."""
+    module, _ = unpy_module("stencil")
+    case = module.CASES[0]
+    func = getattr(module, case.func)
+    args = case.args(module.SIZES["small"])
+
+    def per_call(settings):
+        set_switches(settings)
+        func(*args)
+        started = time.perf_counter()
+        for _ in range(calls):
+            func(*args)
+        return (time.perf_counter() - started) / calls
+
+    def compare(label):
+        best = {"none": [], "auto": []}
+        for _ in range(rounds):
+            best["none"].append(per_call({"UNPY_DEVICE": "none"}))
+            best["auto"].append(per_call({"UNPY_DEVICE": device}))
+        none, auto = min(best["none"]), min(best["auto"])
+        print(f"{label}: {auto * 1e6:.1f} us per call with UNPY_DEVICE={device} vs "
+              f"{none * 1e6:.1f} us with UNPY_DEVICE=none: {(auto - none) * 1e6:+.1f} us "
+              f"(best of {rounds} x {calls} calls; medians {statistics.median(best['auto']) * 1e6:.1f}"
+              f" / {statistics.median(best['none']) * 1e6:.1f} us)", flush=True)
+
+    import unpython
+    compare(f"stencil n={module.SIZES['small']} refused by the estimate")
+    print(f"  reason: {unpython.explain(func).nests[0].reason}")
+    # A close call measured for OpenMP (new arrays: the compiled caller asks the hook again):
+    # the seam reports the device 100x slower.
+    args = case.args(module.SIZES["small"])
+    decide.forget()
+    offload._PREPARED.clear()
+    saved = decide.MEASURE_WITHIN, decide.measured_seconds
+    decide.MEASURE_WITHIN = 1e12
+    decide.measured_seconds = lambda side, s: s * 100 if side == "device" else s
+    try:
+        set_switches({"UNPY_DEVICE": device})
+        for _ in range(6):
+            func(*args)
+        print(f"  then: {unpython.explain(func).nests[0].reason}")
+        compare(f"stencil n={module.SIZES['small']} measured for OpenMP")
+    finally:
+        decide.MEASURE_WITHIN, decide.measured_seconds = saved
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", choices=["dev", "accel"], default="accel")
+    parser.add_argument("--sizes", default="dev,accel",
+                        help="comma-separated: tiny, small, dev, accel (its first size)")
+    parser.add_argument("--kernels", default=",".join(KERNELS))
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--overhead", action="store_true")
+    parser.add_argument("--out", help="also write the table to this file")
     options = parser.parse_args(argv)
     device = os.environ.get("UNPY_DEVICE") or "gpu"
-    for kernel in KERNELS:
-        module, _ = unpy_module(kernel)
+    if options.overhead:
+        return overhead(device)
+    lines = [f"| kernel | n | OpenMP (ms) | GPU forced (ms) | auto (ms) | auto chose | within "
+             f"{(WITHIN - 1) * 100:.0f} % | auto host 'other' (ms) | why |",
+             "|---|---:|---:|---:|---:|---|---|---:|---|"]
+    print("\n".join(lines), flush=True)
+    for kernel in options.kernels.split(","):
+        module, note = unpy_module(kernel)
+        if module is None:
+            print(f"{kernel}: {note}")
+            continue
         for case in module.CASES:
-            n = module.SIZES[options.sizes][0]
-            args = case.args(n)
-            want = case.expected(args)
-            omp = measure(unpy_column(module, "OpenMP", device)(case, args), want, case.rtol, 3)
-            chosen = measure(unpy_column(module, AUTO, device)(case, args), want, case.rtol, 3)
-            print(f"{case.label} n={n}: chose {chosen.ran_on} ({ms(chosen.median)} ms; OpenMP "
-                  f"{ms(omp.median)} ms) — {chosen.note or chosen.reason}", flush=True)
+            for size in options.sizes.split(","):
+                sizes = module.SIZES[size]
+                n = sizes[0] if isinstance(sizes, tuple) else sizes
+                lines.append(row(module, case, n, device, options.repeat))
+                print(lines[-1], flush=True)
+    if options.out:
+        Path(options.out).write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -8,8 +8,10 @@ when the analysis or the profitability estimate refused the call's inputs, so th
 skips the hook while the same inputs and switches come again; or, for a nest split across
 several participants one of which is its own OpenMP code (jitgpu/multi.py), `(lo, hi, spare,
 handle)`: run the OpenMP code on iterations [lo, hi) of the outer loop, then call
-`jitgpu.multi.finish_split(handle, reductions)`. Every decision
-goes to the report that `unpython.explain` shows, and to the 'unpy' logger (UNPY_LOG=info).
+`jitgpu.multi.finish_split(handle, reductions)`; or an int, when a close call is being measured
+(jitgpu/decide.py): run the OpenMP code and report its seconds with `openmp_timed(int, seconds)`.
+Every decision goes to the report that `unpython.explain` shows, and to the 'unpy' logger
+(UNPY_LOG=info), the estimated and measured times with it.
 """
 from __future__ import annotations
 
@@ -44,6 +46,7 @@ def run_nest(module: str, function: str, nest_id: int, values: dict, key: bytes 
     caller skips the hook while the same inputs come again (unless every call is logged)."""
     from gpurts import device_selection
     from gpurts.device import devices_selection, is_list_spec
+    from jitgpu.decide import TimeOpenMP
     from jitgpu.multi import device_spec, run_split
     from jitgpu.nest import DeviceFailure, NotOffloadable, Refused
     from jitgpu.offload import run_nest_on_device
@@ -66,6 +69,9 @@ def run_nest(module: str, function: str, nest_id: int, values: dict, key: bytes 
         else:
             results, nest_report = run_nest_on_device(module, function, nest_id, values,
                                                       selection.device, key)
+    except TimeOpenMP as e:
+        _fall_back(module, function, nest_id, where, str(e), logging.INFO)
+        return e.token
     except Refused as e:
         _fall_back(module, function, nest_id, where, str(e), logging.INFO)
         return REFUSED if key is not None and not log.isEnabledFor(logging.INFO) else None
@@ -80,9 +86,18 @@ def run_nest(module: str, function: str, nest_id: int, values: dict, key: bytes 
                           logging.WARNING)
     report.record(module, function, nest_id, nest_report)
     if log.isEnabledFor(logging.INFO):
-        log.info("%s: ran on %s (%s)", where, nest_report.ran_on,
+        log.info("%s: ran on %s: %s (%s)", where, nest_report.ran_on, nest_report.reason,
                  nest_report.details.get("time", ""))
     return results
+
+
+def openmp_timed(token: int, seconds: float) -> None:
+    """From the compiled caller: the OpenMP code of the call the hook answered `token` took
+    `seconds` (jitgpu/decide.py measures a close call)."""
+    from jitgpu.decide import openmp_timed as record
+    trial = record(token, seconds)
+    if trial is not None and log.isEnabledFor(logging.INFO):
+        log.info("OpenMP call timed at %.3f ms: %s", seconds * 1e3, trial)
 
 
 def _fall_back(module, function, nest_id, where, reason, level):

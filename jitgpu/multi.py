@@ -186,7 +186,7 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
             # One device whose own tiles get in each other's way: the one-device executor
             # writes each tile back before the next (and undoes them on a failure).
             return run_nest_on_device(module, function, nest_id, given,
-                                      devices[chosen[0].label], inputs)
+                                      devices[chosen[0].label], inputs, measure=False)
         # Not splittable: the fastest participant alone, from now on.
         balance.shares = _alone_instead(balance, layout, prepared.refusal)
         return run_split(module, function, nest_id, given, selection, inputs)
@@ -231,7 +231,7 @@ def _run_alone(module, function, nest_id, given, layout, shares_now, device, inp
     Balance. Raises as `run_nest_on_device`."""
     started = time.perf_counter()
     results, nest_report = run_nest_on_device(module, function, nest_id, dict(given), device,
-                                              inputs)
+                                              inputs, measure=False)
     total_s = time.perf_counter() - started + slowdown.get(device.label, 0.0)
     balance = layout.balance
     balance.record(shares_now, [total_s if x > 0 else 0.0 for x in shares_now], total_s)

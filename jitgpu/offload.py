@@ -25,7 +25,7 @@ from jitgpu.loopopt import describe_level, optimise
 from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
 from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import DeviceFacts, GpuPlan, opt_level, plan_call
-from jitgpu import residency
+from jitgpu import decide, residency
 from jitgpu.report import NestReport, record_transfers
 
 # The key of the call scope in the values a compiled caller passes (unpy::CallScope).
@@ -42,6 +42,7 @@ class Prepared:
     refusal: Optional[str] = None
     analysis_s: float = 0.0
     may_flag: bool = True        # a kernel may set its error flag (jitgpu.residency.may_flag)
+    trial: Optional[decide.Trial] = None   # a close call, decided by measured calls
     # What the executor remembers for repeated calls on this layout (gpurts.executor).
     recipes: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -105,13 +106,21 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
         raise
     except NotOffloadable as e:
         return Prepared(None, refusal=str(e))
-    if not plan.runs_on_device:
-        return Prepared(plan, refusal=plan.verdict)
+    # A call that keeps data is decided by the estimate alone (jitgpu/decide.py).
+    on_device = plan.runs_on_device if resident else decide.by_estimate(plan)
+    trial = None
+    if on_device is None:
+        trial = decide.trial_for(decide.trial_key(module, function, nest_id, instance, values,
+                                                  facts, opt), plan.estimate)
+        on_device = trial.on_device is not False
+    if not on_device:
+        return Prepared(plan, refusal=str(trial) if trial else plan.verdict)
     if resident:
         plan = residency.one_layout_per_array(plan, instance, values, facts)
     kernels = [build_part(instance, part, values, device, opt) for part in plan.parts]
     return Prepared(plan, tuple(kernels), analysis_s=time.perf_counter() - started,
-                    may_flag=any(residency.may_flag(source) for _, source, _ in kernels))
+                    may_flag=any(residency.may_flag(source) for _, source, _ in kernels),
+                    trial=trial)
 
 
 def build_part(instance, part, values, device, opt) -> tuple:
@@ -152,8 +161,11 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
     return found, True
 
 
-def run_nest_on_device(module, function, nest_id, values, device, key=None):
-    """(reduction results, report) when the nest ran on the device; raises NotOffloadable."""
+def run_nest_on_device(module, function, nest_id, values, device, key=None, measure=True):
+    """(reduction results, report) when the nest ran on the device; raises NotOffloadable.
+    `measure`: a close call is measured (jitgpu/decide.py; the hook answers TimeOpenMP's token
+    for its OpenMP calls); False (a split's participant alone, which the split's shares time
+    against the others): a close call not yet measured runs where the estimate leans."""
     from gpurts import DeviceError
     from gpurts.executor import KernelFlagged, execute
 
@@ -167,10 +179,20 @@ def run_nest_on_device(module, function, nest_id, values, device, key=None):
     share = residency.nest_calls_share(module, function, scope) if keep else None
     prepared, first_call = prepared_call(module, function, nest_id, values, device, key,
                                          share or keep)
+    prepared_s = time.perf_counter() - started if first_call else 0.0
     if prepared.refusal:
         # The first call of a function that keeps data does not know yet how many nest calls
         # share its copies: its refusal is not to be remembered (the C++ caller would skip).
         raise (NotOffloadable if keep and share is None else Refused)(prepared.refusal)
+    trial = prepared.trial
+    if trial is not None and trial.on_device is None and not measure:
+        if not prepared.plan.profitable:
+            raise Refused(prepared.plan.verdict)
+        trial = None
+    if trial is not None and trial.on_device is False:
+        raise Refused(str(trial))
+    if trial is not None and trial.on_device is None and trial.wants_openmp():
+        raise decide.ask_openmp(trial)
     log = None
     if scope is not None and scope > 0:
         log = TABLE.log(scope)
@@ -186,10 +208,14 @@ def run_nest_on_device(module, function, nest_id, values, device, key=None):
     except DeviceError as e:
         raise DeviceFailure(str(e)) from e
     total_s = time.perf_counter() - started
-    return results, _report(nest_id, device, plan, prepared, timings, total_s, first_call)
+    if trial is not None:
+        trial.record("device", total_s - prepared_s)
+    return results, _report(nest_id, device, plan, prepared, timings, total_s, first_call,
+                            trial)
 
 
-def _report(nest_id, device, plan, prepared, timings, total_s, first_call) -> NestReport:
+def _report(nest_id, device, plan, prepared, timings, total_s, first_call,
+            trial=None) -> NestReport:
     """The report of a call that ran on the device. Its details and timings are worked out when
     first read (reading the events' times costs more than the rest of a small call)."""
     analysis_s = prepared.analysis_s if first_call else 0.0
@@ -224,7 +250,7 @@ def _report(nest_id, device, plan, prepared, timings, total_s, first_call) -> Ne
             "tiles": len(plan.parts), "bytes_moved": moved, "bytes_touched": plan.touched_bytes,
             "gb_per_s": rate / 1e9, "link_peak_gb_per_s": peak / 1e9}
 
-    reason = plan.verdict
+    reason = str(trial) if trial else plan.verdict
     if plan.opt != "none":
         applied = describe_level(plan.opt, prepared.kernels[0][0])
         reason += f"; UNPY_GPU_OPT={plan.opt}: {applied}"

@@ -6,7 +6,7 @@ whose regions may meet is not split."""
 import numpy as np
 import pytest
 
-from jitgpu import shares
+from jitgpu import plan, shares
 from jitgpu.nest import instantiate, load_nest
 from jitgpu.plan import DeviceFacts
 from jitgpu.shares import Balance, Cost, balanced, first_split, measured_costs, rounded
@@ -241,9 +241,9 @@ def test_costs_count_a_whole_input_as_fixed(nests):
     instance = instantiate(nests("matmul"), values)
     who = (Participant("dev0", FACTS), Participant(OPENMP, None))
     costs, openmp_s = participant_costs(instance, values, who)
-    per_byte = 2.5 / 20e9          # plan.STAGING_SLOWDOWN over the bandwidth
+    per_byte = plan.STAGING_SLOWDOWN / 20e9     # over the bandwidth
     b_bytes = p * n * 8
-    assert costs[0].fixed_s == pytest.approx(b_bytes * per_byte + 0.6e-3, rel=0.2)
+    assert costs[0].fixed_s == pytest.approx(b_bytes * per_byte + plan.LAUNCH_OVERHEAD, rel=0.2)
     assert costs[1].fixed_s == 0.0 and costs[1].alone_s == pytest.approx(openmp_s)
 
 

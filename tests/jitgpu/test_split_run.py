@@ -226,6 +226,10 @@ def test_a_split_that_does_not_pay_falls_back_to_the_fastest_device(example, dev
     alone from then on, explain says so, and every call equals the interpreter."""
     device_env.delenv("UNPY_FORCE_GPU")
     device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
+    # The estimate's OpenMP rate as when this was written, so that splitting looks worth a try
+    # (at plan.py's H100 rate the OpenMP code alone wins on 2 cores and nothing is split).
+    device_env.setattr("jitgpu.plan.HOST_OPS_PER_CORE", 2e9)
+    device_env.setattr("jitgpu.plan.CPU_DEVICE_OPS", 2e9)
     pair = example("mmult")
     case = pair.interpreted.CASES[1]
     args = case.args(96)

@@ -308,10 +308,11 @@ class FunctionEmitter(CExprPrinter):
             self.out(f"const int64_t {n} = unpy::range_length({start}, {stop}, {step});")
             names.append((start, step, n, self.fresh("t")))
         split = None     # a @gpu nest's unpy::SplitRange: the outer iterations OpenMP runs
+        timer = None     # its unpy::NestTimer: times the OpenMP code when the hook asks
         if loop.nest_id is not None:
             split = self.fresh("split")
             self.out(f"unpy::SplitRange {split}({names[0][2]});")
-            self.gpu_hook(loop, split)
+            timer = self.gpu_hook(loop, split)
             self.flush_ranges(*array_uses(loop, self.fn))   # OpenMP runs: the host's turn
         body = levels[-1].body
         loop_vars = {l.var for l in levels}
@@ -345,6 +346,8 @@ class FunctionEmitter(CExprPrinter):
             self.split_finish(loop, split)
             self.depth -= 1
             self.out(f"}} while ({split}.next());")
+        if timer:
+            self.out(f"{timer}.report();")
         self.out("unpy::check_errors();")
         if loop.nest_id is not None:
             self.depth -= 1
@@ -414,9 +417,12 @@ class FunctionEmitter(CExprPrinter):
         """Offer the nest to jitgpu (SPEC section 4); run the OpenMP code unless it is done. The
         call's inputs as bytes (`unpy::HookKey`) go along: the Python side keys its reused
         analysis by them, and a nest whose inputs were refused last time skips the hook (and the
-        GIL) while they come again."""
+        GIL) while they come again. Returns the name of the nest's `unpy::NestTimer`, which
+        times the OpenMP code when the hook measures a close call (jitgpu/decide.py)."""
         done = self.fresh("done")
         self.out(f"bool {done} = false;")
+        timer = self.fresh("timer")
+        self.out(f"unpy::NestTimer {timer};")
         skip = self.fresh("skip")
         key = self.fresh("key")
         self.out(f"static unpy::HookSkip {skip};")
@@ -439,9 +445,9 @@ class FunctionEmitter(CExprPrinter):
             value = (f"unpy::to_python({cname(name)})" if isinstance(t, Array)
                      else f"py::cast({cname(name)})")
             self.out(f'    unpy_values["{name}"] = {value};')
-        key_arg = f", &{key}.bytes" if keyed else ""
+        key_arg = f", &{key}.bytes" if keyed else ", nullptr"
         self.out(f'    py::object unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
-                 f'{loop.nest_id}, unpy_values, {skip}{key_arg});')
+                 f'{loop.nest_id}, unpy_values, {skip}{key_arg}, &{timer});')
         self.out(f"    if (!unpy_result.is_none() && !{split}.take(unpy_result)) {{")
         self.out(f"        {done} = true;")
         for r in loop.reductions:
@@ -453,6 +459,7 @@ class FunctionEmitter(CExprPrinter):
         self.out("}")
         self.out(f"if (!{done}) {{")
         self.depth += 1
+        return timer
 
     # --- residency (SPEC section 8) --------------------------------------------------------
 

@@ -531,8 +531,39 @@ struct HookSkip {
     }
 };
 
+// A close call of the GPU-vs-OpenMP decision (jitgpu/decide.py): the hook answered a trial
+// number, so the OpenMP code that follows is timed and its seconds go back with that number.
+struct NestTimer {
+    int64_t token = 0;
+    double started = 0;
+
+    void start(int64_t t) {
+        token = t;
+        started = omp_get_wtime();
+    }
+    // After the nest's OpenMP code, without the GIL; nothing unless the hook asked.
+    void report() {
+        if (!token) return;
+        double seconds = omp_get_wtime() - started;
+        int64_t t = token;
+        token = 0;
+        py::gil_scoped_acquire gil;
+        try {
+            static py::object* hook = new py::object(py::module_::import("jitgpu.hook").attr("openmp_timed"));
+            (*hook)(t, seconds);
+        } catch (py::error_already_set& e) {
+            try {
+                py::module_::import("logging").attr("getLogger")("unpy").attr("warning")(
+                    std::string("GPU decision's timing failed: ") + e.what());
+            } catch (...) {
+            }
+        }
+    }
+};
+
 inline py::object gpu_hook(const char* module, const char* function, int nest, py::dict values,
-                           HookSkip& skip, const std::string* key = nullptr) {
+                           HookSkip& skip, const std::string* key = nullptr,
+                           NestTimer* timer = nullptr) {
     try {
         // Leaked on purpose: a static py::object would be destroyed after the interpreter.
         static py::object* hook = new py::object(py::module_::import("jitgpu.hook").attr("run_nest"));
@@ -544,6 +575,10 @@ inline py::object gpu_hook(const char* module, const char* function, int nest, p
         }
         if (PyUnicode_Check(result.ptr())) {     // "refused": the same inputs are refused again
             if (key) skip.set_refused(*key);
+            return py::none();
+        }
+        if (PyLong_CheckExact(result.ptr())) {   // a trial number: run the OpenMP code, timed
+            if (timer) timer->start(result.cast<int64_t>());
             return py::none();
         }
         return result;

@@ -124,3 +124,25 @@ def test_trial_on_numbers():
     assert trial.on_device is True
     trial.record("openmp", 1e-6)                # decided: later numbers change nothing
     assert trial.on_device is True and "measured the device faster" in str(trial)
+
+
+def test_the_log_says_why_with_the_times(gpu, close):
+    import logging
+    close(device_s=2e-3, openmp_s=1e-4)
+    lines = []
+    handler = logging.Handler()
+    handler.emit = lambda record: lines.append(record.getMessage())
+    log = logging.getLogger("unpy")
+    level = log.level
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        for ran_on in ["opencl:", "opencl:", "openmp", "openmp"]:
+            _ran(gpu, 29, ran_on)
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+    assert any("ran on opencl:" in l and "close call, measuring" in l for l in lines), lines
+    assert any(l.startswith("OpenMP call timed at") for l in lines), lines
+    assert "measured OpenMP faster: 2.000 ms on the device" in lines[-1], lines
+    assert "vs 0.100 ms with OpenMP" in lines[-1] and "estimated" in lines[-1]

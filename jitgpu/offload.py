@@ -53,11 +53,11 @@ class Prepared:
 
 _PREPARED = collections.OrderedDict()     # call key -> Prepared, most recent last
 _PREPARED_KEPT = 32
-_FACTS = {}                               # (device label, UNPY_GPU_MEM_LIMIT) -> DeviceFacts
+_FACTS = {}                               # (device label, UNPY_GPU_MEM_LIMIT, UNPY_PIN) -> facts
 
 
 def device_facts(device) -> DeviceFacts:
-    key = (device.label, os.environ.get("UNPY_GPU_MEM_LIMIT"))
+    key = (device.label, os.environ.get("UNPY_GPU_MEM_LIMIT"), os.environ.get("UNPY_PIN"))
     facts = _FACTS.get(key)
     if facts is None:
         facts = _FACTS[key] = DeviceFacts.of(device)

@@ -37,9 +37,10 @@ CPU_DEVICE_OPS = HOST_OPS_PER_CORE      # an OpenCL CPU device (PoCL) is no fast
 # call at the dev sizes through NVIDIA's OpenCL on an H100 (bench/results/gpu-h100.md, column
 # split 'other'; the small nests took 0.8-1.0 ms in all).
 LAUNCH_OVERHEAD = 1e-3
-# Copies go through pinned staging: measured on the H200, a staged copy of a NumPy array runs at
-# 20-24 GB/s where the pinned DMA alone runs at 55 GB/s (gpurts's bandwidth measure). Copies
-# straight from pinned user memory make this 1; until then the measured close calls cover it.
+# Copies of small arrays go through pinned staging: measured on the H200, a staged copy of a
+# NumPy array runs at 20-24 GB/s where the pinned DMA alone runs at 55 GB/s (gpurts's bandwidth
+# measure). Large arrays are pinned in place where the device pins (gpurts/pins.py): their
+# copies run at the measured bandwidth (DeviceFacts.pins_from).
 STAGING_SLOWDOWN = 2.5
 OPT_LEVELS = ("none", "load", "unroll", "all")
 
@@ -53,11 +54,15 @@ class DeviceFacts:
     max_alloc: int          # bytes of the largest buffer
     h2d: float              # measured bytes per second through pinned memory
     d2h: float
+    pins_from: Optional[int] = None   # copies of this many bytes and more go straight from
+                                      # pinned NumPy memory (gpurts.pins); None: all staged
 
     @classmethod
     def of(cls, device) -> "DeviceFacts":
+        from gpurts.pins import PIN_MIN_BYTES, pinning_on
         h2d, d2h = device.measured_bandwidth()
-        return cls(device.label, device.is_gpu, mem_limit(device), device.max_alloc, h2d, d2h)
+        return cls(device.label, device.is_gpu, mem_limit(device), device.max_alloc, h2d, d2h,
+                   PIN_MIN_BYTES if pinning_on(device) else None)
 
 
 def mem_limit(device) -> int:
@@ -172,8 +177,10 @@ def estimate(instance: NestInstance, parts, facts: DeviceFacts) -> Estimate:
     moved = sum(g.device_elems * g.itemsize * (g.copy_in + g.copy_back)
                 for p in parts for g in p.transfers.groups)
     rate = GPU_OPS if facts.is_gpu else CPU_DEVICE_OPS
-    device = (moved * STAGING_SLOWDOWN / min(facts.h2d, facts.d2h) + work / rate
-              + LAUNCH_OVERHEAD * len(parts))
+    # Roughly: a call moving megabytes moves them mostly from large (pinned) arrays.
+    pinned = facts.pins_from is not None and moved >= facts.pins_from
+    device = (moved * (1.0 if pinned else STAGING_SLOWDOWN) / min(facts.h2d, facts.d2h)
+              + work / rate + LAUNCH_OVERHEAD * len(parts))
     return Estimate(device, host, moved)
 
 

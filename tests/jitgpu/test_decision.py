@@ -146,3 +146,22 @@ def test_the_log_says_why_with_the_times(gpu, close):
     assert any(l.startswith("OpenMP call timed at") for l in lines), lines
     assert "measured OpenMP faster: 2.000 ms on the device" in lines[-1], lines
     assert "vs 0.100 ms with OpenMP" in lines[-1] and "estimated" in lines[-1]
+
+
+def test_pinned_copies_count_at_the_bandwidth(gpu):
+    """Megabytes moved on a device that pins NumPy memory cost bytes / bandwidth; staged ones
+    STAGING_SLOWDOWN times that."""
+    import dataclasses
+    from jitgpu import plan as planning
+    from jitgpu.nest import instantiate, load_nest
+    staged = planning.DeviceFacts("opencl:test", True, 1 << 30, 1 << 28, 50e9, 50e9)
+    pinned = dataclasses.replace(staged, pins_from=1 << 20)
+    values = {"x": np.ones(1 << 18), "y": np.zeros(1 << 18), "alpha": 2.0}   # 6 MiB moved
+    instance = instantiate(load_nest("gpu_kernels", "axpy", 0), values)
+    times = {}
+    for name, facts in (("staged", staged), ("pinned", pinned)):
+        p = planning.plan_call(instance, values, facts)
+        times[name] = p.estimate.device_s
+    copies = 3 * 8 * (1 << 18) / 50e9
+    assert times["staged"] - times["pinned"] == pytest.approx(
+        copies * (planning.STAGING_SLOWDOWN - 1), rel=1e-6)

@@ -501,7 +501,8 @@ struct HookSkip {
     // The switches a refusal depends on besides the inputs.
     static std::string switches() {
         std::string all;
-        for (const char* name : {"UNPY_DEVICE", "UNPY_FORCE_GPU", "UNPY_GPU_MEM_LIMIT", "UNPY_GPU_OPT"}) {
+        for (const char* name : {"UNPY_DEVICE", "UNPY_FORCE_GPU", "UNPY_GPU_MEM_LIMIT", "UNPY_GPU_OPT",
+                                 "UNPY_PIN"}) {
             const char* value = std::getenv(name);
             all += value ? value : "";
             all += '\x1f';

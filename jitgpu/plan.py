@@ -71,10 +71,12 @@ def mem_limit(device) -> int:
     return min(int(limit), device_limit) if limit else device_limit
 
 
-# Measured on an H100 (bench/results/gpu-h100.md, 2026-11-22): `unroll` is the fastest level
-# or within noise of it on mmult, syrk and syr2k and beats `none` on every example; `all` adds
-# vector loads, which win on nbody but lose 15-30 % on mmult and syr2k.
-DEFAULT_OPT = "unroll"
+# Measured on an H100 (bench gpu_variants, 2026-11-23, kernel ms at n=2048): `all`, with
+# register_tiles and local tiles of up to 44 KiB, beats `unroll` 2.5-3.4x on mmult, syrk and
+# syr2k (mmult f32 0.84 vs 2.83, f64 2.37 vs 6.05; syrk f32 0.90 vs 2.39, f64 1.08 vs 3.55;
+# syr2k f32 2.01 vs 5.60, f64 2.29 vs 7.38), and is as fast or faster at n=256 on every
+# example but nbody f32 (0.37 vs 0.33 ms a call).
+DEFAULT_OPT = "all"
 
 
 def opt_level() -> str:

@@ -64,7 +64,7 @@ def test_refusals(gpu):
 def test_opt_level_default_and_unknown_values(monkeypatch):
     from jitgpu.plan import DEFAULT_OPT, opt_level
     monkeypatch.delenv("UNPY_GPU_OPT", raising=False)
-    assert opt_level() == DEFAULT_OPT == "unroll"
+    assert opt_level() == DEFAULT_OPT == "all"
     monkeypatch.setenv("UNPY_GPU_OPT", " ALL ")
     assert opt_level() == "all"
     monkeypatch.setenv("UNPY_GPU_OPT", "fastest")

@@ -1,5 +1,5 @@
-"""Lime's memory spaces on Oclgrind at the default level (UNPY_GPU_OPT=unroll): cp's atoms as
-aligned float4 loads from __constant memory and the kernels of
+"""Lime's memory spaces on Oclgrind at UNPY_GPU_OPT=unroll (at `all`, cp's atoms go to local
+tiles): cp's atoms as aligned float4 loads from __constant memory and the kernels of
 tests/jitgpu/loopopt/space_kernels.py (aligned, unaligned, mirrored structures) read only
 elements the naive kernel reads, and the results match the interpreter."""
 from pathlib import Path
@@ -22,7 +22,8 @@ def spaces(tmp_path_factory):
 
 
 @pytest.mark.parametrize("n", [35, 83])      # 2 and 5 atoms
-def test_cp_at_the_default_level(memcheck, example, oclgrind_env, n):
+def test_cp_at_the_unroll_level(memcheck, example, oclgrind_env, n):
+    oclgrind_env.setenv("UNPY_GPU_OPT", "unroll")
     (case,) = _harness.interpreted("cp").CASES
     report = memcheck.check(example("cp"), case.func, *case.args(n), rtol=case.rtol)
     reason = report.nests[0].reason

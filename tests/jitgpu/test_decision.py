@@ -40,6 +40,7 @@ def test_close_call_kept_on_openmp_when_measured_faster(gpu, close):
     close(device_s=1e-3, openmp_s=1e-4)
     _ran(gpu, 23, "opencl:", "close call, measuring")   # builds: not counted
     _ran(gpu, 23, "opencl:", "close call, measuring")   # counted
+    _ran(gpu, 23, "openmp", "close call, measuring")    # OpenMP's first: not counted either
     _ran(gpu, 23, "openmp", "close call, measuring")    # timed by the compiled caller
     # 10x apart after one call each: decided, and every later layout of these shapes stays
     _, report = _ran(gpu, 23, "openmp", "measured OpenMP faster: 1.000 ms on the device")
@@ -52,7 +53,7 @@ def test_close_call_kept_on_openmp_when_measured_faster(gpu, close):
 
 def test_close_call_kept_on_the_device_when_measured_faster(gpu, close):
     close(device_s=1e-4, openmp_s=1e-3)
-    sides = ["opencl:", "opencl:", "openmp"]
+    sides = ["opencl:", "opencl:", "openmp", "openmp"]
     for ran_on in sides:
         _ran(gpu, 25, ran_on, "close call, measuring")
     for _ in range(3):
@@ -62,7 +63,7 @@ def test_close_call_kept_on_the_device_when_measured_faster(gpu, close):
 
 def test_close_times_take_two_calls_of_each(gpu, close):
     close(device_s=1.0e-3, openmp_s=0.9e-3)
-    for ran_on in ["opencl:", "opencl:", "openmp", "opencl:", "openmp"]:
+    for ran_on in ["opencl:", "opencl:", "openmp", "openmp", "opencl:", "openmp"]:
         _ran(gpu, 26, ran_on, "close call, measuring")
     _ran(gpu, 26, "openmp", "measured OpenMP faster: 1.000 ms on the device (2 call(s)) vs "
          "0.900 ms with OpenMP (2 call(s))")
@@ -71,7 +72,7 @@ def test_close_times_take_two_calls_of_each(gpu, close):
 def test_measured_openmp_skips_the_hook_for_the_same_inputs(gpu, close):
     close(device_s=1e-3, openmp_s=1e-5)
     a, b, c = _matmul_args(27)
-    for _ in range(4):
+    for _ in range(5):
         gpu.compiled.matmul(a, b, c)
     assert "measured OpenMP faster" in gpu.explain("matmul").nests[0].reason
     from jitgpu import report
@@ -117,6 +118,8 @@ def test_trial_on_numbers():
     assert trial.device_s == [] and not trial.wants_openmp()
     trial.record("device", 2e-3)
     assert trial.wants_openmp()
+    trial.record("openmp", 9.0)                 # OpenMP's warm-up call
+    assert trial.openmp_s == [] and trial.wants_openmp()
     trial.record("openmp", 1.5e-3)
     assert trial.on_device is None and not trial.wants_openmp()
     trial.record("device", 1e-3)                # a busy spell before does not count
@@ -137,7 +140,7 @@ def test_the_log_says_why_with_the_times(gpu, close):
     log.addHandler(handler)
     log.setLevel(logging.INFO)
     try:
-        for ran_on in ["opencl:", "opencl:", "openmp", "openmp"]:
+        for ran_on in ["opencl:", "opencl:", "openmp", "openmp", "openmp"]:
             _ran(gpu, 29, ran_on)
     finally:
         log.removeHandler(handler)

@@ -26,24 +26,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "bench")]
 
 import _harness  # noqa: E402
 from cpu import KERNELS, unpy_module  # noqa: E402
-from gpu import AUTO, Runner, measure, ms, set_switches  # noqa: E402
+from gpu import AUTO, measure, ms, set_switches, switched_runner  # noqa: E402
 
 from jitgpu import decide, offload  # noqa: E402
 
 WITHIN = 1.05
-
-
-def column(module, case, args, settings):
-    """A Runner of the compiled function under exactly `settings` of the UNPY_* switches."""
-    import unpython
-    func = getattr(module, case.func)
-    call, output = _harness.timed_caller(case, func, args)
-
-    def run():
-        set_switches(settings)
-        return call()
-    return Runner(run, lambda: output, lambda: unpython.explain(func).nests[0],
-                  on_device="UNPY_FORCE_GPU" in settings)
 
 
 def row(module, case, n, device, repeat) -> str:
@@ -56,7 +43,8 @@ def row(module, case, n, device, repeat) -> str:
         if name == AUTO:
             decide.forget()
             offload._PREPARED.clear()
-        runner = column(module, case, args, settings)
+        runner = switched_runner(module, case, args, settings,
+                                 on_device="UNPY_FORCE_GPU" in settings)
         results[name] = measure(runner, want, case.rtol, repeat)
     omp, gpu, auto = (results[k] for k in ("OpenMP", "GPU", AUTO))
     last = runner.nest()        # where the last automatic call ran, and why

@@ -158,16 +158,20 @@ def unpy_column(module, column, device):
         settings = {"UNPY_DEVICE": device, "UNPY_FORCE_GPU": "1",
                     "UNPY_GPU_OPT": column.rsplit(" ", 1)[1]}
 
-    def make(case, args):
-        func = getattr(module, case.func)
-        call, output = _harness.timed_caller(case, func, args)
+    return lambda case, args: switched_runner(module, case, args, settings,
+                                              on_device=column in GPU_COLUMNS)
 
-        def run():
-            set_switches(settings)
-            return call()
-        return Runner(run, lambda: output, lambda: unpython.explain(func).nests[0],
-                      on_device=column in GPU_COLUMNS)
-    return make
+
+def switched_runner(module, case, args, settings, on_device: bool) -> "Runner":
+    """A Runner of the compiled example function under exactly `settings` of the switches."""
+    func = getattr(module, case.func)
+    call, output = _harness.timed_caller(case, func, args)
+
+    def run():
+        set_switches(settings)
+        return call()
+    return Runner(run, lambda: output, lambda: unpython.explain(func).nests[0],
+                  on_device=on_device)
 
 
 def numba_cuda_column(kernel_of=lambda kernels, case: kernels.kernel(case)):

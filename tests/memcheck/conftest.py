@@ -68,6 +68,14 @@ def gpu(tmp_path_factory) -> GpuPair:
 
 
 @pytest.fixture(scope="session")
+def tiles(tmp_path_factory) -> GpuPair:
+    """tests/jitgpu/loopopt/tile_kernels.py, compiled and interpreted."""
+    from modulepair import gpu_pair
+    return gpu_pair(JITGPU_TESTS / "loopopt" / "tile_kernels.py",
+                    tmp_path_factory.mktemp("build-tile_kernels"))
+
+
+@pytest.fixture(scope="session")
 def example(tmp_path_factory):
     """example(kernel) -> examples/<kernel>.py compiled and interpreted (built once)."""
     import _harness

@@ -9,8 +9,6 @@ import os
 import numpy as np
 import pytest
 
-from gpucheck import HERE as JITGPU_TESTS
-from modulepair import gpu_pair
 from oclgrind import invalid_accesses
 from unpy import ir
 
@@ -22,12 +20,6 @@ RNG = np.random.default_rng(13)
 
 def rand(*shape, dtype=np.float64):
     return RNG.uniform(-2, 2, shape).astype(dtype)
-
-
-@pytest.fixture(scope="module")
-def tiles(tmp_path_factory):
-    return gpu_pair(JITGPU_TESTS / "loopopt" / "tile_kernels.py",
-                    tmp_path_factory.mktemp("build-tile_kernels"))
 
 
 @pytest.fixture

@@ -6,9 +6,6 @@ interpreter does and read no memory nothing wrote."""
 import numpy as np
 import pytest
 
-from gpucheck import HERE as JITGPU_TESTS
-from modulepair import gpu_pair
-
 pytestmark = pytest.mark.memcheck
 
 F = np.float32
@@ -17,12 +14,6 @@ RNG = np.random.default_rng(29)
 
 def rand(*shape, dtype=np.float64):
     return RNG.uniform(-2, 2, shape).astype(dtype)
-
-
-@pytest.fixture(scope="module")
-def tiles(tmp_path_factory):
-    return gpu_pair(JITGPU_TESTS / "loopopt" / "tile_kernels.py",
-                    tmp_path_factory.mktemp("build-tile_kernels"))
 
 
 CASES = {

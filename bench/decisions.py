@@ -24,7 +24,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "bench")]
 
-import _harness  # noqa: E402
 from cpu import KERNELS, unpy_module  # noqa: E402
 from gpu import AUTO, measure, ms, set_switches, switched_runner  # noqa: E402
 

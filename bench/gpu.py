@@ -302,6 +302,28 @@ def ratio(row, numerator, denominator=UNPY):
     return f"{top['median'] / bottom['median']:.3g}"
 
 
+def time_tables(rows, columns, ratios, lead, first_title, denominator=UNPY) -> list:
+    """The lines of the median-times table (with `ratios`: [(numerator column, title)] over
+    `denominator`) and of the first-call table titled `first_title`; `lead`: [(title, row
+    key)] of the columns before the times."""
+    titles = " | ".join(title for title, _ in lead)
+    align = "|---|" + "---:|" * (len(lead) - 1)
+
+    def start(r):
+        return "| " + " | ".join(str(r[key]) for _, key in lead) + " | "
+    lines = ["## Median times (ms)", "",
+             f"| {titles} | " + " | ".join(columns) + " | "
+             + " | ".join(name for _, name in ratios) + " |",
+             align + "---:|" * (len(columns) + len(ratios))]
+    lines += [start(r) + " | ".join(cell(r, c) for c in columns) + " | "
+              + " | ".join(ratio(r, c, denominator) for c, _ in ratios) + " |" for r in rows]
+    lines += ["", f"## {first_title}", "", f"| {titles} | " + " | ".join(columns) + " |",
+              align + "---:|" * len(columns)]
+    lines += [start(r) + " | ".join(cell(r, c, first=True) for c in columns) + " |"
+              for r in rows]
+    return lines
+
+
 def machine_lines(rows, header) -> list:
     """The table's first lines: dates, host, OpenMP threads, devices and versions."""
     threads = os.environ.get("OMP_NUM_THREADS", "all of them")
@@ -323,20 +345,8 @@ def write_markdown(path, rows, machine, header):
              "UNPY_FORCE_GPU, UNPY_GPU_OPT unset, where it ran in brackets; Numba CUDA: naive "
              "`@cuda.jit` kernels (bench/numba_cuda_kernels.py), to_device + kernel + "
              "copy_to_host", "",
-             "## Median times (ms)", "",
-             "| kernel | n | " + " | ".join(COLUMNS) + " | "
-             + " | ".join(name for _, name in RATIOS) + " |",
-             "|---|---:|" + "---:|" * (len(COLUMNS) + len(RATIOS))]
-    for r in rows:
-        lines.append(f"| {r['case']} | {r['n']} | "
-                     + " | ".join(cell(r, c) for c in COLUMNS) + " | "
-                     + " | ".join(ratio(r, column) for column, _ in RATIOS) + " |")
-    lines += ["", "## First calls (ms; OpenCL build or cache hit, Numba compilation)", "",
-              "| kernel | n | " + " | ".join(COLUMNS) + " |",
-              "|---|---:|" + "---:|" * len(COLUMNS)]
-    for r in rows:
-        lines.append(f"| {r['case']} | {r['n']} | "
-                     + " | ".join(cell(r, c, first=True) for c in COLUMNS) + " |")
+             *time_tables(rows, COLUMNS, RATIOS, [("kernel", "case"), ("n", "n")],
+                          "First calls (ms; OpenCL build or cache hit, Numba compilation)")]
     lines += ["", "## Time split of the unpy calls on the device (ms, median of each part over "
               "the timed calls; other = the rest of the median call, host work)", "",
               "| kernel | n | column | first-call build | " + " | ".join(SPLIT)

@@ -42,7 +42,7 @@ import _harness  # noqa: E402
 import unpython  # noqa: E402
 from cpu import cpu_model, unpy_module  # noqa: E402
 from gpu import (Result, Runner, cuda_device_name, machine_lines, measure, ms,  # noqa: E402
-                 numba_cuda_column, set_switches, versions, why)
+                 numba_cuda_column, set_switches, time_tables, versions, why)
 
 BEFORE, AFTER, OPENMP, AUTO, NUMBA = ("unpy GPU, residency off", "unpy GPU", "OpenMP",
                                       "unpy auto", "Numba CUDA")
@@ -104,23 +104,6 @@ def run(case, func, n, steps, repeat, device) -> dict:
     return row
 
 
-def ratio(row, numerator, denominator=AFTER) -> str:
-    top, bottom = row["columns"][numerator], row["columns"][denominator]
-    if not (top["ok"] and bottom["ok"]):
-        return "—"
-    return f"{top['median'] / bottom['median']:.3g}"
-
-
-def cell(row, column, first=False) -> str:
-    result = row["columns"][column]
-    if not result["ok"]:
-        return "WRONG" if result["reason"] == "WRONG result" else "—"
-    text = ms(result["first"] if first else result["median"])
-    if column == AUTO and not first:
-        text += " (GPU)" if result["ran_on"].startswith("opencl") else f" ({result['ran_on']})"
-    return text
-
-
 def write_markdown(path, rows, machine, header):
     lines = [f"# Residency: jacobi-2d time stepping on {machine}", "",
              *machine_lines(rows, header),
@@ -130,19 +113,8 @@ def write_markdown(path, rows, machine, header):
              f"- {BEFORE}: UNPY_FORCE_GPU=1 UNPY_RESIDENT=0; {AFTER}: UNPY_FORCE_GPU=1; "
              f"{AUTO}: no UNPY_FORCE_GPU; {NUMBA}: bench/numba_cuda_kernels.py jacobi2d "
              "(to_device once, T steps of two naive kernels, copy_to_host once per array)", "",
-             "## Median times (ms)", "",
-             "| kernel | n | T | " + " | ".join(COLUMNS) + " | "
-             + " | ".join(name for _, name in RATIOS) + " |",
-             "|---|---:|---:|" + "---:|" * (len(COLUMNS) + len(RATIOS))]
-    for r in rows:
-        lines.append(f"| {r['case']} | {r['n']} | {r['steps']} | "
-                     + " | ".join(cell(r, c) for c in COLUMNS) + " | "
-                     + " | ".join(ratio(r, column) for column, _ in RATIOS) + " |")
-    lines += ["", "## First calls (ms)", "", "| kernel | n | T | " + " | ".join(COLUMNS) + " |",
-              "|---|---:|---:|" + "---:|" * len(COLUMNS)]
-    for r in rows:
-        lines.append(f"| {r['case']} | {r['n']} | {r['steps']} | "
-                     + " | ".join(cell(r, c, first=True) for c in COLUMNS) + " |")
+             *time_tables(rows, COLUMNS, RATIOS, [("kernel", "case"), ("n", "n"),
+                                                  ("T", "steps")], "First calls (ms)", AFTER)]
     lines += ["", "## Copies per array of the last call (unpython.explain)", ""]
     for r in rows:
         for column in (BEFORE, AFTER, AUTO):

@@ -101,10 +101,6 @@ class LazyStaging:
         self.itemsize = self.dtype.itemsize
         self._array = None
 
-    @property
-    def taken(self) -> bool:
-        return self._array is not None
-
     def __getitem__(self, key) -> np.ndarray:
         if self._array is None:
             self._array = self.pool.take(self.nbytes, self.dtype)

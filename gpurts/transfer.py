@@ -167,6 +167,12 @@ class Transfers:
         path = self._copy_path(owner, box, small_straight, itemsize)
         if path == "staged":
             return None
+        return self._copy_by(path, owner, box, buffer, offset_bytes, timings, to_device,
+                             is_blocking, itemsize)
+
+    def _copy_by(self, path: str, owner: np.ndarray, box: Box, buffer, offset_bytes: int,
+                 timings, to_device: bool, is_blocking, itemsize: int):
+        """The straight copy of a box whose path (`_copy_path`) is 'plain' or 'rect'."""
         if path == "rect":
             if to_device:
                 return self.copy_rect_to_device(owner, box, buffer, offset_bytes,
@@ -275,9 +281,10 @@ class Transfers:
                 require_writable(owner)
                 source_owner, box = owner, source
                 view = box_view(owner, box, staging.dtype)
-            if self._copy_path(source_owner, box, False, itemsize) != "staged":
-                writes.append((DeviceRange(self, buffer, offset * itemsize, source_owner, box,
-                                           itemsize, timings), view))
+            path = self._copy_path(source_owner, box, False, itemsize)
+            if path != "staged":
+                writes.append((DeviceRange(self, path, buffer, offset * itemsize, source_owner,
+                                           box, itemsize, timings), view))
             else:
                 staged = True
                 writes.append((staging[offset:offset + view.size], view))
@@ -322,6 +329,7 @@ class DeviceRange:
     """Packed data at `offset_bytes` of a device buffer that goes straight into a box of the
     owner's memory (see `Transfers.copy_back_writes`)."""
     transfers: Transfers
+    path: str                 # 'plain' or 'rect' (`Transfers._copy_path`)
     buffer: object
     offset_bytes: int
     owner: np.ndarray
@@ -331,9 +339,9 @@ class DeviceRange:
 
     def copy(self):
         """Enqueue the copy; returns its event."""
-        return self.transfers._straight(self.owner, self.box, self.buffer, self.offset_bytes,
-                                        self.timings, to_device=False, small_straight=False,
-                                        itemsize=self.itemsize)
+        return self.transfers._copy_by(self.path, self.owner, self.box, self.buffer,
+                                       self.offset_bytes, self.timings, False, False,
+                                       self.itemsize)
 
 
 def write_back(writes, undo=None) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from jitgpu.lmad import Access, AffineForm, LoopDim
 from unpy import ir
-from unpy.typeinfer.reductions import reads_of, walk_exprs, walk_stmts
+from unpy.typeinfer.reductions import escapes, reads_of, walk_exprs, walk_stmts
 
 
 class NotOffloadable(Exception):
@@ -275,7 +275,7 @@ def instantiate(nest: ir.Nest, env: dict) -> NestInstance:
     # parallel body itself, no level has a guard and no `continue` can skip it: then a group
     # written only that way need not be copied in (lmad decides).
     every_iteration = set()
-    if not guarded and not _may_continue(inner_body):
+    if not guarded and not escapes(inner_body, ir.Continue):
         every_iteration = {s.target.aid for s in inner_body
                            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)}
     found = []
@@ -287,16 +287,6 @@ def instantiate(nest: ir.Nest, env: dict) -> NestInstance:
         found.append((e, Access(e.aid, e.array.id, indices, read=not written, write=written,
                                 unconditional=e.aid in every_iteration)))
     return NestInstance(nest, levels, guarded, boxes, found, trips)
-
-
-def _may_continue(body):
-    """Whether a `continue` of the body itself (not of an inner loop) exists."""
-    for s in body:
-        if isinstance(s, ir.Continue):
-            return True
-        if isinstance(s, ir.If) and (_may_continue(s.body) or _may_continue(s.orelse)):
-            return True
-    return False
 
 
 def live_exprs(body, boxes):

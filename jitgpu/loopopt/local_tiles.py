@@ -144,7 +144,7 @@ class _Tiles:
             return False
         if not set(reads_of(bounds)) <= self.free - self.assigned:
             return False
-        return s.var not in assigned_names(s.body) and not _breaks(s.body)
+        return s.var not in assigned_names(s.body) and not escapes(s.body, ir.Break)
 
     def family(self, index, var):
         """(key of the tile, copy) for a device index tiled in the loop over `var`, or None."""
@@ -307,13 +307,3 @@ class _Tiles:
                 self.taken.discard(t.name)
             columns //= 2
         return None
-
-
-def _breaks(body) -> bool:
-    """Whether `body` breaks out of its loop (a `break` not inside a loop of its own)."""
-    for s in body:
-        if isinstance(s, ir.Break):
-            return True
-        if isinstance(s, ir.If) and (_breaks(s.body) or _breaks(s.orelse)):
-            return True
-    return False

@@ -6,6 +6,7 @@ import dataclasses
 from jitgpu.nest import ArrayAccess
 from unpy import ir
 from unpy.ir import Scalar
+from unpy.typeinfer.reductions import escapes, walk_stmts  # escapes: the passes import it here
 
 SKIPPED = ("type", "loc", "reductions")
 
@@ -50,18 +51,7 @@ def accesses_of(node):
 
 def has_stmt(body, kinds) -> bool:
     """Whether a statement of one of `kinds` is anywhere in `body`."""
-    from unpy.typeinfer.reductions import walk_stmts
     return any(isinstance(s, kinds) for s in walk_stmts(body))
-
-
-def escapes(body) -> bool:
-    """Whether `body` has a break/continue of its own (not of a loop inside it)."""
-    for s in body:
-        if isinstance(s, (ir.Break, ir.Continue)):
-            return True
-        if isinstance(s, ir.If) and (escapes(s.body) or escapes(s.orelse)):
-            return True
-    return False
 
 
 def fresh(base: str, taken: set) -> str:

@@ -46,7 +46,7 @@ import dataclasses
 
 from unpy import ir
 from unpy.ir import Array
-from unpy.typeinfer.reductions import assigned_names, walk_exprs, walk_stmts
+from unpy.typeinfer.reductions import assigned_names, escapes, walk_exprs, walk_stmts
 
 
 def fuse_function(fn: ir.Function) -> ir.Function:
@@ -327,21 +327,12 @@ def _unfusable(nest: ir.For):
             return f"the nest at line {nest.loc[0]} has a reduction"
         if isinstance(s, ir.Return):
             return f"the nest at line {nest.loc[0]} returns"
-    if _escapes(chain(nest)[-1].body):
+    if escapes(chain(nest)[-1].body):
         return f"the nest at line {nest.loc[0]} leaves an iteration early (break/continue)"
     for e in walk_exprs(nest):
         if isinstance(e, (ir.CallCompiled, ir.AllocArray)):
             return f"the nest at line {nest.loc[0]} calls a compiled function or allocates"
     return None
-
-
-def _escapes(body) -> bool:
-    for s in body:
-        if isinstance(s, (ir.Break, ir.Continue)):
-            return True
-        if isinstance(s, ir.If) and (_escapes(s.body) or _escapes(s.orelse)):
-            return True
-    return False
 
 
 def _stable(e) -> bool:

@@ -43,6 +43,17 @@ def walk_stmts(body):
             yield from walk_stmts(s.orelse)
 
 
+def escapes(body, kinds=(ir.Break, ir.Continue)) -> bool:
+    """Whether `body` has a statement of `kinds` (break, continue) of its own, not of a loop
+    inside it."""
+    for s in body:
+        if isinstance(s, kinds):
+            return True
+        if isinstance(s, ir.If) and (escapes(s.body, kinds) or escapes(s.orelse, kinds)):
+            return True
+    return False
+
+
 def assigned_names(body):
     """Names the statements assign (variables, loop variables and the locals of `NamedExpr`),
     in order, each once."""

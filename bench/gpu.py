@@ -129,6 +129,9 @@ def measure(runner: Runner, want, rtol, repeat) -> Result:
             return result
         if report and report.timings:
             splits.append(report.timings)
+    if runner.nest and report is not None:
+        # Where the timed calls ran: the decision may settle on another side after the first.
+        result.ran_on = report.ran_on or ""
     result.ok, result.median = True, statistics.median(times) if times else first
     if splits:
         result.split = {part: statistics.median(s[part] for s in splits) for part in SPLIT}

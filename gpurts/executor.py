@@ -101,6 +101,16 @@ def _sources(group, values, dtype, recipe):
     return owner, sources
 
 
+def part_sources(part, values, recipe) -> dict:
+    """{group: (owner, sources, itemsize)} of a part's groups, as `run_part` gathers them (a
+    replay record, jitgpu/replay.py, copies the same boxes)."""
+    found = {}
+    for k, g in enumerate(part.transfers.groups):
+        dtype = values[g.arrays[0]].dtype
+        found[k] = (*_sources(g, values, dtype, recipe.setdefault(k, {})), dtype.itemsize)
+    return found
+
+
 # A part whose groups take at most this many bytes keeps its staging, device buffers and error
 # flag with its recipe for the next call on the same layout (at most KEPT_KITS sets): taking them
 # from the pools again, and binding the kernel's arguments anew, costs more host time than a
@@ -170,7 +180,22 @@ def keep_kit(kit, part, recipe, resident=False) -> None:
         recipe.pop("bound", None)
 
 
-def _bind_args(cl, cl_kernel, kernel, kit, recipe) -> None:
+def take_bound_kit(recipe):
+    """The kit the last run bound and kept (`keep_kit`), now the caller's own (a replay record,
+    jitgpu/replay.py), or None."""
+    bound = recipe.get("bound")
+    if bound is None:
+        return None
+    try:
+        recipe.get("kits", []).remove(bound[0])
+    except ValueError:       # not kept, or another thread took it
+        return None
+    recipe.pop("bound", None)
+    return bound[0]
+
+
+def bind_args(cl, cl_kernel, kernel, kit, recipe) -> None:
+    """Bind the kernel's arguments to the kit's buffers and the recipe's scalars."""
     if "args" not in recipe:       # the scalars' and longs' values, converted once
         args = {}
         for position, p in enumerate(kernel.params):
@@ -246,7 +271,7 @@ def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None, resi
             now = tuple(kit.buffers.values())
             if bound is None or bound[0] is not kit or bound[1] is not cl_kernel \
                     or any(a is not b for a, b in zip(bound[2], now)):
-                _bind_args(cl, cl_kernel, kernel, kit, recipe)
+                bind_args(cl, cl_kernel, kernel, kit, recipe)
                 recipe["bound"] = (kit, cl_kernel, now)
             event = cl.enqueue_nd_range_kernel(queue, cl_kernel, kernel.global_size,
                                                kernel.local_size)

@@ -62,15 +62,17 @@ class Pins:
     def is_pinned(self, root: np.ndarray) -> bool:
         return byte_bounds(root) in self._pins
 
-    def ensure(self, device, root: np.ndarray, moved_bytes: int) -> bool:
+    def ensure(self, device, root: np.ndarray, moved_bytes: int,
+               min_bytes: int = PIN_MIN_BYTES) -> bool:
         """Whether `root`'s memory is page-locked, pinning it now (through `device`'s context)
-        when pinning is on for the device, the root is large enough, the copy moves enough of
-        it and the budget allows."""
+        when pinning is on for the device, the root is at least `min_bytes`, the copy moves
+        enough of it and the budget allows (a replayed layout, jitgpu/replay.py, may pin
+        smaller roots: it pays the pin once)."""
         key = byte_bounds(root)
         if key in self._pins:
             return True
         size = key[1] - key[0]
-        if (size < PIN_MIN_BYTES or moved_bytes < PIN_MIN_FRACTION * size
+        if (size < min_bytes or moved_bytes < PIN_MIN_FRACTION * size
                 or key in self._refused or not pinning_on(device)):
             return False
         with self._lock:

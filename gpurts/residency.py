@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .epoch import invalidate_replays
 from .staging import LazyStaging
 from .transfer import write_back
 
@@ -160,6 +161,7 @@ class Table:
 
     def _held_changed(self) -> None:
         self._held = tuple((h.lo, h.hi) for h in self.held)
+        invalidate_replays()      # a replayed call would not keep held memory on the device
 
     def _changed(self) -> None:
         self._snapshot = tuple(e.state() for e in self.entries)

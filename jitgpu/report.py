@@ -25,6 +25,14 @@ class NestReport:
     plan: object = None             # the GpuPlan (jitgpu/plan.py, printable) of a nest that ran
     sources: tuple = ()             # the OpenCL source of its kernel(s), one per distinct text
     fused: tuple = ()               # source lines of the nests fused into this one (one kernel)
+    # Of a call that ran on the device: the jitgpu.replay.Record later calls with the same
+    # inputs are replayed from (in C++), or why they are not (a str).
+    replay: object = None
+
+    @property
+    def replayed_calls(self) -> int:
+        """Calls after this one that C++ replayed from its record, with no Python."""
+        return getattr(self.replay, "calls", 0)
 
     @classmethod
     def lazy(cls, nest_id, ran_on, reason, fill, **fields) -> "NestReport":
@@ -48,6 +56,11 @@ class NestReport:
         text = f"nest {self.nest_id}{fused}: {where} — {self.reason}"
         for key, value in self.details.items():
             text += f"\n    {key}: {value}"
+        if isinstance(self.replay, str):
+            text += f"\n    replay: later calls take the Python path ({self.replay})"
+        elif self.replay is not None:
+            text += (f"\n    replay: {self.replayed_calls} later calls replayed from C++ "
+                     f"(no Python)")
         if source and self.plan is not None:
             text += "\n    " + str(self.plan).replace("\n", "\n    ")
         if source and self.sources:

@@ -56,7 +56,8 @@ def test_kernel_flag_is_not_remembered(gpu_checked):
     gpu_checked.check("gather_checked", x, idx, out)
 
 
-def test_repeated_device_calls_reuse_everything(gpu, device):
+def test_repeated_device_calls_reuse_everything(gpu, device, device_env):
+    device_env.setenv("UNPY_REPLAY", "0")     # the Python path's reuse (not C++'s replay)
     x, y = RNG.random(300), RNG.random(300)
     expected = y.copy()
     for _ in range(4):

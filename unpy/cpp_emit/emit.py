@@ -417,8 +417,10 @@ class FunctionEmitter(CExprPrinter):
         """Offer the nest to jitgpu (SPEC section 4); run the OpenMP code unless it is done. The
         call's inputs as bytes (`unpy::HookKey`) go along: the Python side keys its reused
         analysis by them, and a nest whose inputs were refused last time skips the hook (and the
-        GIL) while they come again. Returns the name of the nest's `unpy::NestTimer`, which
-        times the OpenMP code when the hook measures a close call (jitgpu/decide.py)."""
+        GIL) while they come again; a nest without reductions replays a call that ran on the
+        device from the hook's record while they come again (`unpy::Replay`, no GIL). Returns
+        the name of the nest's `unpy::NestTimer`, which times the OpenMP code when the hook
+        measures a close call (jitgpu/decide.py)."""
         done = self.fresh("done")
         self.out(f"bool {done} = false;")
         timer = self.fresh("timer")
@@ -429,13 +431,22 @@ class FunctionEmitter(CExprPrinter):
         names = nest_free_variables(loop, self.fn)
         types = [self.fn.variable_type(name) for name in names]
         keyed = all(isinstance(t, (ir.Array, ir.Scalar)) for t in types)
+        # A keyed nest without reductions may replay a repeated call in C++ (jitgpu/replay.py).
+        replay = self.fresh("replay") if keyed and not loop.reductions else None
+        if replay:
+            self.out(f"static unpy::Replay {replay};")
         self.out(f"if (!omp_in_parallel()) {{")
         self.depth += 1
         if keyed:
             self.out(f"unpy::HookKey {key};")
             for name in names:
                 self.out(f"{key}.add({cname(name)});")
-            self.out(f"if (!{skip}.skips({key}.bytes)) {{")
+            if replay:
+                self.out(f"if ({replay}.run({key}.bytes)) {{")
+                self.out(f"    {done} = true;")
+                self.out(f"}} else if (!{skip}.skips({key}.bytes)) {{")
+            else:
+                self.out(f"if (!{skip}.skips({key}.bytes)) {{")
         else:
             self.out(f"if (!{skip}.active()) {{")
         self.out("    py::gil_scoped_acquire unpy_gil;")
@@ -446,8 +457,9 @@ class FunctionEmitter(CExprPrinter):
                      else f"py::cast({cname(name)})")
             self.out(f'    unpy_values["{name}"] = {value};')
         key_arg = f", &{key}.bytes" if keyed else ", nullptr"
+        replay_arg = f", &{replay}" if replay else ""
         self.out(f'    py::object unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
-                 f'{loop.nest_id}, unpy_values, {skip}{key_arg}, &{timer});')
+                 f'{loop.nest_id}, unpy_values, {skip}{key_arg}, &{timer}{replay_arg});')
         self.out(f"    if (!unpy_result.is_none() && !{split}.take(unpy_result)) {{")
         self.out(f"        {done} = true;")
         for r in loop.reductions:

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -562,14 +563,25 @@ struct NestTimer {
     }
 };
 
+// A repeated call replayed without Python (jitgpu/replay.py); defined after the residency part.
+struct Replay;
+inline std::string replay_switches();
+inline void take_record(Replay& replay, py::object& answer, const std::string& key,
+                        const std::string& switches);
+
 inline py::object gpu_hook(const char* module, const char* function, int nest, py::dict values,
                            HookSkip& skip, const std::string* key = nullptr,
-                           NestTimer* timer = nullptr) {
+                           NestTimer* timer = nullptr, Replay* replay = nullptr) {
     try {
         // Leaked on purpose: a static py::object would be destroyed after the interpreter.
         static py::object* hook = new py::object(py::module_::import("jitgpu.hook").attr("run_nest"));
+        // The switches the answer was made under (read before: the hook reads them too).
+        const std::string switches = replay && key ? replay_switches() : std::string();
         py::object result = key ? (*hook)(module, function, nest, values, py::bytes(*key))
                                 : (*hook)(module, function, nest, values);
+        // Any answer but a record leaves the nest's record stale: the report `explain` shows is
+        // this call's, so a later replay would not be the call it describes.
+        if (replay && key) take_record(*replay, result, *key, switches);
         if (result.ptr() == Py_False) {
             skip.set();
             return py::none();
@@ -764,6 +776,151 @@ struct CallScope {
         PyErr_Restore(type, value, trace);
     }
 };
+
+// --- replaying a repeated GPU call (jitgpu/replay.py) ---------------------------------------
+// After a call ran on the device through Python, the hook's answer may carry a record: the
+// call's OpenCL commands as int64 words (layout: jitgpu/replay.py), in Python memory that the
+// record owns, with the entry points of the libOpenCL that pyopencl loaded. A later call whose
+// inputs (`HookKey`) and switches are the record's runs those commands here, without the GIL,
+// while nothing is on the device (`anything_resident()`) and the replay epoch is the record's.
+// A set error flag or an OpenCL error drops the record (its status word): the call then takes
+// the Python path, which falls back to OpenMP and raises as the interpreter does.
+
+inline std::string replay_switches() {
+    std::string all = HookSkip::switches();
+    for (const char* name : {"UNPY_RESIDENT", "UNPY_REPLAY"}) {
+        const char* value = std::getenv(name);
+        all += value ? value : "";
+        all += '\x1f';
+    }
+    return all;
+}
+
+namespace replay_word {
+enum : int { status, calls, epoch, epoch_address, write, read, launch, finish, queue, op_words,
+             ops };
+enum : int64_t { copy = 1, write_buffer, read_buffer, launch_kernel, finish_queue, flag };
+}  // namespace replay_word
+
+// Runs the ops of `w` (jitgpu.replay.op_words); false on an OpenCL error or a set flag.
+inline bool replay_ops(const int64_t* w) {
+    using Write = int32_t (*)(void*, void*, uint32_t, size_t, size_t, const void*, uint32_t,
+                              const void*, void*);
+    using Read = int32_t (*)(void*, void*, uint32_t, size_t, size_t, void*, uint32_t,
+                             const void*, void*);
+    using Launch = int32_t (*)(void*, void*, uint32_t, const size_t*, const size_t*,
+                               const size_t*, uint32_t, const void*, void*);
+    using Finish = int32_t (*)(void*);
+    namespace r = replay_word;
+    auto write = reinterpret_cast<Write>(w[r::write]);
+    auto read = reinterpret_cast<Read>(w[r::read]);
+    auto launch = reinterpret_cast<Launch>(w[r::launch]);
+    auto finish = reinterpret_cast<Finish>(w[r::finish]);
+    void* queue = reinterpret_cast<void*>(w[r::queue]);
+    const int64_t* op = w + r::ops;
+    const int64_t* end = op + w[r::op_words];
+    auto ptr = [](int64_t v) { return reinterpret_cast<void*>(v); };
+    bool ok = true;
+    while (ok && op < end) {
+        switch (op[0]) {
+        case r::copy:
+            std::memcpy(ptr(op[1]), ptr(op[2]), size_t(op[3]));
+            op += 4;
+            break;
+        case r::write_buffer:
+            ok = write(queue, ptr(op[1]), 0, size_t(op[2]), size_t(op[3]), ptr(op[4]), 0,
+                       nullptr, nullptr) == 0;
+            op += 5;
+            break;
+        case r::read_buffer:
+            ok = read(queue, ptr(op[1]), 0, size_t(op[2]), size_t(op[3]), ptr(op[4]), 0,
+                      nullptr, nullptr) == 0;
+            op += 5;
+            break;
+        case r::launch_kernel: {
+            size_t global[3], local[3];
+            for (int d = 0; d < 3; ++d) {
+                global[d] = size_t(op[3 + d]);
+                local[d] = size_t(op[6 + d]);
+            }
+            ok = launch(queue, ptr(op[1]), uint32_t(op[2]), nullptr, global, local, 0, nullptr,
+                        nullptr) == 0;
+            op += 9;
+            break;
+        }
+        case r::finish_queue:
+            ok = finish(queue) == 0;
+            op += 1;
+            break;
+        case r::flag:
+            ok = *static_cast<const int32_t*>(ptr(op[1])) == 0;
+            op += 2;
+            break;
+        default:
+            ok = false;
+        }
+    }
+    if (!ok) finish(queue);   // nothing of the dropped call stays in flight
+    return ok;
+}
+
+// One per nest (static): the last record the hook answered, and the inputs it was made for.
+struct Replay {
+    std::mutex mutex;               // a busy replay sends the other callers to Python
+    PyObject* record = nullptr;     // owned: keeps every object the words name alive
+    int64_t* words = nullptr;       // null once dropped
+    std::string key, switches;
+    std::atomic<bool> stale{false}; // the hook answered a later call without this record
+
+    // Without the GIL: whether this call of the nest ran from the record.
+    bool run(const std::string& call_key) {
+        namespace r = replay_word;
+        std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
+        if (!lock.owns_lock() || !words) return false;
+        if (stale.load(std::memory_order_acquire)) {
+            words = nullptr;
+            return false;
+        }
+        const int64_t* epoch = reinterpret_cast<const int64_t*>(words[r::epoch_address]);
+        if (__atomic_load_n(&words[r::status], __ATOMIC_ACQUIRE) != 0 || call_key != key ||
+            anything_resident() || __atomic_load_n(epoch, __ATOMIC_ACQUIRE) != words[r::epoch] ||
+            replay_switches() != switches)
+            return false;
+        if (!replay_ops(words)) {
+            __atomic_store_n(&words[r::status], 1, __ATOMIC_RELEASE);
+            words = nullptr;
+            return false;
+        }
+        __atomic_add_fetch(&words[r::calls], 1, __ATOMIC_RELAXED);
+        return true;
+    }
+};
+
+// With the GIL, after the hook answered: its record (taken out of the answer) becomes the
+// nest's; without one, the nest's record is stale.
+inline void take_record(Replay& replay, py::object& answer, const std::string& key,
+                        const std::string& switches) {
+    PyObject* found = PyDict_Check(answer.ptr())
+                          ? PyDict_GetItemString(answer.ptr(), "__unpy_replay__")   // borrowed
+                          : nullptr;
+    std::unique_lock<std::mutex> lock(replay.mutex, std::try_to_lock);
+    if (!found || !lock.owns_lock()) {    // (replaying: the next answer brings it again)
+        replay.stale.store(true, std::memory_order_release);
+        if (found) PyDict_DelItemString(answer.ptr(), "__unpy_replay__");
+        return;
+    }
+    py::object record = py::reinterpret_borrow<py::object>(found);
+    PyDict_DelItemString(answer.ptr(), "__unpy_replay__");
+    replay.stale.store(false, std::memory_order_release);
+    if (replay.record == record.ptr() && replay.words) return;
+    int64_t* words = reinterpret_cast<int64_t*>(record.attr("address").cast<intptr_t>());
+    PyObject* old = replay.record;
+    replay.record = record.release().ptr();
+    replay.words = words;
+    replay.key = key;
+    replay.switches = switches;
+    Py_XDECREF(old);
+}
 
 // --- the drop-in module ----------------------------------------------------------------------
 // Runs the module's own source in the extension module's namespace. `__unpy_compiled__` holds the

@@ -1,0 +1,284 @@
+"""Replaying a repeated device call from C++, without Python (issue 7, section 3).
+
+Python decides a call once; when its answer can only be the same for a later call with the
+same inputs (array addresses, shapes, strides, scalars: `unpy::HookKey`) and switches, the
+hook's answer carries a `Record` under `RECORD_KEY`, and the compiled caller (`unpy::Replay`)
+runs later such calls from it, without the GIL: the record is the call's OpenCL commands as a
+flat int64 list, with the entry points of the libOpenCL that pyopencl loaded.
+
+    refusal (pure: why a call is not replayable) -> copies (pure: each copy one contiguous
+      host range <-> one device buffer range) -> op_words (pure: the op list) -> record
+      (takes the part's kit, binds a kernel of its own, keeps every object the words name)
+
+A record owns its kit (staging, device buffers, error flag) and kernel, so no Python-path call
+of the same layout touches them while C++ may replay; its kits stay under REPLAY_BYTES in all.
+The compiled caller replays only while nothing is on the device (`anything_resident()`) and
+the epoch (`gpurts.epoch.REPLAY_EPOCH`) is the record's: `unpython.resident` and `forget`
+bump it. `UNPY_REPLAY=0` turns replaying off. A set error flag or any OpenCL error drops the record (its status word) and the call
+takes the Python path, which falls back to OpenMP and raises as the interpreter does.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpurts.boxes import Box, is_packed, memory_root
+from gpurts.epoch import REPLAY_EPOCH, invalidate_replays
+from gpurts.executor import bind_args, part_sources, take_bound_kit
+from gpurts.opencl import load_opencl
+from gpurts.pins import PINS
+
+# The key of the record in the hook's answer (the reductions dict; see SCOPE_KEY in offload.py).
+RECORD_KEY = "__unpy_replay__"
+
+# The words of a record before its ops (unpy::Replay in unpy_runtime.hpp reads them so).
+STATUS, CALLS, EPOCH, EPOCH_ADDRESS, WRITE, READ, LAUNCH, FINISH, QUEUE, OP_WORDS = range(10)
+HEADER = 10
+# Ops: COPY dst src bytes | WRITE buffer offset bytes host | READ buffer offset bytes host |
+# LAUNCH kernel dims g0 g1 g2 l0 l1 l2 | FINISH | FLAG host int32 (set: drop the record).
+OP_COPY, OP_WRITE, OP_READ, OP_LAUNCH, OP_FINISH, OP_FLAG = range(1, 7)
+
+# Kits held by records, in all: an eighth of device memory (of the smallest device seen).
+_held = {"bytes": 0}
+_lock = threading.Lock()
+
+
+def replay_budget(device) -> int:
+    return int(device.cl_device.global_mem_size) // 8
+
+
+def replay_pin_bytes() -> int:
+    """Roots of at least this many bytes that a replayed layout would stage are pinned
+    instead, so that a repeated call copies them straight (`UNPY_REPLAY_PIN_BYTES`; 0, the
+    default: as every call, `gpurts.pins.PIN_MIN_BYTES`)."""
+    try:
+        return int(os.environ.get("UNPY_REPLAY_PIN_BYTES", "0")) or 0
+    except ValueError:
+        return 0
+
+
+def forget() -> None:
+    """Every record stops replaying (tests, benchmarks; after `jitgpu.decide.forget`)."""
+    invalidate_replays()
+
+
+def refusal(plan, applied_plan, trial, keep: bool, kernel, logging_every_call: bool,
+            keyed: bool) -> str | None:
+    """Why a call that ran on the device is not replayed from C++, or None."""
+    if os.environ.get("UNPY_REPLAY", "1") == "0":
+        return "UNPY_REPLAY=0"
+    if not keyed:
+        return "the compiled caller gives no key of its inputs"
+    if logging_every_call:
+        return "UNPY_LOG=info logs every call"
+    if len(plan.parts) != 1:
+        return f"{len(plan.parts)} parts"
+    if keep or applied_plan is not plan:
+        return "data stays on the device (residency)"
+    if trial is not None and trial.on_device is not True:
+        return "the GPU-vs-OpenMP decision is still being measured"
+    if kernel.reductions:
+        return "the nest has reductions"
+    return None
+
+
+@dataclass(frozen=True)
+class Copy:
+    """One contiguous host range <-> one range of group `group`'s device buffer; `staged`:
+    through the kit's pinned staging at the same offset (a memcpy on the host)."""
+    group: int
+    host: int                 # first byte
+    nbytes: int
+    device_offset: int        # bytes
+    staged: bool
+    copy_in: bool
+    copy_back: bool
+
+
+def copies(groups, sources, transfers, pin_bytes: int = 0) -> list | str:
+    """The call's copies ([Copy]), or why one is not a contiguous range. `sources`: per group
+    (owner, [(element offset, Box of the owner or a whole array)], itemsize), as the executor
+    gathers them (`gpurts.executor._sources`). Each box goes the way the Python path sends it
+    (`Transfers._copy_path`); with `pin_bytes`, smaller roots are pinned (a repeated call pays
+    the pin once)."""
+    out = []
+    for k, g in enumerate(groups):
+        if not (g.copy_in or g.copy_back):
+            continue
+        owner, group_sources, itemsize = sources[k]
+        for offset, source in group_sources:
+            if isinstance(source, np.ndarray):
+                source_owner, box = source, Box(0, source.shape, source.strides)
+            else:
+                source_owner, box = owner, source
+            if not is_packed(box, itemsize):
+                return f"a copy of {', '.join(g.arrays)} is strided"
+            lo, hi = box.byte_span(itemsize)
+            path = transfers._copy_path(source_owner, box, False, itemsize)
+            if path == "staged" and pin_bytes and _pin(transfers.device, source_owner,
+                                                        hi - lo, pin_bytes):
+                path = "plain"
+            if path == "rect":
+                return f"a copy of {', '.join(g.arrays)} is rectangular"
+            host = source_owner.__array_interface__["data"][0] + lo
+            out.append(Copy(k, host, hi - lo, offset * itemsize, path == "staged",
+                            g.copy_in, g.copy_back))
+    return out
+
+
+def _pin(device, owner, nbytes, pin_bytes) -> bool:
+    root = memory_root(owner)
+    return root.nbytes >= pin_bytes and PINS.ensure(device, root, nbytes, min_bytes=pin_bytes)
+
+
+def op_words(copy_list, buffers, staging, kernel_handle, global_size, local_size,
+             flag_buffer, flag_host, may_flag: bool) -> list:
+    """The ops of one call (see the OP_ codes): copies in, the launch, the flag read, reads
+    into staging and (flag checked first, when the kernel may set it) reads into NumPy memory,
+    then the staged results copied out. `buffers`, `staging`: per group, the device buffer's
+    handle and the staging's first byte."""
+    ops = []
+    for c in copy_list:
+        if c.copy_in and c.staged:
+            ops += [OP_COPY, staging[c.group] + c.device_offset, c.host, c.nbytes]
+            ops += [OP_WRITE, buffers[c.group], c.device_offset, c.nbytes,
+                    staging[c.group] + c.device_offset]
+        elif c.copy_in:
+            ops += [OP_WRITE, buffers[c.group], c.device_offset, c.nbytes, c.host]
+    dims = len(global_size)
+    pad = [1] * (3 - dims)
+    ops += [OP_LAUNCH, kernel_handle, dims, *global_size, *pad, *local_size, *pad]
+    if may_flag:
+        ops += [OP_READ, flag_buffer, 0, 4, flag_host]
+    straight = []
+    for c in copy_list:
+        if not c.copy_back:
+            continue
+        target = staging[c.group] + c.device_offset if c.staged else c.host
+        read = [OP_READ, buffers[c.group], c.device_offset, c.nbytes, target]
+        if c.staged or not may_flag:
+            ops += read
+        else:
+            straight += read           # into NumPy memory only once the flag is known clear
+    ops += [OP_FINISH]
+    if may_flag:
+        ops += [OP_FLAG, flag_host]
+    if straight:
+        ops += straight + [OP_FINISH]
+    for c in copy_list:
+        if c.copy_back and c.staged:
+            ops += [OP_COPY, c.host, staging[c.group] + c.device_offset, c.nbytes]
+    return ops
+
+
+class Record:
+    """What C++ replays: `words` (int64: the header, then the ops), and every object they
+    name, held so that nothing is freed while the compiled caller may replay."""
+
+    def __init__(self, words, keep, nbytes):
+        self.words = np.array(words, np.int64)
+        self.address = self.words.ctypes.data
+        self.keep = keep
+        self.nbytes = nbytes
+
+    @property
+    def live(self) -> bool:
+        return self.words[STATUS] == 0 and self.words[EPOCH] == REPLAY_EPOCH[0]
+
+    @property
+    def calls(self) -> int:
+        """Calls replayed from this record so far."""
+        return int(self.words[CALLS])
+
+
+def _entry_points() -> tuple:
+    """(clEnqueueWriteBuffer, clEnqueueReadBuffer, clEnqueueNDRangeKernel, clFinish) of the
+    libOpenCL that pyopencl loaded (another loader's handles would mean nothing)."""
+    global _entries
+    if _entries is None:
+        paths = sorted({line.split()[-1] for line in open("/proc/self/maps")
+                        if "libOpenCL" in line and line.split()[-1].startswith("/")},
+                       key=lambda p: "pyopencl" not in p)
+        if not paths:
+            raise OSError("no libOpenCL mapped")
+        lib = ctypes.CDLL(paths[0], mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
+        _entries = tuple(ctypes.cast(getattr(lib, name), ctypes.c_void_p).value for name in
+                         ("clEnqueueWriteBuffer", "clEnqueueReadBuffer",
+                          "clEnqueueNDRangeKernel", "clFinish"))
+    return _entries
+
+
+_entries = None
+
+
+def _kept_kit(recipe):
+    """The kit the last run bound and kept for the next call (`gpurts.executor.keep_kit`)."""
+    bound = recipe.get("bound")
+    return bound[0] if bound is not None and bound[0] in recipe.get("kits", ()) else None
+
+
+def _release(nbytes) -> None:
+    with _lock:
+        _held["bytes"] -= nbytes
+
+
+def record(device, part, kernel, built_kernel, values, recipe, group_sources, may_flag):
+    """A Record of the call just run (the part's kit taken from `recipe`), or why not (str).
+    `group_sources`: per group (owner, sources, itemsize), as `copies` takes them."""
+    cl, _ = load_opencl()
+    found = recipe.get("replay")
+    if found is not None and found.live:
+        return found
+    if _kept_kit(recipe) is None:
+        return "the part's buffers are not kept between calls (too large)"
+    copy_list = copies(part.transfers.groups, group_sources, device.transfers, replay_pin_bytes())
+    if isinstance(copy_list, str):
+        return copy_list
+    nbytes = sum(s.nbytes for s in _kept_kit(recipe).staging.values())
+    with _lock:
+        if _held["bytes"] + nbytes > replay_budget(device):
+            return "the replayed layouts hold their budget of device memory"
+        _held["bytes"] += nbytes
+    try:
+        kit = take_bound_kit(recipe)
+        if kit is None:
+            raise LookupError("another call took the part's buffers")
+        # A kernel of its own: the Python path's rebinds its arguments for its own kits.
+        program = built_kernel.get_info(cl.kernel_info.PROGRAM)
+        own_kernel = cl.Kernel(program, built_kernel.function_name)
+        bind_args(cl, own_kernel, kernel, kit, recipe)
+        staging = {k: s[:].__array_interface__["data"][0] for k, s in kit.staging.items()}
+        buffers = {k: b.int_ptr for k, b in kit.buffers.items()}
+        ops = op_words(copy_list, buffers, staging, own_kernel.int_ptr, kernel.global_size,
+                       kernel.local_size, kit.flag_buf.int_ptr, kit.flag.ctypes.data, may_flag)
+        header = [0, 0, int(REPLAY_EPOCH[0]), REPLAY_EPOCH.ctypes.data, *_entry_points(),
+                  device.queue.int_ptr, len(ops)]
+    except Exception:
+        _release(nbytes)
+        raise
+    found = Record(header + ops, (kit, own_kernel, device, kit.staging), nbytes)
+    weakref.finalize(found, _release, nbytes)
+    recipe["replay"] = found
+    return found
+
+
+def offer(device, applied_plan, prepared, values, keep: bool, key) -> "Record | str":
+    """After a call of the hook ran on the device: a Record that the compiled caller replays
+    while the same inputs come again, or why not (for `unpython.explain`). Never raises."""
+    import logging
+    kernel, _, built = prepared.kernels[0]
+    why = refusal(prepared.plan, applied_plan, prepared.trial, keep, kernel,
+                  logging.getLogger("unpy").isEnabledFor(logging.INFO), key is not None)
+    if why is not None:
+        return why
+    recipe = prepared.recipes.setdefault(0, {})
+    try:
+        return record(device, applied_plan.parts[0], kernel, built.kernel, values, recipe,
+                      part_sources(applied_plan.parts[0], values, recipe), prepared.may_flag)
+    except Exception as e:      # never a crash: the Python path stays
+        return f"no record ({type(e).__name__}: {e})"

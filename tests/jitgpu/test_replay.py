@@ -1,0 +1,181 @@
+"""Repeated device calls replayed from C++ (jitgpu/replay.py, unpy::Replay): a call with the
+inputs and switches of the last call that ran on the device runs its OpenCL commands again
+without Python. The hook is not asked then: the report of the recording call stays (the same
+object) and counts the replayed calls; a report forgotten stays forgotten."""
+import threading
+
+import numpy as np
+import pytest
+
+import unpython
+from jitgpu import report
+
+RNG = np.random.default_rng(7)
+
+
+def _nest(pair, func):
+    return pair.explain(func).nests[0]
+
+
+def _forget(pair, func):
+    report._last.pop((pair.compiled.__name__, func), None)
+
+
+def _replays(pair, func, call, times=3):
+    """Call `call()` `times` times after one recording call; returns the recording report."""
+    call()
+    recorded = _nest(pair, func)
+    assert recorded.ran_on.startswith("opencl:"), str(pair.explain(func))
+    before = recorded.replayed_calls
+    for _ in range(times):
+        call()
+    assert _nest(pair, func) is recorded
+    assert recorded.replayed_calls == before + times, str(pair.explain(func))
+    return recorded
+
+
+def test_replayed_calls_follow_the_contents(gpu):
+    a, b = RNG.random((24, 16), np.float32), RNG.random((16, 20), np.float32)
+    c = np.zeros((24, 20), np.float32)
+    gpu.compiled.matmul_f32(a, b, c)
+    recorded = _nest(gpu, "matmul_f32")
+    for k in range(4):          # new contents, same arrays: replayed, the interpreter's results
+        a[...] = RNG.random(a.shape, np.float32)
+        b[k % 16, :] = -1.0
+        c[...] = 7.0
+        gpu.compiled.matmul_f32(a, b, c)
+        expected = np.zeros_like(c)
+        gpu.interpreted.matmul_f32(a, b, expected)
+        np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-5)
+    assert _nest(gpu, "matmul_f32") is recorded and recorded.replayed_calls >= 4
+    assert "later calls replayed from C++ (no Python)" in str(gpu.explain("matmul_f32"))
+    _forget(gpu, "matmul_f32")
+    gpu.compiled.matmul_f32(a, b, c)
+    assert _nest(gpu, "matmul_f32").ran_on is None          # the hook was not asked
+
+
+def test_other_inputs_take_the_python_path(gpu):
+    x, y = RNG.random(200), RNG.random(200)
+    expected = y.copy()
+
+    def call(alpha=0.5, xs=x, ys=y, mirror=expected):
+        gpu.compiled.axpy(xs, ys, alpha)
+        mirror += alpha * xs
+    recorded = _replays(gpu, "axpy", call)
+    call(alpha=0.25)                                        # another scalar
+    assert _nest(gpu, "axpy") is not recorded
+    recorded = _replays(gpu, "axpy", call)
+    x2 = x.copy()
+    call(xs=x2)                                             # a new array
+    assert _nest(gpu, "axpy") is not recorded
+    np.testing.assert_allclose(y, expected, rtol=1e-12)
+    recorded = _replays(gpu, "axpy", call)
+    short = expected[:150]
+    call(xs=x[:150], ys=y[:150], mirror=short)              # another shape
+    assert _nest(gpu, "axpy") is not recorded
+    np.testing.assert_allclose(y, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("switch, value", [("UNPY_GPU_OPT", "none"), ("UNPY_FORCE_GPU", None),
+                                           ("UNPY_DEVICE", "none"), ("UNPY_REPLAY", "0")])
+def test_switch_changes_take_the_python_path(gpu, device_env, switch, value):
+    a, b = RNG.random((12, 10)), RNG.random((12, 10))
+    out = np.zeros((12, 10))
+    recorded = _replays(gpu, "add2", lambda: gpu.compiled.add2(a, b, out), times=2)
+    replayed = recorded.replayed_calls
+    if value is None:
+        device_env.delenv(switch)
+    else:
+        device_env.setenv(switch, value)
+    a[0, 0] = 5.0
+    gpu.compiled.add2(a, b, out)
+    np.testing.assert_array_equal(out, a + 2.0 * b)
+    assert _nest(gpu, "add2") is not recorded
+    assert recorded.replayed_calls == replayed
+
+
+def test_resident_arrays_are_not_replayed(res):
+    a = RNG.random(500)
+    expected = a.copy()
+    recorded = _replays(res, "scale", lambda: res.compiled.scale(a, 1.5), times=2)
+    replayed = recorded.replayed_calls
+    expected *= 1.5 ** 3
+    with unpython.resident(a):
+        for _ in range(2):
+            res.compiled.scale(a, 1.5)
+            expected *= 1.5
+        assert _nest(res, "scale") is not recorded
+        unpython.sync(a)
+    np.testing.assert_allclose(a, expected, rtol=1e-12)
+    assert recorded.replayed_calls == replayed
+
+
+def test_a_set_flag_raises_as_the_interpreter(gpu_checked):
+    x = RNG.random(10)
+    idx, out = np.array([0, 1, 2, 3]), np.zeros(4)
+    recorded = _replays(gpu_checked, "gather_checked",
+                        lambda: gpu_checked.compiled.gather_checked(x, idx, out))
+    replayed = recorded.replayed_calls
+    np.testing.assert_array_equal(out, x[idx])
+    idx[2] = 10                                  # out of range on a later call's data
+    out[...] = -1.0
+    with pytest.raises(IndexError):
+        gpu_checked.compiled.gather_checked(x, idx, out)
+    with pytest.raises(IndexError):
+        gpu_checked.interpreted.gather_checked(x, idx, np.zeros(4))
+    assert "replay" not in _nest(gpu_checked, "gather_checked").reason
+    idx[2] = 5                                   # valid again: the Python path, then a record
+    gpu_checked.compiled.gather_checked(x, idx, out)
+    np.testing.assert_array_equal(out, x[idx])
+    assert recorded.replayed_calls == replayed
+
+
+def test_strided_views(gpu):
+    base_x, base_y = RNG.random(400), RNG.random(400)
+    x, y = base_x[::2], base_y[1::2]
+    expected = base_y.copy()
+    for _ in range(4):
+        gpu.compiled.axpy(x, y, 2.0)
+        expected[1::2] += 2.0 * x
+        x *= 0.5
+    np.testing.assert_allclose(base_y, expected, rtol=1e-12)
+    nest = _nest(gpu, "axpy")
+    assert nest.ran_on.startswith("opencl:")
+    # Replayed or not, the results are right; explain says which.
+    assert "replay:" in str(gpu.explain("axpy"))
+
+
+def test_two_threads_at_once(gpu):
+    n = 48
+    arrays = [(RNG.random((n, n), np.float32), RNG.random((n, n), np.float32),
+               np.zeros((n, n), np.float32)) for _ in range(2)]
+    shared = arrays[0]
+    gpu.compiled.matmul_f32(*shared)
+    errors = []
+
+    def work(a, b, c, rounds=12):
+        try:
+            for _ in range(rounds):
+                c[...] = 0.0
+                gpu.compiled.matmul_f32(a, b, c)
+                np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+        except BaseException as e:      # the test thread reports it
+            errors.append(e)
+
+    # Two threads on one set of arrays (read-only inputs, same results) and one on another.
+    own = [np.zeros((n, n), np.float32) for _ in range(2)]
+    threads = [threading.Thread(target=work, args=(shared[0], shared[1], own[0])),
+               threading.Thread(target=work, args=(shared[0], shared[1], own[1])),
+               threading.Thread(target=work, args=arrays[1])]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
+def test_explain_says_why_not(gpu):
+    x = RNG.random(64)
+    gpu.compiled.red_sum_f64(x, 0.0)
+    text = str(gpu.explain("red_sum_f64"))
+    assert "replay: later calls take the Python path (the nest has reductions)" in text, text

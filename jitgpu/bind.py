@@ -129,6 +129,9 @@ class KernelNest:
     fill_items: int = 0              # work-items the device needs to be full (0: no minimum)
     constant_space: tuple = (0, 0)   # the device's (max constant buffer bytes, max constant args)
     local_mem: int = 0               # the device's local memory per work-group (0: unknown)
+    # The register tile (R, C) register_tiles makes (None: its own fit; (1, 1): none), set by
+    # the first call's search (jitgpu/search.py).
+    register_tile: Optional[tuple] = None
 
     def replace(self, **changes) -> "KernelNest":
         return dataclasses.replace(self, **changes)
@@ -374,6 +377,16 @@ def local_size(ndim: int, limits=None) -> tuple:
         d = max(d for d in range(ndim) if local[d] > 1)
         local[d] //= 2
     return tuple(local)
+
+
+def with_local_size(kernel: KernelNest, local: tuple) -> KernelNest:
+    """The bound nest launched in work-groups of shape `local` (dimension 0 first), its global
+    size rounded up to them as `bind` does; for loop optimisations to run on afterwards."""
+    ndim = len(kernel.levels)
+    trips = kernel.longs
+    global_size = tuple(max(1, -(-trips[f"unpy_n{ndim - 1 - k}"] // local[k])) * local[k]
+                        for k in range(ndim))
+    return kernel.replace(local_size=tuple(local), global_size=global_size)
 
 
 def device_limits(device) -> tuple:

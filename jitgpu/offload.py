@@ -25,7 +25,7 @@ from jitgpu.loopopt import describe_level, optimise
 from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
 from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import DeviceFacts, GpuPlan, opt_level, plan_call
-from jitgpu import decide, residency
+from jitgpu import decide, residency, search
 from jitgpu.report import NestReport, record_transfers
 
 # The key of the call scope in the values a compiled caller passes (unpy::CallScope).
@@ -43,6 +43,7 @@ class Prepared:
     analysis_s: float = 0.0
     may_flag: bool = True        # a kernel may set its error flag (jitgpu.residency.may_flag)
     trial: Optional[decide.Trial] = None   # a close call, decided by measured calls
+    search: Optional[search.Outcome] = None  # the first call's search of the kernel's tuning
     # What the executor remembers for repeated calls on this layout (gpurts.executor).
     recipes: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -118,9 +119,18 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
     if resident:
         plan = residency.one_layout_per_array(plan, instance, values, facts)
     kernels = [build_part(instance, part, values, device, opt) for part in plan.parts]
+    limits = device_limits(device)
+    outcome = None
+    if search.wanted(plan, instance, limits):
+        # The default kernel is built: the search only replaces it with a faster candidate.
+        bound = bind(instance, plan.parts[0], values, device.has_fp64, limits)
+        chosen, outcome = search.search_part(f"{module}.{function} nest {nest_id}",
+                                             plan.parts[0], values, device, opt, bound,
+                                             kernels[0], limits)
+        kernels = [chosen]
     return Prepared(plan, tuple(kernels), analysis_s=time.perf_counter() - started,
                     may_flag=any(residency.may_flag(source) for _, source, _ in kernels),
-                    trial=trial)
+                    trial=trial, search=outcome)
 
 
 def build_part(instance, part, values, device, opt) -> tuple:
@@ -143,10 +153,12 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
     facts = device_facts(device)
     forced = os.environ.get("UNPY_FORCE_GPU") == "1"
     opt = opt_level()
+    # (the search switch decides the kernel too: jitgpu/search.py)
     if inputs is not None:
-        key = (module, function, nest_id, inputs, facts, forced, opt, resident)
+        key = (module, function, nest_id, inputs, facts, forced, opt, search.switch(), resident)
     else:
-        key = call_key(module, function, nest_id, values, facts, forced, opt) + (resident,)
+        key = call_key(module, function, nest_id, values, facts, forced, opt) + (
+            search.switch(), resident)
     found = _PREPARED.get(key)
     if found is not None:
         try:
@@ -168,7 +180,6 @@ def run_nest_on_device(module, function, nest_id, values, device, key=None, meas
     against the others): a close call not yet measured runs where the estimate leans."""
     from gpurts import DeviceError
     from gpurts.executor import KernelFlagged, execute
-    from jitgpu import replay
 
     from gpurts.residency import TABLE, enabled
 
@@ -211,12 +222,8 @@ def run_nest_on_device(module, function, nest_id, values, device, key=None, meas
     total_s = time.perf_counter() - started
     if trial is not None:
         trial.record("device", total_s - prepared_s)
-    nest_report = _report(nest_id, device, plan, prepared, timings, total_s, first_call, trial)
-    if measure:      # the hook's own call, not a split's participant: later ones may replay
-        nest_report.replay = replay.offer(device, plan, prepared, values, keep, key)
-        if isinstance(nest_report.replay, replay.Record):
-            results[replay.RECORD_KEY] = nest_report.replay
-    return results, nest_report
+    return results, _report(nest_id, device, plan, prepared, timings, total_s, first_call,
+                            trial)
 
 
 def _report(nest_id, device, plan, prepared, timings, total_s, first_call,
@@ -249,6 +256,8 @@ def _report(nest_id, device, plan, prepared, timings, total_s, first_call,
                      f"h2d {h2d_s * 1e3:.3f} ms, kernel {kernel_s * 1e3:.3f} ms, "
                      f"d2h {d2h_s * 1e3:.3f} ms, total {total_s * 1e3:.3f} ms"),
         }
+        if prepared.search is not None:
+            details["search"] = str(prepared.search)
         return details, {
             "analysis": analysis_s, "build": build_s, "cache_hits": hits,
             "h2d": h2d_s, "kernel": kernel_s, "d2h": d2h_s, "total": total_s,
@@ -259,5 +268,7 @@ def _report(nest_id, device, plan, prepared, timings, total_s, first_call,
     if plan.opt != "none":
         applied = describe_level(plan.opt, prepared.kernels[0][0])
         reason += f"; UNPY_GPU_OPT={plan.opt}: {applied}"
+    if prepared.search is not None:
+        reason += f"; search chose {prepared.search.summary}"
     return NestReport.lazy(nest_id, device.label, reason, details_and_timings, plan=plan,
                            sources=prepared.sources)

@@ -50,10 +50,10 @@ def register_tiles(kernel: KernelNest, tile: tuple | None = None) -> KernelNest:
     the last (a[i, k], shared by the last level's copies) and one that depends on the last and
     not on the outer (b[k, j]): R + C loads for R x C iterations, where jamming one level
     saves loads of one operand only (cp's atoms depend on neither: left to unroll_and_jam).
-    `tile` None: REGISTER_TILE, the larger count (the coalesced on ties) halved until R x C x
-    (per-copy private registers) fits REGISTER_BUDGET and the work-items are at least
-    fill_items / FILL_DIVISOR; unchanged (unroll_and_jam then decides alone) if either count
-    falls below 2."""
+    `tile` (else `kernel.register_tile`: jitgpu/search.py's choice) None: REGISTER_TILE, the
+    larger count (the coalesced on ties) halved until R x C x (per-copy private registers)
+    fits REGISTER_BUDGET and the work-items are at least fill_items / FILL_DIVISOR; unchanged
+    (unroll_and_jam then decides alone) if either count falls below 2 (a tile of (1, 1))."""
     levels = kernel.levels
     if len(levels) < 2 or any(isinstance(lv, UnrolledLevel) for lv in levels):
         return kernel
@@ -67,7 +67,7 @@ def register_tiles(kernel: KernelNest, tile: tuple | None = None) -> KernelNest:
     outer = max(others, key=lambda k: (_shared_loads(kernel, k), -k))
     if any(lv.guard is not None for lv in levels) and not _cannot_raise(kernel):
         return kernel
-    rows, cols = tile or _fit(kernel)
+    rows, cols = tile or kernel.register_tile or _fit(kernel)
     if rows < 2 or cols < 2:
         return kernel
     jammed = unroll_and_jam(kernel, level=last, factor=cols, strided=True)

@@ -180,6 +180,7 @@ def run_nest_on_device(module, function, nest_id, values, device, key=None, meas
     against the others): a close call not yet measured runs where the estimate leans."""
     from gpurts import DeviceError
     from gpurts.executor import KernelFlagged, execute
+    from jitgpu import replay
 
     from gpurts.residency import TABLE, enabled
 
@@ -222,8 +223,12 @@ def run_nest_on_device(module, function, nest_id, values, device, key=None, meas
     total_s = time.perf_counter() - started
     if trial is not None:
         trial.record("device", total_s - prepared_s)
-    return results, _report(nest_id, device, plan, prepared, timings, total_s, first_call,
-                            trial)
+    nest_report = _report(nest_id, device, plan, prepared, timings, total_s, first_call, trial)
+    if measure:      # the hook's own call, not a split's participant: later ones may replay
+        nest_report.replay = replay.offer(device, plan, prepared, values, keep, key)
+        if isinstance(nest_report.replay, replay.Record):
+            results[replay.RECORD_KEY] = nest_report.replay
+    return results, nest_report
 
 
 def _report(nest_id, device, plan, prepared, timings, total_s, first_call,

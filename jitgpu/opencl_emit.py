@@ -17,7 +17,8 @@ import re
 import numpy as np
 
 from jitgpu.bind import KernelNest, array_attr_name
-from jitgpu.loopopt.nodes import Barrier, GroupActive, TileLoad, UnrolledLevel
+from jitgpu.loopopt.nodes import (Barrier, GroupActive, LaneCombine, LanePartials, TileLoad,
+                                  UnrolledLevel)
 from jitgpu.loopopt.rewrite import rename
 from jitgpu.nest import NotOffloadable
 from unpy import ir
@@ -148,6 +149,7 @@ class KernelEmitter(CExprPrinter):
                            for u, var in enumerate(level.copies, 1)}
         self.tiles = {t.name: t for s in walk_stmts(list(kernel.body))
                       if isinstance(s, TileLoad) for t in s.tiles}
+        self.lane_combines = [s for s in kernel.body if isinstance(s, LaneCombine)]
         self.lines = []
         self.depth = 1
 
@@ -177,14 +179,14 @@ class KernelEmitter(CExprPrinter):
             if isinstance(level, UnrolledLevel):
                 self.unrolled_level(k, level, ndim)
                 continue
-            self.out(f"const long unpy_t{k} = get_global_id({ndim - 1 - k});")
+            self.out(f"const long unpy_t{k} = get_global_id({self.level_dim(k)});")
             self.out(f"const long {cl_name(level.var)} = unpy_lo{k} + unpy_t{k} * unpy_step{k};")
         active = self.active(kn.levels, {})
         if unrolled:
             active = self.copies_active(unrolled)
         for var, op, dtype in kn.reductions:
             self.out(f"{CL_TYPES[dtype]} {cl_name(var)} = {self.identity(op, dtype)};")
-        if self.tiles:
+        if self.tiles or self.lane_combines:
             self.tiled_body(active, unrolled)
         else:
             self.out(f"if ({active}) do {{")
@@ -197,9 +199,14 @@ class KernelEmitter(CExprPrinter):
             self.depth -= 1
             self.out("} while (0);")
         if kn.reductions:
-            self.reduction_epilogue(kn.reductions, ndim)
+            self.reduction_epilogue(kn.reductions)
         return (_preamble(kn.fp64) + f"\n__kernel void {kn.name}(" + ",\n        ".join(params)
                 + ")\n{\n" + "\n".join(self.lines) + "\n}\n")
+
+    def level_dim(self, k) -> int:
+        """The OpenCL dimension of NDRange level k: the innermost level is dimension 0, or 1
+        where lane_split put its lanes in dimension 0 (one more dimension than levels)."""
+        return len(self.kernel.global_size) - 1 - k
 
     def active(self, levels, copy):
         """Whether the work-item's iteration is real; `copy`: {level var: its copy's name, the
@@ -212,7 +219,7 @@ class KernelEmitter(CExprPrinter):
         """Copy u of an unroll-and-jammed level runs normalised iteration w * U + u; of a
         strided one (register_tiles), g * L * U + u * L + l (group g, local size L, local
         index l)."""
-        d = ndim - 1 - k
+        d = self.level_dim(k)
         if level.strided:
             local = self.kernel.local_size[d]
             self.out(f"const long unpy_w{k} = get_group_id({d}) * {local * level.factor}L "
@@ -314,12 +321,13 @@ class KernelEmitter(CExprPrinter):
             return "INFINITY" if floating else f"({t})({_int_limit(dtype, 'max')})"
         return "(-INFINITY)" if floating else f"({t})({_int_limit(dtype, 'min')})"
 
-    def reduction_epilogue(self, reductions, ndim):
+    def reduction_epilogue(self, reductions):
         self.out("const int unpy_lid = " + " + ".join(
             [f"get_local_id({d}) * {math.prod(self.kernel.local_size[:d])}"
-             for d in range(ndim)]) + ";")
+             for d in range(len(self.kernel.local_size))]) + ";")
         self.out("const int unpy_group = " + " + ".join(
-            [f"get_group_id({d}) * {_prod_groups(d)}" for d in range(ndim)]) + ";")
+            [f"get_group_id({d}) * {_prod_groups(d)}"
+             for d in range(len(self.kernel.local_size))]) + ";")
         size = math.prod(self.kernel.local_size)     # a power of two (bind.local_size)
         for var, _, _ in reductions:
             self.out(f"unpy_scratch_{var}[unpy_lid] = {cl_name(var)};")
@@ -328,11 +336,7 @@ class KernelEmitter(CExprPrinter):
         self.out("    if (unpy_lid < unpy_s) {")
         for var, op, dtype in reductions:
             a, b = f"unpy_scratch_{var}[unpy_lid]", f"unpy_scratch_{var}[unpy_lid + unpy_s]"
-            if op in ("min", "max"):
-                cmp = "<" if op == "min" else ">"
-                self.out(f"        {a} = ({b} {cmp} {a}) ? {b} : {a};")
-            else:
-                self.out(f"        {a} = {_arith(op, a, b, CL_TYPES[dtype])};")
+            self.out(f"        {a} = {_combined(op, a, b, dtype)};")
         self.out("    }")
         self.out("    barrier(CLK_LOCAL_MEM_FENCE);")
         self.out("}")
@@ -380,6 +384,11 @@ class KernelEmitter(CExprPrinter):
             self.tile_load(s)
         elif isinstance(s, Barrier):
             self.out("barrier(CLK_LOCAL_MEM_FENCE);")
+        elif isinstance(s, LanePartials):
+            for var, op, dtype in s.accumulators:
+                self.out(f"if (unpy_lane != 0) {cl_name(var)} = {self.identity(op, dtype)};")
+        elif isinstance(s, LaneCombine):
+            self.lane_combine(s)
         else:
             raise NotOffloadable(f"statement {type(s).__name__} is not supported on the GPU")
 
@@ -547,9 +556,10 @@ class KernelEmitter(CExprPrinter):
                      "__attribute__((aligned(16)));")
         self.out("const int unpy_tlid = " + " + ".join(
             [f"(int)get_local_id({d}) * {math.prod(kn.local_size[:d])}"
-             for d in range(ndim)]) + ";")
+             for d in range(len(kn.local_size))]) + ";")
         for k in range(ndim):
-            self.out(f"const int unpy_l{k} = (int)get_local_id({ndim - 1 - k});")
+            self.out(f"const int unpy_l{k} = (int)get_local_id({self.level_dim(k)});")
+        self.lane_prologue()
         self.out(f"const bool unpy_active = {active};")
         if any(isinstance(s, ir.If) and isinstance(s.test, GroupActive)
                for s in walk_stmts(list(kn.body))):
@@ -596,7 +606,7 @@ class KernelEmitter(CExprPrinter):
             if t.level is not None:
                 k = t.level
                 level = kn.levels[k]
-                self.out(f"const long unpy_t{k} = get_group_id({ndim - 1 - k}) * {t.rows}L "
+                self.out(f"const long unpy_t{k} = get_group_id({self.level_dim(k)}) * {t.rows}L "
                          f"+ unpy_r;")
                 self.out(f"const long {cl_name(level.var)} = unpy_lo{k} + unpy_t{k} * "
                          f"unpy_step{k};")
@@ -632,6 +642,46 @@ class KernelEmitter(CExprPrinter):
             return f"({text} != 0)"
         return text
 
+    # --- lane split (jitgpu/loopopt/lane_split.py) -----------------------------------------
+
+    def lane_prologue(self):
+        """The lane index and, at kernel scope (where OpenCL wants `__local` arrays), one
+        slot per work-item of the group for each accumulator the lanes combine."""
+        if not self.lane_combines:
+            return
+        group = math.prod(self.kernel.local_size)
+        self.out("const int unpy_lane = (int)get_local_id(0);")
+        for s in self.lane_combines:
+            for var, _, dtype in s.accumulators:
+                self.out(f"__local {CL_TYPES[dtype]} unpy_lanes_{cl_name(var)}[{group}];")
+
+    def lane_combine(self, s):
+        """The lanes of a parallel iteration are neighbours in dimension 0, so lane l + h's
+        slot is `h` after lane l's (the work-item's linear local id `unpy_tlid`)."""
+        if not s.accumulators:
+            return                # the loop updates prange reductions only (their epilogue)
+        for var, _, _ in s.accumulators:
+            self.out(f"unpy_lanes_{cl_name(var)}[unpy_tlid] = {cl_name(var)};")
+        self.out("barrier(CLK_LOCAL_MEM_FENCE);")
+        self.out(f"for (int unpy_h = {s.lanes // 2}; unpy_h > 0; unpy_h >>= 1) {{")
+        self.out("    if (unpy_lane < unpy_h) {")
+        for var, op, dtype in s.accumulators:
+            a = f"unpy_lanes_{cl_name(var)}[unpy_tlid]"
+            b = f"unpy_lanes_{cl_name(var)}[unpy_tlid + unpy_h]"
+            self.out(f"        {a} = {_combined(op, a, b, dtype)};")
+        self.out("    }")
+        self.out("    barrier(CLK_LOCAL_MEM_FENCE);")
+        self.out("}")
+        for var, _, _ in s.accumulators:
+            name = cl_name(var)
+            self.out(f"if (unpy_lane == 0) {name} = unpy_lanes_{name}[unpy_tlid];")
+
+    def expr_LaneIndex(self, e):
+        return "((long)unpy_lane)"
+
+    def expr_FirstLane(self, e):
+        return "(unpy_lane == 0)"
+
     def expr_ActiveItem(self, e):
         return "unpy_active"
 
@@ -645,6 +695,15 @@ class KernelEmitter(CExprPrinter):
 
 CL_HELPERS = {"//": "floordiv", "%": "mod", "**": "pow", "<<": "shl", ">>": "shr",
               "/": "int_truediv"}     # the kernel's functions of _preamble
+
+
+def _combined(op, a, b, dtype):
+    """Two partial values of a reduction by `op` combined (a tree step): min/max keep `a` on
+    ties and where `b` is a nan."""
+    if op in ("min", "max"):
+        cmp = "<" if op == "min" else ">"
+        return f"({b} {cmp} {a}) ? {b} : {a}"
+    return _arith(op, a, b, CL_TYPES[dtype])
 
 
 def _arith(op, a, b, t):

@@ -20,6 +20,7 @@ from __future__ import annotations
 from jitgpu.bind import KernelNest
 from jitgpu.loopopt.const_buffers import const_buffers
 from jitgpu.loopopt.constant_space import constant_space
+from jitgpu.loopopt.lane_split import lane_split
 from jitgpu.loopopt.load_elimination import load_elimination
 from jitgpu.loopopt.local_tiles import local_tiles
 from jitgpu.loopopt.register_tiles import register_tiles
@@ -32,6 +33,7 @@ PASSES: tuple = (
     ("const_buffers", ("load", "unroll", "all"), const_buffers),
     ("register_tiles", ("all",), register_tiles),           # both levels; else the next
     ("unroll_and_jam", ("unroll", "all"), unroll_and_jam),
+    ("lane_split", ("all",), lane_split),                   # where the others left too few
     ("local_tiles", ("all",), local_tiles),                 # after the copies it shares
     ("unroll_inner", ("unroll", "all"), unroll_inner),     # innermost loop outward (3.4)
     ("load_elimination", ("load", "all"), load_elimination),

@@ -140,3 +140,39 @@ class GroupActive:
     (a triangular nest's groups beyond the diagonal skip their tile loads)."""
     loc: tuple = (0, 0)
     type: object = field(default_factory=lambda: Scalar("bool"))
+
+
+# --- lane_split: a work-item's sequential reduction loop split across lanes -----------------
+
+@dataclass
+class LaneIndex:
+    """Expression (int64): the work-item's lane, its index along OpenCL dimension 0 (the lanes
+    of one parallel iteration are neighbours there)."""
+    loc: tuple = (0, 0)
+    type: object = field(default_factory=lambda: Scalar("int64"))
+
+
+@dataclass
+class FirstLane:
+    """Expression (bool): whether the work-item is lane 0 of its parallel iteration."""
+    loc: tuple = (0, 0)
+    type: object = field(default_factory=lambda: Scalar("bool"))
+
+
+@dataclass
+class LanePartials:
+    """Statement: in every lane but lane 0, each of `accumulators` ((name, op, dtype), op as
+    `KernelNest.reductions` spells it) restarts at its operator's identity (lane 0 keeps the
+    value the statements before the split loop gave it)."""
+    accumulators: tuple
+    loc: tuple = (0, 0)
+
+
+@dataclass
+class LaneCombine:
+    """Statement run by every work-item of the group: the `lanes` lanes' partial values of each
+    of `accumulators` are combined in local memory (a tree, a barrier per step); lane 0 then
+    holds the combined value."""
+    accumulators: tuple
+    lanes: int
+    loc: tuple = (0, 0)

@@ -1,0 +1,233 @@
+"""lane_split: a work-item's sequential reduction loop split across lanes of its work-group,
+for nests with too few parallel iterations to fill a GPU (nbody: one work-item per body)."""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from jitgpu.bind import KernelNest
+from jitgpu.loopopt.nodes import (ActiveItem, FirstLane, LaneCombine, LaneIndex, LanePartials,
+                                  TileLoad, UnrolledLevel)
+from jitgpu.loopopt.rewrite import binop, const, escapes
+from unpy import ir
+from unpy.typeinfer.reductions import (UpwardExposed, assigned_names, reads_of,
+                                       reduction_form, walk_exprs, walk_stmts)
+
+MAX_LANES = 32                 # a warp: a parallel iteration's lanes stay in one
+MIN_ITERATIONS_PER_LANE = 16   # fewer: the combination's barriers cost more than they save
+DEFAULT_LOCAL_MEM = 32 * 1024  # OpenCL's minimum CL_DEVICE_LOCAL_MEM_SIZE
+ITEMSIZE = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4,
+            "float32": 4, "int64": 8, "uint64": 8, "float64": 8}
+
+
+def lane_split(kernel: KernelNest) -> KernelNest:
+    """Each parallel iteration gets L work-items, its lanes (neighbours in OpenCL dimension 0,
+    the NDRange levels one dimension up, the work-group as large as before): lane l runs the
+    iterations `start + l*step`, `start + (l + L)*step`, ... of a sequential loop of the body
+    into private partial values of the loop's accumulators (lanes other than 0 start them at
+    their operator's identity); the lanes' partials are then combined in local memory (a tree
+    over the L lanes, every work-item at every barrier) and lane 0 alone runs the statements
+    after the loop (`out[i] = s`). Every lane runs the statements before the loop.
+
+    Applies when the device needs more work-items than the nest has (`kernel.fill_items` > 0
+    and more than the NDRange's work-items): L is the smallest power of two with
+    work-items * L >= fill_items, at most MAX_LANES and the work-group's size (the device's
+    maximum or less); not when L < 2. The nest has at most 2 levels (3 OpenCL dimensions with
+    the lanes), no unrolled level and no local tiles (earlier passes took it). The loop is a
+    sequential `for` at the top of the innermost parallel body, with a literal step, and at
+    least MIN_ITERATIONS_PER_LANE * L iterations at this call (the loops' boxes); where several
+    qualify, the one of most iterations (the first on ties). Inside it: only assignments to
+    loop-local temporaries (assigned before read in each iteration, not read after the loop;
+    the loop variable likewise) and updates of accumulators (`acc = acc op e` with op + - *
+    & | ^, `acc = min/max(acc, e)`; a float min/max with `acc` first, whose order-dependent
+    nan handling then skips a nan `e` in any order), an accumulator being a private scalar of
+    the work-item that the loop reads nowhere else, with one operator, or a prange reduction
+    variable; ifs and inner `for` loops; no store to memory, no while, break, continue,
+    return, and no other statement. The statements before the loop store to no array and do
+    not touch a prange reduction variable (every lane runs them). The body has no break or
+    continue of its own. The lanes' scratch (a slot per work-item and accumulator) and the
+    reductions' fit the device's local memory.
+
+    Integer results are exact (+ * & | ^ wrap, min/max have no rounding). Floating-point sums
+    and products are re-associated, as OpenMP's reduction clause does: the lanes' partial sums
+    are added in a tree, so results differ from the interpreter's by rounding; a float min/max
+    among equal values may keep the other sign of a zero (as prange reductions do). An
+    iteration that sets the error flag (division by zero, a math domain error, an index out of
+    range) sets it in whichever lane runs it: the host then runs the OpenMP code, which
+    raises as the interpreter does. Work-items past the trip counts (the NDRange rounded up
+    to the work-group) skip the statements but reach every barrier."""
+    body = list(kernel.body)
+    ndim = len(kernel.levels)
+    group = math.prod(kernel.local_size)
+    items = math.prod(kernel.global_size)
+    if (kernel.fill_items <= 0 or items >= kernel.fill_items or ndim >= 3
+            or any(isinstance(level, UnrolledLevel) for level in kernel.levels)
+            or any(isinstance(s, TileLoad) for s in walk_stmts(body)) or escapes(body)):
+        return kernel
+    lanes = 1
+    while items * lanes < kernel.fill_items and lanes < min(MAX_LANES, group):
+        lanes *= 2
+    if lanes < 2:
+        return kernel
+    chosen = None
+    for k, s in enumerate(body):
+        if isinstance(s, ir.For):
+            found = _splittable(kernel, body, k, lanes)
+            if found is not None and (chosen is None or found[1] > chosen[1]):
+                chosen = (k, found[1], found[0])
+    if chosen is None:
+        return kernel
+    k, _, accumulators = chosen
+    if not _fits_local_memory(kernel, accumulators, group):
+        return kernel
+    return _split(kernel, body, k, accumulators, lanes)
+
+
+def _splittable(kernel, body, k, lanes):
+    """(accumulators, iterations) where `body[k]` may be split over `lanes`, else None."""
+    loop, before, after = body[k], body[:k], body[k + 1:]
+    if loop.parallel or not (isinstance(loop.step, ir.Const) and type(loop.step.value) is int
+                             and loop.step.value != 0):
+        return None
+    var = next((v for v in kernel.loops if v.var == loop.var), None)
+    if var is None or var.extent < MIN_ITERATIONS_PER_LANE * lanes:
+        return None
+    reduced = {var: op for var, op, _ in kernel.reductions}
+    if any(isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)
+           for s in walk_stmts(before)):
+        return None
+    if set(reads_of(before)) & set(reduced):
+        return None
+    accumulators = _accumulators(kernel, loop, reduced)
+    if accumulators is None:
+        return None
+    # The bounds are evaluated once, after the lanes' partials restart at the identity.
+    if {a for a, _, _ in accumulators} & set(reads_of([loop.start, loop.stop])):
+        return None
+    # What each iteration computes for itself (the loop's and inner loops' variables, the
+    # temporaries) is lane 0's last value after the split loop, not the loop's: unread there.
+    exposed = UpwardExposed()
+    exposed.block(after, set())
+    local = (set(assigned_names(loop.body)) | {loop.var}) - {a for a, _, _ in accumulators}
+    if local & set(exposed.exposed):
+        return None
+    return accumulators, var.extent
+
+
+def _accumulators(kernel, loop, reduced):
+    """The loop's private accumulators as (name, op, dtype), or None where the loop's body is
+    not a reduction the lanes may split."""
+    for s in walk_stmts(loop.body):
+        if isinstance(s, ir.Assign):
+            if not isinstance(s.target, ir.Name):
+                return None                        # a store: each element once, in order
+        elif isinstance(s, ir.For):
+            if s.parallel:
+                return None
+        elif not isinstance(s, (ir.If, ir.Pass)):
+            return None                            # while, break, continue, return, calls
+    if any(isinstance(e, ir.NamedExpr) for e in walk_exprs(loop.body)):
+        return None
+    exposed = UpwardExposed()
+    exposed.block(loop.body, {loop.var})
+    assigned = set(assigned_names(loop.body))
+    privates = dict(kernel.privates)
+    found = []
+    for name in exposed.exposed:
+        if name not in assigned:
+            continue                               # read-only in the loop
+        op = _update_op(loop.body, name)
+        if op is None:
+            return None
+        if name in reduced:
+            if reduced[name] != op:
+                return None
+            continue                               # the reductions' epilogue combines it
+        dtype = privates.get(name)
+        if dtype not in ITEMSIZE or (op in ("&", "|", "^") and dtype.startswith("float")):
+            return None
+        if op in ("min", "max") and dtype.startswith("float") and not _first_argument(
+                loop.body, name):
+            return None
+        found.append((name, op, dtype))
+    return found
+
+
+def _update_op(body, name):
+    """The one operator by which every assignment of `name` in `body` updates it, where the
+    statements read `name` nowhere else; else None."""
+    ops, updates = set(), 0
+    for s in walk_stmts(body):
+        if isinstance(s, ir.Assign) and s.target.id == name:
+            form = reduction_form(s)
+            if form is None or name in reads_of(form[2]):
+                return None
+            ops.add(form[1])
+            updates += 1
+    reads = sum(1 for n in _read_names(body) if n == name)
+    return ops.pop() if len(ops) == 1 and reads == updates else None
+
+
+def _read_names(body):
+    """The names the statements read (not the targets they assign)."""
+    for s in walk_stmts(body):
+        if isinstance(s, ir.Assign):
+            yield from reads_of(s.value)
+        elif isinstance(s, ir.For):
+            yield from reads_of([s.start, s.stop, s.step])
+        elif isinstance(s, (ir.If, ir.While)):
+            yield from reads_of(s.test)
+
+
+def _first_argument(body, name) -> bool:
+    """Whether every min/max update of `name` has it as the first argument (`min(acc, e)`
+    keeps acc on ties and where e is a nan, in any order of the e's)."""
+    for s in walk_stmts(body):
+        if isinstance(s, ir.Assign) and s.target.id == name:
+            value = s.value.value if isinstance(s.value, ir.Cast) else s.value
+            first = value.args[0]
+            first = first.value if isinstance(first, ir.Cast) else first
+            if not (isinstance(first, ir.Name) and first.id == name):
+                return False
+    return True
+
+
+def _fits_local_memory(kernel, accumulators, group) -> bool:
+    scratch = [dtype for _, _, dtype in accumulators] + [d for _, _, d in kernel.reductions]
+    need = group * sum(ITEMSIZE.get(dtype, 8) for dtype in scratch)
+    return need <= (kernel.local_mem or DEFAULT_LOCAL_MEM)
+
+
+def _split(kernel, body, k, accumulators, lanes):
+    loop = body[k]
+    step = loop.step.value
+    split = dataclasses.replace(
+        loop, start=binop("+", loop.start, binop("*", LaneIndex(), const(step))),
+        step=const(step * lanes))
+    accumulators = tuple(accumulators)
+    partials = [LanePartials(accumulators, loop.loc)] if accumulators else []
+    new_body = [ir.If(ActiveItem(), body[:k] + partials + [split], [], loop.loc),
+                LaneCombine(accumulators, lanes, loop.loc)]
+    if body[k + 1:]:
+        new_body.append(ir.If(ir.BoolOp("and", [ActiveItem(), FirstLane()],
+                                        type=ir.Scalar("bool")), body[k + 1:], [], loop.loc))
+    global_size, local_size = _lane_ndrange(kernel, lanes)
+    return kernel.replace(
+        body=tuple(new_body), global_size=global_size, local_size=local_size,
+        transforms=kernel.transforms + (f"lane_split({loop.var}, {lanes} lanes)",))
+
+
+def _lane_ndrange(kernel, lanes):
+    """(global size, local size) with the lanes in dimension 0: the levels' local sizes shrink,
+    the outermost first (as bind.local_size does), so that the work-group keeps its size."""
+    ndim = len(kernel.levels)
+    local = list(kernel.local_size)
+    while math.prod(local) * lanes > math.prod(kernel.local_size):
+        d = max(d for d in range(ndim) if local[d] > 1)
+        local[d] //= 2
+    longs = kernel.longs
+    sizes = []
+    for d in range(ndim):
+        n = longs[f"unpy_n{ndim - 1 - d}"]
+        sizes.append(max(1, -(-n // local[d])) * local[d])
+    return (lanes,) + tuple(sizes), (lanes,) + tuple(local)

@@ -1,0 +1,247 @@
+"""lane_split on bound nests (the lanes in dimension 0, the work-group's shape, the combination,
+what is refused), and against the interpreter on the tested OpenCL device: the CPU device needs
+no fill (fill_items 0), so a fixture makes `device_limits` report one (the pass's only input
+from the device) and the pipeline at UNPY_GPU_OPT=all splits the loops: nbody f32/f64, min/max,
+integer sums, a 2-level nest, start and step not 0 and 1, a negative step, a prange reduction
+updated in the loop, the error flag, trip counts and row counts that are no multiple of the
+lanes or the work-group."""
+import importlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bound import bound
+from gpucheck import assert_ran
+from jitgpu import bind as bind_module
+from jitgpu import loopopt, offload
+from jitgpu.loopopt.lane_split import lane_split
+from jitgpu.loopopt.local_tiles import local_tiles
+from jitgpu.loopopt.nodes import LaneCombine, LanePartials
+from jitgpu.loopopt.unroll_and_jam import unroll_and_jam
+from jitgpu.opencl_emit import print_kernel
+from modulepair import gpu_pair
+from unpy.typeinfer.reductions import walk_stmts
+
+lane_module = importlib.import_module("jitgpu.loopopt.lane_split")
+F = np.float32
+RNG = np.random.default_rng(31)
+HERE = Path(__file__).resolve().parent
+FILL = 1 << 40                    # more work-items than any test nest has
+
+
+@pytest.fixture(scope="session")
+def lanes_pair(tmp_path_factory):
+    return gpu_pair(HERE / "lane_kernels.py", tmp_path_factory.mktemp("build-lane_kernels"))
+
+
+def rand(*shape, dtype=np.float64):
+    return RNG.uniform(-2, 2, shape).astype(dtype)
+
+
+def _nbody(pair, n, dtype=F, fill=FILL):
+    x, y, z = (rand(n, dtype=dtype) for _ in range(3))
+    name = "nbody_f32" if dtype == F else "nbody_f64"
+    return bound(pair, name, x, y, z, np.zeros(n, dtype)).replace(fill_items=fill)
+
+
+# --- on bound nests ---------------------------------------------------------------------------
+
+def test_nbody_gets_lanes_in_dimension_0(lanes_pair):
+    kernel = _nbody(lanes_pair, 600)
+    assert kernel.global_size == (768,) and kernel.local_size == (256,)
+    out = lane_split(kernel)
+    assert out.transforms == ("lane_split(j, 32 lanes)",)
+    assert out.local_size == (32, 8)               # the work-group keeps its 256 work-items
+    assert out.global_size == (32, 600)            # 75 groups of 8 bodies
+    combine = [s for s in out.body if isinstance(s, LaneCombine)]
+    assert len(combine) == 1 and combine[0].accumulators == (("s", "+", "float32"),)
+    source = print_kernel(out)
+    assert "const long unpy_t0 = get_global_id(1);" in source
+    assert "const int unpy_lane = (int)get_local_id(0);" in source
+    assert "__local float unpy_lanes_s[256];" in source
+    assert "unpy_k_j_step = 32L;" in source
+    assert "if (unpy_lane != 0) s = (float)(0);" in source
+    # The store after the loop by lane 0 alone, of a real iteration.
+    assert "if ((unpy_active && (unpy_lane == 0))) {" in source
+    # Every work-item reaches the barriers: they are outside every guard.
+    body = source.split("{\n", 1)[1]
+    depth_at_barriers = {line[:len(line) - len(line.lstrip())]
+                         for line in body.splitlines() if "barrier(" in line}
+    assert depth_at_barriers <= {"    ", "        "}, depth_at_barriers
+
+
+def test_lanes_just_fill_the_device(lanes_pair):
+    kernel = _nbody(lanes_pair, 600)               # 768 work-items
+    assert lane_split(kernel.replace(fill_items=768 * 2)).global_size[0] == 2
+    assert lane_split(kernel.replace(fill_items=768 * 2 + 1)).global_size[0] == 4
+    assert lane_split(kernel.replace(fill_items=768 * 16)).global_size[0] == 16
+    assert lane_split(kernel.replace(fill_items=768 * 1000)).global_size[0] == 32
+    small_group = kernel.replace(local_size=(8,), global_size=(600,))
+    assert lane_split(small_group).local_size == (8, 1)       # lanes <= the work-group
+
+
+def test_two_levels_move_up_one_dimension(lanes_pair):
+    kernel = bound(lanes_pair, "grid_potential", rand(600, 3, dtype=F), F(0.5),
+                   np.zeros((5, 9), F)).replace(fill_items=FILL)
+    assert kernel.local_size == (16, 16)
+    out = lane_split(kernel)
+    assert out.transforms == ("lane_split(k, 32 lanes)",)
+    assert out.local_size == (32, 8, 1) and out.global_size == (32, 16, 5)
+    source = print_kernel(out)
+    assert "const long unpy_t0 = get_global_id(2);" in source
+    assert "const long unpy_t1 = get_global_id(1);" in source
+
+
+def test_accumulators_and_their_operators(lanes_pair):
+    out = lane_split(bound(lanes_pair, "int_row_sums", np.ones((3, 600), np.int64),
+                           np.zeros(3, np.int64)).replace(fill_items=FILL))
+    (combine,) = [s for s in out.body if isinstance(s, LaneCombine)]
+    assert sorted(combine.accumulators) == [("d", "+", "int64"), ("p", "*", "int64"),
+                                            ("s", "+", "int64")]
+    (partials,) = [s for s in walk_stmts(list(out.body)) if isinstance(s, LanePartials)]
+    assert sorted(partials.accumulators) == sorted(combine.accumulators)
+    out = lane_split(bound(lanes_pair, "row_range", rand(3, 600), np.zeros(3))
+                     .replace(fill_items=FILL))
+    (combine,) = [s for s in out.body if isinstance(s, LaneCombine)]
+    assert sorted(combine.accumulators) == [("hi", "max", "float64"), ("lo", "min", "float64")]
+    assert "unpy_lanes_lo[unpy_tlid + unpy_h] < unpy_lanes_lo[unpy_tlid]" in print_kernel(out)
+
+
+def test_prange_reduction_in_the_loop_is_left_to_its_epilogue(lanes_pair):
+    out = lane_split(bound(lanes_pair, "total_and_rows", rand(3, 600), np.zeros(3))
+                     .replace(fill_items=FILL))
+    (combine,) = [s for s in out.body if isinstance(s, LaneCombine)]
+    assert combine.accumulators == (("s", "+", "float64"),)
+    source = print_kernel(out)
+    # The reductions' tree over every work-item of the group, the lanes included.
+    assert "const int unpy_lid = get_local_id(0) * 1 + get_local_id(1) * 32;" in source
+
+
+@pytest.mark.parametrize("func, args", [
+    ("stores_in_loop", lambda: (rand(3, 600), np.zeros(3))),
+    ("recurrence", lambda: (rand(3, 600), np.zeros(3))),
+    ("reads_running_sum", lambda: (rand(3, 600), np.zeros(3))),
+    ("last_temporary", lambda: (rand(3, 600), np.zeros(3))),
+    ("nan_second_min", lambda: (rand(3, 600), np.zeros(3))),
+    ("three_levels", lambda: (rand(2, 2, 2), rand(2, 600), np.zeros((2, 2, 2)))),
+])
+def test_refused(lanes_pair, func, args):
+    kernel = bound(lanes_pair, func, *args()).replace(fill_items=FILL)
+    assert lane_split(kernel) is kernel
+
+
+def test_refused_without_need_or_iterations(lanes_pair):
+    kernel = _nbody(lanes_pair, 600)
+    no_fill = kernel.replace(fill_items=0)
+    assert lane_split(no_fill) is no_fill
+    full = kernel.replace(fill_items=768)
+    assert lane_split(full) is full
+    # 32 lanes need 512 iterations, 2 lanes 32 (256 work-items, 2 lanes fill 512).
+    short = _nbody(lanes_pair, 500)
+    assert lane_split(short) is short
+    assert lane_split(_nbody(lanes_pair, 40, fill=512)).global_size[0] == 2
+    short = _nbody(lanes_pair, 31, fill=512)
+    assert lane_split(short) is short
+    # An earlier pass's unrolled level or tiles: theirs.
+    jammed = unroll_and_jam(kernel.replace(fill_items=0), level=0, factor=2).replace(
+        fill_items=FILL)
+    assert lane_split(jammed) is jammed
+    tiled = local_tiles(kernel)
+    assert tiled is not kernel and lane_split(tiled) is tiled
+
+
+def test_later_passes_keep_the_split(lanes_pair):
+    kernel = _nbody(lanes_pair, 600)
+    out = loopopt.optimise(kernel, "all")
+    assert "lane_split(j, 32 lanes)" in out.transforms
+    assert not any(t.startswith("local_tiles") for t in out.transforms)
+    assert any(t.startswith("unroll_inner(j") for t in out.transforms)
+    assert local_tiles(lane_split(kernel)) == lane_split(kernel)
+
+
+# --- on the tested OpenCL device, against the interpreter -----------------------------------
+
+@pytest.fixture
+def device_fill(device_env, monkeypatch):
+    """The tested device reports a fill of FILL work-items (a GPU's need), fresh preparations,
+    UNPY_GPU_OPT=all; returns a function that sets MAX_LANES and MIN_ITERATIONS_PER_LANE."""
+    real = offload.device_limits
+
+    def limits(device):
+        found = real(device)
+        return found[:2] + (FILL,) + found[3:]
+    monkeypatch.setattr(offload, "device_limits", limits)
+    monkeypatch.setattr(offload, "_PREPARED", type(offload._PREPARED)())
+    device_env.setenv("UNPY_GPU_OPT", "all")
+
+    def lanes(most, iterations=lane_module.MIN_ITERATIONS_PER_LANE):
+        monkeypatch.setattr(lane_module, "MAX_LANES", most)
+        monkeypatch.setattr(lane_module, "MIN_ITERATIONS_PER_LANE", iterations)
+    return lanes
+
+
+def cases(n):
+    """(function, arguments, rtol) with n iterations of the split loop and rows that are no
+    multiple of the lanes or the work-group."""
+    a = rand(n + 3)
+    return [
+        ("nbody_f32", tuple(rand(n, dtype=F) for _ in range(3)) + (np.zeros(n, F),), 1e-4),
+        ("nbody_f64", tuple(rand(n) for _ in range(3)) + (np.zeros(n),), 1e-12),
+        ("row_range", (rand(37, n), np.zeros(37)), 0),
+        ("int_row_sums", (RNG.integers(-2 ** 62, 2 ** 62, (37, n)),
+                          np.zeros(37, np.int64)), 0),
+        ("grid_potential", (rand(n, 3, dtype=F), F(0.3), np.zeros((5, 11), F)), 1e-4),
+        ("strided_dot", (a, rand(21), np.zeros(21)), 1e-12),
+        ("backwards_sum", (a, rand(21), np.zeros(21)), 1e-12),
+        ("total_and_rows", (rand(19, n), np.zeros(19)), 1e-12),
+    ]
+
+
+CASE_NAMES = [c[0] for c in cases(1)]
+
+
+@pytest.mark.parametrize("lanes, n", [(4, 5), (32, 1), (32, 50)])
+@pytest.mark.parametrize("case", range(len(CASE_NAMES)), ids=CASE_NAMES)
+def test_split_matches_interpreter(lanes_pair, device_fill, lanes, n, case):
+    """Loops of fewer iterations than lanes too (MIN_ITERATIONS_PER_LANE 0 here)."""
+    device_fill(lanes, 0)
+    func, args, rtol = cases(n)[case]
+    _, report = lanes_pair.check(func, *args, rtol=rtol)
+    assert "lane_split(" in report.nests[0].reason, str(report)
+
+
+@pytest.mark.parametrize("dtype", [F, np.float64])
+def test_nbody_at_the_default_lanes(lanes_pair, device_fill, dtype):
+    n = 16 * 8 + 5                                 # 8 lanes: 16 iterations each
+    device_fill(8)
+    args = tuple(rand(n, dtype=dtype) for _ in range(3)) + (np.zeros(n, dtype),)
+    func = "nbody_f32" if dtype == F else "nbody_f64"
+    _, report = lanes_pair.check(func, *args, rtol=1e-4 if dtype == F else 1e-12)
+    assert "lane_split(j, 8 lanes)" in report.nests[0].reason, str(report)
+
+
+def test_error_flag_raises_as_the_interpreter(lanes_pair, device_fill):
+    """A division by zero in any lane sets the flag; the OpenMP code reruns the nest and raises
+    ZeroDivisionError (SPEC section 3; the interpreter's NumPy scalars only warn)."""
+    device_fill(8, 0)
+    a = RNG.integers(-50, 50, 23)
+    b = RNG.integers(1, 9, 40)
+    _, report = lanes_pair.check("floor_quotients", a, b, np.zeros(23, np.int64))
+    assert "lane_split(j, 8 lanes)" in report.nests[0].reason, str(report)
+    for zero_at in (0, 13, 39):                    # in lane 0, 5 and 7 of 8
+        b_zero = b.copy()
+        b_zero[zero_at] = 0
+        with pytest.raises(ZeroDivisionError):
+            lanes_pair.compiled.floor_quotients(a, b_zero, np.zeros(23, np.int64))
+        assert_ran(lanes_pair.explain("floor_quotients"), "openmp", "division by zero")
+
+
+def test_small_work_groups(lanes_pair, device_fill, monkeypatch):
+    """Groups of 8 work-items: 4 lanes x 2 rows (x 1 in a 2-level nest)."""
+    monkeypatch.setattr(bind_module, "LOCAL_SIZES", {1: (8,), 2: (4, 2), 3: (2, 2, 2)})
+    device_fill(4, 0)
+    for func, args, rtol in cases(9):
+        if func in ("nbody_f64", "int_row_sums", "grid_potential", "total_and_rows"):
+            _, report = lanes_pair.check(func, *args, rtol=rtol)
+            assert "lane_split(" in report.nests[0].reason, str(report)

@@ -503,7 +503,7 @@ struct HookSkip {
     static std::string switches() {
         std::string all;
         for (const char* name : {"UNPY_DEVICE", "UNPY_FORCE_GPU", "UNPY_GPU_MEM_LIMIT", "UNPY_GPU_OPT",
-                                 "UNPY_PIN"}) {
+                                 "UNPY_PIN", "UNPY_GPU_SEARCH"}) {
             const char* value = std::getenv(name);
             all += value ? value : "";
             all += '\x1f';

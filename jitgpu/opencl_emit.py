@@ -149,7 +149,8 @@ class KernelEmitter(CExprPrinter):
                            for u, var in enumerate(level.copies, 1)}
         self.tiles = {t.name: t for s in walk_stmts(list(kernel.body))
                       if isinstance(s, TileLoad) for t in s.tiles}
-        self.lane_combines = [s for s in kernel.body if isinstance(s, LaneCombine)]
+        self.lane_combines = [s for s in walk_stmts(list(kernel.body))
+                              if isinstance(s, LaneCombine)]
         self.lines = []
         self.depth = 1
 

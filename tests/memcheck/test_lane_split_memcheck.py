@@ -1,0 +1,92 @@
+"""Lane splits (jitgpu/loopopt/lane_split.py) on Oclgrind: kernels of
+tests/jitgpu/loopopt/lane_kernels.py split over 4 lanes on groups of 8 work-items (rows and
+loops cut by the trip counts, a 2-level nest, a prange reduction beside the lanes' combination),
+through every pass of UNPY_GPU_OPT=all, read and write only what the interpreter does, read no
+local slot nothing wrote, and every work-item reaches every barrier (Oclgrind reports a
+divergent barrier)."""
+import importlib
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.memcheck
+
+F = np.float32
+RNG = np.random.default_rng(37)
+
+
+def rand(*shape, dtype=np.float64):
+    return RNG.uniform(-2, 2, shape).astype(dtype)
+
+
+CASES = {
+    "nbody_f64": (lambda n: tuple(rand(n) for _ in range(3)) + (np.zeros(n),), 1e-12),
+    "grid_potential": (lambda n: (rand(n, 3, dtype=F), F(0.3), np.zeros((3, 5), F)), 1e-4),
+    "total_and_rows": (lambda n: (rand(7, n), np.zeros(7)), 1e-12),
+    "strided_dot": (lambda n: (rand(n + 3), rand(5), np.zeros(5)), 1e-12),
+}
+
+
+@pytest.fixture(scope="session")
+def lanes_pair(tmp_path_factory, oclgrind_device):
+    from modulepair import gpu_pair
+    from gpucheck import HERE
+    return gpu_pair(HERE / "loopopt" / "lane_kernels.py",
+                    tmp_path_factory.mktemp("build-lane_kernels"))
+
+
+@pytest.mark.parametrize("n", [3, 11])
+@pytest.mark.parametrize("func", list(CASES))
+def test_lane_split_on_oclgrind(memcheck, lanes_pair, oclgrind_env, monkeypatch, func, n):
+    from jitgpu import bind, loopopt, offload
+    lane_module = importlib.import_module("jitgpu.loopopt.lane_split")
+    passes = loopopt.PASSES
+
+    def forced(kernel):
+        kernel = kernel.replace(fill_items=1 << 40)
+        for _, levels, fn in passes:
+            if "all" in levels:
+                kernel = fn(kernel)
+        return kernel
+    monkeypatch.setattr(lane_module, "MAX_LANES", 4)
+    monkeypatch.setattr(lane_module, "MIN_ITERATIONS_PER_LANE", 0)
+    monkeypatch.setattr(bind, "LOCAL_SIZES", {1: (8,), 2: (4, 2), 3: (2, 2, 2)})
+    monkeypatch.setattr(loopopt, "PASSES", (("forced", ("all",), forced),))
+    monkeypatch.setattr(offload, "_PREPARED", type(offload._PREPARED)())
+    oclgrind_env.setenv("UNPY_GPU_OPT", "all")
+    make, rtol = CASES[func]
+    report = memcheck.check(lanes_pair, func, *make(n), rtol=rtol)
+    assert all("lane_split(" in nest.reason and "4 lanes" in nest.reason
+               for nest in report.nests), str(report)
+
+
+def test_barrier_in_the_guard_is_reported(memcheck, lanes_pair, oclgrind_env, monkeypatch):
+    """With the combination moved inside the guard of real iterations, the work-items of the
+    row past the trip count skip its barriers: Oclgrind sees it, so the clean runs above mean
+    something."""
+    import dataclasses
+
+    from jitgpu import bind, loopopt, offload
+    from jitgpu.loopopt.nodes import LaneCombine
+    lane_module = importlib.import_module("jitgpu.loopopt.lane_split")
+
+    def guarded_combination(kernel):
+        kernel = lane_module.lane_split(kernel.replace(fill_items=1 << 40))
+        guard, combine, *after = kernel.body
+        assert isinstance(combine, LaneCombine)
+        guard = dataclasses.replace(guard, body=guard.body + [combine])
+        return kernel.replace(body=(guard, *after))
+    monkeypatch.setattr(lane_module, "MAX_LANES", 4)
+    monkeypatch.setattr(lane_module, "MIN_ITERATIONS_PER_LANE", 0)
+    monkeypatch.setattr(bind, "LOCAL_SIZES", {1: (8,), 2: (4, 2), 3: (2, 2, 2)})
+    monkeypatch.setattr(loopopt, "PASSES", (("planted", ("all",), guarded_combination),))
+    monkeypatch.setattr(offload, "_PREPARED", type(offload._PREPARED)())
+    oclgrind_env.setenv("UNPY_GPU_OPT", "all")
+    make, _ = CASES["nbody_f64"]
+    args = make(3)                        # 3 bodies: the second group's second row is past
+    memcheck.reports()
+    lanes_pair.run("nbody_f64", lambda: (args, [args[3]]))
+    reports = memcheck.reports()
+    report = lanes_pair.explain("nbody_f64")
+    assert report.nests[0].ran_on == memcheck.device.label, str(report)
+    assert any(r.startswith("Work-group divergence detected (barrier)") for r in reports), reports

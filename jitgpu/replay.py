@@ -36,6 +36,9 @@ from gpurts.pins import PINS
 # The key of the record in the hook's answer (the reductions dict; see SCOPE_KEY in offload.py).
 RECORD_KEY = "__unpy_replay__"
 
+# A record's status word: replaying, dropped for a set error flag (the data's doing: a later
+# call may record again), dropped for an OpenCL error (the layout's: not recorded again).
+LIVE, FLAGGED, FAILED = 0, 1, 2
 # The words of a record before its ops (unpy::Replay in unpy_runtime.hpp reads them so).
 STATUS, CALLS, EPOCH, EPOCH_ADDRESS, WRITE, READ, LAUNCH, FINISH, QUEUE, OP_WORDS = range(10)
 HEADER = 10
@@ -119,6 +122,8 @@ def copies(groups, sources, transfers, pin_bytes: int = 0) -> list | str:
             if not is_packed(box, itemsize):
                 return f"a copy of {', '.join(g.arrays)} is strided"
             lo, hi = box.byte_span(itemsize)
+            if hi == lo:
+                continue                # (OpenCL refuses copies of no bytes)
             path = transfers._copy_path(source_owner, box, False, itemsize)
             if path == "staged" and pin_bytes and _pin(transfers.device, source_owner,
                                                         hi - lo, pin_bytes):
@@ -188,7 +193,11 @@ class Record:
 
     @property
     def live(self) -> bool:
-        return self.words[STATUS] == 0 and self.words[EPOCH] == REPLAY_EPOCH[0]
+        return self.words[STATUS] == LIVE and self.words[EPOCH] == REPLAY_EPOCH[0]
+
+    @property
+    def failed(self) -> bool:
+        return self.words[STATUS] == FAILED
 
     @property
     def calls(self) -> int:
@@ -234,6 +243,8 @@ def record(device, part, kernel, built_kernel, values, recipe, group_sources, ma
     found = recipe.get("replay")
     if found is not None and found.live:
         return found
+    if found is not None and found.failed:
+        return "an OpenCL error stopped replaying this layout"
     if _kept_kit(recipe) is None:
         return "the part's buffers are not kept between calls (too large)"
     copy_list = copies(part.transfers.groups, group_sources, device.transfers, replay_pin_bytes())

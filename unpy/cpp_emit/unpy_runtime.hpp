@@ -802,8 +802,9 @@ enum : int { status, calls, epoch, epoch_address, write, read, launch, finish, q
 enum : int64_t { copy = 1, write_buffer, read_buffer, launch_kernel, finish_queue, flag };
 }  // namespace replay_word
 
-// Runs the ops of `w` (jitgpu.replay.op_words); false on an OpenCL error or a set flag.
-inline bool replay_ops(const int64_t* w) {
+// Runs the ops of `w` (jitgpu.replay.op_words): 0 when done, 1 when the error flag was set
+// (nothing written into NumPy memory), 2 on an OpenCL error.
+inline int replay_ops(const int64_t* w) {
     using Write = int32_t (*)(void*, void*, uint32_t, size_t, size_t, const void*, uint32_t,
                               const void*, void*);
     using Read = int32_t (*)(void*, void*, uint32_t, size_t, size_t, void*, uint32_t,
@@ -820,7 +821,7 @@ inline bool replay_ops(const int64_t* w) {
     const int64_t* op = w + r::ops;
     const int64_t* end = op + w[r::op_words];
     auto ptr = [](int64_t v) { return reinterpret_cast<void*>(v); };
-    bool ok = true;
+    bool ok = true, flagged = false;
     while (ok && op < end) {
         switch (op[0]) {
         case r::copy:
@@ -853,15 +854,17 @@ inline bool replay_ops(const int64_t* w) {
             op += 1;
             break;
         case r::flag:
-            ok = *static_cast<const int32_t*>(ptr(op[1])) == 0;
+            flagged = *static_cast<const int32_t*>(ptr(op[1])) != 0;
+            ok = !flagged;
             op += 2;
             break;
         default:
             ok = false;
         }
     }
-    if (!ok) finish(queue);   // nothing of the dropped call stays in flight
-    return ok;
+    if (ok) return 0;
+    finish(queue);   // nothing of the dropped call stays in flight
+    return flagged ? 1 : 2;
 }
 
 // One per nest (static): the last record the hook answered, and the inputs it was made for.
@@ -886,8 +889,8 @@ struct Replay {
             anything_resident() || __atomic_load_n(epoch, __ATOMIC_ACQUIRE) != words[r::epoch] ||
             replay_switches() != switches)
             return false;
-        if (!replay_ops(words)) {
-            __atomic_store_n(&words[r::status], 1, __ATOMIC_RELEASE);
+        if (const int64_t failed = replay_ops(words)) {
+            __atomic_store_n(&words[r::status], failed, __ATOMIC_RELEASE);
             words = nullptr;
             return false;
         }

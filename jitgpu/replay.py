@@ -11,10 +11,11 @@ flat int64 list, with the entry points of the libOpenCL that pyopencl loaded.
       (takes the part's kit, binds a kernel of its own, keeps every object the words name)
 
 A record owns its kit (staging, device buffers, error flag) and kernel, so no Python-path call
-of the same layout touches them while C++ may replay; its kits stay under REPLAY_BYTES in all.
-The compiled caller replays only while nothing is on the device (`anything_resident()`) and
-the epoch (`gpurts.epoch.REPLAY_EPOCH`) is the record's: `unpython.resident` and `forget`
-bump it. `UNPY_REPLAY=0` turns replaying off. A set error flag or any OpenCL error drops the record (its status word) and the call
+of the same layout touches them while C++ may replay; all records' kits together stay within
+an eighth of the device's memory (`replay_budget`). The compiled caller replays only while
+nothing is on the device (`anything_resident()`) and the epoch (`gpurts.epoch.REPLAY_EPOCH`)
+is the record's: `unpython.resident` and `forget` bump it. `UNPY_REPLAY=0` turns replaying
+off. A set error flag or any OpenCL error drops the record (its status word) and the call
 takes the Python path, which falls back to OpenMP and raises as the interpreter does.
 """
 from __future__ import annotations
@@ -41,17 +42,17 @@ RECORD_KEY = "__unpy_replay__"
 LIVE, FLAGGED, FAILED = 0, 1, 2
 # The words of a record before its ops (unpy::Replay in unpy_runtime.hpp reads them so).
 STATUS, CALLS, EPOCH, EPOCH_ADDRESS, WRITE, READ, LAUNCH, FINISH, QUEUE, OP_WORDS = range(10)
-HEADER = 10
 # Ops: COPY dst src bytes | WRITE buffer offset bytes host | READ buffer offset bytes host |
 # LAUNCH kernel dims g0 g1 g2 l0 l1 l2 | FINISH | FLAG host int32 (set: drop the record).
 OP_COPY, OP_WRITE, OP_READ, OP_LAUNCH, OP_FINISH, OP_FLAG = range(1, 7)
 
-# Kits held by records, in all: an eighth of device memory (of the smallest device seen).
+# Bytes of the kits that records hold, in all (`replay_budget`).
 _held = {"bytes": 0}
 _lock = threading.Lock()
 
 
 def replay_budget(device) -> int:
+    """What the records' kits may hold together when a record for `device` is made."""
     return int(device.cl_device.global_mem_size) // 8
 
 
@@ -71,9 +72,9 @@ def forget() -> None:
 
 
 def refusal(plan, applied_plan, trial, keep: bool, kernel, logging_every_call: bool,
-            keyed: bool) -> str | None:
+            keyed: bool, switched_off: bool = False) -> str | None:
     """Why a call that ran on the device is not replayed from C++, or None."""
-    if os.environ.get("UNPY_REPLAY", "1") == "0":
+    if switched_off:
         return "UNPY_REPLAY=0"
     if not keyed:
         return "the compiled caller gives no key of its inputs"
@@ -284,7 +285,8 @@ def offer(device, applied_plan, prepared, values, keep: bool, key) -> "Record | 
     import logging
     kernel, _, built = prepared.kernels[0]
     why = refusal(prepared.plan, applied_plan, prepared.trial, keep, kernel,
-                  logging.getLogger("unpy").isEnabledFor(logging.INFO), key is not None)
+                  logging.getLogger("unpy").isEnabledFor(logging.INFO), key is not None,
+                  os.environ.get("UNPY_REPLAY", "1") == "0")
     if why is not None:
         return why
     recipe = prepared.recipes.setdefault(0, {})

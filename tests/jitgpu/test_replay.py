@@ -179,3 +179,18 @@ def test_explain_says_why_not(gpu):
     gpu.compiled.red_sum_f64(x, 0.0)
     text = str(gpu.explain("red_sum_f64"))
     assert "replay: later calls take the Python path (the nest has reductions)" in text, text
+
+
+def test_a_replayed_layout_may_pin_its_arrays(gpu, device_env):
+    from gpurts.pins import PINS
+    device_env.setenv("UNPY_PIN", "1")                   # (the CPU device pins only when told)
+    device_env.setenv("UNPY_REPLAY_PIN_BYTES", "4096")
+    a, b = RNG.random((40, 40), np.float32), RNG.random((40, 40), np.float32)
+    c = np.zeros((40, 40), np.float32)
+    assert not PINS.is_pinned(a)
+    recorded = _replays(gpu, "matmul_f32", lambda: gpu.compiled.matmul_f32(a, b, c))
+    assert PINS.is_pinned(a) and PINS.is_pinned(c)      # 6.4 KB each, copied straight now
+    a[...] = RNG.random(a.shape, np.float32)
+    gpu.compiled.matmul_f32(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+    assert _nest(gpu, "matmul_f32") is recorded

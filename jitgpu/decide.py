@@ -154,7 +154,10 @@ def openmp_timed(token: int, seconds: float) -> Optional[Trial]:
 
 
 def forget() -> None:
-    """Forget every measured decision (tests, benchmarks)."""
+    """Forget every measured decision (tests, benchmarks), and stop the replays of calls they
+    decided (jitgpu/replay.py)."""
+    from gpurts.epoch import invalidate_replays
     with _lock:
         _TRIALS.clear()
         _ASKED.clear()
+    invalidate_replays()

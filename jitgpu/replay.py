@@ -14,7 +14,7 @@ A record owns its kit (staging, device buffers, error flag) and kernel, so no Py
 of the same layout touches them while C++ may replay; all records' kits together stay within
 an eighth of the device's memory (`replay_budget`). The compiled caller replays only while
 nothing is on the device (`anything_resident()`) and the epoch (`gpurts.epoch.REPLAY_EPOCH`)
-is the record's: `unpython.resident` and `forget` bump it. `UNPY_REPLAY=0` turns replaying
+is the record's: `unpython.resident` and `jitgpu.decide.forget` bump it. `UNPY_REPLAY=0` turns replaying
 off. A set error flag or any OpenCL error drops the record (its status word) and the call
 takes the Python path, which falls back to OpenMP and raises as the interpreter does.
 """
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpurts.boxes import Box, is_packed, memory_root
-from gpurts.epoch import REPLAY_EPOCH, invalidate_replays
+from gpurts.epoch import REPLAY_EPOCH
 from gpurts.executor import bind_args, part_sources, take_bound_kit
 from gpurts.opencl import load_opencl
 from gpurts.pins import PINS
@@ -64,11 +64,6 @@ def replay_pin_bytes() -> int:
         return int(os.environ.get("UNPY_REPLAY_PIN_BYTES", "0")) or 0
     except ValueError:
         return 0
-
-
-def forget() -> None:
-    """Every record stops replaying (tests, benchmarks; after `jitgpu.decide.forget`)."""
-    invalidate_replays()
 
 
 def refusal(plan, applied_plan, trial, keep: bool, kernel, logging_every_call: bool,

@@ -194,3 +194,13 @@ def test_a_replayed_layout_may_pin_its_arrays(gpu, device_env):
     gpu.compiled.matmul_f32(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
     assert _nest(gpu, "matmul_f32") is recorded
+
+
+def test_forgotten_decisions_stop_the_replays(gpu):
+    from jitgpu import decide
+    x, y = RNG.random(120), RNG.random(120)
+    recorded = _replays(gpu, "axpy", lambda: gpu.compiled.axpy(x, y, 1.0), times=2)
+    replayed = recorded.replayed_calls
+    decide.forget()
+    gpu.compiled.axpy(x, y, 1.0)
+    assert _nest(gpu, "axpy") is not recorded and recorded.replayed_calls == replayed

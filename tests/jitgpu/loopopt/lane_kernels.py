@@ -144,6 +144,18 @@ def stores_in_loop(a, out):
 
 
 @unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,1]', 'ndarray[float64,1]', None)
+def stores_before_loop(a, first, out):
+    # Every lane runs the statements before the loop: a store there is made L times.
+    for i in prange(a.shape[0]):
+        first[i] = a[i, 0]
+        s = 0.0
+        for j in range(a.shape[1]):
+            s += a[i, j]
+        out[i] = s
+
+
+@unpython.gpu
 @unpython.type('ndarray[float64,2]', 'ndarray[float64,1]', None)
 def recurrence(a, out):
     # s is read in a way that is no reduction: the order of the iterations matters.

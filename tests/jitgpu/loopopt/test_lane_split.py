@@ -120,6 +120,7 @@ def test_prange_reduction_in_the_loop_is_left_to_its_epilogue(lanes_pair):
 
 @pytest.mark.parametrize("func, args", [
     ("stores_in_loop", lambda: (rand(3, 600), np.zeros(3))),
+    ("stores_before_loop", lambda: (rand(3, 600), np.zeros(3), np.zeros(3))),
     ("recurrence", lambda: (rand(3, 600), np.zeros(3))),
     ("reads_running_sum", lambda: (rand(3, 600), np.zeros(3))),
     ("last_temporary", lambda: (rand(3, 600), np.zeros(3))),

@@ -6,10 +6,11 @@ onto the device and checked against NumPy; the kernel time is the median of the 
 report's `kernel` part over the timed calls.
 
     python bench/gpu_variants.py [--kernels mmult,syrk] [--n 2048] [--repeat 5] [--out DIR]
-                                 [--variants all,all-reg4x4,... | register | small]
+                                 [--variants all,all-reg4x4,... | register | small | lanes]
 
     python bench/gpu_variants.py --kernels mmult,syrk,syr2k --n 2048 --variants register
     python bench/gpu_variants.py --kernels mmult,cp,syrk,syr2k,nbody --n 256 --variants small
+    python bench/gpu_variants.py --kernels nbody --n 4096,65536 --variants lanes
 
 Writes <out>/gpu-variants.json (gpu-variants-<group>.json for a group of variants) and prints
 one line per (case, variant)."""
@@ -33,6 +34,7 @@ from cpu import unpy_module  # noqa: E402
 TILES = "jitgpu.loopopt.local_tiles"
 JAM = "jitgpu.loopopt.unroll_and_jam"
 REGS = "jitgpu.loopopt.register_tiles"
+LANES = "jitgpu.loopopt.lane_split"
 # Local tiles of 32 iterations beside an 8 x 4 register tile: 25 kB of f32, over the default
 # 24 kB budget (which halves them to 16); an H100 gives a group 48 kB.
 ROOMY = {"LOCAL_BUDGET": 44 * 1024, "LOCAL_FRACTION": 0.95}
@@ -70,6 +72,10 @@ VARIANTS = [
     ("all-norowless", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 0}}),
     ("all-notiles", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 0, "ROW_TILE_ITERATIONS": 0}}),
     ("all-tilemin64", "all", {TILES: {"MIN_TILED_ITERATIONS": 64}}),
+    ("all-nolanes", "all", {LANES: {"MAX_LANES": 1}}),      # `all` before lane_split
+    ("all-lanes4", "all", {LANES: {"MAX_LANES": 4}}),
+    ("all-lanes8", "all", {LANES: {"MAX_LANES": 8}}),
+    ("all-lanes16", "all", {LANES: {"MAX_LANES": 16}}),
 ]
 # --variants register: the register tile's choices (mmult/syrk/syr2k at n=2048, < 4 minutes);
 # --variants small: the loop optimisations at n=256 (every example kernel).
@@ -78,7 +84,9 @@ GROUPS = {"register": ["unroll", "all", "all-noreg", "all-roomy", "all-reg4x4", 
                        "all-reg4x4-tile32", "all-reg8x8-tile8", "all-reg8x4-novector"],
           # the small sizes, where `all` should not lose to `unroll`
           "small": ["unroll", "all", "all-noreg", "all-reg8x4-fill1", "all-notiles",
-                    "all-norowless", "all-tilemin64"]}
+                    "all-norowless", "all-tilemin64"],
+          # --variants lanes: lane_split's lane counts against none (nbody at 4096 and 65536)
+          "lanes": ["all", "all-nolanes", "all-lanes4", "all-lanes8", "all-lanes16"]}
 
 
 def patched(changes):

@@ -133,6 +133,33 @@ def total_and_rows(a, out):
     return total
 
 
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', None)
+def tri_products(a, c):
+    # A triangular prange: the work-items of a row past the diagonal reach the barriers too.
+    for i in prange(c.shape[0]):
+        for j in prange(i + 1):
+            s = 0.0
+            for k in range(a.shape[1]):
+                s += a[i, k] * a[j, k]
+            c[i, j] = s
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'int64', 'ndarray[float64,1]', 'ndarray[int64,1]', None)
+def windowed_sums(a, start, out, count):
+    # Bounds from a scalar: loops of any length, none included; an integer count beside.
+    for i in prange(a.shape[0]):
+        s = 0.0
+        c = 0
+        for j in range(start, a.shape[1], 2):
+            s += a[i, j]
+            if a[i, j] > 0:
+                c += 1
+        out[i] = s
+        count[i] = c
+
+
 # --- refused ------------------------------------------------------------------------------
 
 @unpython.gpu

@@ -2,14 +2,16 @@
 what is refused), and against the interpreter on the tested OpenCL device: the CPU device needs
 no fill (fill_items 0), so a fixture makes `device_limits` report one (the pass's only input
 from the device) and the pipeline at UNPY_GPU_OPT=all splits the loops: nbody f32/f64, min/max,
-integer sums, a 2-level nest, start and step not 0 and 1, a negative step, a prange reduction
-updated in the loop, the error flag, trip counts and row counts that are no multiple of the
-lanes or the work-group."""
+integer sums, a 2-level and a triangular nest, start and step not 0 and 1, a negative step, a
+prange reduction updated in the loop, the error flag, trip counts and row counts that are no
+multiple of the lanes or the work-group (drawn by hypothesis with the lanes and the group)."""
 import importlib
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bound import bound
 from gpucheck import assert_ran
@@ -196,6 +198,7 @@ def cases(n):
         ("strided_dot", (a, rand(21), np.zeros(21)), 1e-12),
         ("backwards_sum", (a, rand(21), np.zeros(21)), 1e-12),
         ("total_and_rows", (rand(19, n), np.zeros(19)), 1e-12),
+        ("tri_products", (rand(13, n), np.zeros((13, 13))), 1e-12),
     ]
 
 
@@ -246,3 +249,22 @@ def test_small_work_groups(lanes_pair, device_fill, monkeypatch):
         if func in ("nbody_f64", "int_row_sums", "grid_potential", "total_and_rows"):
             _, report = lanes_pair.check(func, *args, rtol=rtol)
             assert "lane_split(" in report.nests[0].reason, str(report)
+
+
+@given(rows=st.integers(1, 40), columns=st.integers(0, 90), start=st.integers(0, 5),
+       lanes=st.sampled_from([2, 4, 8, 32]), group=st.sampled_from([8, 32, 256]),
+       seed=st.integers(0, 2 ** 32 - 1))
+@settings(max_examples=25, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+def test_any_shape_lanes_and_group(lanes_pair, device_fill, monkeypatch, rows, columns, start,
+                                   lanes, group, seed):
+    """Rows and iterations of any count (none too), each lane count on work-groups of 8 to
+    256 work-items (lanes up to the group's size)."""
+    monkeypatch.setattr(bind_module, "LOCAL_SIZES", {1: (group,), 2: (16, 16), 3: (16, 4, 4)})
+    monkeypatch.setattr(offload, "_PREPARED", type(offload._PREPARED)())
+    device_fill(lanes, 0)
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-2, 2, (rows, columns))
+    _, report = lanes_pair.check("windowed_sums", a, start, np.zeros(rows),
+                                 np.zeros(rows, np.int64), rtol=1e-12)
+    assert f"lane_split(j, {min(lanes, group)} lanes)" in report.nests[0].reason, str(report)

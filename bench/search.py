@@ -1,0 +1,107 @@
+"""The first call's search (jitgpu/search.py) on one OpenCL device: per example case, the first
+call of a fresh search (its time, the candidates' kernel times, the choice), the first call of
+a second fresh preparation (the record: no search where it is complete, else the rest of
+the search), and the median kernel time of repeated
+calls with the search's choice beside the default's (UNPY_GPU_SEARCH=0). Every call is forced
+onto the device and checked against NumPy.
+
+    python bench/search.py [--kernels mmult,syrk,syr2k] [--n 2048] [--repeat 5] [--out DIR]
+                           [--search auto|1]
+
+Writes <out>/search.json and prints one line per case. The records go to a fresh folder (the
+OpenCL build cache stays UNPY_CACHE_DIR's: run once before to time warm builds, or point
+UNPY_CACHE_DIR at an empty folder to time cold ones)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "bench")]
+
+import _harness  # noqa: E402
+import unpython  # noqa: E402
+from cpu import unpy_module  # noqa: E402
+
+
+def fresh_first_call(case, func, args):
+    """(seconds, nest report, call, output) of a call that prepares anew (the prepared
+    layouts forgotten; run_case turns the C++ replay off)."""
+    from jitgpu import offload
+    offload._PREPARED.clear()
+    call, output = _harness.timed_caller(case, func, args)
+    seconds = call()
+    return seconds, unpython.explain(func).nests[0], call, output
+
+
+def run_case(case, func, args, want, repeat, search_mode):
+    from jitgpu import search
+    os.environ.update(UNPY_FORCE_GPU="1", UNPY_REPLAY="0")
+    row = {}
+    with tempfile.TemporaryDirectory() as records:
+        search.record_dir = lambda: records
+        for label, mode in (("searched", search_mode), ("second", search_mode),
+                            ("default", "0")):
+            if mode == "auto":
+                os.environ.pop("UNPY_GPU_SEARCH", None)
+            else:
+                os.environ["UNPY_GPU_SEARCH"] = mode
+            first, nest, call, output = fresh_first_call(case, func, args)
+            if not (nest.ran_on or "").startswith("opencl"):
+                return {"error": f"ran on {nest.ran_on}: {nest.reason}"}
+            if not _harness.matches(output, want, case.rtol):
+                return {"error": f"WRONG result ({label})"}
+            kernels = []
+            for _ in range(repeat):
+                call()
+                kernels.append(unpython.explain(func).nests[0].timings["kernel"])
+            row[label] = {"first": first, "kernel": statistics.median(kernels),
+                          "reason": nest.reason, "search": nest.details.get("search", ""),
+                          "time": nest.details.get("time", ""),
+                          "ndrange": nest.details.get("ndrange", "")}
+    return row
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kernels", default="mmult,syrk,syr2k")
+    parser.add_argument("--n", default="2048")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--search", default="auto", choices=("auto", "1"))
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    options = parser.parse_args(argv)
+    os.environ.setdefault("UNPY_DEVICE", "gpu")
+    rows = []
+    for kernel in options.kernels.split(","):
+        module, note = unpy_module(kernel)
+        if module is None:
+            print(f"{kernel}: {note}", flush=True)
+            continue
+        for case in module.CASES:
+            for n in [int(x) for x in options.n.split(",")]:
+                args = case.args(n)
+                want = case.expected(args)
+                result = run_case(case, getattr(module, case.func), args, want,
+                                  options.repeat, options.search)
+                rows.append({"case": case.label, "n": n, **result})
+                if "error" in result:
+                    print(f"{case.label} n={n}: {result['error']}", flush=True)
+                    continue
+                s, r, d = result["searched"], result["second"], result["default"]
+                print(f"{case.label} n={n}: first call {s['first'] * 1e3:.0f} ms searched, "
+                      f"{r['first'] * 1e3:.0f} ms at the second preparation, {d['first'] * 1e3:.0f} ms "
+                      f"default; kernel {r['kernel'] * 1e3:.3f} ms chosen vs "
+                      f"{d['kernel'] * 1e3:.3f} ms default\n    {s['search']}\n    "
+                      f"{r['search']}", flush=True)
+    options.out.mkdir(parents=True, exist_ok=True)
+    (options.out / "search.json").write_text(json.dumps(rows, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -61,6 +61,7 @@ def lane_split(kernel: KernelNest) -> KernelNest:
     group = math.prod(kernel.local_size)
     items = math.prod(kernel.global_size)
     if (kernel.fill_items <= 0 or items >= kernel.fill_items or ndim >= 3
+            or len(kernel.global_size) != ndim                      # split already
             or any(isinstance(level, UnrolledLevel) for level in kernel.levels)
             or any(isinstance(s, TileLoad) for s in walk_stmts(body)) or escapes(body)):
         return kernel

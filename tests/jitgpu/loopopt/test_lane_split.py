@@ -152,6 +152,8 @@ def test_refused_without_need_or_iterations(lanes_pair):
     assert lane_split(jammed) is jammed
     tiled = local_tiles(kernel)
     assert tiled is not kernel and lane_split(tiled) is tiled
+    split = lane_split(kernel)
+    assert lane_split(split) is split
 
 
 def test_later_passes_keep_the_split(lanes_pair):

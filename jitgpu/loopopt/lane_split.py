@@ -36,7 +36,8 @@ def lane_split(kernel: KernelNest) -> KernelNest:
     the lanes), no unrolled level and no local tiles (earlier passes took it). The loop is a
     sequential `for` at the top of the innermost parallel body, with a literal step, and at
     least MIN_ITERATIONS_PER_LANE * L iterations at this call (the loops' boxes); where several
-    qualify, the one of most iterations (the first on ties). Inside it: only assignments to
+    qualify, the one of most iterations (the first on ties); its bounds read no accumulator
+    (the lanes evaluate them after restarting their partials). Inside it: only assignments to
     loop-local temporaries (assigned before read in each iteration, not read after the loop;
     the loop variable likewise) and updates of accumulators (`acc = acc op e` with op + - *
     & | ^, `acc = min/max(acc, e)`; a float min/max with `acc` first, whose order-dependent

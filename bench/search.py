@@ -95,7 +95,8 @@ def main(argv=None):
                 s, r, d = result["searched"], result["second"], result["default"]
                 print(f"{case.label} n={n}: first call {s['first'] * 1e3:.0f} ms searched, "
                       f"{r['first'] * 1e3:.0f} ms at the second preparation, "
-                      f"{d['first'] * 1e3:.0f} ms default; kernel {r['kernel'] * 1e3:.3f} ms chosen vs "
+                      f"{d['first'] * 1e3:.0f} ms default; kernel "
+                      f"{r['kernel'] * 1e3:.3f} ms chosen vs "
                       f"{d['kernel'] * 1e3:.3f} ms default\n    {s['search']}\n    "
                       f"{r['search']}", flush=True)
     options.out.mkdir(parents=True, exist_ok=True)

@@ -63,16 +63,17 @@ class Pins:
         return byte_bounds(root) in self._pins
 
     def ensure(self, device, root: np.ndarray, moved_bytes: int,
-               min_bytes: int = PIN_MIN_BYTES) -> bool:
+               min_bytes: int | None = None) -> bool:
         """Whether `root`'s memory is page-locked, pinning it now (through `device`'s context)
-        when pinning is on for the device, the root is at least `min_bytes`, the copy moves
-        enough of it and the budget allows (a replayed layout, jitgpu/replay.py, may pin
-        smaller roots: it pays the pin once)."""
+        when pinning is on for the device, the root has at least `min_bytes` (default
+        PIN_MIN_BYTES; a replayed layout, jitgpu/replay.py, may pin smaller roots: it pays the
+        pin once), the copy moves enough of it and the budget allows."""
         key = byte_bounds(root)
         if key in self._pins:
             return True
         size = key[1] - key[0]
-        if (size < min_bytes or moved_bytes < PIN_MIN_FRACTION * size
+        smallest = PIN_MIN_BYTES if min_bytes is None else min_bytes
+        if (size < smallest or moved_bytes < PIN_MIN_FRACTION * size
                 or key in self._refused or not pinning_on(device)):
             return False
         with self._lock:

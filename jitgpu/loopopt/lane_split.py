@@ -103,7 +103,8 @@ def _splittable(kernel, body, k, lanes):
     accumulators = _accumulators(kernel, loop, reduced)
     if accumulators is None:
         return None
-    # The bounds are evaluated once, after the lanes' partials restart at the identity.
+    # The bounds are evaluated once, after the lanes' partials restart at the identity (nest.py
+    # refuses bounds computed in the nest today; the split must not depend on that).
     if {a for a, _, _ in accumulators} & set(reads_of([loop.start, loop.stop])):
         return None
     # What each iteration computes for itself (the loop's and inner loops' variables, the

@@ -84,7 +84,7 @@ GROUPS = {"register": ["unroll", "all", "all-noreg", "all-roomy", "all-reg4x4", 
                        "all-reg4x4-tile32", "all-reg8x8-tile8", "all-reg8x4-novector"],
           # the small sizes, where `all` should not lose to `unroll`
           "small": ["unroll", "all", "all-noreg", "all-reg8x4-fill1", "all-notiles",
-                    "all-norowless", "all-tilemin64"],
+                    "all-norowless", "all-tilemin64", "all-nolanes"],
           # --variants lanes: lane_split's lane counts against none (nbody at 4096 and 65536)
           "lanes": ["all", "all-nolanes", "all-lanes4", "all-lanes8", "all-lanes16"]}
 

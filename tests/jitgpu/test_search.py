@@ -12,6 +12,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from jitgpu import offload, search
 from jitgpu.bind import bind, device_limits, with_local_size
@@ -23,6 +25,7 @@ from modulepair import gpu_pair
 
 HERE = Path(__file__).resolve().parent
 RNG = np.random.default_rng(41)
+ALTERNATIVES = search.ALTERNATIVES
 
 
 @pytest.fixture(scope="session")
@@ -164,6 +167,25 @@ def test_every_candidate_gives_the_interpreters_result(srch, device, runs, monke
         _, report = srch.check(func, *args, rtol=1e-12,
                                reason=f"search chose {candidate.label} (searched)")
         assert report.nests[0].source == candidate.source
+
+
+@given(n=st.integers(1, 40), p=st.integers(1, 12), m=st.integers(1, 40),
+       transposed=st.booleans(), pick=st.integers(0, len(ALTERNATIVES) - 1),
+       triangular=st.booleans())
+@settings(max_examples=8, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+def test_any_shape_with_any_alternative_chosen(srch, runs, monkeypatch, tmp_path, n, p, m,
+                                               transposed, pick, triangular):
+    # The sources take sizes as arguments: the examples share a few OpenCL builds.
+    monkeypatch.setattr(search, "ALTERNATIVES", (ALTERNATIVES[pick],))
+    monkeypatch.setattr(search, "record_dir", lambda: str(tmp_path / f"h{n}-{p}-{m}"))
+    _fastest_after_default(monkeypatch)
+    offload._PREPARED.clear()
+    a = rand(p, n).T if transposed else rand(n, p)
+    if triangular:
+        srch.check("syrk_tri", 0.5, a, 2.0, rand(n, n), rtol=1e-12)
+    else:
+        srch.check("accumulate", a, rand(p, m), rand(n, m), rtol=1e-12)
 
 
 def test_search_runs_leave_numpy_memory_alone(srch, runs, monkeypatch):

@@ -291,3 +291,13 @@ def test_an_error_flag_abandons_the_search_and_keeps_the_default(srch, runs, mon
     srch.check("gathered", rand(13, 5), rand(5, 5), idx, np.zeros((13, 17)), rtol=1e-12,
                reason="(searched)")
     assert len(runs) >= 2
+
+
+def test_searched_nests_of_calls_that_keep_data_on_the_device(res, runs):
+    # jacobi: two 2-D nests per step, the arrays kept on the device between them (the search
+    # runs before the nest's real run: a device copy newer than the host is copied back first).
+    a = RNG.random((21, 21))
+    _, report = res.check("jacobi", 5, a, np.zeros((21, 21)), rtol=1e-12, reason="search chose")
+    assert len(runs) >= 2 * 2                   # the work-group shapes of both nests timed
+    assert all("work-group" in n.details["search"] for n in report.nests)
+    res.check("host_between", RNG.random(50), np.zeros(50), np.zeros(50), rtol=1e-12)

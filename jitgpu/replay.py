@@ -40,8 +40,11 @@ RECORD_KEY = "__unpy_replay__"
 # A record's status word: replaying, dropped for a set error flag (the data's doing: a later
 # call may record again), dropped for an OpenCL error (the layout's: not recorded again).
 LIVE, FLAGGED, FAILED = 0, 1, 2
-# The words of a record before its ops (unpy::Replay in unpy_runtime.hpp reads them so).
-STATUS, CALLS, EPOCH, EPOCH_ADDRESS, WRITE, READ, LAUNCH, FINISH, QUEUE, OP_WORDS = range(10)
+# The words of a record before its ops (unpy::Replay in unpy_runtime.hpp reads them so);
+# TOTAL_NS, FASTEST_NS: the replayed calls' times, from before the first copy in to after the
+# last copy out (the host's work and the device's together).
+(STATUS, CALLS, EPOCH, EPOCH_ADDRESS, WRITE, READ, LAUNCH, FINISH, QUEUE, TOTAL_NS, FASTEST_NS,
+ OP_WORDS) = range(12)
 # Ops: COPY dst src bytes | WRITE buffer offset bytes host | READ buffer offset bytes host |
 # LAUNCH kernel dims g0 g1 g2 l0 l1 l2 | FINISH | FLAG host int32 (set: drop the record).
 OP_COPY, OP_WRITE, OP_READ, OP_LAUNCH, OP_FINISH, OP_FLAG = range(1, 7)
@@ -200,6 +203,14 @@ class Record:
         """Calls replayed from this record so far."""
         return int(self.words[CALLS])
 
+    def seconds(self) -> tuple:
+        """(fastest, mean) seconds of the replayed calls, each measured by the compiled caller
+        around its copies and kernel (0 before any)."""
+        calls = self.calls
+        if not calls:
+            return 0.0, 0.0
+        return self.words[FASTEST_NS] * 1e-9, self.words[TOTAL_NS] * 1e-9 / calls
+
 
 def _entry_points() -> tuple:
     """(clEnqueueWriteBuffer, clEnqueueReadBuffer, clEnqueueNDRangeKernel, clFinish) of the
@@ -263,8 +274,8 @@ def record(device, part, kernel, built_kernel, values, recipe, group_sources, ma
         buffers = {k: b.int_ptr for k, b in kit.buffers.items()}
         ops = op_words(copy_list, buffers, staging, own_kernel.int_ptr, kernel.global_size,
                        kernel.local_size, kit.flag_buf.int_ptr, kit.flag.ctypes.data, may_flag)
-        header = [0, 0, int(REPLAY_EPOCH[0]), REPLAY_EPOCH.ctypes.data, *_entry_points(),
-                  device.queue.int_ptr, len(ops)]
+        header = [LIVE, 0, int(REPLAY_EPOCH[0]), REPLAY_EPOCH.ctypes.data, *_entry_points(),
+                  device.queue.int_ptr, 0, 0, len(ops)]
     except Exception:
         _release(nbytes)
         raise

@@ -61,6 +61,9 @@ class NestReport:
         elif self.replay is not None:
             text += (f"\n    replay: {self.replayed_calls} later calls replayed from C++ "
                      f"(no Python)")
+            if self.replayed_calls:
+                fastest, mean = self.replay.seconds()
+                text += f", fastest {fastest * 1e3:.3f} ms, mean {mean * 1e3:.3f} ms"
         if source and self.plan is not None:
             text += "\n    " + str(self.plan).replace("\n", "\n    ")
         if source and self.sources:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import numpy as np
+
 from jitgpu.bind import KernelNest
+from jitgpu.loopopt.local_tiles import DEFAULT_LOCAL_MEM
 from jitgpu.loopopt.nodes import (ActiveItem, FirstLane, LaneCombine, LaneIndex, LanePartials,
                                   TileLoad, UnrolledLevel)
 from jitgpu.loopopt.rewrite import binop, const, escapes
@@ -15,9 +18,8 @@ from unpy.typeinfer.reductions import (UpwardExposed, assigned_names, reads_of,
 
 MAX_LANES = 32                 # a warp: a parallel iteration's lanes stay in one
 MIN_ITERATIONS_PER_LANE = 16   # fewer: the combination's barriers cost more than they save
-DEFAULT_LOCAL_MEM = 32 * 1024  # OpenCL's minimum CL_DEVICE_LOCAL_MEM_SIZE
-ITEMSIZE = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4,
-            "float32": 4, "int64": 8, "uint64": 8, "float64": 8}
+NUMBERS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32",
+           "float64")               # the accumulators' dtypes (not bool)
 
 
 def lane_split(kernel: KernelNest) -> KernelNest:
@@ -147,7 +149,7 @@ def _accumulators(kernel, loop, reduced):
                 return None
             continue                               # the reductions' epilogue combines it
         dtype = privates.get(name)
-        if dtype not in ITEMSIZE or (op in ("&", "|", "^") and dtype.startswith("float")):
+        if dtype not in NUMBERS or (op in ("&", "|", "^") and dtype.startswith("float")):
             return None
         if op in ("min", "max") and dtype.startswith("float") and not _first_argument(
                 loop.body, name):
@@ -197,7 +199,7 @@ def _first_argument(body, name) -> bool:
 
 def _fits_local_memory(kernel, accumulators, group) -> bool:
     scratch = [dtype for _, _, dtype in accumulators] + [d for _, _, d in kernel.reductions]
-    need = group * sum(ITEMSIZE.get(dtype, 8) for dtype in scratch)
+    need = group * sum(np.dtype(dtype).itemsize for dtype in scratch)
     return need <= (kernel.local_mem or DEFAULT_LOCAL_MEM)
 
 

@@ -154,6 +154,10 @@ def test_refused_without_need_or_iterations(lanes_pair):
     assert tiled is not kernel and lane_split(tiled) is tiled
     split = lane_split(kernel)
     assert lane_split(split) is split
+    # The lanes' slots: 256 work-items x 4 bytes of local memory.
+    tight = kernel.replace(local_mem=1023)
+    assert lane_split(tight) is tight
+    assert lane_split(kernel.replace(local_mem=1024)).transforms == ("lane_split(j, 32 lanes)",)
 
 
 def test_later_passes_keep_the_split(lanes_pair):

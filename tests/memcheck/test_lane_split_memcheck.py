@@ -35,40 +35,53 @@ def lanes_pair(tmp_path_factory, oclgrind_device):
                     tmp_path_factory.mktemp("build-lane_kernels"))
 
 
+LANES = "jitgpu.loopopt.lane_split"
+
+
+@pytest.fixture
+def four_lanes(oclgrind_env, monkeypatch):
+    """4 lanes on groups of 8 work-items, loops of any length, fresh preparations; returns
+    `use(fn)`, which makes `fn` (KernelNest -> KernelNest) the only pass of UNPY_GPU_OPT=all."""
+    from jitgpu import bind, loopopt, offload
+    lane_module = importlib.import_module(LANES)
+    monkeypatch.setattr(lane_module, "MAX_LANES", 4)
+    monkeypatch.setattr(lane_module, "MIN_ITERATIONS_PER_LANE", 0)
+    monkeypatch.setattr(bind, "LOCAL_SIZES", {1: (8,), 2: (4, 2), 3: (2, 2, 2)})
+    monkeypatch.setattr(offload, "_PREPARED", type(offload._PREPARED)())
+    oclgrind_env.setenv("UNPY_GPU_OPT", "all")
+
+    def use(fn):
+        monkeypatch.setattr(loopopt, "PASSES", (("forced", ("all",), fn),))
+    return use
+
+
 @pytest.mark.parametrize("n", [3, 11])
 @pytest.mark.parametrize("func", list(CASES))
-def test_lane_split_on_oclgrind(memcheck, lanes_pair, oclgrind_env, monkeypatch, func, n):
-    from jitgpu import bind, loopopt, offload
-    lane_module = importlib.import_module("jitgpu.loopopt.lane_split")
+def test_lane_split_on_oclgrind(memcheck, lanes_pair, four_lanes, func, n):
+    from jitgpu import loopopt
     passes = loopopt.PASSES
 
-    def forced(kernel):
+    def every_pass(kernel):
         kernel = kernel.replace(fill_items=1 << 40)
         for _, levels, fn in passes:
             if "all" in levels:
                 kernel = fn(kernel)
         return kernel
-    monkeypatch.setattr(lane_module, "MAX_LANES", 4)
-    monkeypatch.setattr(lane_module, "MIN_ITERATIONS_PER_LANE", 0)
-    monkeypatch.setattr(bind, "LOCAL_SIZES", {1: (8,), 2: (4, 2), 3: (2, 2, 2)})
-    monkeypatch.setattr(loopopt, "PASSES", (("forced", ("all",), forced),))
-    monkeypatch.setattr(offload, "_PREPARED", type(offload._PREPARED)())
-    oclgrind_env.setenv("UNPY_GPU_OPT", "all")
+    four_lanes(every_pass)
     make, rtol = CASES[func]
     report = memcheck.check(lanes_pair, func, *make(n), rtol=rtol)
     assert all("lane_split(" in nest.reason and "4 lanes" in nest.reason
                for nest in report.nests), str(report)
 
 
-def test_barrier_in_the_guard_is_reported(memcheck, lanes_pair, oclgrind_env, monkeypatch):
+def test_barrier_in_the_guard_is_reported(memcheck, lanes_pair, four_lanes):
     """With the combination moved inside the guard of real iterations, the work-items of the
     row past the trip count skip its barriers: Oclgrind sees it, so the clean runs above mean
     something."""
     import dataclasses
 
-    from jitgpu import bind, loopopt, offload
     from jitgpu.loopopt.nodes import LaneCombine
-    lane_module = importlib.import_module("jitgpu.loopopt.lane_split")
+    lane_module = importlib.import_module(LANES)
 
     def guarded_combination(kernel):
         kernel = lane_module.lane_split(kernel.replace(fill_items=1 << 40))
@@ -76,12 +89,7 @@ def test_barrier_in_the_guard_is_reported(memcheck, lanes_pair, oclgrind_env, mo
         assert isinstance(combine, LaneCombine)
         guard = dataclasses.replace(guard, body=guard.body + [combine])
         return kernel.replace(body=(guard, *after))
-    monkeypatch.setattr(lane_module, "MAX_LANES", 4)
-    monkeypatch.setattr(lane_module, "MIN_ITERATIONS_PER_LANE", 0)
-    monkeypatch.setattr(bind, "LOCAL_SIZES", {1: (8,), 2: (4, 2), 3: (2, 2, 2)})
-    monkeypatch.setattr(loopopt, "PASSES", (("planted", ("all",), guarded_combination),))
-    monkeypatch.setattr(offload, "_PREPARED", type(offload._PREPARED)())
-    oclgrind_env.setenv("UNPY_GPU_OPT", "all")
+    four_lanes(guarded_combination)
     make, _ = CASES["nbody_f64"]
     args = make(3)                        # 3 bodies: the second group's second row is past
     memcheck.reports()

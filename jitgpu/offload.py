@@ -198,6 +198,8 @@ def run_nest_on_device(module, function, nest_id, values, device, key=None, meas
         # share its copies: its refusal is not to be remembered (the C++ caller would skip).
         raise (NotOffloadable if keep and share is None else Refused)(prepared.refusal)
     trial = prepared.trial
+    if trial is not None and trial.on_device is None and measure:
+        replay.harvest(prepared, trial)     # a replayed call's time is a device sample
     if trial is not None and trial.on_device is None and not measure:
         if not prepared.plan.profitable:
             raise Refused(prepared.plan.verdict)

@@ -17,6 +17,10 @@ nothing is on the device (`anything_resident()`) and the epoch (`gpurts.epoch.RE
 is the record's: `unpython.resident` and `jitgpu.decide.forget` bump it. `UNPY_REPLAY=0` turns replaying
 off. A set error flag or any OpenCL error drops the record (its status word) and the call
 takes the Python path, which falls back to OpenMP and raises as the interpreter does.
+
+A close call being measured (jitgpu/decide.py) replays one call per device turn (the record's
+budget word); C++ times it, and the next Python call hands that time to the trial
+(`harvest`), so that small kernels are judged at the speed their repeated calls run.
 """
 from __future__ import annotations
 
@@ -41,10 +45,11 @@ RECORD_KEY = "__unpy_replay__"
 # call may record again), dropped for an OpenCL error (the layout's: not recorded again).
 LIVE, FLAGGED, FAILED = 0, 1, 2
 # The words of a record before its ops (unpy::Replay in unpy_runtime.hpp reads them so);
-# TOTAL_NS, FASTEST_NS: the replayed calls' times, from before the first copy in to after the
-# last copy out (the host's work and the device's together).
+# TOTAL_NS, FASTEST_NS, LAST_NS: the replayed calls' times, from before the first copy in to
+# after the last copy out (the host's work and the device's together); BUDGET: the calls C++
+# may still replay (-1: any number; a close call being measured replays one call at a time).
 (STATUS, CALLS, EPOCH, EPOCH_ADDRESS, WRITE, READ, LAUNCH, FINISH, QUEUE, TOTAL_NS, FASTEST_NS,
- OP_WORDS) = range(12)
+ LAST_NS, BUDGET, OP_WORDS) = range(14)
 # Ops: COPY dst src bytes | WRITE buffer offset bytes host | READ buffer offset bytes host |
 # LAUNCH kernel dims g0 g1 g2 l0 l1 l2 | FINISH | FLAG host int32 (set: drop the record).
 OP_COPY, OP_WRITE, OP_READ, OP_LAUNCH, OP_FINISH, OP_FLAG = range(1, 7)
@@ -82,8 +87,8 @@ def refusal(plan, applied_plan, trial, keep: bool, kernel, logging_every_call: b
         return f"{len(plan.parts)} parts"
     if keep or applied_plan is not plan:
         return "data stays on the device (residency)"
-    if trial is not None and trial.on_device is not True:
-        return "the GPU-vs-OpenMP decision is still being measured"
+    if trial is not None and trial.on_device is False:
+        return "the GPU-vs-OpenMP decision chose OpenMP"
     if kernel.reductions:
         return "the nest has reductions"
     return None
@@ -185,6 +190,7 @@ class Record:
     name, held so that nothing is freed while the compiled caller may replay."""
 
     def __init__(self, words, keep, nbytes):
+        self.harvested = 0            # replayed calls whose time a trial has had
         self.words = np.array(words, np.int64)
         self.address = self.words.ctypes.data
         self.keep = keep
@@ -202,6 +208,11 @@ class Record:
     def calls(self) -> int:
         """Calls replayed from this record so far."""
         return int(self.words[CALLS])
+
+    def arm(self, trial) -> None:
+        """Let C++ replay any number of calls, or, while `trial` (a close call) is measuring,
+        one: its time is a device sample that `harvest` hands the trial."""
+        self.words[BUDGET] = 1 if trial is not None and trial.on_device is None else -1
 
     def seconds(self) -> tuple:
         """(fastest, mean) seconds of the replayed calls, each measured by the compiled caller
@@ -243,12 +254,25 @@ def _release(nbytes) -> None:
         _held["bytes"] -= nbytes
 
 
-def record(device, part, kernel, built_kernel, values, recipe, group_sources, may_flag):
-    """A Record of the call just run (the part's kit taken from `recipe`), or why not (str).
-    `group_sources`: per group (owner, sources, itemsize), as `copies` takes them."""
+def harvest(prepared, trial) -> None:
+    """Hand `trial` (a close call being measured, jitgpu/decide.py) the time of the call C++
+    replayed since the last Python call on this layout, as a device sample: the device side
+    is then judged at the speed its repeated calls run."""
+    found = prepared.recipes.get(0, {}).get("replay")
+    if found is not None and found.calls > found.harvested:
+        found.harvested = found.calls
+        trial.record("device", found.words[LAST_NS] * 1e-9)
+
+
+def record(device, part, kernel, built_kernel, values, recipe, group_sources, may_flag,
+           trial=None):
+    """A Record of the call just run (the part's kit taken from `recipe`), armed for `trial`,
+    or why not (str). `group_sources`: per group (owner, sources, itemsize), as `copies`
+    takes them."""
     cl, _ = load_opencl()
     found = recipe.get("replay")
     if found is not None and found.live:
+        found.arm(trial)
         return found
     if found is not None and found.failed:
         return "an OpenCL error stopped replaying this layout"
@@ -275,11 +299,12 @@ def record(device, part, kernel, built_kernel, values, recipe, group_sources, ma
         ops = op_words(copy_list, buffers, staging, own_kernel.int_ptr, kernel.global_size,
                        kernel.local_size, kit.flag_buf.int_ptr, kit.flag.ctypes.data, may_flag)
         header = [LIVE, 0, int(REPLAY_EPOCH[0]), REPLAY_EPOCH.ctypes.data, *_entry_points(),
-                  device.queue.int_ptr, 0, 0, len(ops)]
+                  device.queue.int_ptr, 0, 0, 0, 0, len(ops)]
     except Exception:
         _release(nbytes)
         raise
     found = Record(header + ops, (kit, own_kernel, device, kit.staging), nbytes)
+    found.arm(trial)
     weakref.finalize(found, _release, nbytes)
     recipe["replay"] = found
     return found
@@ -298,6 +323,7 @@ def offer(device, applied_plan, prepared, values, keep: bool, key) -> "Record | 
     recipe = prepared.recipes.setdefault(0, {})
     try:
         return record(device, applied_plan.parts[0], kernel, built.kernel, values, recipe,
-                      part_sources(applied_plan.parts[0], values, recipe), prepared.may_flag)
+                      part_sources(applied_plan.parts[0], values, recipe), prepared.may_flag,
+                      prepared.trial)
     except Exception as e:      # never a crash: the Python path stays
         return f"no record ({type(e).__name__}: {e})"

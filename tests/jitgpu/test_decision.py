@@ -16,6 +16,9 @@ def close(device_env, monkeypatch):
     """Every estimate is a close call, no decision remembered; returns a function that makes
     the seam answer `device_s` and `openmp_s` for every measured call of each side."""
     device_env.delenv("UNPY_FORCE_GPU")
+    # Calls in the order below: replays (which a reused address allows) would add device calls
+    # (tests/jitgpu/test_replay.py measures with them).
+    device_env.setenv("UNPY_REPLAY", "0")
     monkeypatch.setattr(decide, "MEASURE_WITHIN", 1e12)
     decide.forget()
     offload._PREPARED.clear()

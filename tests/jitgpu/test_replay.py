@@ -206,3 +206,39 @@ def test_forgotten_decisions_stop_the_replays(gpu):
     decide.forget()
     gpu.compiled.axpy(x, y, 1.0)
     assert _nest(gpu, "axpy") is not recorded and recorded.replayed_calls == replayed
+
+
+def test_a_close_call_is_measured_at_replay_speed(gpu, device_env, monkeypatch):
+    """While a close call is measured, C++ replays one call per device turn and its time is a
+    device sample; once the device wins, every repeated call replays."""
+    from jitgpu import decide, offload
+    device_env.delenv("UNPY_FORCE_GPU")
+    monkeypatch.setattr(decide, "MEASURE_WITHIN", 1e12)
+    decide.forget()
+    offload._PREPARED.clear()
+    samples = []
+
+    def seam(side, seconds):
+        samples.append((side, seconds))
+        return seconds if side == "device" else 1.0      # OpenMP made slow: the device wins
+    monkeypatch.setattr(decide, "measured_seconds", seam)
+    a, b, c = RNG.random((21, 21)), RNG.random((21, 21)), np.zeros((21, 21))
+    try:
+        for _ in range(8):
+            gpu.compiled.matmul(a, b, c)
+            np.testing.assert_allclose(c, a @ b, rtol=1e-12)
+            if "measured the device faster" in _nest(gpu, "matmul").reason:
+                break
+        nest = _nest(gpu, "matmul")
+        assert "measured the device faster" in nest.reason, str(gpu.explain("matmul"))
+        # One call was replayed while measuring, and its own time (C++'s clock) was the
+        # device's sample (the first device call, which builds, is not counted).
+        assert nest.replayed_calls == 1
+        assert [s for side, s in samples if side == "device"] == [nest.replay.seconds()[1]]
+        replayed = nest.replayed_calls
+        for _ in range(3):
+            gpu.compiled.matmul(a, b, c)
+        assert _nest(gpu, "matmul") is nest and nest.replayed_calls == replayed + 3
+    finally:
+        decide.forget()
+        offload._PREPARED.clear()

@@ -798,7 +798,7 @@ inline std::string replay_switches() {
 
 namespace replay_word {
 enum : int { status, calls, epoch, epoch_address, write, read, launch, finish, queue, total_ns,
-             fastest_ns, op_words, ops };
+             fastest_ns, last_ns, budget, op_words, ops };
 enum : int64_t { copy = 1, write_buffer, read_buffer, launch_kernel, finish_queue, flag };
 }  // namespace replay_word
 
@@ -887,6 +887,7 @@ struct Replay {
         const int64_t* epoch = reinterpret_cast<const int64_t*>(words[r::epoch_address]);
         if (__atomic_load_n(&words[r::status], __ATOMIC_ACQUIRE) != 0 || call_key != key ||
             anything_resident() || __atomic_load_n(epoch, __ATOMIC_ACQUIRE) != words[r::epoch] ||
+            __atomic_load_n(&words[r::budget], __ATOMIC_ACQUIRE) == 0 ||
             replay_switches() != switches)
             return false;
         const double started = omp_get_wtime();
@@ -898,7 +899,9 @@ struct Replay {
         // Timed for explain (the mutex is held: one writer); the count last, for the readers.
         const int64_t ns = int64_t((omp_get_wtime() - started) * 1e9);
         words[r::total_ns] += ns;
+        words[r::last_ns] = ns;
         if (words[r::calls] == 0 || ns < words[r::fastest_ns]) words[r::fastest_ns] = ns;
+        if (words[r::budget] > 0) --words[r::budget];   // a close call: one sample per arming
         __atomic_add_fetch(&words[r::calls], 1, __ATOMIC_RELEASE);
         return true;
     }

@@ -13,7 +13,7 @@ import testdevice
 from gpucheck import HERE, GpuPair, build_module, load_module
 
 ENV_SWITCHES = ("UNPY_DEVICE", "UNPY_FORCE_GPU", "UNPY_GPU_MEM_LIMIT", "UNPY_GPU_OPT",
-                "UNPY_DISABLE")
+                "UNPY_DISABLE", "UNPY_GPU_SEARCH", "UNPY_REPLAY", "UNPY_REPLAY_PIN_BYTES")
 
 
 @pytest.fixture(autouse=True)

@@ -32,11 +32,11 @@ from unpy import ir
 HOST_OPS_PER_CORE = 1e10
 GPU_OPS = 1e13
 CPU_DEVICE_OPS = HOST_OPS_PER_CORE      # an OpenCL CPU device (PoCL) is no faster than OpenMP
-# Host work of a repeated call that runs on the device (staging, arguments, one finish) and the
-# launch itself, beyond the copies and the kernel: 0.05-0.09 ms on PoCL, but 0.25-1.2 ms per
-# call at the dev sizes through NVIDIA's OpenCL on an H100 (bench/results/gpu-h100.md, column
-# split 'other'; the small nests took 0.8-1.0 ms in all).
-LAUNCH_OVERHEAD = 1e-3
+# Host work of a repeated call that runs on the device beyond the copies and the kernel: a
+# repeated call is replayed from C++ (jitgpu/replay.py), 0.1-0.15 ms in all for mmult f32 256
+# through NVIDIA's OpenCL on an H100 (GPU busy 0.07 ms; bench/results/gpu-h100.md, 2026-11-23);
+# before replay it was 0.25-1.2 ms, and cp 256 stayed on OpenMP at half the GPU's speed.
+LAUNCH_OVERHEAD = 2e-4
 # Copies of small arrays go through pinned staging: measured on the H200, a staged copy of a
 # NumPy array runs at 20-24 GB/s where the pinned DMA alone runs at 55 GB/s (gpurts's bandwidth
 # measure). Large arrays are pinned in place where the device pins (gpurts/pins.py): their

@@ -124,6 +124,20 @@ def run_variant(case, func, args, want, level, changes, repeat):
         patched(old)
 
 
+def example_cases(kernels: str, sizes: str):
+    """(case, compiled function, n, args, expected) of each built example of `kernels` at each
+    of `sizes` (comma-separated); an example that is not built is said and skipped."""
+    for kernel in kernels.split(","):
+        module, note = unpy_module(kernel)
+        if module is None:
+            print(f"{kernel}: {note}", flush=True)
+            continue
+        for case in module.CASES:
+            for n in [int(x) for x in sizes.split(",")]:
+                args = case.args(n)
+                yield case, getattr(module, case.func), n, args, case.expected(args)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kernels", default="mmult,syrk")
@@ -139,26 +153,17 @@ def main(argv=None):
     if unknown:
         parser.error(f"unknown variants: {', '.join(sorted(unknown))}")
     rows = []
-    for kernel in options.kernels.split(","):
-        module, note = unpy_module(kernel)
-        if module is None:
-            print(f"{kernel}: {note}", flush=True)
-            continue
-        for case in module.CASES:
-            for n in [int(x) for x in options.n.split(",")]:
-                args = case.args(n)
-                want = case.expected(args)
-                func = getattr(module, case.func)
-                for label, level, changes in chosen:
-                    started = time.perf_counter()
-                    result = run_variant(case, func, args, want, level, changes, options.repeat)
-                    rows.append({"case": case.label, "n": n, "variant": label, **result})
-                    shown = (f"kernel {result['kernel'] * 1e3:.3f} ms, call "
-                             f"{result['call'] * 1e3:.3f} ms" if "kernel" in result
-                             else result["error"])
-                    print(f"{case.label} n={n} {label}: {shown} "
-                          f"({time.perf_counter() - started:.1f} s) "
-                          f"{result.get('reason', '').split('UNPY_GPU_OPT=')[-1]}", flush=True)
+    for case, func, n, args, want in example_cases(options.kernels, options.n):
+        for label, level, changes in chosen:
+            started = time.perf_counter()
+            result = run_variant(case, func, args, want, level, changes, options.repeat)
+            rows.append({"case": case.label, "n": n, "variant": label, **result})
+            shown = (f"kernel {result['kernel'] * 1e3:.3f} ms, call "
+                     f"{result['call'] * 1e3:.3f} ms" if "kernel" in result
+                     else result["error"])
+            print(f"{case.label} n={n} {label}: {shown} "
+                  f"({time.perf_counter() - started:.1f} s) "
+                  f"{result.get('reason', '').split('UNPY_GPU_OPT=')[-1]}", flush=True)
     options.out.mkdir(parents=True, exist_ok=True)
     name = f"gpu-variants-{options.variants}" if options.variants in GROUPS else "gpu-variants"
     (options.out / f"{name}.json").write_text(json.dumps(rows, indent=1) + "\n")

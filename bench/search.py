@@ -26,7 +26,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "bench")]
 
 import _harness  # noqa: E402
 import unpython  # noqa: E402
-from cpu import unpy_module  # noqa: E402
+from gpu_variants import example_cases  # noqa: E402
 
 
 def fresh_first_call(case, func, args):
@@ -77,28 +77,19 @@ def main(argv=None):
     options = parser.parse_args(argv)
     os.environ.setdefault("UNPY_DEVICE", "gpu")
     rows = []
-    for kernel in options.kernels.split(","):
-        module, note = unpy_module(kernel)
-        if module is None:
-            print(f"{kernel}: {note}", flush=True)
+    for case, func, n, args, want in example_cases(options.kernels, options.n):
+        result = run_case(case, func, args, want, options.repeat, options.search)
+        rows.append({"case": case.label, "n": n, **result})
+        if "error" in result:
+            print(f"{case.label} n={n}: {result['error']}", flush=True)
             continue
-        for case in module.CASES:
-            for n in [int(x) for x in options.n.split(",")]:
-                args = case.args(n)
-                want = case.expected(args)
-                result = run_case(case, getattr(module, case.func), args, want,
-                                  options.repeat, options.search)
-                rows.append({"case": case.label, "n": n, **result})
-                if "error" in result:
-                    print(f"{case.label} n={n}: {result['error']}", flush=True)
-                    continue
-                s, r, d = result["searched"], result["second"], result["default"]
-                print(f"{case.label} n={n}: first call {s['first'] * 1e3:.0f} ms searched, "
-                      f"{r['first'] * 1e3:.0f} ms at the second preparation, "
-                      f"{d['first'] * 1e3:.0f} ms default; kernel "
-                      f"{r['kernel'] * 1e3:.3f} ms chosen vs "
-                      f"{d['kernel'] * 1e3:.3f} ms default\n    {s['search']}\n    "
-                      f"{r['search']}", flush=True)
+        s, r, d = result["searched"], result["second"], result["default"]
+        print(f"{case.label} n={n}: first call {s['first'] * 1e3:.0f} ms searched, "
+              f"{r['first'] * 1e3:.0f} ms at the second preparation, "
+              f"{d['first'] * 1e3:.0f} ms default; kernel "
+              f"{r['kernel'] * 1e3:.3f} ms chosen vs "
+              f"{d['kernel'] * 1e3:.3f} ms default\n    {s['search']}\n    "
+              f"{r['search']}", flush=True)
     options.out.mkdir(parents=True, exist_ok=True)
     (options.out / "search.json").write_text(json.dumps(rows, indent=1) + "\n")
     return 0

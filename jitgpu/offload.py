@@ -118,12 +118,15 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
         return Prepared(plan, refusal=str(trial) if trial else plan.verdict)
     if resident:
         plan = residency.one_layout_per_array(plan, instance, values, facts)
-    kernels = [build_part(instance, part, values, device, opt) for part in plan.parts]
     limits = device_limits(device)
+    searched = search.wanted(plan, instance, limits)
+    # A searched part is bound once: the default is built from it, the candidates start from it.
+    bound = bind_part(instance, plan.parts[0], values, device) if searched else None
+    kernels = [build_part(instance, part, values, device, opt, bound if k == 0 else None)
+               for k, part in enumerate(plan.parts)]
     outcome = None
-    if search.wanted(plan, instance, limits):
+    if searched:
         # The default kernel is built: the search only replaces it with a faster candidate.
-        bound = bind(instance, plan.parts[0], values, device.has_fp64, limits)
         chosen, outcome = search.search_part(f"{module}.{function} nest {nest_id}",
                                              plan.parts[0], values, device, opt, bound,
                                              kernels[0], limits)
@@ -133,10 +136,16 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
                     trial=trial, search=outcome)
 
 
-def build_part(instance, part, values, device, opt) -> tuple:
-    """(KernelNest, source, BuiltKernel) of one part of a plan on `device`."""
+def bind_part(instance, part, values, device):
+    """The kernel nest of one part of a plan on `device`, before loop optimisations."""
+    return bind(instance, part, values, device.has_fp64, device_limits(device))
+
+
+def build_part(instance, part, values, device, opt, bound=None) -> tuple:
+    """(KernelNest, source, BuiltKernel) of one part of a plan on `device`; `bound`: the part's
+    kernel nest from `bind_part`, when the caller has it already."""
     from gpurts import BuildError, build_kernel
-    kernel = optimise(bind(instance, part, values, device.has_fp64, device_limits(device)), opt)
+    kernel = optimise(bound or bind_part(instance, part, values, device), opt)
     source = print_kernel(kernel)
     try:
         built = build_kernel(device, source, kernel.name, [])

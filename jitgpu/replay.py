@@ -276,12 +276,13 @@ def record(device, part, kernel, built_kernel, values, recipe, group_sources, ma
         return found
     if found is not None and found.failed:
         return "an OpenCL error stopped replaying this layout"
-    if _kept_kit(recipe) is None:
+    kept = _kept_kit(recipe)
+    if kept is None:
         return "the part's buffers are not kept between calls (too large)"
     copy_list = copies(part.transfers.groups, group_sources, device.transfers, replay_pin_bytes())
     if isinstance(copy_list, str):
         return copy_list
-    nbytes = sum(s.nbytes for s in _kept_kit(recipe).staging.values())
+    nbytes = sum(s.nbytes for s in kept.staging.values())
     with _lock:
         if _held["bytes"] + nbytes > replay_budget(device):
             return "the replayed layouts hold their budget of device memory"

@@ -44,6 +44,21 @@ def cache_dir() -> str:
     return os.path.join(cache_root(), "opencl")
 
 
+def write_atomically(path: str, data: bytes) -> None:
+    """Write `data` to `path` so that a reader in another process sees all of it or none (the
+    folder made if missing). Raises OSError."""
+    folder = os.path.dirname(path)
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
 class BuiltKernel(NamedTuple):
     kernel: object          # a fresh cl.Kernel: its arguments are the caller's own
     cache_hit: bool         # from memory or disk, not compiled now
@@ -142,16 +157,7 @@ class KernelCache:
             binary = program.get_info(cl.program_info.BINARIES)[0]
             if not binary:
                 return
-            folder = cache_dir()
-            os.makedirs(folder, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(MAGIC + hashlib.sha256(binary).digest() + binary)
-                os.replace(tmp, self._path(key))
-            finally:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
+            write_atomically(self._path(key), MAGIC + hashlib.sha256(binary).digest() + binary)
         except (OSError, cl.Error) as e:
             log.info("gpurts: kernel cache not written (%s)", e)
 

@@ -24,7 +24,6 @@ import json
 import logging
 import math
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from typing import Optional
@@ -249,17 +248,9 @@ def store_record(path: str, key: list, record: Record, choice: str) -> None:
         label: [None if t.tile is None else list(t.tile), None if t.local is None
                 else list(t.local), None if math.isinf(record.times[label])
                 else record.times[label]] for label, t in record.tunings.items()}}
+    from gpurts.kernel_cache import write_atomically
     try:
-        folder = os.path.dirname(path)
-        os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f)
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        write_atomically(path, json.dumps(data).encode())
     except OSError as e:
         log.info("unpy: search record not written (%s)", e)
 

@@ -102,7 +102,8 @@ def patched(changes):
 
 def run_variant(case, func, args, want, level, changes, repeat):
     from jitgpu import offload
-    os.environ.update(UNPY_FORCE_GPU="1", UNPY_GPU_OPT=level)
+    # No C++ replay: it would go on running the previous variant's kernel.
+    os.environ.update(UNPY_FORCE_GPU="1", UNPY_GPU_OPT=level, UNPY_REPLAY="0")
     old = patched(changes)
     offload._PREPARED.clear()
     try:

@@ -98,14 +98,16 @@ class Trial:
             if side not in self.warm:
                 self.warm.add(side)
                 return
+            # Plain floats: a replayed call's time comes as a NumPy number, whose comparisons
+            # give a NumPy bool that `on_device is False` would not recognise.
             (self.device_s if side == "device" else self.openmp_s).append(
-                measured_seconds(side, seconds))
+                float(measured_seconds(side, seconds)))
             d, o = len(self.device_s), len(self.openmp_s)
             if min(d, o) == 0:
                 return
             fast, slow = sorted((min(self.device_s), min(self.openmp_s)))
             if min(d, o) >= SAMPLES or slow >= CLEAR_FACTOR * fast:
-                self.on_device = min(self.device_s) < min(self.openmp_s)
+                self.on_device = bool(min(self.device_s) < min(self.openmp_s))
 
     def __str__(self):
         def fastest(times):

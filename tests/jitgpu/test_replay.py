@@ -242,3 +242,37 @@ def test_a_close_call_is_measured_at_replay_speed(gpu, device_env, monkeypatch):
     finally:
         decide.forget()
         offload._PREPARED.clear()
+
+
+def test_a_close_call_measured_for_openmp_at_replay_speed_stops_replaying(gpu, device_env,
+                                                                           monkeypatch):
+    """The mirror case: the replayed device sample (a NumPy number from C++'s clock) loses to
+    OpenMP, so every later call runs the OpenMP code; no call replays or runs on the device
+    after the decision (a NumPy bool verdict once slipped past `on_device is False`)."""
+    from jitgpu import decide, offload
+    device_env.delenv("UNPY_FORCE_GPU")
+    monkeypatch.setattr(decide, "MEASURE_WITHIN", 1e12)
+    decide.forget()
+    offload._PREPARED.clear()
+    monkeypatch.setattr(decide, "measured_seconds",
+                        lambda side, seconds: seconds if side == "device" else 1e-9)
+    a, b, c = RNG.random((21, 21)), RNG.random((21, 21)), np.zeros((21, 21))
+    try:
+        for _ in range(8):
+            gpu.compiled.matmul(a, b, c)
+            np.testing.assert_allclose(c, a @ b, rtol=1e-12)
+            if "measured OpenMP faster" in _nest(gpu, "matmul").reason:
+                break
+        trial = next(iter(decide._TRIALS.values()))
+        assert trial.on_device is False, str(trial)
+        decided = _nest(gpu, "matmul")
+        replayed = decided.replayed_calls
+        for _ in range(3):
+            c[:] = 0
+            gpu.compiled.matmul(a, b, c)
+            np.testing.assert_allclose(c, a @ b, rtol=1e-12)
+        assert decided.replayed_calls == replayed, str(gpu.explain("matmul"))
+        assert _nest(gpu, "matmul").ran_on == "openmp", str(gpu.explain("matmul"))
+    finally:
+        decide.forget()
+        offload._PREPARED.clear()

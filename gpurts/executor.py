@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import threading
+import weakref
 
 import numpy as np
 
@@ -118,6 +119,14 @@ def part_sources(part, values, recipe) -> dict:
 # there, of 0.7 ms in all).
 KEEP_BYTES = 16 << 20
 KEPT_KITS = 2
+# A larger part whose arrays all move straight from pinned NumPy memory (its staging never taken)
+# keeps its kit too, so that a repeated call reuses its buffers and can be replayed from C++
+# (jitgpu/replay.py): on an H100 the Python path of an mmult at 2048 spent 0.3-0.7 ms per call
+# beyond its copies and kernel. Such kits hold at most this fraction of a device's memory in
+# all (a program calling on ever new arrays would otherwise pin a kit per layout).
+KEEP_DEVICE_FRACTION = 8
+_large_kept = {}           # device label -> bytes of device buffers that large kept kits hold
+_large_lock = threading.Lock()
 
 
 class _Kit:
@@ -125,6 +134,8 @@ class _Kit:
 
     def __init__(self, device, part, kernel, values, resident=None):
         pinned, pool = device.pinned, device.pool
+        self.device = device
+        self.large_counted = False     # counted in _large_kept (until the kit is freed)
         self.staging, self.buffers, self.partials = {}, {}, {}
         resident = resident or {}
         for k, g in enumerate(part.transfers.groups):
@@ -166,7 +177,7 @@ def _take_kit(device, part, kernel, values, recipe, resident=None) -> _Kit:
 def keep_kit(kit, part, recipe, resident=False) -> None:
     """Keep a small part's kit for the next call; with residency any part's (its buffers
     belong to the table, so it holds staging and the error flag only)."""
-    if kit.flag_clear and (resident or sum(a.nbytes for a in kit.staging.values()) <= KEEP_BYTES):
+    if kit.flag_clear and (resident or _may_keep(kit)):
         spare = recipe.setdefault("kits", [])
         if len(spare) < KEPT_KITS:
             spare.append(kit)
@@ -178,6 +189,33 @@ def keep_kit(kit, part, recipe, resident=False) -> None:
         # a 96 MiB add2 on PoCL took 111 ms on its second call, 29 ms later (40 ms now); on an
         # H200 the first two calls of a 96 MiB mmult took 43 ms each, the later ones 8 ms.
         recipe.pop("bound", None)
+
+
+def _may_keep(kit) -> bool:
+    """A kit of at most KEEP_BYTES is kept; a larger one whose staging was never taken, while
+    the large kits kept on its device stay within 1/KEEP_DEVICE_FRACTION of its memory (counted
+    once per kit, until the kit is freed)."""
+    nbytes = sum(a.nbytes for a in kit.staging.values())
+    if nbytes <= KEEP_BYTES:
+        return True
+    if any(a.taken for a in kit.staging.values()):
+        return False
+    if kit.large_counted:
+        return True
+    label = kit.device.label
+    with _large_lock:
+        if _large_kept.get(label, 0) + nbytes > (int(kit.device.cl_device.global_mem_size)
+                                                 // KEEP_DEVICE_FRACTION):
+            return False
+        _large_kept[label] = _large_kept.get(label, 0) + nbytes
+    kit.large_counted = True
+    weakref.finalize(kit, _release_large, label, nbytes)
+    return True
+
+
+def _release_large(label, nbytes) -> None:
+    with _large_lock:
+        _large_kept[label] -= nbytes
 
 
 def take_bound_kit(recipe):

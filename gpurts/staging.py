@@ -101,6 +101,11 @@ class LazyStaging:
         self.itemsize = self.dtype.itemsize
         self._array = None
 
+    @property
+    def taken(self) -> bool:
+        """Whether the staging has been taken from the pool (first sliced)."""
+        return self._array is not None
+
     def __getitem__(self, key) -> np.ndarray:
         if self._array is None:
             self._array = self.pool.take(self.nbytes, self.dtype)

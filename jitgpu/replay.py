@@ -295,7 +295,11 @@ def record(device, part, kernel, built_kernel, values, recipe, group_sources, ma
         program = built_kernel.get_info(cl.kernel_info.PROGRAM)
         own_kernel = cl.Kernel(program, built_kernel.function_name)
         bind_args(cl, own_kernel, kernel, kit, recipe)
-        staging = {k: s[:].__array_interface__["data"][0] for k, s in kit.staging.items()}
+        # (staging is taken only for the groups that go through it: a large layout's arrays
+        # move straight from pinned NumPy memory)
+        staged = {c.group for c in copy_list if c.staged}
+        staging = {k: s[:].__array_interface__["data"][0] if k in staged else 0
+                   for k, s in kit.staging.items()}
         buffers = {k: b.int_ptr for k, b in kit.buffers.items()}
         ops = op_words(copy_list, buffers, staging, own_kernel.int_ptr, kernel.global_size,
                        kernel.local_size, kit.flag_buf.int_ptr, kit.flag.ctypes.data, may_flag)

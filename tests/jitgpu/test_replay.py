@@ -276,3 +276,41 @@ def test_a_close_call_measured_for_openmp_at_replay_speed_stops_replaying(gpu, d
     finally:
         decide.forget()
         offload._PREPARED.clear()
+
+
+@pytest.mark.parametrize("pin", ["1", "0"])
+def test_a_large_layout_is_replayed_when_its_arrays_are_pinned(gpu, device_env, monkeypatch,
+                                                               pin):
+    """A part larger than KEEP_BYTES keeps its kit, and so replays, when its arrays all move
+    straight from pinned memory (no staging taken); staged, it takes the Python path."""
+    from gpurts import executor, pins, transfer
+    device_env.setenv("UNPY_PIN", pin)
+    monkeypatch.setattr(pins, "PIN_MIN_BYTES", 0)
+    monkeypatch.setattr(transfer, "STAGE_BYTES", 0)            # every box counted as large
+    monkeypatch.setattr(executor, "KEEP_BYTES", 1024)          # 40x40 float32: 6.4 KB each
+    a, b = RNG.random((40, 40), np.float32), RNG.random((40, 40), np.float32)
+    c = np.zeros((40, 40), np.float32)
+    if pin == "0":
+        gpu.compiled.matmul_f32(a, b, c)
+        assert "not kept between calls (too large)" in str(gpu.explain("matmul_f32"))
+        return
+    recorded = _replays(gpu, "matmul_f32", lambda: gpu.compiled.matmul_f32(a, b, c))
+    assert not any(s.taken for s in recorded.replay.keep[0].staging.values())
+    a[...] = RNG.random(a.shape, np.float32)
+    gpu.compiled.matmul_f32(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+    assert _nest(gpu, "matmul_f32") is recorded
+
+
+def test_large_kept_kits_stay_within_their_share_of_the_device(gpu, device_env, monkeypatch):
+    from gpurts import executor, pins, transfer
+    device_env.setenv("UNPY_PIN", "1")
+    monkeypatch.setattr(pins, "PIN_MIN_BYTES", 0)
+    monkeypatch.setattr(transfer, "STAGE_BYTES", 0)
+    monkeypatch.setattr(executor, "KEEP_BYTES", 1024)
+    monkeypatch.setattr(executor, "KEEP_DEVICE_FRACTION", 1 << 40)     # a share of 0 bytes
+    a, b = RNG.random((40, 40), np.float32), RNG.random((40, 40), np.float32)
+    c = np.zeros((40, 40), np.float32)
+    gpu.compiled.matmul_f32(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+    assert "not kept between calls (too large)" in str(gpu.explain("matmul_f32"))

@@ -75,8 +75,11 @@ def runner(module, case, args, settings):
 
 def measure_split(run: Runner, want, rtol, repeat, settle=0) -> dict:
     """The first FIRST_CALLS calls one by one (the first checked), `settle` more untimed, then
-    the median of `repeat`; with what explain says of the last call."""
-    calls = []
+    the median of `repeat`; with what explain says of the last call, and per timed call its
+    slowest part's seconds (from the start of the parts to the end of the slowest, its own
+    write-back included where it writes back on its own) and the rest of the call beyond it:
+    the host's own cost of splitting (the medians are `slowest_part` and `beyond_parts`)."""
+    calls, times, slowest = [], [], []
     try:
         for k in range(FIRST_CALLS):
             calls.append(run.call())
@@ -84,16 +87,23 @@ def measure_split(run: Runner, want, rtol, repeat, settle=0) -> dict:
                 return {**asdict(Result(first=calls[0], reason="WRONG result")), "calls": calls}
         for _ in range(settle):
             run.call()
-        times = [run.call() for _ in range(repeat)]
+        for _ in range(repeat):
+            times.append(run.call())
+            nest = run.nest()
+            slowest.append(max(nest.timings["participants"].values())
+                           if " + " in (nest.ran_on or "") else None)
     except Exception as error:  # a column's failure is reported, not fatal to the others
         return {**asdict(Result(reason=why(error))), "calls": calls}
     nest = run.nest()
     result = asdict(Result(first=calls[0], median=statistics.median(times), ok=True,
                            ran_on=nest.ran_on or "", note=nest.reason))
+    split = [(t, s) for t, s in zip(times, slowest) if s is not None]
     result.update(calls=calls, shares=nest.timings.get("shares", {}),
                   ranges=nest.timings.get("ranges", {}),
                   seconds=nest.timings.get("participants", {}),
-                  history=nest.details.get("shares", ""))
+                  history=nest.details.get("shares", ""),
+                  slowest_part=statistics.median(s for _, s in split) if split else None,
+                  beyond_parts=statistics.median(t - s for t, s in split) if split else None)
     return result
 
 
@@ -111,6 +121,9 @@ def run_row(part, case, n, module, devices, repeat):
             result = asdict(measure(run, want, case.rtol, repeat))
         row["columns"][column] = result
         shown = ms(result["median"]) if result["ok"] else f"— ({result['reason']})"
+        if result.get("slowest_part") is not None:
+            shown += (f" (slowest part {ms(result['slowest_part'])}, beyond parts "
+                      f"{ms(result['beyond_parts'])})")
         print(f"  [{part}] {case.label} n={n} {column}: {shown} "
               f"{result.get('ran_on', '')}", flush=True)
     return row
@@ -139,7 +152,10 @@ def write_markdown(path, rows, machine, header):
              "- versions: " + ", ".join(f"{k} {v}" for k, v in header["versions"].items()),
              f"- median of {header['repeat']} timed calls, ms of a whole call from NumPy arrays "
              f"(transfers included); split: its first {FIRST_CALLS} calls shown one by one, the "
-             "median taken after them; speed-up: the best single column over split", ""]
+             "median taken after them; slowest part / beyond parts: medians over the timed "
+             "calls of the slowest part's seconds (parts started to its end) and of the rest "
+             "of the call (the host's cost of splitting); speed-up: the best single column "
+             "over split", ""]
     for part, title in (("gpus", "Two GPUs vs one (UNPY_FORCE_GPU=1)"),
                         ("host", "A GPU and the OpenMP code (unpy's own decision) vs the best "
                                  "single one")):
@@ -148,9 +164,9 @@ def write_markdown(path, rows, machine, header):
             continue
         columns = COLUMNS[part]
         lines += [f"## {title}", "",
-                  "| kernel | n | " + " | ".join(columns) + " | split calls 1-3 | speed-up | "
-                  "settled shares | ran on |", "|---|---:|" + "---:|" * (len(columns) + 2)
-                  + "---|---|"]
+                  "| kernel | n | " + " | ".join(columns) + " | split calls 1-3 | split: slowest "
+                  "part / beyond parts | speed-up | settled shares | ran on |",
+                  "|---|---:|" + "---:|" * (len(columns) + 3) + "---|---|"]
         for r in mine:
             split = r["columns"]["split"]
             cells = [ms(r["columns"][c]["median"]) if r["columns"][c]["ok"] else "—"
@@ -160,6 +176,7 @@ def write_markdown(path, rows, machine, header):
                                for k, v in split.get("shares", {}).items())
             lines.append(f"| {r['case']} | {r['n']} | " + " | ".join(cells) + " | "
                          + " / ".join(ms(t) for t in split.get("calls", [])) + " | "
+                         + f"{ms(split.get('slowest_part'))} / {ms(split.get('beyond_parts'))} | "
                          + (f"{up:.2f}x" if up else "—") + f" | {shares} | "
                          f"{split.get('ran_on', '')} |")
         lines.append("")

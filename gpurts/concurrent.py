@@ -1,14 +1,18 @@
 """The parts of one plan on several devices at once (SPEC section 6).
 
 `ConcurrentRun` starts one feeding thread per device (a worker kept per device, so that a call
-does not pay for a new thread), which runs that device's parts in order with the executor's
-`run_part` on the device's own queue: copies in (straight from pinned NumPy memory, or
-through pinned staging), enqueues, one finish per part. pyopencl releases the GIL while it
-enqueues and waits, and NumPy while it copies, so the devices, and the OpenMP code of a split
-nest running meanwhile in the compiled caller, proceed together. `finish` waits for every device and only then, when none failed, writes every part's
-results into NumPy memory and combines the reductions: the split plan (`jitgpu.split`) proved
-that no part writes what another touches, so nothing needs undoing when one fails, and the
-OpenMP fallback reruns on intact inputs.
+does not pay for a new thread; a caller that only waits runs the last device itself), which
+runs that device's parts in order with the executor's `run_part` on the device's own queue:
+copies in (straight from pinned NumPy memory, or through pinned staging), enqueues, one finish
+per part. pyopencl releases the GIL while it enqueues and waits, and NumPy while it copies, so
+the devices, and the OpenMP code of a split nest running meanwhile in the compiled caller,
+proceed together. The split plan (`jitgpu.split`) proved that no part writes what another
+touches, so nothing needs undoing when one fails and the OpenMP fallback reruns on intact
+inputs. A part the plan lets write back on its own (`early`: it overwrites every element it
+copies back and reads none of them, so the rerun writes them again) writes back from its
+device's thread as soon as its error flag is clear, overlapping the other parts; the others are
+written by `finish`, once every device is done and none failed, and `finish` combines the
+reductions.
 
 The plan and kernel nests are read by their fields only (gpurts does not import jitgpu).
 """
@@ -35,54 +39,74 @@ def _worker(label: str) -> ThreadPoolExecutor:
 
 
 class DeviceRun:
-    """What one device's thread did: per part (index in the plan) its writes, partials and kit;
-    its Timings; its seconds from start to its last finish; the error that stopped it."""
+    """What one device's thread did: per part (index in the plan) its writes still to make,
+    partials and kit; its Timings; its seconds from start to its last part's end (a finish, or
+    the write-back of a part written early); the seconds its early write-backs took; the error
+    that stopped it."""
 
     def __init__(self, label):
         self.label = label
         self.parts = {}
         self.timings = Timings()
         self.seconds = 0.0
+        self.written_s = 0.0
         self.error = None
 
 
 class ConcurrentRun:
     """Carry out `plan` (parts naming their device) with `kernels[k]` = (KernelNest, built
     cl.Kernel), one thread per device of `devices` ({label: Device}); started at once.
-    `recipes`: the dict kept with the plan (see `gpurts.executor.execute`)."""
+    `recipes`: the dict kept with the plan (see `gpurts.executor.execute`). `early`: indices of
+    the parts that write back as soon as they succeed (legal only where a failed call's
+    fallback writes every element they write again: `jitgpu.split.writes_only_overwrite`).
+    `here`: the caller waits for the run anyway (nothing of its own to do meanwhile), so its
+    thread runs the last device's parts itself, in `wait`, right after the others are handed
+    to their threads: that device starts and ends with no hand-off between threads."""
 
-    def __init__(self, plan, kernels, values, devices, recipes=None):
-        self.plan, self.kernels, self.values = plan, kernels, values
+    def __init__(self, plan, kernels, values, devices, recipes=None, early=frozenset(),
+                 here=False):
+        self.plan, self.kernels, self.values, self.early = plan, kernels, values, early
         self.recipes = {} if recipes is None else recipes
         self.started = time.perf_counter()
         order = list(dict.fromkeys(part.device for part in plan.parts))
         self.runs = {label: DeviceRun(label) for label in order}
         for index in range(len(plan.parts)):      # made here: the threads only read them
             self.recipes.setdefault(index, {})
+        self.here = (devices[order[-1]], self.runs[order[-1]]) if here and order else None
         self.futures = [_worker(label).submit(self._run_device, devices[label], self.runs[label])
-                        for label in order]
+                        for label in (order[:-1] if self.here else order)]
 
     def _run_device(self, device, run: DeviceRun) -> None:
         try:
             for index, (part, (kernel, cl_kernel)) in enumerate(zip(self.plan.parts,
                                                                     self.kernels)):
                 if part.device == run.label:
-                    run.parts[index] = run_part(device, part, kernel, cl_kernel, self.values,
-                                                run.timings, self.recipes[index])
+                    writes, partials, kit = run_part(device, part, kernel, cl_kernel,
+                                                     self.values, run.timings,
+                                                     self.recipes[index])
+                    if index in self.early:
+                        written = time.perf_counter()
+                        write_back(writes, None)
+                        run.written_s += time.perf_counter() - written
+                        writes = []
+                    run.parts[index] = (writes, partials, kit)
         except BaseException as e:      # reported by finish(), in the caller's thread
             run.error = e
         finally:
             run.seconds = time.perf_counter() - self.started
 
     def wait(self) -> None:
+        if self.here:
+            here, self.here = self.here, None
+            self._run_device(*here)
         for future in self.futures:
             future.result()
 
     def finish(self, initial: dict) -> dict:
-        """Wait for every device; then write back and return the reductions combined from
-        `initial` ({var: value}: the values before the nest, or what the OpenMP code of a split
-        nest made of them). Raises the first part's error (KernelFlagged, DeviceError), having
-        written nothing."""
+        """Wait for every device; then write back the parts not written early and return the
+        reductions combined from `initial` ({var: value}: the values before the nest, or what
+        the OpenMP code of a split nest made of them). Raises the first part's error
+        (KernelFlagged, DeviceError), having written nothing but the early parts' results."""
         cl, _ = load_opencl()
         self.wait()
         failed = [run.error for run in self.runs.values() if run.error is not None]
@@ -93,7 +117,8 @@ class ConcurrentRun:
             raise error
         results = dict(initial)
         done = [self.runs[part.device].parts[index] for index, part in enumerate(self.plan.parts)]
-        # One write-back for all parts: the straight copies of several devices run together.
+        # One write-back for the other parts: the straight copies of several devices run
+        # together.
         write_back([w for writes, _, _ in done for w in writes], None)
         for index, (part, (kernel, _)) in enumerate(zip(self.plan.parts, self.kernels)):
             _, partials, kit = done[index]

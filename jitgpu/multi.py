@@ -13,6 +13,8 @@ and then either
   each device), then calls `finish_split(handle, reductions)`, which waits for the devices, writes
   their results back and returns the reductions combined, or None when a device part failed:
   the caller then runs the OpenMP code on the iterations the devices had.
+(A part whose writes only overwrite, `SplitPlan.early`, writes back from its device's thread as
+soon as it succeeds; the rerun after another part's failure writes those elements again.)
 After each call the Balance learns the measured time of every participant.
 """
 from __future__ import annotations
@@ -193,7 +195,8 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
     split = prepared.split
     try:
         run = ConcurrentRun(split.plan, [(k, built.kernel) for k, _, built in prepared.kernels],
-                            values, devices, prepared.recipes)
+                            values, devices, prepared.recipes, split.early,
+                            here=split.host is None)
     except DeviceError as e:
         raise DeviceFailure(str(e)) from e
     pending = Pending(run, layout, prepared, shares_now, started, 0.0,
@@ -315,6 +318,9 @@ def _report(pending: Pending, seconds, total_s) -> report.NestReport:
                 line += (f"; moved {t.h2d_bytes + t.d2h_bytes} B (h2d {t.h2d_bytes} B in "
                          f"{t.h2d_seconds * 1e3:.3f} ms, kernel {t.kernel_seconds * 1e3:.3f} ms, "
                          f"d2h {t.d2h_bytes} B in {t.d2h_seconds * 1e3:.3f} ms)")
+                if run.runs[label].written_s:
+                    line += (f"; written back on its own in "
+                             f"{run.runs[label].written_s * 1e3:.3f} ms")
             parts.append(line)
         details = {"parts": "\n      " + "\n      ".join(parts),
                    "shares": layout.balance.describe().replace("\n", "\n      "),

@@ -13,7 +13,12 @@ part copies back (or the OpenMP code writes) may meet nothing that another part 
 The check compares byte intervals of the transfer boxes; where they meet (a non-affine write
 takes its array's whole extent, a written column split by rows, ...), the nest is not split
 (`NotSplit`) and runs on one participant: never a wrong result. With that, the parts may run in
-any order and every copy-back may wait until all parts are done.
+any order and every copy-back may wait until all parts are done. A part that reads nothing it
+copies back and writes every element of it (no group both copied in and back, as `c = a @ b`'s
+`c`) may even write back as soon as it succeeds (`SplitPlan.early`): what it wrote is disjoint
+from everything the other parts and the OpenMP code touch, and should another part fail, the
+OpenMP rerun of the devices' iterations writes those elements again from the same, untouched
+inputs.
 
 Also here: `participant_costs`, the estimate that `jitgpu.shares` balances (bytes over the
 measured bandwidth plus work over the throughput, as `plan.estimate` counts them).
@@ -59,6 +64,7 @@ class SplitPlan:
     extent: int                     # its iteration count
     ranges: tuple                   # ((label, lo, hi), ...) of the participants with iterations
     host: Optional[tuple]           # (lo, hi) of the OpenMP code, or None
+    early: frozenset = frozenset()  # indices of the parts that may write back on their own
 
     @property
     def device_labels(self) -> tuple:
@@ -121,9 +127,10 @@ def split_plan(instance: NestInstance, values, participants, shares, *, nest: st
         if who.is_openmp:
             host = (lo, hi)
     _check_apart(pieces)
+    early = frozenset(k for k, part in enumerate(parts) if writes_only_overwrite(part.transfers))
     # The shares (jitgpu.shares) decide where the nest runs, not a profitability estimate.
     return SplitPlan(GpuPlan(nest, tuple(parts), planning.Estimate(0.0, 0.0, 0), forced, opt),
-                     outer, extent, tuple(ranges), host)
+                     outer, extent, tuple(ranges), host, early)
 
 
 def restrict(instance: NestInstance, lo: int, hi: int) -> NestInstance:
@@ -149,14 +156,30 @@ def _within(bounds, outer, lo, hi) -> tuple:
 def byte_intervals(transfers, written: bool) -> list:
     """[(lo, hi)] bytes of the boxes of the groups copied back (`written`), or of every group
     moved either way."""
+    return [span for g in transfers.groups
+            if (g.copy_back if written else g.copy_in or g.copy_back) for span in _group_bytes(g)]
+
+
+def _group_bytes(g) -> list:
+    """[(lo, hi)] bytes of a group's boxes in host memory."""
     found = []
-    for g in transfers.groups:
-        if (g.copy_back if written else g.copy_in or g.copy_back):
-            for box in g.boxes:
-                spans = [(n - 1) * s for n, s in zip(box.shape, box.strides)]
-                found.append((box.host_addr + sum(min(0, s) for s in spans),
-                              box.host_addr + sum(max(0, s) for s in spans) + g.itemsize))
+    for box in g.boxes:
+        spans = [(n - 1) * s for n, s in zip(box.shape, box.strides)]
+        found.append((box.host_addr + sum(min(0, s) for s in spans),
+                      box.host_addr + sum(max(0, s) for s in spans) + g.itemsize))
     return found
+
+
+def writes_only_overwrite(transfers) -> bool:
+    """Whether a part's copy-back may go into NumPy memory before the other parts are known to
+    have succeeded (given `_check_apart`): it copies something back, no group it copies back is
+    copied in (the kernel reads none of it and writes every element of it: the `copy_in` rule
+    of jitgpu/lmad/plan.py), and no byte it copies back is among those it copies in (arrays
+    viewing one memory)."""
+    written = byte_intervals(transfers, written=True)
+    read = [span for g in transfers.groups if g.copy_in for span in _group_bytes(g)]
+    return (bool(written) and not any(g.copy_in for g in transfers.groups if g.copy_back)
+            and not any(lo < b and a < hi for lo, hi in written for a, b in read))
 
 
 def _check_apart(pieces) -> None:

@@ -233,6 +233,24 @@ def test_a_non_affine_write_is_not_split(nests):
     assert len(split_plan(instance, values, who, (0.5, 0.5)).plan.parts) == 1
 
 
+def test_only_parts_that_overwrite_what_they_copy_back_write_back_early(nests):
+    """matmul's parts write every element of their rows of `c` and read none: each may write
+    back on its own (`SplitPlan.early`). In place (`a //= d`) or a conditional write
+    (skip_negative) copies its output in too, so nothing is written until every part succeeded.
+    """
+    who = (Participant("dev0", FACTS), Participant("dev1", OTHER))
+    m, n, p = 7, 5, 3
+    cases = {"matmul": ({"a": np.ones((m, p)), "b": np.ones((p, n)), "c": np.zeros((m, n)),
+                         "m": m, "n": n, "p": p}, {0, 1}),
+             "divmod_i64": ({"a": np.arange(9), "b": np.ones(9, np.int64),
+                             "q": np.zeros(9, np.int64), "r": np.zeros(9, np.int64)}, {0, 1}),
+             "divide_in_place": ({"a": np.arange(9), "d": np.ones(9, np.int64)}, set()),
+             "skip_negative": ({"x": np.ones(9), "out": np.zeros(9)}, set())}
+    for name, (values, early) in cases.items():
+        split = split_plan(instantiate(nests(name), values), values, who, (0.5, 0.5))
+        assert len(split.plan.parts) == 2 and split.early == early, name
+
+
 def test_costs_count_a_whole_input_as_fixed(nests):
     """matmul: `b` moves whole for any share (fixed), `a` and `c` by rows (with the share)."""
     m = n = p = 64

@@ -257,20 +257,26 @@ def two():
     return devices_selection(f"{testdevice.SPEC},{testdevice.SPEC}").devices
 
 
-def split_divide(two, a, d, shares=(0.5, 0.5)):
-    """A ConcurrentRun of `a //= d` (gpu_kernels.divide_in_place) split across `two`."""
+def split_run(two, function, values, shares=(0.5, 0.5), here=False):
+    """A ConcurrentRun of gpu_kernels.`function` on `values` split across `two` as the split
+    path runs it (the plan's early parts write back on their own; `here`: the caller's thread
+    runs the second device)."""
     from gpurts.concurrent import ConcurrentRun
     from jitgpu.nest import instantiate, load_nest
     from jitgpu.offload import build_part, device_facts
     from jitgpu.split import Participant, split_plan
-    values = {"a": a, "d": d}
-    instance = instantiate(load_nest("gpu_kernels", "divide_in_place", 0), values)
+    instance = instantiate(load_nest("gpu_kernels", function, 0), values)
     who = [Participant(dev.label, device_facts(dev)) for dev in two]
     split = split_plan(instance, values, who, shares)
     kernels = [build_part(instance, part, values, {d.label: d for d in two}[part.device], "none")
                for part in split.plan.parts]
     return ConcurrentRun(split.plan, [(k, built.kernel) for k, _, built in kernels], values,
-                         {d.label: d for d in two})
+                         {d.label: d for d in two}, early=split.early, here=here)
+
+
+def split_divide(two, a, d, shares=(0.5, 0.5)):
+    """`a //= d` (gpu_kernels.divide_in_place) split across `two`."""
+    return split_run(two, "divide_in_place", {"a": a, "d": d}, shares)
 
 
 def test_parts_run_on_their_devices_and_write_back_together(gpu, two):
@@ -282,6 +288,7 @@ def test_parts_run_on_their_devices_and_write_back_together(gpu, two):
     assert run.finish({}) == {}
     np.testing.assert_array_equal(a, want)
     assert all(r.timings.h2d_bytes > 0 for r in run.runs.values())
+    assert not any(r.written_s for r in run.runs.values())     # in place: none early
 
 
 def test_a_failed_part_writes_nothing(gpu, two):
@@ -296,3 +303,87 @@ def test_a_failed_part_writes_nothing(gpu, two):
     with pytest.raises(KernelFlagged):
         run.finish({})
     np.testing.assert_array_equal(a, before)
+
+
+@pytest.mark.parametrize("here", [False, True])
+@pytest.mark.parametrize("zero_at", [3, 35])
+def test_a_part_that_only_overwrites_writes_back_before_the_other_fails(gpu, two, zero_at,
+                                                                        here):
+    """divmod_i64 writes every element of its slices of q and r and reads none: each part
+    writes back from its own thread as soon as it succeeds, the other part's division by zero
+    notwithstanding (the OpenMP rerun writes those elements again: the next test). `here`: the
+    caller's thread runs the second device."""
+    from gpurts.executor import KernelFlagged
+    a = np.arange(1, 41, dtype=np.int64) * 7
+    b = np.arange(1, 41, dtype=np.int64)
+    b[zero_at] = 0
+    q, r = np.zeros(40, np.int64), np.zeros(40, np.int64)
+    run = split_run(two, "divmod_i64", {"a": a, "b": b, "q": q, "r": r}, here=here)
+    assert len(run.futures) == (1 if here else 2)
+    with pytest.raises(KernelFlagged):
+        run.finish({})
+    done = slice(20, 40) if zero_at < 20 else slice(0, 20)
+    failed = slice(0, 20) if zero_at < 20 else slice(20, 40)
+    np.testing.assert_array_equal(q[done], a[done] // b[done])
+    np.testing.assert_array_equal(r[done], a[done] % b[done])
+    assert not q[failed].any() and not r[failed].any()
+    assert sum(1 for run_ in run.runs.values() if run_.written_s > 0) == 1
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("zero_at", [1, 28])
+def test_an_error_beside_a_part_written_early_leaves_what_the_openmp_code_does(gpu, device_env,
+                                                                               spec, zero_at):
+    """divmod_i64 split with a division by zero in one participant's range: the other's
+    results went back early, yet the call raises ZeroDivisionError with q and r as the OpenMP
+    code alone leaves them; without the zero, every call equals the interpreter and explain
+    says that the device parts wrote back on their own."""
+    a = np.arange(30, dtype=np.int64) * 7 - 50
+    b = np.full(30, 3, np.int64)
+    b[zero_at] = 0
+    outputs = {}
+    for where in ("none", SPECS[spec]):
+        device_env.setenv("UNPY_DEVICE", where)
+        q, r = np.full(30, -1, np.int64), np.full(30, -1, np.int64)
+        with pytest.raises(ZeroDivisionError):
+            gpu.compiled.divmod_i64(a, b, q, r)
+        outputs[where] = (q, r)
+    for alone, split in zip(outputs["none"], outputs[SPECS[spec]]):
+        np.testing.assert_array_equal(split, alone)
+    b[zero_at] = 2
+    for _ in range(2):
+        _, report = gpu.check("divmod_i64", a, b, np.zeros(30, np.int64), np.zeros(30, np.int64))
+        assert_split(report)
+    assert "written back on its own" in report.nests[0].details["parts"]
+
+
+def test_repeated_calls_reuse_the_prepared_split_and_the_feeding_threads(example, device_env,
+                                                                         monkeypatch):
+    """Calls on the same arrays whose ranges came before prepare nothing again (plan, kernels),
+    run on the same feeding threads, and equal the interpreter."""
+    import threading
+    import unpython
+    from jitgpu import multi
+    device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
+    prepared = []
+    monkeypatch.setattr(multi, "_prepare", lambda *a, _prepare=multi._prepare, **k: (
+        prepared.append(a[1]) or _prepare(*a, **k)))
+    pair = example("mmult")
+    case = pair.interpreted.CASES[0]
+    args = case.args(2 * 53)          # a size of its own: a layout of its own
+    func = getattr(pair.compiled, case.func)
+    seen, threads = [], []
+    for _ in range(5):
+        before = len(prepared)
+        func(*args)
+        nest = unpython.explain(func).nests[0]
+        assert len(nest.ran_on.split(" + ")) == 2, nest.reason
+        ranges = tuple(nest.timings["ranges"].values())
+        assert (len(prepared) > before) == (ranges not in seen), (ranges, seen)
+        seen.append(ranges)
+        threads.append({t.ident for t in threading.enumerate() if t.name.startswith("unpy-feed")})
+    assert len(prepared) == len(set(seen)) and threads[1] == threads[-1], (prepared, threads)
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    want[case.out][...] = 0
+    getattr(pair.interpreted, case.func)(*want)
+    np.testing.assert_allclose(args[case.out], want[case.out], rtol=case.rtol)

@@ -92,7 +92,11 @@ class KernelCache:
 
     def build(self, source: str, kernel_name: str, options=()) -> BuiltKernel:
         """The kernel `kernel_name` of `source` built with `options`; raises `BuildError` with
-        the build log when the source does not build or has no such kernel."""
+        the build log when the source does not build or has no such kernel. The lock is held
+        only to look up and to keep: a build (or a load from disk) runs outside it, so that a
+        thread building one source (jitgpu/search.py's worker) does not hold up another's
+        lookups and builds; two threads building the same source at once both build it, and
+        the first kept is the one kept (the same program)."""
         cl, _ = load_opencl()
         options = [str(o) for o in options]
         key = self.key(source, options)
@@ -103,21 +107,25 @@ class KernelCache:
                 raise BuildError(*program)
             if program is not None:
                 self.stats.memory_hits += 1
-                hit = True
-            else:
-                program = self._load(key, options)
-                hit = program is not None
+        hit = program is not None
+        if program is None:
+            program = self._load(key, options)
+            hit = program is not None
+            if program is None:
+                try:
+                    program = build_program(self.device, options, source=source)
+                except BuildError as e:
+                    with self._lock:
+                        self.stats.builds += 1
+                        self._programs[key] = (e.message, e.log)
+                    raise
+                self._store(key, program)
+            with self._lock:
                 if hit:
                     self.stats.disk_hits += 1
                 else:
                     self.stats.builds += 1
-                    try:
-                        program = build_program(self.device, options, source=source)
-                    except BuildError as e:
-                        self._programs[key] = (e.message, e.log)
-                        raise
-                    self._store(key, program)
-                self._programs[key] = program
+                program = self._programs.setdefault(key, program)
         try:
             kernel = cl.Kernel(program, kernel_name)
         except cl.Error as e:
@@ -146,7 +154,8 @@ class KernelCache:
             return self._reject(path, f"refused by the driver: {e}")
 
     def _reject(self, path: str, why: str) -> None:
-        self.stats.rejected_entries += 1
+        with self._lock:
+            self.stats.rejected_entries += 1
         log.info("gpurts: rebuilding kernel cache entry %s (%s)", path, why)
         return None
 

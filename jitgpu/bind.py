@@ -132,6 +132,9 @@ class KernelNest:
     # The register tile (R, C) register_tiles makes (None: its own fit; (1, 1): none), set by
     # the first call's search (jitgpu/search.py).
     register_tile: Optional[tuple] = None
+    # The factor unroll_inner unrolls innermost loops by (None: its own fit; 1: none), set by
+    # the first call's search for one-level nests.
+    unroll_factor: Optional[int] = None
 
     def replace(self, **changes) -> "KernelNest":
         return dataclasses.replace(self, **changes)

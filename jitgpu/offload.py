@@ -13,6 +13,7 @@ OpenMP code.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import os
 import time
 from dataclasses import dataclass, field
@@ -43,7 +44,9 @@ class Prepared:
     analysis_s: float = 0.0
     may_flag: bool = True        # a kernel may set its error flag (jitgpu.residency.may_flag)
     trial: Optional[decide.Trial] = None   # a close call, decided by measured calls
-    search: Optional[search.Outcome] = None  # the first call's search of the kernel's tuning
+    search: Optional[search.Outcome] = None  # the search of the kernel's tuning, so far
+    # The search while it times candidates (later calls step it: `_search_step`), else None.
+    pending: Optional[search.Pending] = field(default=None, compare=False, repr=False)
     # What the executor remembers for repeated calls on this layout (gpurts.executor).
     recipes: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -124,16 +127,17 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
     bound = bind_part(instance, plan.parts[0], values, device) if searched else None
     kernels = [build_part(instance, part, values, device, opt, bound if k == 0 else None)
                for k, part in enumerate(plan.parts)]
-    outcome = None
+    outcome = pending = None
     if searched:
-        # The default kernel is built: the search only replaces it with a faster candidate.
-        chosen, outcome = search.search_part(f"{module}.{function} nest {nest_id}",
-                                             plan.parts[0], values, device, opt, bound,
-                                             kernels[0], limits)
+        # The default kernel is built: the search only replaces it with a faster candidate,
+        # from its record now or once the worker's builds are timed by later calls.
+        chosen, outcome, pending = search.start(f"{module}.{function} nest {nest_id}",
+                                                plan.parts[0], values, device, opt, bound,
+                                                kernels[0], limits)
         kernels = [chosen]
     return Prepared(plan, tuple(kernels), analysis_s=time.perf_counter() - started,
                     may_flag=any(residency.may_flag(source) for _, source, _ in kernels),
-                    trial=trial, search=outcome)
+                    trial=trial, search=outcome, pending=pending)
 
 
 def bind_part(instance, part, values, device):
@@ -174,12 +178,39 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
             _PREPARED.move_to_end(key)
         except KeyError:          # another thread dropped it meanwhile
             pass
+        if found.pending is not None:
+            found = _search_step(key, found, values)
         return found, False
     found = prepare(module, function, nest_id, values, device, facts, forced, opt, resident)
     _PREPARED[key] = found
     if len(_PREPARED) > _PREPARED_KEPT:
         _PREPARED.popitem(last=False)
     return found, True
+
+
+def _search_step(key, prepared: Prepared, values) -> Prepared:
+    """The prepared layout after its pending search stepped on this call's data
+    (`search.Pending.step`, before the call's own run): the Outcome brought up to date, and once
+    the search is over, the chosen kernel in place of the default (its own recipes: the
+    executor's kept arguments are the kernel's), or the search dropped where it was
+    abandoned."""
+    step = prepared.pending.step(prepared.plan.parts[0], values)
+    if step is None:                 # another call is stepping
+        return prepared
+    outcome, chosen, over = step
+    if not over:
+        if outcome == prepared.search:
+            return prepared
+        updated = dataclasses.replace(prepared, search=outcome)
+    elif chosen is None or chosen is prepared.kernels[0]:
+        updated = dataclasses.replace(prepared, search=outcome, pending=None)
+    else:
+        updated = dataclasses.replace(prepared, kernels=(chosen,), search=outcome,
+                                      pending=None, recipes={},
+                                      may_flag=residency.may_flag(chosen[1]))
+    if _PREPARED.get(key) is prepared:
+        _PREPARED[key] = updated
+    return updated
 
 
 def run_nest_on_device(module, function, nest_id, values, device, key=None, measure=True):

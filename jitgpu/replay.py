@@ -75,8 +75,10 @@ def replay_pin_bytes() -> int:
 
 
 def refusal(plan, applied_plan, trial, keep: bool, kernel, logging_every_call: bool,
-            keyed: bool, switched_off: bool = False) -> str | None:
-    """Why a call that ran on the device is not replayed from C++, or None."""
+            keyed: bool, switched_off: bool = False, searching: bool = False) -> str | None:
+    """Why a call that ran on the device is not replayed from C++, or None. `searching`: the
+    layout's search (jitgpu/search.py) still times candidates, on calls that come through
+    Python."""
     if switched_off:
         return "UNPY_REPLAY=0"
     if not keyed:
@@ -85,6 +87,8 @@ def refusal(plan, applied_plan, trial, keep: bool, kernel, logging_every_call: b
         return "UNPY_LOG=info logs every call"
     if len(plan.parts) != 1:
         return f"{len(plan.parts)} parts"
+    if searching:
+        return "the search of this layout is still timing candidates"
     if keep or applied_plan is not plan:
         return "data stays on the device (residency)"
     if trial is not None and trial.on_device is False:
@@ -322,7 +326,7 @@ def offer(device, applied_plan, prepared, values, keep: bool, key) -> "Record | 
     kernel, _, built = prepared.kernels[0]
     why = refusal(prepared.plan, applied_plan, prepared.trial, keep, kernel,
                   logging.getLogger("unpy").isEnabledFor(logging.INFO), key is not None,
-                  os.environ.get("UNPY_REPLAY", "1") == "0")
+                  os.environ.get("UNPY_REPLAY", "1") == "0", prepared.pending is not None)
     if why is not None:
         return why
     recipe = prepared.recipes.setdefault(0, {})

@@ -1,30 +1,46 @@
-"""The first call's empirical search of loop-optimisation choices (issue 7), cached on disk.
+"""The empirical search of loop-optimisation choices (issue 7), off the first call's critical
+path, cached on disk.
 
-The default optimisation (`jitgpu.loopopt.optimise`) picks one register tile and one
-work-group shape for every kernel; measured on an H100 the best differs per kernel (mmult f64
-2048: 1.54 ms with 8 x 8 register tiles, 2.37 ms with the default 4 x 4). So where it can pay,
-the first call of a layout times a handful of alternatives on its own data and keeps the
+The default optimisation (`jitgpu.loopopt.optimise`) picks one register tile, one work-group
+shape and one unroll factor for every kernel; measured on an H100 the best differs per kernel
+(mmult f64 2048: 1.54 ms with 8 x 8 register tiles, 2.37 ms with the default 4 x 4; nbody f32
+65536: 2.83 ms with its inner loop unrolled by 8, 3.18 ms by the default 4). So where it can
+pay, the calls of a layout time a handful of alternatives on their own data and keep the
 fastest:
 
-    candidates (pure, made one at a time: the default, then up to MAX_CANDIDATES - 1
-      distinct alternatives) -> measure (the only impure step: build, run on the call's data
-      with the writes dropped, time the kernel's event) -> the fastest, recorded on disk per
-      (nest, device, level, array shapes and strides) under UNPY_CACHE_DIR/search
+    candidates (pure, made one at a time: the default, then up to MAX_CANDIDATES - 1 distinct
+      alternatives) -> build (the process's one worker thread, through the device's kernel
+      cache: a later process gets hits) -> time (a later call of the layout, at most
+      TIMED_PER_CALL candidates a call: the part run on the call's data with its writes
+      dropped, the kernel's event timed) -> the fastest, recorded on disk per (nest, device,
+      level, array shapes and strides) under UNPY_CACHE_DIR/search
 
-The search is an edit of the plan's kernel choice (`offload.prepare`): the executor runs the
-chosen kernel as any other. It stops starting candidates once it has taken SEARCH_BUDGET_S, so
-the first call stays under a second; the candidates it did not reach are timed by the next
-preparation of the same layout (a later process, or new arrays of the same shapes), which uses
-the best so far meanwhile. A search that meets an error keeps the default kernel.
+A candidate's build takes 0.2-1.2 s on NVIDIA's OpenCL, and builds in several threads do not
+overlap there, so the first call builds and runs the default kernel only and hands the
+candidates to the worker (`start`); pyopencl releases the GIL while the driver builds, so the
+caller's thread runs on meanwhile. The later calls that come through Python
+(`offload.prepared_call`) time the candidates whose builds are done (`Pending.step`), and the
+step that times the last one switches the prepared layout to the fastest: an edit of the
+plan's kernel choice, which the executor runs as any other. While a layout's search is pending
+the C++ replay does not record its calls (`jitgpu.replay.refusal`), so they keep coming
+through Python until it settles. Each step rewrites the record; a preparation that finds a
+complete record uses its choice at once (its build a kernel-cache hit where the search left
+it), and one that finds an incomplete record searches only the candidates it lacks. A
+candidate that does not build or run is timed as failed; the error flag in a timed run
+abandons the search (the default kernel stays). `settle` waits for the builds in flight
+(tests, benchmarks); at interpreter exit the worker stops after its current build.
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import logging
 import math
 import os
-import time
+import queue
+import threading
+import weakref
 from dataclasses import dataclass
 from typing import Optional
 
@@ -36,25 +52,29 @@ from jitgpu.opencl_emit import print_kernel
 
 log = logging.getLogger("unpy")
 
-# Seconds of search (builds and timed runs) after which no more candidate is started: with the
-# analysis and the default build, the first call stays under 1 s.
-SEARCH_BUDGET_S = 0.4
 # Estimated kernel seconds under which a search would measure noise (`auto` only).
 MIN_KERNEL_S = 5e-4
 MAX_CANDIDATES = 6
+# Candidates a later call times before its own run (each costs a kernel run or two).
+TIMED_PER_CALL = 1
 # A candidate whose first run's kernel took less than this runs again, and the second (warm)
 # run counts; a slower one is timed by its only run.
 WARM_RUN_BELOW_S = 0.05
 # Bumped when the record's meaning changes: older records are then searched again.
-RECORD_VERSION = 1
+RECORD_VERSION = 2
+# Seconds the interpreter's exit waits for the worker's current build (a driver build cut
+# short by the end of the process may crash it).
+STOP_WAIT_S = 10.0
 
 
 @dataclass(frozen=True)
 class Tuning:
     """The choices a candidate makes beyond the default: the register tile (R, C) (None: the
-    pass's own fit; (1, 1): none) and the work-group shape, dimension 0 first (None: bind's)."""
+    pass's own fit; (1, 1): none), the work-group shape, dimension 0 first (None: bind's), and
+    the factor innermost loops are unrolled by (None: unroll_inner's own fit; 1: none)."""
     tile: Optional[tuple] = None
     local: Optional[tuple] = None
+    unroll: Optional[int] = None
 
     def __str__(self):
         parts = []
@@ -63,15 +83,20 @@ class Tuning:
                          else f"register tile {self.tile[0]}x{self.tile[1]}")
         if self.local is not None:
             parts.append("work-group " + "x".join(map(str, self.local)))
+        if self.unroll is not None:
+            parts.append("no inner unroll" if self.unroll == 1
+                         else f"inner unroll {self.unroll}")
         return ", ".join(parts) or "default"
 
 
-# In the order they are tried (the budget may stop the search early): the register tiles that
+# In the order they are tried (MAX_CANDIDATES may stop them early): the register tiles that
 # won on the H100 first (bench/results/variants: 4x4 for syrk and syr2k f32, 8x8 for mmult
-# f64), then work-group shapes of 2-D nests (for the nests no register tile applies to).
+# f64), then work-group shapes of 2-D nests (for the nests no register tile applies to), then
+# for one-level nests (no register tile, no 2-D work-group) an unroll factor of the innermost
+# loop (nbody 65536 on the H100: 8 beat the default's 4 in f32 and f64, 2 lost).
 ALTERNATIVES = (Tuning(tile=(4, 4)), Tuning(tile=(8, 8)), Tuning(tile=(8, 4)),
                 Tuning(tile=(4, 8)), Tuning(local=(32, 8)), Tuning(local=(8, 32)),
-                Tuning(tile=(1, 1)), Tuning(tile=(2, 2)))
+                Tuning(tile=(1, 1)), Tuning(tile=(2, 2)), Tuning(unroll=8))
 
 
 @dataclass(frozen=True)
@@ -87,26 +112,37 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a search did, for `unpython.explain`: the kernel seconds of each candidate timed so
-    far (inf: failed), in order, the choice, how many this preparation timed (0: all from the
-    disk record) and in how long, and whether every candidate has been timed."""
+    """What a layout's search has done, for `unpython.explain`: the kernel seconds of each
+    candidate timed so far (inf: failed), in order; the kernel in use (the default until every
+    candidate is timed, then the fastest); how many this process timed (0: all from the disk
+    record); the candidates still building (None: not made yet) and those built and waiting
+    for a call to time them; whether every candidate is timed."""
     times: tuple                     # of (label, seconds)
     choice: str
     measured: int
-    seconds: float
+    building: Optional[int]
+    to_time: int
     complete: bool
 
     @property
     def summary(self) -> str:
+        if not self.complete:
+            return f"{self.choice} for now (timing candidates)"
         how = "from the search record" if self.measured == 0 else "searched"
         return f"{self.choice} ({how})"
 
     def __str__(self):
         cells = [(f"{label} failed" if math.isinf(s) else f"{label} {s * 1e3:.3f} ms")
-                 + (" (chosen)" if label == self.choice else "") for label, s in self.times]
-        rest = "" if self.complete else ", the rest at the next preparation of this layout"
-        return (f"{len(self.times)} candidates timed ({self.measured} now in "
-                f"{self.seconds * 1e3:.1f} ms{rest}): " + "; ".join(cells))
+                 + (" (chosen)" if label == self.choice and self.complete else "")
+                 for label, s in self.times]
+        state = f"{self.measured} by this process"
+        if not self.complete:
+            building = ("the candidates being made" if self.building is None
+                        else f"{self.building} still building")
+            state += (f"; {building}, {self.to_time} built and waiting for a call to time "
+                      f"them; {self.choice} runs meanwhile")
+        return (f"{len(self.times)} candidates timed ({state}): " + "; ".join(cells)
+                + f"; choice: {self.choice}" + ("" if self.complete else " for now"))
 
 
 def switch() -> str:
@@ -123,8 +159,8 @@ def estimated_kernel_s(instance) -> float:
 
 
 def wanted(plan, instance, limits) -> bool:
-    """Whether the first call of this plan searches: one part, and `UNPY_GPU_SEARCH=1`, or in
-    auto a GPU (`fill_items` > 0 in `jitgpu.bind.device_limits`) and an estimated kernel time of
+    """Whether the calls of this plan search: one part, and `UNPY_GPU_SEARCH=1`, or in auto a
+    GPU (`fill_items` > 0 in `jitgpu.bind.device_limits`) and an estimated kernel time of
     MIN_KERNEL_S at least (below it a search measures noise)."""
     mode = switch()
     if mode == "0" or len(plan.parts) != 1:
@@ -142,7 +178,20 @@ def tuned(bound: KernelNest, tuning: Tuning) -> KernelNest:
         kernel = with_local_size(kernel, tuning.local)
     if tuning.tile is not None:
         kernel = kernel.replace(register_tile=tuning.tile)
+    if tuning.unroll is not None:
+        kernel = kernel.replace(unroll_factor=tuning.unroll)
     return kernel
+
+
+def _applies(tuning: Tuning, bound: KernelNest, limits) -> bool:
+    """Whether the tuning can change the kernel: a register tile or a work-group shape of as
+    many dimensions needs two levels at least, an unroll factor is for one-level nests."""
+    levels = len(bound.levels)
+    if tuning.tile is not None and levels < 2:
+        return False
+    if tuning.unroll is not None and levels != 1:
+        return False
+    return tuning.local is None or _legal_local(tuning.local, bound, limits)
 
 
 def _legal_local(local: tuple, bound: KernelNest, limits) -> bool:
@@ -155,9 +204,10 @@ def _legal_local(local: tuple, bound: KernelNest, limits) -> bool:
 
 def candidates(bound: KernelNest, level: str, limits=None, default=None):
     """The default kernel of `level` (`default`, where already made), then the distinct
-    alternatives of ALTERNATIVES, at most MAX_CANDIDATES in all, made one at a time as they are
-    asked for (each costs an `optimise` and a print). A pass that refuses a choice leaves the
-    kernel as the default has it: the same source and launch, dropped (pure)."""
+    alternatives of ALTERNATIVES that apply to the nest, at most MAX_CANDIDATES in all, made
+    one at a time as they are asked for (each costs an `optimise` and a print). A pass that
+    refuses a choice leaves the kernel as the default has it: the same source and launch,
+    dropped (pure)."""
     if default is None:
         kernel = optimise(bound, level)
         default = Candidate(Tuning(), kernel, print_kernel(kernel))
@@ -166,7 +216,7 @@ def candidates(bound: KernelNest, level: str, limits=None, default=None):
     for tuning in ALTERNATIVES:
         if len(seen) >= MAX_CANDIDATES:
             return
-        if tuning.local is not None and not _legal_local(tuning.local, bound, limits):
+        if not _applies(tuning, bound, limits):
             continue
         candidate = made(bound, level, tuning)
         key = (candidate.source, candidate.kernel.global_size, candidate.kernel.local_size)
@@ -210,6 +260,12 @@ class Record:
     tunings: dict
     complete: bool
 
+    def fastest(self, usable=None) -> Optional[str]:
+        """The label of the fastest candidate timed (of `usable`, where given), or None."""
+        finite = [label for label, s in self.times.items()
+                  if math.isfinite(s) and (usable is None or label in usable)]
+        return min(finite, key=self.times.get) if finite else None
+
 
 def load_record(path: str, key: list) -> Optional[Record]:
     """The record at `path`, or None when there is none, or it is unreadable, corrupt or of
@@ -220,8 +276,10 @@ def load_record(path: str, key: list) -> Optional[Record]:
         if not isinstance(data, dict) or data.get("key") != key:
             return None
         times, tunings = {}, {}
-        for label, (tile, local, seconds) in data["candidates"].items():
-            tuning = Tuning(_shape(tile), _shape(local))
+        for label, (tile, local, unroll, seconds) in data["candidates"].items():
+            if unroll is not None and (type(unroll) is not int or unroll < 1):
+                raise ValueError(f"not an unroll factor: {unroll!r}")
+            tuning = Tuning(_shape(tile), _shape(local), unroll)
             seconds = math.inf if seconds is None else float(seconds)
             if str(tuning) != label or not seconds > 0:
                 return None
@@ -245,9 +303,10 @@ def store_record(path: str, key: list, record: Record, choice: str) -> None:
     """Write the record atomically (another process may read it meanwhile); a cache that
     cannot be written is skipped."""
     data = {"key": key, "choice": choice, "complete": record.complete, "candidates": {
-        label: [None if t.tile is None else list(t.tile), None if t.local is None
-                else list(t.local), None if math.isinf(record.times[label])
-                else record.times[label]] for label, t in record.tunings.items()}}
+        label: [None if t.tile is None else list(t.tile),
+                None if t.local is None else list(t.local), t.unroll,
+                None if math.isinf(record.times[label]) else record.times[label]]
+        for label, t in record.tunings.items()}}
     from gpurts.kernel_cache import write_atomically
     try:
         write_atomically(path, json.dumps(data).encode())
@@ -279,89 +338,233 @@ def time_kernel(device, part, kernel: KernelNest, cl_kernel, values) -> float:
     return seconds
 
 
-def _measure(pending, part, values, device, built: dict, budget_s: float,
-             build_guess_s: float) -> tuple:
-    """({label: Candidate}, {label: kernel seconds (inf: did not build or run)}, whether
-    `pending` ran out) of the candidates of the iterator `pending`, in order, until the next
-    one would end past `budget_s` (the first is always timed): each made, built (the kernel
-    cache: a later process gets hits; `built` holds those built already and receives the new
-    ones) and timed. The next candidate is predicted to cost what the last one did, plus
-    `build_guess_s` where the last one was built already. Raises Abandon."""
-    from gpurts import BuildError, DeviceError, build_kernel
-    from gpurts.executor import KernelFlagged
-    started = time.perf_counter()
-    made_now, times = {}, {}
-    predicted_s = 0.0
-    while True:
-        if times and time.perf_counter() - started + predicted_s > budget_s:
-            return made_now, times, False
-        began = time.perf_counter()
-        candidate = next(pending, None)
-        if candidate is None:
-            return made_now, times, True
-        label = candidate.label
-        made_now[label] = candidate
-        prebuilt = label in built
-        try:
-            if not prebuilt:
-                built[label] = build_kernel(device, candidate.source, candidate.kernel.name, [])
-            times[label] = time_kernel(device, part, candidate.kernel, built[label].kernel,
-                                       values)
-        except BuildError as e:
-            log.info("unpy: search candidate %s did not build (%s)", label,
-                     str(e).splitlines()[0])
-            times[label] = math.inf
-        except (KernelFlagged, ValueError) as e:
-            raise Abandon(str(e)) from e
-        except DeviceError as e:
-            log.info("unpy: search candidate %s failed (%s)", label, e)
-            times[label] = math.inf
-        predicted_s = time.perf_counter() - began + (build_guess_s if prebuilt else 0.0)
-
-
-def search_part(nest: str, part, values: dict, device, level: str, bound: KernelNest,
-                default: tuple, limits=None) -> tuple:
-    """((KernelNest, source, BuiltKernel) of the fastest candidate, Outcome or None) for the
-    single part of a plan; `default` is the default candidate already built
-    (offload.build_part). Times come from the layout's disk record where it has them; the
-    candidates it lacks are timed within the budget and the record is rewritten with them.
-    None: the search was abandoned, the default stays."""
-    started = time.perf_counter()
-    default_kernel, default_source, default_built = default
-    first = Candidate(Tuning(), default_kernel, default_source)
+def start(nest: str, part, values: dict, device, level: str, bound: KernelNest, default: tuple,
+          limits=None) -> tuple:
+    """(the kernel to run: (KernelNest, source, BuiltKernel), Outcome, Pending or None) for the
+    single part of a plan at its first call; `default` is the default candidate, built
+    (offload.build_part). A complete disk record decides at once (the choice built: a
+    kernel-cache hit where the search left it, else a build now); otherwise the candidates the
+    record lacks go to the worker, and the default runs until the search settles
+    (`Pending.step` at later calls)."""
+    from gpurts import BuildError, build_kernel
+    first = Candidate(Tuning(), default[0], default[1])
     key = layout_key(nest, device, level, values, first)
     path = record_path(key)
     record = load_record(path, key) or Record({}, {}, False)
-    built = {first.label: default_built}
-    made_now, measured, complete = {}, {}, record.complete
-    if not complete:
-        pending = (c for c in candidates(bound, level, limits, first)
-                   if c.label not in record.times)
-        # The default's build (unless a hit) stands for a candidate's build.
-        guess = 0.0 if default_built.cache_hit else default_built.build_seconds
-        try:
-            made_now, measured, complete = _measure(
-                pending, part, values, device, built,
-                SEARCH_BUDGET_S - (time.perf_counter() - started), guess)
-        except Abandon as e:
-            log.info("unpy: search of %s abandoned (%s); default kernel kept", nest, e)
-            return default, None
-    times = {**record.times, **measured}
-    tunings = {**record.tunings, **{label: c.tuning for label, c in made_now.items()}}
-    finite = [label for label, s in times.items() if math.isfinite(s)]
-    choice = min(finite, key=times.get) if finite else first.label
-    if measured or complete != record.complete:
-        store_record(path, key, Record(times, tunings, complete), choice)
+    if not record.complete:
+        pending = Pending(nest, device, level, bound, limits, first, default, key, path, record)
+        _submit(pending)
+        return default, pending.outcome(), pending
+    choice = record.fastest() or first.label
     chosen = default
     if choice != first.label:
-        from gpurts import BuildError, build_kernel
-        best = made_now.get(choice) or made(bound, level, tunings[choice])
+        best = made(bound, level, record.tunings[choice])
         try:
-            kernel = built.get(choice) or build_kernel(device, best.source, best.kernel.name,
-                                                       [])
-            chosen = (best.kernel, best.source, kernel)
+            chosen = (best.kernel, best.source,
+                      build_kernel(device, best.source, best.kernel.name, []))
         except BuildError:
             choice = first.label
-    outcome = Outcome(tuple(times.items()), choice, len(measured),
-                      time.perf_counter() - started, complete)
-    return chosen, outcome
+    return chosen, Outcome(tuple(record.times.items()), choice, 0, 0, 0, True), None
+
+
+def _fresh_kernel(device, candidate: Candidate):
+    from gpurts import build_kernel
+    return build_kernel(device, candidate.source, candidate.kernel.name, [])
+
+
+class Pending:
+    """A layout's search under way. The worker makes the candidates the record lacks (and the
+    record's fastest so far, to have it built) and builds them (`build_all`); the later calls
+    of the layout time those built (`step`), and the step that finds nothing left chooses.
+    The worker and the calls share `ready` and the counts under `_state`; one call steps at a
+    time (another call meanwhile runs without stepping)."""
+
+    def __init__(self, nest, device, level, bound, limits, first, default, key, path, record):
+        self.nest, self.device, self.level, self.bound, self.limits = (nest, device, level,
+                                                                       bound, limits)
+        self.first, self.default, self.key, self.path = first, default, key, path
+        self.record = Record(dict(record.times), dict(record.tunings), False)
+        self.recorded_best = record.fastest()
+        self.built = {first.label: default[2]}
+        self.made = {first.label: first}
+        self.measured = 0
+        self.stopped = False             # abandoned: no more builds, no more steps
+        self.over = False                # settled or abandoned: nothing left to step
+        self._state = threading.Lock()
+        self._stepping = threading.Lock()
+        # Built (Candidate, BuiltKernel or None: failed), not yet taken by a step. The default
+        # is timed on a kernel object of its own (a memory hit): a timed run binds the
+        # arguments to its own buffers, which the layout's runs would not bind again.
+        self.ready = [] if first.label in record.times else [
+            (first, _fresh_kernel(device, first))]
+        self.queued: Optional[int] = None     # builds the worker does, once it has made them
+        self.finished = 0
+
+    def build_all(self) -> None:
+        """(the worker) Make the candidates and build each, a failed build kept as None."""
+        from gpurts import BuildError, DeviceError, build_kernel
+        todo = [c for c in candidates(self.bound, self.level, self.limits, self.first)
+                if c is not self.first
+                and (c.label not in self.record.times or c.label == self.recorded_best)]
+        with self._state:
+            self.queued = len(todo)
+        for candidate in todo:
+            if self.stopped or _STOPPING.is_set():
+                return
+            try:
+                built = build_kernel(self.device, candidate.source, candidate.kernel.name, [])
+            except (BuildError, DeviceError) as e:
+                log.info("unpy: search candidate %s of %s did not build (%s)", candidate.label,
+                         self.nest, str(e).splitlines()[0])
+                built = None
+            with self._state:
+                self.ready.append((candidate, built))
+                self.finished += 1
+
+    def outcome(self) -> Outcome:
+        with self._state:
+            building = None if self.queued is None else self.queued - self.finished
+            to_time = sum(c.label not in self.record.times for c, _ in self.ready)
+        return Outcome(tuple(self.record.times.items()), self.first.label, self.measured,
+                       building, to_time, False)
+
+    def step(self, part, values) -> Optional[tuple]:
+        """(Outcome or None: abandoned, the chosen (KernelNest, source, BuiltKernel) or None,
+        whether the search is over) after this call's step: up to TIMED_PER_CALL built
+        candidates timed on the call's data, the record rewritten, and where none is left to
+        build or time, the fastest chosen. None when another call is stepping."""
+        if not self._stepping.acquire(blocking=False):
+            return None
+        try:
+            timed = 0
+            while timed < TIMED_PER_CALL and not self.stopped:
+                with self._state:
+                    item = self.ready.pop(0) if self.ready else None
+                if item is None:
+                    break
+                candidate, built = item
+                label = candidate.label
+                self.made[label] = candidate
+                self.record.tunings[label] = candidate.tuning
+                if built is not None and label != self.first.label:
+                    self.built[label] = built
+                if label in self.record.times:       # the record's fastest: built, not timed
+                    continue
+                try:
+                    self.record.times[label] = self._timed(candidate, built, part, values)
+                except Abandon as e:
+                    log.info("unpy: search of %s abandoned (%s); default kernel kept",
+                             self.nest, e)
+                    self.stopped = True
+                timed += 1
+                self.measured += 1
+            if self.stopped:
+                self.over = True
+                return None, None, True
+            with self._state:
+                over = self.queued is not None and self.finished == self.queued and not self.ready
+            if over:
+                return self._settled()
+            if timed:
+                store_record(self.path, self.key, self.record,
+                             self.record.fastest() or self.first.label)
+            return self.outcome(), None, False
+        finally:
+            self._stepping.release()
+
+    def _timed(self, candidate, built, part, values) -> float:
+        from gpurts import DeviceError
+        from gpurts.executor import KernelFlagged
+        if built is None:
+            return math.inf
+        try:
+            return time_kernel(self.device, part, candidate.kernel, built.kernel, values)
+        except (KernelFlagged, ValueError) as e:
+            raise Abandon(str(e)) from e
+        except DeviceError as e:
+            log.info("unpy: search candidate %s of %s failed (%s)", candidate.label,
+                     self.nest, e)
+            return math.inf
+
+    def _settled(self) -> tuple:
+        self.over = True
+        record = Record(self.record.times, self.record.tunings, True)
+        choice = record.fastest(self.built) or self.first.label
+        store_record(self.path, self.key, record, choice)
+        times = record.times
+        if choice == self.first.label:
+            chosen = self.default
+            log.info("unpy: search of %s settled: the default kernel stays (%d candidates)",
+                     self.nest, len(times))
+        else:
+            best = self.made[choice]
+            chosen = (best.kernel, best.source, self.built[choice])
+            default_s = times.get(self.first.label, math.inf)
+            log.info("unpy: search of %s settled: switched to %s (%.3f ms, the default %.3f ms)",
+                     self.nest, choice, times[choice] * 1e3, default_s * 1e3)
+        return (Outcome(tuple(times.items()), choice, self.measured, 0, 0, True), chosen,
+                True)
+
+
+# --- the worker ----------------------------------------------------------------------------
+
+_JOBS: "queue.Queue[Optional[Pending]]" = queue.Queue()
+_STOPPING = threading.Event()
+_IDLE = threading.Condition()        # guards _WORK: searches queued or building
+_WORK = {"outstanding": 0, "thread": None}
+_IN_FLIGHT: "weakref.WeakSet[Pending]" = weakref.WeakSet()
+
+
+def _submit(pending: Pending) -> None:
+    """Queue the search's builds for the process's one worker (started at the first)."""
+    with _IDLE:
+        _WORK["outstanding"] += 1
+        _IN_FLIGHT.add(pending)
+        thread = _WORK["thread"]
+        if thread is None or not thread.is_alive():
+            if thread is None:
+                atexit.register(_stop)
+            thread = _WORK["thread"] = threading.Thread(
+                target=_work, name="unpy-search-builds", daemon=True)
+            thread.start()
+    _JOBS.put(pending)
+
+
+def _work() -> None:
+    while not _STOPPING.is_set():
+        pending = _JOBS.get()
+        if pending is None:
+            return
+        try:
+            pending.build_all()
+        except Exception as e:   # never a dead worker: this search is abandoned
+            log.warning("unpy: search of %s abandoned (internal error: %s: %s)", pending.nest,
+                        type(e).__name__, e)
+            pending.stopped = True
+        finally:
+            with _IDLE:
+                _WORK["outstanding"] -= 1
+                _IDLE.notify_all()
+        del pending            # (a layout dropped meanwhile leaves `in_flight`)
+
+
+def _stop() -> None:
+    """(atexit) Let the worker finish its current build and stop."""
+    _STOPPING.set()
+    _JOBS.put(None)
+    thread = _WORK["thread"]
+    if thread is not None:
+        thread.join(STOP_WAIT_S)
+
+
+def settle(timeout_s: float) -> bool:
+    """Wait until the worker has built every candidate queued so far (True), or `timeout_s`
+    passed (False). The next call of each searched layout then times what is built, one call
+    per TIMED_PER_CALL candidates, and the last of them switches (for tests and benchmarks)."""
+    with _IDLE:
+        return _IDLE.wait_for(lambda: _WORK["outstanding"] == 0, timeout_s)
+
+
+def in_flight() -> int:
+    """How many searches of the layouts still prepared are not over (built or not)."""
+    return sum(not p.over for p in list(_IN_FLIGHT))

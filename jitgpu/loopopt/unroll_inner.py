@@ -38,11 +38,12 @@ def unroll_inner(kernel: KernelNest, factor: int | None = None) -> KernelNest:
     no loop, while, break or continue, and does not assign the loop variable (the copies'
     variables are then `k + u*step` throughout); bounds are evaluated once, before the loops,
     as the loop does; where the loop variable is read after the loop, each main trip leaves it
-    at its last copy's value (as the original loop leaves it). `factor` None: the largest of
-    FACTORS whose extra copies' loads (distinct accesses that depend on the loop variable) fit
-    REGISTER_BUDGET; a
-    loop of at most one iteration at this call is left alone."""
-    state = _Unroll(kernel, factor)
+    at its last copy's value (as the original loop leaves it). `factor` None: the kernel's
+    `unroll_factor` where set (jitgpu/search.py's choice for a one-level nest, applied to every
+    innermost loop whatever its loads; 1: none unrolled), else the largest of FACTORS whose
+    extra copies' loads (distinct accesses that depend on the loop variable) fit
+    REGISTER_BUDGET; a loop of at most one iteration at this call is left alone."""
+    state = _Unroll(kernel, factor or kernel.unroll_factor)
     body = state.block(list(kernel.body), list(kernel.body))
     if not state.done:
         return kernel

@@ -1,6 +1,7 @@
 """@gpu kernels for the first call's search (tests/jitgpu/test_search.py): an f64 product, a
 triangular syrk-like nest, an in-place accumulation (what a search run wrote back would show
-twice) and a one-level nest (no alternative applies)."""
+twice), a one-level nest with no loop inside (no alternative applies) and one with a reduction
+loop (an unroll factor applies)."""
 import unpython
 from unpython import prange
 
@@ -57,3 +58,15 @@ def gathered(a, b, idx, c):
             for k in range(a.shape[1]):
                 s += a[i, k] * b[k, idx[j]]
             c[i, j] = s
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', 'ndarray[float64,1]', None)
+def pull(x, m, out):
+    # nbody's shape: one parallel level, a long reduction loop (the unroll factor's candidate).
+    for i in prange(out.shape[0]):
+        s = 0.0
+        for j in range(x.shape[0]):
+            d = x[j] - x[i]
+            s += m[j] * d / (d * d + 0.25)
+        out[i] = s

@@ -1,12 +1,18 @@
-"""The first call's search of loop-optimisation choices (jitgpu/search.py) on the tested OpenCL
-device with UNPY_GPU_SEARCH=1: the candidates (distinct, legal, what their tuning says), every
-candidate's result against the interpreter (odd sizes, a triangular nest), search runs that
-never reach NumPy memory (an in-place accumulation), the disk record (reused by a fresh
-preparation, searched again when corrupt), the switch, the budget (and the search going on at
-the next preparation), and a search abandoned on the error flag."""
+"""The search of loop-optimisation choices (jitgpu/search.py) on the tested OpenCL device with
+UNPY_GPU_SEARCH=1: the candidates (distinct, legal, what their tuning says; an unroll factor for
+a one-level reduction nest), a first call that builds only the default (the worker builds the
+candidates), later calls of the layout that time them one a call and switch to the fastest,
+every call's result against the interpreter before, during and after the switch (odd sizes, a
+triangular nest, odd trip counts), search runs that never reach NumPy memory (an in-place
+accumulation), the C++ replay held back while the search is pending, the disk record (complete
+afterwards and reused by a fresh preparation with no build, continued where incomplete,
+searched again when corrupt), the switch, a build error (that candidate failed, the worker
+goes on) and a search abandoned on the error flag."""
 import inspect
 import json
+import logging
 import math
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -15,7 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jitgpu import offload, search
+import gpurts
+from gpurts import BuildError
+from jitgpu import offload, replay, search
 from jitgpu.bind import bind, device_limits, with_local_size
 from jitgpu.loopopt import optimise
 from jitgpu.nest import instantiate, load_nest
@@ -36,11 +44,11 @@ def srch(tmp_path_factory):
 
 @pytest.fixture
 def runs(device_env, monkeypatch, tmp_path):
-    """UNPY_GPU_SEARCH=1, records under tmp_path, no budget; the kernels the search timed."""
+    """UNPY_GPU_SEARCH=1, records under tmp_path; the kernels the search timed. The worker's
+    builds are waited for afterwards (none goes on into the next test)."""
     device_env.setenv("UNPY_GPU_SEARCH", "1")
     device_env.setenv("UNPY_REPLAY", "0")         # every call through Python's preparation
     monkeypatch.setattr(search, "record_dir", lambda: str(tmp_path / "search"))
-    monkeypatch.setattr(search, "SEARCH_BUDGET_S", 1e3)
     timed = []
     real = search.time_kernel
 
@@ -49,7 +57,8 @@ def runs(device_env, monkeypatch, tmp_path):
         return real(device, part, kernel, cl_kernel, values)
     monkeypatch.setattr(search, "time_kernel", counted)
     offload._PREPARED.clear()
-    return timed
+    yield timed
+    assert search.settle(120)
 
 
 def _fastest_after_default(monkeypatch):
@@ -90,6 +99,40 @@ def _records(tmp_path):
     return sorted((tmp_path / "search").glob("*.json"))
 
 
+def _same_arrays(args):
+    """A `make` for `check_fresh`: the interpreter gets copies of `args` as they are now, the
+    compiled call `args` themselves (one layout, call after call)."""
+    sides = iter(("interpreted", "compiled"))
+
+    def make():
+        fresh = ([a.copy() if isinstance(a, np.ndarray) else a for a in args]
+                 if next(sides) == "interpreted" else list(args))
+        return fresh, [a for a in fresh if isinstance(a, np.ndarray)]
+    return make
+
+
+def _call(pair, func, args, reason=None):
+    """One call on `args` (the same layout each time), against the interpreter: its nest."""
+    _, report = pair.check_fresh(func, _same_arrays(args), rtol=1e-12, reason=reason)
+    return report.nests[0]
+
+
+def _until_settled(pair, func, args, calls=12) -> list:
+    """The nests of calls of `func` on `args` until its search is over, each call against the
+    interpreter; the worker's builds waited for after each call."""
+    nests = []
+    for _ in range(calls):
+        nests.append(_call(pair, func, args))
+        if "for now" not in nests[-1].reason:
+            return nests
+        assert search.settle(120)
+    raise AssertionError(f"the search is not over after {calls} calls: {nests[-1]}")
+
+
+def _choice(nest) -> str:
+    return nest.reason.split("search chose ")[1].split(" (")[0]
+
+
 # --- candidates (pure) ------------------------------------------------------------------------
 
 def test_candidates_are_distinct_legal_and_made_as_their_tuning_says(srch, device):
@@ -115,6 +158,13 @@ def test_candidates_are_distinct_legal_and_made_as_their_tuning_says(srch, devic
     # A one-level nest: no register tile applies, no 2-D work-group: the default alone.
     one = _bound(srch, device, "scale", rand(50), np.zeros(50))
     assert [c.label for c in search.candidates(one, "all", limits)] == ["default"]
+    # With a reduction loop inside: an unroll factor, nothing else.
+    x = rand(37)
+    reduction = list(search.candidates(_bound(srch, device, "pull", x, rand(37), np.zeros(37)),
+                                       "all", limits))
+    assert [c.label for c in reduction] == ["default", "inner unroll 8"]
+    assert "unroll_inner(j, 8)" in reduction[1].kernel.transforms
+    assert "unroll_inner(j, 8)" not in reduction[0].kernel.transforms
     # At `none` the register tiles do nothing: only work-group shapes differ.
     assert all(c.tuning.tile is None for c in search.candidates(bound, "none", limits))
 
@@ -164,9 +214,10 @@ def test_every_candidate_gives_the_interpreters_result(srch, device, runs, monke
         monkeypatch.setattr(search, "record_dir", lambda k=k: str(tmp_path / f"s{k}"))
         _fastest_after_default(monkeypatch)
         offload._PREPARED.clear()
-        _, report = srch.check(func, *args, rtol=1e-12,
-                               reason=f"search chose {candidate.label} (searched)")
-        assert report.nests[0].source == candidate.source
+        nests = _until_settled(srch, func, args)
+        assert nests[-1].reason.endswith(f"search chose {candidate.label} (searched)")
+        assert nests[-1].source == candidate.source
+        assert all(n.source == found[0].source for n in nests[:-1])
 
 
 @given(n=st.integers(1, 40), p=st.integers(1, 12), m=st.integers(1, 40),
@@ -183,52 +234,133 @@ def test_any_shape_with_any_alternative_chosen(srch, runs, monkeypatch, tmp_path
     offload._PREPARED.clear()
     a = rand(p, n).T if transposed else rand(n, p)
     if triangular:
-        srch.check("syrk_tri", 0.5, a, 2.0, rand(n, n), rtol=1e-12)
+        _until_settled(srch, "syrk_tri", (0.5, a, 2.0, rand(n, n)))
     else:
-        srch.check("accumulate", a, rand(p, m), rand(n, m), rtol=1e-12)
+        _until_settled(srch, "accumulate", (a, rand(p, m), rand(n, m)))
+
+
+def test_the_first_call_builds_the_default_only_and_later_calls_switch(srch, runs, monkeypatch,
+                                                                        caplog):
+    # The worker's builds wait until let go: the first call cannot have waited for them.
+    let_go, worker_builds = threading.Event(), []
+    real = gpurts.build_kernel
+
+    def held(device, source, name, options=()):
+        if threading.current_thread().name == "unpy-search-builds":
+            assert let_go.wait(120)
+            worker_builds.append(source)
+        return real(device, source, name, options)
+    monkeypatch.setattr(gpurts, "build_kernel", held)
+    _fastest_after_default(monkeypatch)
+    args = _matmul_args()
+    try:
+        first = _call(srch, "matmul_f64", args, reason="search chose default for now")
+        assert worker_builds == [] and search.in_flight() >= 1
+        detail = first.details["search"]
+        assert detail.startswith("0 candidates timed (0 by this process; ")
+        assert "choice: default for now" in detail
+    finally:
+        let_go.set()
+    assert search.settle(120)
+    with caplog.at_level(logging.INFO, logger="unpy"):
+        nests = _until_settled(srch, "matmul_f64", args)
+    built = len(worker_builds)
+    assert built >= 2
+    # One candidate timed a call (the default first), the last call switching.
+    assert len(nests) == built + 1 == len(runs)
+    assert all(n.source == first.source for n in nests[:-1])
+    assert nests[-1].source != first.source and nests[-1].source in worker_builds
+    assert nests[-1].details["search"].startswith(f"{built + 1} candidates timed "
+                                                  f"({built + 1} by this process)")
+    assert f"switched to {_choice(nests[-1])}" in caplog.text
+    runs.clear()
+    after = _call(srch, "matmul_f64", args, reason=f"search chose {_choice(nests[-1])} "
+                                                   "(searched)")
+    assert runs == [] and after.source == nests[-1].source
+
+
+def test_the_replay_waits_until_the_search_is_over(srch, runs, device_env):
+    device_env.setenv("UNPY_REPLAY", "1")
+    args = _matmul_args()
+    first = _call(srch, "matmul_f64", args)
+    assert first.replay == "the search of this layout is still timing candidates"
+    assert search.settle(120)
+    nests = _until_settled(srch, "matmul_f64", args)
+    assert all(n.replay == first.replay for n in nests[:-1])
+    recorded = nests[-1]
+    assert isinstance(recorded.replay, replay.Record), recorded
+    _call(srch, "matmul_f64", args)            # replayed from C++: no new report
+    assert srch.explain("matmul_f64").nests[0] is recorded and recorded.replayed_calls == 1
 
 
 def test_search_runs_leave_numpy_memory_alone(srch, runs, monkeypatch):
     monkeypatch.setattr(search, "MAX_CANDIDATES", 3)
     # c += a @ b: had a search run written back, c would hold the sum more than once.
-    a, b, c = rand(37, 11), rand(11, 29), rand(37, 29)
-    _, report = srch.check("accumulate", a, b, c, rtol=1e-12, reason="search chose")
-    assert len(runs) >= 3                 # several candidates ran on the data
-    assert "candidates timed" in report.nests[0].details["search"]
+    nests = _until_settled(srch, "accumulate", (rand(37, 11), rand(11, 29), rand(37, 29)))
+    assert len(runs) == 3                 # every candidate ran on the data
+    assert "candidates timed" in nests[-1].details["search"]
 
 
-def test_the_record_is_used_by_a_fresh_preparation(srch, runs, monkeypatch, tmp_path):
+def test_the_record_is_complete_and_a_fresh_preparation_builds_nothing(srch, device, runs,
+                                                                       monkeypatch, tmp_path):
     args = _matmul_args()
     _fastest_after_default(monkeypatch)
-    _, report = srch.check("matmul_f64", *args, rtol=1e-12, reason="(searched)")
-    choice = report.nests[0].reason.split("search chose ")[1].split(" (")[0]
+    assert search.settle(120)
+    nests = _until_settled(srch, "matmul_f64", args)
+    choice = _choice(nests[-1])
     assert choice != "default"
     (path,) = _records(tmp_path)
     record = json.loads(path.read_text())
     assert record["choice"] == choice and record["complete"] is True
-    assert record["candidates"]["default"][2] == 1.0
+    assert record["candidates"]["default"][3] == 1.0
+    assert len(record["candidates"]) == len(nests) - 1
 
     def not_measured(*_):
         raise AssertionError("a search run although the record has every candidate")
     monkeypatch.setattr(search, "time_kernel", not_measured)
+    builds = device.kernel_cache.stats.builds
     offload._PREPARED.clear()
-    _, report = srch.check("matmul_f64", *args, rtol=1e-12,
-                           reason=f"search chose {choice} (from the search record)")
-    assert "0 now" in report.nests[0].details["search"]
+    fresh = _call(srch, "matmul_f64", _matmul_args(),
+                  reason=f"search chose {choice} (from the search record)")
+    assert fresh.source == nests[-1].source and "(0 by this process)" in fresh.details["search"]
+    assert device.kernel_cache.stats.builds == builds
+    assert fresh.replay is None or "search" not in str(fresh.replay)
+
+
+def test_an_incomplete_record_is_searched_on_by_the_next_preparation(srch, runs, monkeypatch,
+                                                                     tmp_path):
+    args = _matmul_args()
+    _call(srch, "matmul_f64", args)
+    assert search.settle(120)
+    _call(srch, "matmul_f64", args)             # the default timed
+    _call(srch, "matmul_f64", args)             # and one alternative
+    (path,) = _records(tmp_path)
+    record = json.loads(path.read_text())
+    assert record["complete"] is False and len(record["candidates"]) == 2
+    runs.clear()
+    offload._PREPARED.clear()
+    nests = _until_settled(srch, "matmul_f64", _matmul_args())
+    record = json.loads(path.read_text())
+    assert record["complete"] is True and len(runs) == len(record["candidates"]) - 2
+    assert nests[-1].details["search"].startswith(
+        f"{len(record['candidates'])} candidates timed ({len(runs)} by this process)")
 
 
 @pytest.mark.parametrize("corrupt", [
     b"", b"{not json", b"[]", b'{"key": 1}',
     lambda r: {**r, "key": r["key"][:-1]},                         # another layout's
-    lambda r: {**r, "candidates": {"default": [None, None, -1.0]}},   # a time below 0
-    lambda r: {**r, "candidates": {"default": [[4, "x"], None, 1.0]}},
-    lambda r: {**r, "candidates": {"bogus": [None, None, 1.0]}},     # label and tuning differ
+    lambda r: {**r, "candidates": {"default": [None, None, None, -1.0]}},   # a time below 0
+    lambda r: {**r, "candidates": {"default": [[4, "x"], None, None, 1.0]}},
+    lambda r: {**r, "candidates": {"inner unroll 0": [None, None, 0, 1.0]}},
+    lambda r: {**r, "candidates": {"default": [None, None, 1.0]}},   # of record version 1
+    lambda r: {**r, "candidates": {"bogus": [None, None, None, 1.0]}},  # label and tuning
     lambda r: {**r, "complete": "yes"},
-], ids=["empty", "broken", "list", "no-fields", "key", "negative", "tile", "label", "flag"])
+], ids=["empty", "broken", "list", "no-fields", "key", "negative", "tile", "unroll", "old",
+        "label", "flag"])
 def test_a_corrupt_record_is_searched_again(srch, runs, monkeypatch, tmp_path, corrupt):
     monkeypatch.setattr(search, "MAX_CANDIDATES", 2)
     args = _matmul_args()
-    srch.check("matmul_f64", *args, rtol=1e-12, reason="(searched)")
+    _until_settled(srch, "matmul_f64", args)
     (path,) = _records(tmp_path)
     if callable(corrupt):
         path.write_text(json.dumps(corrupt(json.loads(path.read_text()))))
@@ -236,8 +368,8 @@ def test_a_corrupt_record_is_searched_again(srch, runs, monkeypatch, tmp_path, c
         path.write_bytes(corrupt)
     runs.clear()
     offload._PREPARED.clear()
-    srch.check("matmul_f64", *args, rtol=1e-12, reason="(searched)")
-    assert len(runs) >= 2
+    _until_settled(srch, "matmul_f64", args)
+    assert len(runs) == 2
     assert json.loads(path.read_text())["complete"] is True
 
 
@@ -254,25 +386,27 @@ def test_switched_off_or_auto_on_a_cpu_device_no_search(srch, runs, device_env):
     assert runs == []
 
 
-def test_the_budget_stops_the_search_and_the_next_preparation_goes_on(srch, runs, monkeypatch,
-                                                                       tmp_path):
-    monkeypatch.setattr(search, "SEARCH_BUDGET_S", 0.0)
-    args = _matmul_args()
-    timed = []
-    for _ in range(3):
-        offload._PREPARED.clear()
-        runs.clear()
-        _, report = srch.check("matmul_f64", *args, rtol=1e-12, reason="(searched)")
-        timed.append(len(runs))
-        detail = report.nests[0].details["search"]
-    assert timed == [1, 1, 1]             # one candidate per preparation
-    assert detail.startswith("3 candidates timed (1 now")
-    assert "the rest at the next preparation" in detail
-    monkeypatch.setattr(search, "SEARCH_BUDGET_S", 1e3)
-    offload._PREPARED.clear()
-    _, report = srch.check("matmul_f64", *args, rtol=1e-12)
-    assert "the rest" not in report.nests[0].details["search"]
-    assert json.loads(_records(tmp_path)[0].read_text())["complete"] is True
+def test_a_build_error_fails_that_candidate_and_the_worker_goes_on(srch, runs, monkeypatch):
+    monkeypatch.setattr(search, "MAX_CANDIDATES", 3)
+    real, refused = gpurts.build_kernel, []
+
+    def first_refused(device, source, name, options=()):
+        if threading.current_thread().name == "unpy-search-builds" and not refused:
+            refused.append(source)
+            raise BuildError("refused by the test", "")
+        return real(device, source, name, options)
+    monkeypatch.setattr(gpurts, "build_kernel", first_refused)
+    nests = _until_settled(srch, "matmul_f64", _matmul_args())
+    assert refused and " failed" in nests[-1].details["search"]
+    assert nests[-1].source != refused[0] and len(runs) == 2       # the failed one not run
+    # A worker error (a bug in making the candidates) abandons that search only.
+    args = _syrk_args()
+    with monkeypatch.context() as patched:
+        patched.setattr(search, "candidates", lambda *_: iter([1 / 0]))
+        _call(srch, "syrk_tri", args, reason="for now")
+        assert search.settle(120)
+    assert "search" not in _call(srch, "syrk_tri", args).reason
+    _until_settled(srch, "accumulate", (rand(9, 4), rand(4, 7), rand(9, 7)))
 
 
 def test_an_error_flag_abandons_the_search_and_keeps_the_default(srch, runs, monkeypatch,
@@ -280,24 +414,41 @@ def test_an_error_flag_abandons_the_search_and_keeps_the_default(srch, runs, mon
     monkeypatch.setattr(search, "MAX_CANDIDATES", 2)
     idx = RNG.integers(0, 5, 17)
     idx[3] = 40
+    args = (rand(13, 5), rand(5, 5), idx, np.zeros((13, 17)))
     # (built without --boundscheck, the OpenMP code does not raise: its result is not compared)
-    srch.compiled.gathered(rand(13, 5), rand(5, 5), idx, np.zeros((13, 17)))
-    nest = srch.explain("gathered").nests[0]
-    assert nest.ran_on == "openmp" and "error for" in nest.reason
-    assert len(runs) == 1                    # the default's run flagged: nothing more timed
-    assert _records(tmp_path) == []
+    for _ in range(2):       # the call's own run flags; the second times the default: flagged
+        srch.compiled.gathered(*args)
+        nest = srch.explain("gathered").nests[0]
+        assert nest.ran_on == "openmp" and "error for" in nest.reason
+    assert len(runs) == 1 and _records(tmp_path) == []
+    srch.compiled.gathered(*args)
+    assert len(runs) == 1                    # the search is over: nothing more timed
     runs.clear()
     idx[3] = 4                               # in range: searched, and as the interpreter
-    srch.check("gathered", rand(13, 5), rand(5, 5), idx, np.zeros((13, 17)), rtol=1e-12,
-               reason="(searched)")
-    assert len(runs) >= 2
+    offload._PREPARED.clear()
+    nests = _until_settled(srch, "gathered", args)
+    assert nests[-1].reason.endswith("(searched)") and len(runs) == 2
+
+
+@pytest.mark.parametrize("n", [2, 3, 8, 9, 17, 30])
+def test_the_unroll_candidate_of_a_one_level_reduction(srch, runs, monkeypatch, n):
+    # Odd trip counts: the main loop by 8 and the remainder, exactly as the interpreter adds.
+    _fastest_after_default(monkeypatch)
+    x, m = rand(n), rand(n)
+    nests = _until_settled(srch, "pull", (x, m, np.zeros(n)))
+    assert nests[-1].reason.endswith("search chose inner unroll 8 (searched)")
+    assert "unroll_inner(j, 8)" in nests[-1].reason and "unroll_inner(j, 8)" not in nests[0].reason
+    assert nests[-1].source != nests[0].source
 
 
 def test_searched_nests_of_calls_that_keep_data_on_the_device(res, runs):
-    # jacobi: two 2-D nests per step, the arrays kept on the device between them (the search
-    # runs before the nest's real run: a device copy newer than the host is copied back first).
-    a = RNG.random((21, 21))
-    _, report = res.check("jacobi", 5, a, np.zeros((21, 21)), rtol=1e-12, reason="search chose")
+    # jacobi: two 2-D nests per step, the arrays kept on the device between them (a search run
+    # before the nest's real run copies a device copy newer than the host back first).
+    a, b = RNG.random((21, 21)), np.zeros((21, 21))
+    _call(res, "jacobi", (3, a, b), reason="search chose default for now")
+    assert search.settle(120)
+    _, report = res.check_fresh("jacobi", _same_arrays((12, a, b)), rtol=1e-12,
+                                reason="(searched)")
     assert len(runs) >= 2 * 2                   # the work-group shapes of both nests timed
     assert all("work-group" in n.details["search"] for n in report.nests)
     res.check("host_between", RNG.random(50), np.zeros(50), np.zeros(50), rtol=1e-12)

@@ -18,9 +18,11 @@ from unpy.typeinfer.reductions import (UpwardExposed, assigned_names, reads_of,
 
 MAX_LANES = 32                 # a warp: a parallel iteration's lanes stay in one
 # Only a nest this many times too small for the device is split: on an H100 (fill 135168)
-# nbody at 4096 bodies ran its kernel 3-9x faster split, but at 65536 (half full) the split
-# (4 lanes, no local tiles) was no faster in f64 and 30 % slower in f32 (2026-11-23).
-UNDERFILL = 4
+# nbody at 4096 bodies ran its kernel 3-9x faster split, but at 65536 the split lost its
+# local tiles and ran slower with 2 or 4 lanes: f32 4.32 / 4.44 ms against 3.18, f64 10.75 /
+# 10.23 against 10.26 (2026-11-25). An eighth keeps the halves of 65536 bodies on two GPUs
+# (32768 each) unsplit.
+UNDERFILL = 8
 MIN_ITERATIONS_PER_LANE = 16   # fewer: the combination's barriers cost more than they save
 NUMBERS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32",
            "float64")               # the accumulators' dtypes (not bool)

@@ -17,7 +17,7 @@ from bound import bound
 from gpucheck import assert_ran
 from jitgpu import bind as bind_module
 from jitgpu import loopopt, offload
-from jitgpu.loopopt.lane_split import lane_split
+from jitgpu.loopopt.lane_split import UNDERFILL, lane_split
 from jitgpu.loopopt.local_tiles import local_tiles
 from jitgpu.loopopt.nodes import LaneCombine, LanePartials
 from jitgpu.loopopt.unroll_and_jam import unroll_and_jam
@@ -75,9 +75,10 @@ def test_nbody_gets_lanes_in_dimension_0(lanes_pair):
 
 def test_lanes_just_fill_the_device(lanes_pair):
     kernel = _nbody(lanes_pair, 600)               # 768 work-items
-    assert lane_split(kernel.replace(fill_items=768 * 4 - 1)).global_size == (768,)  # UNDERFILL
-    assert lane_split(kernel.replace(fill_items=768 * 4)).global_size[0] == 4
-    assert lane_split(kernel.replace(fill_items=768 * 4 + 1)).global_size[0] == 8
+    assert UNDERFILL == 8
+    assert lane_split(kernel.replace(fill_items=768 * 8 - 1)).global_size == (768,)
+    assert lane_split(kernel.replace(fill_items=768 * 8)).global_size[0] == 8
+    assert lane_split(kernel.replace(fill_items=768 * 8 + 1)).global_size[0] == 16
     assert lane_split(kernel.replace(fill_items=768 * 16)).global_size[0] == 16
     assert lane_split(kernel.replace(fill_items=768 * 1000)).global_size[0] == 32
     small_group = kernel.replace(local_size=(8,), global_size=(600,))
@@ -141,11 +142,11 @@ def test_refused_without_need_or_iterations(lanes_pair):
     assert lane_split(no_fill) is no_fill
     full = kernel.replace(fill_items=768)
     assert lane_split(full) is full
-    # 32 lanes need 512 iterations, 4 lanes 64 (256 work-items, 4 lanes fill 1024).
+    # 32 lanes need 512 iterations, 8 lanes 128 (256 work-items, 8 lanes fill 2048).
     short = _nbody(lanes_pair, 500)
     assert lane_split(short) is short
-    assert lane_split(_nbody(lanes_pair, 64, fill=1024)).global_size[0] == 4
-    short = _nbody(lanes_pair, 63, fill=1024)
+    assert lane_split(_nbody(lanes_pair, 128, fill=2048)).global_size[0] == 8
+    short = _nbody(lanes_pair, 127, fill=2048)
     assert lane_split(short) is short
     # An earlier pass's unrolled level or tiles: theirs.
     jammed = unroll_and_jam(kernel.replace(fill_items=0), level=0, factor=2).replace(

@@ -13,10 +13,11 @@ Columns, each the time of a whole call from NumPy arrays (transfers included) un
 A peer that is missing (no numba.cuda, no CuPy, no GPU) gets "—" and the reason in the notes.
 
 Method: each column's first call is checked against NumPy and reported apart (it includes the
-OpenCL build or Numba's compilation); then the median of `--repeat` timed calls. Each unpy GPU
-call's time is split (analysis / OpenCL build / host-to-device / kernel / device-to-host) from
-`unpython.explain`: the median of each part over the timed calls, "other" being the rest of the
-median call (host work in the call), and the first call's build.
+OpenCL build or Numba's compilation); for unpy, untimed calls while the first call's search of
+the kernel's tuning goes on (`settle_search`); then the median of `--repeat` timed calls. Each
+unpy GPU call's time is split (analysis / OpenCL build / host-to-device / kernel /
+device-to-host) from `unpython.explain`: the median of each part over the timed calls, "other"
+being the rest of the median call (host work in the call), and the first call's build.
 
     python bench/gpu.py --machine h100 [--sizes accel|dev|small|tiny] [--kernels mmult,nbody]
         [--n 4096] [--repeat 5] [--results DIR]
@@ -98,8 +99,28 @@ def why(error):
     return f"{type(error).__name__}: " + (str(error).strip().splitlines() or [""])[0]
 
 
+# Seconds of untimed calls after the first that let its search of the kernel's tuning finish.
+SETTLE_SECONDS = 5.0
+
+
+def settle_search(runner: Runner) -> int:
+    """Untimed calls after the first while the searches it started (jitgpu/search.py) are not
+    over, at most SETTLE_SECONDS: the candidates' builds waited for, each call timing one, the
+    last switching to the fastest, so that the timed calls run the chosen kernel. Returns the
+    calls made."""
+    from jitgpu import search
+    deadline = time.perf_counter() + SETTLE_SECONDS
+    calls = 0
+    while search.in_flight() and time.perf_counter() < deadline:
+        search.settle(max(deadline - time.perf_counter(), 0.0))
+        runner.call()
+        calls += 1
+    return calls
+
+
 def measure(runner: Runner, want, rtol, repeat) -> Result:
-    """The first call, checked against `want`, then the median of `repeat` timed calls."""
+    """The first call, checked against `want`, then (unpy) untimed calls until its search is
+    over (`settle_search`), then the median of `repeat` timed calls."""
     try:
         first = runner.call()
     except Exception as error:  # one column's failure is reported, not fatal to the others
@@ -115,6 +136,8 @@ def measure(runner: Runner, want, rtol, repeat) -> Result:
     if not _harness.matches(runner.output(), want, rtol):
         result.reason = "WRONG result"
         return result
+    if runner.nest and settle_search(runner):
+        result.note = runner.nest().reason      # the search's choice
     # Calls shorter than this wait out other thread pools' spinning (OpenBLAS's, after the
     # reference result) untimed; in a longer call it does not matter.
     warm_until = time.perf_counter() + _harness.WARMUP_SECONDS
@@ -341,7 +364,10 @@ def write_markdown(path, rows, machine, header):
     lines = [f"# unpy on the GPU vs OpenMP, Numba CUDA and CuPy: {machine}", "",
              *machine_lines(rows, header),
              f"- median of {header['repeat']} timed calls after the first call, which is checked "
-             "against NumPy and shown in its own table; times in ms of a whole call from NumPy "
+             "against NumPy and shown in its own table, and, for unpy, after untimed calls "
+             "while the first call's search of the kernel's tuning goes on (jitgpu/search.py: "
+             f"its candidates' builds waited for, one timed a call; at most {SETTLE_SECONDS:g} "
+             "s), so the timed calls run the chosen kernel; times in ms of a whole call from NumPy "
              "arrays, transfers included, except CuPy kernel (arrays on the device); "
              f"ratios: column / {UNPY} (> 1: unpy faster)",
              "- unpy GPU <opt>: UNPY_FORCE_GPU=1 UNPY_GPU_OPT=<opt>; unpy auto: no "

@@ -1,12 +1,13 @@
-"""The first call's search (jitgpu/search.py) on one OpenCL device: per example case, the first
-call of a fresh search (its time, the candidates' kernel times, the choice), the first call of
-a second fresh preparation (the record: no search where it is complete, else the rest of
-the search), and the median kernel time of repeated
-calls with the search's choice beside the default's (UNPY_GPU_SEARCH=0). Every call is forced
-onto the device and checked against NumPy.
+"""The search of the kernel's tuning (jitgpu/search.py) on one OpenCL device: per example case,
+the first call of a fresh search (its time: the default kernel's build and run, the
+candidates' builds going on in the background), the calls it then took to settle (the
+candidates' builds waited for, one timed a call, each call checked against NumPy) and in how
+long, the first call of a second fresh preparation (the record: no search where it is
+complete), and the median kernel time of repeated calls with the settled choice beside the
+default's (UNPY_GPU_SEARCH=0). Every call is forced onto the device.
 
-    python bench/search.py [--kernels mmult,syrk,syr2k] [--n 2048] [--repeat 5] [--out DIR]
-                           [--search auto|1]
+    python bench/search.py [--kernels mmult,syrk,syr2k,nbody] [--n 2048] [--repeat 5]
+                           [--out DIR] [--search auto|1]
 
 Writes <out>/search.json and prints one line per case. The records go to a fresh folder (the
 OpenCL build cache stays UNPY_CACHE_DIR's: run once before to time warm builds, or point
@@ -19,6 +20,7 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,6 +29,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "bench")]
 import _harness  # noqa: E402
 import unpython  # noqa: E402
 from gpu_variants import example_cases  # noqa: E402
+
+# Seconds after the first call within which the search is to settle.
+SETTLE_LIMIT_S = 60.0
 
 
 def fresh_first_call(case, func, args):
@@ -37,6 +42,25 @@ def fresh_first_call(case, func, args):
     call, output = _harness.timed_caller(case, func, args)
     seconds = call()
     return seconds, unpython.explain(func).nests[0], call, output
+
+
+def settled(func, call, output, want, rtol) -> dict | str:
+    """Calls after the first until the search is over: the builds waited for before each
+    (`search.settle`), each call checked. {calls, seconds (from the end of the first call to
+    the end of the switch), nest report}, or what went wrong."""
+    from jitgpu import search
+    started = time.perf_counter()
+    calls = 0
+    while search.in_flight():
+        if time.perf_counter() - started > SETTLE_LIMIT_S:
+            return f"not settled after {calls} calls in {SETTLE_LIMIT_S:g} s"
+        search.settle(SETTLE_LIMIT_S)
+        call()
+        calls += 1
+        if not _harness.matches(output, want, rtol):
+            return f"WRONG result at call {calls + 1} of the search"
+    return {"calls": calls, "seconds": time.perf_counter() - started,
+            "nest": unpython.explain(func).nests[0]}
 
 
 def run_case(case, func, args, want, repeat, search_mode):
@@ -56,14 +80,20 @@ def run_case(case, func, args, want, repeat, search_mode):
                 return {"error": f"ran on {nest.ran_on}: {nest.reason}"}
             if not _harness.matches(output, want, case.rtol):
                 return {"error": f"WRONG result ({label})"}
+            after = settled(func, call, output, want, case.rtol)
+            if isinstance(after, str):
+                return {"error": f"{after} ({label})"}
             kernels = []
             for _ in range(repeat):
                 call()
                 kernels.append(unpython.explain(func).nests[0].timings["kernel"])
-            row[label] = {"first": first, "kernel": statistics.median(kernels),
-                          "reason": nest.reason, "search": nest.details.get("search", ""),
-                          "time": nest.details.get("time", ""),
-                          "ndrange": nest.details.get("ndrange", "")}
+            last = after["nest"]
+            row[label] = {"first": first, "first_time": nest.details.get("time", ""),
+                          "first_search": nest.details.get("search", ""),
+                          "settle_calls": after["calls"], "settle_s": after["seconds"],
+                          "kernel": statistics.median(kernels), "reason": last.reason,
+                          "search": last.details.get("search", ""),
+                          "ndrange": last.details.get("ndrange", "")}
     return row
 
 
@@ -84,12 +114,12 @@ def main(argv=None):
             print(f"{case.label} n={n}: {result['error']}", flush=True)
             continue
         s, r, d = result["searched"], result["second"], result["default"]
-        print(f"{case.label} n={n}: first call {s['first'] * 1e3:.0f} ms searched, "
-              f"{r['first'] * 1e3:.0f} ms at the second preparation, "
-              f"{d['first'] * 1e3:.0f} ms default; kernel "
-              f"{r['kernel'] * 1e3:.3f} ms chosen vs "
-              f"{d['kernel'] * 1e3:.3f} ms default\n    {s['search']}\n    "
-              f"{r['search']}", flush=True)
+        print(f"{case.label} n={n}: first call {s['first'] * 1e3:.0f} ms searched "
+              f"({s['first_time']}), settled after {s['settle_calls']} more calls in "
+              f"{s['settle_s'] * 1e3:.0f} ms; first call {r['first'] * 1e3:.0f} ms at the "
+              f"second preparation, {d['first'] * 1e3:.0f} ms default; kernel "
+              f"{s['kernel'] * 1e3:.3f} ms settled vs {d['kernel'] * 1e3:.3f} ms default"
+              f"\n    {s['search']}\n    second preparation: {r['search']}", flush=True)
     options.out.mkdir(parents=True, exist_ok=True)
     (options.out / "search.json").write_text(json.dumps(rows, indent=1) + "\n")
     return 0

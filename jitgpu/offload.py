@@ -97,7 +97,14 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
             resident=0) -> Prepared:
     """`resident` (0: no): the call keeps data on the device, so each array gets one layout
     where that is cheap (`jitgpu.residency.one_layout_per_array`), and the copies are shared by
-    that many nest calls (`jitgpu.residency.amortised`)."""
+    that many nest calls (`jitgpu.residency.amortised`). The search's worker starts no build
+    meanwhile (`search.foreground`)."""
+    with search.foreground():
+        return _prepare(module, function, nest_id, values, device, facts, forced, opt,
+                        resident)
+
+
+def _prepare(module, function, nest_id, values, device, facts, forced, opt, resident):
     started = time.perf_counter()
     try:
         nest = load_nest(module, function, nest_id)

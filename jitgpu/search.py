@@ -33,6 +33,7 @@ abandons the search (the default kernel stays). `settle` waits for the builds in
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import json
 import logging
@@ -403,13 +404,17 @@ class Pending:
     def build_all(self) -> None:
         """(the worker) Make the candidates and build each, a failed build kept as None."""
         from gpurts import BuildError, DeviceError, build_kernel
-        todo = [c for c in candidates(self.bound, self.level, self.limits, self.first)
-                if c is not self.first
-                and (c.label not in self.record.times or c.label == self.recorded_best)]
+        todo = []
+        for c in candidates(self.bound, self.level, self.limits, self.first):
+            if c is not self.first and (c.label not in self.record.times
+                                        or c.label == self.recorded_best):
+                todo.append(c)
+            if not _quiet():
+                return
         with self._state:
             self.queued = len(todo)
         for candidate in todo:
-            if self.stopped or _STOPPING.is_set():
+            if self.stopped or not _quiet():
                 return
             try:
                 built = build_kernel(self.device, candidate.source, candidate.kernel.name, [])
@@ -511,8 +516,31 @@ class Pending:
 _JOBS: "queue.Queue[Optional[Pending]]" = queue.Queue()
 _STOPPING = threading.Event()
 _IDLE = threading.Condition()        # guards _WORK: searches queued or building
-_WORK = {"outstanding": 0, "thread": None}
+_QUIET = threading.Condition()       # guards _WORK["preparing"]: preparations under way
+_WORK = {"outstanding": 0, "thread": None, "preparing": 0}
 _IN_FLIGHT: "weakref.WeakSet[Pending]" = weakref.WeakSet()
+
+
+@contextlib.contextmanager
+def foreground():
+    """(around `offload.prepare`) A preparation under way, whose own build the worker's would
+    hold up (NVIDIA's OpenCL builds one program at a time): the worker starts no candidate
+    and no build meanwhile (one under way goes on)."""
+    with _QUIET:
+        _WORK["preparing"] += 1
+    try:
+        yield
+    finally:
+        with _QUIET:
+            _WORK["preparing"] -= 1
+            _QUIET.notify_all()
+
+
+def _quiet() -> bool:
+    """(the worker) Wait while a preparation is under way; False when the process is ending."""
+    with _QUIET:
+        _QUIET.wait_for(lambda: _WORK["preparing"] == 0 or _STOPPING.is_set())
+    return not _STOPPING.is_set()
 
 
 def _submit(pending: Pending) -> None:
@@ -551,6 +579,8 @@ def _work() -> None:
 def _stop() -> None:
     """(atexit) Let the worker finish its current build and stop."""
     _STOPPING.set()
+    with _QUIET:
+        _QUIET.notify_all()
     _JOBS.put(None)
     thread = _WORK["thread"]
     if thread is not None:

@@ -99,19 +99,20 @@ def why(error):
     return f"{type(error).__name__}: " + (str(error).strip().splitlines() or [""])[0]
 
 
-# Seconds of untimed calls after the first that let its search of the kernel's tuning finish.
-SETTLE_SECONDS = 5.0
+# Seconds of untimed calls after the first that let its search of the kernel's tuning finish
+# (an H100 builds mmult f64's five alternatives in 2-5 s).
+SETTLE_SECONDS = 10.0
 
 
 def settle_search(runner: Runner) -> int:
-    """Untimed calls after the first while the searches it started (jitgpu/search.py) are not
-    over, at most SETTLE_SECONDS: the candidates' builds waited for, each call timing one, the
-    last switching to the fastest, so that the timed calls run the chosen kernel. Returns the
-    calls made."""
+    """Untimed calls after the first while the nest's report says its search (jitgpu/search.py)
+    is not over, at most SETTLE_SECONDS: the candidates' builds waited for, each call timing
+    one, the last switching to the fastest, so that the timed calls run the chosen kernel.
+    Returns the calls made."""
     from jitgpu import search
     deadline = time.perf_counter() + SETTLE_SECONDS
     calls = 0
-    while search.in_flight() and time.perf_counter() < deadline:
+    while search.PENDING in runner.nest().reason and time.perf_counter() < deadline:
         search.settle(max(deadline - time.perf_counter(), 0.0))
         runner.call()
         calls += 1

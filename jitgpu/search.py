@@ -61,6 +61,8 @@ TIMED_PER_CALL = 1
 # A candidate whose first run's kernel took less than this runs again, and the second (warm)
 # run counts; a slower one is timed by its only run.
 WARM_RUN_BELOW_S = 0.05
+# In a nest's reason (`unpython.explain`) while its layout's search is not over.
+PENDING = "for now (timing candidates)"
 # Bumped when the record's meaning changes: older records are then searched again.
 RECORD_VERSION = 2
 # Seconds the interpreter's exit waits for the worker's current build (a driver build cut
@@ -128,7 +130,7 @@ class Outcome:
     @property
     def summary(self) -> str:
         if not self.complete:
-            return f"{self.choice} for now (timing candidates)"
+            return f"{self.choice} {PENDING}"
         how = "from the search record" if self.measured == 0 else "searched"
         return f"{self.choice} ({how})"
 

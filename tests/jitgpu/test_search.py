@@ -12,6 +12,10 @@ import inspect
 import json
 import logging
 import math
+import os
+import subprocess
+import sys
+import textwrap
 import threading
 from pathlib import Path
 from types import SimpleNamespace
@@ -30,6 +34,7 @@ from jitgpu.nest import instantiate, load_nest
 from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import plan_call
 from modulepair import gpu_pair
+import testdevice
 
 HERE = Path(__file__).resolve().parent
 RNG = np.random.default_rng(41)
@@ -123,7 +128,7 @@ def _until_settled(pair, func, args, calls=12) -> list:
     nests = []
     for _ in range(calls):
         nests.append(_call(pair, func, args))
-        if "for now" not in nests[-1].reason:
+        if search.PENDING not in nests[-1].reason:
             return nests
         assert search.settle(120)
     raise AssertionError(f"the search is not over after {calls} calls: {nests[-1]}")
@@ -403,7 +408,7 @@ def test_a_build_error_fails_that_candidate_and_the_worker_goes_on(srch, runs, m
     args = _syrk_args()
     with monkeypatch.context() as patched:
         patched.setattr(search, "candidates", lambda *_: iter([1 / 0]))
-        _call(srch, "syrk_tri", args, reason="for now")
+        _call(srch, "syrk_tri", args, reason=search.PENDING)
         assert search.settle(120)
     assert "search" not in _call(srch, "syrk_tri", args).reason
     _until_settled(srch, "accumulate", (rand(9, 4), rand(4, 7), rand(9, 7)))
@@ -506,3 +511,38 @@ def test_a_build_in_another_thread_holds_up_no_other_build(device, monkeypatch, 
         let_go.set()
         held_thread.join(120)
     assert len(built) == 2
+
+
+def test_processes_exit_while_building_and_a_later_one_reads_the_record(srch, tmp_path):
+    # A: exits right after its first call, the worker building (a cold cache): a clean exit.
+    # B: settles the search. C: its first call takes the choice from the record, a cache hit.
+    script = textwrap.dedent("""
+        import sys, numpy as np, unpython, search_kernels as k
+        from jitgpu import search
+        a, b, c = np.ones((37, 11)), np.ones((11, 29)), np.zeros((37, 29))
+        k.matmul_f64(a, b, c)
+        for _ in range(12 if sys.argv[1] == "settle" else 0):
+            if search.PENDING not in unpython.explain(k.matmul_f64).nests[0].reason:
+                break
+            assert search.settle(120)
+            k.matmul_f64(a, b, c)
+        nest = unpython.explain(k.matmul_f64).nests[0]
+        print(nest.reason, "|", nest.details["time"], "|", search.in_flight())
+        assert np.array_equal(c, a @ b)
+    """)
+    env = dict(os.environ, UNPY_DEVICE=testdevice.SPEC, UNPY_FORCE_GPU="1",
+               UNPY_GPU_SEARCH="1", UNPY_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([str(Path(srch.compiled.__file__).parent),
+                                           str(HERE.parents[1]),
+                                           os.environ.get("PYTHONPATH", "")]))
+    env.pop("UNPY_GPU_MEM_LIMIT", None)
+    said = []
+    for mode in ("exit", "settle", "record"):
+        done = subprocess.run([sys.executable, "-c", script, mode], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        said.append(done.stdout.strip())
+    assert "search chose default for now" in said[0] and said[0].endswith("| 1"), said
+    assert "(searched)" in said[1] and said[1].endswith("| 0"), said
+    assert "(from the search record)" in said[2] and "(1/1 cache hits)" in said[2], said
+    assert said[2].endswith("| 0"), said

@@ -97,14 +97,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
             resident=0) -> Prepared:
     """`resident` (0: no): the call keeps data on the device, so each array gets one layout
     where that is cheap (`jitgpu.residency.one_layout_per_array`), and the copies are shared by
-    that many nest calls (`jitgpu.residency.amortised`). The search's worker starts no build
-    meanwhile (`search.foreground`)."""
-    with search.foreground():
-        return _prepare(module, function, nest_id, values, device, facts, forced, opt,
-                        resident)
-
-
-def _prepare(module, function, nest_id, values, device, facts, forced, opt, resident):
+    that many nest calls (`jitgpu.residency.amortised`)."""
     started = time.perf_counter()
     try:
         nest = load_nest(module, function, nest_id)
@@ -224,7 +217,14 @@ def run_nest_on_device(module, function, nest_id, values, device, key=None, meas
     """(reduction results, report) when the nest ran on the device; raises NotOffloadable.
     `measure`: a close call is measured (jitgpu/decide.py; the hook answers TimeOpenMP's token
     for its OpenMP calls); False (a split's participant alone, which the split's shares time
-    against the others): a close call not yet measured runs where the estimate leans."""
+    against the others): a close call not yet measured runs where the estimate leans. The
+    search's worker starts nothing meanwhile (`search.foreground`): neither a build, which
+    would hold up this call's own, nor Python work, which would hold the GIL from it."""
+    with search.foreground():
+        return _run_nest_on_device(module, function, nest_id, values, device, key, measure)
+
+
+def _run_nest_on_device(module, function, nest_id, values, device, key, measure):
     from gpurts import DeviceError
     from gpurts.executor import KernelFlagged, execute
     from jitgpu import replay

@@ -18,7 +18,9 @@ fastest:
 A candidate's build takes 0.2-1.2 s on NVIDIA's OpenCL, and builds in several threads do not
 overlap there, so the first call builds and runs the default kernel only and hands the
 candidates to the worker (`start`); pyopencl releases the GIL while the driver builds, so the
-caller's thread runs on meanwhile. The later calls that come through Python
+caller's thread runs on meanwhile, and the worker starts nothing while a call is under way
+(`foreground`: a build of its own would hold up the call's, its Python would slow the call's).
+The later calls that come through Python
 (`offload.prepared_call`) time the candidates whose builds are done (`Pending.step`), and the
 step that times the last one switches the prepared layout to the fastest: an edit of the
 plan's kernel choice, which the executor runs as any other. While a layout's search is pending
@@ -68,6 +70,9 @@ RECORD_VERSION = 2
 # Seconds the interpreter's exit waits for the worker's current build (a driver build cut
 # short by the end of the process may crash it).
 STOP_WAIT_S = 10.0
+# Seconds the worker waits at most, before each candidate and each build, for the calls under
+# way to end (`foreground`).
+QUIET_WAIT_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -518,30 +523,32 @@ class Pending:
 _JOBS: "queue.Queue[Optional[Pending]]" = queue.Queue()
 _STOPPING = threading.Event()
 _IDLE = threading.Condition()        # guards _WORK: searches queued or building
-_QUIET = threading.Condition()       # guards _WORK["preparing"]: preparations under way
-_WORK = {"outstanding": 0, "thread": None, "preparing": 0}
+_QUIET = threading.Condition()       # guards _WORK["calls"]: calls under way
+_WORK = {"outstanding": 0, "thread": None, "calls": 0}
 _IN_FLIGHT: "weakref.WeakSet[Pending]" = weakref.WeakSet()
 
 
 @contextlib.contextmanager
 def foreground():
-    """(around `offload.prepare`) A preparation under way, whose own build the worker's would
-    hold up (NVIDIA's OpenCL builds one program at a time): the worker starts no candidate
-    and no build meanwhile (one under way goes on)."""
+    """(around `offload.run_nest_on_device`) A call under way, whose own build a build of the
+    worker's would hold up (NVIDIA's OpenCL builds one program at a time), and whose Python
+    the worker's making of candidates would slow (the GIL): the worker starts no candidate and
+    no build meanwhile (one under way goes on), for QUIET_WAIT_S at most at a time (calls
+    that never pause do not starve it)."""
     with _QUIET:
-        _WORK["preparing"] += 1
+        _WORK["calls"] += 1
     try:
         yield
     finally:
         with _QUIET:
-            _WORK["preparing"] -= 1
+            _WORK["calls"] -= 1
             _QUIET.notify_all()
 
 
 def _quiet() -> bool:
-    """(the worker) Wait while a preparation is under way; False when the process is ending."""
+    """(the worker) Wait while a call is under way; False when the process is ending."""
     with _QUIET:
-        _QUIET.wait_for(lambda: _WORK["preparing"] == 0 or _STOPPING.is_set())
+        _QUIET.wait_for(lambda: _WORK["calls"] == 0 or _STOPPING.is_set(), QUIET_WAIT_S)
     return not _STOPPING.is_set()
 
 

@@ -160,8 +160,9 @@ def build_part(instance, part, values, device, opt, bound=None) -> tuple:
 
 def prepared_call(module, function, nest_id, values, device, inputs=None,
                   resident=0) -> tuple:
-    """(Prepared, whether this call prepared it): repeated calls on the same layout reuse the
-    last preparations. `inputs`: the compiled caller's bytes of the call's array layouts and
+    """(Prepared, whether this call prepared it, seconds of its search's step (0.0: none)):
+    repeated calls on the same layout reuse the last preparations, and step a pending search
+    (`_search_step`). `inputs`: the compiled caller's bytes of the call's array layouts and
     scalars (`unpy::HookKey`), which stand for the arrays and scalars of `values` in the key."""
     facts = device_facts(device)
     forced = os.environ.get("UNPY_FORCE_GPU") == "1"
@@ -178,14 +179,16 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
             _PREPARED.move_to_end(key)
         except KeyError:          # another thread dropped it meanwhile
             pass
-        if found.pending is not None:
-            found = _search_step(key, found, values)
-        return found, False
+        if found.pending is None:
+            return found, False, 0.0
+        started = time.perf_counter()
+        found = _search_step(key, found, values)
+        return found, False, time.perf_counter() - started
     found = prepare(module, function, nest_id, values, device, facts, forced, opt, resident)
     _PREPARED[key] = found
     if len(_PREPARED) > _PREPARED_KEPT:
         _PREPARED.popitem(last=False)
-    return found, True
+    return found, True, 0.0
 
 
 def _search_step(key, prepared: Prepared, values) -> Prepared:
@@ -237,8 +240,8 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure)
     scope = values.pop(SCOPE_KEY, None)
     keep = scope is not None and scope > 0 and enabled()
     share = residency.nest_calls_share(module, function, scope) if keep else None
-    prepared, first_call = prepared_call(module, function, nest_id, values, device, key,
-                                         share or keep)
+    prepared, first_call, step_s = prepared_call(module, function, nest_id, values, device,
+                                                 key, share or keep)
     prepared_s = time.perf_counter() - started if first_call else 0.0
     if prepared.refusal:
         # The first call of a function that keeps data does not know yet how many nest calls
@@ -271,7 +274,8 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure)
         raise DeviceFailure(str(e)) from e
     total_s = time.perf_counter() - started
     if trial is not None:
-        trial.record("device", total_s - prepared_s)
+        # (a search's step times candidates, not this call's run)
+        trial.record("device", total_s - prepared_s - step_s)
     nest_report = _report(nest_id, device, plan, prepared, timings, total_s, first_call, trial)
     if measure:      # the hook's own call, not a split's participant: later ones may replay
         nest_report.replay = replay.offer(device, plan, prepared, values, keep, key)

@@ -284,6 +284,8 @@ def test_a_large_layout_is_replayed_when_its_arrays_are_pinned(gpu, device_env, 
     """A part larger than KEEP_BYTES keeps its kit, and so replays, when its arrays all move
     straight from pinned memory (no staging taken); staged, it takes the Python path."""
     from gpurts import executor, pins, transfer
+    from gpurts.epoch import invalidate_replays
+    invalidate_replays()        # (an earlier test's record may hold these arrays' addresses)
     device_env.setenv("UNPY_PIN", pin)
     monkeypatch.setattr(pins, "PIN_MIN_BYTES", 0)
     monkeypatch.setattr(transfer, "STAGE_BYTES", 0)            # every box counted as large
@@ -304,6 +306,8 @@ def test_a_large_layout_is_replayed_when_its_arrays_are_pinned(gpu, device_env, 
 
 def test_large_kept_kits_stay_within_their_share_of_the_device(gpu, device_env, monkeypatch):
     from gpurts import executor, pins, transfer
+    from gpurts.epoch import invalidate_replays
+    invalidate_replays()        # (an earlier test's record may hold these arrays' addresses)
     device_env.setenv("UNPY_PIN", "1")
     monkeypatch.setattr(pins, "PIN_MIN_BYTES", 0)
     monkeypatch.setattr(transfer, "STAGE_BYTES", 0)

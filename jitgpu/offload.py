@@ -216,18 +216,22 @@ def _search_step(key, prepared: Prepared, values) -> Prepared:
     return updated
 
 
-def run_nest_on_device(module, function, nest_id, values, device, key=None, measure=True):
+def run_nest_on_device(module, function, nest_id, values, device, key=None, measure=True,
+                       replayable=None):
     """(reduction results, report) when the nest ran on the device; raises NotOffloadable.
     `measure`: a close call is measured (jitgpu/decide.py; the hook answers TimeOpenMP's token
     for its OpenMP calls); False (a split's participant alone, which the split's shares time
-    against the others): a close call not yet measured runs where the estimate leans. The
+    against the others): a close call not yet measured runs where the estimate leans.
+    `replayable` (default: `measure`): later calls with the same inputs may replay this one
+    from C++ (jitgpu/replay.py), as when a split has settled on this device alone. The
     search's worker starts nothing meanwhile (`search.foreground`): neither a build, which
     would hold up this call's own, nor Python work, which would hold the GIL from it."""
     with search.foreground():
-        return _run_nest_on_device(module, function, nest_id, values, device, key, measure)
+        return _run_nest_on_device(module, function, nest_id, values, device, key, measure,
+                                   measure if replayable is None else replayable)
 
 
-def _run_nest_on_device(module, function, nest_id, values, device, key, measure):
+def _run_nest_on_device(module, function, nest_id, values, device, key, measure, replayable):
     from gpurts import DeviceError
     from gpurts.executor import KernelFlagged, execute
     from jitgpu import replay
@@ -277,7 +281,7 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure)
         # (a search's step times candidates, not this call's run)
         trial.record("device", total_s - prepared_s - step_s)
     nest_report = _report(nest_id, device, plan, prepared, timings, total_s, first_call, trial)
-    if measure:      # the hook's own call, not a split's participant: later ones may replay
+    if replayable:
         nest_report.replay = replay.offer(device, plan, prepared, values, keep, key)
         if isinstance(nest_report.replay, replay.Record):
             results[replay.RECORD_KEY] = nest_report.replay

@@ -244,6 +244,34 @@ def test_a_split_that_does_not_pay_falls_back_to_the_fastest_device(example, dev
     assert "alone" in reports[-1].reason
 
 
+def test_a_split_settled_on_one_device_replays_as_that_device(example, device_env, slowdown):
+    """The fallback above where the first device alone is profitable by its own estimate: it
+    runs through the one-device path, and once settled, repeated calls with the same inputs
+    replay from C++ as that device's own calls would, with the interpreter's results."""
+    device_env.delenv("UNPY_FORCE_GPU")
+    device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
+    device_env.setattr("jitgpu.plan.HOST_OPS_PER_CORE", 1e7)     # the device clearly pays
+    device_env.setattr("jitgpu.plan.CPU_DEVICE_OPS", 2e9)
+    pair = example("mmult")
+    case = pair.interpreted.CASES[1]
+    first, second = (d.label for d in two_contexts())
+    slowdown.update({second: 1.0})
+    mine = case.args(96)
+    func = getattr(pair.compiled, case.func)
+    for _ in range(6):
+        func(*mine)
+    recorded = pair.explain(case.func).nests[0]
+    assert recorded.reason.startswith(f"{first} alone: "), str(pair.explain(case.func))
+    for k in range(3):
+        mine[0][k] = -mine[0][k]
+        func(*mine)
+        expected = [a.copy() for a in mine]
+        getattr(pair.interpreted, case.func)(*expected)
+        np.testing.assert_allclose(mine[case.out], expected[case.out], rtol=case.rtol)
+    assert pair.explain(case.func).nests[0] is recorded and recorded.replayed_calls >= 3, \
+        str(pair.explain(case.func))
+
+
 def two_contexts():
     from gpurts import devices_selection
     return devices_selection(SPECS["two contexts"]).devices

@@ -208,74 +208,69 @@ def test_forgotten_decisions_stop_the_replays(gpu):
     assert _nest(gpu, "axpy") is not recorded and recorded.replayed_calls == replayed
 
 
-def test_a_close_call_is_measured_at_replay_speed(gpu, device_env, monkeypatch):
-    """While a close call is measured, C++ replays one call per device turn and its time is a
-    device sample; once the device wins, every repeated call replays."""
+@pytest.fixture
+def close_call(gpu, device_env, monkeypatch):
+    """Every estimate a close call, no decision remembered; returns `until(seam, verdict)`,
+    which sets the measured seconds' seam and calls matmul (checked against NumPy) until its
+    reason says `verdict`, and returns its arrays."""
     from jitgpu import decide, offload
     device_env.delenv("UNPY_FORCE_GPU")
     monkeypatch.setattr(decide, "MEASURE_WITHIN", 1e12)
     decide.forget()
     offload._PREPARED.clear()
+
+    def until(seam, verdict):
+        monkeypatch.setattr(decide, "measured_seconds", seam)
+        a, b, c = RNG.random((21, 21)), RNG.random((21, 21)), np.zeros((21, 21))
+        for _ in range(8):
+            gpu.compiled.matmul(a, b, c)
+            np.testing.assert_allclose(c, a @ b, rtol=1e-12)
+            if verdict in _nest(gpu, "matmul").reason:
+                break
+        return a, b, c
+    yield until
+    decide.forget()
+    offload._PREPARED.clear()
+
+
+def test_a_close_call_is_measured_at_replay_speed(gpu, close_call):
+    """While a close call is measured, C++ replays one call per device turn and its time is a
+    device sample; once the device wins, every repeated call replays."""
     samples = []
 
     def seam(side, seconds):
         samples.append((side, seconds))
         return seconds if side == "device" else 1.0      # OpenMP made slow: the device wins
-    monkeypatch.setattr(decide, "measured_seconds", seam)
-    a, b, c = RNG.random((21, 21)), RNG.random((21, 21)), np.zeros((21, 21))
-    try:
-        for _ in range(8):
-            gpu.compiled.matmul(a, b, c)
-            np.testing.assert_allclose(c, a @ b, rtol=1e-12)
-            if "measured the device faster" in _nest(gpu, "matmul").reason:
-                break
-        nest = _nest(gpu, "matmul")
-        assert "measured the device faster" in nest.reason, str(gpu.explain("matmul"))
-        # One call was replayed while measuring, and its own time (C++'s clock) was the
-        # device's sample (the first device call, which builds, is not counted).
-        assert nest.replayed_calls == 1
-        assert [s for side, s in samples if side == "device"] == [nest.replay.seconds()[1]]
-        replayed = nest.replayed_calls
-        for _ in range(3):
-            gpu.compiled.matmul(a, b, c)
-        assert _nest(gpu, "matmul") is nest and nest.replayed_calls == replayed + 3
-    finally:
-        decide.forget()
-        offload._PREPARED.clear()
+    a, b, c = close_call(seam, "measured the device faster")
+    nest = _nest(gpu, "matmul")
+    assert "measured the device faster" in nest.reason, str(gpu.explain("matmul"))
+    # One call was replayed while measuring, and its own time (C++'s clock) was the
+    # device's sample (the first device call, which builds, is not counted).
+    assert nest.replayed_calls == 1
+    assert [s for side, s in samples if side == "device"] == [nest.replay.seconds()[1]]
+    replayed = nest.replayed_calls
+    for _ in range(3):
+        gpu.compiled.matmul(a, b, c)
+    assert _nest(gpu, "matmul") is nest and nest.replayed_calls == replayed + 3
 
 
-def test_a_close_call_measured_for_openmp_at_replay_speed_stops_replaying(gpu, device_env,
-                                                                           monkeypatch):
+def test_a_close_call_measured_for_openmp_at_replay_speed_stops_replaying(gpu, close_call):
     """The mirror case: the replayed device sample (a NumPy number from C++'s clock) loses to
     OpenMP, so every later call runs the OpenMP code; no call replays or runs on the device
     after the decision (a NumPy bool verdict once slipped past `on_device is False`)."""
-    from jitgpu import decide, offload
-    device_env.delenv("UNPY_FORCE_GPU")
-    monkeypatch.setattr(decide, "MEASURE_WITHIN", 1e12)
-    decide.forget()
-    offload._PREPARED.clear()
-    monkeypatch.setattr(decide, "measured_seconds",
-                        lambda side, seconds: seconds if side == "device" else 1e-9)
-    a, b, c = RNG.random((21, 21)), RNG.random((21, 21)), np.zeros((21, 21))
-    try:
-        for _ in range(8):
-            gpu.compiled.matmul(a, b, c)
-            np.testing.assert_allclose(c, a @ b, rtol=1e-12)
-            if "measured OpenMP faster" in _nest(gpu, "matmul").reason:
-                break
-        trial = next(iter(decide._TRIALS.values()))
-        assert trial.on_device is False, str(trial)
-        decided = _nest(gpu, "matmul")
-        replayed = decided.replayed_calls
-        for _ in range(3):
-            c[:] = 0
-            gpu.compiled.matmul(a, b, c)
-            np.testing.assert_allclose(c, a @ b, rtol=1e-12)
-        assert decided.replayed_calls == replayed, str(gpu.explain("matmul"))
-        assert _nest(gpu, "matmul").ran_on == "openmp", str(gpu.explain("matmul"))
-    finally:
-        decide.forget()
-        offload._PREPARED.clear()
+    from jitgpu import decide
+    a, b, c = close_call(lambda side, seconds: seconds if side == "device" else 1e-9,
+                         "measured OpenMP faster")
+    trial = next(iter(decide._TRIALS.values()))
+    assert trial.on_device is False, str(trial)
+    decided = _nest(gpu, "matmul")
+    replayed = decided.replayed_calls
+    for _ in range(3):
+        c[:] = 0
+        gpu.compiled.matmul(a, b, c)
+        np.testing.assert_allclose(c, a @ b, rtol=1e-12)
+    assert decided.replayed_calls == replayed, str(gpu.explain("matmul"))
+    assert _nest(gpu, "matmul").ran_on == "openmp", str(gpu.explain("matmul"))
 
 
 @pytest.mark.parametrize("pin", ["1", "0"])

@@ -36,7 +36,7 @@ from gpurts.boxes import Box, is_packed, memory_root
 from gpurts.epoch import REPLAY_EPOCH
 from gpurts.executor import bind_args, part_sources, take_bound_kit
 from gpurts.opencl import load_opencl
-from gpurts.pins import PINS
+from gpurts.pins import PINS, pinning_on
 
 # The key of the record in the hook's answer (the reductions dict; see SCOPE_KEY in offload.py).
 RECORD_KEY = "__unpy_replay__"
@@ -64,18 +64,28 @@ def replay_budget(device) -> int:
     return int(device.cl_device.global_mem_size) // 8
 
 
-# Measured on an H100 (2026-11-25, replayed calls at n=256, median of 41): with 16384 here,
-# mmult f64 0.282 -> 0.132 ms, syrk f64 0.249 -> 0.146, syr2k f64 0.304 -> 0.166, mmult f32
-# 0.158 -> 0.115, cp 0.076 -> 0.067. Not the default: a record is made on a layout's first call,
-# so a program that calls on new arrays every time would pay the pins on every call.
-def replay_pin_bytes() -> int:
-    """Roots of at least this many bytes that a replayed layout would stage are pinned
-    instead, so that a repeated call copies them straight (`UNPY_REPLAY_PIN_BYTES`; 0, the
-    default: as every call, `gpurts.pins.PIN_MIN_BYTES`)."""
+# A layout replayed this many times is recorded again, with its staged arrays of at least
+# REPIN_BYTES pinned, so that its copies skip the staging memcpy. Measured on an H100
+# (2026-11-25, replayed calls at n=256, median of 41), pinned at 16384 bytes against staged:
+# mmult f64 0.132 against 0.282 ms, syrk f64 0.146 / 0.249, syr2k f64 0.166 / 0.304, mmult f32
+# 0.115 / 0.158, cp 0.067 / 0.076. Not at the first record: a pin costs about half a
+# millisecond, which a program calling on new arrays every time would pay on every call.
+REPIN_AFTER = 8
+REPIN_BYTES = 16384
+
+
+def replay_pin_bytes():
+    """`UNPY_REPLAY_PIN_BYTES`: roots of at least this many bytes that a replayed layout would
+    stage are pinned at its first record (0: none below `gpurts.pins.PIN_MIN_BYTES`, as every
+    call); None (unset, the default): REPIN_BYTES, once the layout is replayed REPIN_AFTER
+    times."""
+    value = os.environ.get("UNPY_REPLAY_PIN_BYTES", "").strip()
+    if not value:
+        return None
     try:
-        return int(os.environ.get("UNPY_REPLAY_PIN_BYTES", "0")) or 0
+        return max(int(value), 0)
     except ValueError:
-        return 0
+        return None
 
 
 def refusal(plan, applied_plan, trial, keep: bool, kernel, logging_every_call: bool,
@@ -197,12 +207,13 @@ class Record:
     """What C++ replays: `words` (int64: the header, then the ops), and every object they
     name, held so that nothing is freed while the compiled caller may replay."""
 
-    def __init__(self, words, keep, nbytes):
+    def __init__(self, words, keep, nbytes, repin=False):
         self.harvested = 0            # replayed calls whose time a trial has had
         self.words = np.array(words, np.int64)
         self.address = self.words.ctypes.data
         self.keep = keep
         self.nbytes = nbytes
+        self.repin = repin            # recorded again with pins after REPIN_AFTER replays
 
     @property
     def live(self) -> bool:
@@ -218,9 +229,15 @@ class Record:
         return int(self.words[CALLS])
 
     def arm(self, trial) -> None:
-        """Let C++ replay any number of calls, or, while `trial` (a close call) is measuring,
-        one: its time is a device sample that `harvest` hands the trial."""
-        self.words[BUDGET] = 1 if trial is not None and trial.on_device is None else -1
+        """Let C++ replay any number of calls; while `trial` (a close call) is measuring, one:
+        its time is a device sample that `harvest` hands the trial; a record to be pinned,
+        up to REPIN_AFTER replays in all, after which a call comes through Python again."""
+        if trial is not None and trial.on_device is None:
+            self.words[BUDGET] = 1
+        elif self.repin:
+            self.words[BUDGET] = max(REPIN_AFTER - self.calls, 0)
+        else:
+            self.words[BUDGET] = -1
 
     def seconds(self) -> tuple:
         """(fastest, mean) seconds of the replayed calls, each measured by the compiled caller
@@ -279,7 +296,8 @@ def record(device, part, kernel, built_kernel, values, recipe, group_sources, ma
     takes them."""
     cl, _ = load_opencl()
     found = recipe.get("replay")
-    if found is not None and found.live:
+    repinning = found is not None and found.live and found.repin and found.calls >= REPIN_AFTER
+    if found is not None and found.live and not repinning:
         found.arm(trial)
         return found
     if found is not None and found.failed:
@@ -287,9 +305,14 @@ def record(device, part, kernel, built_kernel, values, recipe, group_sources, ma
     kept = _kept_kit(recipe)
     if kept is None:
         return "the part's buffers are not kept between calls (too large)"
-    copy_list = copies(part.transfers.groups, group_sources, device.transfers, replay_pin_bytes())
+    explicit = replay_pin_bytes()
+    pin_bytes = explicit if explicit is not None else (REPIN_BYTES if repinning else 0)
+    copy_list = copies(part.transfers.groups, group_sources, device.transfers, pin_bytes)
     if isinstance(copy_list, str):
         return copy_list
+    # Staged copies that pins could take later, once the layout proves repeated.
+    repin = (explicit is None and not repinning and pinning_on(device)
+             and any(c.staged and c.nbytes >= REPIN_BYTES for c in copy_list))
     nbytes = sum(s.nbytes for s in kept.staging.values())
     with _lock:
         if _held["bytes"] + nbytes > replay_budget(device):
@@ -316,7 +339,7 @@ def record(device, part, kernel, built_kernel, values, recipe, group_sources, ma
     except Exception:
         _release(nbytes)
         raise
-    found = Record(header + ops, (kit, own_kernel, device, kit.staging), nbytes)
+    found = Record(header + ops, (kit, own_kernel, device, kit.staging), nbytes, repin)
     found.arm(trial)
     weakref.finalize(found, _release, nbytes)
     recipe["replay"] = found

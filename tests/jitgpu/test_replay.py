@@ -313,3 +313,35 @@ def test_large_kept_kits_stay_within_their_share_of_the_device(gpu, device_env, 
     gpu.compiled.matmul_f32(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
     assert "not kept between calls (too large)" in str(gpu.explain("matmul_f32"))
+
+
+def test_a_layout_replayed_often_is_recorded_again_with_its_arrays_pinned(gpu, device_env):
+    """Arrays under PIN_MIN_BYTES are staged at the first record; after REPIN_AFTER replays a
+    call comes through Python and records again with those of REPIN_BYTES or more pinned, and
+    every call follows the contents. New arrays on every call are never pinned."""
+    from gpurts.epoch import invalidate_replays
+    from gpurts.pins import PINS
+    from jitgpu import replay
+    invalidate_replays()
+    device_env.setenv("UNPY_PIN", "1")                   # (the CPU device pins only when told)
+    a, b = RNG.random((80, 80), np.float32), RNG.random((80, 80), np.float32)
+    c = np.zeros((80, 80), np.float32)                   # 25.6 KB each
+    first = _replays(gpu, "matmul_f32", lambda: gpu.compiled.matmul_f32(a, b, c),
+                     times=replay.REPIN_AFTER)
+    assert first.replay.repin and not PINS.is_pinned(a)
+    a[...] = RNG.random(a.shape, np.float32)
+    gpu.compiled.matmul_f32(a, b, c)                     # through Python: recorded again
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+    again = _nest(gpu, "matmul_f32")
+    assert again is not first and first.replayed_calls == replay.REPIN_AFTER
+    assert not again.replay.repin and PINS.is_pinned(a) and PINS.is_pinned(c)
+    for _ in range(3):
+        b[...] = RNG.random(b.shape, np.float32)
+        gpu.compiled.matmul_f32(a, b, c)
+        np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+    assert _nest(gpu, "matmul_f32") is again and again.replayed_calls == 3
+    for _ in range(3):
+        fresh = RNG.random((80, 80), np.float32)
+        gpu.compiled.matmul_f32(fresh, b, c)
+        np.testing.assert_allclose(c, fresh @ b, rtol=1e-4, atol=1e-4)
+        assert not PINS.is_pinned(fresh)

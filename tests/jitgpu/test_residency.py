@@ -144,7 +144,10 @@ def test_while_test_reads_what_the_loop_keeps_on_the_device(res):
 
 
 def test_estimate_shares_copies_among_the_last_calls_nests(res, device_env):
+    from jitgpu import residency
     device_env.delenv("UNPY_FORCE_GPU")
+    # (the most nest calls of an earlier call count: forget other tests' calls of jacobi)
+    device_env.setattr(residency, "_NEST_CALLS", {})
     a, b = RNG.random((24, 24)), np.zeros((24, 24))
     res.check("jacobi", 4, a, b, rtol=1e-12, ran_on=None)     # counts its 8 nest calls
     res.check("jacobi", 4, a, b, rtol=1e-12, ran_on=None)

@@ -104,18 +104,20 @@ def why(error):
 SETTLE_SECONDS = 10.0
 
 
-def settle_search(runner: Runner) -> int:
+def settle_search(runner: Runner, limit_s: float = SETTLE_SECONDS, after_call=None) -> int:
     """Untimed calls after the first while the nest's report says its search (jitgpu/search.py)
-    is not over, at most SETTLE_SECONDS: the candidates' builds waited for, each call timing
-    one, the last switching to the fastest, so that the timed calls run the chosen kernel.
-    Returns the calls made."""
+    is not over, for `limit_s` at most: the candidates' builds waited for, each call timing
+    one, the last switching to the fastest, so that the timed calls run the chosen kernel;
+    `after_call(calls so far)` after each. Returns the calls made."""
     from jitgpu import search
-    deadline = time.perf_counter() + SETTLE_SECONDS
+    deadline = time.perf_counter() + limit_s
     calls = 0
     while search.PENDING in runner.nest().reason and time.perf_counter() < deadline:
         search.settle(max(deadline - time.perf_counter(), 0.0))
         runner.call()
         calls += 1
+        if after_call is not None:
+            after_call(calls)
     return calls
 
 

@@ -28,6 +28,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "bench")]
 
 import _harness  # noqa: E402
 import unpython  # noqa: E402
+from gpu import Runner, settle_search  # noqa: E402
 from gpu_variants import example_cases  # noqa: E402
 
 # Seconds after the first call within which the search is to settle.
@@ -44,23 +45,28 @@ def fresh_first_call(case, func, args):
     return seconds, unpython.explain(func).nests[0], call, output
 
 
+class WrongResult(Exception):
+    pass
+
+
 def settled(func, call, output, want, rtol) -> dict | str:
-    """Calls after the first until the search is over: the builds waited for before each
-    (`search.settle`), each call checked. {calls, seconds (from the end of the first call to
-    the end of the switch), nest report}, or what went wrong."""
+    """Calls after the first until the search is over (`gpu.settle_search`), each checked.
+    {calls, seconds (from the end of the first call to the end of the switch), nest report},
+    or what went wrong."""
     from jitgpu import search
-    started = time.perf_counter()
-    calls = 0
-    while search.PENDING in unpython.explain(func).nests[0].reason:
-        if time.perf_counter() - started > SETTLE_LIMIT_S:
-            return f"not settled after {calls} calls in {SETTLE_LIMIT_S:g} s"
-        search.settle(SETTLE_LIMIT_S)
-        call()
-        calls += 1
+
+    def check(calls):
         if not _harness.matches(output, want, rtol):
-            return f"WRONG result at call {calls + 1} of the search"
-    return {"calls": calls, "seconds": time.perf_counter() - started,
-            "nest": unpython.explain(func).nests[0]}
+            raise WrongResult(f"WRONG result at call {calls + 1} of the search")
+    report = lambda: unpython.explain(func).nests[0]   # noqa: E731
+    started = time.perf_counter()
+    try:
+        calls = settle_search(Runner(call, lambda: output, report), SETTLE_LIMIT_S, check)
+    except WrongResult as e:
+        return str(e)
+    if search.PENDING in report().reason:
+        return f"not settled after {calls} calls in {SETTLE_LIMIT_S:g} s"
+    return {"calls": calls, "seconds": time.perf_counter() - started, "nest": report()}
 
 
 def run_case(case, func, args, want, repeat, search_mode):

@@ -354,7 +354,7 @@ def start(nest: str, part, values: dict, device, level: str, bound: KernelNest, 
     kernel-cache hit where the search left it, else a build now); otherwise the candidates the
     record lacks go to the worker, and the default runs until the search settles
     (`Pending.step` at later calls)."""
-    from gpurts import BuildError, build_kernel
+    from gpurts import BuildError
     first = Candidate(Tuning(), default[0], default[1])
     key = layout_key(nest, device, level, values, first)
     path = record_path(key)
@@ -368,14 +368,15 @@ def start(nest: str, part, values: dict, device, level: str, bound: KernelNest, 
     if choice != first.label:
         best = made(bound, level, record.tunings[choice])
         try:
-            chosen = (best.kernel, best.source,
-                      build_kernel(device, best.source, best.kernel.name, []))
+            chosen = (best.kernel, best.source, _built(device, best))
         except BuildError:
             choice = first.label
     return chosen, Outcome(tuple(record.times.items()), choice, 0, 0, 0, True), None
 
 
-def _fresh_kernel(device, candidate: Candidate):
+def _built(device, candidate: Candidate):
+    """The candidate's kernel through the device's kernel cache (a fresh kernel object, also
+    on a hit); raises BuildError."""
     from gpurts import build_kernel
     return build_kernel(device, candidate.source, candidate.kernel.name, [])
 
@@ -404,13 +405,13 @@ class Pending:
         # is timed on a kernel object of its own (a memory hit): a timed run binds the
         # arguments to its own buffers, which the layout's runs would not bind again.
         self.ready = [] if first.label in record.times else [
-            (first, _fresh_kernel(device, first))]
+            (first, _built(device, first))]
         self.queued: Optional[int] = None     # builds the worker does, once it has made them
         self.finished = 0
 
     def build_all(self) -> None:
         """(the worker) Make the candidates and build each, a failed build kept as None."""
-        from gpurts import BuildError, DeviceError, build_kernel
+        from gpurts import BuildError, DeviceError
         todo = []
         for c in candidates(self.bound, self.level, self.limits, self.first):
             if c is not self.first and (c.label not in self.record.times
@@ -424,7 +425,7 @@ class Pending:
             if self.stopped or not _quiet():
                 return
             try:
-                built = build_kernel(self.device, candidate.source, candidate.kernel.name, [])
+                built = _built(self.device, candidate)
             except (BuildError, DeviceError) as e:
                 log.info("unpy: search candidate %s of %s did not build (%s)", candidate.label,
                          self.nest, str(e).splitlines()[0])

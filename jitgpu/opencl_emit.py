@@ -403,9 +403,16 @@ class KernelEmitter(CExprPrinter):
         self.depth += 1
         self.out(f"const long {k}_start = {self.expr(s.start)}, {k}_stop = {self.expr(s.stop)}, "
                  f"{k}_step = {self.expr(s.step)};")
-        self.out(f"if ({k}_step == 0) *unpy_flag = 1;")
-        self.out(f"for (long {k} = {k}_start; {k}_step > 0 ? {k} < {k}_stop : "
-                 f"({k}_step < 0 && {k} > {k}_stop); {k} += {k}_step) {{")
+        step = s.step.value if isinstance(s.step, ir.Const) else None
+        if step is None:
+            # A step known only at run time may be zero (a ValueError in Python).
+            self.out(f"if ({k}_step == 0) *unpy_flag = 1;")
+            test = f"{k}_step > 0 ? {k} < {k}_stop : ({k}_step < 0 && {k} > {k}_stop)"
+        else:
+            # A constant step (the common case) needs no check: a kernel that never sets
+            # its flag is replayed without waiting for the flag before its copies back.
+            test = f"{k} {'<' if step > 0 else '>'} {k}_stop"
+        self.out(f"for (long {k} = {k}_start; {test}; {k} += {k}_step) {{")
         self.out(f"    {cl_name(s.var)} = {k};")
         self.nested(s.body)
         self.out("}")

@@ -86,6 +86,16 @@ def matmul_f32(a, b, c):
             c[i, j] = s
 
 
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'int64', 'ndarray[float64,1]', None)
+def strided_row_sum(x, step, out):
+    for i in prange(x.shape[0]):
+        s = 0.0
+        for j in range(0, x.shape[1], step):   # a step known only at run time
+            s += x[i, j]
+        out[i] = s
+
+
 # --- aliasing: two views of one buffer as two parameters --------------------------------------
 
 @unpython.gpu

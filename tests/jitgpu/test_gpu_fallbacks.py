@@ -315,3 +315,18 @@ def test_gpu_opt_switch_is_reported(gpu, device_env):
     device_env.setenv("UNPY_GPU_OPT", "none")
     _, report = gpu.check("axpy", RNG.random(30), RNG.random(30), 2.0, rtol=1e-12)
     assert "UNPY_GPU_OPT" not in report.nests[0].reason
+
+
+def test_loop_steps_and_the_error_flag(gpu):
+    """A kernel whose inner loops have constant steps never sets its error flag (so its
+    copies back need not wait for the flag); a step known only at run time is checked, and a
+    zero step raises ValueError as the interpreter does."""
+    from jitgpu.residency import may_flag
+    _, report = gpu.check("matmul", RNG.random((9, 7)), RNG.random((7, 5)), np.zeros((9, 5)),
+                          rtol=1e-12)
+    assert not may_flag(report.nests[0].source), report.nests[0].source
+    x = RNG.random((6, 11))
+    _, report = gpu.check("strided_row_sum", x, np.int64(3), np.zeros(6), rtol=1e-12)
+    assert may_flag(report.nests[0].source)
+    error, _ = gpu.check("strided_row_sum", x, np.int64(0), np.zeros(6), ran_on=None)
+    assert isinstance(error, ValueError) and "must not be zero" in str(error)

@@ -1,4 +1,5 @@
-"""The build pipeline up to the typed IR: frontend -> typeinfer (types, checks, logic lowering)."""
+"""The build pipeline up to the typed IR: frontend -> typeinfer (types, checks, logic lowering,
+sqrt domain checks that cannot fire dropped, nest fusion)."""
 from __future__ import annotations
 
 import os
@@ -9,6 +10,7 @@ from unpy.frontend.lower import lower_function
 from unpy.typeinfer.fuse import fuse_function
 from unpy.typeinfer.infer import infer_function
 from unpy.typeinfer.lower_logic import lower_logic
+from unpy.typeinfer.never_negative import drop_sqrt_domain_checks
 from unpy.typeinfer.reductions import check_function
 from unpy.typeinfer.types import TypeStringError, parse_type
 
@@ -54,6 +56,7 @@ def compile_to_ir(path: str, source: str) -> ir.Module:
         infer_function(fn, signatures, errors)
         check_function(fn, errors)
         lower_logic(fn)
+        drop_sqrt_domain_checks(fn)
         functions.append(fuse_function(fn))
     name = os.path.splitext(os.path.basename(path))[0]
     return ir.Module(name, path, functions)

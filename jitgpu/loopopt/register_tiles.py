@@ -25,7 +25,7 @@ FILL_DIVISOR = 4
 # Operations that cannot set the kernel's error flag, for a triangular nest's combinations of
 # copies outside its guard (they run, their stores are guarded).
 SAFE_OPS = {"+", "-", "*"}
-SAFE_CALLS = {"min", "max", "abs", "float", "np.float32", "np.float64"}
+SAFE_CALLS = {"min", "max", "abs", "float", "np.float32", "np.float64", "np.sqrt"}
 SAFE_CAST = "cast:float"            # the typed casts of unpy/ir.py's Call, to a float type
 
 

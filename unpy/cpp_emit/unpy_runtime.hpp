@@ -417,11 +417,16 @@ inline double math_result(double result, double arg, bool can_overflow, double& 
 }
 #define UNPY_MATH1(name, can_overflow) \
     inline double math_##name(double x, double& err) { return math_result(std::name(x), x, can_overflow, err); }
-UNPY_MATH1(sqrt, false) UNPY_MATH1(exp, true) UNPY_MATH1(log, false) UNPY_MATH1(log10, false)
+UNPY_MATH1(exp, true) UNPY_MATH1(log, false) UNPY_MATH1(log10, false)
 UNPY_MATH1(sin, false) UNPY_MATH1(cos, false) UNPY_MATH1(tan, false) UNPY_MATH1(asin, false)
 UNPY_MATH1(acos, false) UNPY_MATH1(atan, false) UNPY_MATH1(sinh, true) UNPY_MATH1(cosh, true)
 UNPY_MATH1(tanh, false) UNPY_MATH1(fabs, false)
 #undef UNPY_MATH1
+// sqrt's only error: a negative argument (-inf included), one comparison.
+inline double math_sqrt(double x, double& err) {
+    err += x < 0 ? 1.0 : 0.0;
+    return std::sqrt(x);
+}
 
 // math.pow: errors only for finite arguments; 0 to a negative power is a domain error.
 inline double math_pow(double x, double y, double& err) {

@@ -511,6 +511,9 @@ def main(argv=None):
     header = {"cpu": cpu_model(), "cores": os.cpu_count(), "device_spec": device,
               "opencl": "none", "cuda": cuda_device_name(), "versions": versions(),
               "repeat": repeat}
+    if saved["rows"] and saved["header"].get("cuda") != header["cuda"]:
+        parser.error(f"the rows in {path} are from {saved['header'].get('cuda')}, this machine "
+                     f"has {header['cuda']}: name another --machine")
     rows = []
     for kernel in options.kernels.split(","):
         module, note = unpy_module(kernel)

@@ -84,6 +84,16 @@ class Device:
             properties=cl.command_queue_properties.PROFILING_ENABLE))
 
     @property
+    def side_queues(self):
+        """Two more in-order profiling queues of the device's context, one for copies in and
+        one for copies back: a run whose tiles' copies overlap the other tiles' kernels
+        (`gpurts.executor`, `plan.overlap`) uses them beside `queue`."""
+        cl, _ = load_opencl()
+        return self._once("side_queues", lambda: tuple(cl.CommandQueue(
+            self.context, self.cl_device,
+            properties=cl.command_queue_properties.PROFILING_ENABLE) for _ in range(2)))
+
+    @property
     def pool(self):
         from .pool import BufferPool
         return self._once("pool", lambda: BufferPool(self))

@@ -34,7 +34,7 @@ from .opencl import load_opencl
 from .residency import TABLE, group_keys, group_span
 from .staging import LazyStaging
 from .timing import Timings
-from .transfer import write_back  # noqa: F401  (also the concurrent runs')
+from .transfer import DeviceRange, write_back
 
 
 class KernelFlagged(Exception):
@@ -390,6 +390,8 @@ def execute(plan, kernels, values, devices, recipes=None, scope=None, log=None) 
     runs under the residency table's lock: the entries it names are copied back and dropped
     first, and the groups it keeps become entries of call `scope` (`log`: its copies)."""
     residency = getattr(plan, "residency", None)
+    if residency is None and getattr(plan, "overlap", False):
+        return _execute_overlapped(plan, kernels, values, devices, recipes, log)
     if residency is None:
         return _execute(plan, kernels, values, devices, recipes, None, scope, log)
     with TABLE.lock:
@@ -425,3 +427,75 @@ def _execute(plan, kernels, values, devices, recipes, residency, scope, log) -> 
             raise DeviceError(f"OpenCL error: {e}") from e
         raise
     return results, timings
+
+
+def _execute_overlapped(plan, kernels, values, devices, recipes, log) -> tuple:
+    """Carry out a plan of tiles whose copies may overlap the other tiles' kernels
+    (`plan.overlap`, jitgpu/overlap.py: one device; kernels that never set their error flag;
+    each tile writes only what no other tile touches and overwrites all of it; no
+    reductions). Three in-order queues of the device: each tile's copies in on the first, its
+    kernel on the device's own queue once they are done, its copies back on the third once
+    the kernel is done; so tile k's kernel runs while tile k+1 copies in and tile k-1 copies
+    back, each direction on its own DMA engine. Copies back go straight into NumPy memory as
+    soon as they arrive (a failed call's rerun overwrites them), staged ones after the
+    finish."""
+    cl, _ = load_opencl()
+    timings = Timings()
+    device = devices[plan.parts[0].device]
+    copy_in, copy_out = device.side_queues
+    send = _transfers(device, copy_in)
+    receive = _transfers(device, copy_out)
+    kits, staged, straight = [], [], []
+    try:
+        for index, (part, (kernel, cl_kernel)) in enumerate(zip(plan.parts, kernels)):
+            recipe = recipes.setdefault(index, {})
+            kit = _take_kit(device, part, kernel, values, recipe)
+            kits.append((kit, part, recipe))
+            groups = part.transfers.groups
+            sources, owners = {}, {}
+            for k, g in enumerate(groups):
+                owners[k], sources[k] = _sources(g, values, kit.staging[k].dtype,
+                                                 recipe.setdefault(k, {}))
+                if g.copy_in:
+                    send.gather_to_device(owners[k], sources[k], kit.staging[k],
+                                          kit.buffers[k], timings=timings)
+                    if log is not None:
+                        log.add(g.arrays, 0)
+            cl.enqueue_barrier(device.queue, wait_for=[cl.enqueue_marker(copy_in)])
+            with recipe.get("lock") or recipe.setdefault("lock", threading.Lock()):
+                bind_args(cl, cl_kernel, kernel, kit, recipe)
+                recipe["bound"] = (kit, cl_kernel, tuple(kit.buffers.values()))
+                event = cl.enqueue_nd_range_kernel(device.queue, cl_kernel, kernel.global_size,
+                                                   kernel.local_size)
+            timings.record("kernel", event)
+            cl.enqueue_barrier(copy_out, wait_for=[event])
+            for k, g in enumerate(groups):
+                if not g.copy_back:
+                    continue
+                for source, dst in receive.copy_back_writes(kit.buffers[k], owners[k],
+                                                            sources[k], kit.staging[k],
+                                                            timings=timings):
+                    if isinstance(source, DeviceRange):
+                        straight.append(source.copy())
+                    else:
+                        staged.append((source, dst))
+                if log is not None:
+                    log.add(g.arrays, 1)
+        for queue in (copy_in, device.queue, copy_out):
+            queue.finish()
+    except cl.Error as e:
+        for queue in (copy_in, device.queue, copy_out):
+            queue.finish()
+        raise DeviceError(f"OpenCL error: {e}") from e
+    timings.settle()
+    write_back(staged)
+    for kit, part, recipe in kits:
+        kit.flag_clear = True       # (the kernels never write the flag)
+        keep_kit(kit, part, recipe)
+    return {}, timings
+
+
+def _transfers(device, queue):
+    """The device's Transfers on one of its side queues (made once per queue)."""
+    from .transfer import Transfers
+    return device._once(("transfers", id(queue)), lambda: Transfers(device, queue))

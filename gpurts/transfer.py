@@ -43,9 +43,9 @@ def _check_contiguous(host: np.ndarray) -> None:
 class Transfers:
     """The device's copies and their byte counters (owned by `Device.transfers`)."""
 
-    def __init__(self, device):
+    def __init__(self, device, queue=None):
         self.device = device
-        self.queue = device.queue
+        self.queue = device.queue if queue is None else queue
         self.h2d_bytes = 0
         self.d2h_bytes = 0
         self.h2d_calls = 0

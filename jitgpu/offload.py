@@ -26,7 +26,7 @@ from jitgpu.loopopt import describe_level, optimise
 from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
 from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import DeviceFacts, GpuPlan, opt_level, plan_call
-from jitgpu import decide, residency, search
+from jitgpu import decide, overlap, residency, search
 from jitgpu.report import NestReport, record_transfers
 
 # The key of the call scope in the values a compiled caller passes (unpy::CallScope).
@@ -123,6 +123,12 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
         plan = residency.one_layout_per_array(plan, instance, values, facts)
     limits = device_limits(device)
     searched = search.wanted(plan, instance, limits)
+    tiles = None if resident or searched else overlap.overlapped(plan, instance, values, facts)
+    if tiles is not None:
+        kernels = tuple(build_part(instance, part, values, device, opt) for part in tiles.parts)
+        if overlap.usable(kernels):
+            return Prepared(tiles, kernels, analysis_s=time.perf_counter() - started,
+                            may_flag=False, trial=trial)
     # A searched part is bound once: the default is built from it, the candidates start from it.
     bound = bind_part(instance, plan.parts[0], values, device) if searched else None
     kernels = [build_part(instance, part, values, device, opt, bound if k == 0 else None)

@@ -120,6 +120,7 @@ class GpuPlan:
     forced: bool                    # UNPY_FORCE_GPU=1: the estimate is not consulted
     opt: str                        # UNPY_GPU_OPT level
     residency: Optional[object] = None   # jitgpu.residency.ResidencyPlan of this call, if any
+    overlap: bool = False           # tiles whose copies overlap the others' kernels (overlap.py)
 
     @property
     def profitable(self) -> bool:
@@ -145,6 +146,8 @@ class GpuPlan:
     def __str__(self):
         lines = [f"plan of {self.nest}: {len(self.parts)} part(s), UNPY_GPU_OPT={self.opt}",
                  f"  verdict: {self.verdict}"]
+        if self.overlap:
+            lines.append("  tiles overlapped: each tile's copies run beside the others' kernels")
         for k, part in enumerate(self.parts):
             lines.append(f"  part {k}: {part.describe()}")
             lines += ["    " + line for line in part.transfers.describe().splitlines()]

@@ -1,0 +1,68 @@
+"""Tiles whose copies overlap the other tiles' kernels (jitgpu/overlap.py, the executor's
+overlapped run): results equal to the interpreter's on the OpenCL device, with the tiles
+planned only where they are legal and pay (OVERLAP_BYTES lowered so that small arrays qualify)."""
+import collections
+
+import numpy as np
+import pytest
+
+from jitgpu import offload, overlap
+
+RNG = np.random.default_rng(11)
+
+
+@pytest.fixture(autouse=True)
+def small_calls_overlap(device_env):
+    """Every call moving 256 bytes or more is tiled; layouts are planned afresh (no plan or replay
+    of another test's calls)."""
+    device_env.setattr(overlap, "OVERLAP_BYTES", 256)
+    device_env.setattr(offload, "_PREPARED", collections.OrderedDict())
+    device_env.setenv("UNPY_REPLAY", "0")
+
+
+def _plan(gpu, func):
+    return gpu.explain(func).nests[0].plan
+
+
+@pytest.mark.parametrize("shape", [(4, 9), (13, 7), (64, 33), (2048, 300)])
+def test_overlapped_tiles_match_the_interpreter(gpu, shape):
+    a, b = RNG.random(shape), RNG.random(shape)
+    gpu.check("add2", a, b, np.zeros(shape), rtol=1e-15)
+    plan = _plan(gpu, "add2")
+    assert plan.overlap and len(plan.parts) == overlap.TILES, str(plan)
+    assert "tiles overlapped" in str(plan)
+    # The next call on the layout reuses the tiles' kits.
+    gpu.check("add2", a, b, np.full(shape, 7.0), rtol=1e-15)
+    assert _plan(gpu, "add2").overlap
+
+
+def test_strided_views(gpu):
+    """Every other row of a matrix as the destination: strided tiles, overlapped. The column
+    halves of one matrix as destination and source: each tile's byte span of the one meets
+    the other's, so the call stays whole."""
+    gpu.check("copy_plus_one", np.zeros((80, 16))[::2], RNG.random((40, 16)), rtol=1e-15)
+    assert _plan(gpu, "copy_plus_one").overlap
+    m = RNG.random((40, 16))
+    gpu.check("copy_plus_one", m[:, 8:], m[:, :8], rtol=1e-15)
+    assert not _plan(gpu, "copy_plus_one").overlap
+
+
+def test_not_overlapped_where_illegal_or_unprofitable(gpu, device_env):
+    # mmult's b: every tile would copy it whole.
+    gpu.check("matmul", RNG.random((16, 12)), RNG.random((12, 10)), np.zeros((16, 10)),
+              rtol=1e-12)
+    assert not _plan(gpu, "matmul").overlap
+    # dst is read and written: a failed call's rerun needs it intact.
+    x = RNG.random(300)
+    gpu.check("scale_into", x.copy(), x, rtol=1e-15)
+    assert not _plan(gpu, "scale_into").overlap
+    # A reduction is combined after every part.
+    gpu.check("red_sum_f64", RNG.random(500), 1.5, rtol=1e-12)
+    assert not _plan(gpu, "red_sum_f64").overlap
+    # A kernel that may set its error flag (a run-time step).
+    gpu.check("strided_row_sum", RNG.random((20, 30)), np.int64(2), np.zeros(20), rtol=1e-12)
+    assert not _plan(gpu, "strided_row_sum").overlap
+    # Small calls stay whole.
+    device_env.setattr(overlap, "OVERLAP_BYTES", 1 << 30)
+    gpu.check("add2", RNG.random((8, 8)), RNG.random((8, 8)), np.zeros((8, 8)), rtol=1e-15)
+    assert not _plan(gpu, "add2").overlap

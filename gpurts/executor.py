@@ -31,6 +31,7 @@ import numpy as np
 from .boxes import Box, copy_parallel, memory_root
 from .errors import DeviceError, device_error
 from .opencl import load_opencl
+from .pins import PINS
 from .residency import TABLE, group_keys, group_span
 from .staging import LazyStaging
 from .timing import Timings
@@ -443,6 +444,7 @@ def _execute_overlapped(plan, kernels, values, devices, recipes, log) -> tuple:
     timings = Timings()
     device = devices[plan.parts[0].device]
     copy_in, copy_out = device.side_queues
+    _pin_as_whole(device, plan, values)
     send = _transfers(device, copy_in)
     receive = _transfers(device, copy_out)
     kits, staged, straight = [], [], []
@@ -493,6 +495,22 @@ def _execute_overlapped(plan, kernels, values, devices, recipes, log) -> tuple:
         kit.flag_clear = True       # (the kernels never write the flag)
         keep_kit(kit, part, recipe)
     return {}, timings
+
+
+def _pin_as_whole(device, plan, values) -> None:
+    """Pin the arrays the tiles move as the whole call would pin them: each tile moves only
+    a fraction of an array, under `gpurts.pins.PIN_MIN_FRACTION` with 4 tiles or more (on an
+    H100 stencil f64 8192 then went through staging: 36 ms in 4 tiles, 16 ms in 2)."""
+    moved, roots = {}, {}
+    for part in plan.parts:
+        for g in part.transfers.groups:
+            if g.copy_in or g.copy_back:
+                root = memory_root(values[g.arrays[0]])
+                key = np.lib.array_utils.byte_bounds(root)
+                roots[key] = root
+                moved[key] = moved.get(key, 0) + g.device_bytes
+    for key, root in roots.items():
+        PINS.ensure(device, root, moved[key])
 
 
 def _transfers(device, queue):

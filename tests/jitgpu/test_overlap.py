@@ -5,8 +5,11 @@ import collections
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from jitgpu import offload, overlap
+from test_gpu_hypothesis import SETTINGS, make_view_2d, view_2d
 
 RNG = np.random.default_rng(11)
 
@@ -34,6 +37,18 @@ def test_overlapped_tiles_match_the_interpreter(gpu, shape):
     # The next call on the layout reuses the tiles' kits.
     gpu.check("add2", a, b, np.full(shape, 7.0), rtol=1e-15)
     assert _plan(gpu, "add2").overlap
+
+
+@given(a=view_2d(), b=view_2d(), out=view_2d(), seed=st.integers(0, 2 ** 32 - 1))
+@SETTINGS
+def test_any_layouts(gpu, a, b, out, seed):
+    """Views stepped, flipped and transposed: tiled where the tiles' byte spans keep apart,
+    whole otherwise, the interpreter's result either way."""
+    offload._PREPARED.clear()
+    rng = np.random.default_rng(seed)
+    av = make_view_2d(rng, a)
+    gpu.check("add2", av, make_view_2d(rng, b, av.shape), make_view_2d(rng, out, av.shape),
+              rtol=1e-12)
 
 
 def test_strided_views(gpu):

@@ -447,18 +447,22 @@ def _execute_overlapped(plan, kernels, values, devices, recipes, log) -> tuple:
     _pin_as_whole(device, plan, values)
     send = _transfers(device, copy_in)
     receive = _transfers(device, copy_out)
+    shared = shared_groups(plan.parts)
     kits, staged, straight = [], [], []
     try:
         for index, (part, (kernel, cl_kernel)) in enumerate(zip(plan.parts, kernels)):
             recipe = recipes.setdefault(index, {})
-            kit = _take_kit(device, part, kernel, values, recipe)
+            # A group every tile reads alike is copied by the first tile only (the copies in
+            # run in order, so later tiles' kernels find it there).
+            first = {k: kits[0][0].buffers[k] for k in shared} if kits else None
+            kit = _take_kit(device, part, kernel, values, recipe, first)
             kits.append((kit, part, recipe))
             groups = part.transfers.groups
             sources, owners = {}, {}
             for k, g in enumerate(groups):
                 owners[k], sources[k] = _sources(g, values, kit.staging[k].dtype,
                                                  recipe.setdefault(k, {}))
-                if g.copy_in:
+                if g.copy_in and not (first and k in first):
                     send.gather_to_device(owners[k], sources[k], kit.staging[k],
                                           kit.buffers[k], timings=timings)
                     if log is not None:
@@ -495,6 +499,18 @@ def _execute_overlapped(plan, kernels, values, devices, recipes, log) -> tuple:
         kit.flag_clear = True       # (the kernels never write the flag)
         keep_kit(kit, part, recipe)
     return {}, timings
+
+
+def shared_groups(parts) -> frozenset:
+    """Indices of the groups that every tile copies in alike and none writes (an array each
+    tile reads whole, as mmult's b): in an overlapped run, copied once for all the tiles."""
+    first = parts[0].transfers.groups
+    if any(len(p.transfers.groups) != len(first) for p in parts):
+        return frozenset()
+    return frozenset(
+        k for k, g in enumerate(first) if g.copy_in and not g.copy_back and all(
+            (h.arrays, h.boxes, h.device_elems) == (g.arrays, g.boxes, g.device_elems)
+            for h in (p.transfers.groups[k] for p in parts[1:])))
 
 
 def _pin_as_whole(device, plan, values) -> None:

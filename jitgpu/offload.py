@@ -123,12 +123,20 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
         plan = residency.one_layout_per_array(plan, instance, values, facts)
     limits = device_limits(device)
     searched = search.wanted(plan, instance, limits)
-    tiles = None if resident or searched else overlap.overlapped(plan, instance, values, facts)
-    if tiles is not None:
-        kernels = tuple(build_part(instance, part, values, device, opt) for part in tiles.parts)
-        if overlap.usable(kernels):
-            return Prepared(tiles, kernels, analysis_s=time.perf_counter() - started,
-                            may_flag=False, trial=trial)
+
+    def overlapped(build, outcome=None):
+        """The plan in overlapped tiles with their kernels (`build(part)`), or None."""
+        tiles = None if resident else overlap.overlapped(plan, instance, values, facts)
+        kernels = tiles and tuple(build(part) for part in tiles.parts)
+        if tiles is None or not overlap.usable(kernels):
+            return None
+        return Prepared(tiles, kernels, analysis_s=time.perf_counter() - started,
+                        may_flag=False, trial=trial, search=outcome)
+
+    if not searched:
+        tiled = overlapped(lambda part: build_part(instance, part, values, device, opt))
+        if tiled is not None:
+            return tiled
     # A searched part is bound once: the default is built from it, the candidates start from it.
     bound = bind_part(instance, plan.parts[0], values, device) if searched else None
     kernels = [build_part(instance, part, values, device, opt, bound if k == 0 else None)
@@ -141,6 +149,14 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
                                                 plan.parts[0], values, device, opt, bound,
                                                 kernels[0], limits)
         kernels = [chosen]
+        if pending is None:
+            # A settled search: tiles get its choice (`prepared_call` prepares a large
+            # layout again when its search settles).
+            tiled = overlapped(lambda part: search.build_tuned(
+                device, bind_part(instance, part, values, device), opt, outcome.tuning),
+                outcome)
+            if tiled is not None:
+                return tiled
     return Prepared(plan, tuple(kernels), analysis_s=time.perf_counter() - started,
                     may_flag=any(residency.may_flag(source) for _, source, _ in kernels),
                     trial=trial, search=outcome, pending=pending)
@@ -189,7 +205,14 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
             return found, False, 0.0
         started = time.perf_counter()
         found = _search_step(key, found, values)
-        return found, False, time.perf_counter() - started
+        step_s = time.perf_counter() - started
+        if found.pending is None and not found.may_flag and overlap.worth_tiling(found.plan):
+            # Its search just settled: prepared again, in tiles built with the choice.
+            found = prepare(module, function, nest_id, values, device, facts, forced, opt,
+                            resident)
+            _PREPARED[key] = found
+            return found, True, step_s
+        return found, False, step_s
     found = prepare(module, function, nest_id, values, device, facts, forced, opt, resident)
     _PREPARED[key] = found
     if len(_PREPARED) > _PREPARED_KEPT:

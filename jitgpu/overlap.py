@@ -13,16 +13,17 @@ direction's copies plus one tile's worth of the rest.
 The tiles are cut as a split across devices is (`jitgpu.split.split_plan`, every part on the
 call's device): only where what each tile writes meets nothing another tile touches, and each
 tile overwrites everything it copies back and reads none of it (`SplitPlan.early`), so tiles
-may write back in any order and a failed call's OpenMP rerun finds its inputs intact. A nest
-whose tiles would copy much more than the whole (an array every tile reads whole, as mmult's
-b) is left whole: its copies would grow more than the overlap saves.
+may write back in any order and a failed call's OpenMP rerun finds its inputs intact. A group
+every tile reads alike (an array each tile reads whole, as mmult's b) is copied once, by the
+first tile; a nest whose tiles would still copy much more than the whole is left whole.
 """
 from __future__ import annotations
 
 import dataclasses
 
+from gpurts.executor import shared_groups
 from jitgpu.nest import NotOffloadable
-from jitgpu.split import Participant, split_plan
+from jitgpu.split import Participant, split_plan, writes_only_overwrite
 
 # Calls moving at least this many bytes are tiled: at 50 GB/s, 1.3 ms of copies, against
 # the executor's work of about 0.1 ms per tile.
@@ -34,19 +35,29 @@ MAX_GROWTH = 1.1
 
 
 def bytes_moved(plan) -> int:
+    """Bytes the plan's parts copy either way, a group the tiles share counted once."""
+    shared = shared_groups(plan.parts)
     return sum(g.device_bytes * (int(g.copy_in) + int(g.copy_back))
-               for part in plan.parts for g in part.transfers.groups)
+               for index, part in enumerate(plan.parts)
+               for k, g in enumerate(part.transfers.groups) if not (index and k in shared))
+
+
+def worth_tiling(plan) -> bool:
+    """Whether a plan is one whole part that overwrites what it copies back and moves
+    OVERLAP_BYTES or more (pure, cheap: the tiles may still be refused)."""
+    return (plan is not None and not plan.overlap and plan.residency is None
+            and len(plan.parts) == 1 and plan.parts[0].bounds is None
+            and writes_only_overwrite(plan.parts[0].transfers)
+            and bytes_moved(plan) >= OVERLAP_BYTES)
 
 
 def overlapped(plan, instance, values, facts):
     """`plan` cut into TILES tiles marked `overlap`, or None where that is not legal or would
     not pay. (Whether the tiles' kernels may set the flag or reduce is known once they are
     built: `usable`.)"""
-    if plan.residency is not None or len(plan.parts) != 1 or plan.parts[0].bounds is not None:
+    if not worth_tiling(plan) or instance.boxes[instance.levels[0].var].extent < TILES:
         return None
     whole = bytes_moved(plan)
-    if whole < OVERLAP_BYTES or instance.boxes[instance.levels[0].var].extent < TILES:
-        return None
     try:
         split = split_plan(instance, values, [Participant(facts.label, facts)] * TILES,
                            [1 / TILES] * TILES, nest=plan.nest, forced=plan.forced,

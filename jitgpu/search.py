@@ -131,6 +131,7 @@ class Outcome:
     building: Optional[int]
     to_time: int
     complete: bool
+    tuning: Optional[Tuning] = None  # the choice's, once complete (tiles are built with it)
 
     @property
     def summary(self) -> str:
@@ -364,14 +365,22 @@ def start(nest: str, part, values: dict, device, level: str, bound: KernelNest, 
         _submit(pending)
         return default, pending.outcome(), pending
     choice = record.fastest() or first.label
-    chosen = default
+    chosen, tuning = default, Tuning()
     if choice != first.label:
         best = made(bound, level, record.tunings[choice])
         try:
             chosen = (best.kernel, best.source, _built(device, best))
+            tuning = best.tuning
         except BuildError:
             choice = first.label
-    return chosen, Outcome(tuple(record.times.items()), choice, 0, 0, 0, True), None
+    return chosen, Outcome(tuple(record.times.items()), choice, 0, 0, 0, True, tuning), None
+
+
+def build_tuned(device, bound: KernelNest, level: str, tuning: Tuning) -> tuple:
+    """(KernelNest, source, BuiltKernel) of `bound` optimised with a search's choice (the
+    tiles of an overlapped plan are built with the choice searched on the whole nest)."""
+    candidate = made(bound, level, tuning)
+    return candidate.kernel, candidate.source, _built(device, candidate)
 
 
 def _built(device, candidate: Candidate):

@@ -96,6 +96,13 @@ def strided_row_sum(x, step, out):
         out[i] = s
 
 
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', 'int64', None)
+def shifted_sum(x, out, w):
+    for i in prange(out.shape[0]):
+        out[i] = x[i] + x[i + w]
+
+
 # --- aliasing: two views of one buffer as two parameters --------------------------------------
 
 @unpython.gpu

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gpurts.executor import shared_groups
 from jitgpu import offload, overlap
 from test_gpu_hypothesis import SETTINGS, make_view_2d, view_2d
 
@@ -62,11 +63,25 @@ def test_strided_views(gpu):
     assert not _plan(gpu, "copy_plus_one").overlap
 
 
+@pytest.mark.parametrize("rows", [4, 17])
+def test_shared_group_copied_once(gpu, rows):
+    """mmult's b, which every tile reads whole, is copied by the first tile only."""
+    a, b = RNG.random((rows, 12)), RNG.random((12, 10))
+    gpu.check("matmul", a, b, np.zeros((rows, 10)), rtol=1e-12)
+    plan = _plan(gpu, "matmul")
+    groups = plan.parts[0].transfers.groups
+    assert plan.overlap and [groups[k].arrays for k in shared_groups(plan.parts)] == [("b",)]
+    report = gpu.explain("matmul").nests[0]
+    moved = rows * 12 * 8 + 12 * 10 * 8 + rows * 10 * 8
+    assert report.timings["bytes_moved"] == moved, str(report)
+    gpu.check("matmul", a, b, np.ones((rows, 10)), rtol=1e-12)
+
+
 def test_not_overlapped_where_illegal_or_unprofitable(gpu, device_env):
-    # mmult's b: every tile would copy it whole.
-    gpu.check("matmul", RNG.random((16, 12)), RNG.random((12, 10)), np.zeros((16, 10)),
-              rtol=1e-12)
-    assert not _plan(gpu, "matmul").overlap
+    # Each tile reads its rows of x and those half an array further: the tiles would copy
+    # x 4/3 times or more.
+    gpu.check("shifted_sum", RNG.random(96), np.zeros(64), np.int64(32), rtol=1e-12)
+    assert not _plan(gpu, "shifted_sum").overlap
     # dst is read and written: a failed call's rerun needs it intact.
     x = RNG.random(300)
     gpu.check("scale_into", x.copy(), x, rtol=1e-15)

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import gpurts
 from gpurts import BuildError
-from jitgpu import offload, replay, search
+from jitgpu import offload, overlap, replay, search
 from jitgpu.bind import bind, device_limits, with_local_size
 from jitgpu.loopopt import optimise
 from jitgpu.nest import instantiate, load_nest
@@ -303,6 +303,32 @@ def test_the_replay_waits_until_the_search_is_over(srch, runs, device_env):
     assert isinstance(recorded.replay, replay.Record), recorded
     _call(srch, "matmul_f64", args)            # replayed from C++: no new report
     assert srch.explain("matmul_f64").nests[0] is recorded and recorded.replayed_calls == 1
+
+
+def test_a_large_layout_settles_into_overlapped_tiles_of_the_choice(srch, device, runs,
+                                                                    monkeypatch):
+    """A layout large enough for overlapped tiles runs whole while its search goes on; the
+    call that settles it prepares it again, in tiles built with the search's choice."""
+    monkeypatch.setattr(overlap, "OVERLAP_BYTES", 256)
+    _fastest_after_default(monkeypatch)
+    args = _matmul_args()
+    assert search.settle(120)
+    nests = _until_settled(srch, "matmul_f64", args)
+    assert all(not n.plan.overlap for n in nests[:-1])
+    settled = nests[-1]
+    choice = _choice(settled)
+    assert choice != "default" and settled.plan.overlap, settled
+    assert len(settled.plan.parts) == overlap.TILES
+    # Each tile's kernel is the choice made on that tile's bound nest.
+    tuning = next(t for t in search.ALTERNATIVES if str(t) == choice)
+    values = dict(zip(["a", "b", "c"], args))
+    nest = load_nest(srch.compiled.__name__, "matmul_f64", 0)
+    instance = instantiate(nest, values)
+    for part, source in zip(settled.plan.parts, settled.sources or ()):
+        bound = bind(instance, part, values, device.has_fp64, device_limits(device))
+        assert source == search.made(bound, "all", tuning).source
+    after = _call(srch, "matmul_f64", args, reason=f"search chose {choice}")
+    assert after.plan.overlap and after.source == settled.source
 
 
 def test_search_runs_leave_numpy_memory_alone(srch, runs, monkeypatch):

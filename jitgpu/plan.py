@@ -141,7 +141,11 @@ class GpuPlan:
 
     @property
     def touched_bytes(self) -> int:
-        return sum(g.touched_elems * g.itemsize for p in self.parts for g in p.transfers.groups)
+        """Bytes of the elements the parts touch, a group overlapped tiles share counted once."""
+        from gpurts.executor import shared_groups
+        shared = shared_groups(self.parts) if self.overlap else frozenset()
+        return sum(g.touched_elems * g.itemsize for index, p in enumerate(self.parts)
+                   for k, g in enumerate(p.transfers.groups) if not (index and k in shared))
 
     def __str__(self):
         lines = [f"plan of {self.nest}: {len(self.parts)} part(s), UNPY_GPU_OPT={self.opt}",

@@ -84,14 +84,15 @@ class Device:
             properties=cl.command_queue_properties.PROFILING_ENABLE))
 
     @property
-    def side_queues(self):
-        """Two more in-order profiling queues of the device's context, one for copies in and
-        one for copies back: a run whose tiles' copies overlap the other tiles' kernels
-        (`gpurts.executor`, `plan.overlap`) uses them beside `queue`."""
+    def side_transfers(self):
+        """The device's copies on two more in-order profiling queues of its context, one for
+        copies in and one for copies back: a run whose tiles' copies overlap the other tiles'
+        kernels (`gpurts.executor`, `plan.overlap`) uses them beside `queue`."""
+        from .transfer import Transfers
         cl, _ = load_opencl()
-        return self._once("side_queues", lambda: tuple(cl.CommandQueue(
+        return self._once("side_transfers", lambda: tuple(Transfers(self, cl.CommandQueue(
             self.context, self.cl_device,
-            properties=cl.command_queue_properties.PROFILING_ENABLE) for _ in range(2)))
+            properties=cl.command_queue_properties.PROFILING_ENABLE)) for _ in range(2)))
 
     @property
     def pool(self):

@@ -443,18 +443,17 @@ def _execute_overlapped(plan, kernels, values, devices, recipes, log) -> tuple:
     cl, _ = load_opencl()
     timings = Timings()
     device = devices[plan.parts[0].device]
-    copy_in, copy_out = device.side_queues
+    send, receive = device.side_transfers
+    queues = (send.queue, device.queue, receive.queue)
     _pin_as_whole(device, plan, values)
-    send = _transfers(device, copy_in)
-    receive = _transfers(device, copy_out)
     shared = shared_groups(plan.parts)
-    kits, staged, straight = [], [], []
+    kits, staged = [], []
     try:
         for index, (part, (kernel, cl_kernel)) in enumerate(zip(plan.parts, kernels)):
             recipe = recipes.setdefault(index, {})
             # A group every tile reads alike is copied by the first tile only (the copies in
             # run in order, so later tiles' kernels find it there).
-            first = {k: kits[0][0].buffers[k] for k in shared} if kits else None
+            first = {k: kits[0][0].buffers[k] for k in shared} if kits else {}
             kit = _take_kit(device, part, kernel, values, recipe, first)
             kits.append((kit, part, recipe))
             groups = part.transfers.groups
@@ -462,19 +461,19 @@ def _execute_overlapped(plan, kernels, values, devices, recipes, log) -> tuple:
             for k, g in enumerate(groups):
                 owners[k], sources[k] = _sources(g, values, kit.staging[k].dtype,
                                                  recipe.setdefault(k, {}))
-                if g.copy_in and not (first and k in first):
+                if g.copy_in and k not in first:
                     send.gather_to_device(owners[k], sources[k], kit.staging[k],
                                           kit.buffers[k], timings=timings)
                     if log is not None:
                         log.add(g.arrays, 0)
-            cl.enqueue_barrier(device.queue, wait_for=[cl.enqueue_marker(copy_in)])
+            cl.enqueue_barrier(device.queue, wait_for=[cl.enqueue_marker(send.queue)])
             with recipe.get("lock") or recipe.setdefault("lock", threading.Lock()):
                 bind_args(cl, cl_kernel, kernel, kit, recipe)
                 recipe["bound"] = (kit, cl_kernel, tuple(kit.buffers.values()))
                 event = cl.enqueue_nd_range_kernel(device.queue, cl_kernel, kernel.global_size,
                                                    kernel.local_size)
             timings.record("kernel", event)
-            cl.enqueue_barrier(copy_out, wait_for=[event])
+            cl.enqueue_barrier(receive.queue, wait_for=[event])
             for k, g in enumerate(groups):
                 if not g.copy_back:
                     continue
@@ -482,17 +481,23 @@ def _execute_overlapped(plan, kernels, values, devices, recipes, log) -> tuple:
                                                             sources[k], kit.staging[k],
                                                             timings=timings):
                     if isinstance(source, DeviceRange):
-                        straight.append(source.copy())
+                        source.copy()              # straight into NumPy memory, now
                     else:
                         staged.append((source, dst))
                 if log is not None:
                     log.add(g.arrays, 1)
-        for queue in (copy_in, device.queue, copy_out):
+        for queue in queues:
             queue.finish()
-    except cl.Error as e:
-        for queue in (copy_in, device.queue, copy_out):
-            queue.finish()
-        raise DeviceError(f"OpenCL error: {e}") from e
+    except BaseException as e:
+        # Nothing stays in flight into NumPy memory the OpenMP rerun writes.
+        for queue in queues:
+            try:
+                queue.finish()
+            except cl.Error:
+                pass
+        if isinstance(e, cl.Error):
+            raise DeviceError(f"OpenCL error: {e}") from e
+        raise
     timings.settle()
     write_back(staged)
     for kit, part, recipe in kits:
@@ -527,9 +532,3 @@ def _pin_as_whole(device, plan, values) -> None:
                 moved[key] = moved.get(key, 0) + g.device_bytes
     for key, root in roots.items():
         PINS.ensure(device, root, moved[key])
-
-
-def _transfers(device, queue):
-    """The device's Transfers on one of its side queues (made once per queue)."""
-    from .transfer import Transfers
-    return device._once(("transfers", id(queue)), lambda: Transfers(device, queue))

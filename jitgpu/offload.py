@@ -124,17 +124,19 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
     limits = device_limits(device)
     searched = search.wanted(plan, instance, limits)
 
-    def overlapped(build, outcome=None):
-        """The plan in overlapped tiles with their kernels (`build(part)`), or None."""
+    def in_tiles(build, outcome=None):
+        """The call in overlapped tiles with their kernels (`build(part)`), or None."""
         tiles = None if resident else overlap.overlapped(plan, instance, values, facts)
-        kernels = tiles and tuple(build(part) for part in tiles.parts)
-        if tiles is None or not overlap.usable(kernels):
+        if tiles is None:
+            return None
+        kernels = tuple(build(part) for part in tiles.parts)
+        if not overlap.usable(kernels):
             return None
         return Prepared(tiles, kernels, analysis_s=time.perf_counter() - started,
                         may_flag=False, trial=trial, search=outcome)
 
     if not searched:
-        tiled = overlapped(lambda part: build_part(instance, part, values, device, opt))
+        tiled = in_tiles(lambda part: build_part(instance, part, values, device, opt))
         if tiled is not None:
             return tiled
     # A searched part is bound once: the default is built from it, the candidates start from it.
@@ -152,7 +154,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
         if pending is None:
             # A settled search: tiles get its choice (`prepared_call` prepares a large
             # layout again when its search settles).
-            tiled = overlapped(lambda part: search.build_tuned(
+            tiled = in_tiles(lambda part: search.build_tuned(
                 device, bind_part(instance, part, values, device), opt, outcome.tuning),
                 outcome)
             if tiled is not None:

@@ -1,7 +1,7 @@
 """Drop the domain check of `math.sqrt(e)` where `e` is never negative.
 
 `math.sqrt` raises ValueError only for an argument < 0, so compiled code checks every result
-(C++: `unpy::math_sqrt`, OpenCL: `unpy_math(sqrt(x), x, unpy_flag)`). Where Python's value of
+(C++: `unpy::math_sqrt`, OpenCL: `unpy_math_sqrt`: one comparison each). Where Python's value of
 `e` can never be < 0 the check can never fire, and the call becomes `np.sqrt(e)`: the same
 `sqrt` of the same float64 with the same float64 result, unchecked.
 

@@ -25,9 +25,12 @@ from gpurts.executor import shared_groups
 from jitgpu.nest import NotOffloadable
 from jitgpu.split import Participant, split_plan, writes_only_overwrite
 
-# Calls moving at least this many bytes are tiled: at 50 GB/s, 1.3 ms of copies, against
-# the executor's work of about 0.1 ms per tile.
-OVERLAP_BYTES = 64 << 20
+# Calls moving at least this many bytes are tiled. Measured on an H100 (2026-11-25, 4 tiles
+# against the whole call replayed from C++): stencil f64 8192 (1 GiB) 14.5 against 20.5-28.7
+# ms, mmult f32 4096 (192 MiB) 9.9 against 10.3, f64 4096 17.9 against 19.1; but mmult at 2048
+# (48 and 96 MiB) 2.39 against 1.84 (f32) and 4.94 against 3.37 ms (f64): below some 100 MiB
+# the tiles' Python path and smaller launches cost more than the overlap saves.
+OVERLAP_BYTES = 128 << 20
 TILES = 4
 # The tiles may move at most this much more than the whole call (halos, rows read by two
 # tiles).

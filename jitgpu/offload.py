@@ -340,7 +340,8 @@ def _report(nest_id, device, plan, prepared, timings, total_s, first_call,
                        f"({g.device_elems * g.itemsize} B), copy-in {g.copy_in}, "
                        f"copy-back {g.copy_back}" for g in plan.parts[0].transfers.groups],
             "ndrange": f"global {kernel.global_size}, local {kernel.local_size}"
-                       + (f", {len(plan.parts)} tiles" if len(plan.parts) > 1 else ""),
+                       + (f", {len(plan.parts)} {'overlapped ' if plan.overlap else ''}tiles"
+                          if len(plan.parts) > 1 else ""),
             "bytes": f"moved {moved} B (h2d {timings.h2d_bytes}, d2h {timings.d2h_bytes}), "
                      f"distinct touched {plan.touched_bytes} B; {rate / 1e9:.2f} GB/s over the "
                      f"call vs a measured link peak of {peak / 1e9:.2f} GB/s",

@@ -35,6 +35,7 @@ def test_overlapped_tiles_match_the_interpreter(gpu, shape):
     plan = _plan(gpu, "add2")
     assert plan.overlap and len(plan.parts) == overlap.TILES, str(plan)
     assert "tiles overlapped" in str(plan)
+    assert "4 overlapped tiles" in gpu.explain("add2").nests[0].details["ndrange"]
     # The next call on the layout reuses the tiles' kits.
     gpu.check("add2", a, b, np.full(shape, 7.0), rtol=1e-15)
     assert _plan(gpu, "add2").overlap

@@ -23,7 +23,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from .errors import DeviceError
-from .executor import combine, keep_kit, run_part, write_back
+from .executor import combine, keep_kit, run_part, run_tiles, write_back
 from .opencl import load_opencl
 from .timing import Timings
 
@@ -64,8 +64,9 @@ class ConcurrentRun:
     to their threads: that device starts and ends with no hand-off between threads."""
 
     def __init__(self, plan, kernels, values, devices, recipes=None, early=frozenset(),
-                 here=False):
+                 here=False, tiled=frozenset()):
         self.plan, self.kernels, self.values, self.early = plan, kernels, values, early
+        self.tiled = tiled
         self.recipes = {} if recipes is None else recipes
         self.started = time.perf_counter()
         order = list(dict.fromkeys(part.device for part in plan.parts))
@@ -78,6 +79,9 @@ class ConcurrentRun:
 
     def _run_device(self, device, run: DeviceRun) -> None:
         try:
+            if run.label in self.tiled:
+                self._run_tiles(device, run)
+                return
             for index, (part, (kernel, cl_kernel)) in enumerate(zip(self.plan.parts,
                                                                     self.kernels)):
                 if part.device == run.label:
@@ -94,6 +98,18 @@ class ConcurrentRun:
             run.error = e
         finally:
             run.seconds = time.perf_counter() - self.started
+
+    def _run_tiles(self, device, run: DeviceRun) -> None:
+        """The device's parts as overlapped tiles (`tiled`: each writes back on its own, its
+        kernel never sets the flag), written back from this thread."""
+        tiles = [(index, part, kernel, cl_kernel) for index, (part, (kernel, cl_kernel))
+                 in enumerate(zip(self.plan.parts, self.kernels)) if part.device == run.label]
+        staged, kits = run_tiles(device, tiles, self.values, self.recipes, run.timings)
+        written = time.perf_counter()
+        write_back(staged, None)
+        run.written_s += time.perf_counter() - written
+        for (index, _, _, _), (kit, _, _) in zip(tiles, kits):
+            run.parts[index] = ([], {}, kit)
 
     def wait(self) -> None:
         if self.here:

@@ -431,25 +431,38 @@ def _execute(plan, kernels, values, devices, recipes, residency, scope, log) -> 
 
 
 def _execute_overlapped(plan, kernels, values, devices, recipes, log) -> tuple:
-    """Carry out a plan of tiles whose copies may overlap the other tiles' kernels
-    (`plan.overlap`, jitgpu/overlap.py: one device; kernels that never set their error flag;
-    each tile writes only what no other tile touches and overwrites all of it; no
-    reductions). Three in-order queues of the device: each tile's copies in on the first, its
-    kernel on the device's own queue once they are done, its copies back on the third once
-    the kernel is done; so tile k's kernel runs while tile k+1 copies in and tile k-1 copies
-    back, each direction on its own DMA engine. Copies back go straight into NumPy memory as
-    soon as they arrive (a failed call's rerun overwrites them), staged ones after the
-    finish."""
-    cl, _ = load_opencl()
+    """Carry out a plan of tiles whose copies overlap the other tiles' kernels (`plan.overlap`,
+    jitgpu/overlap.py; see `run_tiles`)."""
     timings = Timings()
     device = devices[plan.parts[0].device]
+    tiles = [(index, part, kernel, cl_kernel) for index, (part, (kernel, cl_kernel))
+             in enumerate(zip(plan.parts, kernels))]
+    staged, kits = run_tiles(device, tiles, values, recipes, timings, log)
+    write_back(staged)
+    for kit, part, recipe in kits:
+        keep_kit(kit, part, recipe)
+    return {}, timings
+
+
+def run_tiles(device, tiles, values, recipes, timings, log=None) -> tuple:
+    """Run tiles ([(index in the plan, part, kernel nest, cl.Kernel)], all on `device`) with
+    each tile's copies beside the other tiles' kernels: the tiles' kernels never set their
+    error flag and have no reductions, each tile writes only what no other tile touches and
+    overwrites all of it. Three in-order queues of the device: each tile's copies in on the
+    first, its kernel on the device's own queue once they are done, its copies back on the
+    third once the kernel is done; so tile k's kernel runs while tile k+1 copies in and tile
+    k-1 copies back, each direction on its own DMA engine. Copies back go straight into
+    NumPy memory as soon as they arrive (a failed call's rerun overwrites them). Returns the
+    staged writes, for the caller's `write_back`, and [(kit, part, recipe)] to keep."""
+    cl, _ = load_opencl()
     send, receive = device.side_transfers
     queues = (send.queue, device.queue, receive.queue)
-    _pin_as_whole(device, plan, values)
-    shared = shared_groups(plan.parts)
+    parts = [part for _, part, _, _ in tiles]
+    _pin_as_whole(device, parts, values)
+    shared = shared_groups(parts)
     kits, staged = [], []
     try:
-        for index, (part, (kernel, cl_kernel)) in enumerate(zip(plan.parts, kernels)):
+        for index, part, kernel, cl_kernel in tiles:
             recipe = recipes.setdefault(index, {})
             # A group every tile reads alike is copied by the first tile only (the copies in
             # run in order, so later tiles' kernels find it there).
@@ -499,11 +512,9 @@ def _execute_overlapped(plan, kernels, values, devices, recipes, log) -> tuple:
             raise DeviceError(f"OpenCL error: {e}") from e
         raise
     timings.settle()
-    write_back(staged)
-    for kit, part, recipe in kits:
+    for kit, _, _ in kits:
         kit.flag_clear = True       # (the kernels never write the flag)
-        keep_kit(kit, part, recipe)
-    return {}, timings
+    return staged, kits
 
 
 def shared_groups(parts) -> frozenset:
@@ -518,12 +529,12 @@ def shared_groups(parts) -> frozenset:
             for h in (p.transfers.groups[k] for p in parts[1:])))
 
 
-def _pin_as_whole(device, plan, values) -> None:
+def _pin_as_whole(device, parts, values) -> None:
     """Pin the arrays the tiles move as the whole call would pin them: each tile moves only
     a fraction of an array, under `gpurts.pins.PIN_MIN_FRACTION` with 4 tiles or more (on an
     H100 stencil f64 8192 then went through staging: 36 ms in 4 tiles, 16 ms in 2)."""
     moved, roots = {}, {}
-    for part in plan.parts:
+    for part in parts:
         for g in part.transfers.groups:
             if g.copy_in or g.copy_back:
                 root = memory_root(values[g.arrays[0]])

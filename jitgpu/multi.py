@@ -30,7 +30,7 @@ from typing import Optional
 
 import numpy as np
 
-from jitgpu import report, shares
+from jitgpu import overlap, report, shares
 from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
 from jitgpu.offload import build_part, call_key, device_facts, run_nest_on_device
 from jitgpu.plan import opt_level
@@ -68,6 +68,7 @@ class SplitPrepared:
     kernels: tuple = ()
     refusal: Optional[str] = None
     analysis_s: float = 0.0
+    tiled: frozenset = frozenset()  # devices whose parts are overlapped tiles (jitgpu/overlap.py)
     recipes: dict = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -114,14 +115,26 @@ def _layout(module, function, nest_id, values, selection, forced, opt, inputs) -
 def _prepare(layout, ranges, values, devices, forced, opt, nest) -> SplitPrepared:
     started = time.perf_counter()
     shares_now = tuple(hi - lo for lo, hi in ranges)
+    plan_args = dict(nest=nest, forced=forced, opt=opt)
     try:
-        split = split_plan(layout.instance, values, layout.participants, shares_now, nest=nest,
-                           forced=forced, opt=opt)
+        split = split_plan(layout.instance, values, layout.participants, shares_now, **plan_args)
     except NotSplit as e:
         return SplitPrepared(refusal=str(e))
-    kernels = tuple(build_part(layout.instance, part, values, devices[part.device], opt)
-                    for part in split.plan.parts)
-    return SplitPrepared(split, kernels, analysis_s=time.perf_counter() - started)
+
+    def built(split):
+        return tuple(build_part(layout.instance, part, values, devices[part.device], opt)
+                     for part in split.plan.parts)
+
+    # A device's large part runs as overlapped tiles, its copies beside its kernels.
+    tiled, labels = overlap.tile_devices(split, layout.instance, values, layout.participants,
+                                         shares_now, **plan_args)
+    if labels:
+        kernels = built(tiled)
+        if overlap.usable([k for k, part in zip(kernels, tiled.plan.parts)
+                           if part.device in labels]):
+            return SplitPrepared(tiled, kernels, analysis_s=time.perf_counter() - started,
+                                 tiled=labels)
+    return SplitPrepared(split, built(split), analysis_s=time.perf_counter() - started)
 
 
 def reprepare_seconds(prepared: SplitPrepared) -> float:
@@ -196,7 +209,7 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
     try:
         run = ConcurrentRun(split.plan, [(k, built.kernel) for k, _, built in prepared.kernels],
                             values, devices, prepared.recipes, split.early,
-                            here=split.host is None)
+                            here=split.host is None, tiled=prepared.tiled)
     except DeviceError as e:
         raise DeviceFailure(str(e)) from e
     pending = Pending(run, layout, prepared, shares_now, started, 0.0,

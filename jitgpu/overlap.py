@@ -37,21 +37,31 @@ TILES = 4
 MAX_GROWTH = 1.1
 
 
-def bytes_moved(plan) -> int:
-    """Bytes the plan's parts copy either way, a group the tiles share counted once."""
-    shared = shared_groups(plan.parts)
+def bytes_moved(parts) -> int:
+    """Bytes the parts copy either way, a group the tiles share counted once."""
+    shared = shared_groups(parts)
     return sum(g.device_bytes * (int(g.copy_in) + int(g.copy_back))
-               for index, part in enumerate(plan.parts)
+               for index, part in enumerate(parts)
                for k, g in enumerate(part.transfers.groups) if not (index and k in shared))
 
 
+def _worth(part) -> bool:
+    """Whether a whole part overwrites what it copies back and moves OVERLAP_BYTES or more."""
+    return writes_only_overwrite(part.transfers) and bytes_moved([part]) >= OVERLAP_BYTES
+
+
 def worth_tiling(plan) -> bool:
-    """Whether a plan is one whole part that overwrites what it copies back and moves
-    OVERLAP_BYTES or more (pure, cheap: the tiles may still be refused)."""
+    """Whether a plan is one whole part worth cutting into tiles (pure, cheap: the tiles may
+    still be refused)."""
     return (plan is not None and not plan.overlap and plan.residency is None
-            and len(plan.parts) == 1 and plan.parts[0].bounds is None
-            and writes_only_overwrite(plan.parts[0].transfers)
-            and bytes_moved(plan) >= OVERLAP_BYTES)
+            and len(plan.parts) == 1 and plan.parts[0].bounds is None and _worth(plan.parts[0]))
+
+
+def _tiles_keep_apart(tiles, early, whole) -> bool:
+    """Whether the tiles (indices `tiles` of a split's parts) may run overlapped in place of
+    the whole part: each writes back on its own, and together they copy little more."""
+    return (all(k in early for k, _ in tiles)
+            and bytes_moved([part for _, part in tiles]) <= MAX_GROWTH * bytes_moved([whole]))
 
 
 def overlapped(plan, instance, values, facts):
@@ -60,17 +70,40 @@ def overlapped(plan, instance, values, facts):
     built: `usable`.)"""
     if not worth_tiling(plan) or instance.boxes[instance.levels[0].var].extent < TILES:
         return None
-    whole = bytes_moved(plan)
     try:
-        split = split_plan(instance, values, [Participant(facts.label, facts)] * TILES,
-                           [1 / TILES] * TILES, nest=plan.nest, forced=plan.forced,
-                           opt=plan.opt)
+        split = split_plan(instance, values, [Participant(facts.label, facts)], [1],
+                           nest=plan.nest, forced=plan.forced, opt=plan.opt,
+                           tiles={facts.label: TILES})
     except NotOffloadable:
         return None
-    tiles = split.plan
-    if len(split.early) != len(tiles.parts) or bytes_moved(tiles) > MAX_GROWTH * whole:
+    if not _tiles_keep_apart(list(enumerate(split.plan.parts)), split.early, plan.parts[0]):
         return None
-    return dataclasses.replace(plan, parts=tiles.parts, overlap=True)
+    return dataclasses.replace(plan, parts=split.plan.parts, overlap=True)
+
+
+def tile_devices(split, instance, values, participants, shares, **plan_args) -> tuple:
+    """(`split` with each device's part that is worth it cut into TILES overlapped tiles, the
+    labels of those devices); (`split`, empty) where none is or the tiles are refused."""
+    mine = {}
+    for k, part in enumerate(split.plan.parts):
+        mine.setdefault(part.device, []).append(k)
+    whole = {label: split.plan.parts[ks[0]] for label, ks in mine.items()
+             if len(ks) == 1 and ks[0] in split.early and _worth(split.plan.parts[ks[0]])}
+    if not whole:
+        return split, frozenset()
+    try:
+        tiled = split_plan(instance, values, participants, shares,
+                           tiles={label: TILES for label in whole}, **plan_args)
+    except NotOffloadable:
+        return split, frozenset()
+    labels = set()
+    for label, part in whole.items():
+        tiles = [(k, p) for k, p in enumerate(tiled.plan.parts) if p.device == label]
+        if not _tiles_keep_apart(tiles, tiled.early, part):
+            return split, frozenset()
+        if len(tiles) > 1:           # (a range of one iteration stays one part)
+            labels.add(label)
+    return (tiled, frozenset(labels)) if labels else (split, frozenset())
 
 
 def usable(kernels) -> bool:

@@ -107,23 +107,28 @@ def share_ranges(extent: int, shares) -> tuple:
 
 
 def split_plan(instance: NestInstance, values, participants, shares, *, nest: str = "",
-               forced: bool = False, opt: str = "none") -> SplitPlan:
+               forced: bool = False, opt: str = "none", tiles=None) -> SplitPlan:
     """The plan of one call split by `shares` (one per participant); raises NotSplit when the
-    parts would get in each other's way, NotOffloadable when a part cannot run on its device."""
+    parts would get in each other's way, NotOffloadable when a part cannot run on its device.
+    `tiles` ({device label: T}): that device's range is cut into T parts of their own, in order
+    (overlapped tiles: `gpurts.executor.run_tiles`)."""
     outer = instance.levels[0].var
     extent = instance.boxes[outer].extent
+    tiles = tiles or {}
     parts, pieces, ranges, host = [], [], [], None
     for who, (lo, hi) in zip(participants, share_ranges(extent, shares)):
         if hi <= lo:
             continue
         ranges.append((who.label, lo, hi))
-        sub = plan_call(restrict(instance, lo, hi), values, who.facts or HOST_FACTS, nest=nest,
-                        forced=True, opt=opt)
-        for part in sub.parts:
-            bounds = _within(part.bounds, outer, lo, hi)
-            pieces.append((who.label, bounds, part.transfers))
-            if not who.is_openmp:
-                parts.append(Part(bounds, who.label, part.transfers))
+        count = min(tiles.get(who.label, 1), hi - lo)
+        for a, b in share_ranges(hi - lo, [1] * count):
+            sub = plan_call(restrict(instance, lo + a, lo + b), values, who.facts or HOST_FACTS,
+                            nest=nest, forced=True, opt=opt)
+            for part in sub.parts:
+                bounds = _within(part.bounds, outer, lo + a, lo + b)
+                pieces.append((who.label, bounds, part.transfers))
+                if not who.is_openmp:
+                    parts.append(Part(bounds, who.label, part.transfers))
         if who.is_openmp:
             host = (lo, hi)
     _check_apart(pieces)

@@ -422,3 +422,27 @@ def test_repeated_calls_reuse_the_prepared_split_and_the_feeding_threads(example
     want[case.out][...] = 0
     getattr(pair.interpreted, case.func)(*want)
     np.testing.assert_allclose(args[case.out], want[case.out], rtol=case.rtol)
+
+
+@pytest.mark.parametrize("kernel", ["mmult", "stencil"])
+def test_large_device_parts_run_as_overlapped_tiles(example, device_env, kernel):
+    """On two contexts of the device (even shares), each device's part runs as overlapped
+    tiles (OVERLAP_BYTES lowered: every part qualifies), its copies beside its kernels,
+    written back from its own thread."""
+    from jitgpu import multi, overlap
+    device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
+    device_env.setattr(overlap, "OVERLAP_BYTES", 256)
+    device_env.setattr(multi, "_PREPARED", type(multi._PREPARED)())
+    pair = example(kernel)
+    case = _harness.interpreted(kernel).CASES[-1]
+    args = case.args(37 if kernel == "mmult" else 200)   # (stencil: halos of tiles 25 rows high)
+    for _ in range(3):
+        _, report = pair.check(case.func, *args, rtol=case.rtol)
+        assert_split(report)
+    tiled = [p for p in multi._PREPARED.values() if p.tiled]
+    assert tiled, [str(p.split) for p in multi._PREPARED.values()]
+    assert any(len(p.tiled) == 2 for p in tiled)
+    for prepared in tiled:
+        for label in prepared.tiled:
+            mine = sum(part.device == label for part in prepared.split.plan.parts)
+            assert 2 <= mine <= overlap.TILES

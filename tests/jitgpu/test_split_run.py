@@ -209,7 +209,7 @@ def test_shares_converge_within_three_calls_on_a_synthetic_imbalance(example, de
     case = pair.interpreted.CASES[0]
     args = case.args(2 * 97)          # a size of its own: a Balance of its own
     first, second = (d.label for d in two_contexts())
-    slowdown.update({first: 0.1, second: 0.3})
+    slowdown.update({first: 1.0, second: 3.0})    # (far above real times, even on a busy host)
     seen = []
     for _ in range(5):
         _, report = pair.check(case.func, *args, rtol=case.rtol)

@@ -23,7 +23,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from .errors import DeviceError
-from .executor import combine, keep_kit, run_part, run_tiles, write_back
+from .executor import combine, keep_kit, pin_roots, run_part, run_tiles, write_back
 from .opencl import load_opencl
 from .timing import Timings
 
@@ -64,9 +64,11 @@ class ConcurrentRun:
     to their threads: that device starts and ends with no hand-off between threads."""
 
     def __init__(self, plan, kernels, values, devices, recipes=None, early=frozenset(),
-                 here=False, tiled=frozenset()):
+                 here=False, tiled=frozenset(), pin=False):
         self.plan, self.kernels, self.values, self.early = plan, kernels, values, early
         self.tiled = tiled
+        if pin:             # (`pin`: a repeated layout; each part moves only its share)
+            pin_roots(devices, plan.parts, values, repeated=True)
         self.recipes = {} if recipes is None else recipes
         self.started = time.perf_counter()
         order = list(dict.fromkeys(part.device for part in plan.parts))

@@ -533,13 +533,20 @@ def _pin_as_whole(device, parts, values) -> None:
     """Pin the arrays the tiles move as the whole call would pin them: each tile moves only
     a fraction of an array, under `gpurts.pins.PIN_MIN_FRACTION` with 4 tiles or more (on an
     H100 stencil f64 8192 then went through staging: 36 ms in 4 tiles, 16 ms in 2)."""
+    pin_roots({part.device: device for part in parts}, parts, values)
+
+
+def pin_roots(devices, parts, values, repeated=False) -> None:
+    """Pin the arrays `parts` move (`devices`: {label: Device}), counting what all of them move
+    of each array against `gpurts.pins.PIN_MIN_FRACTION`; `repeated`: whatever they move
+    (a layout called again and again pays a pin once, its staging every call)."""
     moved, roots = {}, {}
     for part in parts:
         for g in part.transfers.groups:
             if g.copy_in or g.copy_back:
                 root = memory_root(values[g.arrays[0]])
                 key = np.lib.array_utils.byte_bounds(root)
-                roots[key] = root
+                roots[key] = (root, devices[part.device])
                 moved[key] = moved.get(key, 0) + g.device_bytes
-    for key, root in roots.items():
-        PINS.ensure(device, root, moved[key])
+    for key, (root, device) in roots.items():
+        PINS.ensure(device, root, root.nbytes if repeated else moved[key])

@@ -58,6 +58,7 @@ class Layout:
     outer_lo: int                   # the outer loop's first value and step, for the reports
     outer_step: int
     one_device_refused: bool = False    # the one-device path's estimate refuses these inputs
+    calls: int = 0                  # split calls of this layout (the same arrays) so far
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,13 @@ class SplitPrepared:
 # Test seam: seconds added to the measured time of a participant (by label) for the whole
 # loop, in proportion to the share it ran: a synthetic imbalance that the shares must follow.
 slowdown: dict = {}
+
+# A layout (the same arrays) split this many times before pins the arrays its device parts
+# move, whatever share they move (arrays new at every call are not pinned: a pin costs 0.4 ms
+# and 40 us per MiB): a part moving under `gpurts.pins.PIN_MIN_FRACTION` of an array went through
+# staging, which competes with the OpenMP code for the cores (H100, 2026-11-25, stencil f64 8192
+# with OpenMP: the GPU's 14 % took 140 ms in four tiles, and then its 2 % 8.7 ms).
+PIN_AFTER = 2
 
 _LAYOUTS = collections.OrderedDict()     # call key -> Layout, most recent last
 _PREPARED = collections.OrderedDict()    # (call key, ranges) -> SplitPrepared
@@ -209,7 +217,9 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
     try:
         run = ConcurrentRun(split.plan, [(k, built.kernel) for k, _, built in prepared.kernels],
                             values, devices, prepared.recipes, split.early,
-                            here=split.host is None, tiled=prepared.tiled)
+                            here=split.host is None, tiled=prepared.tiled,
+                            pin=layout.calls >= PIN_AFTER)
+        layout.calls += 1
     except DeviceError as e:
         raise DeviceFailure(str(e)) from e
     pending = Pending(run, layout, prepared, shares_now, started, 0.0,

@@ -446,3 +446,29 @@ def test_large_device_parts_run_as_overlapped_tiles(example, device_env, kernel)
         for label in prepared.tiled:
             mine = sum(part.device == label for part in prepared.split.plan.parts)
             assert 2 <= mine <= overlap.TILES
+
+
+def test_a_repeated_split_pins_what_its_device_part_moves(example, device_env):
+    """The same arrays split between the device and the OpenMP code again and again: from the
+    third call the device part's arrays are pinned, although it moves under a quarter of them
+    (gpurts.pins.PIN_MIN_FRACTION), which before went through staging at every call."""
+    from gpurts.boxes import memory_root
+    from gpurts.pins import PINS
+    device_env.setenv("UNPY_DEVICE", SPECS["device+openmp"])
+    device_env.setenv("UNPY_PIN", "1")          # (a CPU device pins only when told to)
+    pair = example("stencil")
+    case = _harness.interpreted("stencil").CASES[0]
+    args = case.args(600)                       # a 2.9 MB input: over PIN_MIN_BYTES
+    want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    getattr(pair.interpreted, case.func)(*want)
+    compiled = getattr(pair.compiled, case.func)
+    pinned = []
+    for _ in range(4):
+        compiled(*args)
+        nest = pair.explain(case.func).nests[0]
+        assert nest.ran_on.endswith(" + openmp"), str(nest)
+        pinned.append(PINS.is_pinned(memory_root(args[0])))
+    lo, hi = next(r for label, r in nest.timings["ranges"].items() if label != "openmp")
+    assert hi - lo < 0.25 * 598, nest.timings          # the device's share of the 598 rows
+    assert pinned == [False, False, True, True]
+    np.testing.assert_allclose(args[case.out], want[case.out], rtol=1e-12)

@@ -458,7 +458,10 @@ def run_tiles(device, tiles, values, recipes, timings, log=None) -> tuple:
     send, receive = device.side_transfers
     queues = (send.queue, device.queue, receive.queue)
     parts = [part for _, part, _, _ in tiles]
-    _pin_as_whole(device, parts, values)
+    # Each tile moves only a fraction of an array, under PIN_MIN_FRACTION with 4 tiles or more
+    # (on an H100 stencil f64 8192 then went through staging: 36 ms in 4 tiles, 16 ms in 2):
+    # the tiles together count.
+    pin_roots({part.device: device for part in parts}, parts, values)
     shared = shared_groups(parts)
     kits, staged = [], []
     try:
@@ -529,11 +532,11 @@ def shared_groups(parts) -> frozenset:
             for h in (p.transfers.groups[k] for p in parts[1:])))
 
 
-def _pin_as_whole(device, parts, values) -> None:
-    """Pin the arrays the tiles move as the whole call would pin them: each tile moves only
-    a fraction of an array, under `gpurts.pins.PIN_MIN_FRACTION` with 4 tiles or more (on an
-    H100 stencil f64 8192 then went through staging: 36 ms in 4 tiles, 16 ms in 2)."""
-    pin_roots({part.device: device for part in parts}, parts, values)
+def distinct_groups(parts):
+    """The groups of `parts`, a group the tiles share (`shared_groups`) once."""
+    shared = shared_groups(parts)
+    return [g for index, part in enumerate(parts) for k, g in enumerate(part.transfers.groups)
+            if not (index and k in shared)]
 
 
 def pin_roots(devices, parts, values, repeated=False) -> None:

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from gpurts.executor import shared_groups
+from gpurts.executor import distinct_groups
 from jitgpu.nest import NotOffloadable
+from jitgpu.residency import may_flag
 from jitgpu.split import Participant, split_plan, writes_only_overwrite
 
 # Calls moving at least this many bytes are tiled. Measured on an H100 (2026-11-25, 4 tiles
@@ -39,10 +40,8 @@ MAX_GROWTH = 1.1
 
 def bytes_moved(parts) -> int:
     """Bytes the parts copy either way, a group the tiles share counted once."""
-    shared = shared_groups(parts)
     return sum(g.device_bytes * (int(g.copy_in) + int(g.copy_back))
-               for index, part in enumerate(parts)
-               for k, g in enumerate(part.transfers.groups) if not (index and k in shared))
+               for g in distinct_groups(parts))
 
 
 def _worth(part) -> bool:
@@ -110,5 +109,4 @@ def usable(kernels) -> bool:
     """Whether the tiles' built kernels ((KernelNest, source, built) each) can run overlapped:
     none can set its error flag (its copies back would have to wait for the flag) or has
     reduction results (combined after every tile)."""
-    from jitgpu.residency import may_flag
     return not any(may_flag(source) or kernel.reductions for kernel, source, _ in kernels)

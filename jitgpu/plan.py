@@ -142,10 +142,10 @@ class GpuPlan:
     @property
     def touched_bytes(self) -> int:
         """Bytes of the elements the parts touch, a group overlapped tiles share counted once."""
-        from gpurts.executor import shared_groups
-        shared = shared_groups(self.parts) if self.overlap else frozenset()
-        return sum(g.touched_elems * g.itemsize for index, p in enumerate(self.parts)
-                   for k, g in enumerate(p.transfers.groups) if not (index and k in shared))
+        from gpurts.executor import distinct_groups
+        groups = (distinct_groups(self.parts) if self.overlap
+                  else [g for p in self.parts for g in p.transfers.groups])
+        return sum(g.touched_elems * g.itemsize for g in groups)
 
     def __str__(self):
         lines = [f"plan of {self.nest}: {len(self.parts)} part(s), UNPY_GPU_OPT={self.opt}",

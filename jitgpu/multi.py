@@ -312,16 +312,15 @@ def _learn(pending: Pending, host_s, ended: float) -> report.NestReport:
     added = [slowdown.get(p.label, 0.0) * x for p, x in zip(layout.participants, ran)]
     seconds = tuple(t + a for t, a in zip(seconds, added))
     total_s += max(added)
-    fresh = [(label, source) for part, (_, source, _) in zip(split.plan.parts,
-                                                             pending.prepared.kernels)
-             for label in [part.device] if (label, source) not in _launched]
-    _launched.update(fresh)
-    layout.balance.record(pending.shares, seconds, total_s, ran, learn=not fresh,
+    # The first run of these ranges is not learnt from: a driver may compile a kernel at its
+    # first launch and maps fresh device buffers at their first use (H100, stencil f64 8192
+    # beside OpenMP: a GPU part of 36 % took 114 ms at its first run, 7 ms of it copies, and
+    # shares learnt from such runs swung 0.14 -> 0.36 -> 0.04 -> 0.14 -> 0.62 -> 0.06).
+    first = split.ranges not in layout.balance.ran_ranges
+    layout.balance.ran_ranges.add(split.ranges)
+    layout.balance.record(pending.shares, seconds, total_s, ran, learn=not first,
                           prepare_s=reprepare_seconds(pending.prepared))
     return _report(pending, seconds, total_s)
-
-
-_launched = set()       # (device label, kernel source) that have run at least once
 
 
 def _report(pending: Pending, seconds, total_s) -> report.NestReport:

@@ -17,8 +17,8 @@ spell is not learnt), and shares are cut at multiples of GRAIN of the loop, so t
 changes keep the parts and everything prepared for them; they move only when the model promises
 MIN_GAIN of the call and the gain wins back the new preparation within PAYBACK_CALLS.
 A `Balance` remembers all this per (nest, shapes, participants), so repeated calls converge:
-the first call of a kernel is not learnt from, the second moves the shares, the third runs
-them. Unless UNPY_FORCE_GPU=1, a split the model does not show clearly beating every
+the first run of a split's parts is not learnt from (kernels compiled at launch, fresh device
+buffers), the second moves the shares, the third runs them. Unless UNPY_FORCE_GPU=1, a split the model does not show clearly beating every
 participant alone is compared with TRIAL_CALLS calls of the fastest one alone (the one-device
 path), and the faster way is kept.
 
@@ -209,6 +209,7 @@ class Balance:
     split_s: Optional[float] = None  # the settled split's measured seconds
     # {participant: {share it ran: its last OBSERVED calls' seconds}}, most recent share last
     observed: dict = field(default_factory=dict)
+    ran_ranges: set = field(default_factory=set)    # the splits' ranges run so far (the caller's)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     HISTORY = 16
@@ -224,14 +225,14 @@ class Balance:
                prepare_s: float = 0.0) -> None:
         """Update after a call that was given `shares`, ran the parts `ran` of the loop (the
         shares rounded to whole iterations; default `shares`) and took `seconds` per
-        participant, `total_s` in all. `learn=False`: the times are not representative (a
-        kernel's first run on a device, which some drivers compile then), only noted.
+        participant, `total_s` in all. `learn=False`: the times are not representative (the
+        first run of new parts: kernels compiled at launch, fresh device buffers), only noted.
         `prepare_s`: what preparing the parts of other shares costs (moving pays only when the
         calls it speeds up win that back)."""
         with self.lock:
             shares, ran = tuple(shares), tuple(shares if ran is None else ran)
             note = (self._update(shares, tuple(seconds), total_s, ran, prepare_s) if learn else
-                    "a kernel's first run on a device: not learnt from")
+                    "the parts' first run: not learnt from")
             self.history.append(Step(ran, tuple(seconds), total_s, note))
             del self.history[:-self.HISTORY]
 

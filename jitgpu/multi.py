@@ -316,8 +316,10 @@ def _learn(pending: Pending, host_s, ended: float) -> report.NestReport:
     # first launch and maps fresh device buffers at their first use (H100, stencil f64 8192
     # beside OpenMP: a GPU part of 36 % took 114 ms at its first run, 7 ms of it copies, and
     # shares learnt from such runs swung 0.14 -> 0.36 -> 0.04 -> 0.14 -> 0.62 -> 0.06).
-    first = split.ranges not in layout.balance.ran_ranges
-    layout.balance.ran_ranges.add(split.ranges)
+    # (The OpenMP code has no such first run.)
+    devices_ranges = tuple(r for r in split.ranges if r[0] != OPENMP)
+    first = bool(devices_ranges) and devices_ranges not in layout.balance.ran_ranges
+    layout.balance.ran_ranges.add(devices_ranges)
     layout.balance.record(pending.shares, seconds, total_s, ran, learn=not first,
                           prepare_s=reprepare_seconds(pending.prepared))
     return _report(pending, seconds, total_s)

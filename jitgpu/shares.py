@@ -209,7 +209,7 @@ class Balance:
     split_s: Optional[float] = None  # the settled split's measured seconds
     # {participant: {share it ran: its last OBSERVED calls' seconds}}, most recent share last
     observed: dict = field(default_factory=dict)
-    ran_ranges: set = field(default_factory=set)    # the splits' ranges run so far (the caller's)
+    ran_ranges: set = field(default_factory=set)    # the device parts' ranges run so far
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     HISTORY = 16

@@ -215,8 +215,13 @@ def test_shares_converge_within_three_calls_on_a_synthetic_imbalance(example, de
         _, report = pair.check(case.func, *args, rtol=case.rtol)
         assert_split(report)
         seen.append(shares_of(report))
-    assert seen[2] == seen[3] == seen[4], report.nests[0].details["shares"]
+    history = report.nests[0].details["shares"]
+    assert seen[2] == seen[3] == seen[4], history
     assert seen[2] == pytest.approx((0.75, 0.25), abs=0.03)
+    # The first run of each split's ranges (fresh device buffers) is noted, not learnt from.
+    notes = [line.split("; ", 2)[-1] for line in history.splitlines()[1:]]
+    assert "first run" in notes[0] and "shares moved" in notes[1], history
+    assert "first run" in notes[2] and "first run" not in notes[3], history
 
 
 def test_a_split_that_does_not_pay_falls_back_to_the_fastest_device(example, device_env,
@@ -242,6 +247,30 @@ def test_a_split_that_does_not_pay_falls_back_to_the_fastest_device(example, dev
     assert [nest.ran_on for nest in reports[5:]] == [first, first], reports[-1].details["shares"]
     assert reports[-1].reason.startswith(f"{first} alone: ")
     assert "alone" in reports[-1].reason
+
+
+def test_a_split_beside_a_slow_device_falls_back_to_the_openmp_code(example, device_env,
+                                                                   slowdown):
+    """Device + OpenMP without UNPY_FORCE_GPU, the device made far slower: within six calls the
+    OpenMP code runs alone from then on, its calls alone learnt from (only the device parts'
+    first runs are not), and every call equals the interpreter."""
+    device_env.delenv("UNPY_FORCE_GPU")
+    device_env.setenv("UNPY_DEVICE", SPECS["device+openmp"])
+    device_env.setattr("jitgpu.plan.HOST_OPS_PER_CORE", 2e9)    # (as in the test above)
+    device_env.setattr("jitgpu.plan.CPU_DEVICE_OPS", 2e9)
+    pair = example("mmult")
+    case = pair.interpreted.CASES[1]
+    args = case.args(94)              # a size of its own: a Balance of its own
+    slowdown.update({testdevice.tested_device().label: 1.0})
+    reports = []
+    for _ in range(8):
+        _, report = pair.check(case.func, *args, rtol=case.rtol, ran_on=None)
+        reports.append(report.nests[0])
+    history = next(nest.details["shares"] for nest in reversed(reports)
+                   if "shares" in nest.details)
+    assert [nest.ran_on for nest in reports[6:]] == ["openmp", "openmp"], history
+    alone = [line for line in history.splitlines()[1:] if " -> openmp " in line]
+    assert alone and not any("first run" in line for line in alone), history
 
 
 def test_a_split_settled_on_one_device_replays_as_that_device(example, device_env, slowdown):

@@ -67,8 +67,8 @@ class ConcurrentRun:
                  here=False, tiled=frozenset(), pin=False):
         self.plan, self.kernels, self.values, self.early = plan, kernels, values, early
         self.tiled = tiled
-        if pin:             # (`pin`: a repeated layout; each part moves only its share)
-            pin_roots(devices, plan.parts, values, repeated=True)
+        # (`pin`: a repeated layout; each part moves only its share)
+        self.pinned = pin_roots(devices, plan.parts, values, repeated=True) if pin else 0
         self.recipes = {} if recipes is None else recipes
         self.started = time.perf_counter()
         order = list(dict.fromkeys(part.device for part in plan.parts))

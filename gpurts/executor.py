@@ -539,10 +539,11 @@ def distinct_groups(parts):
             if not (index and k in shared)]
 
 
-def pin_roots(devices, parts, values, repeated=False) -> None:
+def pin_roots(devices, parts, values, repeated=False) -> int:
     """Pin the arrays `parts` move (`devices`: {label: Device}), counting what all of them move
     of each array against `gpurts.pins.PIN_MIN_FRACTION`; `repeated`: whatever they move
-    (a layout called again and again pays a pin once, its staging every call)."""
+    (a layout called again and again pays a pin once, its staging every call). Returns how
+    many arrays it pinned now."""
     moved, roots = {}, {}
     for part in parts:
         for g in part.transfers.groups:
@@ -551,5 +552,8 @@ def pin_roots(devices, parts, values, repeated=False) -> None:
                 key = np.lib.array_utils.byte_bounds(root)
                 roots[key] = (root, devices[part.device])
                 moved[key] = moved.get(key, 0) + g.device_bytes
+    pinned = 0
     for key, (root, device) in roots.items():
-        PINS.ensure(device, root, root.nbytes if repeated else moved[key])
+        if not PINS.is_pinned(root):
+            pinned += PINS.ensure(device, root, root.nbytes if repeated else moved[key])
+    return pinned

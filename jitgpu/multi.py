@@ -315,10 +315,13 @@ def _learn(pending: Pending, host_s, ended: float) -> report.NestReport:
     # The first run of these ranges is not learnt from: a driver may compile a kernel at its
     # first launch and maps fresh device buffers at their first use (H100, stencil f64 8192
     # beside OpenMP: a GPU part of 36 % took 114 ms at its first run, 7 ms of it copies, and
-    # shares learnt from such runs swung 0.14 -> 0.36 -> 0.04 -> 0.14 -> 0.62 -> 0.06).
-    # (The OpenMP code has no such first run.)
+    # shares learnt from such runs swung 0.14 -> 0.36 -> 0.04 -> 0.14 -> 0.62 -> 0.06). Nor is
+    # the call that pinned the arrays: its parts take fresh buffers too (the kits of a staged
+    # call are not kept), and it took the same GPU part 25-58 ms, later calls 4-6 ms. (The
+    # OpenMP code has no such first run.)
     devices_ranges = tuple(r for r in split.ranges if r[0] != OPENMP)
-    first = bool(devices_ranges) and devices_ranges not in layout.balance.ran_ranges
+    first = bool(devices_ranges) and (devices_ranges not in layout.balance.ran_ranges
+                                      or pending.run.pinned > 0)
     layout.balance.ran_ranges.add(devices_ranges)
     layout.balance.record(pending.shares, seconds, total_s, ran, learn=not first,
                           prepare_s=reprepare_seconds(pending.prepared))

@@ -480,7 +480,8 @@ def test_large_device_parts_run_as_overlapped_tiles(example, device_env, kernel)
 def test_a_repeated_split_pins_what_its_device_part_moves(example, device_env):
     """The same arrays split between the device and the OpenMP code again and again: from the
     second call the device part's arrays are pinned, although it moves under a quarter of them
-    (gpurts.pins.PIN_MIN_FRACTION), which before went through staging at every call."""
+    (gpurts.pins.PIN_MIN_FRACTION), which before went through staging at every call; the call
+    that pins is not learnt from (its parts take fresh buffers)."""
     from gpurts.boxes import memory_root
     from gpurts.pins import PINS
     device_env.setenv("UNPY_DEVICE", SPECS["device+openmp"])
@@ -500,4 +501,6 @@ def test_a_repeated_split_pins_what_its_device_part_moves(example, device_env):
     lo, hi = next(r for label, r in nest.timings["ranges"].items() if label != "openmp")
     assert hi - lo < 0.25 * 598, nest.timings          # the device's share of the 598 rows
     assert pinned == [False, True, True, True]
+    history = nest.details["shares"]
+    assert "first run" in history.splitlines()[2], history
     np.testing.assert_allclose(args[case.out], want[case.out], rtol=1e-12)

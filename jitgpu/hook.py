@@ -73,7 +73,7 @@ def run_nest(module: str, function: str, nest_id: int, values: dict, key: bytes 
         _fall_back(module, function, nest_id, where, str(e), logging.INFO)
         return e.token
     except Refused as e:
-        _fall_back(module, function, nest_id, where, str(e), logging.INFO)
+        _fall_back(module, function, nest_id, where, str(e), logging.INFO, e.details)
         return REFUSED if key is not None and not log.isEnabledFor(logging.INFO) else None
     except DeviceFailure as e:
         return _fall_back(module, function, nest_id, where, str(e), logging.WARNING)
@@ -100,7 +100,8 @@ def openmp_timed(token: int, seconds: float) -> None:
         log.info("OpenMP call timed at %.3f ms: %s", seconds * 1e3, trial)
 
 
-def _fall_back(module, function, nest_id, where, reason, level):
-    report.record(module, function, nest_id, report.NestReport(nest_id, "openmp", reason))
+def _fall_back(module, function, nest_id, where, reason, level, details=None):
+    report.record(module, function, nest_id,
+                  report.NestReport(nest_id, "openmp", reason, details or {}))
     log.log(level, "%s: OpenMP (%s)", where, reason)
     return None

@@ -188,7 +188,8 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
     trial = shares_now != balance.shares
     if not any(x > 0 and not p.is_openmp for x, p in zip(shares_now, layout.participants)) \
             and not trial:
-        raise Refused(balance.why)      # the OpenMP code alone, on every core
+        # The OpenMP code alone, on every core; explain shows how the shares came to that.
+        raise Refused(balance.why, {"shares": balance.describe()})
     devices = {d.label: d for d in selection.devices}
     chosen = [p for x, p in zip(shares_now, layout.participants) if x > 0]
     if len(chosen) == 1 and not chosen[0].is_openmp and not layout.one_device_refused:

@@ -23,7 +23,12 @@ class NotOffloadable(Exception):
 
 class Refused(NotOffloadable):
     """Refused on grounds that depend only on the call's inputs (array layouts, scalars) and the
-    switches: the analysis or the profitability estimate. The same inputs are refused again."""
+    switches: the analysis or the profitability estimate. The same inputs are refused again.
+    `details`: what the nest's report shows beside the reason (a split's share history)."""
+
+    def __init__(self, reason: str, details: dict | None = None):
+        super().__init__(reason)
+        self.details = details or {}
 
 
 class DeviceFailure(NotOffloadable):

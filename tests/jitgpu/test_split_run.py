@@ -253,7 +253,8 @@ def test_a_split_beside_a_slow_device_falls_back_to_the_openmp_code(example, dev
                                                                    slowdown):
     """Device + OpenMP without UNPY_FORCE_GPU, the device made far slower: within six calls the
     OpenMP code runs alone from then on, its calls alone learnt from (only the device parts'
-    first runs are not), and every call equals the interpreter."""
+    first runs are not), explain shows the share history, and every call equals the
+    interpreter."""
     device_env.delenv("UNPY_FORCE_GPU")
     device_env.setenv("UNPY_DEVICE", SPECS["device+openmp"])
     device_env.setattr("jitgpu.plan.HOST_OPS_PER_CORE", 2e9)    # (as in the test above)
@@ -266,9 +267,9 @@ def test_a_split_beside_a_slow_device_falls_back_to_the_openmp_code(example, dev
     for _ in range(8):
         _, report = pair.check(case.func, *args, rtol=case.rtol, ran_on=None)
         reports.append(report.nests[0])
-    history = next(nest.details["shares"] for nest in reversed(reports)
-                   if "shares" in nest.details)
+    history = reports[-1].details["shares"]       # explain shows how the shares came to it
     assert [nest.ran_on for nest in reports[6:]] == ["openmp", "openmp"], history
+    assert "openmp 1.000" in history.splitlines()[0], history
     alone = [line for line in history.splitlines()[1:] if " -> openmp " in line]
     assert alone and not any("first run" in line for line in alone), history
 

@@ -309,6 +309,23 @@ def test_a_split_settled_on_one_device_replays_as_that_device(example, device_en
         str(pair.explain(case.func))
 
 
+def test_a_split_call_gives_its_buffers_back_at_once(example, device_env):
+    """The buffers of parts whose kits are not kept (too large to keep, their staging used) go
+    back to the device's pool when the call ends, not when its report is replaced: the next
+    call, at other shares too, takes them from the pool instead of fresh ones."""
+    device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
+    pair = example("stencil")
+    case = pair.interpreted.CASES[0]
+    args = case.args(2100)          # 35 MB arrays: each part's kit over KEEP_BYTES
+    compiled = getattr(pair.compiled, case.func)
+    devices = two_contexts()
+    before = [d.pool.active_blocks for d in devices]
+    compiled(*args)
+    nest = pair.explain(case.func).nests[0]         # the call's report, held here
+    assert len(nest.ran_on.split(" + ")) == 2, str(nest)
+    assert [d.pool.active_blocks for d in devices] == before
+
+
 def two_contexts():
     from gpurts import devices_selection
     return devices_selection(SPECS["two contexts"]).devices

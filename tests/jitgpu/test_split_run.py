@@ -310,20 +310,28 @@ def test_a_split_settled_on_one_device_replays_as_that_device(example, device_en
 
 
 def test_a_split_call_gives_its_buffers_back_at_once(example, device_env):
-    """The buffers of parts whose kits are not kept (too large to keep, their staging used) go
-    back to the device's pool when the call ends, not when its report is replaced: the next
-    call, at other shares too, takes them from the pool instead of fresh ones."""
+    """The kits (device buffers) of parts that are not kept (too large to keep, their staging
+    used) are gone when the call ends, not when its report is replaced: the next call, at other
+    shares too, takes their buffers from the pool instead of fresh ones."""
+    import weakref
+
+    from gpurts import concurrent
     device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
+    kits = []
+
+    def noted(kit, part, recipe, *rest):
+        keep_kit(kit, part, recipe, *rest)
+        kits.append((weakref.ref(kit), kit in recipe.get("kits", [])))
+    keep_kit = concurrent.keep_kit
+    device_env.setattr(concurrent, "keep_kit", noted)
     pair = example("stencil")
     case = pair.interpreted.CASES[0]
     args = case.args(2100)          # 35 MB arrays: each part's kit over KEEP_BYTES
-    compiled = getattr(pair.compiled, case.func)
-    devices = two_contexts()
-    before = [d.pool.active_blocks for d in devices]
-    compiled(*args)
+    getattr(pair.compiled, case.func)(*args)
     nest = pair.explain(case.func).nests[0]         # the call's report, held here
     assert len(nest.ran_on.split(" + ")) == 2, str(nest)
-    assert [d.pool.active_blocks for d in devices] == before
+    dropped = [ref for ref, kept in kits if not kept]
+    assert dropped and all(ref() is None for ref in dropped)
 
 
 def two_contexts():

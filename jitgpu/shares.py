@@ -20,7 +20,8 @@ A `Balance` remembers all this per (nest, shapes, participants), so repeated cal
 the first run of a split's parts is not learnt from (kernels compiled at launch, fresh device
 buffers), the second moves the shares, the third runs them. Unless UNPY_FORCE_GPU=1, a split the model does not show clearly beating every
 participant alone is compared with TRIAL_CALLS calls of the fastest one alone (the one-device
-path), and the faster way is kept.
+path), and the faster way is kept; such a decision waits for a second call at the same shares
+(the faster of the two counts), so that one busy spell does not make it.
 
 Everything here but the store of balances is a pure function of numbers.
 """
@@ -257,15 +258,24 @@ class Balance:
         new = rounded(balanced(model, keep_all=self.forced), keep_all=self.forced)
         now_s, new_s = estimated_seconds(model, ran), estimated_seconds(model, new)
         k = min(range(len(model)), key=lambda i: model[i].alone_s)
-        if not self.forced and model[k].alone_s <= new_s and not self.split_s:
+        gain_s = now_s - new_s
+        moves = new != shares and gain_s > MIN_GAIN * now_s and gain_s * PAYBACK_CALLS > prepare_s
+        alone_faster = not self.forced and model[k].alone_s <= new_s and not self.split_s
+        if (not self.forced and self._last_same(ran) is None
+                and ((alone_faster and 2 * model[k].alone_s > new_s)
+                     or (not alone_faster and not moves and not self.settled))):
+            # A close decision for good on one call at these shares: a busy spell of the shared
+            # host could make it (H100, stencil f64 8192: one call's OpenMP part took 23 ms for
+            # 60 % of the loop, the next ones 12 ms, and the split was dropped).
+            return "one call at these shares: one more before deciding"
+        if alone_faster:
             # The measured rates say one participant alone beats any split: measure it now.
             self.settled, self.split_s = True, self._split_seconds(ran, total_s)
             self.trial = k
             return (f"{self.labels[k]} alone is modelled faster ({model[k].alone_s * 1e3:.3f} "
                     f"ms vs {new_s * 1e3:.3f} ms split); the next {TRIAL_CALLS} calls run it "
                     f"alone, to compare")
-        gain_s = now_s - new_s
-        if new != shares and gain_s > MIN_GAIN * now_s and gain_s * PAYBACK_CALLS > prepare_s:
+        if moves:
             self.shares, self.settled = new, False
             self.why = "rebalanced from the measured times"
             if sum(1 for x in new if x > 0) == 1:
@@ -295,12 +305,17 @@ class Balance:
                 while len(seen) > self.SHARES_KEPT:
                     del seen[next(iter(seen))]
 
+    def _last_same(self, ran) -> Optional[Step]:
+        """The last call, if it ran the same parts and was learnt from."""
+        last = self.history[-1] if self.history else None
+        same = last is not None and last.shares == ran and "first run" not in last.note
+        return last if same else None
+
     def _split_seconds(self, ran, total_s) -> float:
         """The split's time: the faster of this call and the last one, if it ran the same
         parts."""
-        last = self.history[-1] if self.history else None
-        same = last is not None and last.shares == ran and "first run" not in last.note
-        return min(total_s, last.total_s) if same else total_s
+        last = self._last_same(ran)
+        return min(total_s, last.total_s) if last else total_s
 
     def describe_shares(self, shares=None) -> str:
         shares = self.shares if shares is None else shares

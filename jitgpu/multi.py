@@ -324,7 +324,8 @@ def _learn(pending: Pending, host_s, ended: float) -> report.NestReport:
     first = bool(devices_ranges) and (devices_ranges not in layout.balance.ran_ranges
                                       or pending.run.pinned > 0)
     layout.balance.ran_ranges.add(devices_ranges)
-    layout.balance.record(pending.shares, seconds, total_s, ran, learn=not first,
+    fresh = [k for k, p in enumerate(layout.participants) if first and not p.is_openmp]
+    layout.balance.record(pending.shares, seconds, total_s, ran, fresh=fresh,
                           prepare_s=reprepare_seconds(pending.prepared))
     return _report(pending, seconds, total_s)
 

@@ -222,20 +222,46 @@ class Balance:
         with self.lock:
             return alone(self.trial, len(self.labels)) if self.trial is not None else self.shares
 
-    def record(self, shares, seconds, total_s, ran=None, learn: bool = True,
+    def record(self, shares, seconds, total_s, ran=None, fresh=(),
                prepare_s: float = 0.0) -> None:
         """Update after a call that was given `shares`, ran the parts `ran` of the loop (the
         shares rounded to whole iterations; default `shares`) and took `seconds` per
-        participant, `total_s` in all. `learn=False`: the times are not representative (the
-        first run of new parts: kernels compiled at launch, fresh device buffers), only noted.
-        `prepare_s`: what preparing the parts of other shares costs (moving pays only when the
-        calls it speeds up win that back)."""
+        participant, `total_s` in all. `fresh`: the participants (indices) whose times are not
+        representative (the first run of new parts: kernels compiled at launch, fresh device
+        buffers): see `_first_run`. `prepare_s`: what preparing the parts of other shares
+        costs (moving pays only when the calls it speeds up win that back)."""
         with self.lock:
-            shares, ran = tuple(shares), tuple(shares if ran is None else ran)
-            note = (self._update(shares, tuple(seconds), total_s, ran, prepare_s) if learn else
-                    "the parts' first run: not learnt from")
-            self.history.append(Step(ran, tuple(seconds), total_s, note))
+            shares, ran, seconds = tuple(shares), tuple(shares if ran is None else ran), \
+                tuple(seconds)
+            if any(ran[k] > 0 for k in fresh):
+                note = self._first_run(shares, seconds, total_s, ran, fresh)
+            else:
+                note = self._update(shares, seconds, total_s, ran, prepare_s)
+            self.history.append(Step(ran, seconds, total_s, note))
             del self.history[:-self.HISTORY]
+
+    def _first_run(self, shares, seconds, total_s, ran, fresh) -> str:
+        """A call some participants ran for the first time: the others' times are learnt, and
+        the only decision made is a trial of the participant modelled fastest alone when the
+        others' times already make the split over twice as slow (mmult f64 4096 beside the
+        OpenMP code on the H100: 0.7 s per call for the OpenMP code's 2 %, 18 ms on the GPU
+        alone, where the estimate had the OpenMP code 40x faster)."""
+        note = "the parts' first run: not learnt from"
+        known = tuple(0.0 if k in fresh else x for k, x in enumerate(ran))
+        if (self.trial is not None or shares != self.shares or self.forced or self.settled
+                or sum(1 for x in ran if x > 0) < 2 or not any(known)):
+            return note
+        self._observe(known, seconds)
+        known_s = max(t for t, x in zip(seconds, known) if x > 0)
+        model = measured_costs(self.costs, self.observed)
+        k = min(range(len(model)), key=lambda i: model[i].alone_s)
+        if 2 * model[k].alone_s <= known_s:
+            self.settled, self.split_s, self.trial = True, total_s, k
+            return (f"{note} but by the others' times {self.labels[k]} alone is modelled over "
+                    f"twice as fast ({model[k].alone_s * 1e3:.3f} ms vs at least "
+                    f"{known_s * 1e3:.3f} ms split); the next {TRIAL_CALLS} calls run it "
+                    f"alone, to compare")
+        return note
 
     def _update(self, shares, seconds, total_s, ran, prepare_s) -> str:
         if self.trial is not None and shares == alone(self.trial, len(self.labels)):
@@ -262,9 +288,10 @@ class Balance:
         moves = new != shares and gain_s > MIN_GAIN * now_s and gain_s * PAYBACK_CALLS > prepare_s
         alone_faster = not self.forced and model[k].alone_s <= new_s and not self.split_s
         if (not self.forced and self._last_same(ran) is None
-                and ((alone_faster and 2 * model[k].alone_s > new_s)
+                and ((alone_faster and 2 * model[k].alone_s > now_s)
                      or (not alone_faster and not moves and not self.settled))):
-            # A close decision for good on one call at these shares: a busy spell of the shared
+            # A close decision (the split not twice as slow as alone) for good on one call at
+            # these shares: a busy spell of the shared
             # host could make it (H100, stencil f64 8192: one call's OpenMP part took 23 ms for
             # 60 % of the loop, the next ones 12 ms, and the split was dropped).
             return "one call at these shares: one more before deciding"

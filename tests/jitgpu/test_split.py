@@ -177,8 +177,22 @@ def test_a_split_that_clearly_pays_is_not_tried_alone():
 def test_a_first_run_is_noted_but_not_learnt_from():
     costs = (Cost("a", 0.0, 1.0, 1.0), Cost("b", 0.0, 1.0, 1.0))
     balance = Balance(("a", "b"), costs, (0.5, 0.5), "estimate", forced=True)
-    balance.record((0.5, 0.5), (0.5, 5.0), 5.0, learn=False)
+    balance.record((0.5, 0.5), (0.5, 5.0), 5.0, fresh=(0, 1))
     assert balance.shares == (0.5, 0.5) and "not learnt from" in balance.describe()
+
+
+def test_a_first_run_teaches_the_others_times():
+    """Device a's first run, beside b (the OpenMP code) far slower than estimated: b's time
+    alone already makes the split over twice as slow as a alone, so a alone is tried at once
+    (a close call waits for a representative one)."""
+    costs = (Cost("a", 0.0, 0.020, 0.020), Cost("b", 0.0, 0.020, 0.020))
+    balance = Balance(("a", "b"), costs, (0.5, 0.5), "estimate", doubtful=True)
+    balance.record((0.5, 0.5), (0.9, 0.7), 0.9, fresh=(0,))
+    assert balance.trial == 0 and balance.observed == {1: {0.5: [0.7]}}
+    assert "twice as fast" in balance.history[-1].note
+    close = Balance(("a", "b"), costs, (0.5, 0.5), "estimate", doubtful=True)
+    close.record((0.5, 0.5), (0.9, 0.012), 0.9, fresh=(0,))
+    assert close.trial is None and not close.settled
 
 
 # --- split plans of real nests ---------------------------------------------------------------

@@ -211,6 +211,7 @@ class Balance:
     # {participant: {share it ran: its last OBSERVED calls' seconds}}, most recent share last
     observed: dict = field(default_factory=dict)
     ran_ranges: set = field(default_factory=set)    # the device parts' ranges run so far
+    proposed: Optional[tuple] = None    # settled shares the last call proposed moving to
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     HISTORY = 16
@@ -302,6 +303,21 @@ class Balance:
             return (f"{self.labels[k]} alone is modelled faster ({model[k].alone_s * 1e3:.3f} "
                     f"ms vs {new_s * 1e3:.3f} ms split); the next {TRIAL_CALLS} calls run it "
                     f"alone, to compare")
+        if moves and self.settled:
+            # Settled shares move only when two calls in a row, each by its own times (not the
+            # fastest of the last calls, which keeps one quick spell for two calls), propose
+            # it: on the H100 one call's spell (the OpenMP part of stencil 8192 beside the
+            # GPU's copies took 6.6 to 16.7 ms at one share) moved them away and back, each new
+            # share paying its parts' first run (0.1-0.2 s).
+            own = rounded(balanced(self._own_model(ran, seconds), keep_all=self.forced),
+                          keep_all=self.forced)
+            proposed, self.proposed = self.proposed, (new if own == new else None)
+            if proposed != new or own != new:
+                return (f"the shares would move to {self.describe_shares(new)} (modelled "
+                        f"{new_s * 1e3:.3f} ms vs {now_s * 1e3:.3f} ms); "
+                        + ("one more call to confirm" if own == new else
+                           "not by this call's own times"))
+        self.proposed = None
         if moves:
             self.shares, self.settled = new, False
             self.why = "rebalanced from the measured times"
@@ -331,6 +347,15 @@ class Balance:
                 seen[x] = (seen.pop(x, []) + [t])[-self.OBSERVED:]
                 while len(seen) > self.SHARES_KEPT:
                     del seen[next(iter(seen))]
+
+    def _own_model(self, ran, seconds) -> tuple:
+        """The measured model with this call's own times at the shares it ran."""
+        own = {k: dict(seen) for k, seen in self.observed.items()}
+        for k, (x, t) in enumerate(zip(ran, seconds)):
+            if x > 0:
+                own.setdefault(k, {}).pop(x, None)
+                own[k][x] = [t]
+        return measured_costs(self.costs, own)
 
     def _last_same(self, ran) -> Optional[Step]:
         """The last call, if it ran the same parts and was learnt from."""

@@ -317,3 +317,23 @@ def test_one_busy_call_does_not_decide():
         x = balance.next_shares()
         balance.record(x, [0.010 if s else 0.0 for s in x], 0.010)
     assert balance.shares == (0.5, 0.5) and "the split pays" in balance.why
+
+
+def test_settled_shares_move_only_when_two_calls_in_a_row_say_so():
+    """Settled at 0.5 / 0.5: one call where b met a quick spell (twice as fast) proposes a
+    move, and the next, normal call does not confirm it (by its own times, though the fastest
+    of the last two calls still has the spell); two such calls in a row move the shares."""
+    costs = (Cost("a", 0.0, 0.010, 0.010), Cost("b", 0.0, 0.010, 0.010))
+    balance = Balance(("a", "b"), costs, (0.5, 0.5), "estimate", forced=True)
+    for _ in range(2):
+        balance.record((0.5, 0.5), (0.005, 0.005), 0.005)
+    assert balance.settled
+    balance.record((0.5, 0.5), (0.005, 0.0025), 0.005)
+    assert balance.shares == (0.5, 0.5) and "one more call" in balance.history[-1].note
+    balance.record((0.5, 0.5), (0.005, 0.005), 0.005)
+    assert balance.shares == (0.5, 0.5) and balance.proposed is None, balance.describe()
+    for _ in range(3):
+        balance.record((0.5, 0.5), (0.005, 0.0025), 0.005)
+        if balance.shares != (0.5, 0.5):
+            break
+    assert balance.shares[1] > 0.6, balance.describe()

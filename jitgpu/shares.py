@@ -17,11 +17,13 @@ spell is not learnt), and shares are cut at multiples of GRAIN of the loop, so t
 changes keep the parts and everything prepared for them; they move only when the model promises
 MIN_GAIN of the call and the gain wins back the new preparation within PAYBACK_CALLS.
 A `Balance` remembers all this per (nest, shapes, participants), so repeated calls converge:
-the first run of a split's parts is not learnt from (kernels compiled at launch, fresh device
-buffers), the second moves the shares, the third runs them. Unless UNPY_FORCE_GPU=1, a split the model does not show clearly beating every
-participant alone is compared with TRIAL_CALLS calls of the fastest one alone (the one-device
-path), and the faster way is kept; such a decision waits for a second call at the same shares
-(the faster of the two counts), so that one busy spell does not make it.
+the first run of a split's device parts is not learnt from (kernels compiled at launch, fresh
+device buffers), the second moves the shares, the third runs them. Unless UNPY_FORCE_GPU=1, a
+split the model does not show clearly beating every participant alone is compared with
+TRIAL_CALLS calls of the fastest one alone (the one-device path), and the faster way is kept.
+Such a decision, unless the split is over twice as slow, waits for a second call at the same
+shares (the faster of the two counts), and settled shares move only when two calls in a row
+propose it, so that one spell of a shared host does not decide.
 
 Everything here but the store of balances is a pure function of numbers.
 """
@@ -292,9 +294,9 @@ class Balance:
                 and ((alone_faster and 2 * model[k].alone_s > now_s)
                      or (not alone_faster and not moves and not self.settled))):
             # A close decision (the split not twice as slow as alone) for good on one call at
-            # these shares: a busy spell of the shared
-            # host could make it (H100, stencil f64 8192: one call's OpenMP part took 23 ms for
-            # 60 % of the loop, the next ones 12 ms, and the split was dropped).
+            # these shares: a busy spell of the shared host could make it (H100, stencil f64
+            # 8192: one call's OpenMP part took 23 ms for 60 % of the loop, the next ones 12
+            # ms, and the split was dropped).
             return "one call at these shares: one more before deciding"
         if alone_faster:
             # The measured rates say one participant alone beats any split: measure it now.

@@ -79,9 +79,10 @@ slowdown: dict = {}
 
 # A layout (the same arrays) split this many times before pins the arrays its device parts
 # move, whatever share they move (arrays new at every call are not pinned: a pin costs 0.4 ms
-# and 40 us per MiB; the shares learn from the second call on, which so runs pinned): a part moving under `gpurts.pins.PIN_MIN_FRACTION` of an array went through
-# staging, which competes with the OpenMP code for the cores (H100, 2026-11-25, stencil f64 8192
-# with OpenMP: the GPU's 14 % took 140 ms in four tiles, and then its 2 % 8.7 ms).
+# and 40 us per MiB; the call that pins is not learnt from): a part moving under
+# `gpurts.pins.PIN_MIN_FRACTION` of an array went through staging, which competes with the
+# OpenMP code for the cores (H100, 2026-11-25, stencil f64 8192 with OpenMP: the GPU's 14 %
+# took 140 ms in four tiles, and then its 2 % 8.7 ms).
 PIN_AFTER = 1
 
 _LAYOUTS = collections.OrderedDict()     # call key -> Layout, most recent last

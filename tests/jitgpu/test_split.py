@@ -304,8 +304,9 @@ def test_the_trial_counts_its_fastest_call():
 
 def test_one_busy_call_does_not_decide():
     """The split's one call at its shares meets a busy spell (both participants 5x slower, as a
-    busy host makes them): nothing is decided on it; the next call is normal, and the split's faster call is what the trial
-    of the fastest alone is compared with, so the split is kept."""
+    busy host makes them): nothing is decided on it; the next call is normal, and the split's
+    faster call is what the trial of the fastest alone is compared with, so the split is
+    kept."""
     costs = (Cost("a", 0.0, 0.010, 0.010), Cost("b", 0.0, 0.010, 0.010))
     balance = Balance(("a", "b"), costs, (0.5, 0.5), "estimate", doubtful=True)
     balance.record((0.5, 0.5), (0.025, 0.025), 0.025)       # a busy spell

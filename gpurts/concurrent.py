@@ -23,7 +23,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from .errors import DeviceError
-from .executor import combine, keep_kit, pin_roots, run_part, run_tiles, write_back
+from .executor import (combine, keep_kit, pin_roots, run_part, run_tiles, tiles_of,
+                       write_back)
 from .opencl import load_opencl
 from .timing import Timings
 
@@ -104,8 +105,7 @@ class ConcurrentRun:
     def _run_tiles(self, device, run: DeviceRun) -> None:
         """The device's parts as overlapped tiles (`tiled`: each writes back on its own, its
         kernel never sets the flag), written back from this thread."""
-        tiles = [(index, part, kernel, cl_kernel) for index, (part, (kernel, cl_kernel))
-                 in enumerate(zip(self.plan.parts, self.kernels)) if part.device == run.label]
+        tiles = tiles_of(self.plan, self.kernels, run.label)
         staged, kits = run_tiles(device, tiles, self.values, self.recipes, run.timings)
         written = time.perf_counter()
         write_back(staged, None)

@@ -435,13 +435,18 @@ def _execute_overlapped(plan, kernels, values, devices, recipes, log) -> tuple:
     jitgpu/overlap.py; see `run_tiles`)."""
     timings = Timings()
     device = devices[plan.parts[0].device]
-    tiles = [(index, part, kernel, cl_kernel) for index, (part, (kernel, cl_kernel))
-             in enumerate(zip(plan.parts, kernels))]
-    staged, kits = run_tiles(device, tiles, values, recipes, timings, log)
+    staged, kits = run_tiles(device, tiles_of(plan, kernels), values, recipes, timings, log)
     write_back(staged)
     for kit, part, recipe in kits:
         keep_kit(kit, part, recipe)
     return {}, timings
+
+
+def tiles_of(plan, kernels, label=None) -> list:
+    """[(index in the plan, part, kernel nest, cl.Kernel)] of the plan's parts (on the device
+    `label` only, if given), as `run_tiles` takes them."""
+    return [(index, part, kernel, cl_kernel) for index, (part, (kernel, cl_kernel))
+            in enumerate(zip(plan.parts, kernels)) if label is None or part.device == label]
 
 
 def run_tiles(device, tiles, values, recipes, timings, log=None) -> tuple:

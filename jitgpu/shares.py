@@ -290,13 +290,12 @@ class Balance:
         gain_s = now_s - new_s
         moves = new != shares and gain_s > MIN_GAIN * now_s and gain_s * PAYBACK_CALLS > prepare_s
         alone_faster = not self.forced and model[k].alone_s <= new_s and not self.split_s
-        if (not self.forced and self._last_same(ran) is None
-                and ((alone_faster and 2 * model[k].alone_s > now_s)
-                     or (not alone_faster and not moves and not self.settled))):
-            # A close decision (the split not twice as slow as alone) for good on one call at
-            # these shares: a busy spell of the shared host could make it (H100, stencil f64
-            # 8192: one call's OpenMP part took 23 ms for 60 % of the loop, the next ones 12
-            # ms, and the split was dropped).
+        for_good = alone_faster or not (moves or self.settled)      # a trial, or settling
+        close = not alone_faster or 2 * model[k].alone_s > now_s
+        if for_good and close and not self.forced and self._last_same(ran) is None:
+            # A close decision for good on one call at these shares: a busy spell of the
+            # shared host could make it (H100, stencil f64 8192: one call's OpenMP part took
+            # 23 ms for 60 % of the loop, the next ones 12 ms, and the split was dropped).
             return "one call at these shares: one more before deciding"
         if alone_faster:
             # The measured rates say one participant alone beats any split: measure it now.

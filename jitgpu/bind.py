@@ -201,6 +201,9 @@ def check_supported(instance: NestInstance, fp64: bool) -> None:
                                  "GPU kernel cannot call")
         if isinstance(e, ir.AllocArray):
             raise NotOffloadable("the nest allocates an array, which a GPU kernel cannot do")
+        if isinstance(e, (ir.StridedView, ir.Reshape)):
+            raise NotOffloadable("the nest binds a name to a view of an array, which a GPU "
+                                 "kernel cannot do (index the array itself)")
     for s in walk_stmts(nest.loop.body):
         if isinstance(s, ir.Return):
             raise NotOffloadable("the nest contains 'return'")

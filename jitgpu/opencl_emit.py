@@ -33,7 +33,8 @@ BUFFER_TYPES = dict(CL_TYPES, bool="uchar")
 INT_SIZES = {"char": 1, "short": 2, "int": 4, "long": 8}
 INT_TYPES = ["char", "short", "int", "long", "uchar", "ushort", "uint", "ulong"]
 MATH = {"sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
-        "sinh", "cosh", "tanh", "floor", "ceil", "fabs", "pow", "hypot"}
+        "sinh", "cosh", "tanh", "floor", "ceil", "fabs", "pow", "hypot", "log1p", "expm1",
+        "log2", "exp2", "cbrt", "rint", "trunc", "copysign"}
 WRAPPING = {"int": "uint", "long": "ulong"}   # signed types whose arithmetic can overflow
 IDENTITY = {"+": "0", "*": "1", "|": "0", "^": "0", "&": "~0"}
 
@@ -385,6 +386,8 @@ class KernelEmitter(CExprPrinter):
             self.out("continue;")
         elif isinstance(s, ir.Pass):
             pass
+        elif isinstance(s, ir.Raise):
+            self.out("*unpy_flag = 1;      // the OpenMP code raises it")
         elif isinstance(s, TileLoad):
             self.tile_load(s)
         elif isinstance(s, Barrier):

@@ -23,7 +23,7 @@ TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 KERNELS = TESTS / "kernels"
 # Modules of tests/kernels, in the order a test worker builds them ahead of need.
-KERNEL_MODULES = ["arith", "loops", "arrays", "prange", "mathfuncs", "checked"]
+KERNEL_MODULES = ["numpy_exprs", "arith", "loops", "arrays", "prange", "mathfuncs", "checked"]
 BOUNDSCHECKED = {"checked"}
 
 

@@ -106,9 +106,90 @@ class IfExp:
 
 @dataclass
 class Subscript:
-    """One element of an array: one index per dimension."""
+    """One element of an array: one index per dimension. Before typeinfer, also a view or a
+    masked array as written (`a[1:, i]`, `a[:, None]`, `a[mask]`): typeinfer turns those into
+    `View` and `Masked`. `in_range` lists the dimensions whose index the compiler generated
+    inside [0, shape) (lower_arrays): they are neither wrapped nor checked."""
     array: Name
     indices: list
+    loc: tuple = (0, 0)
+    type: Type = None
+    in_range: list = field(default_factory=list)
+
+
+@dataclass
+class Slice:
+    """`start:stop:step` in a subscript; a part not written is None."""
+    start: Optional["Expr"]
+    stop: Optional["Expr"]
+    step: Optional["Expr"]
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class NewAxis:
+    """`None` (`np.newaxis`) in a subscript: a new dimension of length 1."""
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class View:
+    """A basic-indexing view of an array value, as written: `indices` holds integer
+    expressions (the dimension goes), `Slice`s (kept) and `NewAxis` (a new dimension of length
+    1); dimensions not named at the end are kept whole. lower_arrays reads it element by element
+    or, where it is bound to a name, makes it a `StridedView`."""
+    array: "Expr"
+    indices: list
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class Masked:
+    """`a[mask]` with a boolean array `mask` of `a`'s shape; typed as `a` (lower_arrays accepts
+    it as an assignment target and, masked alike, in the assigned value)."""
+    array: "Expr"
+    mask: "Expr"
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class ArrayCall:
+    """A NumPy function or method on whole arrays that is not element-wise (reductions, `dot`,
+    `@`, allocations, `copy`, `transpose`, `reshape`): `func` is its NumPy name ('sum',
+    'matmul', 'zeros_like', ...), `keywords` maps a keyword to its expression. Only typeinfer
+    and lower_arrays see it."""
+    func: str
+    args: list
+    keywords: dict = field(default_factory=dict)
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class StridedView:
+    """A view of the array variable `array` made by lower_arrays: element (k_0, ..., k_m) of
+    the view is the element of `array` at index `offsets[d] + sum(k_j * steps[j] for the view
+    dimensions j with axes[j] == d)` in each dimension d. `axes[j]` is None for a dimension of
+    length 1 that the array does not have. Offsets, lengths and steps are already in range."""
+    array: "Name"
+    offsets: list
+    axes: list
+    lengths: list
+    steps: list
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class Reshape:
+    """`a.reshape(shape)` / `a.ravel()` of the array variable `array` (after lower_arrays): a
+    view when `array` is C-contiguous, else a C-ordered copy, as NumPy does."""
+    array: "Name"
+    shape: list
     loc: tuple = (0, 0)
     type: Type = None
 
@@ -172,7 +253,8 @@ class AllocArray:
 
 
 Expr = Union[Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr, Call,
-             CallCompiled, Cast, NamedExpr, AllocArray]
+             CallCompiled, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
+             StridedView, Reshape]
 
 
 # --- statements -----------------------------------------------------------------------------
@@ -257,7 +339,17 @@ class Pass:
     loc: tuple = (0, 0)
 
 
-Stmt = Union[Assign, AugAssign, For, While, If, Break, Continue, Return, ExprStmt, Pass]
+@dataclass
+class Raise:
+    """Raise `kind` ('ValueError', 'IndexError') with `message`: the checks lower_arrays makes
+    (shapes that do not broadcast, empty reductions). In a GPU kernel it sets the error flag, and
+    the OpenMP code then raises it."""
+    kind: str
+    message: str
+    loc: tuple = (0, 0)
+
+
+Stmt = Union[Assign, AugAssign, For, While, If, Break, Continue, Return, ExprStmt, Pass, Raise]
 
 
 # --- functions and modules ------------------------------------------------------------------
@@ -314,8 +406,9 @@ def is_converted_integer(e) -> bool:
 
 _NODE_CLASSES = {cls.__name__: cls for cls in (
     Scalar, Array, Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr,
-    Call, CallCompiled, Cast, NamedExpr, AllocArray, Assign, AugAssign, Reduction, For, While, If,
-    Break, Continue, Return, ExprStmt, Pass, Param, Function, Nest, Module)}
+    Call, CallCompiled, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
+    StridedView, Reshape, Assign, AugAssign, Reduction, For, While, If, Break, Continue, Return,
+    ExprStmt, Pass, Raise, Param, Function, Nest, Module)}
 
 
 def to_data(node):
@@ -395,6 +488,26 @@ def format_expr(e) -> str:
         return f"({e.target.id} := {format_expr(e.value)})"
     if isinstance(e, AllocArray):
         return f"np.{e.fill}(({', '.join(format_expr(s) for s in e.shape)}), {e.dtype})"
+    if isinstance(e, Slice):
+        parts = [format_expr(x) if x is not None else "" for x in (e.start, e.stop, e.step)]
+        return ":".join(parts[:2]) + (f":{parts[2]}" if parts[2] else "")
+    if isinstance(e, NewAxis):
+        return "None"
+    if isinstance(e, View):
+        return f"{format_expr(e.array)}[{', '.join(format_expr(i) for i in e.indices)}]"
+    if isinstance(e, Masked):
+        return f"{format_expr(e.array)}[{format_expr(e.mask)}]"
+    if isinstance(e, ArrayCall):
+        args = [format_expr(a) for a in e.args]
+        args += [f"{k}={format_expr(v)}" for k, v in e.keywords.items()]
+        return f"np.{e.func}({', '.join(args)})"
+    if isinstance(e, StridedView):
+        offsets = ", ".join(format_expr(o) for o in e.offsets)
+        dims = ", ".join(f"{'new' if a is None else a}:{format_expr(n)}:{format_expr(s)}"
+                         for a, n, s in zip(e.axes, e.lengths, e.steps))
+        return f"view({e.array.id}, offsets=({offsets}), dims=({dims}))"
+    if isinstance(e, Reshape):
+        return f"{e.array.id}.reshape({', '.join(format_expr(d) for d in e.shape)})"
     raise TypeError(f"not an expression: {e!r}")
 
 
@@ -431,6 +544,8 @@ def format_stmts(body, indent=1) -> list:
             lines.append(f"{pad}return" + (f" {format_expr(s.value)}" if s.value else ""))
         elif isinstance(s, ExprStmt):
             lines.append(f"{pad}{format_expr(s.value)}")
+        elif isinstance(s, Raise):
+            lines.append(f"{pad}raise {s.kind}({s.message!r})")
         else:
             lines.append(f"{pad}{type(s).__name__.lower()}")
     return lines

@@ -9,6 +9,7 @@ from unpy.frontend.discover import discover
 from unpy.frontend.lower import lower_function
 from unpy.typeinfer.fuse import fuse_function
 from unpy.typeinfer.infer import infer_function
+from unpy.typeinfer.lower_arrays import lower_arrays
 from unpy.typeinfer.lower_logic import lower_logic
 from unpy.typeinfer.never_negative import drop_sqrt_domain_checks
 from unpy.typeinfer.reductions import check_function
@@ -54,6 +55,7 @@ def compile_to_ir(path: str, source: str) -> ir.Module:
         fn.return_type = ret
         fn.locals = dict(local_types[fn.name])
         infer_function(fn, signatures, errors)
+        lower_arrays(fn, errors)
         check_function(fn, errors)
         lower_logic(fn)
         drop_sqrt_domain_checks(fn)

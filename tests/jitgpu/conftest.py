@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import testdevice
-from gpucheck import HERE, GpuPair, build_module, load_module
+from gpucheck import GpuPair, build_module, load_module, module_path
 
 ENV_SWITCHES = ("UNPY_DEVICE", "UNPY_FORCE_GPU", "UNPY_GPU_MEM_LIMIT", "UNPY_GPU_OPT",
                 "UNPY_DISABLE", "UNPY_GPU_SEARCH", "UNPY_REPLAY", "UNPY_REPLAY_PIN_BYTES")
@@ -36,7 +36,7 @@ def _pair(name, tmp_path_factory):
     testdevice.tested_device()
     so = build_module(name, tmp_path_factory.mktemp(f"build-{name}"))
     return GpuPair(load_module(name, so),
-                   load_module(f"interpreted_{name}", HERE / f"{name}.py"))
+                   load_module(f"interpreted_{name}", module_path(name)))
 
 
 @pytest.fixture(scope="session")
@@ -49,6 +49,12 @@ def gpu(tmp_path_factory) -> GpuPair:
 def gpu_checked(tmp_path_factory) -> GpuPair:
     """tests/jitgpu/gpu_checked.py, compiled with --boundscheck and interpreted."""
     return _pair("gpu_checked", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def numpy_gpu(tmp_path_factory) -> GpuPair:
+    """tests/kernels/numpy_exprs.py, compiled and interpreted."""
+    return _pair("numpy_exprs", tmp_path_factory)
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,14 @@ import diffcheck
 
 HERE = Path(__file__).resolve().parent
 # module -> built with --boundscheck
-MODULES = {"gpu_kernels": False, "gpu_checked": True, "resident_kernels": False}
+MODULES = {"gpu_kernels": False, "gpu_checked": True, "resident_kernels": False,
+           "numpy_exprs": False}
+
+
+def module_path(name: str) -> Path:
+    """A module of tests/jitgpu, or of tests/kernels (shared with the OpenMP tests)."""
+    here = HERE / f"{name}.py"
+    return here if here.exists() else diffcheck.KERNELS / f"{name}.py"
 
 
 def _lock_file(name: str):
@@ -34,7 +41,7 @@ def build_module(name: str, out_dir: Path) -> Path:
     from unpy.cpp_emit.build import BuildOptions, build
 
     def do_build(module, where):
-        return build(str(HERE / f"{module}.py"), str(where),
+        return build(str(module_path(module)), str(where),
                      BuildOptions(boundscheck=MODULES[module])).output
 
     lock = _lock_file(name)

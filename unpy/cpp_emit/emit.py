@@ -34,7 +34,10 @@ MATH_CXX = {"sqrt": "std::sqrt", "exp": "std::exp", "log": "std::log", "log10": 
             "acos": "std::acos", "atan": "std::atan", "atan2": "std::atan2",
             "sinh": "std::sinh", "cosh": "std::cosh", "tanh": "std::tanh",
             "floor": "std::floor", "ceil": "std::ceil", "fabs": "std::fabs", "pow": "std::pow",
-            "hypot": "std::hypot"}
+            "hypot": "std::hypot", "log1p": "std::log1p", "expm1": "std::expm1",
+            "log2": "std::log2", "exp2": "std::exp2", "cbrt": "std::cbrt", "rint": "std::rint",
+            "trunc": "std::trunc", "copysign": "std::copysign"}
+ERROR_KINDS = {"ValueError": "value", "IndexError": "index"}
 CXX_HELPERS = {"//": "floordiv", "%": "mod", "**": "power", "<<": "shift_left",
                ">>": "shift_right", "/": "int_true_divide"}     # the runtime's templates
 
@@ -103,6 +106,7 @@ class FunctionEmitter(CExprPrinter):
         # a call scope, and flush points before host code that touches arrays.
         self.residency = any(isinstance(x, ir.For) and x.nest_id is not None
                              for x in walk_stmts(fn.body))
+        self.strided = strided_locals(fn)
 
     def out(self, text):
         self.lines.append("    " * self.depth + text)
@@ -204,6 +208,9 @@ class FunctionEmitter(CExprPrinter):
             self.out(f"{self.expr(s.value)};")
         elif isinstance(s, ir.Pass):
             pass
+        elif isinstance(s, ir.Raise):
+            message = s.message.replace("\\", "\\\\").replace('"', '\\"')
+            self.out(f'unpy::raise(unpy::ErrorKind::{ERROR_KINDS[s.kind]}, "{message}");')
         else:
             raise TypeError(f"cannot emit {s!r}")
 
@@ -565,8 +572,10 @@ class FunctionEmitter(CExprPrinter):
     def expr_Name(self, e):
         return cname(e.id)
 
-    def index(self, array, d, e):
+    def index(self, array, d, e, in_range=False):
         text = self.expr(e)
+        if in_range:
+            return text
         bound = const_lower_bound(e, self.lower_bounds)
         if bound is not None and bound >= 0:
             return text
@@ -576,12 +585,25 @@ class FunctionEmitter(CExprPrinter):
 
     def subscript(self, e):
         array = cname(e.array.id)
-        if self.boundscheck:
+        # A view's last dimension may have any stride: C holds for the parameters only.
+        contiguous = "false" if e.array.id in self.strided else "C"
+        if self.boundscheck and len(e.in_range) < len(e.indices):
             # at_checked wraps negative indices itself, after reporting them as written.
             indices = ", ".join(self.expr(i) for i in e.indices)
-            return f'{array}.template at_checked<C>("{e.array.id}", {indices})'
-        indices = ", ".join(self.index(array, d, i) for d, i in enumerate(e.indices))
-        return f"{array}.template at<C>({indices})"
+            return f'{array}.template at_checked<{contiguous}>("{e.array.id}", {indices})'
+        indices = ", ".join(self.index(array, d, i, d in e.in_range)
+                            for d, i in enumerate(e.indices))
+        return f"{array}.template at<{contiguous}>({indices})"
+
+    def expr_StridedView(self, e):
+        ints = lambda xs: "{" + ", ".join(self.expr(x) for x in xs) + "}"
+        axes = "{" + ", ".join(str(-1 if a is None else a) for a in e.axes) + "}"
+        return (f"unpy::strided_view<{len(e.axes)}>({cname(e.array.id)}, {ints(e.offsets)}, "
+                f"{axes}, {ints(e.lengths)}, {ints(e.steps)})")
+
+    def expr_Reshape(self, e):
+        dims = ", ".join(self.expr(d) for d in e.shape)
+        return f"unpy::reshape<{len(e.shape)}>({cname(e.array.id)}, {{{dims}}})"
 
     def expr_Subscript(self, e):
         return self.subscript(e)
@@ -599,6 +621,44 @@ class FunctionEmitter(CExprPrinter):
         fill = {"zeros": 0, "ones": 1, "empty": 2}[e.fill]
         dims = ", ".join(self.expr(d) for d in e.shape)
         return f"unpy::allocate<{CTYPES[e.dtype]}, {len(e.shape)}>({{{dims}}}, {fill})"
+
+
+def strided_locals(fn: ir.Function) -> set:
+    """Local arrays whose last dimension may have a stride other than 1 when the parameters'
+    have it: views with a step or a transposition there, arrays a compiled function returns,
+    and names that may be one of those."""
+    params = {p.name for p in fn.params}
+    values = {}
+    for s in walk_stmts(fn.body):
+        if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name) and \
+                isinstance(s.value.type, Array) and s.target.id not in params:
+            values.setdefault(s.target.id, []).append(s.value)
+    for e in walk_exprs(fn.body):
+        if isinstance(e, ir.NamedExpr) and isinstance(e.type, Array):
+            values.setdefault(e.target.id, []).append(e.value)
+    strided = set()
+
+    def unit_stride(v):
+        if isinstance(v, (ir.AllocArray, ir.Reshape)):
+            return True
+        if isinstance(v, ir.Name):
+            return v.id not in strided
+        if isinstance(v, ir.IfExp):
+            return unit_stride(v.body) and unit_stride(v.orelse)
+        if isinstance(v, ir.StridedView):
+            last = v.axes[-1] if v.axes else None
+            return (v.array.id not in strided and last == v.array.type.ndim - 1
+                    and isinstance(v.steps[-1], ir.Const) and v.steps[-1].value == 1)
+        return False
+
+    changed = True
+    while changed:
+        changed = False
+        for var, assigned in values.items():
+            if var not in strided and not all(unit_stride(v) for v in assigned):
+                strided.add(var)
+                changed = True
+    return strided
 
 
 def uses_checked_math(node) -> bool:

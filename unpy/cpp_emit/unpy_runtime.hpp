@@ -84,6 +84,7 @@ struct Array {
     int64_t strides[N] = {};
     PyObject* pyobj = nullptr;          // borrowed: a parameter's ndarray (alive for the call)
     std::shared_ptr<T> memory;          // owned: a local array
+    bool whole = true;                  // false for a view: pyobj (if any) only owns the memory
 
     int64_t size() const {
         int64_t n = 1;
@@ -145,11 +146,80 @@ Array<T, N> allocate(const int64_t (&shape)[N], int fill) {  // fill: 0 zeros, 1
     return a;
 }
 
+// A view of `base` (lower_arrays' StridedView): offsets per dimension of base; per dimension of
+// the view, the base dimension it walks (-1: a new one of length 1), its length and step.
+template <int M, typename T, int N>
+Array<T, M> strided_view(const Array<T, N>& base, const int64_t (&offsets)[N],
+                         const int (&axes)[M], const int64_t (&lengths)[M],
+                         const int64_t (&steps)[M]) {
+    Array<T, M> v;
+    v.data = base.data;
+    for (int d = 0; d < N; ++d) v.data += offsets[d] * base.strides[d];
+    v.pyobj = base.pyobj;
+    v.memory = base.memory;
+    v.whole = false;
+    for (int k = 0; k < M; ++k) {
+        v.shape[k] = lengths[k];
+        v.strides[k] = axes[k] < 0 ? 0 : steps[k] * base.strides[axes[k]];
+    }
+    return v;
+}
+
+// `a.reshape(shape)` (one length may be -1): a view of a C-contiguous array, else a C-ordered
+// copy, as NumPy does.
+template <int M, typename T, int N>
+Array<T, M> reshape(const Array<T, N>& a, const int64_t (&shape)[M]) {
+    int64_t total = a.size(), known = 1, unknown = -1;
+    int64_t dims[M];
+    for (int k = 0; k < M; ++k) {
+        dims[k] = shape[k];
+        if (shape[k] == -1 && unknown < 0) unknown = k;
+        else if (shape[k] < 0) raise(ErrorKind::value, "can only specify one unknown dimension");
+        else known *= shape[k];
+    }
+    if (unknown >= 0) dims[unknown] = known == 0 ? 0 : total / known;
+    int64_t count = 1;
+    for (int k = 0; k < M; ++k) count *= dims[k];
+    if (count != total || (unknown >= 0 && known != 0 && total % known != 0)) {
+        raise(ErrorKind::value, "cannot reshape array of size " + std::to_string(total) +
+                                " into the requested shape");
+        return Array<T, M>{};
+    }
+    bool contiguous = true;
+    int64_t stride = 1;
+    for (int d = N - 1; d >= 0; --d) {
+        if (a.shape[d] != 1 && a.strides[d] != stride) contiguous = false;
+        stride *= a.shape[d];
+    }
+    Array<T, M> v;
+    if (contiguous) {
+        v.data = a.data;
+        v.pyobj = a.pyobj;
+        v.memory = a.memory;
+        v.whole = false;
+    } else {
+        v = allocate<T, M>(dims, 2);
+        int64_t index[N] = {};
+        for (int64_t i = 0; i < total; ++i) {
+            v.data[i] = a.template element<false>(index);
+            for (int d = N - 1; d >= 0; --d) {
+                if (++index[d] < a.shape[d]) break;
+                index[d] = 0;
+            }
+        }
+    }
+    int64_t s = 1;
+    for (int k = M - 1; k >= 0; --k) { v.shape[k] = dims[k]; v.strides[k] = s; s *= dims[k]; }
+    return v;
+}
+
 template <typename T, int N>
 py::object to_python(const Array<T, N>& a) {
-    if (a.pyobj) return py::reinterpret_borrow<py::object>(a.pyobj);
+    if (a.pyobj && a.whole) return py::reinterpret_borrow<py::object>(a.pyobj);
     std::vector<py::ssize_t> shape(a.shape, a.shape + N), strides(N);
     for (int d = 0; d < N; ++d) strides[d] = a.strides[d] * py::ssize_t(sizeof(T));
+    if (a.pyobj)        // a view of a parameter: the parameter's array owns the memory
+        return py::array_t<T>(shape, strides, a.data, py::reinterpret_borrow<py::object>(a.pyobj));
     auto* keep = new std::shared_ptr<T>(a.memory);
     py::capsule owner(keep, [](void* p) { delete static_cast<std::shared_ptr<T>*>(p); });
     return py::array_t<T>(shape, strides, a.data, owner);

@@ -11,7 +11,7 @@ from unpy.frontend.discover import Decorated, ModuleSource, loc_of, qualified_na
 
 BINOPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
           gast.Mod: "%", gast.Pow: "**", gast.BitAnd: "&", gast.BitOr: "|", gast.BitXor: "^",
-          gast.LShift: "<<", gast.RShift: ">>"}
+          gast.LShift: "<<", gast.RShift: ">>", gast.MatMult: "@"}
 CMPOPS = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==",
           gast.NotEq: "!="}
 UNARYOPS = {gast.USub: "-", gast.UAdd: "+", gast.Not: "not", gast.Invert: "~"}
@@ -24,6 +24,25 @@ SCALAR_CASTS = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "u
                 "uint64", "float32", "float64", "single", "double", "intc", "intp", "float_",
                 "bool_", "byte", "ubyte", "short", "ushort", "longlong", "ulonglong"}
 ALLOCATORS = {"numpy.zeros": "zeros", "numpy.empty": "empty", "numpy.ones": "ones"}
+# Element-wise NumPy functions beyond the math ones (IR name 'np.<name>').
+ELEMENTWISE = {"where", "minimum", "maximum", "fmin", "fmax", "clip", "isnan", "isinf",
+               "isfinite", "sign", "square", "log1p", "expm1", "log2", "exp2", "cbrt",
+               "logical_and", "logical_or", "logical_not", "logical_xor", "negative", "positive",
+               "reciprocal", "degrees", "radians", "rint", "trunc", "copysign"}
+# NumPy functions on whole arrays (ir.ArrayCall), by NumPy name -> IR name.
+ARRAY_FUNCTIONS = {name: name for name in (
+    "sum", "prod", "mean", "std", "var", "argmin", "argmax", "any", "all", "dot", "matmul",
+    "outer", "vdot", "inner", "zeros_like", "empty_like", "ones_like", "full_like", "full", "copy",
+    "arange", "linspace", "eye", "identity", "transpose", "reshape", "ravel", "trace", "cumsum",
+    "max", "min")}
+ARRAY_FUNCTIONS.update({"amax": "max", "amin": "min", "array": "copy", "asarray": "asarray",
+                        "ascontiguousarray": "copy", "linalg.norm": "norm", "flip": "flip",
+                        "fliplr": "fliplr", "flipud": "flipud", "nanmax": "max", "nanmin": "min"})
+ARRAY_FUNCTIONS.pop("nanmax"), ARRAY_FUNCTIONS.pop("nanmin")
+# Methods of arrays (ir.ArrayCall with the array first).
+ARRAY_METHODS = {"sum", "prod", "mean", "std", "var", "argmin", "argmax", "any", "all", "dot",
+                 "copy", "transpose", "reshape", "ravel", "flatten", "max", "min", "astype",
+                 "trace", "cumsum", "fill"}
 # Module constants, Python floats in the interpreter too.
 CONSTANTS = {f"{module}.{name}": value for module in ("math", "numpy") for name, value in
              (("pi", math.pi), ("e", math.e), ("inf", math.inf), ("nan", math.nan))}
@@ -115,7 +134,8 @@ class Lowering:
         if isinstance(s, gast.Expr):
             if isinstance(s.value, gast.Call):
                 value = self.expr(s.value)
-                if isinstance(value, ir.CallCompiled):
+                if isinstance(value, ir.CallCompiled) or (isinstance(value, ir.ArrayCall)
+                                                          and value.func == "fill"):
                     return [ir.ExprStmt(value, loc)]
             raise self.error("this expression statement has no effect in compiled code; only "
                              "calls to compiled functions may stand alone", s)
@@ -259,23 +279,39 @@ class Lowering:
         return self.subscript(e)
 
     def subscript(self, e):
-        """`a[i, j]` and `a[i][j]` both become one element access with all indices."""
-        indices = []
-        node = e
-        while isinstance(node, gast.Subscript):
-            index = node.slice
-            parts = index.elts if isinstance(index, gast.Tuple) else [index]
-            for p in parts:
-                if isinstance(p, gast.Slice):
-                    raise self.error("slices are not supported in compiled functions; index "
-                                     "one element per dimension", p)
-            indices = [self.expr(p) for p in parts] + indices
-            node = node.value
-        return ir.Subscript(self.array_name(node), indices, loc_of(e))
+        """`a[i, j]` and `a[i][j]` both become one access with all indices; `a[1:][0]` (a
+        slice before another subscript) stays two. Slices and `None` are kept for typeinfer,
+        which tells an element from a view."""
+        parts = e.slice.elts if isinstance(e.slice, gast.Tuple) else [e.slice]
+        indices = [self.index(p) for p in parts]
+        inner = e.value
+        if isinstance(inner, gast.Subscript) and self.shape_source(inner.value) is None:
+            base = self.subscript(inner)
+            if not any(isinstance(i, (ir.Slice, ir.NewAxis)) for i in base.indices) and \
+                    isinstance(base.array, ir.Name):
+                return ir.Subscript(base.array, base.indices + indices, loc_of(e))
+            return ir.Subscript(base, indices, loc_of(e))
+        array = (ir.Name(inner.id, loc_of(inner)) if isinstance(inner, gast.Name)
+                 else self.expr(inner))
+        return ir.Subscript(array, indices, loc_of(e))
+
+    def index(self, p):
+        if isinstance(p, gast.Slice):
+            return ir.Slice(*(None if x is None else self.expr(x)
+                              for x in (p.lower, p.upper, p.step)), loc_of(p))
+        if (isinstance(p, gast.Constant) and p.value is None) or \
+                self.qualified(p) == "numpy.newaxis":
+            return ir.NewAxis(loc_of(p))
+        if isinstance(p, gast.Constant) and p.value is Ellipsis:
+            raise self.error("'...' (Ellipsis) in an index is not supported; write one ':' per "
+                             "dimension", p)
+        return self.expr(p)
 
     def attribute(self, e):
         if isinstance(e.value, gast.Name) and e.attr in ("ndim", "size"):
             return ir.ArrayAttr(self.array_name(e.value), e.attr, None, loc_of(e))
+        if e.attr == "T" and not self.is_module(e.value):
+            return ir.ArrayCall("transpose", [self.expr(e.value)], {}, loc_of(e))
         if e.attr == "shape":
             raise self.error("use 'a.shape[k]' or unpack 'm, n = a.shape'; the shape tuple "
                              "itself is not a value", e)
@@ -283,14 +319,53 @@ class Lowering:
             return ir.Const(CONSTANTS[self.qualified(e)], loc_of(e))
         raise self.error(f"attribute '{e.attr}' is not supported in compiled functions", e)
 
+    def is_module(self, node):
+        """Whether `node` names an imported module or something in one (`np`, `np.linalg`)."""
+        while isinstance(node, gast.Attribute):
+            node = node.value
+        return isinstance(node, gast.Name) and node.id in self.module.imports \
+            and node.id not in self.assigned
+
+    def keywords(self, e):
+        return {kw.arg: self.keyword_value(kw) for kw in e.keywords}
+
+    def keyword_value(self, kw):
+        if kw.arg is None:
+            raise self.error("'**' arguments are not supported in compiled functions", kw.value)
+        if kw.arg == "dtype":
+            return self.dtype_value(kw.value)
+        return self.expr(kw.value)
+
+    def dtype_value(self, node):
+        """A dtype argument: a literal dtype (as a Const string) or `a.dtype` (as the Name)."""
+        if isinstance(node, gast.Attribute) and node.attr == "dtype" and \
+                isinstance(node.value, gast.Name) and not self.is_module(node.value):
+            return ir.Name(node.value.id, loc_of(node.value))
+        return ir.Const(self.dtype_literal(node, node), loc_of(node))
+
     def call(self, e):
         loc = loc_of(e)
-        if e.keywords and not self.is_allocator(e):
-            raise self.error("keyword arguments are not supported here", e)
+        if isinstance(e.func, gast.Attribute) and not self.is_module(e.func.value):
+            return self.method(e)
         if isinstance(e.func, gast.Name) and e.func.id in self.compiled_names \
                 and e.func.id not in self.module.imports:
+            if e.keywords:
+                raise self.error("keyword arguments are not supported in calls of compiled "
+                                 "functions; pass them by position", e)
             return ir.CallCompiled(e.func.id, [self.expr(a) for a in e.args], loc)
         qualified = self.qualified(e.func)
+        if qualified and qualified.startswith("numpy."):
+            name = qualified[len("numpy."):]
+            if name in ARRAY_FUNCTIONS:
+                args = [self.array_call_arg(a) for a in e.args]
+                return ir.ArrayCall(ARRAY_FUNCTIONS[name], args, self.keywords(e), loc)
+            if name in ELEMENTWISE:
+                if e.keywords:
+                    raise self.error(f"np.{name}() takes positional arguments only in compiled "
+                                     "functions", e)
+                return ir.Call("np." + name, [self.expr(a) for a in e.args], loc)
+        if e.keywords and not self.is_allocator(e):
+            raise self.error(f"keyword arguments of '{qualified}' are not supported here", e)
         if qualified == "len":
             if len(e.args) != 1:
                 raise self.error("len() takes one array", e)
@@ -304,6 +379,31 @@ class Lowering:
                              "math functions, casts, np.zeros/empty/ones and other compiled "
                              "functions of this module)", e)
         return ir.Call(name, [self.expr(a) for a in e.args], loc)
+
+    def array_call_arg(self, a):
+        """An argument of a NumPy array function: a shape tuple is a list of expressions."""
+        if isinstance(a, gast.Tuple):
+            return [self.expr(x) for x in a.elts]
+        array = self.shape_source(a)
+        if array is not None:
+            return [ir.ArrayAttr(array, "shape", None, loc_of(a))]
+        return self.expr(a)
+
+    def method(self, e):
+        """`a.sum(axis=0)`, `a.copy()`, ...: the array is the first argument."""
+        name = e.func.attr
+        if name not in ARRAY_METHODS:
+            raise self.error(f"the array method '.{name}()' is not supported in compiled "
+                             f"functions (supported: {', '.join(sorted(ARRAY_METHODS))})", e)
+        func = {"flatten": "copy_ravel"}.get(name, name)
+        array = self.expr(e.func.value)
+        if name == "astype":
+            if len(e.args) != 1 or e.keywords:
+                raise self.error("a.astype(dtype) takes one dtype", e)
+            return ir.ArrayCall("astype", [array], {"dtype": self.dtype_value(e.args[0])},
+                                loc_of(e))
+        args = [array] + [self.array_call_arg(a) for a in e.args]
+        return ir.ArrayCall(func, args, self.keywords(e), loc_of(e))
 
     def is_allocator(self, e):
         return self.qualified(e.func) in ALLOCATORS
@@ -319,10 +419,13 @@ class Lowering:
             dtype_node = args.pop()
         if len(args) != 1:
             raise self.error(f"np.{fill}(shape, dtype) takes a shape and a dtype", e)
-        shape = args[0]
-        dims = shape.elts if isinstance(shape, gast.Tuple) else [shape]
-        dtype = self.dtype_literal(dtype_node, e)
-        return ir.AllocArray(fill, [self.expr(d) for d in dims], dtype, loc_of(e))
+        dims = self.array_call_arg(args[0])
+        dtype = self.dtype_value(dtype_node) if dtype_node is not None else \
+            ir.Const("float64", loc_of(e))
+        if isinstance(dtype, ir.Const):
+            return ir.AllocArray(fill, dims if isinstance(dims, list) else [dims], dtype.value,
+                                 loc_of(e))
+        return ir.ArrayCall(fill, [dims], {"dtype": dtype}, loc_of(e))
 
     def dtype_literal(self, node, call):
         import numpy
@@ -339,8 +442,8 @@ class Lowering:
         except TypeError:
             dtype = None
         if dtype is None or dtype.kind not in "biuf":
-            raise self.error("the dtype must be a literal such as np.float64 or 'int32'",
-                             node if node is not None else call)
+            raise self.error("the dtype must be a literal such as np.float64 or 'int32', or "
+                             "'a.dtype' of an array a", node if node is not None else call)
         return dtype.name
 
 

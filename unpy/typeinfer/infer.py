@@ -10,18 +10,34 @@ import copy
 
 from unpy import ir
 from unpy.ir import Array, Scalar
-from unpy.typeinfer.types import (BOOL, FLOAT64, INT64, NUMPY_MATH, PY_INT, UFUNCS,
-                                  conversion_loses, fits,
-                                  is_bool, is_int, materialize, resolve)
+import numpy as np
+
+from unpy.typeinfer.array_calls import type_array_call
+from unpy.typeinfer.types import (BOOL, ELEMENTWISE_RULES, FLOAT64, INT64, NUMPY_MATH, PY_INT,
+                                  UFUNCS, conversion_loses, fits, is_bool, is_int, materialize,
+                                  resolve)
 
 MATH_TO_INT = {"floor", "ceil"}        # math.floor/ceil return Python ints
 
 
 def cast(e, t):
-    """`e` converted to scalar type `t` (no node when it already has that dtype)."""
-    if isinstance(e.type, Scalar) and e.type.dtype == t.dtype:
+    """`e` converted to scalar type `t` (no node when it already has that dtype); an array value
+    is converted element by element."""
+    if e.type is not None and e.type.dtype == t.dtype:
         return e
+    if isinstance(e.type, Array):
+        return ir.Cast(e, e.loc, Array(t.dtype, e.type.ndim))
     return ir.Cast(e, e.loc, Scalar(t.dtype))
+
+
+def element_type(t):
+    """The scalar type of one element of `t` (a scalar is its own element)."""
+    return Scalar(t.dtype) if isinstance(t, Array) else t
+
+
+def shaped(dtype, ndim):
+    """The type of a value of `ndim` dimensions: a scalar for none."""
+    return Array(dtype, ndim) if ndim else Scalar(dtype)
 
 
 class TypeInference:
@@ -55,6 +71,8 @@ class TypeInference:
         if isinstance(s, ir.AugAssign):
             current = self.expr(_copy_target(s.target))
             value = self.binop(ir.BinOp(s.op, current, self.expr(s.value), s.loc))
+            if isinstance(current.type, Array):
+                return self.in_place(current, value, s)
             return self.assign(s.target, value, s.loc)
         if isinstance(s, ir.For):
             for part in ("start", "stop", "step"):
@@ -100,9 +118,30 @@ class TypeInference:
         s.value = value if isinstance(expected, Array) else cast(value, expected)
         return s
 
+    def in_place(self, current, value, s):
+        """`a op= b` of an array: NumPy writes the result into `a` (a view of all of it when
+        `a` is a name), converting it only within its kind."""
+        dtype = current.type.dtype
+        if not np.can_cast(value.type.dtype, dtype, "same_kind"):
+            raise self.error(f"'{s.op}=' would store {value.type.dtype} values in the {dtype} "
+                             f"array (NumPy refuses: casting rule 'same_kind'); write "
+                             f"a[...] = (a {s.op} b).astype(...) or use another array", s)
+        target = current
+        if isinstance(current, ir.Name):
+            target = ir.View(current, [], current.loc, current.type)
+        return ir.Assign(target, cast(value, Scalar(dtype)), s.loc)
+
     def assign(self, target, value, loc):
         if isinstance(target, ir.Subscript):
             target = self.expr(target)
+            if isinstance(target, (ir.View, ir.Masked)):
+                if isinstance(target.type, Scalar):
+                    raise self.error("cannot assign to an element of a computed array", target)
+                if isinstance(value.type, Array) and value.type.ndim > target.type.ndim:
+                    raise self.error(f"cannot store a {value.type.ndim}-D array into a "
+                                     f"{target.type.ndim}-D slice", value)
+                # NumPy converts stored values to the array's dtype (unsafe casting).
+                return ir.Assign(target, cast(value, Scalar(target.type.dtype)), loc)
             if isinstance(value.type, Array):
                 raise self.error("cannot store an array into an array element", value)
             # NumPy converts a stored value to the array's dtype (as `a[i] = 2.7` does).
@@ -135,7 +174,8 @@ class TypeInference:
 
     def require_scalar(self, e):
         if not isinstance(e.type, Scalar):
-            raise self.error("the truth value of an array is ambiguous; compare elements", e)
+            raise self.error("the truth value of an array is ambiguous; reduce it with "
+                             "np.any(...) or np.all(...), or compare elements", e)
 
     # --- expressions --------------------------------------------------------------------
 
@@ -161,12 +201,16 @@ class TypeInference:
 
     def binop(self, e):
         for side in (e.left, e.right):
-            self.require_scalar(side)
+            if side.type is None:
+                raise self.error("this call returns no value", side)
+        if e.op == "@":
+            return self.expr(ir.ArrayCall("matmul", [e.left, e.right], {}, e.loc))
         left, right = e.left, e.right
-        if e.op not in ("&", "|", "^"):
-            # Python arithmetic treats bools as ints (True + True == 2).
+        arrays = isinstance(left.type, Array) or isinstance(right.type, Array)
+        if e.op not in ("&", "|", "^") and not arrays:
+            # Python arithmetic treats bools as ints (True + True == 2); NumPy's arrays do not.
             left, right = (_bool_as_int(x) for x in (left, right))
-        resolved = resolve(UFUNCS[e.op], [left.type, right.type])
+        resolved = resolve(UFUNCS[e.op], [element_type(left.type), element_type(right.type)])
         if resolved is None:
             raise self.error(f"operator {e.op} is not defined for {left.type} and "
                              f"{right.type}", e)
@@ -176,11 +220,14 @@ class TypeInference:
                     side.value, bool) and not fits(side.value, t.dtype):
                 raise self.error(f"{side.value} does not fit in {t.dtype}, the type of this "
                                  f"operation (NumPy raises OverflowError for it)", side)
-        e.left, e.right, e.type = cast(left, lt), cast(right, rt), out
+        e.left, e.right = cast(left, lt), cast(right, rt)
+        e.type = shaped(out.dtype, _ndim(left, right)) if arrays else out
         return e
 
     def expr_UnaryOp(self, e):
         e.operand = self.expr(e.operand)
+        if isinstance(e.operand.type, Array):
+            return self.array_unary(e)
         self.require_scalar(e.operand)
         if e.op == "not":
             e.type = BOOL
@@ -195,8 +242,24 @@ class TypeInference:
         e.type = e.operand.type
         return e
 
+    def array_unary(self, e):
+        t = e.operand.type
+        if e.op == "not":
+            raise self.error("'not' of an array is ambiguous; use '~' (or np.logical_not) for "
+                             "each element, or np.any/np.all", e)
+        if e.op == "~" and t.dtype == "bool":
+            e.op = "not"          # NumPy's ~ of a bool array is the logical not
+        elif e.op == "~" and not is_int(Scalar(t.dtype)):
+            raise self.error(f"'~' needs integers or bools, got {t}", e)
+        elif e.op == "-" and t.dtype == "bool":
+            raise self.error("NumPy refuses '-' of a bool array; use '~' or np.logical_not", e)
+        e.type = t
+        return e
+
     def expr_Compare(self, e):
         operands = [self.expr(x) for x in [e.left] + e.comparators]
+        if any(isinstance(x.type, Array) for x in operands):
+            return self.array_compare(e, operands)
         for x in operands:
             self.require_scalar(x)
         # Each comparison is resolved on its own pair, as Python evaluates a chain.
@@ -218,9 +281,28 @@ class TypeInference:
         e.type = BOOL
         return e
 
+    def array_compare(self, e, operands):
+        if len(e.ops) != 1:
+            raise self.error("a chained comparison of arrays is ambiguous (NumPy raises); "
+                             "write (a < b) & (b < c)", e)
+        a, b = operands
+        resolved = resolve(UFUNCS[e.ops[0]], [element_type(a.type), element_type(b.type)])
+        if resolved is None:
+            raise self.error(f"cannot compare {a.type} with {b.type}", e)
+        pair = [t.dtype for t in resolved[0]]
+        for k, (x, y) in enumerate(((a, b), (b, a))):
+            if _is_python_int(x.type) and is_int(element_type(y.type)):
+                pair[k] = "int64"
+        e.left, e.comparators, e.operand_types = a, [b], [pair]
+        e.type = Array("bool", _ndim(a, b))
+        return e
+
     def expr_BoolOp(self, e):
         values = [self.expr(v) for v in e.values]
         for v in values:
+            if isinstance(v.type, Array):
+                raise self.error(f"'{e.op}' of arrays is ambiguous (NumPy raises); use "
+                                 f"'{'&' if e.op == 'and' else '|'}' for each element", v)
             self.require_scalar(v)
         t = self.promote(values, e)
         e.values = [cast(v, t) for v in values]
@@ -253,7 +335,13 @@ class TypeInference:
     def expr_Subscript(self, e):
         arr = self.expr(e.array)
         if not isinstance(arr.type, Array):
-            raise self.error(f"'{arr.id}' is {arr.type}, not an array; it cannot be indexed", e)
+            shown = f"'{arr.id}'" if isinstance(arr, ir.Name) else "this value"
+            raise self.error(f"{shown} is {arr.type}, not an array; it cannot be indexed", e)
+        whole = [i for i in e.indices if not isinstance(i, (ir.Slice, ir.NewAxis))]
+        if len(whole) != len(e.indices) or len(e.indices) != arr.type.ndim or \
+                not isinstance(arr, ir.Name) or any(
+                    isinstance(self.expr(i).type, Array) for i in whole):
+            return self.view(e, arr)
         if len(e.indices) != arr.type.ndim:
             raise self.error(f"'{arr.id}' has {arr.type.ndim} dimension(s) but is indexed with "
                              f"{len(e.indices)}; compiled code reads one element, with one "
@@ -266,6 +354,48 @@ class TypeInference:
             indices.append(cast(index, INT64))
         e.indices = indices
         e.type = Scalar(arr.type.dtype)
+        return e
+
+    def view(self, e, arr):
+        """A subscript that is not one element: a view (slices, `None`, fewer indices), an
+        element of a computed array, or a boolean mask."""
+        indices = []
+        for index in e.indices:
+            if isinstance(index, ir.Slice):
+                for part in ("start", "stop", "step"):
+                    value = getattr(index, part)
+                    if value is not None:
+                        value = self.expr(value)
+                        if not is_int(value.type):
+                            raise self.error(f"slice bounds must be integers, got {value.type}",
+                                             value)
+                        setattr(index, part, cast(value, INT64))
+                indices.append(index)
+            elif isinstance(index, ir.NewAxis):
+                indices.append(index)
+            else:
+                index = self.expr(index)
+                if isinstance(index.type, Array):
+                    if index.type.dtype == "bool" and len(e.indices) == 1 and \
+                            index.type.ndim == arr.type.ndim:
+                        return ir.Masked(arr, index, e.loc, arr.type)
+                    raise self.error(
+                        "index arrays (NumPy's advanced indexing) are supported only as one "
+                        "boolean mask of the array's shape (a[a < 0] = 0); loop over the "
+                        "indices instead", index)
+                if not is_int(index.type):
+                    raise self.error(f"array indices must be integers, got {index.type}", index)
+                indices.append(cast(index, INT64))
+        named = sum(not isinstance(i, ir.NewAxis) for i in indices)
+        if named > arr.type.ndim:
+            raise self.error(f"too many indices: the array has {arr.type.ndim} dimension(s)", e)
+        kept = sum(isinstance(i, (ir.Slice, ir.NewAxis)) for i in indices)
+        return ir.View(arr, indices, e.loc, shaped(arr.type.dtype, kept + arr.type.ndim - named))
+
+    def expr_View(self, e):           # typed already (an in-place target read again)
+        return e
+
+    def expr_Masked(self, e):
         return e
 
     def expr_ArrayAttr(self, e):
@@ -290,7 +420,16 @@ class TypeInference:
     def expr_Call(self, e):
         args = [self.expr(a) for a in e.args]
         for a in args:
-            self.require_scalar(a)
+            if a.type is None:
+                raise self.error("this call returns no value", a)
+        if e.func.startswith("np.") and e.func[3:] in ELEMENTWISE_RULES:
+            return self.elementwise(e, args)
+        if any(isinstance(a.type, Array) for a in args):
+            if e.func in ("abs",) or (e.func.startswith("np.") and e.func[3:] in NUMPY_MATH):
+                return self.elementwise(e, args)
+            what = {"min": "np.minimum or np.min", "max": "np.maximum or np.max"}.get(
+                e.func, f"np.{e.func.split('.')[-1]}")
+            raise self.error(f"{e.func}() takes scalars; for arrays use {what}", e)
         name = e.func
         if name.startswith("cast:"):
             if len(args) != 1:
@@ -327,6 +466,42 @@ class TypeInference:
         e.type = Scalar(out.dtype)
         return e
 
+    def elementwise(self, e, args):
+        """A NumPy function applied to each element (arrays broadcast; scalars give a scalar),
+        with NumPy's dtype for it."""
+        func = e.func.split(".")[-1]
+        func = {"abs": "abs"}.get(func, func)
+        rule = ELEMENTWISE_RULES.get(func) or NUMPY_MATH.get(func)
+        arity = {"where": 3, "clip": 3}.get(func, rule.nin if hasattr(rule, "nin") else 1)
+        self.arity(e, args, arity)
+        ndim = _ndim(*args)
+        if func == "where":
+            cond, x, y = args
+            t = resolve(UFUNCS["+"], [element_type(x.type), element_type(y.type)])[1]
+            e.args = [cast(cond, BOOL), cast(x, t), cast(y, t)]
+            e.type = shaped(t.dtype, ndim) if ndim else Scalar(t.dtype)
+            return e
+        if func == "clip":
+            resolved = resolve(np.minimum, [element_type(args[0].type),
+                                            element_type(args[1].type)])
+            t = resolve(np.minimum, [resolved[1], element_type(args[2].type)])[1]
+            e.args = [cast(a, t) for a in args]
+            e.type = shaped(t.dtype, ndim) if ndim else Scalar(t.dtype)
+            return e
+        operands = [element_type(a.type) for a in args]
+        if func == "abs" and is_bool(operands[0]):
+            operands = [Scalar("bool")]
+        resolved = resolve(rule, operands)
+        if resolved is None:
+            raise self.error(f"np.{func} is not defined for "
+                             f"{', '.join(str(a.type) for a in args)}", e)
+        inputs, out = resolved
+        e.args = [cast(a, t) for a, t in zip(args, inputs)]
+        if e.func == "abs":
+            e.func = "np.abs"
+        e.type = shaped(out.dtype, ndim) if ndim else Scalar(out.dtype)
+        return e
+
     def arity(self, e, args, n):
         if len(args) != n:
             raise self.error(f"{e.func}() takes {n} argument(s), got {len(args)}", e)
@@ -345,7 +520,34 @@ class TypeInference:
         e.args, e.type = args, ret
         return e
 
+    def expr_ArrayCall(self, e):
+        return type_array_call(self, e)
+
+    def shape_dims(self, shape, node):
+        """A shape argument (expressions, `a.shape` as one ArrayAttr without a dimension) as
+        int64 expressions, one per dimension."""
+        dims = []
+        for d in shape if isinstance(shape, list) else [shape]:
+            if isinstance(d, ir.ArrayAttr) and d.attr == "shape" and d.dim is None:
+                arr = self.expr(d.array)
+                if not isinstance(arr.type, Array):
+                    raise self.error(f"'{arr.id}' is not an array", d)
+                dims += [ir.ArrayAttr(arr, "shape", k, d.loc, PY_INT)
+                         for k in range(arr.type.ndim)]
+                continue
+            d = self.expr(d)
+            if not is_int(d.type):
+                raise self.error(f"array dimensions must be integers, got {d.type}", d)
+            dims.append(cast(d, INT64))
+        if not dims:
+            raise self.error("arrays need at least one dimension in compiled code", node)
+        return dims
+
     def expr_AllocArray(self, e):
+        if any(isinstance(d, ir.ArrayAttr) and d.dim is None for d in e.shape):
+            e.shape, e.type = self.shape_dims(e.shape, e), None
+            e.type = Array(e.dtype, len(e.shape))
+            return e
         dims = []
         for d in e.shape:
             d = self.expr(d)
@@ -354,6 +556,10 @@ class TypeInference:
             dims.append(cast(d, INT64))
         e.shape, e.type = dims, Array(e.dtype, len(dims))
         return e
+
+
+def _ndim(*values):
+    return max((v.type.ndim for v in values if isinstance(v.type, Array)), default=0)
 
 
 def _bool_as_int(e):

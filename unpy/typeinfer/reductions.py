@@ -21,11 +21,16 @@ def walk_exprs(node):
         return
     if node is None or isinstance(node, (str, int, float, bool, tuple)):
         return
+    if isinstance(node, dict):
+        for x in node.values():
+            yield from walk_exprs(x)
+        return
     if not hasattr(node, "__dataclass_fields__"):
         return
     if isinstance(node, (ir.Const, ir.Name, ir.BinOp, ir.UnaryOp, ir.Compare, ir.BoolOp,
                          ir.IfExp, ir.Subscript, ir.ArrayAttr, ir.Call, ir.CallCompiled,
-                         ir.Cast, ir.NamedExpr, ir.AllocArray)):
+                         ir.Cast, ir.NamedExpr, ir.AllocArray, ir.Slice, ir.NewAxis, ir.View,
+                         ir.Masked, ir.ArrayCall, ir.StridedView, ir.Reshape)):
         yield node
     for name in node.__dataclass_fields__:
         if name in ("type", "loc", "reductions"):

@@ -25,6 +25,18 @@ NUMPY_MATH = {"sqrt": np.sqrt, "exp": np.exp, "log": np.log, "log10": np.log10, 
               "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "fabs": np.fabs,
               "pow": np.power, "hypot": np.hypot, "abs": np.absolute}
 
+# Element-wise NumPy functions beyond NUMPY_MATH (where and clip are typed by promotion).
+ELEMENTWISE_RULES = {"minimum": np.minimum, "maximum": np.maximum, "fmin": np.fmin,
+                     "fmax": np.fmax, "isnan": np.isnan, "isinf": np.isinf,
+                     "isfinite": np.isfinite, "sign": np.sign, "square": np.square,
+                     "log1p": np.log1p, "expm1": np.expm1, "log2": np.log2, "exp2": np.exp2,
+                     "cbrt": np.cbrt, "logical_and": np.logical_and,
+                     "logical_or": np.logical_or, "logical_not": np.logical_not,
+                     "logical_xor": np.logical_xor, "negative": np.negative,
+                     "positive": np.positive, "reciprocal": np.reciprocal,
+                     "degrees": np.degrees, "radians": np.radians, "rint": np.rint,
+                     "trunc": np.trunc, "copysign": np.copysign, "where": None, "clip": None}
+
 SUPPORTED_KINDS = "biuf"
 INT64 = Scalar("int64")
 PY_INT = Scalar("int64", weak=True)      # a Python int in the interpreter (range, shape, len)

@@ -1,0 +1,137 @@
+"""NumPy inside compiled functions on the OpenMP path, interpreter vs compiled
+(tests/kernels/numpy_exprs.py): one case per construct, and hypothesis over shapes and
+layouts (views with steps, negative strides, Fortran order, transposes, empty arrays)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from npstrategies import arrays
+
+SETTINGS = settings(max_examples=25, deadline=None)
+RNG = np.random.default_rng(7)
+TOL = 1e-12
+
+
+def rand(*shape, dtype=np.float64):
+    if np.dtype(dtype).kind == "f":
+        return (RNG.random(shape) - 0.3).astype(dtype)
+    return RNG.integers(-9, 9, shape).astype(dtype)
+
+
+# name -> arguments; every function of the module has at least one case.
+CASES = {
+    "axpy": lambda: (rand(7), rand(7), 2.0),
+    "axpy mismatched": lambda: (rand(7), rand(3), 2.0),
+    "ufuncs": lambda: (rand(6, 7), rand(6, 7)),
+    "float32_stays": lambda: (rand(6, 7, dtype=np.float32), np.float32(1.5)),
+    "int_division": lambda: (rand(4, 5, dtype=np.int32),),
+    "compare_arrays": lambda: (rand(6, 7), rand(6, 7)),
+    "where_clip": lambda: (rand(6, 7),),
+    "outer_broadcast": lambda: (rand(7), rand(3)),
+    "row_broadcast": lambda: (rand(6, 7), rand(7)),
+    "row_broadcast mismatched": lambda: (rand(6, 7), rand(6)),
+    "scalar_numpy_functions": lambda: (0.3, -2.0),
+    "jacobi": lambda: (rand(6, 7), 3),
+    "shifted_difference": lambda: (rand(9),),
+    "overlapping_shift": lambda: (rand(9),),
+    "in_place": lambda: (rand(6, 7), rand(6, 7), 0.5),
+    "add_transpose_in_place": lambda: (rand(5, 5),),
+    "row_view": lambda: (rand(6, 7), 2),
+    "row_view negative index": lambda: (rand(6, 7), -1),
+    "row_view out of range": lambda: (rand(6, 7), 9),
+    "strided_views": lambda: (rand(8, 9),),
+    "transposed": lambda: (rand(6, 7),),
+    "fill_slice": lambda: (rand(6, 7),),
+    "masked": lambda: (rand(6, 7), rand(7)),
+    "masked_pair": lambda: (rand(9), rand(9)),
+    "user_loop_with_numpy": lambda: (rand(6, 7),),
+    "reductions": lambda: (rand(6, 7),),
+    "reductions of nothing": lambda: (np.zeros((0, 3)),),
+    "reductions with nan": lambda: (np.array([[1.0, np.nan], [2.0, 0.5]]),),
+    "axis0": lambda: (rand(6, 7),),
+    "axis1": lambda: (rand(6, 7),),
+    "keepdims_softmax": lambda: (rand(6, 7),),
+    "argmax_plus_argmin": lambda: (rand(9),),
+    "argmax_plus_argmin ties and nan": lambda: (np.array([1.0, 3.0, 3.0, np.nan, -1.0]),),
+    "argmax_rows": lambda: (rand(6, 7),),
+    "any_all": lambda: (rand(9),),
+    "int_sum": lambda: (rand(4, 5, dtype=np.int32),),
+    "while_converges": lambda: (rand(9),),
+    "matmul": lambda: (rand(6, 7), rand(7, 5)),
+    "matmul not aligned": lambda: (rand(6, 7), rand(6, 5)),
+    "gemv": lambda: (rand(6, 7), rand(7), rand(6)),
+    "dots": lambda: (rand(7), rand(7)),
+    "outer": lambda: (rand(7), rand(7)),
+    "allocations": lambda: (rand(6, 7),),
+    "sequences": lambda: (7,),
+    "sequences empty": lambda: (0,),
+    "astype_reshape": lambda: (rand(6, 7),),
+    "astype_reshape of a view": lambda: (rand(6, 14)[:, ::2],),
+    "cumulative": lambda: (rand(9),),
+    "copy_is_new": lambda: (rand(6, 7),),
+    "fill_method": lambda: (rand(9), 2.0),
+    "more_ufuncs": lambda: (np.array([0.5, -1.0, np.nan, 0.0, np.inf, -np.inf]),),
+    "sum_of_math": lambda: (rand(9),),
+    "math_ufuncs": lambda: (rand(9),),
+    "logical": lambda: (rand(9), rand(9)),
+    "more_reductions": lambda: (rand(5, 5), rand(4)),
+    "more_reductions not square": lambda: (rand(4, 6), rand(4)),
+}
+
+
+def test_every_function_has_a_case(numpy_exprs_kernels):
+    functions = {name for name in vars(numpy_exprs_kernels.interpreted)
+                 if hasattr(getattr(numpy_exprs_kernels.compiled, name), "__name__")
+                 and callable(getattr(numpy_exprs_kernels.interpreted, name))
+                 and getattr(numpy_exprs_kernels.interpreted, name).__module__ ==
+                 numpy_exprs_kernels.interpreted.__name__}
+    assert functions <= {case.split()[0] for case in CASES}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_construct(numpy_exprs_kernels, case):
+    numpy_exprs_kernels.check(case.split()[0], *CASES[case](), rtol=TOL)
+
+
+@SETTINGS
+@given(arrays(np.float64, 2, max_side=6), st.floats(-2, 2))
+def test_elementwise_any_layout(numpy_exprs_kernels, a, alpha):
+    numpy_exprs_kernels.check("where_clip", a, rtol=TOL)
+    numpy_exprs_kernels.check("transposed", a, rtol=TOL)
+    numpy_exprs_kernels.check("axpy", a.ravel(), a.ravel()[::-1].copy(), alpha, rtol=TOL)
+
+
+@SETTINGS
+@given(arrays(np.float64, 2, max_side=7), st.integers(0, 3))
+def test_stencil_any_layout(numpy_exprs_kernels, a, steps):
+    numpy_exprs_kernels.check("jacobi", a, steps, rtol=TOL)
+    numpy_exprs_kernels.check("strided_views", a, rtol=TOL)
+    numpy_exprs_kernels.check("in_place", a, a[::-1, ::-1].copy(), 0.5, rtol=TOL)
+
+
+@SETTINGS
+@given(arrays(np.float64, 2, max_side=6))
+def test_reductions_any_layout(numpy_exprs_kernels, a):
+    numpy_exprs_kernels.check("reductions", a, rtol=1e-9)
+    numpy_exprs_kernels.check("axis0", a, rtol=1e-9)
+    numpy_exprs_kernels.check("axis1", a, rtol=1e-9)
+    numpy_exprs_kernels.check("argmax_rows", a)
+    numpy_exprs_kernels.check("masked", a, a[0].copy() if a.shape[0] else np.zeros(0))
+
+
+@SETTINGS
+@given(arrays(np.float64, 2, min_side=1, max_side=5), arrays(np.float64, 2, min_side=1,
+                                                             max_side=5))
+def test_products_any_layout(numpy_exprs_kernels, a, b):
+    numpy_exprs_kernels.check("matmul", a, b, rtol=1e-9)
+    numpy_exprs_kernels.check("outer_broadcast", a.ravel(), b.ravel(), rtol=TOL)
+
+
+@SETTINGS
+@given(arrays(np.float64, 1, max_side=8), arrays(np.float64, 1, max_side=8))
+def test_broadcasting_by_rank_and_new_axes(numpy_exprs_kernels, x, y):
+    numpy_exprs_kernels.check("outer_broadcast", x, y, rtol=TOL)
+    a = np.add.outer(y, x)
+    numpy_exprs_kernels.check("row_broadcast", a, x, rtol=TOL)
+    numpy_exprs_kernels.check("masked_pair", x, x[::-1].copy(), rtol=TOL)

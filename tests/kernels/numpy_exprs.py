@@ -1,0 +1,353 @@
+"""NumPy inside compiled functions (SPEC section 3): slices and views, whole-array expressions
+with broadcasting, in-place updates, masks, reductions with and without axis, `dot` and `@`,
+allocation, as a NumPy user writes them. Every function is `@unpython.gpu`, so that the same
+module is compared with the interpreter on the OpenMP path (tests/differential/test_numpy.py)
+and on the GPU path (tests/jitgpu/test_gpu_numpy.py)."""
+import math
+
+import numpy as np
+
+import unpython
+from unpython import prange
+
+F1 = 'ndarray[float64, 1]'
+F2 = 'ndarray[float64, 2]'
+F3 = 'ndarray[float64, 3]'
+S1 = 'ndarray[float32, 1]'
+S2 = 'ndarray[float32, 2]'
+I1 = 'ndarray[int64, 1]'
+I2 = 'ndarray[int32, 2]'
+B1 = 'ndarray[bool, 1]'
+
+
+# --- element-wise expressions --------------------------------------------------------------
+
+@unpython.gpu
+@unpython.type(F1, F1, 'float64', F1)
+def axpy(x, y, alpha):
+    return alpha * x + y
+
+
+@unpython.gpu
+@unpython.type(F2, F2, F2)
+def ufuncs(a, b):
+    return np.sqrt(np.abs(a)) * np.exp(-b * b) + np.maximum(a, b) - np.minimum(a, 0.5)
+
+
+@unpython.gpu
+@unpython.type(S2, 'float32', S2)
+def float32_stays(a, s):
+    return a * s + 1.5 / (1.0 + np.abs(a))
+
+
+@unpython.gpu
+@unpython.type(I2, 'ndarray[float64, 2]')
+def int_division(a):
+    return a / 3 + (a // 2) * (a % 5)
+
+
+@unpython.gpu
+@unpython.type(F2, F2, 'ndarray[bool, 2]')
+def compare_arrays(a, b):
+    return (a < b) & ~(a > 0.5) | (b == 0.0)
+
+
+@unpython.gpu
+@unpython.type(F2, F2)
+def where_clip(a):
+    return np.where(a > 0.0, a, 0.1 * a) + np.clip(a, -0.5, 0.25)
+
+
+@unpython.gpu
+@unpython.type(F1, F1, F2)
+def outer_broadcast(x, y):
+    return np.sqrt((x[:, None] - y[None, :]) ** 2 + 1.0)
+
+
+@unpython.gpu
+@unpython.type(F2, F1, F2)
+def row_broadcast(a, mu):
+    return (a - mu) / (1.0 + mu * mu)
+
+
+@unpython.gpu
+@unpython.type('float64', 'float64', 'float64')
+def scalar_numpy_functions(x, y):
+    return np.maximum(x, y) + np.minimum(x, 0.0) + np.where(x > y, x, y) + np.clip(x, -1.0, 1.0)
+
+
+# --- slices, views and in-place updates ------------------------------------------------------
+
+@unpython.gpu
+@unpython.type(F2, 'int64', None)
+def jacobi(a, steps):
+    for t in range(steps):
+        a[1:-1, 1:-1] = 0.25 * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:])
+
+
+@unpython.gpu
+@unpython.type(F1, F1)
+def shifted_difference(a):
+    out = np.zeros_like(a)
+    out[1:] = a[1:] - a[:-1]
+    out[0] = a[0]
+    return out
+
+
+@unpython.gpu
+@unpython.type(F1, None)
+def overlapping_shift(a):
+    a[1:] = a[:-1]
+
+
+@unpython.gpu
+@unpython.type(F2, F2, 'float64', None)
+def in_place(a, b, beta):
+    a *= beta
+    a += b
+    a[::2, 1:] -= 1.0
+
+
+@unpython.gpu
+@unpython.type(F2, None)
+def add_transpose_in_place(a):
+    a += a.T
+
+
+@unpython.gpu
+@unpython.type(F2, 'int64', F1)
+def row_view(a, i):
+    row = a[i, :]
+    col = a[:, i]
+    return row[1:] * 2.0 + col[-1]
+
+
+@unpython.gpu
+@unpython.type(F2, F2)
+def strided_views(a):
+    return a[::2, ::-3] + a[1::2, ::-3] * a[-1, 0]
+
+
+@unpython.gpu
+@unpython.type(F2, F2)
+def transposed(a):
+    t = a.T
+    return t * 2.0 + 1.0
+
+
+@unpython.gpu
+@unpython.type(F2, None)
+def fill_slice(a):
+    a[:] = 0.0
+    a[1:-1, ::2] = 3.0
+
+
+@unpython.gpu
+@unpython.type(F2, F1, None)
+def masked(a, b):
+    a[a < 0.0] = 0.0
+    b[b > 0.5] += 1.0
+
+
+@unpython.gpu
+@unpython.type(F1, F1, None)
+def masked_pair(a, b):
+    m = a > b
+    a[m] = b[m] * 2.0
+
+
+@unpython.gpu
+@unpython.type(F2, F2)
+def user_loop_with_numpy(a):
+    out = np.empty_like(a)
+    for i in prange(a.shape[0]):
+        out[i, :] = np.sqrt(np.abs(a[i, :])) + np.sum(a[i, :])
+    return out
+
+
+# --- reductions --------------------------------------------------------------------------------
+
+@unpython.gpu
+@unpython.type(F2, 'float64')
+def reductions(a):
+    return np.sum(a) + a.max() - np.min(a) + np.mean(a) * 2.0 + a.std() + np.var(a)
+
+
+@unpython.gpu
+@unpython.type(F2, F1)
+def axis0(a):
+    return a.sum(axis=0) + np.max(a, axis=0) - a.mean(axis=0)
+
+
+@unpython.gpu
+@unpython.type(F2, F1)
+def axis1(a):
+    return np.sum(a, axis=1) * np.min(a, axis=-1) + a.std(axis=1)
+
+
+@unpython.gpu
+@unpython.type(F2, F2)
+def keepdims_softmax(a):
+    e = np.exp(a - np.max(a, axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@unpython.gpu
+@unpython.type(F1, 'int64')
+def argmax_plus_argmin(a):
+    return np.argmax(a) * 1000 + a.argmin() + np.argmin(a) * 100
+
+
+@unpython.gpu
+@unpython.type(F2, I1)
+def argmax_rows(a):
+    return np.argmax(a, axis=1)
+
+
+@unpython.gpu
+@unpython.type(F1, 'bool')
+def any_all(a):
+    return np.any(a > 0.9) and not np.all(a > 0.0)
+
+
+@unpython.gpu
+@unpython.type(I2, 'int64')
+def int_sum(a):
+    return np.sum(a) + np.prod(a[:2, :2]) + a.max()
+
+
+@unpython.gpu
+@unpython.type(F1, 'float64')
+def while_converges(a):
+    x = a.copy()
+    count = 0
+    while np.max(np.abs(x)) > 0.01:
+        x *= 0.5
+        count += 1
+    return count + np.sum(x)
+
+
+# --- products ----------------------------------------------------------------------------------
+
+@unpython.gpu
+@unpython.type(F2, F2, F2)
+def matmul(a, b):
+    return a @ b
+
+
+@unpython.gpu
+@unpython.type(F2, F1, F1, F1)
+def gemv(a, x, y):
+    return a @ x + y @ a.T @ a[:, :a.shape[0]]
+
+
+@unpython.gpu
+@unpython.type(F1, F1, 'float64')
+def dots(x, y):
+    return np.dot(x, y) + x @ y + np.linalg.norm(x)
+
+
+@unpython.gpu
+@unpython.type(F1, F1, F2)
+def outer(x, y):
+    return np.outer(x, y) + np.dot(np.outer(y, x).T, np.eye(x.shape[0]))
+
+
+# --- allocation --------------------------------------------------------------------------------
+
+@unpython.gpu
+@unpython.type(F2, F2)
+def allocations(a):
+    n, m = a.shape
+    b = np.zeros((n, m))
+    c = np.ones(a.shape, dtype=a.dtype)
+    d = np.full((n, m), 2.5)
+    e = np.empty_like(a)
+    e[:] = 1.0
+    return b + c * d - e + np.zeros_like(a) + np.ones_like(a)
+
+
+@unpython.gpu
+@unpython.type('int64', F1)
+def sequences(n):
+    x = np.linspace(0.0, 1.0, n)
+    k = np.arange(n)
+    return x * k + np.arange(1, 2 * n + 1, 2) - np.arange(0.5, n, 1.0)[:n]
+
+
+@unpython.gpu
+@unpython.type(F2, S2)
+def astype_reshape(a):
+    flat = a.ravel()
+    b = flat.reshape(a.shape[1], a.shape[0])
+    return (b * 2.0).astype(np.float32)
+
+
+@unpython.gpu
+@unpython.type(F1, F1)
+def cumulative(a):
+    return np.cumsum(a) + np.flip(a)
+
+
+@unpython.gpu
+@unpython.type(F2, F1)
+def copy_is_new(a):
+    b = a.copy()
+    b[0, :] = -1.0
+    c = a[0]
+    c += 1.0
+    return b[0] + a[0]
+
+
+@unpython.gpu
+@unpython.type(F1, 'float64', None)
+def fill_method(a, v):
+    a.fill(v)
+
+
+# --- math ----------------------------------------------------------------------------------------
+
+@unpython.gpu
+@unpython.type(F1, F1)
+def more_ufuncs(a):
+    return np.square(a) + np.sign(a) + np.log1p(np.abs(a)) + np.isnan(a) + np.isfinite(a) * 1.0
+
+
+@unpython.gpu
+@unpython.type(F1, 'float64')
+def sum_of_math(a):
+    return math.sqrt(np.sum(a * a)) + np.sum(np.sin(a)) / a.shape[0]
+
+
+@unpython.gpu
+@unpython.type(F1, F1)
+def math_ufuncs(a):
+    b = np.clip(a, -0.9, 0.9)
+    return (np.log(np.abs(a) + 1.0) + np.log10(np.abs(a) + 1.0) + np.sin(a) * np.cos(a)
+            + np.tan(b) + np.arcsin(b) + np.arccos(b) + np.arctan(a) + np.arctan2(a, 2.0)
+            + np.sinh(b) + np.cosh(b) + np.tanh(a) + np.floor(a) + np.ceil(a) + np.fabs(a)
+            + np.power(np.abs(a), 1.5) + np.hypot(a, 1.0) + np.expm1(b) + np.log2(np.abs(a) + 1.0)
+            + np.exp2(b) + np.cbrt(a) + np.rint(a) + np.trunc(a) + np.copysign(1.0, a)
+            + np.negative(a) + np.positive(a) + np.reciprocal(a + 3.0) + np.degrees(b)
+            + np.radians(a) + np.fmin(a, 0.0) + np.fmax(a, 0.0) + np.isinf(a))
+
+
+@unpython.gpu
+@unpython.type(F1, F1, 'ndarray[bool, 1]')
+def logical(a, b):
+    return np.logical_and(a > 0, b > 0) | np.logical_or(a < 0.1, b < 0.1) & np.logical_xor(
+        a > b, np.logical_not(b > 0.5))
+
+
+@unpython.gpu
+@unpython.type(F2, F1, 'float64')
+def more_reductions(a, x):
+    n = a.shape[0]
+    s = np.amin(a) + np.amax(a) + np.vdot(x, x) + np.inner(x, x) + np.trace(a)
+    b = np.identity(n) + np.transpose(np.ascontiguousarray(a))[:n, :n]
+    c = np.reshape(np.array(a), (a.shape[1], n))
+    d = np.ravel(np.asarray(a)) + np.ones(a.size) + np.zeros(a.size) + np.empty(a.size) * 0.0
+    e = np.flipud(a) + np.fliplr(a) + np.full_like(a, 2.0)
+    f = np.matmul(a, c)
+    return (s + np.sum(b) + np.sum(c[:, np.newaxis]) + d.sum() + e.sum() + f.sum()
+            + np.std(a.flatten()))

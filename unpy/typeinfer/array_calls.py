@@ -1,0 +1,280 @@
+"""Types of the NumPy functions and methods on whole arrays (`ir.ArrayCall`): reductions, `dot`
+and `@`, allocations, copies and views. The result dtypes are NumPy's own, read from NumPy
+applied to a small array of the argument's dtype, so they follow the installed NumPy."""
+from __future__ import annotations
+
+import numpy as np
+
+from unpy import ir
+from unpy.ir import Array, Scalar
+from unpy.typeinfer.types import INT64, is_int, materialize, resolve, UFUNCS
+
+REDUCTIONS = {"sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "any",
+              "all"}
+ALLOCATIONS = {"zeros", "ones", "empty"}
+LIKE = {"zeros_like": "zeros", "empty_like": "empty", "ones_like": "ones", "full_like": "full"}
+KEYWORDS = {name: {"axis", "keepdims"} for name in REDUCTIONS}
+KEYWORDS.update({"std": {"axis", "keepdims", "ddof"}, "var": {"axis", "keepdims", "ddof"},
+                 "argmin": {"axis"}, "argmax": {"axis"}})
+
+
+def numpy_result_dtype(func: str, dtype: str) -> str:
+    """The dtype NumPy's `func` reduction gives for an array of `dtype`."""
+    sample = np.ones(2, dtype)
+    return np.asarray(getattr(np, func)(sample)).dtype.name
+
+
+def literal_int(infer, e, what):
+    value = e.value if isinstance(e, ir.Const) else None
+    if isinstance(e, ir.UnaryOp) and e.op == "-" and isinstance(e.operand, ir.Const):
+        value = -e.operand.value
+    if type(value) is not int:
+        raise infer.error(f"{what} must be an integer literal in compiled code", e)
+    return value
+
+
+def literal_bool(infer, e, what):
+    if not isinstance(e, ir.Const) or not isinstance(e.value, bool):
+        raise infer.error(f"{what} must be True or False", e)
+    return e.value
+
+
+def dtype_keyword(infer, e, default):
+    """The dtype of a `dtype=` keyword (a literal or `a.dtype`), else `default`."""
+    value = e.keywords.get("dtype")
+    if value is None:
+        return default
+    if isinstance(value, ir.Name):
+        t = infer.expr(value).type
+        if not isinstance(t, Array):
+            raise infer.error(f"'{value.id}' is not an array; '.dtype' needs one", value)
+        e.keywords["dtype"] = ir.Const(t.dtype, value.loc)
+        return t.dtype
+    return value.value
+
+
+def array_arg(infer, e, k=0):
+    if k >= len(e.args):
+        raise infer.error(f"np.{e.func}() needs an array argument", e)
+    a = infer.expr(e.args[k])
+    if not isinstance(a.type, Array):
+        raise infer.error(f"np.{e.func}() of a scalar is not supported in compiled code; it "
+                          "needs an array", a)
+    e.args[k] = a
+    return a
+
+
+def check_keywords(infer, e, allowed):
+    for k in e.keywords:
+        if k not in allowed:
+            shown = ", ".join(sorted(allowed)) or "none"
+            raise infer.error(f"np.{e.func}() does not take the keyword '{k}' in compiled code "
+                              f"(supported: {shown})", e.keywords[k])
+
+
+def type_array_call(infer, e: ir.ArrayCall):
+    """Type `e` (in place; returns it) or raise a compile error that says what to write."""
+    f = e.func
+    if f in REDUCTIONS:
+        return reduction(infer, e)
+    if f in ("dot", "matmul", "vdot", "inner"):
+        return product(infer, e)
+    if f in ALLOCATIONS:
+        check_keywords(infer, e, {"dtype"})
+        dims = infer.shape_dims(e.args[0], e)
+        return ir.AllocArray(f, dims, dtype_keyword(infer, e, "float64"), e.loc,
+                             Array(dtype_keyword(infer, e, "float64"), len(dims)))
+    if f in LIKE or f == "full":
+        return allocation_like(infer, e)
+    if f in ("copy", "asarray", "transpose", "ravel", "copy_ravel", "flip", "flipud", "fliplr",
+             "cumsum", "astype"):
+        return same_elements(infer, e)
+    if f == "reshape":
+        a = array_arg(infer, e)
+        check_keywords(infer, e, set())
+        shape = e.args[1] if len(e.args) == 2 and isinstance(e.args[1], list) else e.args[1:]
+        dims = [literal_or_int(infer, d) for d in shape]
+        e.args = [a] + dims
+        e.type = Array(a.type.dtype, len(dims))
+        return e
+    if f == "outer":
+        a, b = array_arg(infer, e, 0), array_arg(infer, e, 1)
+        out = resolve(UFUNCS["*"], [Scalar(a.type.dtype), Scalar(b.type.dtype)])[1]
+        e.type = Array(out.dtype, 2)
+        return e
+    if f == "norm":
+        a = array_arg(infer, e)
+        check_keywords(infer, e, set())
+        if len(e.args) > 1:
+            raise infer.error("np.linalg.norm(x) is supported without 'ord' and 'axis' (the "
+                              "2-norm of a vector, the Frobenius norm of a matrix)", e)
+        e.type = Scalar(np.asarray(np.linalg.norm(np.ones(2, a.type.dtype))).dtype.name)
+        return e
+    if f == "trace":
+        a = array_arg(infer, e)
+        if a.type.ndim != 2:
+            raise infer.error("np.trace() is supported for 2-D arrays", e)
+        e.type = Scalar(numpy_result_dtype("sum", a.type.dtype))
+        return e
+    if f in ("arange", "linspace", "eye", "identity"):
+        return sequence(infer, e)
+    if f == "fill":
+        a = array_arg(infer, e)
+        v = infer.expr(e.args[1])
+        e.args[1] = v
+        e.type = None
+        return e
+    raise infer.error(f"np.{f}() is not supported in compiled code", e)
+
+
+def literal_or_int(infer, d):
+    d = infer.expr(d)
+    if not is_int(d.type):
+        raise infer.error(f"array dimensions must be integers, got {d.type}", d)
+    return d
+
+
+def reduction(infer, e):
+    a = array_arg(infer, e)
+    check_keywords(infer, e, KEYWORDS[e.func])
+    if len(e.args) > 1:        # np.sum(a, 0): the axis by position
+        if "axis" in e.keywords or len(e.args) > 2:
+            raise infer.error(f"np.{e.func}(a, axis) takes the axis once", e)
+        e.keywords["axis"] = e.args.pop()
+    dtype = a.type.dtype
+    func = {"argmin": "argmin", "argmax": "argmax"}.get(e.func, e.func)
+    out = numpy_result_dtype(func, dtype) if func not in ("min", "max") else dtype
+    if "ddof" in e.keywords:
+        ddof = infer.expr(e.keywords["ddof"])
+        if not is_int(ddof.type) and ddof.type.dtype != "float64":
+            raise infer.error("ddof must be a number", ddof)
+        e.keywords["ddof"] = ddof
+    keepdims = literal_bool(infer, e.keywords["keepdims"], "keepdims") \
+        if "keepdims" in e.keywords else False
+    if "axis" not in e.keywords or (isinstance(e.keywords["axis"], ir.Const)
+                                    and e.keywords["axis"].value is None):
+        e.keywords.pop("axis", None)
+        e.type = Array(out, a.type.ndim) if keepdims else Scalar(out)
+        return e
+    axis = literal_int(infer, e.keywords["axis"], "axis")
+    if not -a.type.ndim <= axis < a.type.ndim:
+        raise infer.error(f"axis {axis} is out of bounds for an array of {a.type.ndim} "
+                          "dimension(s)", e.keywords["axis"])
+    e.keywords["axis"] = ir.Const(axis % a.type.ndim, e.loc, INT64)
+    ndim = a.type.ndim if keepdims else a.type.ndim - 1
+    e.type = Array(out, ndim) if ndim else Scalar(out)
+    return e
+
+
+def product(infer, e):
+    check_keywords(infer, e, set())
+    if len(e.args) != 2:
+        raise infer.error(f"np.{e.func}() takes two arrays", e)
+    a, b = (infer.expr(x) for x in e.args)
+    if not isinstance(a.type, Array) or not isinstance(b.type, Array):
+        if e.func != "matmul":                 # np.dot(2.0, a) multiplies
+            return infer.binop(ir.BinOp("*", a, b, e.loc))
+        raise infer.error("'@' needs arrays on both sides; use '*' for a scalar", e)
+    out = resolve(np.matmul, [Scalar(a.type.dtype), Scalar(b.type.dtype)])
+    if out is None:
+        raise infer.error(f"cannot multiply {a.type} by {b.type}", e)
+    (ta, tb), t = out
+    if a.type.ndim > 2 or b.type.ndim > 2:
+        raise infer.error(f"np.{e.func}() / '@' of arrays of more than 2 dimensions is not "
+                          "supported; loop over the leading dimension", e)
+    if e.func in ("vdot", "inner") and (a.type.ndim != 1 or b.type.ndim != 1):
+        raise infer.error(f"np.{e.func}() is supported for 1-D arrays", e)
+    ndim = a.type.ndim + b.type.ndim - 2
+    e.args = [cast_array(a, ta.dtype), cast_array(b, tb.dtype)]
+    e.type = Array(t.dtype, ndim) if ndim else Scalar(t.dtype)
+    return e
+
+
+def cast_array(a, dtype):
+    if a.type.dtype == dtype:
+        return a
+    return ir.Cast(a, a.loc, Array(dtype, a.type.ndim))
+
+
+def allocation_like(infer, e):
+    if e.func == "full":
+        check_keywords(infer, e, {"dtype"})
+        if len(e.args) != 2:
+            raise infer.error("np.full(shape, value) takes a shape and a value", e)
+        dims = infer.shape_dims(e.args[0], e)
+        value = infer.expr(e.args[1])
+        if not isinstance(value.type, Scalar):
+            raise infer.error("np.full() needs a scalar fill value", value)
+        dtype = dtype_keyword(infer, e, materialize(value.type).dtype)
+        e.args = [dims, value]
+        e.type = Array(dtype, len(dims))
+        return e
+    check_keywords(infer, e, {"dtype"})
+    a = array_arg(infer, e)
+    if e.func == "full_like":
+        if len(e.args) != 2:
+            raise infer.error("np.full_like(a, value) takes an array and a value", e)
+        e.args[1] = infer.expr(e.args[1])
+    elif len(e.args) != 1:
+        raise infer.error(f"np.{e.func}(a) takes one array (and dtype=)", e)
+    e.type = Array(dtype_keyword(infer, e, a.type.dtype), a.type.ndim)
+    return e
+
+
+def same_elements(infer, e):
+    a = array_arg(infer, e)
+    f = e.func
+    if f == "astype":
+        check_keywords(infer, e, {"dtype"})
+        e.type = Array(dtype_keyword(infer, e, a.type.dtype), a.type.ndim)
+        return e
+    check_keywords(infer, e, {"dtype"} if f in ("asarray", "copy") else set())
+    extra = e.args[1:]
+    if f == "transpose" and extra:
+        raise infer.error("np.transpose(a, axes) is supported without 'axes' (all dimensions "
+                          "reversed, as a.T)", e)
+    if f == "cumsum" and (extra or a.type.ndim != 1):
+        raise infer.error("np.cumsum() is supported for 1-D arrays without 'axis'", e)
+    if f in ("flipud", "fliplr") and a.type.ndim < (2 if f == "fliplr" else 1):
+        raise infer.error(f"np.{f}() needs an array of 2 dimensions", e)
+    if f == "flip" and extra:
+        raise infer.error("np.flip(a) is supported without 'axis' (every dimension reversed)", e)
+    dtype = dtype_keyword(infer, e, a.type.dtype)
+    if f == "cumsum":
+        dtype = numpy_result_dtype("sum", dtype)
+    ndim = 1 if f in ("ravel", "copy_ravel", "cumsum") else a.type.ndim
+    e.type = Array(dtype, ndim)
+    return e
+
+
+def sequence(infer, e):
+    f = e.func
+    args = [infer.expr(a) for a in e.args]
+    for a in args:
+        if not isinstance(a.type, Scalar):
+            raise infer.error(f"np.{f}() takes scalars", a)
+    e.args = args
+    if f == "arange":
+        check_keywords(infer, e, {"dtype"})
+        if not 1 <= len(args) <= 3:
+            raise infer.error("np.arange() takes 1 to 3 arguments", e)
+        default = "int64" if all(is_int(a.type) or a.type.dtype == "bool" for a in args) \
+            else "float64"
+        e.type = Array(dtype_keyword(infer, e, default), 1)
+        return e
+    if f == "linspace":
+        check_keywords(infer, e, {"dtype", "endpoint"})
+        if len(args) == 2:
+            args.append(ir.Const(50, e.loc, INT64))
+        if len(args) != 3 or not is_int(args[2].type):
+            raise infer.error("np.linspace(start, stop, num) takes an integer num", e)
+        if "endpoint" in e.keywords:
+            literal_bool(infer, e.keywords["endpoint"], "endpoint")
+        e.args = args
+        e.type = Array(dtype_keyword(infer, e, "float64"), 1)
+        return e
+    check_keywords(infer, e, {"dtype"})
+    if len(args) != 1 or not is_int(args[0].type):
+        raise infer.error(f"np.{f}(n) takes one integer (a square matrix)", e)
+    e.type = Array(dtype_keyword(infer, e, "float64"), 2)
+    return e

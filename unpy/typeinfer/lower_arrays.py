@@ -1,0 +1,1271 @@
+"""Lower NumPy on whole arrays to loop nests, once, so that the emitters, the transfer analysis
+and the loop optimisations see only loops over elements (SPEC section 3, "NumPy inside compiled
+functions").
+
+Each statement that computes an array becomes one loop nest over the result's shape: an
+element-wise expression is evaluated element by element, without temporaries (`c = a * b + 1`
+is one nest), broadcasting as NumPy does for the dimensions it can tell when compiling (by
+rank, `None`, `keepdims`); dimensions that must match are checked before the nest
+(ValueError, as NumPy raises). Slices are read through their index arithmetic on the sliced
+array, so `a[1:-1] + a[2:]` reads `a` itself at `1 + i` and `2 + i`. Reductions (`sum`,
+`max`, `dot`, ... with or without `axis=`) become a nest with a reduction variable; matrix
+products a nest with an inner loop. Outside a `prange` every nest is a `prange` over all its
+dimensions, so it runs with OpenMP and, in a `@unpython.gpu` function, is offered to the
+device like a written nest; inside a `prange` the nests are sequential loops of the iteration.
+
+A name bound to a view (`row = a[i, :]`, `t = a.T`) is a `StridedView` of the array (the same
+memory); a name bound to a computed array gets a new array, as in NumPy. `a[lo:hi] = e`,
+`a += e` and `a[mask] = e` write in place; when `e` reads the written array at other elements
+than the one written (`a[1:] = a[:-1]`, `a += a.T`) it is computed into a temporary first, as
+NumPy does. Two different arrays are assumed not to overlap in memory unless one is a view
+of the other taken in this function (the `prange` promise of SPEC section 3, here for array
+statements).
+
+Runs after type inference (it needs every type) and before the prange checks, which then see
+the nests' reductions as written ones.
+"""
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+
+from unpy import ir
+from unpy.ir import Array, Scalar, format_expr
+from unpy.typeinfer.reductions import reads_of, walk_exprs, walk_stmts
+from unpy.typeinfer.types import INT64, PY_INT
+
+BOOL = Scalar("bool")
+F64 = Scalar("float64")
+
+
+# --- typed IR constructors -------------------------------------------------------------------
+
+def const(value, dtype="int64"):
+    return ir.Const(value, (0, 0), Scalar(dtype))
+
+
+def name(id_, t):
+    return ir.Name(id_, (0, 0), t)
+
+
+def convert(e, dtype):
+    """`e` (a scalar expression) as `dtype`."""
+    if e.type.dtype == dtype:
+        return e
+    if isinstance(e, ir.Const) and not isinstance(e.value, bool) and dtype[0] in "iuf" and \
+            (dtype[0] == "f" or isinstance(e.value, int)):
+        return ir.Const(float(e.value) if dtype[0] == "f" else e.value, e.loc, Scalar(dtype))
+    return ir.Cast(e, e.loc, Scalar(dtype))
+
+
+def binop(op, a, b, dtype=None):
+    dtype = dtype or a.type.dtype
+    return ir.BinOp(op, convert(a, dtype), convert(b, dtype), (0, 0), Scalar(dtype))
+
+
+def compare(op, a, b):
+    return ir.Compare(a, [op], [b], (0, 0), BOOL, [[a.type.dtype, b.type.dtype]])
+
+
+def either(a, b):
+    return ir.BoolOp("or", [a, b], (0, 0), BOOL)
+
+
+def choose(test, body, orelse):
+    return ir.IfExp(test, body, orelse, (0, 0), body.type)
+
+
+def call(func, args, dtype):
+    return ir.Call(func, args, (0, 0), Scalar(dtype))
+
+
+def add(a, b):
+    """`a + b` of int64 expressions, folding constants."""
+    if isinstance(a, ir.Const) and a.value == 0:
+        return b
+    if isinstance(b, ir.Const) and b.value == 0:
+        return a
+    if isinstance(a, ir.Const) and isinstance(b, ir.Const):
+        return const(a.value + b.value)
+    return binop("+", a, b, "int64")
+
+
+def mul(a, b):
+    if isinstance(b, ir.Const) and b.value == 1:
+        return a
+    if isinstance(a, ir.Const) and a.value == 1:
+        return b
+    return binop("*", a, b, "int64")
+
+
+def sub(a, b):
+    if isinstance(b, ir.Const) and b.value == 0:
+        return a
+    return binop("-", a, b, "int64")
+
+
+def is_float(t):
+    return t is not None and t.dtype.startswith("float")
+
+
+def same(a, b) -> bool:
+    return format_expr(a) == format_expr(b)
+
+
+# --- element-wise NumPy functions as scalar IR -------------------------------------------------
+
+def scalar_function(func, args, dtype):
+    """np.<func> of scalar operands (already of the function's input dtypes) as IR that both
+    emitters print: comparisons, conditional expressions and the C math library."""
+    out = Scalar(dtype)
+    if func == "where":
+        return ir.IfExp(args[0], args[1], args[2], (0, 0), out)
+    if func in ("minimum", "maximum", "fmin", "fmax"):
+        a, b = args
+        better = compare("<" if func in ("minimum", "fmin") else ">", b, a)
+        if is_float(a.type):
+            nan = compare("!=", b, b) if func in ("minimum", "maximum") else compare("!=", a, a)
+            better = either(better, nan)
+        return ir.IfExp(better, b, a, (0, 0), out)
+    if func == "clip":
+        a, lo, hi = args
+        return scalar_function("minimum", [scalar_function("maximum", [a, lo], dtype), hi],
+                               dtype)
+    if func == "isnan":
+        return compare("!=", args[0], args[0]) if is_float(args[0].type) else const(False,
+                                                                                    "bool")
+    if func == "isfinite":
+        x = args[0]
+        return compare("==", binop("-", x, x), const(0.0, x.type.dtype)) if is_float(x.type) \
+            else const(True, "bool")
+    if func == "isinf":
+        x = args[0]
+        if not is_float(x.type):
+            return const(False, "bool")
+        # inf - inf is nan; a finite x - x is 0; nan fails x == x.
+        return ir.BoolOp("and", [compare("==", x, x),
+                                 compare("!=", binop("-", x, x), binop("-", x, x))],
+                         (0, 0), BOOL)
+    if func == "square":
+        return binop("*", args[0], args[0], dtype)
+    if func == "sign":
+        x = args[0]
+        zero = const(0, dtype) if not is_float(out) else const(0.0, dtype)
+        one = const(1, dtype) if not is_float(out) else const(1.0, dtype)
+        minus = const(-1, dtype) if not is_float(out) else const(-1.0, dtype)
+        value = choose(compare(">", x, zero), one, choose(compare("<", x, zero), minus, zero))
+        return choose(compare("!=", x, x), x, value) if is_float(out) else value
+    if func in ("logical_and", "logical_or", "logical_xor"):
+        a, b = (truth(x) for x in args)
+        return ir.BinOp({"logical_and": "&", "logical_or": "|", "logical_xor": "^"}[func],
+                        a, b, (0, 0), BOOL)
+    if func == "logical_not":
+        return ir.UnaryOp("not", truth(args[0]), (0, 0), BOOL)
+    if func == "negative":
+        return ir.UnaryOp("-", args[0], (0, 0), out)
+    if func == "positive":
+        return args[0]
+    if func == "reciprocal":
+        return binop("/", const(1.0, dtype), args[0], dtype)
+    if func in ("degrees", "radians"):
+        factor = 180.0 / math.pi if func == "degrees" else math.pi / 180.0
+        return binop("*", args[0], const(factor, dtype), dtype)
+    return call("np." + func, args, dtype)
+
+
+def truth(e):
+    return e if e.type.dtype == "bool" else compare("!=", e, const(0, e.type.dtype))
+
+
+# --- the pass --------------------------------------------------------------------------------
+
+class ArrayLowering:
+    def __init__(self, fn: ir.Function, errors):
+        self.fn = fn
+        self.errors = errors
+        self.counter = 0
+        self.new_locals = {}
+        self.in_prange = 0
+        # Statements the current statement needs first; a Check among them guards the rest.
+        self.pre = []
+        self.memo = {}          # id(expression) -> its shape, ... (per statement)
+        self.views = {}         # id(View) -> per index: (start, length, step) (per statement)
+        self.bindings = {}      # array variable -> the values assigned to it
+        for s in walk_stmts(fn.body):
+            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name) and \
+                    isinstance(s.value.type, Array):
+                self.bindings.setdefault(s.target.id, []).append(s.value)
+        self.units_known = {}   # array variable -> its dimensions known to have length 1
+
+    def check(self, bad, message, kind="ValueError"):
+        """Raise `kind` when `bad` holds, before the rest of the statement runs."""
+        self.pre.append(Check(bad, message, kind))
+
+    def error(self, message, node):
+        return self.errors.error(message, node.loc)
+
+    def temp(self, stem, t):
+        self.counter += 1
+        var = f"__{stem}_{self.counter}"
+        self.new_locals[var] = t
+        return name(var, t)
+
+    def scalar_temp(self, stem, value):
+        """A new local holding `value` (computed now, in `pre`)."""
+        if isinstance(value, (ir.Const, ir.Name)):
+            return value
+        t = self.temp(stem, Scalar(value.type.dtype, value.type.weak and
+                                   value.type.dtype == "int64"))
+        self.pre.append(ir.Assign(t, value, value.loc))
+        return t
+
+    # --- statements --------------------------------------------------------------------------
+
+    def block(self, body):
+        out = []
+        for s in body:
+            out += self.stmt(s)
+        return out
+
+    def stmt(self, s):
+        saved = self.pre, self.memo, self.views
+        self.pre, self.memo, self.views = [], {}, {}
+        try:
+            work = self.lower(s)
+            return assemble(self.pre + work, s.loc)
+        finally:
+            self.pre, self.memo, self.views = saved
+
+    def lower(self, s):
+        if isinstance(s, ir.Assign):
+            target = s.target
+            if isinstance(target, (ir.View, ir.Masked)):
+                return self.store(target, s.value, s.loc)
+            if isinstance(target, ir.Name) and isinstance(s.value.type, Array):
+                return self.bind(target, s.value, s.loc)
+            if isinstance(target, ir.Subscript):
+                target.indices = [self.scalar(i) for i in target.indices]
+            return [ir.Assign(target, self.scalar(s.value), s.loc)]
+        if isinstance(s, ir.For):
+            s.start, s.stop, s.step = (self.scalar(x) for x in (s.start, s.stop, s.step))
+            self.in_prange += s.parallel
+            try:
+                s.body = self.block(s.body)
+            finally:
+                self.in_prange -= s.parallel
+            return [s]
+        if isinstance(s, ir.While):
+            test = self.scalar(s.test)
+            body = self.block(s.body)
+            if not self.pre:
+                s.test, s.body = test, body
+                return [s]
+            # The test needs statements: run them before each evaluation.
+            pre, self.pre = self.pre, []
+            stop = ir.If(ir.UnaryOp("not", test, s.loc, BOOL), [ir.Break(s.loc)], [], s.loc)
+            return [ir.While(const(True, "bool"), assemble(pre + [stop] + body, s.loc), s.loc)]
+        if isinstance(s, ir.If):
+            s.test = self.scalar(s.test)
+            s.body, s.orelse = self.block(s.body), self.block(s.orelse)
+            return [s]
+        if isinstance(s, ir.Return):
+            if s.value is not None:
+                s.value = self.materialize(s.value) if isinstance(s.value.type, Array) \
+                    else self.scalar(s.value)
+            return [s]
+        if isinstance(s, ir.ExprStmt):
+            if isinstance(s.value, ir.ArrayCall) and s.value.func == "fill":
+                a, v = s.value.args
+                view = ir.View(a, [], s.loc, a.type)
+                return self.store(view, self.scalar(v), s.loc)
+            s.value = self.scalar(s.value)
+            return [s]
+        return [s]
+
+    # --- scalar expressions with arrays inside -----------------------------------------------
+
+    def scalar(self, e):
+        """A scalar expression whose reductions and elements of computed arrays are computed
+        first (into `pre`), and whose element-wise NumPy functions are scalar IR."""
+        if e is None or isinstance(e, (ir.Const, ir.Name)):
+            return e
+        if isinstance(e, ir.ArrayCall):
+            return self.reduce(e)
+        if isinstance(e, ir.View):           # an element of a computed array or of a view
+            return self.element(self.materialize(e.array), self.view_index(e, []))
+        if isinstance(e, ir.CallCompiled):
+            e.args = [self.operand_array(a) if isinstance(a.type, Array) else self.scalar(a)
+                      for a in e.args]
+            return e
+        if isinstance(e, ir.Call) and e.func.startswith("np.") and e.func[3:] in FUNCTIONS:
+            return scalar_function(e.func[3:], [self.scalar(a) for a in e.args], e.type.dtype)
+        if isinstance(e.type, Array):
+            raise self.error("an array cannot be used here; this needs a scalar", e)
+        for field in e.__dataclass_fields__:
+            if field in ("type", "loc", "target"):
+                continue
+            value = getattr(e, field)
+            if isinstance(value, list):
+                setattr(e, field, [self.scalar(x) if _is_expr(x) else x for x in value])
+            elif _is_expr(value):
+                setattr(e, field, self.scalar(value))
+        return e
+
+    def operand_array(self, e):
+        """An array passed to a compiled function: a name (views and computed arrays get
+        one)."""
+        if isinstance(e, ir.Name):
+            return e
+        return self.materialize(e)
+
+    # --- names for arrays --------------------------------------------------------------------
+
+    def materialize(self, e):
+        """A name holding the array `e` (a view of the same memory, or a new array), once per
+        statement."""
+        if isinstance(e, ir.Name):
+            return e
+        key = ("name", id(e))
+        if key not in self.memo:
+            t = self.temp("a", e.type)
+            self.pre += self.bind(t, e, e.loc)
+            self.memo[key] = (e, t)
+        return self.memo[key][1]
+
+    def copy(self, e):
+        """A new array holding the values of `e` now."""
+        t = self.temp("a", Array(e.type.dtype, e.type.ndim))
+        shape = self.shape(e)
+        self.pre.append(ir.Assign(t, ir.AllocArray("empty", shape, e.type.dtype, e.loc, t.type),
+                                  e.loc))
+        self.pre += self.compute_into(t, e, shape, e.loc)
+        return t
+
+    def bind(self, target, value, loc):
+        """`target = value` of an array: a view or the value's own array where NumPy gives
+        one, else a new array filled by a nest."""
+        if isinstance(value, ir.Name):
+            return [ir.Assign(target, value, loc)]
+        view = self.as_view(value)
+        if view is not None:
+            return [ir.Assign(target, view, loc)]
+        if isinstance(value, ir.CallCompiled):
+            return [ir.Assign(target, self.scalar(value), loc)]
+        if isinstance(value, ir.AllocArray):
+            value.shape = [self.scalar(d) for d in value.shape]
+            return [ir.Assign(target, value, loc)]
+        if isinstance(value, ir.IfExp):
+            value.test = self.scalar(value.test)
+            value.body, value.orelse = (self.materialize(x) for x in (value.body, value.orelse))
+            return [ir.Assign(target, value, loc)]
+        shape = self.shape(value)
+        out = target
+        if target.id in reads_of(value):
+            out = self.temp("a", value.type)
+        fill = "zeros" if isinstance(value, ir.ArrayCall) and value.func == "zeros_like" \
+            else "ones" if isinstance(value, ir.ArrayCall) and value.func == "ones_like" \
+            else "empty"
+        work = [ir.Assign(out, ir.AllocArray(fill, shape, value.type.dtype, loc, value.type),
+                          loc)]
+        if fill == "empty" or not isinstance(value, ir.ArrayCall):
+            work += self.compute_into(out, value, shape, loc)
+        if out is not target:
+            work.append(ir.Assign(target, out, loc))
+        return work
+
+    def as_view(self, e):
+        """The StridedView (or Reshape) that `e` is, when it is one of an array variable;
+        else None."""
+        if isinstance(e, ir.ArrayCall) and e.func == "asarray" and \
+                e.type.dtype == e.args[0].type.dtype:
+            return self.as_view(e.args[0]) or (e.args[0] if isinstance(e.args[0], ir.Name)
+                                                else None)
+        if isinstance(e, ir.View):
+            base = self.materialize(e.array)
+            offsets, axes, lengths, steps = [], [], [], []
+            dims = self.view_dims(e, base)
+            d = 0
+            for index, dim in zip(e.indices, dims):
+                if isinstance(index, ir.NewAxis):
+                    axes.append(None), lengths.append(const(1)), steps.append(const(0))
+                    continue
+                start, length, step = dim
+                offsets.append(start)
+                if isinstance(index, ir.Slice):
+                    axes.append(d), lengths.append(length), steps.append(step)
+                d += 1
+            for k in range(d, base.type.ndim):
+                offsets.append(const(0))
+                axes.append(k), lengths.append(self.dim(base, k)), steps.append(const(1))
+            return ir.StridedView(base, offsets, axes, lengths, steps, e.loc, e.type)
+        if isinstance(e, ir.ArrayCall) and e.func in ("transpose", "flip", "flipud", "fliplr"):
+            base = self.materialize(e.args[0])
+            n = base.type.ndim
+            if e.func == "transpose":
+                return ir.StridedView(base, [const(0)] * n, list(range(n))[::-1],
+                                      [self.dim(base, k) for k in range(n)][::-1],
+                                      [const(1)] * n, e.loc, e.type)
+            flipped = {"flip": range(n), "flipud": [0], "fliplr": [1]}[e.func]
+            offsets = [sub(self.dim(base, k), const(1)) if k in flipped else const(0)
+                       for k in range(n)]
+            offsets = [self.scalar_temp("n", binop("*", ir.Cast(
+                compare(">", self.dim(base, k), const(0)), (0, 0), INT64), o, "int64"))
+                if k in flipped else o for k, o in enumerate(offsets)]
+            return ir.StridedView(base, offsets, list(range(n)),
+                                  [self.dim(base, k) for k in range(n)],
+                                  [const(-1) if k in flipped else const(1) for k in range(n)],
+                                  e.loc, e.type)
+        if isinstance(e, ir.ArrayCall) and e.func in ("reshape", "ravel"):
+            base = self.materialize(e.args[0])
+            dims = [self.scalar(d) for d in e.args[1:]] if e.func == "reshape" \
+                else [const(-1)]
+            return ir.Reshape(base, dims, e.loc, e.type)
+        return None
+
+    # --- shapes -------------------------------------------------------------------------------
+
+    def dim(self, array_name, k):
+        return ir.ArrayAttr(array_name, "shape", k, (0, 0), PY_INT)
+
+    def units_of(self, e):
+        """The dimensions of `e` known to have length 1 when compiling."""
+        if isinstance(e, ir.Name):
+            return self.variable_units(e.id)
+        if isinstance(e, ir.View):
+            out, d, k = set(), 0, 0
+            for index in e.indices:
+                if isinstance(index, ir.NewAxis):
+                    out.add(k)
+                    k += 1
+                    continue
+                if isinstance(index, ir.Slice):
+                    k += 1
+                d += 1
+            return out
+        if isinstance(e, ir.ArrayCall) and e.func in REDUCING and \
+                "keepdims" in e.keywords and e.keywords["keepdims"].value:
+            axis = e.keywords.get("axis")
+            return set(range(e.type.ndim)) if axis is None else {axis.value}
+        if isinstance(e, ir.ArrayCall) and e.func == "reshape":
+            return {k for k, d in enumerate(e.args[1:]) if isinstance(d, ir.Const)
+                    and d.value == 1}
+        if isinstance(e, ir.ArrayCall) and e.func in ("transpose",):
+            n = e.type.ndim
+            return {n - 1 - k for k in self.units_of(e.args[0])}
+        if isinstance(e, ir.Cast) or (isinstance(e, ir.ArrayCall) and e.func in (
+                "copy", "asarray", "astype", "flip", "flipud", "fliplr")):
+            inner = e.value if isinstance(e, ir.Cast) else e.args[0]
+            return self.units_of(inner)
+        operands = self.elementwise_operands(e)
+        if operands is not None:
+            n = e.type.ndim
+            out = set(range(n))
+            for o in operands:
+                if isinstance(o.type, Array):
+                    shift = n - o.type.ndim
+                    out -= {k for k in range(n) if k >= shift} - {u + shift for u in
+                                                                  self.units_of(o)}
+            return out
+        return set()
+
+    def variable_units(self, var):
+        """The unit dimensions of an array variable: those of its value when it is assigned
+        once (a parameter has none)."""
+        if var not in self.units_known:
+            self.units_known[var] = set()       # while computing: none (a cycle)
+            values = self.bindings.get(var, [])
+            if len(values) == 1:
+                self.units_known[var] = self.units_of(values[0])
+        return self.units_known[var]
+
+    def elementwise_operands(self, e):
+        if isinstance(e, ir.BinOp):
+            return [e.left, e.right]
+        if isinstance(e, ir.UnaryOp):
+            return [e.operand]
+        if isinstance(e, ir.Compare):
+            return [e.left] + e.comparators
+        if isinstance(e, ir.Call):
+            return e.args
+        return None
+
+    def shape(self, e):
+        """The shape of the array value `e`: int64 expressions that are cheap to evaluate again
+        (computed into new locals first where needed)."""
+        key = id(e)
+        if key not in self.memo:
+            self.memo[key] = (e, self.compute_shape(e))
+        return self.memo[key][1]
+
+    def compute_shape(self, e):
+        if isinstance(e, ir.Name):
+            return [self.dim(e, k) for k in range(e.type.ndim)]
+        if isinstance(e, ir.View):
+            base = self.materialize(e.array)
+            out = []
+            for index, dim in zip(e.indices, self.view_dims(e, base)):
+                if isinstance(index, ir.NewAxis):
+                    out.append(const(1))
+                elif isinstance(index, ir.Slice):
+                    out.append(dim[1])
+            named = sum(not isinstance(i, ir.NewAxis) for i in e.indices)
+            return out + self.shape(base)[named:]
+        if isinstance(e, ir.Cast):
+            return self.shape(e.value)
+        if isinstance(e, ir.Masked):
+            return self.shape(e.array)
+        if isinstance(e, ir.IfExp):
+            return self.shape(self.materialize(e))
+        if isinstance(e, ir.ArrayCall):
+            return self.call_shape(e)
+        if isinstance(e, (ir.AllocArray, ir.CallCompiled, ir.StridedView, ir.Reshape)):
+            return self.shape(self.materialize(e))
+        operands = self.elementwise_operands(e)
+        if operands is None:
+            raise self.error(f"cannot compute the shape of {type(e).__name__}", e)
+        return self.broadcast(e, [o for o in operands if isinstance(o.type, Array)])
+
+    def broadcast(self, e, operands):
+        """NumPy's broadcast shape of the operands, by rank and the lengths known to be 1;
+        the others must be equal at run time (checked before the statement's work)."""
+        n = e.type.ndim
+        out = []
+        for k in range(n):
+            chosen = None
+            for o in operands:
+                shift = n - o.type.ndim
+                if k < shift or (k - shift) in self.units_of(o):
+                    continue
+                length = self.shape(o)[k - shift]
+                if chosen is None:
+                    chosen = length
+                elif not same(chosen, length):
+                    self.check(compare("!=", length, chosen),
+                               "operands could not be broadcast together: lengths differ in a "
+                               "dimension (compiled code broadcasts only dimensions known to "
+                               "have length 1: None, keepdims, reshape(..., 1, ...))")
+            out.append(chosen if chosen is not None else const(1))
+        return out
+
+    def readable(self, e):
+        """Whether `e` is read element by element where it stands (no array needed)."""
+        if isinstance(e, ir.Name):
+            return True
+        if isinstance(e, ir.View):
+            return self.readable(e.array)
+        if isinstance(e, ir.Cast):
+            return self.readable(e.value)
+        if isinstance(e, ir.ArrayCall):
+            return e.func in ELEMENT_CALLS and all(
+                self.readable(a) for a in e.args if _is_expr(a) and isinstance(a.type, Array))
+        operands = self.elementwise_operands(e)
+        return operands is not None and all(self.readable(o) for o in operands
+                                            if isinstance(o.type, Array))
+
+    def call_shape(self, e):
+        f = e.func
+        if f in ELEMENT_CALLS and f not in ("arange", "linspace", "eye", "identity", "full",
+                                           "outer"):
+            if f == "transpose":
+                return self.shape(e.args[0])[::-1]
+            if f in ("zeros_like", "ones_like", "empty_like", "full_like", "copy", "asarray",
+                     "astype", "flip", "flipud", "fliplr"):
+                return self.shape(e.args[0])
+        if f == "full":
+            return [self.scalar(d) for d in e.args[0]]
+        if f == "outer":
+            return [self.size(e.args[0]), self.size(e.args[1])]
+        if f == "eye" or f == "identity":
+            n = self.scalar_temp("n", self.scalar(e.args[0]))
+            return [n, n]
+        if f == "arange":
+            return [self.arange_parts(e)[2]]
+        if f == "linspace":
+            return [self.linspace_parts(e)[2]]
+        if f in ("ravel", "copy_ravel", "cumsum"):
+            return [self.size(e.args[0])]
+        if f in REDUCING:
+            shape = self.shape(e.args[0])
+            if "axis" not in e.keywords:
+                return [const(1)] * e.type.ndim
+            axis = e.keywords["axis"].value
+            keep = "keepdims" in e.keywords and e.keywords["keepdims"].value
+            return [const(1) if k == axis else d for k, d in enumerate(shape)
+                    if k != axis or keep]
+        if f in ("dot", "matmul"):
+            a, b = self.shape(e.args[0]), self.shape(e.args[1])
+            return a[:-1] + b[:-2] + b[-1:] if b[1:] else a[:-1]
+        return self.shape(self.materialize(e))
+
+    def size(self, e):
+        total = const(1)
+        for d in self.shape(e):
+            total = mul(total, d)
+        return self.scalar_temp("n", total)
+
+    # --- views: slices as index arithmetic ----------------------------------------------------
+
+    def view_dims(self, e, base):
+        """Per index of the view `e` of `base`: (first index, length, step) in `base`'s
+        dimension (None for NewAxis): Python's slice rules, computed once."""
+        key = id(e)
+        if key in self.views:
+            return self.views[key]
+        dims, d = [], 0
+        for index in e.indices:
+            if isinstance(index, ir.NewAxis):
+                dims.append(None)
+                continue
+            n = self.dim(base, d) if isinstance(base, ir.Name) else self.shape(base)[d]
+            if isinstance(index, ir.Slice):
+                dims.append(self.slice_dim(index, n))
+            else:
+                dims.append((self.wrapped(self.scalar(index), n, d), None, None))
+            d += 1
+        self.views[key] = dims
+        return dims
+
+    def wrapped(self, index, n, d):
+        """An integer index of a view: negative counts from the end; IndexError outside."""
+        index = self.scalar_temp("i", index)
+        self.check(either(compare("<", index, ir.UnaryOp("-", n, (0, 0), INT64)),
+                          compare(">=", index, n)),
+                   f"an integer index of a view is out of bounds for axis {d}", "IndexError")
+        if isinstance(index, ir.Const) and index.value >= 0:
+            return index
+        return self.scalar_temp("i", choose(compare("<", index, const(0)), add(index, n), index))
+
+    def slice_dim(self, s, n):
+        """(start, length, step) of the slice `s` over a dimension of length `n`: Python's
+        `slice.indices` as IR, folded for the usual literal forms; once per statement for
+        each slice and length."""
+        key = ("slice", format_expr(s), format_expr(n))
+        if key not in self.memo:
+            self.memo[key] = (s, self.compute_slice(s, n))
+        return self.memo[key][1]
+
+    def compute_slice(self, s, n):
+        step = self.scalar(s.step) if s.step is not None else const(1)
+        if not isinstance(step, ir.Const):
+            raise self.error("a slice step must be an integer literal in compiled code (e.g. "
+                             "a[::2], a[::-1])", s.step)
+        k = step.value
+        if k == 0:
+            raise self.error("slice step cannot be zero", s.step)
+        start = self.scalar(s.start) if s.start is not None else None
+        stop = self.scalar(s.stop) if s.stop is not None else None
+
+        def clamp(x, low, high):
+            """Python's normalisation of a slice bound: negative counts from the end, then
+            clamped into [low, high]."""
+            if isinstance(x, ir.Const) and x.value >= 0:
+                return call("min", [x, high], "int64") if not same(x, low) else low
+            x = self.scalar_temp("s", x)
+            if isinstance(x, ir.Const):          # negative literal
+                x = add(n, x)
+                return call("max", [x, low], "int64")
+            x = choose(compare("<", x, const(0)), add(x, n), x)
+            return call("max", [call("min", [x, high], "int64"), low], "int64")
+
+        if k > 0:
+            first = const(0) if start is None else self.scalar_temp("s", clamp(start, const(0), n))
+            end = n if stop is None else self.scalar_temp("s", clamp(stop, const(0), n))
+            span = sub(end, first)
+            length = span if k == 1 else binop("//", add(span, const(k - 1)), const(k))
+            length = call("max", [length, const(0)], "int64") if not (
+                start is None and stop is None) else length
+        else:
+            last = sub(n, const(1))
+            first = last if start is None else self.scalar_temp("s", clamp(start, const(-1),
+                                                                          last))
+            end = const(-1) if stop is None else self.scalar_temp("s", clamp(stop, const(-1),
+                                                                            last))
+            span = sub(first, end)
+            length = call("max", [binop("//", add(span, const(-k - 1)), const(-k)), const(0)],
+                          "int64")
+        return first, self.scalar_temp("n", length), step
+
+    def view_index(self, e, idx):
+        """The index in the array `e.array` of the view `e`'s element at `idx`."""
+        dims = self.view_dims(e, self.materialize(e.array))
+        out, k = [], 0
+        for index, dim in zip(e.indices, dims):
+            if isinstance(index, ir.NewAxis):
+                k += 1
+                continue
+            start, length, step = dim
+            if isinstance(index, ir.Slice):
+                out.append(add(start, mul(idx[k], step)))
+                k += 1
+            else:
+                out.append(start)
+        return out + list(idx[k:])
+
+    # --- elements -----------------------------------------------------------------------------
+
+    def element(self, e, idx):
+        """The scalar expression of element `idx` (one int64 expression per dimension) of
+        the array value `e`."""
+        if isinstance(e, ir.Name):
+            generated = list(range(len(idx)))
+            return ir.Subscript(e, list(idx), (0, 0), Scalar(e.type.dtype), generated)
+        if isinstance(e, ir.View):
+            inner = self.view_index(e, idx)
+            value = self.element(self.materialize(e.array), inner)
+            if isinstance(value, ir.Subscript) and isinstance(value.array, ir.Name):
+                # The integer indices of the view are the user's: wrapped, not in range.
+                value.in_range = [k for k in value.in_range if k < len(inner) and
+                                  not _user_index(e, k)]
+            return value
+        if isinstance(e, ir.Cast):
+            return convert(self.element(e.value, idx), e.type.dtype)
+        if isinstance(e, ir.Masked):
+            return self.element(e.array, idx)
+        if isinstance(e, ir.ArrayCall) and e.func in ELEMENT_CALLS:
+            return self.call_element(e, idx)
+        operands = self.elementwise_operands(e)
+        if operands is None:
+            return self.element(self.materialize(e), idx)
+        n = e.type.ndim
+        values = [self.broadcast_element(o, idx, n) for o in operands]
+        if isinstance(e, ir.BinOp):
+            return ir.BinOp(e.op, values[0], values[1], e.loc, Scalar(e.type.dtype))
+        if isinstance(e, ir.UnaryOp):
+            return ir.UnaryOp(e.op, values[0], e.loc, Scalar(e.type.dtype))
+        if isinstance(e, ir.Compare):
+            return ir.Compare(values[0], e.ops, values[1:], e.loc, BOOL, e.operand_types)
+        func = e.func.split(".")[-1]
+        if func in FUNCTIONS:
+            return scalar_function(func, values, e.type.dtype)
+        return ir.Call(e.func, values, e.loc, Scalar(e.type.dtype))
+
+    def broadcast_element(self, o, idx, n):
+        if not isinstance(o.type, Array):
+            return self.scalar(o)
+        shift = n - o.type.ndim
+        units = self.units_of(o)
+        own = [const(0) if k in units else idx[k + shift] for k in range(o.type.ndim)]
+        return self.element(o, own)
+
+    def call_element(self, e, idx):
+        f = e.func
+        dtype = e.type.dtype
+        if f == "transpose":
+            return self.element(e.args[0], list(idx)[::-1])
+        if f in ("copy", "asarray", "astype"):
+            return convert(self.element(e.args[0], idx), dtype)
+        if f in ("flip", "flipud", "fliplr"):
+            shape = self.shape(e.args[0])
+            flipped = {"flip": range(len(idx)), "flipud": [0], "fliplr": [1]}[f]
+            return self.element(e.args[0], [sub(sub(shape[k], const(1)), i) if k in flipped
+                                            else i for k, i in enumerate(idx)])
+        if f in ("zeros_like", "ones_like", "empty_like"):
+            return const(0 if f != "ones_like" else 1, "int64") if dtype[0] in "iu" else \
+                convert(const(f == "ones_like", "bool"), dtype)
+        if f in ("full_like", "full"):
+            return convert(self.scalar(e.args[1]), dtype)
+        if f == "outer":
+            a, b = (self.flat_element(x, i) for x, i in zip(e.args, idx))
+            return binop("*", convert(a, dtype), convert(b, dtype), dtype)
+        if f == "eye" or f == "identity":
+            return convert(compare("==", idx[0], idx[1]), dtype)
+        if f == "arange":
+            start, step, _ = self.arange_parts(e)
+            ctype = "float64" if dtype[0] == "f" or is_float(start.type) or \
+                is_float(step.type) else "int64"
+            return convert(binop("+", convert(start, ctype),
+                                 binop("*", convert(idx[0], ctype), convert(step, ctype)),
+                                 ctype), dtype)
+        if f == "linspace":
+            start, step, num, stop = self.linspace_parts(e)
+            value = binop("+", start, binop("*", convert(idx[0], "float64"), step))
+            if stop is not None:
+                value = choose(compare("==", idx[0], sub(num, const(1))), stop, value)
+            return convert(value, dtype)
+        raise self.error(f"np.{f}() cannot be read element by element", e)
+
+    def flat_element(self, e, k):
+        """Element `k` of `e` in C order (np.outer and ravel flatten their arguments)."""
+        if e.type.ndim == 1:
+            return self.element(e, [k])
+        shape = self.shape(e)
+        idx, rest = [], k
+        for d in reversed(range(len(shape))):
+            idx.append(binop("%", rest, shape[d]) if d else rest)
+            rest = binop("//", rest, shape[d])
+        return self.element(e, idx[::-1])
+
+    def arange_parts(self, e):
+        key = ("arange", id(e))
+        if key not in self.memo:
+            args = [self.scalar(a) for a in e.args]
+            start, stop, step = ([const(0)] + args + [const(1)])[:3] if len(args) == 1 else \
+                (args + [const(1)])[:3]
+            if len(args) == 1:
+                start, stop, step = const(0), args[0], const(1)
+            ints = all(a.type.dtype[0] in "iub" for a in (start, stop, step))
+            if ints:
+                start, stop, step = (self.scalar_temp("s", convert(x, "int64"))
+                                     for x in (start, stop, step))
+                if not isinstance(step, ir.Const):
+                    self.check(compare("==", step, const(0)),
+                               "np.arange(): the step must not be zero")
+                    length = call("max", [choose(
+                        compare(">", step, const(0)),
+                        binop("//", add(sub(stop, start), sub(step, const(1))), step),
+                        binop("//", add(sub(stop, start), add(step, const(1))), step)),
+                        const(0)], "int64")
+                else:
+                    k = step.value
+                    if k == 0:
+                        raise self.error("np.arange(): the step must not be zero", e)
+                    adjust = const(k - 1) if k > 0 else const(k + 1)
+                    length = call("max", [binop("//", add(sub(stop, start), adjust), step),
+                                          const(0)], "int64")
+            else:
+                start, stop, step = (self.scalar_temp("s", convert(x, "float64"))
+                                     for x in (start, stop, step))
+                length = call("max", [call("math.ceil", [binop("/", binop("-", stop, start),
+                                                              step)], "int64"), const(0)],
+                              "int64")
+            self.memo[key] = (e, (start, step, self.scalar_temp("n", length)))
+        return self.memo[key][1]
+
+    def linspace_parts(self, e):
+        key = ("linspace", id(e))
+        if key not in self.memo:
+            start, stop, num = (self.scalar(a) for a in e.args)
+            endpoint = e.keywords.get("endpoint")
+            endpoint = True if endpoint is None else endpoint.value
+            start = self.scalar_temp("s", convert(start, "float64"))
+            stop = self.scalar_temp("s", convert(stop, "float64"))
+            num = self.scalar_temp("n", convert(num, "int64"))
+            self.check(compare("<", num, const(0)),
+                       "np.linspace(): the number of samples must be non-negative")
+            div = sub(num, const(1)) if endpoint else num
+            div = call("max", [div, const(1)], "int64")
+            step = self.scalar_temp("s", binop("/", binop("-", stop, start),
+                                               convert(div, "float64")))
+            self.memo[key] = (e, (start, step, num, stop if endpoint else None))
+        return self.memo[key][1]
+
+    # --- nests --------------------------------------------------------------------------------
+
+    def nest(self, shape, body_of, reductions=False):
+        """A loop nest over `shape` (prange levels outside a prange, else range) whose body
+        is `body_of(index expressions)`."""
+        loops = []
+        idx = []
+        for d in shape:
+            var = self.temp("i", PY_INT)
+            idx.append(var)
+            loops.append(ir.For(var.id, const(0), d, const(1), [],
+                                parallel=not self.in_prange))
+        body = assemble(body_of(idx), (0, 0))
+        if not loops:
+            return body
+        for outer, inner in zip(loops, loops[1:]):
+            outer.body = [inner]
+        loops[-1].body = body
+        return [loops[0]]
+
+    def compute_into(self, out, value, shape, loc):
+        """Statements that fill the new array `out` (of `shape`) with `value`."""
+        if isinstance(value, ir.ArrayCall) and value.func not in ELEMENT_CALLS:
+            return self.call_into(out, value, shape, loc)
+        return self.nest(shape, lambda idx: [ir.Assign(self.element(out, idx),
+                                                       self.element(value, idx), loc)])
+
+    def store(self, target, value, loc):
+        """`a[...] = value`, `a += value`, `a[mask] = value`: in place."""
+        root = target.array if isinstance(target, ir.Masked) else target
+        while isinstance(root, ir.View):
+            root = root.array
+        if not isinstance(root, ir.Name):
+            raise self.error("this assigns into a computed array, which has no effect; assign "
+                             "into a slice of an array variable", target)
+        mask = target.mask if isinstance(target, ir.Masked) else None
+        if mask is not None:
+            value = self.unmask(value, mask)
+        shape = self.shape(target)
+        if isinstance(value.type, Array):
+            self.check_fits(value, shape)
+            reads = self.element_reads(value, len(shape))
+            written = self.element(target, self.probe(len(shape)))
+            if any(r.array.id == root.id and not same(r, written) for r in reads) or \
+                    any(isinstance(x, ir.Name) and x.id == root.id and not isinstance(
+                        x.type, Scalar) for x in self.non_element_names(value)):
+                value = self.copy(value)      # reads what it overwrites: a copy first
+        else:
+            value = self.scalar(value)
+            if not isinstance(value, (ir.Const, ir.Name)):
+                value = self.scalar_temp("v", value)
+
+        def body(idx):
+            element = value
+            if isinstance(value.type, Array):
+                units = self.units_of(value)
+                shift = len(idx) - value.type.ndim
+                element = self.element(value, [const(0) if k in units else idx[k + shift]
+                                               for k in range(value.type.ndim)])
+            assign = [ir.Assign(self.element(target, idx), convert(element, target.type.dtype),
+                                loc)]
+            if mask is not None:
+                return [ir.If(truth(self.element(mask, idx)), assign, [], loc)]
+            return assign
+
+        return self.nest(shape, body)
+
+    def unmask(self, value, mask):
+        """The value of `a[mask] = value` element by element: `b[mask]` in it is `b`, masked
+        alike (NumPy pairs the selected elements in order)."""
+        if isinstance(value, ir.Masked):
+            if not same(value.mask, mask):
+                raise self.error("a masked value must use the same mask as the masked target "
+                                 "(a[m] = b[m])", value)
+            return value.array
+        if isinstance(value.type, Array) and any(isinstance(x, ir.Masked)
+                                                 for x in walk_exprs(value)):
+            for field in ("left", "right", "operand"):
+                if hasattr(value, field):
+                    setattr(value, field, self.unmask(getattr(value, field), mask))
+            if hasattr(value, "args"):
+                value.args = [self.unmask(a, mask) for a in value.args]
+            if hasattr(value, "comparators"):
+                value.comparators = [self.unmask(a, mask) for a in value.comparators]
+            if isinstance(value, ir.Cast):
+                value.value = self.unmask(value.value, mask)
+            return value
+        if isinstance(value.type, Array):
+            raise self.error("a[mask] = values: compiled code assigns a scalar or an array "
+                             "masked alike (a[m] = b[m]), not the selected elements of another "
+                             "shape; write np.where(m, b, a)", value)
+        return value
+
+    def check_fits(self, value, shape):
+        """A value stored into a target of `shape` broadcasts to it (ValueError as NumPy's)."""
+        vshape = self.shape(value)
+        units = self.units_of(value)
+        shift = len(shape) - len(vshape)
+        for k, length in enumerate(vshape):
+            if k in units or same(length, shape[k + shift]):
+                continue
+            self.check(compare("!=", length, shape[k + shift]),
+                       "could not broadcast the assigned value into the target's shape")
+
+    def probe(self, n):
+        return [name(f"__probe{k}", PY_INT) for k in range(n)]
+
+    def element_reads(self, value, n):
+        """The array elements read by `value`'s element at a probe index."""
+        probe = self.probe(value.type.ndim)
+        saved = self.pre, self.memo, self.views, self.counter, dict(self.new_locals)
+        self.pre, self.memo, self.views = list(self.pre), dict(self.memo), dict(self.views)
+        try:
+            element = self.element(value, probe)
+        finally:
+            self.pre, self.memo, self.views, self.counter, self.new_locals = saved
+        return [x for x in walk_exprs(element) if isinstance(x, ir.Subscript)]
+
+    def non_element_names(self, value):
+        return [x for x in walk_exprs(value) if isinstance(x, ir.Name)]
+
+    # --- reductions and products --------------------------------------------------------------
+
+    def reduce(self, e):
+        """A scalar-valued ArrayCall (a whole reduction, `dot` of vectors, `norm`, `trace`) as
+        a new local computed in `pre`."""
+        f = e.func
+        if f in ("dot", "matmul", "vdot", "inner"):
+            a, b = e.args
+            n = self.shape(a)[0]
+            m = self.shape(b)[0]
+            if not same(n, m):
+                self.check(compare("!=", n, m),
+                           f"np.{f}(): shapes not aligned (the vectors' lengths differ)")
+            product = lambda idx: binop("*", self.element(a, idx), self.element(b, idx),
+                                        e.type.dtype)
+            return self.accumulate("+", [n], product, e.type.dtype, e.loc)
+        if f == "norm":
+            a = e.args[0]
+            dtype = e.type.dtype
+            square = lambda idx: binop("*", convert(self.element(a, idx), dtype),
+                                       convert(self.element(a, idx), dtype), dtype)
+            total = self.accumulate("+", self.shape(a), square, dtype, e.loc)
+            return self.scalar_temp("r", call("np.sqrt", [total], dtype))
+        if f == "trace":
+            a = e.args[0]
+            n0, n1 = self.shape(a)
+            n = self.scalar_temp("n", call("min", [n0, n1], "int64"))
+            return self.accumulate("+", [n], lambda idx: convert(
+                self.element(a, [idx[0], idx[0]]), e.type.dtype), e.type.dtype, e.loc)
+        if f in REDUCING:
+            a = e.args[0]
+            shape = self.shape(a)
+            return self.reduction(f, a, shape, e, lambda idx: self.element(a, idx), None)
+        raise self.error(f"np.{f}() does not give a scalar", e)
+
+    def reduction(self, f, a, shape, e, element_at, into):
+        """`f` ('sum', 'max', 'argmax', 'mean', ...) of the elements of `shape`
+        (`element_at(index)`), as a local; statements in `pre` (or, inside a nest, the
+        statements `into` collects)."""
+        dtype = e.type.dtype
+        src = a.type.dtype
+        if f in ("sum", "prod"):
+            return self.accumulate("+" if f == "sum" else "*", shape,
+                                   lambda idx: convert(element_at(idx), dtype), dtype, e.loc,
+                                   into)
+        if f in ("any", "all"):
+            return self.accumulate("|" if f == "any" else "&", shape,
+                                   lambda idx: truth(element_at(idx)), "bool", e.loc, into)
+        if f in ("mean", "var", "std"):
+            count = const(1)
+            for d in shape:
+                count = mul(count, d)
+            total = self.accumulate("+", shape, lambda idx: convert(element_at(idx), dtype),
+                                    dtype, e.loc, into)
+            mean = self.assign_to(binop("/", total, convert(count, dtype), dtype), into)
+            if f == "mean":
+                return mean
+            dev = lambda idx: binop("-", convert(element_at(idx), dtype), mean, dtype)
+            squares = self.accumulate("+", shape, lambda idx: binop("*", dev(idx), dev(idx)),
+                                      dtype, e.loc, into)
+            ddof = e.keywords.get("ddof", const(0))
+            ddof = self.scalar(ddof) if into is None else ddof
+            var = self.assign_to(binop("/", squares, binop("-", convert(count, dtype),
+                                                           convert(ddof, dtype), dtype)),
+                                 into)
+            return var if f == "var" else self.assign_to(call("np.sqrt", [var], dtype), into)
+        if f in ("min", "max", "argmin", "argmax"):
+            return self.extremum(f, shape, element_at, src, dtype, e, into)
+        raise self.error(f"np.{f}() is not supported here", e)
+
+    def assign_to(self, value, into):
+        t = self.temp("r", Scalar(value.type.dtype))
+        (self.pre if into is None else into).append(ir.Assign(t, value, (0, 0)))
+        return t
+
+    def accumulate(self, op, shape, element_at, dtype, loc, into=None):
+        """A local holding `op` over the elements (a prange reduction outside a prange)."""
+        identity = {"+": 0, "*": 1, "|": False, "&": True}[op]
+        acc = self.temp("r", Scalar(dtype))
+        out = self.pre if into is None else into
+        out.append(ir.Assign(acc, convert(const(identity, "bool" if op in "|&" else "int64"),
+                                          dtype), loc))
+        out += self.nest(shape, lambda idx: [ir.Assign(acc, binop(op, acc, element_at(idx),
+                                                                  dtype), loc)])
+        return acc
+
+    def extremum(self, f, shape, element_at, src, dtype, e, into):
+        """min/max (NaN wins, as in NumPy) or argmin/argmax (the first extreme, C order) of a
+        non-empty set of elements; ValueError for an empty one."""
+        out = self.pre if into is None else into
+        count = const(1)
+        for d in shape:
+            count = mul(count, d)
+        op = "min" if f in ("min", "argmin") else "max"
+        message = (f"attempt to get {f} of an empty sequence" if f.startswith("arg") else
+                   f"zero-size array to reduction operation {'minimum' if op == 'min' else 'maximum'}"
+                   " which has no identity")
+        if into is None:
+            self.check(compare("==", count, const(0)), message)
+        else:
+            into.append(Check(compare("==", count, const(0)), message, "ValueError"))
+        first = element_at([const(0)] * len(shape))
+        best = self.temp("r", Scalar(src))
+        out.append(ir.Assign(best, first, e.loc))
+        if f in ("min", "max"):
+            if not is_float(Scalar(src)):
+                out += self.nest(shape, lambda idx: [
+                    ir.Assign(best, call(op, [best, element_at(idx)], src), e.loc)])
+                return best
+            # A nan anywhere is the result, as in NumPy: a second reduction notes one.
+            nan = self.temp("r", BOOL)
+            out.append(ir.Assign(nan, const(False, "bool"), e.loc))
+
+            def body(idx):
+                value = self.scalar_temp_in(element_at(idx), body_stmts := [])
+                return body_stmts + [
+                    ir.Assign(best, call(op, [best, value], src), e.loc),
+                    ir.Assign(nan, binop("|", nan, compare("!=", value, value), "bool"), e.loc)]
+            out += self.nest(shape, body)
+            out.append(ir.If(nan, [ir.Assign(best, const(math.nan, src), e.loc)], [], e.loc))
+            return best
+        # argmin/argmax: a sequential scan keeping the first extreme (NaN first wins).
+        where = self.temp("r", Scalar("int64"))
+        out.append(ir.Assign(where, const(0), e.loc))
+        saved, self.in_prange = self.in_prange, self.in_prange + 1
+        try:
+            def body(idx):
+                flat = const(0)
+                for k, d in enumerate(shape):
+                    flat = add(mul(flat, d), idx[k])
+                value = element_at(idx)
+                better = compare("<" if op == "min" else ">", value, best)
+                if is_float(Scalar(src)):
+                    better = either(better, ir.BoolOp("and", [compare("!=", value, value),
+                                                              compare("==", best, best)],
+                                                      (0, 0), BOOL))
+                return [ir.If(better, [ir.Assign(best, value, e.loc),
+                                       ir.Assign(where, flat, e.loc)], [], e.loc)]
+            out += self.nest(shape, body)
+        finally:
+            self.in_prange = saved
+        return where
+
+    def scalar_temp_in(self, value, stmts):
+        """`value` in a new local assigned by a statement added to `stmts`."""
+        if isinstance(value, (ir.Const, ir.Name)):
+            return value
+        t = self.temp("v", Scalar(value.type.dtype))
+        stmts.append(ir.Assign(t, value, (0, 0)))
+        return t
+
+    def call_into(self, out, e, shape, loc):
+        """Statements filling the new array `out` with the ArrayCall `e` that is not read
+        element by element: reductions along an axis, products, cumulative sums, reshapes."""
+        f = e.func
+        if f in REDUCING and "axis" not in e.keywords:      # keepdims of a whole reduction
+            result = self.reduce(dataclass_replace(e, Scalar(e.type.dtype)))
+            return [ir.Assign(self.element(out, [const(0)] * e.type.ndim), result, loc)]
+        if f in REDUCING:
+            a = e.args[0]
+            ashape = self.shape(a)
+            axis = e.keywords["axis"].value
+            if f in ("min", "max", "argmin", "argmax"):
+                kept_size = const(1)
+                for k, d in enumerate(ashape):
+                    if k != axis:
+                        kept_size = mul(kept_size, d)
+                self.check(ir.BoolOp("and", [compare("==", ashape[axis], const(0)),
+                                             compare("!=", kept_size, const(0))], (0, 0), BOOL),
+                           f"zero-size array to reduction operation {f} along an empty axis")
+            keep = "keepdims" in e.keywords and e.keywords["keepdims"].value
+            kept = [d for k, d in enumerate(ashape) if k != axis]
+
+            def body(idx):
+                stmts = []
+                full = lambda j: list(idx[:axis]) + [j[0]] + list(idx[axis:])
+                saved = self.in_prange
+                self.in_prange += 1
+                try:
+                    result = self.reduction(f, a, [ashape[axis]],
+                                            dataclass_replace(e, Scalar(e.type.dtype)),
+                                            lambda j: self.element(a, full(j)), stmts)
+                finally:
+                    self.in_prange = saved
+                target = list(idx[:axis]) + [const(0)] + list(idx[axis:]) if keep else idx
+                stmts.append(ir.Assign(self.element(out, target), result, loc))
+                return stmts
+            return self.nest(kept, body)
+        if f in ("dot", "matmul"):
+            return self.product_into(out, e, loc)
+        if f in ("cumsum",):
+            a = e.args[0]
+            dtype = e.type.dtype
+            acc = self.temp("r", Scalar(dtype))
+            saved = self.in_prange
+            self.in_prange += 1
+            try:
+                loop = self.nest(shape, lambda idx: [
+                    ir.Assign(acc, binop("+", acc, convert(self.element(a, idx), dtype)), loc),
+                    ir.Assign(self.element(out, idx), acc, loc)])
+            finally:
+                self.in_prange = saved
+            return [ir.Assign(acc, convert(const(0), dtype), loc)] + loop
+        if f in ("ravel", "copy_ravel", "reshape"):
+            a = e.args[0]
+            return self.nest(shape, lambda idx: [ir.Assign(self.element(out, idx),
+                                                           self.flat_element(a, idx[0]), loc)])
+        raise self.error(f"np.{f}() is not supported here", e)
+
+    def product_into(self, out, e, loc):
+        """`out = a @ b` (matrix-vector, vector-matrix or matrix-matrix): a nest over the
+        result with an inner loop over the shared dimension."""
+        a, b = (x if self.readable(x) else self.materialize(x) for x in e.args)
+        sa, sb = self.shape(a), self.shape(b)
+        inner_a, inner_b = sa[-1], sb[0]
+        if not same(inner_a, inner_b):
+            self.check(compare("!=", inner_a, inner_b),
+                       f"np.{e.func}(): shapes not aligned (the inner dimensions differ)")
+        dtype = e.type.dtype
+        rows = sa[:-1]
+        cols = sb[1:]
+
+        def body(idx):
+            i, j = list(idx[:len(rows)]), list(idx[len(rows):])
+            saved = self.in_prange
+            self.in_prange += 1
+            try:
+                stmts = []
+                acc = self.accumulate("+", [inner_a], lambda k: binop(
+                    "*", convert(self.element(a, i + [k[0]]), dtype),
+                    convert(self.element(b, [k[0]] + j), dtype), dtype), dtype, loc, stmts)
+            finally:
+                self.in_prange = saved
+            return stmts + [ir.Assign(self.element(out, idx), acc, loc)]
+        return self.nest(rows + cols, body)
+
+
+class Check:
+    """In a statement list being built: raise `kind` with `message` when `bad` holds, else run
+    the statements after it (see `assemble`)."""
+
+    def __init__(self, bad, message, kind):
+        self.bad, self.message, self.kind = bad, message, kind
+
+
+def assemble(items, loc):
+    """Statements from a list with Checks: each check guards what follows it, so that no
+    statement after a failed check runs, even inside a parallel loop (where a raise is
+    recorded and raised when the loop ends)."""
+    out = []
+    for k, item in enumerate(items):
+        if isinstance(item, Check):
+            raise_ = ir.Raise(item.kind, item.message, loc)
+            out.append(ir.If(item.bad, [raise_], assemble(items[k + 1:], loc), loc))
+            return out
+        out.append(item)
+    return out
+
+
+def dataclass_replace(e, t):
+    e = copy.copy(e)
+    e.type = t
+    return e
+
+
+def _user_index(view, k):
+    """Whether dimension `k` of the viewed array is indexed by the user's integer."""
+    d = 0
+    for index in view.indices:
+        if isinstance(index, ir.NewAxis):
+            continue
+        if d == k:
+            return not isinstance(index, ir.Slice)
+        d += 1
+    return False
+
+
+def _is_expr(x):
+    return isinstance(x, ir.Expr.__args__)
+
+
+FUNCTIONS = {"where", "minimum", "maximum", "fmin", "fmax", "clip", "isnan", "isinf",
+             "isfinite", "square", "sign", "logical_and", "logical_or", "logical_xor",
+             "logical_not", "negative", "positive", "reciprocal", "degrees", "radians"}
+REDUCING = {"sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "any", "all"}
+# ArrayCalls read element by element where they stand.
+ELEMENT_CALLS = {"transpose", "copy", "asarray", "astype", "flip", "flipud", "fliplr",
+                 "zeros_like", "ones_like", "empty_like", "full_like", "full", "outer", "eye",
+                 "identity", "arange", "linspace"}
+
+
+def lower_arrays(fn: ir.Function, errors) -> ir.Function:
+    """Lower `fn`'s array statements to loop nests (in place); the new locals are added."""
+    lowering = ArrayLowering(fn, errors)
+    fn.body = lowering.block(fn.body)
+    fn.locals.update(lowering.new_locals)
+    return fn

@@ -81,12 +81,8 @@ CASES = {
 
 
 def test_every_function_has_a_case(numpy_exprs_kernels):
-    functions = {name for name in vars(numpy_exprs_kernels.interpreted)
-                 if hasattr(getattr(numpy_exprs_kernels.compiled, name), "__name__")
-                 and callable(getattr(numpy_exprs_kernels.interpreted, name))
-                 and getattr(numpy_exprs_kernels.interpreted, name).__module__ ==
-                 numpy_exprs_kernels.interpreted.__name__}
-    assert functions <= {case.split()[0] for case in CASES}
+    functions = set(numpy_exprs_kernels.compiled.__unpy_functions__)
+    assert functions and functions <= {case.split()[0] for case in CASES}
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -106,7 +102,8 @@ def test_elementwise_any_layout(numpy_exprs_kernels, a, alpha):
 @given(arrays(np.float64, 2, max_side=7), st.integers(0, 3))
 def test_stencil_any_layout(numpy_exprs_kernels, a, steps):
     numpy_exprs_kernels.check("jacobi", a, steps, rtol=TOL)
-    numpy_exprs_kernels.check("strided_views", a, rtol=TOL)
+    if a.size and a.shape[0] % 2 == 0:      # a[::2] and a[1::2] of one length
+        numpy_exprs_kernels.check("strided_views", a, rtol=TOL)
     numpy_exprs_kernels.check("in_place", a, a[::-1, ::-1].copy(), 0.5, rtol=TOL)
 
 

@@ -1,30 +1,33 @@
 """NumPy inside @gpu functions: the nests lowered from array statements run through OpenCL on
 the tested device and match the interpreter (tests/kernels/numpy_exprs.py; the OpenMP side:
 tests/differential/test_numpy.py)."""
-import numpy as np
-import pytest
-
-from gpucheck import assert_ran
-
 import sys
 from pathlib import Path
+
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "differential"))
 from test_numpy import CASES  # noqa: E402  (one table of cases for both paths)
 
 # Functions whose nests all run on the device (the others have a sequential scan, a nest in a
 # prange that allocates, or a nest inside a loop the device path leaves to OpenMP).
 ON_DEVICE = ["axpy", "ufuncs", "float32_stays", "compare_arrays", "where_clip",
-             "outer_broadcast", "row_broadcast", "jacobi", "strided_views", "transposed",
+             "outer_broadcast", "row_broadcast", "jacobi", "transposed",
              "fill_slice", "masked", "axis0", "axis1", "matmul", "outer"]
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_construct_on_the_device(numpy_gpu, case):
-    numpy_gpu.check(case.split()[0], *CASES[case](), rtol=1e-9, ran_on=None)
+    numpy_gpu.check(case.split()[0], *CASES[case](), rtol=tolerance(case), ran_on=None)
+
+
+def tolerance(case):
+    """float32 kernels may contract a*b + c on the device (one rounding less)."""
+    return 1e-5 if "float32" in case else 1e-9
 
 
 @pytest.mark.parametrize("func", ON_DEVICE)
 def test_array_statements_are_offloaded(numpy_gpu, func):
     args = CASES[func]()
-    _, report = numpy_gpu.check(func, *args, rtol=1e-9, ran_on="opencl:")
+    _, report = numpy_gpu.check(func, *args, rtol=tolerance(func), ran_on="opencl:")
     assert report.nests

@@ -346,7 +346,9 @@ def more_reductions(a, x):
     s = np.amin(a) + np.amax(a) + np.vdot(x, x) + np.inner(x, x) + np.trace(a)
     b = np.identity(n) + np.transpose(np.ascontiguousarray(a))[:n, :n]
     c = np.reshape(np.array(a), (a.shape[1], n))
-    d = np.ravel(np.asarray(a)) + np.ones(a.size) + np.zeros(a.size) + np.empty(a.size) * 0.0
+    g = np.empty(a.size)
+    g[:] = 0.5
+    d = np.ravel(np.asarray(a)) + np.ones(a.size) + np.zeros(a.size) + g
     e = np.flipud(a) + np.fliplr(a) + np.full_like(a, 2.0)
     f = np.matmul(a, c)
     return (s + np.sum(b) + np.sum(c[:, np.newaxis]) + d.sum() + e.sum() + f.sum()

@@ -77,6 +77,7 @@ CASES = {
     "logical": lambda: (rand(9), rand(9)),
     "more_reductions": lambda: (rand(5, 5), rand(4)),
     "more_reductions not square": lambda: (rand(4, 6), rand(4)),
+    "rebind_to_itself": lambda: (rand(5, 5), rand(5)),
 }
 
 

@@ -353,3 +353,12 @@ def more_reductions(a, x):
     f = np.matmul(a, c)
     return (s + np.sum(b) + np.sum(c[:, np.newaxis]) + d.sum() + e.sum() + f.sum()
             + np.std(a.flatten()))
+
+
+@unpython.gpu
+@unpython.type(F2, F1, F1)
+def rebind_to_itself(a, b):
+    x = b.copy()
+    x = b - x * 2.0
+    x = a @ x
+    return x

@@ -726,7 +726,8 @@ def array_uses(node, fn: ir.Function) -> tuple:
 
 def dying_locals(fn: ir.Function) -> list:
     """Local arrays that die with the call: only ever bound to a new allocation, never
-    returned, never passed to a compiled function (which could hand them back)."""
+    returned, never bound to another name (`x = tmp`, a view of it) and never passed to a
+    compiled function (which could hand them back)."""
     params = {p.name for p in fn.params}
     escaping = set()
     bound_otherwise = set()
@@ -736,6 +737,8 @@ def dying_locals(fn: ir.Function) -> list:
         if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name) \
                 and not isinstance(s.value, ir.AllocArray):
             bound_otherwise.add(s.target.id)
+            if isinstance(s.value.type, Array):
+                escaping.update(reads_of(s.value))
     for e in walk_exprs(fn.body):
         if isinstance(e, ir.CallCompiled):
             escaping.update(reads_of(e.args))

@@ -1,0 +1,17 @@
+"""Each column scaled to sum to one: a / a.sum(axis=0), the column sums broadcast over rows."""
+import numpy as np
+
+import unpython
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]')
+def col_normalise(a):
+    return a / a.sum(axis=0)
+
+
+def inputs(rng):
+    return (rng.random((50, 30)) + 0.01,)
+
+
+FUNCTION = "col_normalise"

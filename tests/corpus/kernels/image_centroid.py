@@ -1,0 +1,23 @@
+"""The intensity centroid (row, column) of an image: row and column sums dotted with np.arange
+indices, returned as a tuple of two floats."""
+import numpy as np
+
+import unpython
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 2]', 'tuple[float64, float64]')
+def image_centroid(img):
+    h, w = img.shape
+    total = img.sum()
+    cy = img.sum(axis=1) @ np.arange(h) / total
+    cx = img.sum(axis=0) @ np.arange(w) / total
+    return cy, cx
+
+
+def inputs(rng):
+    i, j = np.indices((60, 80))
+    return (np.exp(-((i - 20.0) ** 2 + (j - 50.0) ** 2) / 100.0) + 0.01 * rng.random((60, 80)),)
+
+
+FUNCTION = "image_centroid"

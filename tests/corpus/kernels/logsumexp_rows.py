@@ -1,0 +1,21 @@
+"""logsumexp of each row, one row per prange iteration with NumPy inside: a private scalar
+maximum, np.exp of a row slice, np.sum, np.log."""
+import numpy as np
+
+import unpython
+from unpython import prange
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', None)
+def logsumexp_rows(x, out):
+    for i in prange(x.shape[0]):
+        m = np.max(x[i, :])
+        out[i] = m + np.log(np.sum(np.exp(x[i, :] - m)))
+
+
+def inputs(rng):
+    return rng.standard_normal((50, 120)) * 10.0, np.zeros(50)
+
+
+FUNCTION = "logsumexp_rows"

@@ -19,6 +19,8 @@ from unpy import ir
 # The operators Python computes through a helper function: `/` only between integers converted
 # to float (Python raises for a zero divisor).
 HELPED_OPS = ("//", "%", "**", "<<", ">>", "/")
+# math.* functions for which CPython's math module never raises: called without a check.
+MATH_WITHOUT_ERRORS = ("atan2", "hypot", "erf", "erfc")
 
 
 class CExprPrinter:
@@ -158,7 +160,7 @@ class CExprPrinter:
         if module == "math":
             if func in ("floor", "ceil"):
                 return self.float_to_int(self.math_function(func, args), "float64")
-            if func in ("atan2", "hypot"):
+            if func in MATH_WITHOUT_ERRORS:
                 return self.math_function(func, args)
             return self.checked_math(func, args)
         if func == "pow":

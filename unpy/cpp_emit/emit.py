@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from unpy import ir
-from unpy.cexpr import CExprPrinter
+from unpy.cexpr import MATH_WITHOUT_ERRORS, CExprPrinter
 from unpy.ir import Array
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 
@@ -36,7 +36,8 @@ MATH_CXX = {"sqrt": "std::sqrt", "exp": "std::exp", "log": "std::log", "log10": 
             "floor": "std::floor", "ceil": "std::ceil", "fabs": "std::fabs", "pow": "std::pow",
             "hypot": "std::hypot", "log1p": "std::log1p", "expm1": "std::expm1",
             "log2": "std::log2", "exp2": "std::exp2", "cbrt": "std::cbrt", "rint": "std::rint",
-            "trunc": "std::trunc", "copysign": "std::copysign"}
+            "trunc": "std::trunc", "copysign": "std::copysign", "erf": "std::erf",
+            "erfc": "std::erfc", "gamma": "std::tgamma", "lgamma": "std::lgamma"}
 ERROR_KINDS = {"ValueError": "value", "IndexError": "index"}
 CXX_HELPERS = {"//": "floordiv", "%": "mod", "**": "power", "<<": "shift_left",
                ">>": "shift_right", "/": "int_true_divide"}     # the runtime's templates
@@ -664,7 +665,7 @@ def strided_locals(fn: ir.Function) -> set:
 def uses_checked_math(node) -> bool:
     """Whether `node` calls a math.* function checked through `unpy_math_error`."""
     return any(isinstance(e, ir.Call) and e.func.startswith("math.")
-               and e.func not in ("math.floor", "math.ceil", "math.atan2", "math.hypot")
+               and e.func[5:] not in ("floor", "ceil") + MATH_WITHOUT_ERRORS
                for e in walk_exprs(node))
 
 

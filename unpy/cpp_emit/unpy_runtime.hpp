@@ -492,6 +492,18 @@ UNPY_MATH1(sin, false) UNPY_MATH1(cos, false) UNPY_MATH1(tan, false) UNPY_MATH1(
 UNPY_MATH1(acos, false) UNPY_MATH1(atan, false) UNPY_MATH1(sinh, true) UNPY_MATH1(cosh, true)
 UNPY_MATH1(tanh, false) UNPY_MATH1(fabs, false)
 #undef UNPY_MATH1
+// math.gamma (CPython's m_tgamma): the pole at 0, where tgamma gives an infinity, is a domain
+// error, as are the negative integers and -inf (nan); other infinite results are range errors.
+inline double math_gamma(double x, double& err) {
+    const double r = std::tgamma(x);
+    if (x == 0) { err += 1.0; return r; }
+    return math_result(r, x, true, err);
+}
+// math.lgamma (CPython's m_lgamma): an infinity at a pole (0 and the negative integers) is a
+// domain error, elsewhere (huge arguments) a range error.
+inline double math_lgamma(double x, double& err) {
+    return math_result(std::lgamma(x), x, !(x <= 0 && std::floor(x) == x), err);
+}
 // sqrt's only error: a negative argument (-inf included), one comparison.
 inline double math_sqrt(double x, double& err) {
     err += x < 0 ? 1.0 : 0.0;

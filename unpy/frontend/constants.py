@@ -8,6 +8,9 @@ declaration in a function, which may rebind it) makes it a variable, refused as 
 """
 from __future__ import annotations
 
+import math
+import operator
+
 import gast
 
 # Nodes that open a scope of their own: names bound inside are not module names.
@@ -67,8 +70,8 @@ def _global_statements(node, function):
         yield from _global_statements(child, inner)
 
 
-class StringConstants:
-    """The string value of a type expression written with literals, module constants and '+'."""
+class ModuleConstants:
+    """The module's names bound exactly once, by a plain assignment at its top level."""
 
     def __init__(self, tree: gast.Module):
         self.bindings = module_bindings(tree)
@@ -76,6 +79,38 @@ class StringConstants:
         self.assignments = {id(stmt.targets[0]): stmt for stmt in tree.body
                             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
                             and isinstance(stmt.targets[0], gast.Name)}
+
+    def assignment(self, use: gast.Name, role: str, kind: str, ordered: bool = True):
+        """The statement `name = value` that makes the name `use` reads a constant; raises
+        NotConstant with the reason otherwise. `role` says what the name serves as (in the
+        messages), `kind` what it must be; `ordered`: the use runs when the module is loaded
+        (a decorator, a default), so the assignment must come before it."""
+        name = use.id
+        found = self.bindings.get(name, [])
+        if not found:
+            raise NotConstant(f"'{name}' is not a name this module assigns", use)
+        if len(found) > 1:
+            where = "; ".join(f"{what} at line {line}" for line, what, _ in found)
+            raise NotConstant(f"'{name}' is bound more than once in this module ({where}); "
+                              f"{role} must be assigned exactly once, at the top level of the "
+                              "module", use)
+        ((line, what, node),) = found
+        if what != "assigned":
+            raise NotConstant(f"'{name}' is {what} at line {line}; {role} must be a {kind} "
+                              "constant assigned at the top level of this module", use)
+        statement = self.assignments.get(id(node))
+        if statement is None:
+            raise NotConstant(f"'{name}' is assigned at line {line} by something other than a "
+                              f"plain assignment at the top level of the module; {role} must "
+                              "be one", use)
+        if ordered and (statement.end_lineno, statement.end_col_offset) > \
+                (use.lineno, use.col_offset):
+            raise NotConstant(f"'{name}' is assigned at line {line}, after this use", use)
+        return statement
+
+
+class StringConstants(ModuleConstants):
+    """The string value of a type expression written with literals, module constants and '+'."""
 
     def value(self, node) -> str:
         """The string `node` stands for; raises NotConstant with the reason otherwise."""
@@ -91,31 +126,81 @@ class StringConstants:
         raise NotConstant(NOT_A_STRING, node)
 
     def name_value(self, use: gast.Name) -> str:
-        name = use.id
-        found = self.bindings.get(name, [])
-        if not found:
-            raise NotConstant(f"{NOT_A_STRING}; '{name}' is not a name this module assigns",
+        if use.id not in self.bindings:
+            raise NotConstant(f"{NOT_A_STRING}; '{use.id}' is not a name this module assigns",
                               use)
-        if len(found) > 1:
-            where = "; ".join(f"{what} at line {line}" for line, what, _ in found)
-            raise NotConstant(f"'{name}' is bound more than once in this module ({where}); a "
-                              "type alias must be assigned exactly once, at the top level of "
-                              "the module", use)
-        ((line, what, node),) = found
-        if what != "assigned":
-            raise NotConstant(f"'{name}' is {what} at line {line}; a type alias must be a "
-                              "string constant assigned at the top level of this module", use)
-        statement = self.assignments.get(id(node))
-        if statement is None:
-            raise NotConstant(f"'{name}' is assigned at line {line} by something other than a "
-                              "plain assignment at the top level of the module; a type alias "
-                              "must be one", use)
-        if (statement.end_lineno, statement.end_col_offset) > (use.lineno, use.col_offset):
-            raise NotConstant(f"'{name}' is assigned at line {line}, after this use", use)
+        statement = self.assignment(use, "a type alias", "string")
         try:
             return self.value(statement.value)
         except NotConstant as inner:
             reason = (inner.reason if inner.reason != NOT_A_STRING else
                       "its value is not made of string literals, '+' and other constants")
-            raise NotConstant(f"'{name}' (line {line}) is not a constant string: {reason}",
-                              use) from None
+            raise NotConstant(f"'{use.id}' (line {statement.lineno}) is not a constant string: "
+                              f"{reason}", use) from None
+
+
+# Constants of the math and numpy modules, Python floats in the interpreter too.
+LIBRARY_CONSTANTS = {f"{module}.{name}": value for module in ("math", "numpy") for name, value in
+                     (("pi", math.pi), ("e", math.e), ("inf", math.inf), ("nan", math.nan))}
+LIBRARY_CONSTANTS["math.tau"] = math.tau
+
+NUMERIC_OPERATORS = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
+                     gast.Div: operator.truediv, gast.FloorDiv: operator.floordiv,
+                     gast.Mod: operator.mod, gast.Pow: operator.pow, gast.LShift: operator.lshift,
+                     gast.RShift: operator.rshift, gast.BitAnd: operator.and_,
+                     gast.BitOr: operator.or_, gast.BitXor: operator.xor,
+                     gast.USub: operator.neg, gast.UAdd: operator.pos, gast.Invert: operator.invert,
+                     gast.Not: operator.not_}
+NOT_A_NUMBER = ("its value is not made of number literals, True/False, math.pi and the like, "
+                "other constants and arithmetic")
+READ_IN_CODE = "a module-level name read by a compiled function"
+
+
+class NumericConstants(ModuleConstants):
+    """Module-level numeric constants (`N = 64`, `EPS = 1e-9`, `TWO_PI = 2 * math.pi`): a name
+    the module binds once, by a plain assignment at its top level, to a number literal, `True`
+    or `False`, a constant of math or numpy, another such constant, or arithmetic of those. Its
+    value is computed here as the interpreter computes it when the module is loaded. `resolve`
+    gives the qualified name of a dotted name ('math.pi'), or None."""
+
+    def __init__(self, tree: gast.Module, resolve):
+        super().__init__(tree)
+        self.resolve = resolve
+
+    def value(self, node, ordered: bool = True):
+        """The number (int, float or bool) `node` stands for; raises NotConstant with the reason
+        otherwise. `ordered`: `node` is evaluated when the module is loaded (a default, another
+        constant's value), so the constants it names must be assigned before it."""
+        if isinstance(node, gast.Constant) and type(node.value) in (bool, int, float):
+            return node.value
+        if isinstance(node, (gast.Name, gast.Attribute)):
+            library = self.resolve(node)
+            if library in LIBRARY_CONSTANTS:
+                return LIBRARY_CONSTANTS[library]
+            if isinstance(node, gast.Name):
+                return self.name_value(node, ordered)
+        if isinstance(node, (gast.UnaryOp, gast.BinOp)) and type(node.op) in NUMERIC_OPERATORS:
+            operands = ([node.operand] if isinstance(node, gast.UnaryOp) else
+                        [node.left, node.right])
+            return self.apply(node, [self.value(x) for x in operands])
+        raise NotConstant(NOT_A_NUMBER, node)
+
+    def name_value(self, use: gast.Name, ordered: bool):
+        statement = self.assignment(use, READ_IN_CODE, "numeric", ordered)
+        try:
+            return self.value(statement.value)
+        except NotConstant as inner:
+            raise NotConstant(f"'{use.id}' (line {statement.lineno}) is not a numeric constant: "
+                              f"{inner.reason}", use) from None
+
+    @staticmethod
+    def apply(node, operands):
+        op = type(node.op)
+        if op in (gast.Pow, gast.LShift) and all(type(x) is int for x in operands) and \
+                abs(operands[0]) > 1 and operands[1] > 256:
+            raise NotConstant("the integer is too large for compiled code", node)
+        try:
+            return NUMERIC_OPERATORS[op](*operands)
+        except (ArithmeticError, ValueError, TypeError) as error:
+            raise NotConstant(f"computing it raises {type(error).__name__}: {error}",
+                              node) from None

@@ -18,6 +18,7 @@ UNARYOPS = {gast.USub: "-", gast.UAdd: "+", gast.Not: "not", gast.Invert: "~"}
 
 MATH_FUNCS = {"sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan",
               "atan2", "sinh", "cosh", "tanh", "floor", "ceil", "fabs", "pow", "hypot"}
+MATH_ONLY = {"erf", "erfc", "gamma", "lgamma"}      # math functions NumPy does not have
 NUMPY_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2",
                  "power": "pow", "absolute": "abs", "abs": "abs"}
 SCALAR_CASTS = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -56,7 +57,7 @@ def builtin_name(qualified: str):
     if qualified in ("int", "float", "bool"):
         return "cast:" + qualified          # Python's int()/float()/bool(): typeinfer knows
     head, _, tail = qualified.rpartition(".")
-    if head == "math" and tail in MATH_FUNCS:
+    if head == "math" and (tail in MATH_FUNCS or tail in MATH_ONLY):
         return "math." + tail
     if head == "numpy":
         tail = NUMPY_ALIASES.get(tail, tail)

@@ -455,7 +455,7 @@ class TypeInference:
         if module == "math":
             # The math module computes in double and returns a Python float (int for floor/ceil).
             e.args = [cast(a, FLOAT64) for a in args]
-            e.type = PY_INT if func in MATH_TO_INT else FLOAT64
+            e.type = PY_INT if func in MATH_TO_INT else Scalar("float64", weak=True)
             return e
         resolved = resolve(NUMPY_MATH[func], [_bool_as_int(a).type for a in args])
         if resolved is None:

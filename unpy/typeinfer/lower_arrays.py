@@ -33,7 +33,7 @@ import numpy as np
 
 from unpy import ir
 from unpy.ir import Array, Scalar, format_expr
-from unpy.typeinfer.reductions import reads_of, walk_exprs, walk_stmts
+from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 from unpy.typeinfer.types import INT64, PY_INT
 
 BOOL = Scalar("bool")
@@ -93,6 +93,8 @@ def add(a, b):
 
 
 def mul(a, b):
+    if any(isinstance(x, ir.Const) and x.value == 0 for x in (a, b)):
+        return const(0)
     if isinstance(b, ir.Const) and b.value == 1:
         return a
     if isinstance(a, ir.Const) and a.value == 1:
@@ -198,10 +200,42 @@ class ArrayLowering:
                     isinstance(s.value.type, Array):
                 self.bindings.setdefault(s.target.id, []).append(s.value)
         self.units_known = {}   # array variable -> its dimensions known to have length 1
+        # In the outermost prange being lowered: the names its iterations assign, and what is
+        # computed once before it (see `invariant`).
+        self.varying = set()
+        self.hoisted = []
 
     def check(self, bad, message, kind="ValueError"):
-        """Raise `kind` when `bad` holds, before the rest of the statement runs."""
-        self.pre.append(Check(bad, message, kind))
+        """Raise `kind` when `bad` holds, before the rest of the statement runs (before the
+        prange, where it holds for every iteration)."""
+        (self.hoisted if self.invariant(bad) else self.pre).append(Check(bad, message, kind))
+
+    def only_if_iterating(self, item, loop):
+        """A check moved before `loop` fails only when the loop runs (as it would inside)."""
+        if not isinstance(item, Check):
+            return item
+        step = loop.step.value if isinstance(loop.step, ir.Const) else None
+        if step is None:
+            up = ir.BoolOp("and", [compare(">", loop.step, const(0)),
+                                   compare("<", loop.start, loop.stop)], (0, 0), BOOL)
+            down = ir.BoolOp("and", [compare("<", loop.step, const(0)),
+                                     compare(">", loop.start, loop.stop)], (0, 0), BOOL)
+            runs = either(up, down)
+        else:
+            runs = compare("<" if step > 0 else ">", loop.start, loop.stop)
+        return Check(ir.BoolOp("and", [runs, item.bad], (0, 0), BOOL), item.message, item.kind)
+
+    def invariant(self, value) -> bool:
+        """Whether `value`, met inside a prange, is the same in every iteration: it reads no
+        variable the prange assigns and no array element, and calls nothing. Such shapes,
+        slice bounds and checks are computed once before the prange, where the GPU path sees
+        them as the call's values (a kernel's loop bounds must be)."""
+        if not self.in_prange:
+            return False
+        return not any(isinstance(x, (ir.Subscript, ir.CallCompiled, ir.View, ir.ArrayCall,
+                                      ir.NamedExpr))
+                       or (isinstance(x, ir.Name) and x.id in self.varying)
+                       for x in walk_exprs(value))
 
     def error(self, message, node):
         return self.errors.error(message, node.loc)
@@ -210,6 +244,7 @@ class ArrayLowering:
         self.counter += 1
         var = f"__{stem}_{self.counter}"
         self.new_locals[var] = t
+        self.varying.add(var)
         return name(var, t)
 
     def scalar_temp(self, stem, value):
@@ -218,7 +253,11 @@ class ArrayLowering:
             return value
         t = self.temp(stem, Scalar(value.type.dtype, value.type.weak and
                                    value.type.dtype == "int64"))
-        self.pre.append(ir.Assign(t, value, value.loc))
+        if self.invariant(value):
+            self.varying.discard(t.id)
+            self.hoisted.append(ir.Assign(t, value, value.loc))
+        else:
+            self.pre.append(ir.Assign(t, value, value.loc))
         return t
 
     # --- statements --------------------------------------------------------------------------
@@ -250,11 +289,17 @@ class ArrayLowering:
             return [ir.Assign(target, self.scalar(s.value), s.loc)]
         if isinstance(s, ir.For):
             s.start, s.stop, s.step = (self.scalar(x) for x in (s.start, s.stop, s.step))
+            outermost = s.parallel and not self.in_prange
+            if outermost:
+                self.varying = set(assigned_names(s.body)) | {s.var}
+                self.hoisted = []
             self.in_prange += s.parallel
             try:
                 s.body = self.block(s.body)
             finally:
                 self.in_prange -= s.parallel
+            if outermost:
+                return [self.only_if_iterating(x, s) for x in self.hoisted] + [s]
             return [s]
         if isinstance(s, ir.While):
             test = self.scalar(s.test)
@@ -364,12 +409,11 @@ class ArrayLowering:
         out = target
         if target.id in reads_of(value):
             out = self.temp("a", value.type)
-        fill = "zeros" if isinstance(value, ir.ArrayCall) and value.func == "zeros_like" \
-            else "ones" if isinstance(value, ir.ArrayCall) and value.func == "ones_like" \
-            else "empty"
-        work = [ir.Assign(out, ir.AllocArray(fill, shape, value.type.dtype, loc, value.type),
-                          loc)]
-        if fill == "empty" or not isinstance(value, ir.ArrayCall):
+        # np.zeros_like & co. are an allocation only; anything else is computed into it.
+        fill = ALLOCATING.get(value.func) if isinstance(value, ir.ArrayCall) else None
+        work = [ir.Assign(out, ir.AllocArray(fill or "empty", shape, value.type.dtype, loc,
+                                             value.type), loc)]
+        if fill is None:
             work += self.compute_into(out, value, shape, loc)
         if out is not target:
             work.append(ir.Assign(target, out, loc))
@@ -392,9 +436,11 @@ class ArrayLowering:
                     axes.append(None), lengths.append(const(1)), steps.append(const(0))
                     continue
                 start, length, step = dim
-                offsets.append(start)
                 if isinstance(index, ir.Slice):
                     axes.append(d), lengths.append(length), steps.append(step)
+                else:
+                    start = self.wrapped(start, length, d)
+                offsets.append(start)
                 d += 1
             for k in range(d, base.type.ndim):
                 offsets.append(const(0))
@@ -621,8 +667,8 @@ class ArrayLowering:
             n = self.dim(base, d) if isinstance(base, ir.Name) else self.shape(base)[d]
             if isinstance(index, ir.Slice):
                 dims.append(self.slice_dim(index, n))
-            else:
-                dims.append((self.wrapped(self.scalar(index), n, d), None, None))
+            else:       # read as written: an element access wraps and checks it itself
+                dims.append((self.scalar(index), n, None))
             d += 1
         self.views[key] = dims
         return dims
@@ -1254,6 +1300,7 @@ FUNCTIONS = {"where", "minimum", "maximum", "fmin", "fmax", "clip", "isnan", "is
              "isfinite", "square", "sign", "logical_and", "logical_or", "logical_xor",
              "logical_not", "negative", "positive", "reciprocal", "degrees", "radians"}
 REDUCING = {"sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "any", "all"}
+ALLOCATING = {"zeros_like": "zeros", "ones_like": "ones", "empty_like": "empty"}
 # ArrayCalls read element by element where they stand.
 ELEMENT_CALLS = {"transpose", "copy", "asarray", "astype", "flip", "flipud", "fliplr",
                  "zeros_like", "ones_like", "empty_like", "full_like", "full", "outer", "eye",

@@ -147,10 +147,21 @@ class UpwardExposed:
             return assigned
         if isinstance(s, ir.If):
             self.use(s.test, assigned)
-            return self.block(s.body, assigned) & self.block(s.orelse, assigned)
+            body, orelse = self.block(s.body, assigned), self.block(s.orelse, assigned)
+            # A branch that raises does not go on: the statements after see the other's.
+            if raises(s.body):
+                return orelse
+            if raises(s.orelse):
+                return body
+            return body & orelse
         if isinstance(s, (ir.Return, ir.ExprStmt)):
             self.use(s.value, assigned)
         return assigned
+
+
+def raises(body) -> bool:
+    """Whether `body` always ends in a `raise` (the checks lower_arrays makes)."""
+    return bool(body) and isinstance(body[-1], ir.Raise)
 
 
 def check_prange(loop: ir.For, errors):

@@ -358,6 +358,7 @@ Stmt = Union[Assign, AugAssign, For, While, If, Break, Continue, Return, ExprStm
 class Param:
     name: str
     type: Type
+    default: object = None      # the default's value (int, float or bool), or None: none
 
 
 @dataclass
@@ -552,7 +553,8 @@ def format_stmts(body, indent=1) -> list:
 
 
 def format_function(fn: Function) -> str:
-    params = ", ".join(f"{p.name}: {p.type}" for p in fn.params)
+    params = ", ".join(f"{p.name}: {p.type}" + ("" if p.default is None else f" = {p.default!r}")
+                       for p in fn.params)
     head = f"{'@gpu ' if fn.gpu else ''}def {fn.name}({params}) -> {fn.return_type}:"
     local_lines = [f"    # local {k}: {v}" for k, v in fn.locals.items()]
     return "\n".join([head] + local_lines + format_stmts(fn.body))

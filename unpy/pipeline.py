@@ -7,13 +7,14 @@ import os
 from unpy import ir
 from unpy.frontend.discover import discover
 from unpy.frontend.lower import lower_function
+from unpy.ir import Array
 from unpy.typeinfer.fuse import fuse_function
 from unpy.typeinfer.infer import infer_function
 from unpy.typeinfer.lower_arrays import lower_arrays
 from unpy.typeinfer.lower_logic import lower_logic
 from unpy.typeinfer.never_negative import drop_sqrt_domain_checks
 from unpy.typeinfer.reductions import check_function
-from unpy.typeinfer.types import TypeStringError, parse_type
+from unpy.typeinfer.types import TypeStringError, conversion_loses, literal_type, parse_type
 
 
 def parse_signature(decorated, errors):
@@ -34,6 +35,12 @@ def parse_signature(decorated, errors):
                            (fn.lineno, fn.col_offset))
     if any(t is None for t in local_types.values()):
         raise errors.error("@unpython.locals types cannot be None", (fn.lineno, fn.col_offset))
+    for default, t in zip(decorated.defaults, types[n - len(decorated.defaults):n]):
+        why = (f"a parameter of type {t} takes no default" if isinstance(t, Array) else
+               conversion_loses(literal_type(default.value), t, default.value))
+        if why:
+            raise errors.error(f"this default does not suit its parameter's type: {why}",
+                               default.loc)
     return types[:-1], types[-1], local_types
 
 

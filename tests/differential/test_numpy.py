@@ -78,6 +78,8 @@ CASES = {
     "more_reductions": lambda: (rand(5, 5), rand(4)),
     "more_reductions not square": lambda: (rand(4, 6), rand(4)),
     "rebind_to_itself": lambda: (rand(5, 5), rand(5)),
+    "column_slices_broadcast": lambda: (rand(6, 3),),
+    "column_slices_broadcast of nothing": lambda: (rand(6, 0),),
 }
 
 

@@ -13,7 +13,8 @@ from test_numpy import CASES  # noqa: E402  (one table of cases for both paths)
 # prange that allocates, or a nest inside a loop the device path leaves to OpenMP).
 ON_DEVICE = ["axpy", "ufuncs", "float32_stays", "compare_arrays", "where_clip",
              "outer_broadcast", "row_broadcast", "jacobi", "transposed",
-             "fill_slice", "masked", "axis0", "axis1", "matmul", "outer", "rebind_to_itself"]
+             "fill_slice", "masked", "axis0", "axis1", "matmul", "outer", "rebind_to_itself",
+             "column_slices_broadcast"]
 
 
 @pytest.mark.parametrize("case", list(CASES))

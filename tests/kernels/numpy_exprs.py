@@ -362,3 +362,11 @@ def rebind_to_itself(a, b):
     x = b - x * 2.0
     x = a @ x
     return x
+
+
+@unpython.gpu
+@unpython.type(F2, F2)
+def column_slices_broadcast(pos):
+    x = pos[:, 0:1]
+    y = pos[:, -1:]
+    return (x.T - x) * (y - y.T)

@@ -58,6 +58,36 @@ def cname(name: str) -> str:
     return name + "_" if clash else name
 
 
+def int_literal(value, dtype):
+    """An integer constant of integer type `dtype`."""
+    if dtype != "int64":
+        return f"{CTYPES[dtype]}({value}{'LL' if dtype[0] == 'i' else 'ULL'})"
+    if value == -2 ** 63:
+        return "INT64_MIN"
+    return f"INT64_C({value})" if abs(value) > 2 ** 31 - 1 else f"int64_t({value})"
+
+
+def special_float(value, dtype):
+    """nan, inf or -inf of float type `dtype`."""
+    limits = f"std::numeric_limits<{CTYPES[dtype]}>"
+    if math.isnan(value):
+        return f"{limits}::quiet_NaN()"
+    return f"{limits}::infinity()" if value > 0 else f"(-{limits}::infinity())"
+
+
+def default_literal(p: ir.Param) -> str:
+    """The default of scalar parameter `p` as C++ of the parameter's type, for the pybind11
+    glue (`py::arg("x") = ...`): pybind11 makes it the Python number a call without `x` gets,
+    converted like any argument."""
+    dtype = p.type.dtype
+    if dtype == "bool":
+        return "true" if p.default else "false"
+    if dtype[0] in "iu":
+        return int_literal(int(p.default), dtype)
+    value = float(p.default)
+    return repr(value) if math.isfinite(value) else special_float(value, "float64")
+
+
 def narrow(text, dtype):
     """C++ computes small integers in `int`: back to their own type (wrapping)."""
     return f"static_cast<{CTYPES[dtype]}>{text}" if dtype in SMALL_INTS else text
@@ -524,18 +554,8 @@ class FunctionEmitter(CExprPrinter):
 
     # --- expressions: the C++ spellings of CExprPrinter ------------------------------------
 
-    def int_literal(self, value, dtype):
-        if dtype != "int64":
-            return f"{CTYPES[dtype]}({value}{'LL' if dtype[0] == 'i' else 'ULL'})"
-        if value == -2 ** 63:
-            return "INT64_MIN"
-        return f"INT64_C({value})" if abs(value) > 2 ** 31 - 1 else f"int64_t({value})"
-
-    def special_float(self, value, dtype):
-        limits = f"std::numeric_limits<{CTYPES[dtype]}>"
-        if math.isnan(value):
-            return f"{limits}::quiet_NaN()"
-        return f"{limits}::infinity()" if value > 0 else f"(-{limits}::infinity())"
+    int_literal = staticmethod(int_literal)
+    special_float = staticmethod(special_float)
 
     def convert(self, text, dtype):
         return f"static_cast<{CTYPES[dtype]}>({text})"

@@ -4,7 +4,8 @@ every argument, the embedded IR of @gpu nests, and the module's own source for t
 from __future__ import annotations
 
 from unpy import ir
-from unpy.cpp_emit.emit import CTYPES, cname, ctype, emit_function, nest_free_variables
+from unpy.cpp_emit.emit import (CTYPES, cname, ctype, default_literal, emit_function,
+                                nest_free_variables)
 from unpy.ir import Array
 from unpy.typeinfer.reductions import outermost_pranges, walk_exprs, walk_stmts
 
@@ -135,7 +136,8 @@ def emit_module(module: ir.Module, source: str, boundscheck: bool = False) -> st
     out.append(f"PYBIND11_MODULE({module.name}, m) {{")
     out.append("    unpy::register_errors();")
     for f in module.functions:
-        arg_names = "".join(f', py::arg("{p.name}")' for p in f.params)
+        arg_names = "".join(f', py::arg("{p.name}")' + (
+            "" if p.default is None else f" = {default_literal(p)}") for p in f.params)
         doc = f"{f.name}({', '.join(f'{p.name}: {p.type}' for p in f.params)}) -> " \
               f"{f.return_type}: compiled by unpy"
         out.append(f'    m.def("{f.name}", &py_{f.name}{arg_names}, "{doc}");')

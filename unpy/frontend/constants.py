@@ -1,10 +1,12 @@
-"""Module-level string constants, so that a module of many kernels can name its type strings once
-(`F2 = 'ndarray[float64, 2]'`, `@unpython.type(F2, F2, None)`; issue 6 item 5).
+"""Module-level constants: strings, so that a module of many kernels can name its type strings
+once (`F2 = 'ndarray[float64, 2]'`, `@unpython.type(F2, F2, None)`; issue 6 item 5), and
+numbers, which compiled code reads as literals (`N = 64`, `EPS = 1e-9`) and defaults may name.
 
 A name is a constant when the module binds it exactly once, by a plain assignment at its top
-level, to a string literal or a `+` of string literals and constants assigned before it. Any
-other binding (a second assignment, an import, a `def`, a loop variable, `del`, a `global`
-declaration in a function, which may rebind it) makes it a variable, refused as a type string.
+level, to a string literal or a `+` of string literals and constants assigned before it (a
+number, `True`/`False`, or arithmetic of numbers and numeric constants). Any other binding (a
+second assignment, an import, a `def`, a loop variable, `del`, a `global` declaration in a
+function, which may rebind it) makes it a variable, refused as a type string or in compiled code.
 """
 from __future__ import annotations
 

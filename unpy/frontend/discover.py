@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 
 import gast
 
+from unpy import ir
 from unpy.errors import ErrorSink
-from unpy.frontend.constants import NotConstant, StringConstants
+from unpy.frontend.constants import (NOT_A_NUMBER, NotConstant, NumericConstants,
+                                     StringConstants)
 
 
 @dataclass
@@ -17,6 +19,7 @@ class Decorated:
     types: list                 # parameter type strings, then the return type string or None
     locals: dict = field(default_factory=dict)
     gpu: bool = False
+    defaults: list = field(default_factory=list)    # ir.Const of the last parameters' defaults
 
 
 @dataclass
@@ -27,6 +30,7 @@ class ModuleSource:
     imports: dict               # local name -> qualified name ('np' -> 'numpy', 'sqrt' -> 'math.sqrt')
     functions: list             # of Decorated, in source order
     errors: ErrorSink
+    numbers: NumericConstants   # the module's numeric constants
 
 
 def loc_of(node):
@@ -72,7 +76,8 @@ def _type_arg(node, constants: StringConstants, errors):
         raise errors.error(refusal.reason, loc_of(refusal.node))
 
 
-def read_decorators(fn: gast.FunctionDef, imports, constants: StringConstants, errors):
+def read_decorators(fn: gast.FunctionDef, imports, constants: StringConstants,
+                    numbers: NumericConstants, errors):
     """A `Decorated` if `fn` carries unpython.type, else None (gpu/locals alone are an error)."""
     found = Decorated(fn, types=None)
     marked = False
@@ -94,7 +99,21 @@ def read_decorators(fn: gast.FunctionDef, imports, constants: StringConstants, e
     if found.types is None:
         raise errors.error(f"function '{fn.name}' needs @unpython.type(...) to be compiled",
                            loc_of(fn))
+    found.defaults = [_default_value(node, numbers, errors) for node in fn.args.defaults]
     return found
+
+
+def _default_value(node, numbers: NumericConstants, errors):
+    """A parameter's default as an ir.Const: a number, True/False, or a numeric constant."""
+    if isinstance(node, gast.Constant) and node.value is None:
+        raise errors.error("None is not a default of compiled functions: each parameter has one "
+                           "type; give a number, or leave the default out", loc_of(node))
+    try:
+        return ir.Const(numbers.value(node), loc_of(node))
+    except NotConstant as refusal:
+        why = "" if refusal.reason == NOT_A_NUMBER else f": {refusal.reason}"
+        raise errors.error("defaults of compiled functions are numbers, True/False, numeric "
+                           f"module constants or arithmetic of those{why}", loc_of(refusal.node))
 
 
 def discover(path: str, source: str) -> ModuleSource:
@@ -105,10 +124,11 @@ def discover(path: str, source: str) -> ModuleSource:
         raise errors.error(f"syntax error: {e.msg}", (e.lineno or 0, max((e.offset or 1) - 1, 0)))
     imports = collect_imports(tree)
     constants = StringConstants(tree)
+    numbers = NumericConstants(tree, lambda node: qualified_name(node, imports))
     functions = []
     for stmt in tree.body:
         if isinstance(stmt, gast.FunctionDef):
-            found = read_decorators(stmt, imports, constants, errors)
+            found = read_decorators(stmt, imports, constants, numbers, errors)
             if found:
                 functions.append(found)
-    return ModuleSource(path, source, tree, imports, functions, errors)
+    return ModuleSource(path, source, tree, imports, functions, errors, numbers)

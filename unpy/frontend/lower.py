@@ -2,11 +2,12 @@
 subset (SPEC section 3) is refused here with its location."""
 from __future__ import annotations
 
-import math
+import copy
 
 import gast
 
 from unpy import ir
+from unpy.frontend.constants import LIBRARY_CONSTANTS, NotConstant
 from unpy.frontend.discover import Decorated, ModuleSource, loc_of, qualified_name
 
 BINOPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
@@ -44,10 +45,6 @@ ARRAY_FUNCTIONS.pop("nanmax"), ARRAY_FUNCTIONS.pop("nanmin")
 ARRAY_METHODS = {"sum", "prod", "mean", "std", "var", "argmin", "argmax", "any", "all", "dot",
                  "copy", "transpose", "reshape", "ravel", "flatten", "max", "min", "astype",
                  "trace", "cumsum", "fill"}
-# Module constants, Python floats in the interpreter too.
-CONSTANTS = {f"{module}.{name}": value for module in ("math", "numpy") for name, value in
-             (("pi", math.pi), ("e", math.e), ("inf", math.inf), ("nan", math.nan))}
-CONSTANTS["math.tau"] = math.tau
 
 
 def builtin_name(qualified: str):
@@ -146,12 +143,36 @@ class Lowering:
     def assign(self, s):
         loc = loc_of(s)
         if len(s.targets) != 1:
-            raise self.error("chained assignment 'a = b = ...' is not supported; assign one "
-                             "target at a time", s)
+            return self.chained_assign(s)
         target = s.targets[0]
         if isinstance(target, gast.Tuple):
             return self.unpack(target, s.value, loc)
         return [ir.Assign(self.target(target), self.expr(s.value), loc)]
+
+    def chained_assign(self, s):
+        """`a = b[i] = e`: `e` is evaluated once, then assigned to each target from left to
+        right, as Python does. A literal or a variable is assigned as itself (so that a literal
+        stays weak); anything else goes through a temporary."""
+        loc = loc_of(s)
+        for target in s.targets:
+            if isinstance(target, gast.Tuple):
+                raise self.error("tuple unpacking in a chained assignment is not supported; "
+                                 "unpack in a statement of its own", target)
+        value = self.expr(s.value)
+        out = []
+        if not isinstance(value, (ir.Const, ir.Name)):
+            temp = self.fresh("tmp")
+            out.append(ir.Assign(ir.Name(temp, loc), value, loc))
+            value = ir.Name(temp, loc)
+        for target in s.targets:
+            out.append(ir.Assign(self.target(target), copy.deepcopy(value), loc))
+        return out
+
+    def fresh(self, stem):
+        """A new variable of the lowering's own (`__tmp0`, `__k1`)."""
+        name = f"__{stem}{self.temp_count}"
+        self.temp_count += 1
+        return name
 
     def unpack(self, target, value, loc):
         names = []
@@ -168,8 +189,7 @@ class Lowering:
             # Evaluate every value before assigning any (a, b = b, a).
             temps, out = [], []
             for v in value.elts:
-                temp = f"__tmp{self.temp_count}"
-                self.temp_count += 1
+                temp = self.fresh("tmp")
                 temps.append(temp)
                 out.append(ir.Assign(ir.Name(temp, loc_of(v)), self.expr(v), loc))
             out += [ir.Assign(ir.Name(n.id, loc_of(n)), ir.Name(t, loc), loc)
@@ -206,9 +226,12 @@ class Lowering:
         if not isinstance(s.target, gast.Name):
             raise self.error("the loop variable must be a plain name", s.target)
         it = s.iter
+        if isinstance(it, gast.Name) and not self.is_module(it):
+            return self.for_array(s)
         kind = self.qualified(it.func) if isinstance(it, gast.Call) else None
         if kind not in ("range", "unpython.prange"):
-            raise self.error("for loops must iterate over range(...) or prange(...)", it)
+            raise self.error("for loops must iterate over range(...), prange(...) or an array "
+                             "variable (bind an array expression to a name first)", it)
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.error(f"{kind.split('.')[-1]}() takes 1 to 3 positional arguments", it)
         args = [self.expr(a) for a in it.args]
@@ -221,6 +244,25 @@ class Lowering:
         return ir.For(s.target.id, args[0], args[1], args[2], self.body(s.body),
                       parallel=(kind == "unpython.prange"), loc=loc)
 
+    def for_array(self, s):
+        """`for x in a:` is `for __k in range(a.shape[0]): x = a[__k]`: the elements of a 1-D
+        array, the rows (views) of others, as Python iterates. The loop must not rebind `a`,
+        which Python's iterator would not see."""
+        loc, array = loc_of(s), s.iter
+        rebound = [n for stmt in s.body for n in gast.walk(stmt) if isinstance(n, gast.Name)
+                   and n.id == array.id and isinstance(n.ctx, gast.Store)]
+        if array.id == s.target.id or rebound:
+            raise self.error(f"this loop assigns '{array.id}', the array it iterates over; "
+                             "iterate over a copy or use an index loop", rebound[0]
+                             if rebound else s.target)
+        index = self.fresh("k")
+        element = ir.Assign(ir.Name(s.target.id, loc_of(s.target)),
+                            ir.Subscript(ir.Name(array.id, loc_of(array)),
+                                         [ir.Name(index, loc)], loc_of(array)), loc)
+        stop = ir.ArrayAttr(ir.Name(array.id, loc_of(array)), "shape", 0, loc_of(array))
+        return ir.For(index, ir.Const(0, loc), stop, ir.Const(1, loc),
+                      [element] + self.body(s.body), loc=loc)
+
     # --- expressions --------------------------------------------------------------------
 
     def expr(self, e):
@@ -230,9 +272,13 @@ class Lowering:
                 return ir.Const(e.value, loc)
             raise self.error(f"constants of type {type(e.value).__name__} are not supported", e)
         if isinstance(e, gast.Name):
+            if e.id in self.assigned:
+                return ir.Name(e.id, loc)
             imported = self.module.imports.get(e.id)
-            if imported in CONSTANTS and e.id not in self.assigned:
-                return ir.Const(CONSTANTS[imported], loc)      # `from math import pi`
+            if imported in LIBRARY_CONSTANTS:
+                return ir.Const(LIBRARY_CONSTANTS[imported], loc)      # `from math import pi`
+            if e.id in self.module.numbers.bindings:
+                return ir.Const(self.module_constant(e), loc)
             return ir.Name(e.id, loc)
         if isinstance(e, gast.BinOp):
             op = BINOPS.get(type(e.op))
@@ -265,6 +311,14 @@ class Lowering:
             return self.call(e)
         raise self.error(f"'{type(e).__name__}' expressions are not supported in compiled "
                          "functions", e)
+
+    def module_constant(self, use):
+        """The value of a module-level numeric constant the function reads: the interpreter
+        reads the name when the code runs, so the assignment may come after the function."""
+        try:
+            return self.module.numbers.value(use, ordered=False)
+        except NotConstant as refusal:
+            raise self.error(refusal.reason, refusal.node) from None
 
     def subscript_or_shape(self, e):
         array = self.shape_source(e.value)
@@ -316,8 +370,8 @@ class Lowering:
         if e.attr == "shape":
             raise self.error("use 'a.shape[k]' or unpack 'm, n = a.shape'; the shape tuple "
                              "itself is not a value", e)
-        if self.qualified(e) in CONSTANTS:
-            return ir.Const(CONSTANTS[self.qualified(e)], loc_of(e))
+        if self.qualified(e) in LIBRARY_CONSTANTS:
+            return ir.Const(LIBRARY_CONSTANTS[self.qualified(e)], loc_of(e))
         raise self.error(f"attribute '{e.attr}' is not supported in compiled functions", e)
 
     def is_module(self, node):
@@ -350,10 +404,7 @@ class Lowering:
             return self.method(e)
         if isinstance(e.func, gast.Name) and e.func.id in self.compiled_names \
                 and e.func.id not in self.module.imports:
-            if e.keywords:
-                raise self.error("keyword arguments are not supported in calls of compiled "
-                                 "functions; pass them by position", e)
-            return ir.CallCompiled(e.func.id, [self.expr(a) for a in e.args], loc)
+            return self.call_compiled(e)
         qualified = self.qualified(e.func)
         if qualified and qualified.startswith("numpy."):
             name = qualified[len("numpy."):]
@@ -380,6 +431,35 @@ class Lowering:
                              "math functions, casts, np.zeros/empty/ones and other compiled "
                              "functions of this module)", e)
         return ir.Call(name, [self.expr(a) for a in e.args], loc)
+
+    def call_compiled(self, e):
+        """A call of another compiled function of the module, with its arguments in parameter
+        order: keyword arguments go to their parameters, and the callee's defaults fill the
+        parameters the call leaves out (as the interpreter's call does)."""
+        name = e.func.id
+        callee = next(d for d in self.module.functions if d.node.name == name)
+        params = [a.id for a in callee.node.args.args]
+        args = [self.expr(a) for a in e.args]
+        if len(args) > len(params):
+            return ir.CallCompiled(name, args, loc_of(e))   # typeinfer counts them
+        given = dict(zip(params, args))
+        for kw in e.keywords:
+            if kw.arg is None:
+                raise self.error("'**' arguments are not supported in compiled functions",
+                                 kw.value)
+            if kw.arg not in params:
+                raise self.error(f"{name}() has no parameter '{kw.arg}'", kw.value)
+            if kw.arg in given:
+                raise self.error(f"{name}() gets two values for its parameter '{kw.arg}'",
+                                 kw.value)
+            given[kw.arg] = self.expr(kw.value)
+        defaults = dict(zip(params[len(params) - len(callee.defaults):], callee.defaults))
+        for p in params:
+            if p not in given:
+                if p not in defaults:
+                    raise self.error(f"{name}() is missing a value for its parameter '{p}'", e)
+                given[p] = ir.Const(defaults[p].value, loc_of(e))
+        return ir.CallCompiled(name, [given[p] for p in params], loc_of(e))
 
     def array_call_arg(self, a):
         """An argument of a NumPy array function: a shape tuple is a list of expressions."""
@@ -453,9 +533,11 @@ def lower_function(module: ModuleSource, decorated: Decorated, compiled_names: s
     fn = decorated.node
     lowering = Lowering(module, decorated, compiled_names)
     a = fn.args
-    if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
-        raise lowering.error("compiled functions take plain positional parameters only "
-                             "(no defaults, *args, **kwargs or keyword-only parameters)", fn)
-    params = [ir.Param(arg.id, None) for arg in a.args]
+    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+        raise lowering.error("compiled functions take plain parameters only (no *args, "
+                             "**kwargs, keyword-only or positional-only parameters)", fn)
+    defaults = [None] * (len(a.args) - len(decorated.defaults)) + \
+        [c.value for c in decorated.defaults]
+    params = [ir.Param(arg.id, None, default) for arg, default in zip(a.args, defaults)]
     body = lowering.body(fn.body)
     return ir.Function(fn.name, params, None, body, {}, decorated.gpu, loc_of(fn))

@@ -437,6 +437,8 @@ class ArrayLowering:
                     continue
                 start, length, step = dim
                 if isinstance(index, ir.Slice):
+                    if unit_slice(index):
+                        length = self.unit_length(length)
                     axes.append(d), lengths.append(length), steps.append(step)
                 else:
                     start = self.wrapped(start, length, d)
@@ -480,6 +482,7 @@ class ArrayLowering:
         if isinstance(e, ir.Name):
             return self.variable_units(e.id)
         if isinstance(e, ir.View):
+            inner = self.units_of(e.array)
             out, d, k = set(), 0, 0
             for index in e.indices:
                 if isinstance(index, ir.NewAxis):
@@ -487,9 +490,13 @@ class ArrayLowering:
                     k += 1
                     continue
                 if isinstance(index, ir.Slice):
+                    if unit_slice(index) or (d in inner and index.start is None
+                                             and index.stop is None):
+                        out.add(k)
                     k += 1
                 d += 1
-            return out
+            named = sum(not isinstance(i, ir.NewAxis) for i in e.indices)
+            return out | {u - named + k for u in inner if u >= named}
         if isinstance(e, ir.ArrayCall) and e.func in REDUCING and \
                 "keepdims" in e.keywords and e.keywords["keepdims"].value:
             axis = e.keywords.get("axis")
@@ -526,6 +533,14 @@ class ArrayLowering:
                 self.units_known[var] = self.units_of(values[0])
         return self.units_known[var]
 
+    def unit_length(self, length):
+        """The length 1 of a slice `k:k+1`, which broadcasts as in NumPy; checked, since it
+        is 0 in a dimension too short."""
+        self.check(compare("!=", length, const(1)),
+                   "a slice k:k+1 of a dimension without element k (compiled code reads "
+                   "a[k:k+1] as a dimension of length 1, to broadcast it)")
+        return const(1)
+
     def elementwise_operands(self, e):
         if isinstance(e, ir.BinOp):
             return [e.left, e.right]
@@ -554,6 +569,8 @@ class ArrayLowering:
             for index, dim in zip(e.indices, self.view_dims(e, base)):
                 if isinstance(index, ir.NewAxis):
                     out.append(const(1))
+                elif isinstance(index, ir.Slice) and unit_slice(index):
+                    out.append(self.unit_length(dim[1]))
                 elif isinstance(index, ir.Slice):
                     out.append(dim[1])
             named = sum(not isinstance(i, ir.NewAxis) for i in e.indices)
@@ -1272,6 +1289,19 @@ def assemble(items, loc):
             return out
         out.append(item)
     return out
+
+
+def unit_slice(s) -> bool:
+    """`k:k+1` (or `-1:`) with literals: one element whenever the dimension has it."""
+    literal = lambda x: x.value if isinstance(x, ir.Const) and type(x.value) is int else None
+    start, stop = literal(s.start), literal(s.stop)
+    if s.step is not None and literal(s.step) != 1:
+        return False
+    if start is None or (s.stop is not None and stop is None):
+        return False
+    if s.stop is None:
+        return start == -1
+    return stop == start + 1 and (start >= 0 or stop < 0)
 
 
 def dataclass_replace(e, t):

@@ -125,6 +125,11 @@ def fits(value, dtype: str) -> bool:
     return info.min <= value <= info.max
 
 
+def literal_type(value) -> Scalar:
+    """The type of a Python literal (bool, int or float): weak in NEP 50."""
+    return Scalar({bool: "bool", int: "int64", float: "float64"}[type(value)], weak=True)
+
+
 def conversion_loses(source, target, const_value=None):
     """Why assigning a `source` value to a `target` variable would lose information, or None."""
     if isinstance(source, Array) or isinstance(target, Array):

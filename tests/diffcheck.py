@@ -23,7 +23,8 @@ TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 KERNELS = TESTS / "kernels"
 # Modules of tests/kernels, in the order a test worker builds them ahead of need.
-KERNEL_MODULES = ["numpy_exprs", "arith", "loops", "arrays", "prange", "mathfuncs", "checked"]
+KERNEL_MODULES = ["numpy_exprs", "arith", "loops", "arrays", "prange", "mathfuncs", "checked",
+                  "python_forms"]
 BOUNDSCHECKED = {"checked"}
 
 
@@ -175,7 +176,13 @@ def _same_float(a: float, b: float, rtol: float) -> bool:
 def assert_same(expected, got, rtol=0.0, check_dtype=True, what="result"):
     """Equal values (NaN equals NaN, 0.0 and -0.0 differ unless rtol > 0). With `check_dtype`,
     a scalar result has the dtype the interpreter's NumPy scalar has; Python scalars from the
-    interpreter only fix the kind (bool, int, float)."""
+    interpreter only fix the kind (bool, int, float). Tuples compare item by item."""
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected), (
+            f"{what}: expected a tuple of {len(expected)}, got {got!r}")
+        for k, (x, y) in enumerate(zip(expected, got)):
+            assert_same(x, y, rtol, check_dtype, f"{what}: item {k}")
+        return
     if isinstance(expected, np.ndarray):
         assert isinstance(got, np.ndarray), f"{what}: expected an array, got {got!r}"
         assert got.dtype == expected.dtype, f"{what}: dtype {got.dtype} != {expected.dtype}"

@@ -37,7 +37,23 @@ class Array:
         return f"ndarray[{self.dtype}, {self.ndim}]"
 
 
-Type = Union[Scalar, Array, None]
+@dataclass(frozen=True)
+class TupleType:
+    """Several values: a function's return type `tuple[float64, ndarray[float64, 1]]`."""
+    items: tuple
+
+    def __post_init__(self):
+        object.__setattr__(self, "items", tuple(self.items))   # from JSON: a list
+
+    @property
+    def dtype(self):            # a tuple has no dtype; a name for messages
+        return str(self)
+
+    def __str__(self):
+        return f"tuple[{', '.join(str(t) for t in self.items)}]"
+
+
+Type = Union[Scalar, Array, TupleType, None]
 
 
 # --- expressions ----------------------------------------------------------------------------
@@ -170,6 +186,25 @@ class ArrayCall:
 
 
 @dataclass
+class TupleValue:
+    """`(a, b)`: a tuple of values (returned, or unpacked at once)."""
+    items: list
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class TupleItem:
+    """Item `index` of the tuple value `value`, unpacked into `count` names
+    (`x, y = f(...)`)."""
+    value: "Expr"
+    index: int
+    count: int
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
 class StridedView:
     """A view of the array variable `array` made by lower_arrays: element (k_0, ..., k_m) of
     the view is the element of `array` at index `offsets[d] + sum(k_j * steps[j] for the view
@@ -254,7 +289,7 @@ class AllocArray:
 
 Expr = Union[Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr, Call,
              CallCompiled, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
-             StridedView, Reshape]
+             StridedView, Reshape, TupleValue, TupleItem]
 
 
 # --- statements -----------------------------------------------------------------------------
@@ -406,7 +441,7 @@ def is_converted_integer(e) -> bool:
 # --- JSON serialiser ------------------------------------------------------------------------
 
 _NODE_CLASSES = {cls.__name__: cls for cls in (
-    Scalar, Array, Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr,
+    Scalar, Array, TupleType, TupleValue, TupleItem, Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr,
     Call, CallCompiled, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
     StridedView, Reshape, Assign, AugAssign, Reduction, For, While, If, Break, Continue, Return,
     ExprStmt, Pass, Raise, Param, Function, Nest, Module)}
@@ -489,6 +524,11 @@ def format_expr(e) -> str:
         return f"({e.target.id} := {format_expr(e.value)})"
     if isinstance(e, AllocArray):
         return f"np.{e.fill}(({', '.join(format_expr(s) for s in e.shape)}), {e.dtype})"
+    if isinstance(e, TupleValue):
+        return "(" + ", ".join(format_expr(x) for x in e.items) + ("," if len(e.items) == 1
+                                                                    else "") + ")"
+    if isinstance(e, TupleItem):
+        return f"{format_expr(e.value)}[{e.index}]"
     if isinstance(e, Slice):
         parts = [format_expr(x) if x is not None else "" for x in (e.start, e.stop, e.step)]
         return ":".join(parts[:2]) + (f":{parts[2]}" if parts[2] else "")

@@ -80,6 +80,8 @@ CASES = {
     "rebind_to_itself": lambda: (rand(5, 5), rand(5)),
     "column_slices_broadcast": lambda: (rand(6, 3),),
     "column_slices_broadcast of nothing": lambda: (rand(6, 0),),
+    "stats": lambda: (rand(4, 3),),
+    "use_stats": lambda: (rand(4, 3),),
 }
 
 

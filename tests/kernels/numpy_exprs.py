@@ -370,3 +370,20 @@ def column_slices_broadcast(pos):
     x = pos[:, 0:1]
     y = pos[:, -1:]
     return (x.T - x) * (y - y.T)
+
+
+# --- tuples ------------------------------------------------------------------------------------
+
+@unpython.gpu
+@unpython.type(F2, ('float64', 'ndarray[float64, 1]', 'int64'))
+def stats(a):
+    return a.mean(), a.sum(axis=0), a.shape[0]
+
+
+@unpython.gpu
+@unpython.type(F2, 'tuple[ndarray[float64, 1], float64]')
+def use_stats(a):
+    mean, col, n = stats(a)
+    x, y = col * 2.0, col + n
+    y, x = x, y
+    return y - mean, x[0]

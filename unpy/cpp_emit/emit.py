@@ -46,9 +46,16 @@ CXX_HELPERS = {"//": "floordiv", "%": "mod", "**": "power", "<<": "shift_left",
 def ctype(t) -> str:
     if isinstance(t, Array):
         return f"unpy::Array<{CTYPES[t.dtype]}, {t.ndim}>"
+    if isinstance(t, ir.TupleType):
+        return f"std::tuple<{', '.join(ctype(x) for x in t.items)}>"
     if t is None:
         return "void"
     return CTYPES[t.dtype]
+
+
+def initial(t) -> str:
+    """The initialiser of a declared local: scalars start at 0 (see never_negative)."""
+    return "" if isinstance(t, (Array, ir.TupleType)) else " = 0"
 
 
 def cname(name: str) -> str:
@@ -156,8 +163,7 @@ class FunctionEmitter(CExprPrinter):
         fn = self.fn
         head = ["template <bool C>", f"static {self.signature(fn.name + '_body')} {{"]
         for name, t in fn.locals.items():
-            init = "" if isinstance(t, Array) else " = 0"
-            self.out(f"{ctype(t)} {cname(name)}{init};")
+            self.out(f"{ctype(t)} {cname(name)}{initial(t)};")
         if self.checks_math:
             self.out("double unpy_math_error = 0;   // see unpy::math_result")
         if self.residency:
@@ -424,8 +430,7 @@ class FunctionEmitter(CExprPrinter):
         for name in assigned_names(body):
             if name not in reduced and name not in loop_vars:
                 t = self.fn.locals[name]
-                init = "" if isinstance(t, Array) else " = 0"
-                self.out(f"{ctype(t)} {cname(name)}{init};")
+                self.out(f"{ctype(t)} {cname(name)}{initial(t)};")
         # Inside, `unpy_math_error` is each thread's copy (the reduction clause).
         self.math_errors.append("unpy_math_error")
         self.block(body, in_parallel=True)
@@ -615,6 +620,12 @@ class FunctionEmitter(CExprPrinter):
         indices = ", ".join(self.index(array, d, i, d in e.in_range)
                             for d, i in enumerate(e.indices))
         return f"{array}.template at<{contiguous}>({indices})"
+
+    def expr_TupleValue(self, e):
+        return f"{ctype(e.type)}({', '.join(self.expr(x) for x in e.items)})"
+
+    def expr_TupleItem(self, e):
+        return f"std::get<{e.index}>({self.expr(e.value)})"
 
     def expr_StridedView(self, e):
         ints = lambda xs: "{" + ", ".join(self.expr(x) for x in xs) + "}"

@@ -106,7 +106,8 @@ def glue(fn: ir.Function, written: set) -> list:
         lines += ["    {", "        py::gil_scoped_release unpy_release;", f"        {call};",
                   "    }", "    return py::none();", "}"]
         return lines
-    convert = "to_python" if isinstance(fn.return_type, Array) else "scalar_result"
+    convert = "to_python" if isinstance(fn.return_type, Array) else \
+        "tuple_result" if isinstance(fn.return_type, ir.TupleType) else "scalar_result"
     lines += [f"    {ctype(fn.return_type)} unpy_result;", "    {",
               "        py::gil_scoped_release unpy_release;",
               f"        unpy_result = {call};", "    }",

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <atomic>
 #include <functional>
+#include <tuple>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -327,6 +328,18 @@ py::object scalar_result(T v) {
         static PyObject* scalar_type = py::object(py::dtype::of<T>().attr("type")).release().ptr();
         return py::reinterpret_borrow<py::object>(scalar_type)(v);
     }
+}
+
+template <typename T>
+py::object result(const T& v) { return scalar_result(v); }
+template <typename T, int N>
+py::object result(const Array<T, N>& a) { return to_python(a); }
+
+// Several return values: a Python tuple of the converted items.
+template <typename... T>
+py::object tuple_result(const std::tuple<T...>& values) {
+    return std::apply([](const auto&... v) { return py::object(py::make_tuple(result(v)...)); },
+                      values);
 }
 
 // --- Python semantics of arithmetic --------------------------------------------------------

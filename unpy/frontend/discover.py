@@ -70,6 +70,11 @@ def _type_arg(node, constants: StringConstants, errors):
     """The type string of a decorator argument: a literal, None, or a module constant."""
     if isinstance(node, gast.Constant) and node.value is None:
         return None
+    if isinstance(node, gast.Tuple):        # a return type ('float64', 'ndarray[float64, 1]')
+        items = [_type_arg(x, constants, errors) for x in node.elts]
+        if any(x is None for x in items):
+            raise errors.error("the items of a tuple type cannot be None", loc_of(node))
+        return "tuple[" + ", ".join(items) + "]"
     try:
         return constants.value(node)
     except NotConstant as refusal:

@@ -125,9 +125,6 @@ class Lowering:
         if isinstance(s, gast.Pass):
             return [ir.Pass(loc)]
         if isinstance(s, gast.Return):
-            if isinstance(s.value, gast.Tuple):
-                raise self.error("returning a tuple is not supported; return one scalar or array",
-                                 s.value)
             return [ir.Return(self.expr(s.value) if s.value is not None else None, loc)]
         if isinstance(s, gast.Expr):
             if isinstance(s.value, gast.Call):
@@ -195,8 +192,16 @@ class Lowering:
             out += [ir.Assign(ir.Name(n.id, loc_of(n)), ir.Name(t, loc), loc)
                     for n, t in zip(names, temps)]
             return out
-        raise self.error("tuple unpacking is supported for 'a.shape', 'shape(a)' and tuples of "
-                         "the same length", value)
+        if isinstance(value, gast.Tuple):
+            raise self.error(f"cannot unpack {len(value.elts)} values into {len(names)} names",
+                             value)
+        # A tuple value (a compiled function's several results): once into a temporary.
+        temp = self.fresh("tmp")
+        out = [ir.Assign(ir.Name(temp, loc_of(value)), self.expr(value), loc)]
+        return out + [ir.Assign(ir.Name(n.id, loc_of(n)),
+                                ir.TupleItem(ir.Name(temp, loc_of(value)), k, len(names),
+                                             loc_of(n)), loc)
+                      for k, n in enumerate(names)]
 
     def shape_source(self, node):
         """The array whose shape `node` is (`a.shape` or `shape(a)`), else None."""
@@ -305,6 +310,8 @@ class Lowering:
             return ir.IfExp(self.expr(e.test), self.expr(e.body), self.expr(e.orelse), loc)
         if isinstance(e, gast.Subscript):
             return self.subscript_or_shape(e)
+        if isinstance(e, gast.Tuple):
+            return ir.TupleValue([self.expr(x) for x in e.elts], loc)
         if isinstance(e, gast.Attribute):
             return self.attribute(e)
         if isinstance(e, gast.Call):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 
 from unpy import ir
-from unpy.ir import Array, Scalar
+from unpy.ir import Array, Scalar, TupleType
 import numpy as np
 
 from unpy.typeinfer.array_calls import type_array_call
@@ -112,11 +112,47 @@ class TypeInference:
             raise self.error("this function is declared to return None; declare the return "
                              "type as the last argument of @unpython.type", s)
         value = self.expr(s.value)
+        if isinstance(value, ir.TupleValue) and isinstance(expected, TupleType):
+            s.value = self.converted_items(value, expected)
+            return s
         why = conversion_loses(value.type, expected, _const_value(value))
         if why:
             raise self.error(f"cannot return {value.type} as {expected}: {why}", s.value)
-        s.value = value if isinstance(expected, Array) else cast(value, expected)
+        s.value = value if isinstance(expected, (Array, TupleType)) else cast(value, expected)
         return s
+
+    def converted_items(self, value, expected):
+        """`(a, b)` returned as the declared tuple type: each item converted as a return."""
+        if len(value.items) != len(expected.items):
+            raise self.error(f"this returns {len(value.items)} values; the declared type "
+                             f"{expected} has {len(expected.items)}", value)
+        items = []
+        for item, t in zip(value.items, expected.items):
+            why = conversion_loses(item.type, t, _const_value(item))
+            if why:
+                raise self.error(f"cannot return {item.type} as {t}: {why}", item)
+            items.append(item if isinstance(t, Array) else cast(item, t))
+        value.items, value.type = items, expected
+        return value
+
+    def expr_TupleValue(self, e):
+        e.items = [self.expr(x) for x in e.items]
+        for x in e.items:
+            if x.type is None or isinstance(x.type, TupleType):
+                raise self.error("a tuple holds scalars and arrays only", x)
+        e.type = TupleType(tuple(materialize(x.type) for x in e.items))
+        return e
+
+    def expr_TupleItem(self, e):
+        e.value = self.expr(e.value)
+        t = e.value.type
+        if not isinstance(t, TupleType):
+            raise self.error(f"cannot unpack {t}: tuple unpacking needs a tuple (several "
+                             "values a compiled function returns), a.shape, or (x, y)", e)
+        if e.count != len(t.items):
+            raise self.error(f"cannot unpack {len(t.items)} values into {e.count} names", e)
+        e.type = t.items[e.index]
+        return e
 
     def in_place(self, current, value, s):
         """`a op= b` of an array: NumPy writes the result into `a` (a view of all of it when

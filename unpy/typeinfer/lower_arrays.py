@@ -344,6 +344,13 @@ class ArrayLowering:
             e.args = [self.operand_array(a) if isinstance(a.type, Array) else self.scalar(a)
                       for a in e.args]
             return e
+        if isinstance(e, ir.TupleItem):
+            e.value = self.scalar(e.value)
+            return e
+        if isinstance(e, ir.TupleValue):
+            e.items = [self.materialize(x) if isinstance(x.type, Array) else self.scalar(x)
+                       for x in e.items]
+            return e
         if isinstance(e, ir.Call) and e.func.startswith("np.") and e.func[3:] in FUNCTIONS:
             return scalar_function(e.func[3:], [self.scalar(a) for a in e.args], e.type.dtype)
         if isinstance(e.type, Array):
@@ -396,7 +403,7 @@ class ArrayLowering:
         view = self.as_view(value)
         if view is not None:
             return [ir.Assign(target, view, loc)]
-        if isinstance(value, ir.CallCompiled):
+        if isinstance(value, (ir.CallCompiled, ir.TupleItem)):
             return [ir.Assign(target, self.scalar(value), loc)]
         if isinstance(value, ir.AllocArray):
             value.shape = [self.scalar(d) for d in value.shape]

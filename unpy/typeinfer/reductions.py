@@ -30,7 +30,8 @@ def walk_exprs(node):
     if isinstance(node, (ir.Const, ir.Name, ir.BinOp, ir.UnaryOp, ir.Compare, ir.BoolOp,
                          ir.IfExp, ir.Subscript, ir.ArrayAttr, ir.Call, ir.CallCompiled,
                          ir.Cast, ir.NamedExpr, ir.AllocArray, ir.Slice, ir.NewAxis, ir.View,
-                         ir.Masked, ir.ArrayCall, ir.StridedView, ir.Reshape)):
+                         ir.Masked, ir.ArrayCall, ir.StridedView, ir.Reshape, ir.TupleValue,
+                         ir.TupleItem)):
         yield node
     for name in node.__dataclass_fields__:
         if name in ("type", "loc", "reductions"):

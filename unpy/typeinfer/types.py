@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from unpy.ir import Array, Scalar
+from unpy.ir import Array, Scalar, TupleType
 
 _ARRAY = re.compile(r"^ndarray\s*\[\s*([A-Za-z_0-9]+)\s*,\s*(\d+)\s*\]$")
 
@@ -62,10 +62,21 @@ def scalar_dtype(name: str) -> str:
 
 
 def parse_type(text):
-    """A type string (or None) as an IR type: Scalar, Array, or None for 'no value'."""
+    """A type string (or None) as an IR type: Scalar, Array, TupleType (`tuple[T1, T2]`, a
+    return type), or None for 'no value'."""
     if text is None or text.strip() == "None":
         return None
     compact = text.strip()
+    if compact.startswith("tuple") and compact[len("tuple"):].lstrip().startswith("["):
+        inner = compact[compact.index("[") + 1:]
+        if not inner.endswith("]"):
+            raise TypeStringError(f"cannot read tuple type '{text}'; write "
+                                  "'tuple[float64, ndarray[float64, 1]]'")
+        items = [parse_type(part) for part in _top_level_split(inner[:-1])]
+        if len(items) < 2 or any(t is None or isinstance(t, TupleType) for t in items):
+            raise TypeStringError(f"a tuple type needs two or more scalar or array types, got "
+                                  f"'{text}'")
+        return TupleType(tuple(items))
     match = _ARRAY.match(compact)
     if match:
         ndim = int(match.group(2))
@@ -75,6 +86,20 @@ def parse_type(text):
     if compact.startswith("ndarray"):
         raise TypeStringError(f"cannot read array type '{text}'; write 'ndarray[float64, 2]'")
     return Scalar(scalar_dtype(compact))
+
+
+def _top_level_split(text):
+    """'a, ndarray[b, 2]' -> ['a', 'ndarray[b, 2]']: commas outside brackets."""
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    return parts + [current]
 
 
 def _operand(t: Scalar):
@@ -132,6 +157,15 @@ def literal_type(value) -> Scalar:
 
 def conversion_loses(source, target, const_value=None):
     """Why assigning a `source` value to a `target` variable would lose information, or None."""
+    if isinstance(source, TupleType) or isinstance(target, TupleType):
+        if not (isinstance(source, TupleType) and isinstance(target, TupleType)
+                and len(source.items) == len(target.items)):
+            return f"{source} cannot become {target}"
+        for k, (s, t) in enumerate(zip(source.items, target.items)):
+            why = conversion_loses(s, t)
+            if why:
+                return f"item {k}: {why}"
+        return None
     if isinstance(source, Array) or isinstance(target, Array):
         return None if source == target else f"{source} cannot become {target}"
     if source.weak:

@@ -330,6 +330,9 @@ class For:
     reductions: list = field(default_factory=list)   # of Reduction, filled by typeinfer
     nest_id: Optional[int] = None   # outermost prange nests of @gpu functions: index of the nest
     fused: list = field(default_factory=list)   # source lines of the nests fused into this one
+    # [out, a, b] when the nest computes `out = a @ b` (float arrays): the CPU path may call
+    # a BLAS for it instead of running the loops (lower_arrays makes it; cpp_emit calls it).
+    blas: list = field(default_factory=list)
 
 
 @dataclass

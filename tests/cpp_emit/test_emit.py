@@ -180,3 +180,20 @@ def test_module_embeds_its_source_for_the_drop_in_import():
 def test_cpp_names_never_clash():
     assert cname("new") == "new_" and cname("std") == "std_" and cname("unpy_x") == "unpy_x_"
     assert cname("total") == "total"
+
+
+def test_a_matrix_product_calls_the_blas_on_the_cpu():
+    """`a @ b` of float arrays is a nest whose OpenMP code first offers the product to NumPy's
+    matmul (its BLAS); an integer product, or one inside a prange, is loops only."""
+    cpp = cpp_of("""
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', 'ndarray[float64, 2]')
+        def f(a, b):
+            return a @ b.T
+        """)
+    assert cpp.count("unpy::blas_matmul(") == 1
+    cpp = cpp_of("""
+        @unpython.type('ndarray[int64, 2]', 'ndarray[int64, 2]', 'ndarray[int64, 2]')
+        def f(a, b):
+            return a @ b
+        """)
+    assert "unpy::blas_matmul(" not in cpp

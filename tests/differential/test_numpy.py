@@ -60,6 +60,9 @@ CASES = {
     "while_converges": lambda: (rand(9),),
     "matmul": lambda: (rand(6, 7), rand(7, 5)),
     "matmul not aligned": lambda: (rand(6, 7), rand(6, 5)),
+    "matmul large enough for the BLAS": lambda: (rand(40, 50), rand(50, 30)),
+    "matmul BLAS of views": lambda: (rand(80, 50)[::2], rand(30, 50).T),
+    "gemv large enough for the BLAS": lambda: (rand(60, 300), rand(300), rand(60)),
     "gemv": lambda: (rand(6, 7), rand(7), rand(6)),
     "dots": lambda: (rand(7), rand(7)),
     "outer": lambda: (rand(7), rand(7)),
@@ -80,6 +83,7 @@ CASES = {
     "rebind_to_itself": lambda: (rand(5, 5), rand(5)),
     "column_slices_broadcast": lambda: (rand(6, 3),),
     "column_slices_broadcast of nothing": lambda: (rand(6, 0),),
+    "overlap_through_views": lambda: (rand(5, 5), rand(9)),
     "stats": lambda: (rand(4, 3),),
     "use_stats": lambda: (rand(4, 3),),
 }

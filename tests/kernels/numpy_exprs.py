@@ -387,3 +387,12 @@ def use_stats(a):
     x, y = col * 2.0, col + n
     y, x = x, y
     return y - mean, x[0]
+
+
+@unpython.gpu
+@unpython.type(F2, F1, None)
+def overlap_through_views(c, a):
+    t = c.T
+    c += t
+    v = a[1:]
+    v[:] = a[:-1] * 2.0

@@ -367,6 +367,12 @@ class FunctionEmitter(CExprPrinter):
             clauses += f" reduction({r.op}:{cname(r.var)})"
         if self.checks_math and uses_checked_math(loop):
             clauses += " reduction(+:unpy_math_error)"
+        if loop.blas:
+            # A matrix product: the BLAS when the whole nest runs here (not a split's part).
+            whole = f"{split}.lo == 0 && {split}.hi == {names[0][2]} && " if split else ""
+            operands = ", ".join(cname(x.id) for x in loop.blas)
+            self.out(f"if (!({whole}unpy::blas_matmul({operands}))) {{")
+            self.depth += 1
         if split:
             clauses += f" num_threads({split}.threads())"
             self.out("do {")
@@ -390,6 +396,9 @@ class FunctionEmitter(CExprPrinter):
             self.split_finish(loop, split)
             self.depth -= 1
             self.out(f"}} while ({split}.next());")
+        if loop.blas:
+            self.depth -= 1
+            self.out("}")
         if timer:
             self.out(f"{timer}.report();")
         self.out("unpy::check_errors();")

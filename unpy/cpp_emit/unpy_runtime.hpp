@@ -226,6 +226,23 @@ py::object to_python(const Array<T, N>& a) {
     return py::array_t<T>(shape, strides, a.data, owner);
 }
 
+// `out = a @ b` through NumPy's matmul, which calls the BLAS NumPy ships, where the product is
+// large enough to pay the call (about 10 us with the GIL): true when it ran. `out` is a new
+// array that neither operand overlaps. Any trouble (a NumPy error) leaves it to the loops.
+template <typename T, int NO, int NA, int NB>
+bool blas_matmul(const Array<T, NO>& out, const Array<T, NA>& a, const Array<T, NB>& b) {
+    double work = double(a.size()) * double(NB == 2 ? b.shape[1] : 1);
+    if (work < 32.0 * 32.0 * 32.0 || omp_in_parallel()) return false;
+    py::gil_scoped_acquire gil;
+    try {
+        static py::object* matmul = new py::object(py::module_::import("numpy").attr("matmul"));
+        (*matmul)(to_python(a), to_python(b), py::arg("out") = to_python(out));
+        return true;
+    } catch (py::error_already_set&) {
+        return false;
+    }
+}
+
 // --- argument conversion -------------------------------------------------------------------
 
 inline std::string describe(py::handle h) {

@@ -322,6 +322,8 @@ def _is_nest(s) -> bool:
 
 
 def _unfusable(nest: ir.For):
+    if nest.blas:
+        return f"the nest at line {nest.loc[0]} is a matrix product (a BLAS call on the CPU)"
     for s in walk_stmts([nest]):
         if isinstance(s, ir.For) and s.reductions:
             return f"the nest at line {nest.loc[0]} has a reduction"

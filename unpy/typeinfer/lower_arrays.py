@@ -194,11 +194,12 @@ class ArrayLowering:
         self.pre = []
         self.memo = {}          # id(expression) -> its shape, ... (per statement)
         self.views = {}         # id(View) -> per index: (start, length, step) (per statement)
-        self.bindings = {}      # array variable -> the values assigned to it
+        self.bindings = {}      # array (or tuple) variable -> the values assigned to it
         for s in walk_stmts(fn.body):
             if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name) and \
-                    isinstance(s.value.type, Array):
+                    isinstance(s.value.type, (Array, ir.TupleType)):
                 self.bindings.setdefault(s.target.id, []).append(s.value)
+        self.memory = shared_memory(self.bindings)   # variable -> those it may share memory with
         self.units_known = {}   # array variable -> its dimensions known to have length 1
         # In the outermost prange being lowered: the names its iterations assign, and what is
         # computed once before it (see `invariant`).
@@ -964,10 +965,12 @@ class ArrayLowering:
             self.check_fits(value, shape)
             reads = self.element_reads(value, len(shape))
             written = self.element(target, self.probe(len(shape)))
-            if any(r.array.id == root.id and not same(r, written) for r in reads) or \
-                    any(isinstance(x, ir.Name) and x.id == root.id and not isinstance(
-                        x.type, Scalar) for x in self.non_element_names(value)):
-                value = self.copy(value)      # reads what it overwrites: a copy first
+            # What the value needs whole (a product, a reduction) is computed before the
+            # nest; an element it reads of the written memory at another index than the one
+            # written (or through another name: a view) needs a copy first, as NumPy makes.
+            shared = self.memory.get(root.id, {root.id})
+            if any(r.array.id in shared and not same(r, written) for r in reads):
+                value = self.copy(value)
         else:
             value = self.scalar(value)
             if not isinstance(value, (ir.Const, ir.Name)):
@@ -1038,9 +1041,6 @@ class ArrayLowering:
         finally:
             self.pre, self.memo, self.views, self.counter, self.new_locals = saved
         return [x for x in walk_exprs(element) if isinstance(x, ir.Subscript)]
-
-    def non_element_names(self, value):
-        return [x for x in walk_exprs(value) if isinstance(x, ir.Name)]
 
     # --- reductions and products --------------------------------------------------------------
 
@@ -1251,13 +1251,16 @@ class ArrayLowering:
     def product_into(self, out, e, loc):
         """`out = a @ b` (matrix-vector, vector-matrix or matrix-matrix): a nest over the
         result with an inner loop over the shared dimension."""
-        a, b = (x if self.readable(x) else self.materialize(x) for x in e.args)
+        dtype = e.type.dtype
+        library = dtype in ("float32", "float64") and not self.in_prange and all(
+            x.type.dtype == dtype for x in e.args)
+        # The BLAS needs the operands as arrays: names (a view costs nothing).
+        a, b = (self.materialize(x) if library or not self.readable(x) else x for x in e.args)
         sa, sb = self.shape(a), self.shape(b)
         inner_a, inner_b = sa[-1], sb[0]
         if not same(inner_a, inner_b):
             self.check(compare("!=", inner_a, inner_b),
                        f"np.{e.func}(): shapes not aligned (the inner dimensions differ)")
-        dtype = e.type.dtype
         rows = sa[:-1]
         cols = sb[1:]
 
@@ -1273,7 +1276,10 @@ class ArrayLowering:
             finally:
                 self.in_prange = saved
             return stmts + [ir.Assign(self.element(out, idx), acc, loc)]
-        return self.nest(rows + cols, body)
+        nest = self.nest(rows + cols, body)
+        if library:
+            nest[0].blas = [out, a, b]
+        return nest
 
 
 class Check:
@@ -1309,6 +1315,47 @@ def unit_slice(s) -> bool:
     if s.stop is None:
         return start == -1
     return stop == start + 1 and (start >= 0 or stop < 0)
+
+
+def shared_memory(bindings) -> dict:
+    """Array variable -> the variables (itself included) whose memory it may share: names
+    bound to it, views of it, what a compiled function given it returns. Two different
+    parameters are taken as different memory (SPEC section 3's promise)."""
+    groups = {}
+
+    def find(x):
+        while groups.setdefault(x, x) != x:
+            x = groups[x]
+        return x
+
+    def union(x, y):
+        groups[find(x)] = find(y)
+
+    def sources(value):
+        if isinstance(value, ir.Name):
+            return {value.id}
+        if isinstance(value, (ir.View, ir.StridedView, ir.Reshape, ir.Masked)):
+            return sources(value.array)
+        if isinstance(value, ir.ArrayCall) and value.func in (
+                "transpose", "flip", "flipud", "fliplr", "reshape", "ravel", "asarray"):
+            return sources(value.args[0])
+        if isinstance(value, ir.IfExp):
+            return sources(value.body) | sources(value.orelse)
+        if isinstance(value, ir.CallCompiled):
+            return set().union(*(sources(a) for a in value.args
+                                 if isinstance(a.type, Array)))
+        if isinstance(value, ir.TupleItem):
+            return sources(value.value)
+        return set()
+
+    for var, values in bindings.items():
+        for value in values:
+            for other in sources(value):
+                union(var, other)
+    out = {}
+    for var in groups:
+        out.setdefault(find(var), set()).add(var)
+    return {var: out[find(var)] for var in groups}
 
 
 def dataclass_replace(e, t):

@@ -197,3 +197,17 @@ def test_a_matrix_product_calls_the_blas_on_the_cpu():
             return a @ b
         """)
     assert "unpy::blas_matmul(" not in cpp
+
+
+def test_functions_named_as_cxx_keywords_get_cxx_names():
+    cpp = cpp_of("""
+        @unpython.type('float64', 'float64')
+        def double(x):
+            return 2.0 * x
+
+        @unpython.type('float64', 'float64')
+        def g(x):
+            return double(x)
+        """)
+    assert "static double double_(double x)" in cpp and "return double_(x);" in cpp
+    assert 'm.def("double", &py_double' in cpp

@@ -180,7 +180,7 @@ class FunctionEmitter(CExprPrinter):
         arrays = [cname(p.name) for p in fn.params if isinstance(p.type, Array)]
         args = ", ".join(cname(p.name) for p in fn.params)
         test = " && ".join(f"{a}.last_contiguous()" for a in arrays) or "true"
-        return [f"static {self.signature(fn.name)} {{",
+        return [f"static {self.signature(cname(fn.name))} {{",
                 f"    if ({test}) return {fn.name}_body<true>({args});",
                 f"    return {fn.name}_body<false>({args});",
                 "}"]
@@ -656,7 +656,7 @@ class FunctionEmitter(CExprPrinter):
         return f"{array}.size()"
 
     def expr_CallCompiled(self, e):
-        return f"{e.func}({', '.join(self.expr(a) for a in e.args)})"
+        return f"{cname(e.func)}({', '.join(self.expr(a) for a in e.args)})"
 
     def expr_AllocArray(self, e):
         fill = {"zeros": 0, "ones": 1, "empty": 2}[e.fill]
@@ -792,4 +792,4 @@ def dying_locals(fn: ir.Function) -> list:
 def emit_function(fn, module_name, boundscheck, signatures):
     emitter = FunctionEmitter(fn, module_name, boundscheck, signatures)
     body = emitter.emit()
-    return emitter.signature(fn.name), body, emitter.dispatcher()
+    return emitter.signature(cname(fn.name)), body, emitter.dispatcher()

@@ -101,7 +101,7 @@ def glue(fn: ir.Function, written: set) -> list:
         else:
             lines.append(f'    auto {local} = unpy::scalar_arg<{CTYPES[p.type.dtype]}>('
                          f'{cname(p.name)}, "{fn.name}", "{p.name}", "{p.type.dtype}");')
-    call = f"unpy_module::{fn.name}({', '.join(args)})"
+    call = f"unpy_module::{cname(fn.name)}({', '.join(args)})"
     if fn.return_type is None:
         lines += ["    {", "        py::gil_scoped_release unpy_release;", f"        {call};",
                   "    }", "    return py::none();", "}"]

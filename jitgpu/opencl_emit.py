@@ -34,7 +34,8 @@ INT_SIZES = {"char": 1, "short": 2, "int": 4, "long": 8}
 INT_TYPES = ["char", "short", "int", "long", "uchar", "ushort", "uint", "ulong"]
 MATH = {"sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
         "sinh", "cosh", "tanh", "floor", "ceil", "fabs", "pow", "hypot", "log1p", "expm1",
-        "log2", "exp2", "cbrt", "rint", "trunc", "copysign"}
+        "log2", "exp2", "cbrt", "rint", "trunc", "copysign", "erf", "erfc", "tgamma", "lgamma"}
+CL_MATH_NAMES = {"gamma": "tgamma"}     # Python's name -> OpenCL C's, where they differ
 WRAPPING = {"int": "uint", "long": "ulong"}   # signed types whose arithmetic can overflow
 IDENTITY = {"+": "0", "*": "1", "|": "0", "^": "0", "&": "~0"}
 
@@ -476,6 +477,7 @@ class KernelEmitter(CExprPrinter):
         return f"(({text}) < 0 ? ({t})(0 - (u{t})({text})) : ({text}))"
 
     def math_function(self, func, args):
+        func = CL_MATH_NAMES.get(func, func)
         if func not in MATH:
             raise NotOffloadable(f"{func}() is not supported on the GPU")
         return f"{func}({', '.join(args)})"

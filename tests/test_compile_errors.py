@@ -70,23 +70,23 @@ CASES = [
                 n = 5
             return n
         """, r"'for \.\.\. else' is not supported", 3, "for"),
-    ("chained assignment", """
+    ("chained assignment with unpacking", """
         @unpython.type('int64', 'int64')
         def f(n):
-            a = b = n
+            a = b, c = n, n
             return a
-        """, r"chained assignment", 3, "a = b"),
+        """, r"tuple unpacking in a chained assignment is not supported", 3, "b, c"),
     ("expression statement", """
         @unpython.type('int64', 'int64')
         def f(n):
             n + 1
             return n
         """, r"has no effect", 3, "n + 1"),
-    ("return tuple", """
+    ("return tuple undeclared", """
         @unpython.type('int64', 'int64')
         def f(n):
             return n, n
-        """, r"returning a tuple is not supported", 3, "n, n"),
+        """, r"cannot return tuple\[int64, int64\] as int64", 3, "n, n"),
     # --- expressions ----------------------------------------------------------------------
     ("lambda", """
         @unpython.type('int64', 'int64')
@@ -269,13 +269,53 @@ CASES = [
         def f(n):
             return n + undefined_name
         """, r"name 'undefined_name' is not defined", 3, "undefined_name"),
-    ("module global", """
+    ("module global assigned twice", """
         LIMIT = 10
+        LIMIT = 11
 
         @unpython.type('int64', 'int64')
         def f(n):
             return n + LIMIT
-        """, r"name 'LIMIT' is not defined here", 5, "LIMIT"),
+        """, r"'LIMIT' is bound more than once in this module \(assigned at line 6; assigned at "
+             r"line 7\); a module-level name read by a compiled function must be assigned "
+             r"exactly once", 6, "LIMIT"),
+    ("module global not a number", """
+        TABLE = np.zeros(3)
+
+        @unpython.type('float64', 'float64')
+        def f(x):
+            return x + TABLE
+        """, r"'TABLE' \(line 6\) is not a numeric constant: its value is not made of number "
+             r"literals", 5, "TABLE"),
+    ("module global rebound by a function", """
+        LIMIT = 10
+
+        def reset():
+            global LIMIT
+            LIMIT = 0
+
+        @unpython.type('int64', 'int64')
+        def f(n):
+            return n + LIMIT
+        """, r"'LIMIT' is bound more than once .*declared global in function 'reset'", 9,
+        "LIMIT"),
+    ("module function as a value", """
+        def g():
+            return 1
+
+        @unpython.type('int64', 'int64')
+        def f(n):
+            return n + g
+        """, r"'g' is defined at line 6; a module-level name read by a compiled function must be "
+             r"a numeric constant", 6, "g\n"),
+    ("module constant dividing by zero", """
+        STEP = 1 // 0
+
+        @unpython.type('int64', 'int64')
+        def f(n):
+            return n + STEP
+        """, r"'STEP' \(line 6\) is not a numeric constant: computing it raises "
+             r"ZeroDivisionError", 5, "STEP"),
     ("lossy assignment float into int", """
         @unpython.type('float64', 'int64')
         def f(x):
@@ -352,14 +392,40 @@ CASES = [
                 pass
             return n
         """, r"range\(\) takes 1 to 3 positional arguments", 3, "range("),
-    ("iterating an array", """
+    ("iterating a tuple", """
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(a):
+            s = 0.0
+            for x in (1.0, 2.0):
+                s += x
+            return s
+        """, r"for loops must iterate over range\(\.\.\.\), prange\(\.\.\.\) or an array "
+             r"variable", 4, "(1.0"),
+    ("iterating an array expression", """
+        @unpython.type('ndarray[float64, 2]', 'float64')
+        def f(a):
+            s = 0.0
+            for x in a.T:
+                s += x[0]
+            return s
+        """, r"or an array variable \(bind an array expression to a name first\)", 4, "a.T"),
+    ("iterating an array the loop rebinds", """
         @unpython.type('ndarray[float64, 1]', 'float64')
         def f(a):
             s = 0.0
             for x in a:
+                a = a[1:]
                 s += x
             return s
-        """, r"for loops must iterate over range\(\.\.\.\) or prange\(\.\.\.\)", 4, "a:"),
+        """, r"this loop assigns 'a', the array it iterates over", 5, "a = a"),
+    ("iterating a scalar", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            s = 0
+            for x in n:
+                s += x
+            return s
+        """, r"'n' is not an array", 4, "n:"),
     ("float loop variable", """
         @unpython.type('int64', 'int64')
         def f(n):
@@ -482,11 +548,73 @@ CASES = [
         def f(n):
             return n
         """, r"unknown unpython decorator 'unpython.fast'", 1, "unpython.fast"),
-    ("default parameter", """
-        @unpython.type('int64', 'int64', 'int64')
-        def f(n, m=2):
+    ("star parameter", """
+        @unpython.type('int64', 'int64')
+        def f(n, *rest):
             return n
-        """, r"plain positional parameters only", 2, "def"),
+        """, r"plain parameters only \(no \*args, \*\*kwargs, keyword-only", 2, "def"),
+    ("default None", """
+        @unpython.type('int64', 'int64', 'int64')
+        def f(n, m=None):
+            return n
+        """, r"None is not a default of compiled functions: each parameter has one type", 2,
+        "None"),
+    ("default string", """
+        @unpython.type('int64', 'int64', 'int64')
+        def f(n, m='x'):
+            return n
+        """, r"defaults of compiled functions are numbers, True/False, numeric module constants "
+             r"or arithmetic of those$", 2, "'x'"),
+    ("default float of an int parameter", """
+        @unpython.type('int64', 'int64', 'int64')
+        def f(n, m=2.5):
+            return n
+        """, r"this default does not suit its parameter's type: a float64 value cannot be stored "
+             r"in int64 without loss", 2, "2.5"),
+    ("default out of range", """
+        @unpython.type('int64', 'uint8', 'int64')
+        def f(n, m=-1):
+            return n
+        """, r"-1 does not fit in uint8", 2, "-1"),
+    ("default of an array parameter", """
+        @unpython.type('int64', 'ndarray[float64, 1]', 'int64')
+        def f(n, a=0.0):
+            return n
+        """, r"a parameter of type ndarray\[float64, 1\] takes no default", 2, "0.0"),
+    ("default constant assigned later", """
+        @unpython.type('int64', 'int64', 'int64')
+        def f(n, m=LATER):
+            return n
+
+        LATER = 3
+        """, r"'LATER' is assigned at line 10, after this use", 2, "LATER"),
+    ("missing argument of a compiled call", """
+        @unpython.type('int64', 'int64', 'int64')
+        def g(n, m=2):
+            return n * m
+
+        @unpython.type('int64', 'int64')
+        def f(n):
+            return g(m=n)
+        """, r"g\(\) is missing a value for its parameter 'n'", 7, "g(m"),
+    ("unknown keyword of a compiled call", """
+        @unpython.type('int64', 'int64', 'int64')
+        def g(n, m=2):
+            return n * m
+
+        @unpython.type('int64', 'int64')
+        def f(n):
+            return g(n, k=n)
+        """, r"g\(\) has no parameter 'k'", 7, "n)"),
+    ("keyword repeating a positional argument", """
+        @unpython.type('int64', 'int64', 'int64')
+        def g(n, m=2):
+            return n * m
+
+        @unpython.type('int64', 'int64')
+        def f(n):
+            return g(n, 3, m=n)
+        """, r"g\(\) gets two values for its parameter 'm'", 7, "n)"),
     ("syntax error", """
         @unpython.type('int64', 'int64')
         def f(n):

@@ -1,7 +1,12 @@
-"""Module-level string constants as type strings (issue 6 item 5)."""
+"""Module-level constants: strings as type strings (issue 6 item 5), numbers read by compiled
+code and defaults."""
+import math
+import re
+
+import gast
 import pytest
 from unpy.errors import CompileError
-from unpy.frontend.constants import module_bindings
+from unpy.frontend.constants import NotConstant, module_bindings
 from unpy.frontend.discover import discover
 
 import irtools
@@ -77,3 +82,47 @@ def test_global_in_a_nested_function_is_one_binding():
         """))
     assert [what for _, what, _ in module_bindings(module.tree)["A"]] == [
         "assigned", "declared global in function 'h'"]
+
+
+def numbers_of(body):
+    """name -> value of each module-level name of `body` the numeric constants accept, or the
+    reason they refuse it."""
+    module = discover("/virtual/m.py", irtools.source(body))
+    found = {}
+    for stmt in module.tree.body:
+        if isinstance(stmt, gast.Assign):
+            use = stmt.targets[0]
+            try:
+                found[use.id] = module.numbers.value(use, ordered=False)
+            except NotConstant as refusal:
+                found[use.id] = refusal.reason
+    return found
+
+
+def test_numeric_constants_and_their_arithmetic():
+    found = numbers_of("""
+        from math import pi
+        N = 8
+        M = -N // 3 + 2 ** 4
+        X = 1e-3 * N
+        T = 2 * pi + np.e
+        B = not True
+        S = 1 << N | 1
+        """)
+    assert found == {"N": 8, "M": 13, "X": 0.008, "T": 2 * math.pi + math.e, "B": False,
+                     "S": 257}
+    assert type(found["N"]) is int and type(found["B"]) is bool
+
+
+@pytest.mark.parametrize("body, reason", [
+    ("A = 1\nA = 2\n", r"'A' is bound more than once .*assigned at line 7; assigned at line 8"),
+    ("A = 'x'\n", r"'A' \(line 7\) is not a numeric constant: its value is not made of number"),
+    ("A = B + 1\nB = 2\n", r"'A' \(line 7\) is not a numeric constant: 'B' is assigned at "
+                           r"line 8, after this use"),
+    ("A = 1 / 0\n", r"computing it raises ZeroDivisionError"),
+    ("A = 3 ** 1000\n", r"the integer is too large for compiled code"),
+    ("A = 2j\n", r"its value is not made of number literals"),
+    ("A = np.zeros(3)\n", r"its value is not made of number literals"),
+])
+def test_refused_numeric_constants(body, reason):
+    assert re.search(reason, numbers_of(body)["A"])

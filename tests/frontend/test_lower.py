@@ -145,6 +145,75 @@ def test_calls_to_compiled_functions():
     assert isinstance(body[1].value, ir.CallCompiled) and body[1].value.func == "g"
 
 
+def test_chained_assignment_evaluates_once_then_assigns_left_to_right():
+    body = body_of("""
+        @unpython.type('ndarray[float64, 1]', 'int64', 'float64')
+        def f(a, i):
+            x = a[i] = a[0] * 2.0
+            p = q = -1
+            r = s = x
+            return x
+        """)
+    assert [f"{ir.format_expr(s.target)} = {ir.format_expr(s.value)}" for s in body[:7]] == [
+        "__tmp0 = (a[0] * 2.0)", "x = __tmp0", "a[i] = __tmp0", "p = -1", "q = -1", "r = x",
+        "s = x"]
+    assert body[3].value is not body[4].value       # each statement has its own node
+
+
+def test_for_over_an_array_is_an_index_loop():
+    loop, = body_of("""
+        @unpython.type('ndarray[float64, 2]', None)
+        def f(rows):
+            for row in rows:
+                row[0] = 1.0
+        """)
+    assert (loop.var, ir.format_expr(loop.start), ir.format_expr(loop.stop),
+            ir.format_expr(loop.step), loop.parallel) == ("__k0", "0", "rows.shape[0]", "1", False)
+    assert [f"{ir.format_expr(s.target)} = {ir.format_expr(s.value)}" for s in loop.body] == [
+        "row = rows[__k0]", "row[0] = 1.0"]
+
+
+def test_module_constants_are_literals():
+    functions = irtools.lowered("""
+        N = 8
+        SCALE = -2.5 * N + 1
+        ON = not False
+        TWO_PI = 2 * math.pi
+
+        @unpython.type('float64', 'float64')
+        def f(x):
+            return x * SCALE + N + ON + TWO_PI + LATER
+
+        @unpython.type('float64', 'float64')
+        def g(N):
+            return N
+
+        LATER = 1 << 4
+        """)
+    consts = [e.value for e in _walk(functions["f"].body[0].value) if isinstance(e, ir.Const)]
+    assert consts == [-19.0, 8, True, 2 * math.pi, 16]
+    assert isinstance(functions["g"].body[0].value, ir.Name)       # a parameter hides N
+
+
+def test_defaults_fill_calls_of_compiled_functions():
+    functions = irtools.lowered("""
+        K = 3
+
+        @unpython.type('float64', 'int64', 'bool', 'float64')
+        def g(x, n=-K, flag=True):
+            return x
+
+        @unpython.type('float64', 'float64')
+        def f(x):
+            return g(x) + g(x, 2) + g(x, flag=False) + g(flag=False, n=1, x=x)
+        """)
+    assert [(p.name, p.default) for p in functions["g"].params] == [
+        ("x", None), ("n", -3), ("flag", True)]
+    calls = [ir.format_expr(e) for e in _walk(functions["f"].body[0].value)
+             if isinstance(e, ir.CallCompiled)]
+    assert calls == ["g(x, -3, True)", "g(x, 2, True)", "g(x, -3, False)", "g(x, 1, False)"]
+
+
 def test_locations_are_one_based_lines_zero_based_columns():
     body = body_of("""
         @unpython.type('int64', 'int64')

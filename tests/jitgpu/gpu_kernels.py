@@ -406,6 +406,34 @@ def math_f64(x, out):
 
 
 @unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,2]', None)
+def math_special(x, out):
+    # erf and erfc never raise; gamma and lgamma raise at their poles and on overflow.
+    for i in prange(x.shape[0]):
+        v = x[i]
+        out[i, 0] = math.erf(v)
+        out[i, 1] = math.erfc(v)
+        out[i, 2] = math.gamma(v)
+        out[i, 3] = math.lgamma(v)
+
+
+POLY_SCALE = 0.5      # a module-level constant, read as a literal
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', 'ndarray[float64,1]', 'float64',
+               None)
+def poly_eval(coeffs, x, out, shift=1.0):
+    # `for c in coeffs` (an index loop), chained assignment and a default inside a GPU nest.
+    for i in prange(x.shape[0]):
+        acc = low = 0.0
+        for c in coeffs:
+            acc = acc * x[i] + c * POLY_SCALE
+            low = min(low, acc)
+        out[i] = acc + low + shift
+
+
+@unpython.gpu
 @unpython.type('ndarray[float32,1]', 'ndarray[float32,2]', None)
 def math_f32(x, out):
     for i in prange(x.shape[0]):

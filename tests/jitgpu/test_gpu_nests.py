@@ -231,6 +231,31 @@ def test_math_float32(gpu):
     gpu.check("math_f32", x, np.zeros((len(x), 6), np.float32), rtol=1e-4)
 
 
+def test_math_special_functions(gpu):
+    """erf, erfc, tgamma and lgamma of OpenCL C, within rounding of the interpreter's."""
+    x = np.concatenate([rand(200) + 0.01, [0.5, -0.5, 3.0, -2.5, 30.0, 171.5, -171.5, 1e-300]])
+    gpu.check("math_special", x, np.zeros((len(x), 4)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("v", [0.0, -0.0, -1.0, -2.5, 180.0, 1e-320, 1e308, -np.inf, np.inf,
+                               np.nan])
+def test_gamma_errors_as_the_interpreter(gpu, v):
+    """At a pole of gamma or lgamma, and where gamma overflows, the kernel sets its flag and the
+    CPU path raises CPython's error (ValueError or OverflowError); elsewhere the device's result
+    stands."""
+    x = np.array([0.5, v, 3.0])
+    result, report = gpu.check("math_special", x, np.zeros((3, 4)), rtol=1e-12, ran_on=None)
+    expect_device = not isinstance(result, Exception)
+    assert report.nests[0].ran_on.startswith("opencl:" if expect_device else "openmp"), str(report)
+
+
+def test_python_forms_in_a_nest(gpu):
+    """`for c in coeffs`, chained assignment, a module constant and a default in one nest."""
+    coeffs, x = rand(6), rand(500)
+    gpu.check("poly_eval", coeffs, x, np.zeros(500), rtol=F64_TOL)
+    gpu.check("poly_eval", coeffs[::-2], x[::3], np.zeros(167), -2.0, rtol=F64_TOL)
+
+
 def test_integer_division_negative_operands(gpu):
     a = np.array([7, -7, 7, -7, 0, 1, -1, 2 ** 62, -2 ** 62, 13, -13, -2 ** 63, -2 ** 63, 5],
                  np.int64)

@@ -2,7 +2,7 @@
 numpy.* (NumPy's dtypes), abs/min/max. Reference: the same functions under the interpreter
 (tests/differential/test_math.py)."""
 import math
-from math import sqrt
+from math import erf, sqrt
 
 import numpy as np
 import unpython
@@ -119,6 +119,56 @@ def math_exp_of_f32(x):
 @unpython.type('float64', 'float64')
 def imported_sqrt(x):
     return sqrt(x) + sqrt(2.0)
+
+
+@unpython.type('float64', 'float64')
+def math_erf(x):
+    return math.erf(x)
+
+
+@unpython.type('float64', 'float64')
+def math_erfc(x):
+    return math.erfc(x)
+
+
+@unpython.type('float64', 'float64')
+def math_gamma(x):
+    return math.gamma(x)
+
+
+@unpython.type('float64', 'float64')
+def math_lgamma(x):
+    return math.lgamma(x)
+
+
+@unpython.type('float64', 'float64')
+def imported_erf(x):
+    return erf(x) + erf(0.5)
+
+
+@unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', None)
+def gamma_in_prange(x, out):
+    for i in prange(x.shape[0]):
+        out[i] = math.gamma(x[i]) + math.lgamma(x[i])
+
+
+# --- math.* returns a Python float, weak in NEP 50: float32 stays float32 ------------------------
+
+@unpython.type('float32', 'float32')
+def math_sqrt_into_f32(x):
+    return math.sqrt(x)
+
+
+@unpython.type('float32', 'float32')
+def f32_times_math(x):
+    return x * math.sqrt(2.0) + math.erf(x)
+
+
+@unpython.locals(y='float32')
+@unpython.type('float32', 'float32')
+def math_into_f32_local(x):
+    y = math.exp(x)
+    return y
 
 
 # --- numpy.*: NumPy's result dtypes, IEEE results instead of exceptions ------------------------

@@ -1,0 +1,128 @@
+"""Python forms, interpreter vs compiled (tests/kernels/python_forms.py): module-level numeric
+constants read as literals, chained assignment evaluated once and assigned left to right,
+`for x in arr` over elements or rows (views), and defaults of compiled functions, from Python
+and from other compiled functions."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from diffcheck import assert_same
+from npstrategies import scalars
+
+SETTINGS = settings(max_examples=30, deadline=None)
+f64, f32 = np.float64, np.float32
+RNG = np.random.default_rng(11)
+
+
+# --- module-level numeric constants -------------------------------------------------------------
+
+@pytest.mark.parametrize("func, t", [("constants_float", f64), ("constants_int", np.int64),
+                                     ("constants_keep_float32", f32),
+                                     ("constant_assigned_later", f64),
+                                     ("constant_hidden_by_a_parameter", np.int64)])
+def test_constants(python_forms_kernels, func, t):
+    for x in [t(0), t(1), t(-7), t(3)]:
+        python_forms_kernels.check(func, x)
+
+    @SETTINGS
+    @given(scalars(t))
+    def run(x):
+        python_forms_kernels.check(func, x)
+    run()
+
+
+def test_constant_float32_stays_float32(python_forms_kernels):
+    got = python_forms_kernels.check("constants_keep_float32", f32(1.25))
+    assert type(got) is f32
+
+
+def test_constant_as_a_size(python_forms_kernels):
+    python_forms_kernels.check("constants_as_sizes", RNG.random(11))
+    python_forms_kernels.check("constants_as_sizes", np.zeros(0))
+
+
+# --- chained assignment -------------------------------------------------------------------------
+
+@given(st.floats(allow_nan=False, allow_infinity=False, width=32))
+@SETTINGS
+def test_chained_scalars(python_forms_kernels, x):
+    python_forms_kernels.check("chained_scalars", x)
+
+
+def test_chained_elements_assign_left_to_right(python_forms_kernels):
+    a = np.array([1.0, 0.0, 0.0, 0.0, 9.0])
+    python_forms_kernels.check("chained_elements", a, 0)
+    a[0] = 3.0                  # k = 4 before a[k] is written
+    python_forms_kernels.check("chained_elements", a, 0)
+
+
+def test_chained_arrays_are_one_array(python_forms_kernels):
+    got = python_forms_kernels.check("chained_arrays", 4)
+    assert list(got) == [7.0, 8.0, 0.0, 0.0]
+
+
+def test_chained_literal_into_float32(python_forms_kernels):
+    got = python_forms_kernels.compiled.chained_literal_into_float32(f32(2.0))
+    assert type(got) is f32 and got == f32(0.75)
+
+
+# --- for x in arr -------------------------------------------------------------------------------
+
+def test_iterate_elements(python_forms_kernels):
+    a = RNG.standard_normal(50)
+    for view in (a, a[::-3], a[5:5], a[::-1]):
+        python_forms_kernels.check("iterate_sum", view, rtol=1e-15)
+        python_forms_kernels.check("loop_variable_after_the_loop", view)
+
+
+def test_iterate_with_break_and_continue(python_forms_kernels):
+    for values in ([1, -2, 3, 400, 5], [-1, -1], [], [7, 8, 9, 101]):
+        python_forms_kernels.check("iterate_ints_with_break", np.array(values, np.int64))
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "steps", "negative"])
+def test_iterate_rows_writes_through_the_views(python_forms_kernels, layout):
+    m = RNG.standard_normal((6, 5))
+    m = {"C": m, "F": np.asfortranarray(m), "steps": m[::2, 1::2],
+         "negative": m[::-1, ::-1]}[layout]
+    python_forms_kernels.check("iterate_rows", m, np.zeros(m.shape[0]), rtol=1e-15)
+    python_forms_kernels.check("iterate_nested", m, rtol=1e-15)
+
+
+def test_iterate_inside_prange(python_forms_kernels):
+    coeffs, x = RNG.standard_normal(7), np.linspace(-2.0, 2.0, 301)
+    python_forms_kernels.check("horner_prange", coeffs, x, np.zeros_like(x))
+    python_forms_kernels.check("horner_prange", coeffs[::-2], x, np.zeros_like(x))
+
+
+# --- defaults -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((1.25,), {}), ((1.25, 3.0), {}), ((1.25,), {"n": 4}), ((1.25,), {"negate": True}),
+    ((-2.0, 0.5, 2, True), {}), ((), {"x": 2.0, "alpha": 0.0})])
+def test_defaults_from_python(python_forms_kernels, args, kwargs):
+    k = python_forms_kernels
+    assert_same(k.interpreted.with_defaults(*args, **kwargs),
+                k.compiled.with_defaults(*args, **kwargs))
+
+
+def test_typed_defaults(python_forms_kernels):
+    """A default is passed as the interpreter passes it (0.1, a Python float) and converted to
+    the parameter's type as any argument."""
+    c = python_forms_kernels.compiled
+    assert c.with_typed_defaults(f32(2.0)) == f32(2.0) * f32(0.1) + f32(200)
+    assert c.with_typed_defaults(f32(2.0), shift=3) == f32(2.0) * f32(0.1) + f32(3)
+    with pytest.raises(TypeError):
+        c.with_typed_defaults(f32(1.0), 0.5, 3, 4)
+
+
+def test_defaults_between_compiled_functions(python_forms_kernels):
+    for x in [0.0, 1.5, -3.25]:
+        python_forms_kernels.check("calls_with_defaults", x)
+
+
+def test_array_parameter_before_a_default(python_forms_kernels):
+    a = RNG.random(9)
+    python_forms_kernels.check("array_then_default", a)
+    python_forms_kernels.check("array_then_default", a, -1.0)

@@ -1,0 +1,182 @@
+"""Python forms the frontend desugars (SPEC section 3): module-level numeric constants, chained
+assignment, `for x in arr`, and defaults of compiled functions. Reference: the same functions
+under the interpreter (tests/differential/test_python_forms.py)."""
+import math
+
+import numpy as np
+import unpython
+from unpython import prange
+
+# --- module-level numeric constants: read as literals -------------------------------------------
+
+N_BINS = 4
+EPS = 1e-9
+HALF = 0.5
+OFFSET = -3
+SCALE = 2 * N_BINS + OFFSET         # arithmetic of constants: 5
+TWO_PI = 2 * math.pi
+CHECKED = True
+BIG = 2 ** 40
+
+
+@unpython.type('float64', 'float64')
+def constants_float(x):
+    return x * SCALE + EPS + HALF + TWO_PI + OFFSET
+
+
+@unpython.type('int64', 'int64')
+def constants_int(n):
+    total = 0
+    for i in range(N_BINS):
+        total += n * i + OFFSET + BIG
+    if CHECKED:
+        total = total // SCALE
+    return total
+
+
+@unpython.type('float32', 'float32')
+def constants_keep_float32(x):
+    # A Python float constant is weak (NEP 50), like a literal: float32 stays float32.
+    return x * HALF + TWO_PI
+
+
+@unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+def constants_as_sizes(a):
+    out = np.zeros(N_BINS)
+    for i in range(a.shape[0]):
+        out[i % N_BINS] += a[i]
+    return out
+
+
+@unpython.type('float64', 'float64')
+def constant_assigned_later(x):
+    # The interpreter reads the name when the function runs: after the module has assigned it.
+    return x + LATER
+
+
+LATER = 10.0
+
+
+@unpython.type('int64', 'int64')
+def constant_hidden_by_a_parameter(N_BINS):
+    return N_BINS + 1
+
+
+# --- chained assignment -------------------------------------------------------------------------
+
+@unpython.type('float64', 'float64')
+def chained_scalars(x):
+    a = b = x * 3.0
+    i = j = 0
+    a += 1.0
+    i += 2
+    return a + b + i + j
+
+
+@unpython.type('ndarray[float64, 1]', 'int64', None)
+def chained_elements(a, k):
+    # Python assigns the targets from left to right: `k` is rebound before `a[k]` is written.
+    k = a[k] = int(a[0]) + 1
+    a[1] = a[2] = a[0] * 0.5
+
+
+@unpython.type('int64', 'ndarray[float64, 1]')
+def chained_arrays(n):
+    # Both names are one array, as in Python.
+    a = b = np.zeros(n)
+    a[0] = 7.0
+    b[1] = a[0] + 1.0
+    return a
+
+
+@unpython.locals(s='float32', t='float32')
+@unpython.type('float32', 'float32')
+def chained_literal_into_float32(x):
+    s = t = 0.25
+    return s * x + t
+
+
+# --- for x in arr -------------------------------------------------------------------------------
+
+@unpython.type('ndarray[float64, 1]', 'float64')
+def iterate_sum(a):
+    s = 0.0
+    for x in a:
+        s += x * x
+    return s
+
+
+@unpython.type('ndarray[int64, 1]', 'int64')
+def iterate_ints_with_break(a):
+    count = 0
+    last = -1
+    for v in a:
+        if v < 0:
+            continue
+        if v > 100:
+            break
+        count += v
+        last = v
+    return count * 1000 + last
+
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', None)
+def iterate_rows(m, out):
+    k = 0
+    for row in m:
+        out[k] = row.sum() + row[0]
+        row[1] = -row[1]            # a row is a view: the write reaches m
+        k += 1
+
+
+@unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[float64, 1]', None)
+def horner_prange(coeffs, x, out):
+    for i in prange(x.shape[0]):
+        acc = 0.0
+        for c in coeffs:
+            acc = acc * x[i] + c
+        out[i] = acc
+
+
+@unpython.type('ndarray[float64, 2]', 'float64')
+def iterate_nested(m):
+    s = 0.0
+    for row in m:
+        for v in row:
+            s = s * 0.5 + v
+    return s
+
+
+@unpython.type('ndarray[float64, 1]', 'float64')
+def loop_variable_after_the_loop(a):
+    x = -1.0
+    for x in a:
+        pass
+    return x
+
+
+# --- defaults -----------------------------------------------------------------------------------
+
+@unpython.type('float64', 'float64', 'int64', 'bool', 'float64')
+def with_defaults(x, alpha=1.5, n=OFFSET, negate=False):
+    y = alpha * x + n
+    return -y if negate else y
+
+
+@unpython.type('float32', 'float32', 'uint8', 'float32')
+def with_typed_defaults(x, scale=0.1, shift=200):
+    return x * scale + shift
+
+
+@unpython.type('float64', 'float64')
+def calls_with_defaults(x):
+    return (with_defaults(x) + with_defaults(x, 2.0) + with_defaults(x, n=7)
+            + with_defaults(x, negate=True, alpha=-1.0) + with_defaults(x, 0.0, 1, True))
+
+
+@unpython.type('ndarray[float64, 1]', 'float64', 'ndarray[float64, 1]')
+def array_then_default(a, factor=2.0):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = a[i] * factor
+    return out

@@ -175,3 +175,21 @@ def test_usage_errors():
     assert done.returncode == 2 and "usage: unpy" in done.stderr
     done = run_cli("build", "--no-such-flag", "x.py")
     assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+def test_one_build_reports_the_first_error_of_every_function(tmp_path, capsys):
+    """Fixing several errors does not take one build each: each function's first error is
+    reported, in source order, with a count."""
+    from unpy.cli import main
+    path = tmp_path / "several.py"
+    path.write_text(
+        "import numpy as np\nimport unpython\n\n"
+        "@unpython.type('ndarray[float64, 1]', 'float64')\ndef f(a):\n    return np.median(a)\n\n"
+        "@unpython.type('float64', 'float64')\ndef g(x):\n    return x.foo\n\n"
+        "@unpython.type('float64', 'float64')\ndef h(x):\n    return x * 2\n")
+    assert main(["build", str(path), "-o", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "several.py:6:12: error: call to 'numpy.median'" in err
+    assert "several.py:10:12: error: attribute 'foo'" in err
+    assert err.rstrip().endswith("2 errors")
+    assert not list(tmp_path.glob("several*.so"))

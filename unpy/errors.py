@@ -1,5 +1,5 @@
 """Compile errors are values with a location until the edge (the CLI) shows them."""
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass
@@ -9,6 +9,7 @@ class CompileError(Exception):
     line: int
     col: int
     source_line: str = ""
+    more: list = field(default_factory=list)    # the module's other errors (other functions)
 
     def __str__(self):
         return self.format()
@@ -17,7 +18,18 @@ class CompileError(Exception):
         text = f"{self.path}:{self.line}:{self.col + 1}: error: {self.message}"
         if self.source_line:
             text += "\n" + self.source_line.rstrip("\n") + "\n" + " " * self.col + "^"
+        for other in self.more:
+            text += "\n" + other.format()
+        if self.more:
+            text += f"\n{1 + len(self.more)} errors"
         return text
+
+    @staticmethod
+    def of(errors: list) -> "CompileError":
+        """One error carrying all of `errors` (the first first)."""
+        first = errors[0]
+        first.more = errors[1:]
+        return first
 
 
 class ErrorSink:

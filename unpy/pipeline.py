@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from unpy import ir
+from unpy.errors import CompileError
 from unpy.frontend.discover import discover
 from unpy.frontend.lower import lower_function
 from unpy.ir import Array
@@ -45,27 +46,44 @@ def parse_signature(decorated, errors):
 
 
 def compile_to_ir(path: str, source: str) -> ir.Module:
-    """The typed IR of every decorated function of a module; raises CompileError."""
+    """The typed IR of every decorated function of a module; raises CompileError, carrying the
+    first error of each function (the signatures first: a function's callers need its own)."""
     module = discover(path, source)
     errors = module.errors
-    signatures, local_types = {}, {}
+    signatures, local_types, found = {}, {}, []
     for d in module.functions:
-        params, ret, locs = parse_signature(d, errors)
+        try:
+            params, ret, locs = parse_signature(d, errors)
+        except CompileError as e:
+            found.append(e)
+            continue
         signatures[d.node.name] = (params, ret)
         local_types[d.node.name] = locs
+    if found:
+        raise CompileError.of(found)
     functions = []
     for d in module.functions:
-        fn = lower_function(module, d, set(signatures))
-        params, ret = signatures[fn.name]
-        for p, t in zip(fn.params, params):
-            p.type = t
-        fn.return_type = ret
-        fn.locals = dict(local_types[fn.name])
-        infer_function(fn, signatures, errors)
-        lower_arrays(fn, errors)
-        check_function(fn, errors)
-        lower_logic(fn)
-        drop_sqrt_domain_checks(fn)
-        functions.append(fuse_function(fn))
+        try:
+            functions.append(compile_function(module, d, signatures, local_types, errors))
+        except CompileError as e:
+            found.append(e)
+    if found:
+        raise CompileError.of(found)
     name = os.path.splitext(os.path.basename(path))[0]
     return ir.Module(name, path, functions)
+
+
+def compile_function(module, d, signatures, local_types, errors) -> ir.Function:
+    """One function through the passes, frontend to fusion."""
+    fn = lower_function(module, d, set(signatures))
+    params, ret = signatures[fn.name]
+    for p, t in zip(fn.params, params):
+        p.type = t
+    fn.return_type = ret
+    fn.locals = dict(local_types[fn.name])
+    infer_function(fn, signatures, errors)
+    lower_arrays(fn, errors)
+    check_function(fn, errors)
+    lower_logic(fn)
+    drop_sqrt_domain_checks(fn)
+    return fuse_function(fn)

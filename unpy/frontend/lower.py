@@ -434,9 +434,10 @@ class Lowering:
         name = builtin_name(qualified) if qualified else None
         if name is None:
             shown = qualified or type(e.func).__name__
-            raise self.error(f"call to '{shown}' is not supported in compiled functions (only "
-                             "math functions, casts, np.zeros/empty/ones and other compiled "
-                             "functions of this module)", e)
+            raise self.error(f"call to '{shown}' is not supported in compiled functions: they "
+                             "call math and NumPy functions (docs/supported.md lists them), "
+                             "casts, and the module's other compiled functions; write it with "
+                             "loops or array expressions, or call it outside", e)
         return ir.Call(name, [self.expr(a) for a in e.args], loc)
 
     def call_compiled(self, e):

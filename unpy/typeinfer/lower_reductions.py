@@ -1,0 +1,254 @@
+"""Reductions and products of the array lowering: `sum`, `max`, `argmax`, `mean`, `std`, ...
+of whole arrays and along an axis, `dot`, `@` (with the BLAS call of the CPU path), `cumsum`.
+A mixin of `ArrayLowering` (unpy/typeinfer/lower_arrays.py), whose state it shares: each
+reduction is a nest with a reduction variable outside a prange, a loop inside one."""
+from __future__ import annotations
+
+import math
+
+from unpy import ir
+from unpy.ir import Scalar
+from unpy.typeinfer.build_ir import (BOOL, REDUCING, Check, add, binop, call, compare, const,
+                                     convert, dataclass_replace, either, is_float, mul, same,
+                                     truth)
+
+
+class ReductionLowering:
+    # --- reductions and products --------------------------------------------------------------
+
+    def reduce(self, e):
+        """A scalar-valued ArrayCall (a whole reduction, `dot` of vectors, `norm`, `trace`) as
+        a new local computed in `pre`."""
+        f = e.func
+        if f in ("dot", "matmul", "vdot", "inner"):
+            a, b = e.args
+            n = self.shape(a)[0]
+            m = self.shape(b)[0]
+            if not same(n, m):
+                self.check(compare("!=", n, m),
+                           f"np.{f}(): shapes not aligned (the vectors' lengths differ)")
+            product = lambda idx: binop("*", self.element(a, idx), self.element(b, idx),
+                                        e.type.dtype)
+            return self.accumulate("+", [n], product, e.type.dtype, e.loc)
+        if f == "norm":
+            a = e.args[0]
+            dtype = e.type.dtype
+            square = lambda idx: binop("*", convert(self.element(a, idx), dtype),
+                                       convert(self.element(a, idx), dtype), dtype)
+            total = self.accumulate("+", self.shape(a), square, dtype, e.loc)
+            return self.scalar_temp("r", call("np.sqrt", [total], dtype))
+        if f == "trace":
+            a = e.args[0]
+            n0, n1 = self.shape(a)
+            n = self.scalar_temp("n", call("min", [n0, n1], "int64"))
+            return self.accumulate("+", [n], lambda idx: convert(
+                self.element(a, [idx[0], idx[0]]), e.type.dtype), e.type.dtype, e.loc)
+        if f in REDUCING:
+            a = e.args[0]
+            shape = self.shape(a)
+            return self.reduction(f, a, shape, e, lambda idx: self.element(a, idx), None)
+        raise self.error(f"np.{f}() does not give a scalar", e)
+
+    def reduction(self, f, a, shape, e, element_at, into):
+        """`f` ('sum', 'max', 'argmax', 'mean', ...) of the elements of `shape`
+        (`element_at(index)`), as a local; statements in `pre` (or, inside a nest, the
+        statements `into` collects)."""
+        dtype = e.type.dtype
+        src = a.type.dtype
+        if f in ("sum", "prod"):
+            return self.accumulate("+" if f == "sum" else "*", shape,
+                                   lambda idx: convert(element_at(idx), dtype), dtype, e.loc,
+                                   into)
+        if f in ("any", "all"):
+            return self.accumulate("|" if f == "any" else "&", shape,
+                                   lambda idx: truth(element_at(idx)), "bool", e.loc, into)
+        if f in ("mean", "var", "std"):
+            count = const(1)
+            for d in shape:
+                count = mul(count, d)
+            total = self.accumulate("+", shape, lambda idx: convert(element_at(idx), dtype),
+                                    dtype, e.loc, into)
+            mean = self.assign_to(binop("/", total, convert(count, dtype), dtype), into)
+            if f == "mean":
+                return mean
+            dev = lambda idx: binop("-", convert(element_at(idx), dtype), mean, dtype)
+            squares = self.accumulate("+", shape, lambda idx: binop("*", dev(idx), dev(idx)),
+                                      dtype, e.loc, into)
+            ddof = e.keywords.get("ddof", const(0))
+            ddof = self.scalar(ddof) if into is None else ddof
+            var = self.assign_to(binop("/", squares, binop("-", convert(count, dtype),
+                                                           convert(ddof, dtype), dtype)),
+                                 into)
+            return var if f == "var" else self.assign_to(call("np.sqrt", [var], dtype), into)
+        if f in ("min", "max", "argmin", "argmax"):
+            return self.extremum(f, shape, element_at, src, dtype, e, into)
+        raise self.error(f"np.{f}() is not supported here", e)
+
+    def assign_to(self, value, into):
+        t = self.temp("r", Scalar(value.type.dtype))
+        (self.pre if into is None else into).append(ir.Assign(t, value, (0, 0)))
+        return t
+
+    def accumulate(self, op, shape, element_at, dtype, loc, into=None):
+        """A local holding `op` over the elements (a prange reduction outside a prange)."""
+        identity = {"+": 0, "*": 1, "|": False, "&": True}[op]
+        acc = self.temp("r", Scalar(dtype))
+        out = self.pre if into is None else into
+        out.append(ir.Assign(acc, convert(const(identity, "bool" if op in "|&" else "int64"),
+                                          dtype), loc))
+        out += self.nest(shape, lambda idx: [ir.Assign(acc, binop(op, acc, element_at(idx),
+                                                                  dtype), loc)])
+        return acc
+
+    def extremum(self, f, shape, element_at, src, dtype, e, into):
+        """min/max (NaN wins, as in NumPy) or argmin/argmax (the first extreme, C order) of a
+        non-empty set of elements; ValueError for an empty one."""
+        out = self.pre if into is None else into
+        count = const(1)
+        for d in shape:
+            count = mul(count, d)
+        op = "min" if f in ("min", "argmin") else "max"
+        message = (f"attempt to get {f} of an empty sequence" if f.startswith("arg") else
+                   f"zero-size array to reduction operation {'minimum' if op == 'min' else 'maximum'}"
+                   " which has no identity")
+        if into is None:
+            self.check(compare("==", count, const(0)), message)
+        else:
+            into.append(Check(compare("==", count, const(0)), message, "ValueError"))
+        first = element_at([const(0)] * len(shape))
+        best = self.temp("r", Scalar(src))
+        out.append(ir.Assign(best, first, e.loc))
+        if f in ("min", "max"):
+            if not is_float(Scalar(src)):
+                out += self.nest(shape, lambda idx: [
+                    ir.Assign(best, call(op, [best, element_at(idx)], src), e.loc)])
+                return best
+            # A nan anywhere is the result, as in NumPy: a second reduction notes one.
+            nan = self.temp("r", BOOL)
+            out.append(ir.Assign(nan, const(False, "bool"), e.loc))
+
+            def body(idx):
+                value = self.scalar_temp_in(element_at(idx), body_stmts := [])
+                return body_stmts + [
+                    ir.Assign(best, call(op, [best, value], src), e.loc),
+                    ir.Assign(nan, binop("|", nan, compare("!=", value, value), "bool"), e.loc)]
+            out += self.nest(shape, body)
+            # inf - inf: a nan that is not a constant of the IR (nan != nan in its JSON).
+            inf = const(math.inf, src)
+            out.append(ir.If(nan, [ir.Assign(best, binop("-", inf, inf), e.loc)], [], e.loc))
+            return best
+        # argmin/argmax: a sequential scan keeping the first extreme (NaN first wins).
+        where = self.temp("r", Scalar("int64"))
+        out.append(ir.Assign(where, const(0), e.loc))
+        saved, self.in_prange = self.in_prange, self.in_prange + 1
+        try:
+            def body(idx):
+                flat = const(0)
+                for k, d in enumerate(shape):
+                    flat = add(mul(flat, d), idx[k])
+                value = element_at(idx)
+                better = compare("<" if op == "min" else ">", value, best)
+                if is_float(Scalar(src)):
+                    better = either(better, ir.BoolOp("and", [compare("!=", value, value),
+                                                              compare("==", best, best)],
+                                                      (0, 0), BOOL))
+                return [ir.If(better, [ir.Assign(best, value, e.loc),
+                                       ir.Assign(where, flat, e.loc)], [], e.loc)]
+            out += self.nest(shape, body)
+        finally:
+            self.in_prange = saved
+        return where
+
+    def scalar_temp_in(self, value, stmts):
+        """`value` in a new local assigned by a statement added to `stmts`."""
+        if isinstance(value, (ir.Const, ir.Name)):
+            return value
+        t = self.temp("v", Scalar(value.type.dtype))
+        stmts.append(ir.Assign(t, value, (0, 0)))
+        return t
+
+    def call_into(self, out, e, shape, loc):
+        """Statements filling the new array `out` with the ArrayCall `e` that is not read
+        element by element: reductions along an axis, products, cumulative sums, reshapes."""
+        f = e.func
+        if f in REDUCING and "axis" not in e.keywords:      # keepdims of a whole reduction
+            result = self.reduce(dataclass_replace(e, Scalar(e.type.dtype)))
+            return [ir.Assign(self.element(out, [const(0)] * e.type.ndim), result, loc)]
+        if f in REDUCING:
+            a = e.args[0]
+            ashape = self.shape(a)
+            axis = e.keywords["axis"].value
+            if f in ("min", "max", "argmin", "argmax"):
+                self.check(compare("==", ashape[axis], const(0)),
+                           f"zero-size array to reduction operation {f} along an empty axis")
+            keep = "keepdims" in e.keywords and e.keywords["keepdims"].value
+            kept = [d for k, d in enumerate(ashape) if k != axis]
+
+            def body(idx):
+                stmts = []
+                full = lambda j: list(idx[:axis]) + [j[0]] + list(idx[axis:])
+                saved = self.in_prange
+                self.in_prange += 1
+                try:
+                    result = self.reduction(f, a, [ashape[axis]],
+                                            dataclass_replace(e, Scalar(e.type.dtype)),
+                                            lambda j: self.element(a, full(j)), stmts)
+                finally:
+                    self.in_prange = saved
+                target = list(idx[:axis]) + [const(0)] + list(idx[axis:]) if keep else idx
+                stmts.append(ir.Assign(self.element(out, target), result, loc))
+                return stmts
+            return self.nest(kept, body)
+        if f in ("dot", "matmul"):
+            return self.product_into(out, e, loc)
+        if f in ("cumsum",):
+            a = e.args[0]
+            dtype = e.type.dtype
+            acc = self.temp("r", Scalar(dtype))
+            saved = self.in_prange
+            self.in_prange += 1
+            try:
+                loop = self.nest(shape, lambda idx: [
+                    ir.Assign(acc, binop("+", acc, convert(self.element(a, idx), dtype)), loc),
+                    ir.Assign(self.element(out, idx), acc, loc)])
+            finally:
+                self.in_prange = saved
+            return [ir.Assign(acc, convert(const(0), dtype), loc)] + loop
+        if f in ("ravel", "copy_ravel", "reshape"):
+            a = e.args[0]
+            return self.nest(shape, lambda idx: [ir.Assign(self.element(out, idx),
+                                                           self.flat_element(a, idx[0]), loc)])
+        raise self.error(f"np.{f}() is not supported here", e)
+
+    def product_into(self, out, e, loc):
+        """`out = a @ b` (matrix-vector, vector-matrix or matrix-matrix): a nest over the
+        result with an inner loop over the shared dimension."""
+        dtype = e.type.dtype
+        library = dtype in ("float32", "float64") and not self.in_prange and all(
+            x.type.dtype == dtype for x in e.args)
+        # The BLAS needs the operands as arrays: names (a view costs nothing).
+        a, b = (self.materialize(x) if library or not self.readable(x) else x for x in e.args)
+        sa, sb = self.shape(a), self.shape(b)
+        inner_a, inner_b = sa[-1], sb[0]
+        if not same(inner_a, inner_b):
+            self.check(compare("!=", inner_a, inner_b),
+                       f"np.{e.func}(): shapes not aligned (the inner dimensions differ)")
+        rows = sa[:-1]
+        cols = sb[1:]
+
+        def body(idx):
+            i, j = list(idx[:len(rows)]), list(idx[len(rows):])
+            saved = self.in_prange
+            self.in_prange += 1
+            try:
+                stmts = []
+                acc = self.accumulate("+", [inner_a], lambda k: binop(
+                    "*", convert(self.element(a, i + [k[0]]), dtype),
+                    convert(self.element(b, [k[0]] + j), dtype), dtype), dtype, loc, stmts)
+            finally:
+                self.in_prange = saved
+            return stmts + [ir.Assign(self.element(out, idx), acc, loc)]
+        nest = self.nest(rows + cols, body)
+        if library:
+            nest[0].blas = [out, a, b]
+        return nest

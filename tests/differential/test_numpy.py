@@ -63,6 +63,7 @@ CASES = {
     "matmul large enough for the BLAS": lambda: (rand(40, 50), rand(50, 30)),
     "matmul BLAS of views": lambda: (rand(80, 50)[::2], rand(30, 50).T),
     "gemv large enough for the BLAS": lambda: (rand(60, 300), rand(300), rand(60)),
+    "matmul32": lambda: (rand(50, 40, dtype=np.float32), rand(40, 60, dtype=np.float32)),
     "gemv": lambda: (rand(6, 7), rand(7), rand(6)),
     "dots": lambda: (rand(7), rand(7)),
     "outer": lambda: (rand(7), rand(7)),
@@ -96,7 +97,8 @@ def test_every_function_has_a_case(numpy_exprs_kernels):
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_construct(numpy_exprs_kernels, case):
-    numpy_exprs_kernels.check(case.split()[0], *CASES[case](), rtol=TOL)
+    rtol = 1e-4 if "32" in case else TOL     # a float32 product sums in another order
+    numpy_exprs_kernels.check(case.split()[0], *CASES[case](), rtol=rtol)
 
 
 @SETTINGS
@@ -141,3 +143,16 @@ def test_broadcasting_by_rank_and_new_axes(numpy_exprs_kernels, x, y):
     a = np.add.outer(y, x)
     numpy_exprs_kernels.check("row_broadcast", a, x, rtol=TOL)
     numpy_exprs_kernels.check("masked_pair", x, x[::-1].copy(), rtol=TOL)
+
+
+@settings(max_examples=15, deadline=None)
+@given(arrays(np.float64, 2, min_side=33, max_side=48), arrays(np.float64, 2, min_side=33,
+                                                                max_side=48),
+       arrays(np.float32, 2, min_side=33, max_side=40))
+def test_blas_products_any_layout(numpy_exprs_kernels, a, b, c):
+    """Products large enough for the BLAS, in every layout (a transposed operand is the BLAS's
+    'T'; one without a unit stride, or with a negative one, runs the loops)."""
+    k = min(a.shape[1], b.shape[0])
+    numpy_exprs_kernels.check("matmul", a[:, :k], b[:k], rtol=1e-9)
+    numpy_exprs_kernels.check("gemv", a, a[0].copy(), a[:, 0].copy(), rtol=1e-9)
+    numpy_exprs_kernels.check("matmul32", c, c.T, rtol=1e-4)

@@ -396,3 +396,9 @@ def overlap_through_views(c, a):
     c += t
     v = a[1:]
     v[:] = a[:-1] * 2.0
+
+
+@unpython.gpu
+@unpython.type(S2, S2, S2)
+def matmul32(a, b):
+    return a @ b

@@ -658,6 +658,9 @@ class ArrayLowering(ReductionLowering):
         n = e.type.ndim
         values = [self.broadcast_element(o, idx, n) for o in operands]
         if isinstance(e, ir.BinOp):
+            if e.op == "**" and _is_two(e.right):
+                # NumPy's array power squares for the exponent 2 (np.square): one product.
+                return binop("*", values[0], values[0], e.type.dtype)
             return ir.BinOp(e.op, values[0], values[1], e.loc, Scalar(e.type.dtype))
         if isinstance(e, ir.UnaryOp):
             return ir.UnaryOp(e.op, values[0], e.loc, Scalar(e.type.dtype))
@@ -963,6 +966,13 @@ def _user_index(view, k):
             return not isinstance(index, ir.Slice)
         d += 1
     return False
+
+
+def _is_two(e):
+    """The literal 2 (or 2.0), also as converted by typeinfer."""
+    while isinstance(e, ir.Cast):
+        e = e.value
+    return isinstance(e, ir.Const) and not isinstance(e.value, bool) and e.value == 2
 
 
 def _is_expr(x):

@@ -156,3 +156,19 @@ def test_blas_products_any_layout(numpy_exprs_kernels, a, b, c):
     numpy_exprs_kernels.check("matmul", a[:, :k], b[:k], rtol=1e-9)
     numpy_exprs_kernels.check("gemv", a, a[0].copy(), a[:, 0].copy(), rtol=1e-9)
     numpy_exprs_kernels.check("matmul32", c, c.T, rtol=1e-4)
+
+
+def test_the_blas_call_leaves_numpy_threads_as_they_were(numpy_exprs_kernels):
+    """unpy's product sets the BLAS NumPy ships to one thread per OpenMP thread for its own
+    call only: NumPy's later products keep their thread count."""
+    import ctypes
+    import glob
+    import os
+    libs = glob.glob(os.path.join(os.path.dirname(np.__file__), "..", "numpy.libs",
+                                  "libscipy_openblas64_*.so*"))
+    if not libs:
+        pytest.fail("NumPy ships no scipy-openblas here: the BLAS path is not tested")
+    count = ctypes.CDLL(libs[0]).scipy_openblas_get_num_threads64_
+    before = count()
+    numpy_exprs_kernels.check("matmul", rand(64, 64), rand(64, 64), rtol=1e-9)
+    assert count() == before

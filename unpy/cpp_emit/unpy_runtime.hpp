@@ -321,20 +321,25 @@ bool blas_matmul(const Array<T, NO>& out, const Array<T, NA>& a, const Array<T, 
         return false;
     const int64_t ldc = n;           // out: C-ordered m x n (a vector is one row or column)
     const bool rows = m >= n;        // the threads split the longer side of the result
+    // In OpenBLAS's pthreads build the "local" count is the process's: set once before the
+    // region and given back after it (restored by each thread, the restores raced and left
+    // NumPy's own products on one thread); where it is per thread, each thread sets its own.
+    const int before = blas.local_threads(1);
     #pragma omp parallel
     {
         const int64_t parts = omp_get_num_threads(), me = omp_get_thread_num();
         const int64_t len = rows ? m : n, lo = len * me / parts, hi = len * (me + 1) / parts;
+        const int mine = blas.local_threads(1);
         if (hi > lo) {
-            const int before = blas.local_threads(1);
             const T* ap = a.data + (rows ? lo * (ta ? 1 : lda) : 0);
             const T* bp = b.data + (rows ? 0 : lo * (tb ? ldb : 1));
             T* cp = out.data + (rows ? lo * ldc : lo);
             gemm<T>(blas, ta, tb, rows ? hi - lo : m, rows ? n : hi - lo, k, ap, lda, bp, ldb,
                     cp, ldc);
-            blas.local_threads(before);
         }
+        blas.local_threads(mine);
     }
+    blas.local_threads(before);
     return true;
 }
 

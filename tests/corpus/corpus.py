@@ -30,7 +30,6 @@ import ast
 import contextlib
 import fcntl
 import hashlib
-import importlib.util
 import os
 import re
 import sys
@@ -81,7 +80,7 @@ class Kernel:
     def interpreted(self):
         """The module run by the interpreter (the reference)."""
         if self._module is None:
-            self._module = _load(f"corpus_{self.name}", self.path)
+            self._module = diffcheck._load(f"corpus_{self.name}", self.path)
         return self._module
 
     def arguments(self) -> tuple:
@@ -110,14 +109,6 @@ def _function_name(path: Path, source: str) -> str:
                 isinstance(t, ast.Name) and t.id == "FUNCTION" for t in node.targets):
             return ast.literal_eval(node.value)
     raise ValueError(f"{path}: no FUNCTION = '<name of the function to call>'")
-
-
-def _load(module_name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module      # explain() finds a compiled module by its name
-    spec.loader.exec_module(module)
-    return module
 
 
 # -- compiling --------------------------------------------------------------------------------
@@ -308,7 +299,7 @@ def build_failure(e: Exception) -> str:
 
 
 def load_compiled(so: Path, module: str = MODULE):
-    return _load(module, so)
+    return diffcheck._load(module, so)
 
 
 # -- running ----------------------------------------------------------------------------------

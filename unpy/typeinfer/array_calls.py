@@ -119,9 +119,8 @@ def type_array_call(infer, e: ir.ArrayCall):
     if f in ("arange", "linspace", "eye", "identity"):
         return sequence(infer, e)
     if f == "fill":
-        a = array_arg(infer, e)
-        v = infer.expr(e.args[1])
-        e.args[1] = v
+        array_arg(infer, e)
+        e.args[1] = infer.expr(e.args[1])
         e.type = None
         return e
     raise infer.error(f"np.{f}() is not supported in compiled code", e)

@@ -115,24 +115,25 @@ class TypeInference:
         if isinstance(value, ir.TupleValue) and isinstance(expected, TupleType):
             s.value = self.converted_items(value, expected)
             return s
-        why = conversion_loses(value.type, expected, _const_value(value))
-        if why:
-            raise self.error(f"cannot return {value.type} as {expected}: {why}", s.value)
-        s.value = value if isinstance(expected, (Array, TupleType)) else cast(value, expected)
+        s.value = self.converted(value, expected, f"cannot return {value.type} as {expected}")
         return s
+
+    def converted(self, value, t, what):
+        """`value` given to something of type `t` (a return, a parameter): converted, or the
+        compile error `what: why not`."""
+        why = conversion_loses(value.type, t, _const_value(value))
+        if why:
+            raise self.error(f"{what}: {why}", value)
+        return value if isinstance(t, (Array, TupleType)) else cast(value, t)
 
     def converted_items(self, value, expected):
         """`(a, b)` returned as the declared tuple type: each item converted as a return."""
         if len(value.items) != len(expected.items):
             raise self.error(f"this returns {len(value.items)} values; the declared type "
                              f"{expected} has {len(expected.items)}", value)
-        items = []
-        for item, t in zip(value.items, expected.items):
-            why = conversion_loses(item.type, t, _const_value(item))
-            if why:
-                raise self.error(f"cannot return {item.type} as {t}: {why}", item)
-            items.append(item if isinstance(t, Array) else cast(item, t))
-        value.items, value.type = items, expected
+        value.items = [self.converted(item, t, f"cannot return {item.type} as {t}")
+                       for item, t in zip(value.items, expected.items)]
+        value.type = expected
         return value
 
     def expr_TupleValue(self, e):
@@ -373,18 +374,14 @@ class TypeInference:
         if not isinstance(arr.type, Array):
             shown = f"'{arr.id}'" if isinstance(arr, ir.Name) else "this value"
             raise self.error(f"{shown} is {arr.type}, not an array; it cannot be indexed", e)
-        whole = [i for i in e.indices if not isinstance(i, (ir.Slice, ir.NewAxis))]
-        if len(whole) != len(e.indices) or len(e.indices) != arr.type.ndim or \
-                not isinstance(arr, ir.Name) or any(
-                    isinstance(self.expr(i).type, Array) for i in whole):
+        e.indices = [i if isinstance(i, (ir.Slice, ir.NewAxis)) else self.expr(i)
+                     for i in e.indices]
+        # One element: a scalar index per dimension of an array variable; else a view.
+        if len(e.indices) != arr.type.ndim or not isinstance(arr, ir.Name) or any(
+                not isinstance(i.type, Scalar) for i in e.indices):
             return self.view(e, arr)
-        if len(e.indices) != arr.type.ndim:
-            raise self.error(f"'{arr.id}' has {arr.type.ndim} dimension(s) but is indexed with "
-                             f"{len(e.indices)}; compiled code reads one element, with one "
-                             "index per dimension", e)
         indices = []
         for index in e.indices:
-            index = self.expr(index)
             if not is_int(index.type):
                 raise self.error(f"array indices must be integers, got {index.type}", index)
             indices.append(cast(index, INT64))
@@ -409,8 +406,7 @@ class TypeInference:
                 indices.append(index)
             elif isinstance(index, ir.NewAxis):
                 indices.append(index)
-            else:
-                index = self.expr(index)
+            else:                            # typed by expr_Subscript
                 if isinstance(index.type, Array):
                     if index.type.dtype == "bool" and len(e.indices) == 1 and \
                             index.type.ndim == arr.type.ndim:
@@ -546,14 +542,9 @@ class TypeInference:
         params, ret = self.signatures[e.func]
         if len(e.args) != len(params):
             raise self.error(f"{e.func}() takes {len(params)} argument(s), got {len(e.args)}", e)
-        args = []
-        for arg, p in zip(e.args, params):
-            arg = self.expr(arg)
-            why = conversion_loses(arg.type, p, _const_value(arg))
-            if why:
-                raise self.error(f"argument of {e.func}(): {why}", arg)
-            args.append(arg if isinstance(p, Array) else cast(arg, p))
-        e.args, e.type = args, ret
+        e.args = [self.converted(self.expr(arg), p, f"argument of {e.func}()")
+                  for arg, p in zip(e.args, params)]
+        e.type = ret
         return e
 
     def expr_ArrayCall(self, e):

@@ -26,6 +26,8 @@ the nests' reductions as written ones.
 """
 from __future__ import annotations
 
+import contextlib
+
 from unpy import ir
 from unpy.ir import Array, Scalar, format_expr
 from unpy.typeinfer.build_ir import (ALLOCATING, BOOL, ELEMENT_CALLS, FUNCTIONS, REDUCING,
@@ -320,11 +322,10 @@ class ArrayLowering(ReductionLowering):
                                       [self.dim(base, k) for k in range(n)][::-1],
                                       [const(1)] * n, e.loc, e.type)
             flipped = {"flip": range(n), "flipud": [0], "fliplr": [1]}[e.func]
-            offsets = [sub(self.dim(base, k), const(1)) if k in flipped else const(0)
-                       for k in range(n)]
-            offsets = [self.scalar_temp("n", binop("*", ir.Cast(
-                compare(">", self.dim(base, k), const(0)), (0, 0), INT64), o, "int64"))
-                if k in flipped else o for k, o in enumerate(offsets)]
+            # A flipped dimension starts at its last element (at 0 when it has none).
+            offsets = [self.scalar_temp("n", call("max", [sub(self.dim(base, k), const(1)),
+                                                          const(0)], "int64"))
+                       if k in flipped else const(0) for k in range(n)]
             return ir.StridedView(base, offsets, list(range(n)),
                                   [self.dim(base, k) for k in range(n)],
                                   [const(-1) if k in flipped else const(1) for k in range(n)],
@@ -731,10 +732,10 @@ class ArrayLowering(ReductionLowering):
         key = ("arange", id(e))
         if key not in self.memo:
             args = [self.scalar(a) for a in e.args]
-            start, stop, step = ([const(0)] + args + [const(1)])[:3] if len(args) == 1 else \
-                (args + [const(1)])[:3]
             if len(args) == 1:
                 start, stop, step = const(0), args[0], const(1)
+            else:
+                start, stop, step = (args + [const(1)])[:3]
             ints = all(a.type.dtype[0] in "iub" for a in (start, stop, step))
             if ints:
                 start, stop, step = (self.scalar_temp("s", convert(x, "int64"))
@@ -783,7 +784,7 @@ class ArrayLowering(ReductionLowering):
 
     # --- nests --------------------------------------------------------------------------------
 
-    def nest(self, shape, body_of, reductions=False):
+    def nest(self, shape, body_of):
         """A loop nest over `shape` (prange levels outside a prange, else range) whose body
         is `body_of(index expressions)`."""
         loops = []
@@ -822,8 +823,9 @@ class ArrayLowering(ReductionLowering):
         shape = self.shape(target)
         if isinstance(value.type, Array):
             self.check_fits(value, shape)
-            reads = self.element_reads(value, len(shape))
-            written = self.element(target, self.probe(len(shape)))
+            probe = [name(f"__probe{k}", PY_INT) for k in range(len(shape))]
+            reads = self.element_reads(value, probe)
+            written = self.element(target, probe)
             # What the value needs whole (a product, a reduction) is computed before the
             # nest; an element it reads of the written memory at another index than the one
             # written (or through another name: a view) needs a copy first, as NumPy makes.
@@ -836,12 +838,7 @@ class ArrayLowering(ReductionLowering):
                 value = self.scalar_temp("v", value)
 
         def body(idx):
-            element = value
-            if isinstance(value.type, Array):
-                units = self.units_of(value)
-                shift = len(idx) - value.type.ndim
-                element = self.element(value, [const(0) if k in units else idx[k + shift]
-                                               for k in range(value.type.ndim)])
+            element = self.broadcast_element(value, idx, len(idx))
             assign = [ir.Assign(self.element(target, idx), convert(element, target.type.dtype),
                                 loc)]
             if mask is not None:
@@ -887,19 +884,29 @@ class ArrayLowering(ReductionLowering):
             self.check(compare("!=", length, shape[k + shift]),
                        "could not broadcast the assigned value into the target's shape")
 
-    def probe(self, n):
-        return [name(f"__probe{k}", PY_INT) for k in range(n)]
-
-    def element_reads(self, value, n):
-        """The array elements read by `value`'s element at a probe index."""
-        probe = self.probe(value.type.ndim)
-        saved = self.pre, self.memo, self.views, self.counter, dict(self.new_locals)
+    def element_reads(self, value, probe):
+        """The array elements `value`'s element at the index `probe` (of the target, which
+        the value broadcasts to) reads. Only looked at: what building it made is forgotten."""
+        saved = (self.pre, self.memo, self.views, self.counter, dict(self.new_locals),
+                 self.hoisted, set(self.varying))
         self.pre, self.memo, self.views = list(self.pre), dict(self.memo), dict(self.views)
+        self.hoisted = list(self.hoisted)
         try:
-            element = self.element(value, probe)
+            element = self.broadcast_element(value, probe, len(probe))
         finally:
-            self.pre, self.memo, self.views, self.counter, self.new_locals = saved
+            (self.pre, self.memo, self.views, self.counter, self.new_locals, self.hoisted,
+             self.varying) = saved
         return [x for x in walk_exprs(element) if isinstance(x, ir.Subscript)]
+
+    @contextlib.contextmanager
+    def sequential(self):
+        """The loops made meanwhile are sequential: a scan, or the loop inside an element of a
+        nest (reductions along an axis, products)."""
+        self.in_prange += 1
+        try:
+            yield
+        finally:
+            self.in_prange -= 1
 
 
 def unit_slice(s) -> bool:

@@ -128,8 +128,9 @@ class ReductionLowering:
             out.append(ir.Assign(nan, const(False, "bool"), e.loc))
 
             def body(idx):
-                value = self.scalar_temp_in(element_at(idx), body_stmts := [])
-                return body_stmts + [
+                stmts = []
+                value = self.scalar_temp_in(element_at(idx), stmts)
+                return stmts + [
                     ir.Assign(best, call(op, [best, value], src), e.loc),
                     ir.Assign(nan, binop("|", nan, compare("!=", value, value), "bool"), e.loc)]
             out += self.nest(shape, body)
@@ -140,8 +141,7 @@ class ReductionLowering:
         # argmin/argmax: a sequential scan keeping the first extreme (NaN first wins).
         where = self.temp("r", Scalar("int64"))
         out.append(ir.Assign(where, const(0), e.loc))
-        saved, self.in_prange = self.in_prange, self.in_prange + 1
-        try:
+        with self.sequential():
             def body(idx):
                 flat = const(0)
                 for k, d in enumerate(shape):
@@ -155,8 +155,6 @@ class ReductionLowering:
                 return [ir.If(better, [ir.Assign(best, value, e.loc),
                                        ir.Assign(where, flat, e.loc)], [], e.loc)]
             out += self.nest(shape, body)
-        finally:
-            self.in_prange = saved
         return where
 
     def scalar_temp_in(self, value, stmts):
@@ -187,14 +185,10 @@ class ReductionLowering:
             def body(idx):
                 stmts = []
                 full = lambda j: list(idx[:axis]) + [j[0]] + list(idx[axis:])
-                saved = self.in_prange
-                self.in_prange += 1
-                try:
+                with self.sequential():
                     result = self.reduction(f, a, [ashape[axis]],
                                             dataclass_replace(e, Scalar(e.type.dtype)),
                                             lambda j: self.element(a, full(j)), stmts)
-                finally:
-                    self.in_prange = saved
                 target = list(idx[:axis]) + [const(0)] + list(idx[axis:]) if keep else idx
                 stmts.append(ir.Assign(self.element(out, target), result, loc))
                 return stmts
@@ -205,14 +199,10 @@ class ReductionLowering:
             a = e.args[0]
             dtype = e.type.dtype
             acc = self.temp("r", Scalar(dtype))
-            saved = self.in_prange
-            self.in_prange += 1
-            try:
+            with self.sequential():
                 loop = self.nest(shape, lambda idx: [
                     ir.Assign(acc, binop("+", acc, convert(self.element(a, idx), dtype)), loc),
                     ir.Assign(self.element(out, idx), acc, loc)])
-            finally:
-                self.in_prange = saved
             return [ir.Assign(acc, convert(const(0), dtype), loc)] + loop
         if f in ("ravel", "copy_ravel", "reshape"):
             a = e.args[0]
@@ -238,15 +228,11 @@ class ReductionLowering:
 
         def body(idx):
             i, j = list(idx[:len(rows)]), list(idx[len(rows):])
-            saved = self.in_prange
-            self.in_prange += 1
-            try:
-                stmts = []
+            stmts = []
+            with self.sequential():
                 acc = self.accumulate("+", [inner_a], lambda k: binop(
                     "*", convert(self.element(a, i + [k[0]]), dtype),
                     convert(self.element(b, [k[0]] + j), dtype), dtype), dtype, loc, stmts)
-            finally:
-                self.in_prange = saved
             return stmts + [ir.Assign(self.element(out, idx), acc, loc)]
         nest = self.nest(rows + cols, body)
         if library:

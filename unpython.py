@@ -21,7 +21,10 @@ def _bind(f):
 
 
 def type(*types):
-    """`@unpython.type(T1, ..., Tn, R)`: parameter types, then the return type (None: none)."""
+    """`@unpython.type(T1, ..., Tn, R)`: parameter types, then the return type (None: none).
+    Given more than once, or with a list of such tuples (`@unpython.type([(T1, R), (U1, S)])`),
+    the function is compiled for each signature, and a call takes the first signature whose
+    types are the arguments' own, else the first that takes them converted."""
     return _bind
 
 

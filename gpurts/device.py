@@ -47,6 +47,10 @@ class Device:
         self.is_gpu = device_kind(cl_device) == "gpu"
         self.has_fp64 = ("cl_khr_fp64" in cl_device.extensions.split()
                          or bool(cl_device.double_fp_config))
+        # Whether float32 `/` and sqrt can be built correctly rounded (OpenCL allows 2.5 and 3
+        # ulp otherwise): -cl-fp32-correctly-rounded-divide-sqrt (jitgpu.offload.build_options).
+        self.fp32_correctly_rounded = bool(
+            cl_device.single_fp_config & cl.device_fp_config.CORRECTLY_ROUNDED_DIVIDE_SQRT)
         self.global_mem_size = cl_device.global_mem_size
         self.max_alloc = cl_device.max_mem_alloc_size
         self.max_work_group_size = cl_device.max_work_group_size

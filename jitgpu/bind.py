@@ -135,6 +135,9 @@ class KernelNest:
     # The factor unroll_inner unrolls innermost loops by (None: its own fit; 1: none), set by
     # the first call's search for one-level nests.
     unroll_factor: Optional[int] = None
+    # The module was built with --fastmath: the printer lets the OpenCL compiler contract
+    # `a * b + c` (else `FP_CONTRACT OFF`, rounding as the CPU path does).
+    fastmath: bool = False
 
     def replace(self, **changes) -> "KernelNest":
         return dataclasses.replace(self, **changes)
@@ -187,6 +190,7 @@ def _short(e) -> str:
 
 
 BUFFER_DTYPE = {"bool": "uint8"}    # bool arrays are bytes on the device
+DOUBLE = ("float64", "complex128")  # the dtypes that need cl_khr_fp64
 
 
 def check_supported(instance: NestInstance, fp64: bool) -> None:
@@ -194,7 +198,7 @@ def check_supported(instance: NestInstance, fp64: bool) -> None:
     nest = instance.nest
     for e in walk_exprs(nest.loop):
         t = e.type
-        if isinstance(t, (Scalar, Array)) and t.dtype == "float64" and not fp64:
+        if isinstance(t, (Scalar, Array)) and t.dtype in DOUBLE and not fp64:
             raise NotOffloadable("the device has no float64 support (cl_khr_fp64)")
         if isinstance(e, ir.CallCompiled):
             raise NotOffloadable(f"the nest calls compiled function {e.func}(), which the "
@@ -208,7 +212,7 @@ def check_supported(instance: NestInstance, fp64: bool) -> None:
         if isinstance(s, ir.Return):
             raise NotOffloadable("the nest contains 'return'")
     for p in nest.free:
-        if isinstance(p.type, (Scalar, Array)) and p.type.dtype == "float64" and not fp64:
+        if isinstance(p.type, (Scalar, Array)) and p.type.dtype in DOUBLE and not fp64:
             raise NotOffloadable("the device has no float64 support (cl_khr_fp64)")
 
 
@@ -340,7 +344,8 @@ class _Binder:
                           constant_space=tuple(self.limits[3:5])
                           if self.limits and len(self.limits) > 4 else (0, 0),
                           local_mem=self.limits[5] if self.limits and len(self.limits) > 5
-                          else 0)
+                          else 0,
+                          fastmath=nest.fastmath)
 
     def bind_attrs(self, exprs) -> None:
         """`a.shape[d]` and `a.size` are `long` parameters (named after the array and dim)."""

@@ -31,7 +31,8 @@ from typing import Optional
 import numpy as np
 
 from jitgpu import overlap, report, shares
-from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
+from jitgpu.nest import (DeviceFailure, NotOffloadable, Refused, instantiate, load_nest,
+                         python_name)
 from jitgpu.offload import build_part, call_key, device_facts, run_nest_on_device
 from jitgpu.plan import opt_level
 from jitgpu.split import OPENMP, NotSplit, Participant, participant_costs, share_ranges, split_plan
@@ -46,7 +47,7 @@ def device_spec(module: str, function: str) -> str:
     if spec:
         return spec
     import unpython
-    return unpython._devices.get((module, function), "")
+    return unpython._devices.get((module, python_name(module, function)), "")
 
 
 @dataclass

@@ -96,6 +96,13 @@ def load_nest(module: str, function: str, nest_id: int) -> ir.Nest:
     return _load(texts[nest_id])
 
 
+def python_name(module: str, function: str) -> str:
+    """The name Python calls compiled function `function` by: its own, unless it is one of
+    several signatures of a function (unpy/pipeline.py names each `name_sigK`)."""
+    info = getattr(sys.modules.get(module), "__unpy_functions__", {}).get(function)
+    return info["name"] if info else function
+
+
 def parallel_levels(loop: ir.For):
     """The perfectly nested outer pranges (at most 3): the NDRange dimensions. An inner level
     whose bounds use outer variables (a triangular nest) runs over its bounding box, with the

@@ -169,6 +169,16 @@ def bind_part(instance, part, values, device):
     return bind(instance, part, values, device.has_fp64, device_limits(device))
 
 
+def build_options(kernel, device) -> list:
+    """clBuildProgram's options for `kernel` on `device`: float32 `/` and sqrt correctly
+    rounded where the device can, as the CPU path and the interpreter round them, unless the
+    module was built with --fastmath. Never -cl-mad-enable or -cl-fast-relaxed-math (and the
+    kernel says FP_CONTRACT OFF): the device rounds as the CPU path does, docs/gpu.md."""
+    if kernel.fastmath or not getattr(device, "fp32_correctly_rounded", False):
+        return []
+    return ["-cl-fp32-correctly-rounded-divide-sqrt"]
+
+
 def build_part(instance, part, values, device, opt, bound=None) -> tuple:
     """(KernelNest, source, BuiltKernel) of one part of a plan on `device`; `bound`: the part's
     kernel nest from `bind_part`, when the caller has it already."""
@@ -176,7 +186,7 @@ def build_part(instance, part, values, device, opt, bound=None) -> tuple:
     kernel = optimise(bound or bind_part(instance, part, values, device), opt)
     source = print_kernel(kernel)
     try:
-        built = build_kernel(device, source, kernel.name, [])
+        built = build_kernel(device, source, kernel.name, build_options(kernel, device))
     except BuildError as e:
         raise DeviceFailure(f"the OpenCL build failed: {str(e).splitlines()[0]}")
     return kernel, source, built

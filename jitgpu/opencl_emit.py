@@ -24,12 +24,15 @@ from jitgpu.nest import NotOffloadable
 from unpy import ir
 from unpy.cexpr import CExprPrinter
 from unpy.ir import Array, Scalar
+from unpy.typeinfer.array_races import update_parts
 from unpy.typeinfer.reductions import walk_stmts
 
 CL_TYPES = {"bool": "bool", "int8": "char", "int16": "short", "int32": "int", "int64": "long",
             "uint8": "uchar", "uint16": "ushort", "uint32": "uint", "uint64": "ulong",
-            "float32": "float", "float64": "double"}
+            "float32": "float", "float64": "double", "complex64": "float2",
+            "complex128": "double2"}
 BUFFER_TYPES = dict(CL_TYPES, bool="uchar")
+COMPLEX = ("complex64", "complex128")
 INT_SIZES = {"char": 1, "short": 2, "int": 4, "long": 8}
 INT_TYPES = ["char", "short", "int", "long", "uchar", "ushort", "uint", "ulong"]
 MATH = {"sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
@@ -69,10 +72,74 @@ INDEX_HELPER = ("inline long unpy_index(long i, long n, __global int* f) { if (i
                 "if (i < 0 || i >= n) { *f = 1; return 0; } return i; }")
 
 
-def _preamble(fp64: bool) -> str:
+# Complex numbers are vectors of two floats (x the real part, y the imaginary part); the
+# operators with NumPy's formulas (as unpy_runtime.hpp), the functions by their definitions in
+# real functions (the host's glibc takes more care near overflow and |z| = 1: a few ulps).
+COMPLEX_HELPERS = """
+inline T unpy_cx_mul_T(T a, T b) { return (T)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+inline T unpy_cx_div_T(T a, T b) {
+    const S abr = fabs(b.x), abi = fabs(b.y);
+    if (abr >= abi) {
+        if (abr == 0 && abi == 0) return (T)(a.x / abr, a.y / abr);
+        const S rat = b.y / b.x, scl = (S)1 / (b.x + b.y * rat);
+        return (T)((a.x + a.y * rat) * scl, (a.y - a.x * rat) * scl);
+    }
+    const S rat = b.x / b.y, scl = (S)1 / (b.y + b.x * rat);
+    return (T)((a.x * rat + a.y) * scl, (a.y * rat - a.x) * scl);
+}
+inline S unpy_cx_abs_T(T a) { return hypot(a.x, a.y); }
+inline S unpy_cx_angle_T(T a) { return atan2(a.y, a.x); }
+inline T unpy_cx_conjugate_T(T a) { return (T)(a.x, -a.y); }
+inline T unpy_cx_exp_T(T a) { const S e = exp(a.x); return (T)(e * cos(a.y), e * sin(a.y)); }
+inline T unpy_cx_log_T(T a) { return (T)(log(hypot(a.x, a.y)), atan2(a.y, a.x)); }
+inline T unpy_cx_log10_T(T a) {
+    return (T)(log10(hypot(a.x, a.y)), atan2(a.y, a.x) * (S)0.43429448190325182765); }
+inline T unpy_cx_sqrt_T(T a) {
+    if (a.x == 0 && a.y == 0) return (T)(0, a.y);
+    const S t = sqrt((fabs(a.x) + hypot(a.x, a.y)) / 2);
+    if (a.x >= 0) return (T)(t, a.y / (2 * t));
+    return (T)(fabs(a.y) / (2 * t), copysign(t, a.y));
+}
+inline T unpy_cx_sin_T(T a) { return (T)(sin(a.x) * cosh(a.y), cos(a.x) * sinh(a.y)); }
+inline T unpy_cx_cos_T(T a) { return (T)(cos(a.x) * cosh(a.y), -(sin(a.x) * sinh(a.y))); }
+inline T unpy_cx_sinh_T(T a) { return (T)(sinh(a.x) * cos(a.y), cosh(a.x) * sin(a.y)); }
+inline T unpy_cx_cosh_T(T a) { return (T)(cosh(a.x) * cos(a.y), sinh(a.x) * sin(a.y)); }
+inline T unpy_cx_tan_T(T a) { return unpy_cx_div_T(unpy_cx_sin_T(a), unpy_cx_cos_T(a)); }
+inline T unpy_cx_tanh_T(T a) { return unpy_cx_div_T(unpy_cx_sinh_T(a), unpy_cx_cosh_T(a)); }
+inline T unpy_cx_pow_T(T a, T b) {
+    if (b.x == 0 && b.y == 0) return (T)(1, 0);
+    if (a.x == 0 && a.y == 0) return b.x > 0 ? (T)(0, 0) : (T)(NAN, NAN);
+    if (b.y == 0 && b.x == trunc(b.x) && fabs(b.x) < 100) {
+        long n = (long)b.x, m = n < 0 ? -n : n;
+        if (n == 1) return a;
+        if (n == 2) return unpy_cx_mul_T(a, a);
+        if (n == 3) return unpy_cx_mul_T(a, unpy_cx_mul_T(a, a));
+        T r = (T)(1, 0), p = a;
+        for (;;) { if (m & 1) r = unpy_cx_mul_T(r, p); m >>= 1; if (!m) break; p = unpy_cx_mul_T(p, p); }
+        return n < 0 ? unpy_cx_div_T((T)(1, 0), r) : r;
+    }
+    return unpy_cx_exp_T(unpy_cx_mul_T(b, unpy_cx_log_T(a)));
+}
+"""
+COMPLEX_OPERATORS = {"*": "mul", "/": "div", "**": "pow"}
+
+
+def _complex_helpers(types) -> str:
+    """COMPLEX_HELPERS for each complex OpenCL type in `types` (float2, double2)."""
+    return "".join(COMPLEX_HELPERS.replace("_T(", f"_{t}(").replace("T", t).replace(
+        "S", t[:-1]) for t in types)
+
+
+def _preamble(fp64: bool, fastmath: bool = False, int64_atomics: bool = False) -> str:
     lines = []
+    if not fastmath:
+        # OpenCL C contracts `a * b + c` into an FMA by default: the CPU path (-ffp-contract=off)
+        # and the interpreter round twice, and escape-time kernels amplify the difference.
+        lines.append("#pragma OPENCL FP_CONTRACT OFF")
     if fp64:
         lines.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
+    if int64_atomics:
+        lines.append("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable")
     lines.append(INDEX_HELPER)
     for t in INT_TYPES:
         signed = not t.startswith("u")
@@ -159,6 +226,7 @@ class KernelEmitter(CExprPrinter):
                               if isinstance(s, LaneCombine)]
         self.lines = []
         self.depth = 1
+        self.int64_atomics = False      # an atomic update of a 64-bit element was printed
 
     def out(self, text):
         self.lines.append("    " * self.depth + text)
@@ -192,6 +260,8 @@ class KernelEmitter(CExprPrinter):
         if unrolled:
             active = self.copies_active(unrolled)
         for var, op, dtype in kn.reductions:
+            if dtype in COMPLEX and op != "+":
+                raise NotOffloadable(f"a complex reduction by {op} is not supported on the GPU")
             self.out(f"{CL_TYPES[dtype]} {cl_name(var)} = {self.identity(op, dtype)};")
         if self.tiles or self.lane_combines:
             self.tiled_body(active, unrolled)
@@ -207,8 +277,12 @@ class KernelEmitter(CExprPrinter):
             self.out("} while (0);")
         if kn.reductions:
             self.reduction_epilogue(kn.reductions)
-        return (_preamble(kn.fp64) + f"\n__kernel void {kn.name}(" + ",\n        ".join(params)
-                + ")\n{\n" + "\n".join(self.lines) + "\n}\n")
+        body = "\n".join(self.lines)
+        complex_types = [t for t in ("float2", "double2") if f"_{t}(" in body]
+        return (_preamble(kn.fp64, kn.fastmath, self.int64_atomics)
+                + _complex_helpers(complex_types)
+                + f"\n__kernel void {kn.name}(" + ",\n        ".join(params)
+                + ")\n{\n" + body + "\n}\n")
 
     def level_dim(self, k) -> int:
         """The OpenCL dimension of NDRange level k: the innermost level is dimension 0, or 1
@@ -363,7 +437,9 @@ class KernelEmitter(CExprPrinter):
         self.depth -= 1
 
     def stmt(self, s):
-        if isinstance(s, ir.Assign):
+        if isinstance(s, ir.Assign) and s.atomic:
+            self.atomic_update(s)
+        elif isinstance(s, ir.Assign):
             if isinstance(s.target, ir.Subscript):
                 self.out(f"{self.subscript(s.target)} = {self.expr(s.value)};")
             else:
@@ -400,6 +476,42 @@ class KernelEmitter(CExprPrinter):
             self.lane_combine(s)
         else:
             raise NotOffloadable(f"statement {type(s).__name__} is not supported on the GPU")
+
+    def atomic_update(self, s):
+        """An update that other work-items may make to the same element
+        (typeinfer/array_races.py): OpenCL's atomic functions for 32-bit integers and for the
+        sums of 64-bit ones (cl_khr_int64_base_atomics), else a compare-and-swap loop on the
+        element's bits (floats, `*`, 64-bit min/max/bitwise) computing the value as the CPU
+        path does."""
+        op, operand, first = update_parts(s)
+        dtype = s.target.type.dtype
+        t = CL_TYPES[dtype]
+        bits = ATOMIC_BITS.get(t)
+        if bits is None:
+            raise NotOffloadable(f"an atomic update of {dtype} elements is not supported on "
+                                 "the GPU")
+        element, value = f"&{self.subscript(s.target)}", self.expr(operand)
+        wide = bits in ("long", "ulong")
+        self.int64_atomics |= wide
+        native = ATOMIC_FUNCTIONS.get(op)
+        if native and bits == t and (not wide or op in ("+", "-")):
+            self.out(f"{'atom' if wide else 'atomic'}_{native}({element}, {value});")
+            return
+        args = ("unpy_x", "unpy_v") if first else ("unpy_v", "unpy_x")
+        new = (self.min_max(op, *args, dtype) if op in ("min", "max")
+               else self.arith(op, *args, dtype))
+        as_t, as_bits = (f"as_{t}", f"as_{bits}") if bits != t else ("", "")
+        self.out("{")
+        self.out(f"    volatile __global {bits}* unpy_p = (volatile __global {bits}*){element};")
+        self.out(f"    const {t} unpy_v = {value};")
+        self.out(f"    {bits} unpy_seen, unpy_old = *unpy_p;")
+        self.out("    do {")
+        self.out("        unpy_seen = unpy_old;")
+        self.out(f"        const {t} unpy_x = {as_t}(unpy_seen);")
+        self.out(f"        unpy_old = {'atom' if wide else 'atomic'}_cmpxchg(unpy_p, unpy_seen, "
+                 f"{as_bits}({new}));")
+        self.out("    } while (unpy_old != unpy_seen);")
+        self.out("}")
 
     def for_loop(self, s):
         # Same semantics as the CPU path: bounds evaluated once, the variable set per iteration.
@@ -442,7 +554,23 @@ class KernelEmitter(CExprPrinter):
         return "INFINITY" if value > 0 else "(-INFINITY)"
 
     def convert(self, text, dtype):
+        if dtype in COMPLEX:                # from the other complex type (vectors convert so)
+            return f"convert_{CL_TYPES[dtype]}({text})"
         return f"(({CL_TYPES[dtype]}){text})"
+
+    def complex_value(self, re, im, dtype):
+        return f"(({CL_TYPES[dtype]})({re}, {im}))"
+
+    def complex_operation(self, func, args, dtype):
+        a = args[0]
+        if func == "==":
+            return f"(all(({a}) == ({args[1]})))"
+        if func == "!=":
+            return f"(any(({a}) != ({args[1]})))"
+        if func in ("real", "imag"):
+            return f"({a}).{'x' if func == 'real' else 'y'}"
+        name = COMPLEX_OPERATORS.get(func, func)
+        return f"unpy_cx_{name}_{CL_TYPES[dtype]}({', '.join(args)})"
 
     def arith(self, op, a, b, dtype):
         return _arith(op, a, b, CL_TYPES[dtype])
@@ -710,6 +838,13 @@ class KernelEmitter(CExprPrinter):
         return _AccessId(aid)
 
 
+# Atomic updates (KernelEmitter.atomic_update): the integer type whose compare-and-swap serves
+# each element type, and OpenCL's atomic function of each operator where it has one (for int
+# and uint; for long and ulong only add and sub, which cl_khr_int64_base_atomics has).
+ATOMIC_BITS = {"int": "int", "uint": "uint", "long": "long", "ulong": "ulong", "float": "uint",
+               "double": "ulong"}
+ATOMIC_FUNCTIONS = {"+": "add", "-": "sub", "&": "and", "|": "or", "^": "xor", "min": "min",
+                    "max": "max"}
 CL_HELPERS = {"//": "floordiv", "%": "mod", "**": "pow", "<<": "shl", ">>": "shr",
               "/": "int_truediv"}     # the kernel's functions of _preamble
 

@@ -143,12 +143,16 @@ class FunctionReport:
     # Copies per array of the last call that used the device: {name: (copy-ins, copy-outs)},
     # delayed copy-backs at the end of the call or at a host access included.
     transfers: dict = field(default_factory=dict)
+    # Of a function with several signatures: the one reported (the one Python called last).
+    signature: str = ""
 
     def __str__(self):
         if not self.compiled:
             return f"{self.function}: not compiled (runs in the Python interpreter)"
         kind = "@gpu function" if self.gpu else "function"
         lines = [f"{self.function}: compiled {kind}, {len(self.nests)} prange nest(s)"]
+        if self.signature:
+            lines[0] += f", signature {self.signature} (the one Python called last)"
         lines += ["  " + n.describe(self.source).replace("\n", "\n  ") for n in self.nests]
         if self.transfers:
             copies = sorted(self.transfers.items())
@@ -171,22 +175,28 @@ def explain(f, source: bool = False) -> FunctionReport:
     plan and OpenCL source (also in `report.nests[k].plan` / `.source` either way)."""
     name = getattr(f, "__name__", repr(f))
     module = sys.modules.get(getattr(f, "__module__", None) or "")
-    info = getattr(module, "__unpy_functions__", {}).get(name)
+    functions = getattr(module, "__unpy_functions__", {})
+    # Its compiled functions: one, or one per signature (their own names, its Python name).
+    own = [k for k, info in functions.items() if info["name"] == name]
     # The module's own code may have rebound the name to the Python function (UNPY_DISABLE=1).
-    if info is None or getattr(module, "__unpy_compiled__", {}).get(name) is not f:
+    if not own or getattr(module, "__unpy_compiled__", {}).get(name) is not f:
         return FunctionReport(name, False, False, [])
+    # Of several, the one Python called last (the module's dispatcher notes it).
+    function = module.__unpy_called_last__()[name] if len(own) > 1 else own[0]
+    info = functions[function]
+    signature = info["signature"] if len(own) > 1 else ""
     if not info["gpu"]:
         nests = [NestReport(k, "openmp", "the function is not marked @unpython.gpu")
                  for k in range(info["nests"])]
-        return FunctionReport(name, True, False, nests, source)
-    last = _last.get((module.__name__, name), {})
+        return FunctionReport(name, True, False, nests, source, signature=signature)
+    last = _last.get((module.__name__, function), {})
     nests = [last.get(k, NestReport(k, None, "not called yet")) for k in range(info["nests"])]
-    fused = _fused_lines(module, name)
+    fused = _fused_lines(module, function)
     nests = [dataclasses.replace(n, fused=fused[k]) if fused.get(k) else n
              for k, n in enumerate(nests)]
-    log = _transfers.get((module.__name__, name))
+    log = _transfers.get((module.__name__, function))
     copies = {k: tuple(v) for k, v in log.copies.items()} if log is not None else {}
-    return FunctionReport(name, True, True, nests, source, copies)
+    return FunctionReport(name, True, True, nests, source, copies, signature)
 
 
 def _fused_lines(module, function: str) -> dict:

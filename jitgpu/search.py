@@ -387,7 +387,9 @@ def _built(device, candidate: Candidate):
     """The candidate's kernel through the device's kernel cache (a fresh kernel object, also
     on a hit); raises BuildError."""
     from gpurts import build_kernel
-    return build_kernel(device, candidate.source, candidate.kernel.name, [])
+    from jitgpu.offload import build_options
+    return build_kernel(device, candidate.source, candidate.kernel.name,
+                        build_options(candidate.kernel, device))
 
 
 class Pending:

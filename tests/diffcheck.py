@@ -24,7 +24,7 @@ REPO = TESTS.parent
 KERNELS = TESTS / "kernels"
 # Modules of tests/kernels, in the order a test worker builds them ahead of need.
 KERNEL_MODULES = ["numpy_exprs", "arith", "loops", "arrays", "prange", "mathfuncs", "checked",
-                  "python_forms"]
+                  "python_forms", "complex_numbers", "signatures"]
 BOUNDSCHECKED = {"checked"}
 
 
@@ -187,6 +187,10 @@ def assert_same(expected, got, rtol=0.0, check_dtype=True, what="result"):
         assert isinstance(got, np.ndarray), f"{what}: expected an array, got {got!r}"
         assert got.dtype == expected.dtype, f"{what}: dtype {got.dtype} != {expected.dtype}"
         assert got.shape == expected.shape, f"{what}: shape {got.shape} != {expected.shape}"
+        if expected.dtype.kind == "c":
+            assert_same(expected.real, got.real, rtol, check_dtype, f"{what} (real parts)")
+            assert_same(expected.imag, got.imag, rtol, check_dtype, f"{what} (imaginary parts)")
+            return
         if expected.dtype.kind == "f":
             ok = (np.isclose(got, expected, rtol=rtol, atol=rtol, equal_nan=True) if rtol else
                   (got == expected) & (np.signbit(got) == np.signbit(expected))
@@ -207,7 +211,10 @@ def assert_same(expected, got, rtol=0.0, check_dtype=True, what="result"):
         else:
             assert scalar_dtype(got).kind == scalar_dtype(expected).kind, (
                 f"{what}: result {got!r} is not of the kind of the interpreter's {expected!r}")
-    if scalar_dtype(expected).kind == "f" or scalar_dtype(got).kind == "f":
+    if scalar_dtype(expected).kind == "c" or scalar_dtype(got).kind == "c":
+        assert _same_float(float(expected.real), float(got.real), rtol) and _same_float(
+            float(expected.imag), float(got.imag), rtol), f"{what}: {got!r} != {expected!r}"
+    elif scalar_dtype(expected).kind == "f" or scalar_dtype(got).kind == "f":
         assert _same_float(float(expected), float(got), rtol), f"{what}: {got!r} != {expected!r}"
     else:
         assert int(got) == int(expected), f"{what}: {got!r} != {expected!r}"

@@ -47,6 +47,9 @@ def elements(dtype, finite=True):
     if dtype.kind == "f":
         return st.one_of(st.floats(-1e6, 1e6, width=8 * dtype.itemsize),
                          st.sampled_from([0.0, -0.0, -1.0, 1.0]))
+    if dtype.kind == "c":
+        return st.complex_numbers(max_magnitude=1e6, allow_nan=False, allow_infinity=False,
+                                  width=8 * dtype.itemsize)
     return hnp.from_dtype(dtype)
 
 

@@ -219,12 +219,12 @@ CASES = [
             t = 3
             return np.zeros(n, t)
         """, r"the dtype must be a literal", 4, "t)"),
-    ("complex dtype", """
+    ("string dtype", """
         @unpython.type('int64', 'int64')
         def f(n):
-            a = np.zeros(n, np.complex128)
+            a = np.zeros(n, np.str_)
             return n
-        """, r"the dtype must be a literal", 3, "np.complex128"),
+        """, r"the dtype must be a literal", 3, "np.str_"),
     # --- indexing -------------------------------------------------------------------------
     ("slice step not literal", """
         @unpython.type('ndarray[float64, 1]', 'int64', 'float64')
@@ -476,11 +476,50 @@ CASES = [
         def f(x):
             return 0
         """, r"unknown scalar type 'float65'", 2, "def"),
-    ("complex type", """
-        @unpython.type('complex128', 'int64')
+    ("object type", """
+        @unpython.type('object', 'int64')
         def f(x):
             return 0
-        """, r"type 'complex128' \(complex128\) is not supported", 2, "def"),
+        """, r"type 'object' \(object\) is not supported", 2, "def"),
+    # --- complex numbers ------------------------------------------------------------------
+    ("complex stored into floats", """
+        @unpython.type('ndarray[float64, 1]', 'complex128', 'None')
+        def f(a, z):
+            a[0] = z * 2
+        """, r"storing complex values into a float64 array would drop their imaginary part.*"
+             r"z.real", 3, "z * 2"),
+    ("complex into a float variable", """
+        @unpython.type('complex128', 'float64')
+        def f(z):
+            x = 1.0
+            x = z
+            return x
+        """, r"a complex128 value cannot be stored in float64; take its .real", 4, "x"),
+    ("complex order", """
+        @unpython.type('complex128', 'complex128', 'bool')
+        def f(a, b):
+            return a < b
+        """, r"'<' of complex numbers: they have no order.*abs\(z\)", 3, "a < b"),
+    ("math of complex", """
+        @unpython.type('complex128', 'float64')
+        def f(z):
+            return math.sqrt(z)
+        """, r"math.sqrt is not defined for complex values here", 3, "math.sqrt"),
+    ("maximum of complex", """
+        @unpython.type('ndarray[complex128, 1]', 'ndarray[complex128, 1]')
+        def f(z):
+            return np.maximum(z, 0)
+        """, r"np.maximum is not defined for complex values", 3, "np.maximum"),
+    ("max of complex array", """
+        @unpython.type('ndarray[complex128, 1]', 'complex128')
+        def f(z):
+            return z.max()
+        """, r"np.max\(\) of complex values is not supported.*np.abs\(z\)", 3, "z.max()"),
+    ("float of complex", """
+        @unpython.type('complex128', 'float64')
+        def f(z):
+            return float(z)
+        """, r"float\(\) is not defined for complex values", 3, "float(z)"),
     ("malformed array type", """
         @unpython.type('ndarray[float64]', 'int64')
         def f(a):
@@ -686,6 +725,34 @@ CASES = [
             return t
         """, r"'t' is assigned in the iterations of the prange at line 9 \(line 10\) and read "
              r"here after the loop", 7, "t\n"),
+    ("racy store to an array in prange", """
+        @unpython.type('ndarray[int64, 1]', 'ndarray[float64, 1]', 'ndarray[float64, 1]', None)
+        def f(idx, x, out):
+            for i in prange(idx.shape[0]):
+                out[idx[i]] = x[i]
+        """, r"'out\[idx\[i\]\] = \.\.\.' may write one element in two iterations of the "
+             r"prange at line 8: its index is not proved distinct per iteration, and iterations "
+             r"run in parallel\. Index the array so that each iteration writes its own elements "
+             r".*or write an update a\[e\] \+= v .*which is compiled as an atomic update", 4,
+        "out[idx[i]]"),
+    ("two stores to one element in prange", """
+        @unpython.type('ndarray[float64, 1]', None)
+        def f(a):
+            for i in prange(a.shape[0] - 1):
+                a[i] = 0.0
+                a[i + 1] = 1.0
+        """, r"'a\[i\] = \.\.\.' and 'a\[\(i \+ 1\)\] = \.\.\.' \(line 10\) may write one "
+             r"element in two iterations of the prange at line 8: their indices are not proved "
+             r"distinct", 4, "a[i] = 0.0"),
+    ("atomic updates with two operators", """
+        @unpython.type('ndarray[int64, 1]', 'ndarray[int64, 1]', None)
+        def f(idx, h):
+            for i in prange(idx.shape[0]):
+                h[idx[i]] += 1
+                h[idx[i]] *= 2
+        """, r"'h' is updated with \+ at line 9 and with \* here, in the prange at line 8; "
+             r"updates that several iterations may make to one element are atomic, and must "
+             r"use one operator", 5, "h[idx[i]] *= 2"),
 ]
 
 BITWISE_FLOAT = ("""

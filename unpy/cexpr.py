@@ -21,6 +21,15 @@ from unpy import ir
 HELPED_OPS = ("//", "%", "**", "<<", ">>", "/")
 # math.* functions for which CPython's math module never raises: called without a check.
 MATH_WITHOUT_ERRORS = ("atan2", "hypot", "erf", "erfc")
+# np.<func> of complex values that the runtimes compute (typeinfer's COMPLEX_FUNCTIONS less the
+# ones built from these in IR); abs, real, imag and angle give a real number.
+COMPLEX_CALLS = ("abs", "real", "imag", "conjugate", "angle", "sqrt", "exp", "log", "log10",
+                 "sin", "cos", "tan", "sinh", "cosh", "tanh")
+REAL_PART = {"complex64": "float32", "complex128": "float64"}
+
+
+def is_complex(dtype) -> bool:
+    return dtype in REAL_PART
 
 
 class CExprPrinter:
@@ -73,6 +82,16 @@ class CExprPrinter:
         """math.func (float64) with CPython's domain and range errors."""
         raise NotImplementedError
 
+    def complex_value(self, re: str, im: str, dtype: str) -> str:
+        """The complex number of `dtype` with real and imaginary parts `re`, `im` (its real
+        type's values)."""
+        raise NotImplementedError
+
+    def complex_operation(self, func: str, args: list, dtype: str) -> str:
+        """`func` of complex values of `dtype`: the operators '*', '/', '**', '==', '!=' and
+        the functions of COMPLEX_CALLS, with NumPy's formulas (see the runtimes)."""
+        raise NotImplementedError
+
     # --- shared ---------------------------------------------------------------------------
 
     def expr(self, e) -> str:
@@ -80,7 +99,24 @@ class CExprPrinter:
 
     def truth(self, e):
         text = self.expr(e)
+        if is_complex(e.type.dtype):
+            return f"(!{self.complex_operation('==', [text, self.complex_zero(e.type.dtype)], e.type.dtype)})"
         return text if e.type.dtype == "bool" else f"({text} != 0)"
+
+    def complex_literal(self, value: complex, dtype: str) -> str:
+        real = REAL_PART[dtype]
+        return self.complex_value(self.float_literal(value.real, real),
+                                  self.float_literal(value.imag, real), dtype)
+
+    def to_complex(self, text, source, dtype):
+        """A value of dtype `source` as a complex number of `dtype`."""
+        if is_complex(source):
+            return self.convert(text, dtype)
+        real = REAL_PART[dtype]
+        return self.complex_value(self.convert(text, real), self.float_literal(0.0, real), dtype)
+
+    def complex_zero(self, dtype):
+        return self.complex_literal(0j, dtype)
 
     def float_literal(self, value: float, dtype: str) -> str:
         if dtype == "float32":
@@ -92,6 +128,8 @@ class CExprPrinter:
 
     def expr_Const(self, e):
         v = e.value
+        if isinstance(v, complex) or (e.type is not None and is_complex(e.type.dtype)):
+            return self.complex_literal(complex(v), e.type.dtype if e.type else "complex128")
         if isinstance(v, bool):
             return "true" if v else "false"
         if isinstance(v, int):
@@ -100,6 +138,13 @@ class CExprPrinter:
 
     def expr_Cast(self, e):
         dtype, inner = e.type.dtype, e.value
+        source = inner.type.dtype
+        if is_complex(dtype):
+            if isinstance(inner, ir.Const) and not isinstance(inner.value, bool):
+                return self.complex_literal(complex(inner.value), dtype)
+            return self.to_complex(self.expr(inner), source, dtype)
+        if dtype == "bool" and is_complex(source):
+            return self.truth(inner)
         if isinstance(inner, ir.Const) and not isinstance(inner.value, bool):
             if dtype.startswith("float"):
                 return self.float_literal(float(inner.value), dtype)
@@ -111,6 +156,8 @@ class CExprPrinter:
 
     def expr_BinOp(self, e):
         a, b = self.expr(e.left), self.expr(e.right)
+        if is_complex(e.type.dtype) and e.op in ("*", "/", "**"):
+            return self.complex_operation(e.op, [a, b], e.type.dtype)
         if e.op in HELPED_OPS and (e.op != "/" or all(
                 ir.is_converted_integer(x) for x in (e.left, e.right))):
             return self.helper(e.op, [a, b], e.type.dtype)
@@ -125,6 +172,8 @@ class CExprPrinter:
         (op,), (right,), (types,) = e.ops, e.comparators, e.operand_types   # lowered: one pair
         ta, tb = types
         a, b = self.convert(self.expr(e.left), ta), self.convert(self.expr(right), tb)
+        if is_complex(ta):              # == or != (typeinfer refuses an order)
+            return self.complex_operation(op, [a, b], ta)
         if ta == tb or "f" in (ta[0], tb[0]) or "bool" in (ta, tb):
             return f"({a} {op} {b})"
         return self.compare_mixed_integers(op, a, b, (ta, tb))
@@ -142,10 +191,25 @@ class CExprPrinter:
     def expr_Call(self, e):
         name, out = e.func, e.type.dtype
         args = [self.expr(a) for a in e.args]
+        if name == "complex":
+            return self.complex_value(args[0], args[1], out)
+        module, _, func = name.partition(".")
+        source = e.args[0].type.dtype if e.args else None
+        if is_complex(source) and (name == "abs" or func in COMPLEX_CALLS):
+            return self.convert(self.complex_operation(
+                "abs" if name == "abs" else func, args, source), out)
+        if func in ("real", "conjugate"):               # of a real number: itself
+            return self.convert(args[0], out)
+        if func == "imag":
+            return self.convert(self.float_literal(0.0, "float64"), out)
+        if func == "angle":
+            return self.convert(self.math_function("atan2", [
+                self.convert(self.float_literal(0.0, "float64"), source), args[0]]), out)
         if name.startswith("cast:"):
-            source = e.args[0].type.dtype
             if out == "bool":
-                return f"({args[0]} != 0)"
+                return self.truth(e.args[0])
+            if is_complex(out):
+                return self.to_complex(args[0], source, out)
             if out == "int64" and source.startswith("float"):
                 return self.float_to_int(args[0], source)
             return self.convert(args[0], out)
@@ -154,7 +218,6 @@ class CExprPrinter:
             for a in args[1:]:
                 text = self.min_max(name, text, a, out)
             return text
-        module, _, func = name.partition(".")
         if name == "abs" or func == "abs":
             return self.abs_value(args[0], out)
         if module == "math":
@@ -164,6 +227,8 @@ class CExprPrinter:
                 return self.math_function(func, args)
             return self.checked_math(func, args)
         if func == "pow":
+            if is_complex(out):
+                return self.complex_operation("**", args, out)
             return self.helper("**", args, out)
         if func in ("floor", "ceil") and out[0] in "iu":
             return args[0]

@@ -299,6 +299,11 @@ class Assign:
     target: Union[Name, Subscript]
     value: Expr
     loc: tuple = (0, 0)
+    # An update of an array element that other iterations of a prange may update too: its
+    # operator ('+', '-', '*', '&', '|', '^', 'min', 'max'), the value being `element op v`
+    # (or `v op element`, `min(element, v)`, ...); both emitters make it an atomic update
+    # (typeinfer/array_races.py). '' for any other assignment.
+    atomic: str = ""
 
 
 @dataclass
@@ -408,6 +413,12 @@ class Function:
     locals: dict = field(default_factory=dict)   # name -> type (declared or inferred)
     gpu: bool = False
     loc: tuple = (0, 0)
+    # The name Python calls it by. A function with several signatures is one Function per
+    # signature, each with a `name` of its own (`f_sig1`, ...) and the same `python_name`.
+    python_name: str = ""
+
+    def __post_init__(self):
+        self.python_name = self.python_name or self.name
 
     def variable_type(self, name):
         """The type of a parameter or local variable."""
@@ -425,6 +436,7 @@ class Nest:
     nest_id: int
     loop: For
     free: list              # of Param
+    fastmath: bool = False  # built with --fastmath: the kernel may contract a * b + c (FMA)
 
 
 @dataclass
@@ -461,6 +473,8 @@ def to_data(node):
         return [to_data(x) for x in node]
     if isinstance(node, dict):
         return {k: to_data(v) for k, v in node.items()}
+    if isinstance(node, complex):
+        return {"complex": [node.real, node.imag]}
     return node
 
 
@@ -475,6 +489,8 @@ def from_data(data):
                 value = tuple(value)
             kwargs[f.name] = value
         return cls(**kwargs)
+    if isinstance(data, dict) and set(data) == {"complex"}:
+        return complex(*data["complex"])
     if isinstance(data, list):
         return [from_data(x) for x in data]
     if isinstance(data, dict):
@@ -560,7 +576,8 @@ def format_stmts(body, indent=1) -> list:
     lines = []
     for s in body:
         if isinstance(s, Assign):
-            lines.append(f"{pad}{format_expr(s.target)} = {format_expr(s.value)}")
+            lines.append(f"{pad}{format_expr(s.target)} = {format_expr(s.value)}"
+                         + (f"  # atomic {s.atomic}" if s.atomic else ""))
         elif isinstance(s, AugAssign):
             lines.append(f"{pad}{format_expr(s.target)} {s.op}= {format_expr(s.value)}")
         elif isinstance(s, For):

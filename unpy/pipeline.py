@@ -9,81 +9,121 @@ from unpy.errors import CompileError
 from unpy.frontend.discover import discover
 from unpy.frontend.lower import lower_function
 from unpy.ir import Array
+from unpy.typeinfer.array_races import check_array_writes
+from unpy.typeinfer.contract import contract_temporaries
 from unpy.typeinfer.fuse import fuse_function
 from unpy.typeinfer.infer import infer_function
 from unpy.typeinfer.lower_arrays import lower_arrays
 from unpy.typeinfer.lower_logic import lower_logic
 from unpy.typeinfer.never_negative import drop_sqrt_domain_checks
+from unpy.typeinfer.overloads import Signature
 from unpy.typeinfer.reductions import check_function
 from unpy.typeinfer.types import TypeStringError, conversion_loses, literal_type, parse_type
 
 
-def parse_signature(decorated, errors):
+def parse_signature(decorated, written, errors):
+    """(parameter types, return type) of one signature as written. Its errors point at the
+    function, or at the signature itself when the function has several."""
     fn = decorated.node
+    loc = (fn.lineno, fn.col_offset) if len(decorated.signatures) == 1 else written.loc
     try:
-        types = [parse_type(t) for t in decorated.types]
-        local_types = {k: parse_type(v) for k, v in decorated.locals.items()}
+        types = [parse_type(t) for t in written.types]
     except TypeStringError as e:
-        raise errors.error(str(e), (fn.lineno, fn.col_offset))
+        raise errors.error(str(e), loc)
     n = len(fn.args.args)
     if len(types) != n + 1:
         raise errors.error(
             f"@unpython.type for '{fn.name}' lists {len(types)} type(s); it needs one per "
-            f"parameter ({n}) and then the return type (None for no value)",
-            (fn.lineno, fn.col_offset))
+            f"parameter ({n}) and then the return type (None for no value)", loc)
     if any(t is None for t in types[:-1]):
-        raise errors.error("parameters need a type; None is only a return type",
-                           (fn.lineno, fn.col_offset))
-    if any(t is None for t in local_types.values()):
-        raise errors.error("@unpython.locals types cannot be None", (fn.lineno, fn.col_offset))
+        raise errors.error("parameters need a type; None is only a return type", loc)
     for default, t in zip(decorated.defaults, types[n - len(decorated.defaults):n]):
         why = (f"a parameter of type {t} takes no default" if isinstance(t, Array) else
                conversion_loses(literal_type(default.value), t, default.value))
         if why:
             raise errors.error(f"this default does not suit its parameter's type: {why}",
                                default.loc)
-    return types[:-1], types[-1], local_types
+    return types[:-1], types[-1]
+
+
+def parse_signatures(decorated, taken: set, errors) -> list:
+    """The function's signatures (overloads.Signature), in source order. With several, each
+    gets an ir.Function name of its own, `name_sigK`, not in `taken` (which it joins)."""
+    name = decorated.node.name
+    found = []
+    for k, written in enumerate(decorated.signatures, 1):
+        params, ret = parse_signature(decorated, written, errors)
+        for j, earlier in enumerate(found, 1):
+            if list(earlier.params) == params:
+                raise errors.error(f"signature {k} of '{name}' has the parameter types of "
+                                   f"signature {j}: a call could never choose it", written.loc)
+        own = name
+        if len(decorated.signatures) > 1:
+            own = f"{name}_sig{k}"
+            while own in taken:
+                own += "_"
+            taken.add(own)
+        found.append(Signature(own, tuple(params), ret))
+    return found
+
+
+def parse_locals(decorated, errors) -> dict:
+    fn = decorated.node
+    try:
+        local_types = {k: parse_type(v) for k, v in decorated.locals.items()}
+    except TypeStringError as e:
+        raise errors.error(str(e), (fn.lineno, fn.col_offset))
+    if any(t is None for t in local_types.values()):
+        raise errors.error("@unpython.locals types cannot be None", (fn.lineno, fn.col_offset))
+    return local_types
 
 
 def compile_to_ir(path: str, source: str) -> ir.Module:
-    """The typed IR of every decorated function of a module; raises CompileError, carrying the
-    first error of each function (the signatures first: a function's callers need its own)."""
+    """The typed IR of every decorated function of a module, one ir.Function per signature;
+    raises CompileError, carrying the first error of each function (the signatures first: a
+    function's callers need its own)."""
     module = discover(path, source)
     errors = module.errors
+    taken = {d.node.name for d in module.functions}
     signatures, local_types, found = {}, {}, []
     for d in module.functions:
         try:
-            params, ret, locs = parse_signature(d, errors)
+            signatures[d.node.name] = parse_signatures(d, taken, errors)
+            local_types[d.node.name] = parse_locals(d, errors)
         except CompileError as e:
             found.append(e)
-            continue
-        signatures[d.node.name] = (params, ret)
-        local_types[d.node.name] = locs
     if found:
         raise CompileError.of(found)
     functions = []
     for d in module.functions:
-        try:
-            functions.append(compile_function(module, d, signatures, local_types, errors))
-        except CompileError as e:
-            found.append(e)
+        own = signatures[d.node.name]
+        for signature in own:
+            try:
+                functions.append(compile_function(module, d, signature, signatures,
+                                                  local_types, errors))
+            except CompileError as e:
+                if len(own) > 1:    # which signature the function does not compile for
+                    e.message += f" (in {d.node.name}'s signature {signature})"
+                found.append(e)
+                break
     if found:
         raise CompileError.of(found)
     name = os.path.splitext(os.path.basename(path))[0]
     return ir.Module(name, path, functions)
 
 
-def compile_function(module, d, signatures, local_types, errors) -> ir.Function:
-    """One function through the passes, frontend to fusion."""
+def compile_function(module, d, signature, signatures, local_types, errors) -> ir.Function:
+    """One signature of one function through the passes, frontend to fusion."""
     fn = lower_function(module, d, set(signatures))
-    params, ret = signatures[fn.name]
-    for p, t in zip(fn.params, params):
+    fn.name = signature.name
+    for p, t in zip(fn.params, signature.params):
         p.type = t
-    fn.return_type = ret
-    fn.locals = dict(local_types[fn.name])
+    fn.return_type = signature.ret
+    fn.locals = dict(local_types[fn.python_name])
     infer_function(fn, signatures, errors)
     lower_arrays(fn, errors)
     check_function(fn, errors)
+    check_array_writes(fn, errors)
     lower_logic(fn)
     drop_sqrt_domain_checks(fn)
-    return fuse_function(fn)
+    return contract_temporaries(fuse_function(fn))

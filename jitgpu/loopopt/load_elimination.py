@@ -22,7 +22,8 @@ def load_elimination(kernel: KernelNest) -> KernelNest:
     evaluates unconditionally define a temporary (not those in the branches of `x if c else
     y`, or after the first operand of `and`/`or`): the hoisted load must be one the code
     makes anyway. Indices with a non-affine term (an IR expression) and bool elements are left
-    alone."""
+    alone, and so are atomic updates (other work-items change their element: the update reads
+    it in memory) and what follows them."""
     table = dict(kernel.accesses)
     taken = ({n for n, _ in kernel.types} | {p for p, _ in kernel.privates}
              | {p.name for p in kernel.free} | {v.var for v in kernel.loops})
@@ -58,14 +59,14 @@ class _State:
     def block(self, stmts):
         counts = {}
         for s in stmts:
-            if isinstance(s, ir.Assign):
+            if isinstance(s, ir.Assign) and not s.atomic:
                 for e in _unconditional_loads(s):
                     k = self.key(e)
                     if k is not None:
                         counts[k] = counts.get(k, 0) + 1
         avail, out = {}, []
         for s in stmts:
-            if isinstance(s, ir.Assign):
+            if isinstance(s, ir.Assign) and not s.atomic:
                 out += self.statement(s, avail, counts)
             elif isinstance(s, (ir.For, ir.While)):
                 out.append(dataclasses.replace(s, body=self.block(s.body)))

@@ -34,7 +34,8 @@ LOCAL_BUDGET = 44 * 1024
 DEFAULT_LOCAL_MEM = 32 * 1024       # OpenCL's minimum CL_DEVICE_LOCAL_MEM_SIZE
 VECTOR_BYTES = 16                   # vector reads of a column's rows: float4, double2 (0: none)
 ITEMSIZE = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4,
-            "float32": 4}
+            "float32": 4, "complex64": 8, "complex128": 16}
+VECTOR_READ = {"int32", "uint32", "float32", "int64", "uint64", "float64"}   # kinds of vector reads
 
 
 def local_tiles(kernel: KernelNest, columns: int | None = None) -> KernelNest:
@@ -247,7 +248,7 @@ class _Tiles:
             t = by_name[x.tile]
             width = VECTOR_BYTES // ITEMSIZE.get(t.dtype, 8)
             # A strided level's copies (register_tiles) are a local size apart, not a vector.
-            if (ITEMSIZE.get(t.dtype, 8) >= 4 and not t.strided and t.factor % width == 0
+            if (t.dtype in VECTOR_READ and not t.strided and t.factor % width == 0
                     and t.stride % width == 0):
                 groups.setdefault((x.tile, x.copy // width), {})[x.copy] = x
         lanes, reads = {}, []

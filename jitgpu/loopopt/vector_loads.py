@@ -32,7 +32,7 @@ def vector_loads(kernel: KernelNest) -> KernelNest:
     elements the code reads anyway, never past the end of a buffer), no statement of the block
     (nested ones included) stores into the buffer, and no variable of the indices is assigned
     in the block but the copies' `k__u = k + c` (each assigned once, k never). Indices with a
-    non-affine (checked) term and bool elements are left alone; a mirrored buffer's index
+    non-affine (checked) term and bool and complex elements are left alone; a mirrored buffer's index
     expressions (whole-view groups) compare by their text, their variables not assigned in
     the block. Where lane 0's element index is a
     multiple of W (offset and every coefficient at this part) in a buffer of the element's
@@ -126,8 +126,9 @@ class _State:
     def place(self, e, alias, assigned):
         """(key, position) of load `e` by value, or None where it cannot be a lane."""
         index = self.table.get(e.aid) if isinstance(e, ArrayAccess) else None
-        if index is None or e.type.dtype == "bool" or any(t.bound is not None
-                                                            for t in index.terms):
+        # bool elements are bytes on the device; complex ones are vectors already.
+        if index is None or e.type.dtype in ("bool", "complex64", "complex128") or any(
+                t.bound is not None for t in index.terms):
             return None
         if self.structures and (len(e.indices) < 2 or not isinstance(e.indices[-1], ir.Const)):
             return None

@@ -14,7 +14,7 @@ import irtools
 
 def types_of(body):
     module = discover("/virtual/m.py", irtools.source(body))
-    return [(d.types, d.locals) for d in module.functions]
+    return [(d.signatures[0].types, d.locals) for d in module.functions]
 
 
 def test_aliases_and_their_concatenations():

@@ -33,16 +33,18 @@ def test_decorated_functions_in_source_order():
             def method(self, n):
                 return n
         """))
-    found = [(d.node.name, d.types, d.locals, d.gpu) for d in module.functions]
-    assert found == [("second", ["int64", "int64"], {}, False),
-                     ("first", ["ndarray[float64, 1]", None], {"t": "float32"}, True)]
+    found = [(d.node.name, [w.types for w in d.signatures], d.locals, d.gpu)
+             for d in module.functions]
+    assert found == [("second", [["int64", "int64"]], {}, False),
+                     ("first", [["ndarray[float64, 1]", None]], {"t": "float32"}, True)]
 
 
 def test_aliased_unpython_and_gpu_with_options():
     module = discover("/virtual/m.py", "import unpython as up\n\n@up.gpu(tile=4)\n"
                       "@up.type('int64', 'None')\ndef f(n):\n    pass\n")
     (d,) = module.functions
-    assert d.node.name == "f" and d.gpu and d.types == ["int64", "None"]
+    assert d.node.name == "f" and d.gpu
+    assert [w.types for w in d.signatures] == [["int64", "None"]]
 
 
 def test_other_decorators_are_not_compiled():

@@ -58,6 +58,18 @@ def numpy_gpu(tmp_path_factory) -> GpuPair:
 
 
 @pytest.fixture(scope="session")
+def complex_gpu(tmp_path_factory) -> GpuPair:
+    """tests/kernels/complex_numbers.py, compiled and interpreted."""
+    return _pair("complex_numbers", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def signatures_gpu(tmp_path_factory) -> GpuPair:
+    """tests/kernels/signatures.py, compiled and interpreted."""
+    return _pair("signatures", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
 def res(tmp_path_factory) -> GpuPair:
     """tests/jitgpu/resident_kernels.py, compiled and interpreted."""
     return _pair("resident_kernels", tmp_path_factory)

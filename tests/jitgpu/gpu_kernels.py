@@ -516,8 +516,10 @@ def gather(x, idx, out):
 @unpython.gpu
 @unpython.type('ndarray[float64,1]', 'ndarray[int64,1]', 'ndarray[float64,1]', None)
 def scatter(x, idx, out):
+    # An update: the compiler cannot know that idx holds distinct indices (a plain store
+    # `out[idx[i]] = ...` is refused as a race), so it is atomic.
     for i in prange(idx.shape[0]):
-        out[idx[i]] = x[i] + 1.0
+        out[idx[i]] += x[i] + 1.0
 
 
 @unpython.gpu

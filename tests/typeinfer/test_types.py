@@ -12,13 +12,14 @@ from unpy.typeinfer.types import (TypeStringError, conversion_loses, materialize
     ("single", Scalar("float32")), ("int", Scalar("int64")), (" int32 ", Scalar("int32")),
     ("uint8", Scalar("uint8")), ("bool", Scalar("bool")), ("intc", Scalar("int32")),
     ("ndarray[float64, 2]", Array("float64", 2)), ("ndarray [double, 2]", Array("float64", 2)),
-    ("ndarray[ int16 ,3 ]", Array("int16", 3)), (None, None), ("None", None)])
+    ("ndarray[ int16 ,3 ]", Array("int16", 3)), ("complex", Scalar("complex128")),
+    ("ndarray[complex64, 2]", Array("complex64", 2)), (None, None), ("None", None)])
 def test_parse_type(text, expected):
     assert parse_type(text) == expected
 
 
 @pytest.mark.parametrize("text, message", [
-    ("float65", "unknown scalar type"), ("complex128", "is not supported"),
+    ("float65", "unknown scalar type"), ("object", "is not supported"),
     ("str", "is not supported"), ("ndarray[float64]", "cannot read array type"),
     ("ndarray[float64, 0]", "at least one dimension"), ("ndarray[float64, 2", "cannot read"),
     ("ndarray[object, 1]", "is not supported")])

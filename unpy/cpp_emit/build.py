@@ -132,7 +132,7 @@ def load(path: str):
 def generate(path: str, options: BuildOptions):
     """(typed IR module, C++ text) for a Python file; raises CompileError."""
     _, source, module = load(path)
-    return module, emit_module(module, source, options.boundscheck)
+    return module, emit_module(module, source, options.boundscheck, options.fastmath)
 
 
 def build(path: str, out_dir: str | None = None, options: BuildOptions | None = None,
@@ -151,11 +151,11 @@ def build(path: str, out_dir: str | None = None, options: BuildOptions | None = 
     cached = cache_dir() / key / out.name
     cpp = ""
     if emit_cpp or not cached.exists():
-        cpp = emit_module(module, source, options.boundscheck)
+        cpp = emit_module(module, source, options.boundscheck, options.fastmath)
     if emit_cpp:
         out.parent.mkdir(parents=True, exist_ok=True)
         (out.parent / f"{name}.cpp").write_text(cpp)
-    functions = [f.name for f in module.functions]
+    functions = list(dict.fromkeys(f.python_name for f in module.functions))
     if cached.exists():
         up_to_date = _same_file_content(cached, out)
         if not up_to_date:

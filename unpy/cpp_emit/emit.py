@@ -11,11 +11,13 @@ import math
 from unpy import ir
 from unpy.cexpr import MATH_WITHOUT_ERRORS, CExprPrinter
 from unpy.ir import Array
+from unpy.typeinfer.array_races import update_parts
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 
 CTYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
           "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t",
-          "uint64": "uint64_t", "float32": "float", "float64": "double"}
+          "uint64": "uint64_t", "float32": "float", "float64": "double",
+          "complex64": "std::complex<float>", "complex128": "std::complex<double>"}
 SMALL_INTS = {"int8", "int16", "uint8", "uint16", "bool"}
 CXX_RESERVED = {
     "alignas", "alignof", "asm", "auto", "bool", "case", "catch", "char", "class", "const",
@@ -38,6 +40,14 @@ MATH_CXX = {"sqrt": "std::sqrt", "exp": "std::exp", "log": "std::log", "log10": 
             "log2": "std::log2", "exp2": "std::exp2", "cbrt": "std::cbrt", "rint": "std::rint",
             "trunc": "std::trunc", "copysign": "std::copysign", "erf": "std::erf",
             "erfc": "std::erfc", "gamma": "std::tgamma", "lgamma": "std::lgamma"}
+# Complex operations: the runtime's NumPy formulas for the operators, std:: (glibc's, as NumPy
+# calls them) for the functions.
+COMPLEX_CXX = {"*": "unpy::complex_multiply", "/": "unpy::complex_divide",
+               "**": "unpy::complex_power", "abs": "std::abs", "real": "std::real",
+               "imag": "std::imag", "conjugate": "std::conj", "angle": "std::arg",
+               "sqrt": "std::sqrt", "exp": "std::exp", "log": "std::log", "log10": "std::log10",
+               "sin": "std::sin", "cos": "std::cos", "tan": "std::tan", "sinh": "std::sinh",
+               "cosh": "std::cosh", "tanh": "std::tanh"}
 ERROR_KINDS = {"ValueError": "value", "IndexError": "index"}
 CXX_HELPERS = {"//": "floordiv", "%": "mod", "**": "power", "<<": "shift_left",
                ">>": "shift_right", "/": "int_true_divide"}     # the runtime's templates
@@ -170,7 +180,7 @@ class FunctionEmitter(CExprPrinter):
             self.call_scope()
         self.block(fn.body)
         if fn.return_type is not None:
-            self.out(f'unpy::raise(unpy::ErrorKind::value, "{fn.name}() reached its end '
+            self.out(f'unpy::raise(unpy::ErrorKind::value, "{fn.python_name}() reached its end '
                      f'without returning a value");')
             self.out("return {};")
         return head + self.lines + ["}"]
@@ -202,7 +212,9 @@ class FunctionEmitter(CExprPrinter):
             self.out("unpy::math_check(unpy_math_error);")
 
     def plain_stmt(self, s, in_parallel):
-        if isinstance(s, ir.Assign):
+        if isinstance(s, ir.Assign) and s.atomic:
+            self.atomic_update(s)
+        elif isinstance(s, ir.Assign):
             self.out(f"{self.target(s.target)} = {self.expr(s.value)};")
         elif isinstance(s, ir.For):
             if s.parallel and not in_parallel:
@@ -248,8 +260,30 @@ class FunctionEmitter(CExprPrinter):
         elif isinstance(s, ir.Raise):
             message = s.message.replace("\\", "\\\\").replace('"', '\\"')
             self.out(f'unpy::raise(unpy::ErrorKind::{ERROR_KINDS[s.kind]}, "{message}");')
+            if not in_parallel:
+                # Called inside another function's parallel loop, raise records the error
+                # (raised when that loop ends): leave the function, as the raise would.
+                self.out("return;" if self.fn.return_type is None else "return {};")
         else:
             raise TypeError(f"cannot emit {s!r}")
+
+    def atomic_update(self, s):
+        """An update that other iterations of a prange may make to the same element
+        (typeinfer/array_races.py): OpenMP's atomic construct for the arithmetic and bitwise
+        operators, else a compare-and-swap loop computing the value as Python does."""
+        op, operand, first = update_parts(s)
+        dtype = s.target.type.dtype
+        target, value = self.subscript(s.target), self.expr(operand)
+        if op in ("+", "-", "*", "&", "|", "^") and dtype != "bool":
+            self.out("#pragma omp atomic")
+            self.out(f"{target} {op}= {value};")
+            return
+        args = ("unpy_old", "unpy_v") if first else ("unpy_v", "unpy_old")
+        new = (self.min_max(op, *args, dtype) if op in ("min", "max")
+               else self.arith(op, *args, dtype))
+        t = CTYPES[dtype]
+        self.out(f"unpy::atomic_update<{t}>({target}, {value}, [](const {t} unpy_old, "
+                 f"const {t} unpy_v) {{ return {t}({new}); }});")
 
     def nested(self, body, in_parallel):
         self.depth += 1
@@ -603,6 +637,14 @@ class FunctionEmitter(CExprPrinter):
 
     def checked_math(self, func, args):
         return f"unpy::math_{func}({', '.join(args)}, {self.math_errors[-1]})"
+
+    def complex_value(self, re, im, dtype):
+        return f"{CTYPES[dtype]}({re}, {im})"
+
+    def complex_operation(self, func, args, dtype):
+        if func in ("==", "!="):
+            return f"({args[0]} {func} {args[1]})"
+        return f"{COMPLEX_CXX[func]}({', '.join(args)})"
 
     def expr_Name(self, e):
         return cname(e.id)

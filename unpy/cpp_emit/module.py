@@ -8,6 +8,7 @@ from unpy.cpp_emit.emit import (CTYPES, cname, ctype, default_literal, emit_func
                                 nest_free_variables)
 from unpy.ir import Array
 from unpy.typeinfer.reductions import outermost_pranges, walk_exprs, walk_stmts
+from unpy.typeinfer.types import literal_type
 
 
 def written_params(functions) -> dict:
@@ -69,12 +70,12 @@ def _may_be(e) -> set:
     return set()
 
 
-def gpu_nests(fn: ir.Function):
+def gpu_nests(fn: ir.Function, fastmath: bool = False):
     nests = []
     for s in walk_stmts(fn.body):
         if isinstance(s, ir.For) and s.nest_id is not None:
             free = [ir.Param(n, fn.variable_type(n)) for n in nest_free_variables(s, fn)]
-            nests.append(ir.Nest(fn.name, s.nest_id, s, free))
+            nests.append(ir.Nest(fn.name, s.nest_id, s, free, fastmath))
     return nests
 
 
@@ -96,11 +97,11 @@ def glue(fn: ir.Function, written: set) -> list:
         if isinstance(p.type, Array):
             flag = "true" if p.name in written else "false"
             lines.append(f'    auto {local} = unpy::array_arg<{CTYPES[p.type.dtype]}, '
-                         f'{p.type.ndim}>({cname(p.name)}, "{fn.name}", "{p.name}", '
+                         f'{p.type.ndim}>({cname(p.name)}, "{fn.python_name}", "{p.name}", '
                          f'"{p.type}", {flag});')
         else:
             lines.append(f'    auto {local} = unpy::scalar_arg<{CTYPES[p.type.dtype]}>('
-                         f'{cname(p.name)}, "{fn.name}", "{p.name}", "{p.type.dtype}");')
+                         f'{cname(p.name)}, "{fn.python_name}", "{p.name}", "{p.type.dtype}");')
     call = f"unpy_module::{cname(fn.name)}({', '.join(args)})"
     if fn.return_type is None:
         lines += ["    {", "        py::gil_scoped_release unpy_release;", f"        {call};",
@@ -115,7 +116,62 @@ def glue(fn: ir.Function, written: set) -> list:
     return lines
 
 
-def emit_module(module: ir.Module, source: str, boundscheck: bool = False) -> str:
+def signature_dispatcher(signatures: list, slot: int) -> list:
+    """The Python-facing function of a function with several signatures (one ir.Function
+    each, in source order): the first signature that takes the arguments' own dtypes, else the
+    first that takes them converted within their kinds (a Python float for a float32), else
+    the first that takes them converted as a single signature's glue does (a Python int for a
+    float64); unpy/typeinfer/overloads.py chooses alike for calls inside the module. Arrays are
+    never converted, so a float32 array never goes to a float64 signature. When none takes
+    them, a TypeError names the parameter where the signatures that took the most arguments
+    stop, what they expect there, what came, and every signature. The signature taken is
+    noted in `unpy_called_last[slot]` (for unpython.explain)."""
+    first = signatures[0]
+    n = len(first.params)
+    params = ", ".join(f"py::handle {cname(p.name)}" for p in first.params)
+    handles = ", ".join(cname(p.name) for p in first.params)
+    lines = []
+    for f in signatures:
+        # How many leading arguments this signature takes with conversions up to unpy_rank
+        # (unpy::scalar_rank).
+        lines.append(f"static int unpy_fit_{f.name}({params}, int unpy_rank) {{")
+        for k, p in enumerate(f.params):
+            t = CTYPES[p.type.dtype]
+            takes = (f"unpy::array_takes<{t}, {p.type.ndim}>({cname(p.name)})"
+                     if isinstance(p.type, Array) else
+                     f"unpy::scalar_rank<{t}>({cname(p.name)}) <= unpy_rank")
+            lines.append(f"    if (!({takes})) return {k};")
+        lines += [f"    return {n};", "}", ""]
+    lines += [f"static py::object py_{first.python_name}({params}) {{",
+              "    for (int unpy_rank = 0; unpy_rank <= 2; ++unpy_rank) {"]
+    for f in signatures:
+        lines += [f"        if (unpy_fit_{f.name}({handles}, unpy_rank) == {n}) {{",
+                  f'            unpy_called_last[{slot}] = "{f.name}";',
+                  f"            return py_{f.name}({handles});", "        }"]
+    names = ", ".join(f'"{p.name}"' for p in first.params)
+    types = ", ".join("{" + ", ".join(f'"{p.type}"' for p in f.params) + "}" for f in signatures)
+    fits = ", ".join(f"unpy_fit_{f.name}({handles}, 2)" for f in signatures)
+    lines += ["    }", f'    unpy::no_signature("{first.python_name}", {{{names}}}, {{{handles}}}, '
+              f'{{{types}}}, {{{fits}}});', "}"]
+    return lines
+
+
+def by_python_name(functions) -> dict:
+    """Python name -> its ir.Functions (one per signature), in source order."""
+    found = {}
+    for f in functions:
+        found.setdefault(f.python_name, []).append(f)
+    return found
+
+
+def python_default(p: ir.Param) -> str:
+    """The default of a parameter of a function with several signatures, as the Python value
+    written (an int stays an int), which then chooses the signature as a given value would."""
+    return default_literal(ir.Param(p.name, literal_type(p.default), p.default))
+
+
+def emit_module(module: ir.Module, source: str, boundscheck: bool = False,
+                fastmath: bool = False) -> str:
     signatures = {f.name: f for f in module.functions}
     written = written_params(module.functions)
     out = [f"// Generated by unpy from {module.path}. Do not edit.",
@@ -132,21 +188,41 @@ def emit_module(module: ir.Module, source: str, boundscheck: bool = False) -> st
     out.append("")
     for f in module.functions:
         out += glue(f, written[f.name]) + [""]
+    visible = by_python_name(module.functions)
+    several = [overloads for overloads in visible.values() if len(overloads) > 1]
+    if several:
+        # Of each function with several signatures, the one Python called last.
+        out += ["static const char* unpy_called_last[] = {" +
+                ", ".join(f'"{overloads[0].name}"' for overloads in several) + "};", ""]
+    for slot, overloads in enumerate(several):
+        out += signature_dispatcher(overloads, slot) + [""]
     out.append("static void unpy_locate() {}")
     out.append("")
     out.append(f"PYBIND11_MODULE({module.name}, m) {{")
     out.append("    unpy::register_errors();")
-    for f in module.functions:
+    for name, overloads in visible.items():
+        default = default_literal if len(overloads) == 1 else python_default
         arg_names = "".join(f', py::arg("{p.name}")' + (
-            "" if p.default is None else f" = {default_literal(p)}") for p in f.params)
-        doc = f"{f.name}({', '.join(f'{p.name}: {p.type}' for p in f.params)}) -> " \
-              f"{f.return_type}: compiled by unpy"
-        out.append(f'    m.def("{f.name}", &py_{f.name}{arg_names}, "{doc}");')
+            "" if p.default is None else f" = {default(p)}") for p in overloads[0].params)
+        doc = "; ".join(f"{name}({', '.join(f'{p.name}: {p.type}' for p in f.params)}) -> "
+                        f"{f.return_type}" for f in overloads) + ": compiled by unpy"
+        out.append(f'    m.def("{name}", &py_{name}{arg_names}, "{doc}");')
+    if several:
+        out += ['    m.def("__unpy_called_last__", []() {', "        py::dict called;"]
+        out += [f'        called["{overloads[0].python_name}"] = unpy_called_last[{slot}];'
+                for slot, overloads in enumerate(several)]
+        out += ["        return called;", '    }, "function -> the name of its signature '
+                'called last (see jitgpu/report.py)");']
     out.append("    py::dict functions, nests;")
     for f in module.functions:
-        fn_nests = gpu_nests(f)
+        # Keyed by the ir.Function's name, which the GPU hook gives (jitgpu/report.py finds
+        # a function's signatures by their Python name).
+        fn_nests = gpu_nests(f, fastmath)
+        signature = f"({', '.join(str(p.type) for p in f.params)}) -> {f.return_type}"
         out.append(f'    functions["{f.name}"] = py::dict(py::arg("gpu") = {str(f.gpu).lower()}, '
-                   f'py::arg("nests") = {len(list(outermost_pranges(f.body)))});')
+                   f'py::arg("nests") = {len(list(outermost_pranges(f.body)))}, '
+                   f'py::arg("name") = "{f.python_name}", '
+                   f'py::arg("signature") = "{signature}");')
         if fn_nests:
             out.append(f'    nests["{f.name}"] = py::make_tuple(' + ", ".join(
                 raw_string(ir.to_json(n)) for n in fn_nests) + ");")
@@ -154,7 +230,7 @@ def emit_module(module: ir.Module, source: str, boundscheck: bool = False) -> st
     out.append('    m.attr("__unpy_nests__") = nests;')
     out.append("    Dl_info unpy_info;")
     out.append("    dladdr(reinterpret_cast<void*>(&unpy_locate), &unpy_info);")
-    names = ", ".join(f'"{f.name}"' for f in module.functions)
+    names = ", ".join(f'"{name}"' for name in visible)
     out.append(f"    unpy::exec_source(m, {raw_string(source)}, {raw_string(module.path)}, "
                f"unpy_info.dli_fname, {{{names}}});")
     out.append("}")

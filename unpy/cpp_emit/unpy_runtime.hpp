@@ -3,8 +3,11 @@
 #pragma once
 #include <pybind11/pybind11.h>
 #include <pybind11/numpy.h>
+#include <pybind11/complex.h>
 #include <omp.h>
+#include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -360,10 +363,21 @@ inline std::string describe(py::handle h) {
                          ", got " + describe(got) + detail);
 }
 
+template <typename T> struct is_complex : std::false_type {};
+template <typename T> struct is_complex<std::complex<T>> : std::true_type {};
+
 template <typename T>
 constexpr char dtype_kind() {
     return std::is_same<T, bool>::value ? 'b' : std::is_floating_point<T>::value ? 'f'
-           : std::is_signed<T>::value ? 'i' : 'u';
+           : is_complex<T>::value ? 'c' : std::is_signed<T>::value ? 'i' : 'u';
+}
+
+// Whether `dt` is T's dtype (in native byte order): arguments are taken as they are, never
+// converted.
+template <typename T>
+bool dtype_is(const py::dtype& dt) {
+    return dt.kind() == dtype_kind<T>() && dt.itemsize() == (py::ssize_t)sizeof(T) &&
+           dt.attr("isnative").cast<bool>();
 }
 
 template <typename T, int N>
@@ -371,10 +385,7 @@ Array<T, N> array_arg(py::handle h, const char* fn, const char* param, const cha
                       bool written) {
     if (!py::isinstance<py::array>(h)) type_error(fn, param, expected, h);
     py::array a = py::reinterpret_borrow<py::array>(h);
-    py::dtype dt = a.dtype();
-    if (a.ndim() != N || dt.kind() != dtype_kind<T>() || dt.itemsize() != (py::ssize_t)sizeof(T) ||
-        !dt.attr("isnative").cast<bool>())
-        type_error(fn, param, expected, h);
+    if (a.ndim() != N || !dtype_is<T>(a.dtype())) type_error(fn, param, expected, h);
     if (written && !a.writeable())
         throw py::value_error(std::string(fn) + "() argument '" + param +
                               "': assignment destination is read-only");
@@ -405,6 +416,15 @@ T scalar_arg(py::handle h, const char* fn, const char* param, const char* expect
     if constexpr (std::is_same<T, bool>::value) {
         if (!is_bool) type_error(fn, param, expected, h);
         return PyObject_IsTrue(o) == 1;
+    } else if constexpr (is_complex<T>::value) {
+        // Any Python or NumPy number but a bool, as NumPy's complex128(x) takes it.
+        if (is_bool || py::isinstance<py::array>(h) || PyUnicode_Check(o) ||
+            !(PyNumber_Check(o) || PyComplex_Check(o)))
+            type_error(fn, param, expected, h);
+        Py_complex v = PyComplex_AsCComplex(o);
+        if (v.real == -1.0 && PyErr_Occurred()) { PyErr_Clear(); type_error(fn, param, expected, h); }
+        return T(static_cast<typename T::value_type>(v.real),
+                 static_cast<typename T::value_type>(v.imag));
     } else if constexpr (std::is_floating_point<T>::value) {
         if (py::isinstance<py::array>(h) || PyUnicode_Check(o) || !PyNumber_Check(o) ||
             PyComplex_Check(o))
@@ -435,11 +455,90 @@ T scalar_arg(py::handle h, const char* fn, const char* param, const char* expect
     }
 }
 
+// --- functions with several signatures (unpy/cpp_emit/module.py, signature_dispatcher) -----
+
+// Whether array_arg<T, N> takes `h`.
+template <typename T, int N>
+bool array_takes(py::handle h) {
+    if (!py::isinstance<py::array>(h)) return false;
+    py::array a = py::reinterpret_borrow<py::array>(h);
+    return a.ndim() == N && dtype_is<T>(a.dtype());
+}
+
+// How a scalar parameter of type T takes `h`: 0 as it is (a NumPy scalar of T's dtype, or a
+// Python bool, int, float or complex for bool, int64, float64 or complex128, NumPy's types for
+// them), 1 converted within its kind (bool, integer, floating, complex), 2 converted otherwise
+// as scalar_arg does, 3 not at all (a value out of T's range too: another signature may take
+// it). unpy/typeinfer/overloads.py ranks the arguments of calls inside the module alike.
+template <typename T>
+int scalar_rank(py::handle h) {
+    try {
+        scalar_arg<T>(h, "", "", "");
+    } catch (const py::type_error&) {
+        return 3;
+    } catch (const Error&) {
+        return 3;
+    }
+    static PyObject* numpy_generic =
+        py::object(py::module_::import("numpy").attr("generic")).release().ptr();
+    PyObject* o = h.ptr();
+    char kind = 0;          // of h's own type
+    bool own = false;
+    if (PyBool_Check(o)) {
+        kind = 'b', own = std::is_same<T, bool>::value;
+    } else if (PyLong_Check(o)) {
+        kind = 'i', own = std::is_same<T, int64_t>::value;
+    } else if (PyFloat_Check(o)) {
+        kind = 'f', own = std::is_same<T, double>::value;
+    } else if (PyComplex_Check(o)) {
+        kind = 'c', own = std::is_same<T, std::complex<double>>::value;
+    } else if (PyObject_IsInstance(o, numpy_generic) == 1) {
+        py::dtype dt = py::reinterpret_borrow<py::object>(h).attr("dtype");
+        kind = dt.kind(), own = dtype_is<T>(dt);
+    }
+    if (own) return 0;
+    auto family = [](char k) { return k == 'u' ? 'i' : k; };   // signed or not: integers
+    return kind && family(kind) == family(dtype_kind<T>()) ? 1 : 2;
+}
+
+// No signature takes the arguments: a TypeError naming the parameter where the signatures
+// that took the most leading arguments (`taken`, one count per signature) stop, the types they
+// expect there, what came, and every signature.
+[[noreturn]] inline void no_signature(const char* fn, const std::vector<const char*>& params,
+                                      const std::vector<py::handle>& args,
+                                      const std::vector<std::vector<const char*>>& signatures,
+                                      const std::vector<int>& taken) {
+    const int stop = std::min(*std::max_element(taken.begin(), taken.end()),
+                              (int)params.size() - 1);
+    std::vector<std::string> expected;
+    for (size_t s = 0; s < signatures.size(); ++s)
+        if (taken[s] == stop &&
+            std::find(expected.begin(), expected.end(), signatures[s][stop]) == expected.end())
+            expected.push_back(signatures[s][stop]);
+    auto listed = [&](const std::function<std::string(size_t)>& type_of) {
+        std::string text = "(";
+        for (size_t k = 0; k < params.size(); ++k)
+            text += (k ? ", " : "") + std::string(params[k]) + ": " + type_of(k);
+        return text + ")";
+    };
+    std::string message = std::string(fn) + "() argument '" + params[stop] + "': expected ";
+    for (size_t k = 0; k < expected.size(); ++k)
+        message += (k ? " or " : "") + expected[k];
+    message += ", got " + describe(args[stop]) + "; no signature of " + fn + "() takes " +
+               listed([&](size_t k) { return describe(args[k]); }) + "; its signatures are ";
+    for (size_t s = 0; s < signatures.size(); ++s)
+        message += (s ? ", " : "") +
+                   listed([&](size_t k) { return std::string(signatures[s][k]); });
+    throw py::type_error(message);
+}
+
 template <typename T>
 py::object scalar_result(T v) {
     if constexpr (std::is_same<T, bool>::value) return py::bool_(v);
     else if constexpr (std::is_same<T, double>::value) return py::float_(v);
     else if constexpr (std::is_same<T, int64_t>::value) return py::int_(v);
+    else if constexpr (std::is_same<T, std::complex<double>>::value)
+        return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(v.real(), v.imag()));
     else {
         // The NumPy scalar type (np.float32, ...), looked up once; leaked like the hook.
         static PyObject* scalar_type = py::object(py::dtype::of<T>().attr("type")).release().ptr();
@@ -558,12 +657,69 @@ inline T py_min(T a, T b) { return b < a ? b : a; }   // Python's min keeps the 
 template <typename T>
 inline T py_max(T a, T b) { return b > a ? b : a; }
 
+// x = f(x, v) as one atomic update, by compare-and-swap on x's bytes: the updates of a prange
+// that OpenMP's atomic construct cannot spell as Python computes them (min, max, bool).
+template <typename T, typename F>
+inline void atomic_update(T& x, T v, F f) {
+    T old, next;
+    __atomic_load(&x, &old, __ATOMIC_RELAXED);
+    do {
+        next = f(old, v);
+    } while (!__atomic_compare_exchange(&x, &old, &next, false, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED));
+}
+
 template <typename T>
 inline T py_abs(T a) {
     if constexpr (std::is_floating_point<T>::value) return std::fabs(a);
     else if constexpr (std::is_signed<T>::value)
         return a < 0 ? static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a)) : a;
     else return a;
+}
+
+// Complex arithmetic with NumPy's formulas (npymath): the product without the C99 rescue of
+// infinities, the quotient by Smith's method, integer powers by repeated multiplication.
+template <typename T>
+inline std::complex<T> complex_multiply(std::complex<T> a, std::complex<T> b) {
+    return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+}
+
+template <typename T>
+inline std::complex<T> complex_divide(std::complex<T> a, std::complex<T> b) {
+    const T ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+    const T abs_br = std::fabs(br), abs_bi = std::fabs(bi);
+    if (abs_br >= abs_bi) {
+        if (abs_br == 0 && abs_bi == 0) return {ar / abs_br, ai / abs_br};
+        const T rat = bi / br, scl = T(1) / (br + bi * rat);
+        return {(ar + ai * rat) * scl, (ai - ar * rat) * scl};
+    }
+    const T rat = br / bi, scl = T(1) / (bi + br * rat);
+    return {(ar * rat + ai) * scl, (ai * rat - ar) * scl};
+}
+
+template <typename T>
+inline std::complex<T> complex_power(std::complex<T> a, std::complex<T> b) {
+    const T br = b.real(), bi = b.imag();
+    if (br == 0 && bi == 0) return {1, 0};
+    if (a.real() == 0 && a.imag() == 0) {
+        if (br > 0) return {0, 0};
+        return {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::quiet_NaN()};
+    }
+    if (bi == 0 && br == std::trunc(br) && std::fabs(br) < 100) {
+        int64_t n = static_cast<int64_t>(br);
+        if (n == 1) return a;
+        if (n == 2) return complex_multiply(a, a);
+        if (n == 3) return complex_multiply(a, complex_multiply(a, a));
+        std::complex<T> result(1, 0), p = a;
+        for (int64_t m = n < 0 ? -n : n; ; ) {
+            if (m & 1) result = complex_multiply(result, p);
+            m >>= 1;
+            if (!m) break;
+            p = complex_multiply(p, p);
+        }
+        return n < 0 ? complex_divide(std::complex<T>(1, 0), result) : result;
+    }
+    return std::pow(a, b);
 }
 
 // Comparisons of a signed with an unsigned integer compare the values, as NumPy does.
@@ -702,6 +858,13 @@ struct HookKey {
         std::memcpy(&bits, &v, sizeof v);
         put(type_code<T>());
         put(bits);
+    }
+
+    template <typename T>
+    void add(const std::complex<T>& v) {
+        put(int64_t(1) << 11);          // a complex number: its two parts follow
+        add(v.real());
+        add(v.imag());
     }
 };
 
@@ -1167,3 +1330,9 @@ inline void exec_source(py::module_ m, const char* source, const char* py_path, 
 }
 
 }  // namespace unpy
+
+// OpenMP reduces only arithmetic types by itself: complex sums and products are declared here.
+#pragma omp declare reduction(+ : std::complex<float>, std::complex<double> : omp_out += omp_in) \
+    initializer(omp_priv = 0)
+#pragma omp declare reduction(* : std::complex<float>, std::complex<double> : \
+    omp_out = unpy::complex_multiply(omp_out, omp_in)) initializer(omp_priv = 1)

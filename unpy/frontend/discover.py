@@ -13,10 +13,18 @@ from unpy.frontend.constants import (NOT_A_NUMBER, NotConstant, NumericConstants
 
 
 @dataclass
+class WrittenSignature:
+    """One signature as written: parameter type strings, then the return type string or None."""
+    types: list
+    loc: tuple                  # the @unpython.type(...) call, or the item of its list
+
+
+@dataclass
 class Decorated:
     """A function marked for compilation, with its annotations as written (type strings)."""
     node: gast.FunctionDef
-    types: list                 # parameter type strings, then the return type string or None
+    # Of WrittenSignature, in source order: the order in which a call tries them.
+    signatures: list = field(default_factory=list)
     locals: dict = field(default_factory=dict)
     gpu: bool = False
     defaults: list = field(default_factory=list)    # ir.Const of the last parameters' defaults
@@ -81,16 +89,42 @@ def _type_arg(node, constants: StringConstants, errors):
         raise errors.error(refusal.reason, loc_of(refusal.node))
 
 
+def _signatures(call: gast.Call, constants: StringConstants, errors) -> list:
+    """The signatures one @unpython.type gives: its arguments, or each item of a list of
+    tuples, `@unpython.type([('ndarray[float32, 1]', 'float32'), ...])`."""
+    if not (call.args and isinstance(call.args[0], gast.List)):
+        return [WrittenSignature([_type_arg(a, constants, errors) for a in call.args],
+                                 loc_of(call))]
+    listed = call.args[0]
+    if len(call.args) > 1:
+        raise errors.error("a list of signatures is the only argument of @unpython.type",
+                           loc_of(call.args[1]))
+    if not listed.elts:
+        raise errors.error("the list of signatures is empty; give at least one tuple of "
+                           "types, e.g. [('float64', 'float64')]", loc_of(listed))
+    found = []
+    for item in listed.elts:
+        if not isinstance(item, (gast.Tuple, gast.List)):
+            raise errors.error(
+                "each item of a list of signatures is a tuple of type strings: the "
+                "parameters' types, then the return type, e.g. ('ndarray[float64, 1]', "
+                "'float64')", loc_of(item))
+        found.append(WrittenSignature([_type_arg(x, constants, errors) for x in item.elts],
+                                      loc_of(item)))
+    return found
+
+
 def read_decorators(fn: gast.FunctionDef, imports, constants: StringConstants,
                     numbers: NumericConstants, errors):
-    """A `Decorated` if `fn` carries unpython.type, else None (gpu/locals alone are an error)."""
-    found = Decorated(fn, types=None)
+    """A `Decorated` if `fn` carries unpython.type, else None (gpu/locals alone are an error).
+    Each @unpython.type adds its signatures (it may be given several times)."""
+    found = Decorated(fn)
     marked = False
     for dec in fn.decorator_list:
         call = dec if isinstance(dec, gast.Call) else None
         name = qualified_name(call.func if call else dec, imports)
         if name == "unpython.type" and call:
-            found.types = [_type_arg(a, constants, errors) for a in call.args]
+            found.signatures += _signatures(call, constants, errors)
             marked = True
         elif name == "unpython.locals" and call:
             found.locals = {kw.arg: _type_arg(kw.value, constants, errors) for kw in call.keywords}
@@ -101,7 +135,7 @@ def read_decorators(fn: gast.FunctionDef, imports, constants: StringConstants,
             raise errors.error(f"unknown unpython decorator '{name}'", loc_of(dec))
     if not marked:
         return None
-    if found.types is None:
+    if not found.signatures:
         raise errors.error(f"function '{fn.name}' needs @unpython.type(...) to be compiled",
                            loc_of(fn))
     found.defaults = [_default_value(node, numbers, errors) for node in fn.args.defaults]

@@ -21,16 +21,21 @@ MATH_FUNCS = {"sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos"
               "atan2", "sinh", "cosh", "tanh", "floor", "ceil", "fabs", "pow", "hypot"}
 MATH_ONLY = {"erf", "erfc", "gamma", "lgamma"}      # math functions NumPy does not have
 NUMPY_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2",
-                 "power": "pow", "absolute": "abs", "abs": "abs"}
+                 "power": "pow", "absolute": "abs", "abs": "abs", "conj": "conjugate"}
+# cmath functions (complex in, complex out; phase gives a float).
+CMATH_FUNCS = {"sqrt", "exp", "log", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh",
+               "phase"}
 SCALAR_CASTS = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                 "uint64", "float32", "float64", "single", "double", "intc", "intp", "float_",
-                "bool_", "byte", "ubyte", "short", "ushort", "longlong", "ulonglong"}
+                "bool_", "byte", "ubyte", "short", "ushort", "longlong", "ulonglong", "complex64",
+                "complex128", "csingle", "cdouble"}
 ALLOCATORS = {"numpy.zeros": "zeros", "numpy.empty": "empty", "numpy.ones": "ones"}
 # Element-wise NumPy functions beyond the math ones (IR name 'np.<name>').
 ELEMENTWISE = {"where", "minimum", "maximum", "fmin", "fmax", "clip", "isnan", "isinf",
                "isfinite", "sign", "square", "log1p", "expm1", "log2", "exp2", "cbrt",
                "logical_and", "logical_or", "logical_not", "logical_xor", "negative", "positive",
-               "reciprocal", "degrees", "radians", "rint", "trunc", "copysign"}
+               "reciprocal", "degrees", "radians", "rint", "trunc", "copysign", "conjugate",
+               "real", "imag", "angle"}
 # NumPy functions on whole arrays (ir.ArrayCall), by NumPy name -> IR name.
 ARRAY_FUNCTIONS = {name: name for name in (
     "sum", "prod", "mean", "std", "var", "argmin", "argmax", "any", "all", "dot", "matmul",
@@ -53,6 +58,11 @@ def builtin_name(qualified: str):
         return qualified
     if qualified in ("int", "float", "bool"):
         return "cast:" + qualified          # Python's int()/float()/bool(): typeinfer knows
+    if qualified == "complex":
+        return "complex"
+    head, _, tail = qualified.rpartition(".")
+    if head == "cmath" and tail in CMATH_FUNCS:
+        return "cmath." + tail
     head, _, tail = qualified.rpartition(".")
     if head == "math" and (tail in MATH_FUNCS or tail in MATH_ONLY):
         return "math." + tail
@@ -273,7 +283,7 @@ class Lowering:
     def expr(self, e):
         loc = loc_of(e)
         if isinstance(e, gast.Constant):
-            if isinstance(e.value, bool) or isinstance(e.value, (int, float)):
+            if isinstance(e.value, (bool, int, float, complex)):
                 return ir.Const(e.value, loc)
             raise self.error(f"constants of type {type(e.value).__name__} are not supported", e)
         if isinstance(e, gast.Name):
@@ -374,6 +384,8 @@ class Lowering:
             return ir.ArrayAttr(self.array_name(e.value), e.attr, None, loc_of(e))
         if e.attr == "T" and not self.is_module(e.value):
             return ir.ArrayCall("transpose", [self.expr(e.value)], {}, loc_of(e))
+        if e.attr in ("real", "imag") and not self.is_module(e.value):
+            return ir.Call("np." + e.attr, [self.expr(e.value)], loc_of(e))
         if e.attr == "shape":
             raise self.error("use 'a.shape[k]' or unpack 'm, n = a.shape'; the shape tuple "
                              "itself is not a value", e)
@@ -418,6 +430,7 @@ class Lowering:
             if name in ARRAY_FUNCTIONS:
                 args = [self.array_call_arg(a) for a in e.args]
                 return ir.ArrayCall(ARRAY_FUNCTIONS[name], args, self.keywords(e), loc)
+            name = "conjugate" if name == "conj" else name
             if name in ELEMENTWISE:
                 if e.keywords:
                     raise self.error(f"np.{name}() takes positional arguments only in compiled "
@@ -481,6 +494,8 @@ class Lowering:
     def method(self, e):
         """`a.sum(axis=0)`, `a.copy()`, ...: the array is the first argument."""
         name = e.func.attr
+        if name in ("conj", "conjugate") and not e.args and not e.keywords:
+            return ir.Call("np.conjugate", [self.expr(e.func.value)], loc_of(e))
         if name not in ARRAY_METHODS:
             raise self.error(f"the array method '.{name}()' is not supported in compiled "
                              f"functions (supported: {', '.join(sorted(ARRAY_METHODS))})", e)
@@ -530,7 +545,7 @@ class Lowering:
             dtype = numpy.dtype(text)
         except TypeError:
             dtype = None
-        if dtype is None or dtype.kind not in "biuf":
+        if dtype is None or dtype.kind not in "biufc":
             raise self.error("the dtype must be a literal such as np.float64 or 'int32', or "
                              "'a.dtype' of an array a", node if node is not None else call)
         return dtype.name

@@ -13,6 +13,7 @@ REDUCTIONS = {"sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argm
               "all"}
 ALLOCATIONS = {"zeros", "ones", "empty"}
 LIKE = {"zeros_like": "zeros", "empty_like": "empty", "ones_like": "ones", "full_like": "full"}
+COMPLEX_REDUCTIONS = {"sum", "prod", "mean", "any", "all"}
 KEYWORDS = {name: {"axis", "keepdims"} for name in REDUCTIONS}
 KEYWORDS.update({"std": {"axis", "keepdims", "ddof"}, "var": {"axis", "keepdims", "ddof"},
                  "argmin": {"axis"}, "argmax": {"axis"}})
@@ -104,6 +105,9 @@ def type_array_call(infer, e: ir.ArrayCall):
         return e
     if f == "norm":
         a = array_arg(infer, e)
+        if np.dtype(a.type.dtype).kind == "c":
+            raise infer.error("np.linalg.norm() of complex values is not supported; write "
+                              "np.sqrt(np.sum(np.abs(z) ** 2))", e)
         check_keywords(infer, e, set())
         if len(e.args) > 1:
             raise infer.error("np.linalg.norm(x) is supported without 'ord' and 'axis' (the "
@@ -141,6 +145,10 @@ def reduction(infer, e):
             raise infer.error(f"np.{e.func}(a, axis) takes the axis once", e)
         e.keywords["axis"] = e.args.pop()
     dtype = a.type.dtype
+    if np.dtype(dtype).kind == "c" and e.func not in COMPLEX_REDUCTIONS:
+        raise infer.error(f"np.{e.func}() of complex values is not supported (NumPy orders "
+                          "complex numbers lexicographically, or gives a real result); reduce "
+                          "np.abs(z), z.real or z.imag instead", e)
     func = {"argmin": "argmin", "argmax": "argmax"}.get(e.func, e.func)
     out = numpy_result_dtype(func, dtype) if func not in ("min", "max") else dtype
     if "ddof" in e.keywords:

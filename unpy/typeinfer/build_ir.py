@@ -84,6 +84,14 @@ def is_float(t):
     return t is not None and t.dtype.startswith("float")
 
 
+def is_complex(t):
+    return t is not None and t.dtype.startswith("complex")
+
+
+def real_part(t):
+    return Scalar({"complex64": "float32", "complex128": "float64"}.get(t.dtype, t.dtype))
+
+
 def same(a, b) -> bool:
     return format_expr(a) == format_expr(b)
 
@@ -107,6 +115,12 @@ def scalar_function(func, args, dtype):
         a, lo, hi = args
         return scalar_function("minimum", [scalar_function("maximum", [a, lo], dtype), hi],
                                dtype)
+    if func in ("isnan", "isinf", "isfinite") and is_complex(args[0].type):
+        # Of a complex number: of its parts, as NumPy.
+        part = real_part(args[0].type).dtype
+        re, im = (scalar_function(func, [call(f"np.{p}", [args[0]], part)], dtype)
+                  for p in ("real", "imag"))
+        return ir.BoolOp("and" if func == "isfinite" else "or", [re, im], (0, 0), BOOL)
     if func == "isnan":
         return compare("!=", args[0], args[0]) if is_float(args[0].type) else const(False,
                                                                                     "bool")
@@ -162,14 +176,19 @@ class Check:
         self.bad, self.message, self.kind = bad, message, kind
 
 
-def assemble(items, loc):
+def assemble(items, loc, flat=False):
     """Statements from a list with Checks: each check guards what follows it, so that no
     statement after a failed check runs, even inside a parallel loop (where a raise is
-    recorded and raised when the loop ends)."""
+    recorded and raised when the loop ends). `flat`: outside any parallel loop, where a raise
+    leaves the function (the emitters return after it), a check is `if bad: raise` and the
+    statements after it follow it."""
     out = []
     for k, item in enumerate(items):
         if isinstance(item, Check):
             raise_ = ir.Raise(item.kind, item.message, loc)
+            if flat:
+                out.append(ir.If(item.bad, [raise_], [], loc))
+                continue
             out.append(ir.If(item.bad, [raise_], assemble(items[k + 1:], loc), loc))
             return out
         out.append(item)

@@ -1,14 +1,21 @@
-"""fuse: consecutive prange nests of a @gpu function with one iteration space become one nest
+"""fuse: consecutive prange nests with one iteration space become one nest
 (Helium's kernel fusion, section 4.3, without alignment: each element one nest writes is
 touched by the other nest only in the same iteration). One nest is one GPU kernel and one
 OpenMP loop.
 
-Two nests are candidates when they are consecutive statements of one block (nothing runs
-between them: no host statement), are perfectly nested pranges of the same depth with the same
-bounds at every level (the same expressions once the second's loop variables are renamed to
-the first's; expressions of scalars, shapes and the outer levels' variables only, which the
-first nest cannot change: it assigns only its own privates), and neither has a reduction, a
-break/continue of its own, a return, a call of a compiled function or an allocation.
+Two nests are candidates when they are statements of one block with nothing between them
+but host statements that may as well run before the first nest: shape checks (`if n != m:
+raise`), new arrays and scalars computed from sizes, none touching what the first nest
+assigns, where the first nest cannot raise (so that the call raises the check's error either
+way; the arrays a call writes hold unspecified values when it raises). Lowered array
+statements are such runs (unpy/typeinfer/lower_arrays.py). The nests must be perfectly nested
+pranges of the same depth with the same bounds at every level (the same expressions once the
+second's loop variables are renamed to the first's, or sizes of unassigned parameters that a
+check of the block proved equal; expressions of scalars, shapes and the outer levels'
+variables only, which the first nest cannot change: it assigns only its own privates), and
+neither has a reduction, a break/continue of its own, a return, a call of a compiled function
+or an allocation. In a @gpu function the nests are the numbered GPU nests, in the others the
+outermost pranges.
 
 Dependences. Every prange promises that its iterations are independent (SPEC section 3: what
 one iteration writes, no other iteration of that nest reads or writes, whatever the names
@@ -50,9 +57,7 @@ from unpy.typeinfer.reductions import assigned_names, escapes, walk_exprs, walk_
 
 
 def fuse_function(fn: ir.Function) -> ir.Function:
-    """`fn` with each run of fusable consecutive nests made one nest (a @gpu function only)."""
-    if not fn.gpu:
-        return fn
+    """`fn` with each run of fusable consecutive nests made one nest."""
     fn = copy.deepcopy(fn)          # the nests are numbered again in place
     fuser = _Fuser(fn)
     body = fuser.block(fn.body)
@@ -100,23 +105,67 @@ class _Fuser:
 
     def block(self, body):
         out = []
+        equal = _Equalities(self.pure_params)
         for s in body:
-            if isinstance(s, ir.For) and s.nest_id is None:
+            if isinstance(s, ir.For) and not _is_nest(s):
                 s = dataclasses.replace(s, body=self.block(s.body))
             elif isinstance(s, ir.While):
                 s = dataclasses.replace(s, body=self.block(s.body))
             elif isinstance(s, ir.If):
                 s = dataclasses.replace(s, body=self.block(s.body), orelse=self.block(s.orelse))
-            if out and _is_nest(out[-1]) and _is_nest(s):
-                fused, _ = self.pair(out[-1], s)
-                if fused is not None:
-                    out[-1] = fused
-                    self.fused += 1
-                    continue
+            if _is_nest(s):
+                k = self.movable_tail(out)
+                if k is not None:
+                    first, hosts = out[len(out) - k - 1], out[len(out) - k:]
+                    for h in hosts:
+                        equal.learn(h)
+                    fused, _ = self.pair(first, s, equal)
+                    if fused is not None:
+                        out[len(out) - k - 1:] = hosts + [fused]
+                        self.fused += 1
+                        continue
+            equal.learn(s)
             out.append(s)
         return out
 
-    def pair(self, a: ir.For, b: ir.For) -> tuple:
+    def movable_tail(self, out):
+        """k when `out` ends with a nest and k host statements that may run before that nest
+        instead (see `movable`), else None."""
+        k = 0
+        while k < len(out) and not _is_nest(out[len(out) - 1 - k]):
+            k += 1
+        if k == len(out):
+            return None
+        nest = out[len(out) - 1 - k]
+        hosts = out[len(out) - k:]
+        if hosts and not (self.quiet(nest) and all(self.movable(h, nest) for h in hosts)):
+            return None
+        return k
+
+    def quiet(self, nest) -> bool:
+        """Whether a check may run before `nest` instead of after it: the nest cannot raise,
+        so the call raises the check's error either way (what the arrays the call writes hold
+        when it raises is not specified: docs/supported.md)."""
+        return not _may_raise(nest)
+
+    def movable(self, h, nest) -> bool:
+        """A shape check (`if bad: raise`), a new array or a scalar computed from sizes, that
+        neither reads nor writes what `nest` touches."""
+        # Pure expressions read sizes and scalars: the nest changes only its own scalars.
+        assigned = set(assigned_names([nest])) | {s.var for s in walk_stmts([nest])
+                                                  if isinstance(s, ir.For)}
+        if isinstance(h, ir.If) and not h.orelse and len(h.body) == 1 and \
+                isinstance(h.body[0], ir.Raise):
+            return _pure(h.test) and not _names(h.test) & assigned
+        if isinstance(h, ir.Assign) and isinstance(h.target, ir.Name) and \
+                h.target.id not in _names_in(nest):
+            value = h.value
+            parts = value.shape if isinstance(value, ir.AllocArray) else [value]
+            return (isinstance(value, ir.AllocArray) or isinstance(value.type, ir.Scalar)) \
+                and all(_pure(d) and not _names(d) & assigned for d in parts)
+        return False
+
+    def pair(self, a: ir.For, b: ir.For, equal=None) -> tuple:
         """(the fused nest, None) or (None, why not)."""
         la, lb = chain(a), chain(b)
         if len(la) != len(lb):
@@ -140,9 +189,10 @@ class _Fuser:
         inner_a, inner_b = la[-1].body, lb[-1].body
         assigned_a = set(assigned_names(inner_a))
         assigned_b = set(assigned_names(inner_b))
+        equal = equal or _Equalities()
         for x, y in zip(la, lb):
             for ex, ey in ((x.start, y.start), (x.stop, y.stop), (x.step, y.step)):
-                if ir.format_expr(ex) != ir.format_expr(ey):
+                if not equal.same(ex, ey):
                     return None, (f"different iteration spaces: {x.var} in "
                                   f"{_range_text(x)} and {_range_text(y)}")
                 if not _stable(ex):
@@ -318,7 +368,55 @@ def _pure(e) -> bool:
 
 
 def _is_nest(s) -> bool:
-    return isinstance(s, ir.For) and s.nest_id is not None
+    """An outermost prange: a @gpu function's numbered nest, or any other function's prange
+    (the fuser does not look inside one)."""
+    return isinstance(s, ir.For) and (s.nest_id is not None or s.parallel)
+
+
+class _Equalities:
+    """Sizes a block's checks have proved equal (`if n != m: raise` passed): each size
+    stands for its class's first. Only sizes of parameters the function never assigns count
+    (no statement can change them)."""
+
+    def __init__(self, stable=()):
+        self.stable = set(stable)
+        self.root = {}
+
+    def find(self, text):
+        while text in self.root:
+            text = self.root[text]
+        return text
+
+    def learn(self, s):
+        if not (isinstance(s, ir.If) and not s.orelse and len(s.body) == 1
+                and isinstance(s.body[0], ir.Raise) and isinstance(s.test, ir.Compare)
+                and s.test.ops == ["!="]):
+            return
+        a, b = s.test.left, s.test.comparators[0]
+        if all(isinstance(x, ir.Const) or (isinstance(x, ir.ArrayAttr) and x.array.id in
+                                           self.stable) for x in (a, b)):
+            x, y = self.find(ir.format_expr(a)), self.find(ir.format_expr(b))
+            if x != y:
+                self.root[y] = x
+
+    def same(self, a, b) -> bool:
+        return self.find(ir.format_expr(a)) == self.find(ir.format_expr(b))
+
+
+# The operators and calls that may raise in compiled code (emitted through a checking helper).
+RAISING_OPS = ("//", "%", "**", "<<", ">>")
+
+
+def _may_raise(nest) -> bool:
+    for x in walk_exprs([nest]):
+        if isinstance(x, ir.BinOp) and x.type is not None and (
+                (x.op in RAISING_OPS and x.type.dtype[0] in "iu")
+                or (x.op == "/" and ir.is_converted_integer(x.left))):
+            return True
+        if isinstance(x, ir.Call) and (x.func.startswith("math.") or (
+                x.func.startswith("cast:") and x.type.dtype[0] in "iu")):
+            return True
+    return any(isinstance(s, ir.Raise) for s in walk_stmts([nest]))
 
 
 def _unfusable(nest: ir.For):

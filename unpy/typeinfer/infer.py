@@ -13,9 +13,10 @@ from unpy.ir import Array, Scalar, TupleType
 import numpy as np
 
 from unpy.typeinfer.array_calls import type_array_call
-from unpy.typeinfer.types import (BOOL, ELEMENTWISE_RULES, FLOAT64, INT64, NUMPY_MATH, PY_INT,
-                                  UFUNCS, conversion_loses, fits, is_bool, is_int, materialize,
-                                  resolve)
+from unpy.typeinfer.overloads import NoSignature, choose_signature
+from unpy.typeinfer.types import (BOOL, COMPLEX_FUNCTIONS, ELEMENTWISE_RULES, FLOAT64, INT64,
+                                  NUMPY_MATH, PY_INT, UFUNCS, real_part, conversion_loses, fits, is_bool, is_complex, is_int,
+                                  literal_type, materialize, resolve)
 
 MATH_TO_INT = {"floor", "ceil"}        # math.floor/ceil return Python ints
 
@@ -43,7 +44,7 @@ def shaped(dtype, ndim):
 class TypeInference:
     def __init__(self, fn: ir.Function, signatures: dict, errors):
         self.fn = fn
-        self.signatures = signatures    # function name -> (param types, return type)
+        self.signatures = signatures    # function name -> its overloads.Signature list
         self.errors = errors
         self.vars = {p.name: p.type for p in fn.params}
         self.defined_at = {p.name: fn.loc[0] for p in fn.params}
@@ -168,6 +169,16 @@ class TypeInference:
             target = ir.View(current, [], current.loc, current.type)
         return ir.Assign(target, cast(value, Scalar(dtype)), s.loc)
 
+    def stored(self, value, dtype):
+        """`value` converted to the dtype of the array it is stored into: NumPy casts unsafely,
+        but refuses (Python complex) or warns (NumPy complex) when a complex loses its
+        imaginary part."""
+        if is_complex(element_type(value.type)) and not is_complex(Scalar(dtype)):
+            raise self.error(f"storing complex values into a {dtype} array would drop their "
+                             "imaginary part (NumPy raises or warns); store z.real, z.imag or "
+                             "abs(z), or make the array complex", value)
+        return cast(value, Scalar(dtype))
+
     def assign(self, target, value, loc):
         if isinstance(target, ir.Subscript):
             target = self.expr(target)
@@ -178,11 +189,11 @@ class TypeInference:
                     raise self.error(f"cannot store a {value.type.ndim}-D array into a "
                                      f"{target.type.ndim}-D slice", value)
                 # NumPy converts stored values to the array's dtype (unsafe casting).
-                return ir.Assign(target, cast(value, Scalar(target.type.dtype)), loc)
+                return ir.Assign(target, self.stored(value, target.type.dtype), loc)
             if isinstance(value.type, Array):
                 raise self.error("cannot store an array into an array element", value)
             # NumPy converts a stored value to the array's dtype (as `a[i] = 2.7` does).
-            return ir.Assign(target, cast(value, target.type), loc)
+            return ir.Assign(target, self.stored(value, target.type.dtype), loc)
         name = target.id
         if value.type is None:
             raise self.error("this call returns no value", value)
@@ -221,8 +232,7 @@ class TypeInference:
         return method(e)
 
     def expr_Const(self, e):
-        dtype = {bool: "bool", int: "int64", float: "float64"}[type(e.value)]
-        e.type = Scalar(dtype, weak=True)
+        e.type = literal_type(e.value)
         return e
 
     def expr_Name(self, e):
@@ -302,6 +312,7 @@ class TypeInference:
         # Each comparison is resolved on its own pair, as Python evaluates a chain.
         pairs = []
         for op, a, b in zip(e.ops, operands, operands[1:]):
+            self.refuse_complex_order(op, a, b, e)
             resolved = resolve(UFUNCS[op], [a.type, b.type])
             if resolved is None:
                 raise self.error(f"cannot compare {a.type} with {b.type}", e)
@@ -323,6 +334,7 @@ class TypeInference:
             raise self.error("a chained comparison of arrays is ambiguous (NumPy raises); "
                              "write (a < b) & (b < c)", e)
         a, b = operands
+        self.refuse_complex_order(e.ops[0], a, b, e)
         resolved = resolve(UFUNCS[e.ops[0]], [element_type(a.type), element_type(b.type)])
         if resolved is None:
             raise self.error(f"cannot compare {a.type} with {b.type}", e)
@@ -333,6 +345,18 @@ class TypeInference:
         e.left, e.comparators, e.operand_types = a, [b], [pair]
         e.type = Array("bool", _ndim(a, b))
         return e
+
+    def refuse_complex_order(self, op, a, b, node):
+        if op not in ("==", "!=") and any(is_complex(element_type(x.type)) for x in (a, b)):
+            raise self.error(f"'{op}' of complex numbers: they have no order (Python raises; "
+                             "NumPy's lexicographic order is not supported); compare abs(z), "
+                             "z.real or z.imag", node)
+
+    def refuse_complex(self, args, what, node):
+        if any(is_complex(element_type(a.type)) for a in args):
+            raise self.error(f"{what} is not defined for complex values here; use the real "
+                             "parts (z.real, z.imag, abs(z)) or the np.* functions that take "
+                             "complex values (docs/supported.md lists them)", node)
 
     def expr_BoolOp(self, e):
         values = [self.expr(v) for v in e.values]
@@ -467,24 +491,37 @@ class TypeInference:
             if len(args) != 1:
                 raise self.error(f"{name[5:]}() takes one value", e)
             # int() and float() give Python scalars, weak in NEP 50; np.int64() etc. do not.
-            python = {"int": "int64", "float": "float64", "bool": "bool"}
+            python = {"int": "int64", "float": "float64", "bool": "bool",
+                      "complex": "complex128"}
             dtype = python.get(name[5:], name[5:])
-            e.args, e.type = args, Scalar(dtype, weak=name[5:] in ("int", "float"))
+            if not is_complex(Scalar(dtype)) and dtype != "bool":
+                self.refuse_complex(args, f"{name[5:]}()", e)
+            e.args, e.type = args, Scalar(dtype, weak=name[5:] in ("int", "float", "complex"))
             return e
+        if name == "complex":
+            return self.complex_from_parts(e, args)
         if name in ("min", "max"):
             if len(args) < 2:
                 raise self.error(f"{name}() needs two or more scalar arguments", e)
+            self.refuse_complex(args, f"{name}()", e)
             t = self.promote(args, e)
             e.args, e.type = [cast(a, t) for a in args], t
             return e
         if name == "abs":
             self.arity(e, args, 1)
             a = _bool_as_int(args[0])
-            e.args, e.type = [a], a.type
+            e.args, e.type = [a], real_part(a.type)
             return e
         module, _, func = name.partition(".")
         self.arity(e, args, 2 if func in ("atan2", "pow", "hypot") else 1)
+        if module == "cmath":
+            # cmath computes in complex double and returns a Python complex (phase: a float).
+            e.args = [cast(a, Scalar("complex128")) for a in args]
+            e.func = "np.angle" if func == "phase" else "np." + func
+            e.type = Scalar("float64" if func == "phase" else "complex128", weak=True)
+            return e
         if module == "math":
+            self.refuse_complex(args, f"math.{func}", e)
             # The math module computes in double and returns a Python float (int for floor/ceil).
             e.args = [cast(a, FLOAT64) for a in args]
             e.type = PY_INT if func in MATH_TO_INT else Scalar("float64", weak=True)
@@ -494,8 +531,25 @@ class TypeInference:
             raise self.error(f"np.{func} is not defined for {', '.join(str(a.type) for a in args)}",
                              e)
         inputs, out = resolved
+        if is_complex(out) and func not in COMPLEX_FUNCTIONS:
+            self.refuse_complex(args, f"np.{func}", e)
         e.args = [cast(a, t) for a, t in zip(args, inputs)]
         e.type = Scalar(out.dtype)
+        return e
+
+    def complex_from_parts(self, e, args):
+        """complex(x) or complex(x, y) of real numbers: a Python complex."""
+        if not 1 <= len(args) <= 2:
+            raise self.error("complex() takes the real part and, optionally, the imaginary "
+                             "part", e)
+        self.refuse_complex(args, "complex() of complex parts", e)
+        t = Scalar("complex128", weak=True)
+        e.args = [cast(a, FLOAT64) for a in args]
+        if len(args) == 1:
+            return ir.Call("cast:complex128", e.args, e.loc, t)
+        # x + y*1j, exactly: the parts are stored, not computed (y*1j would give nan parts
+        # for an infinite y).
+        e.type = t
         return e
 
     def elementwise(self, e, args):
@@ -513,7 +567,13 @@ class TypeInference:
             e.args = [cast(cond, BOOL), cast(x, t), cast(y, t)]
             e.type = shaped(t.dtype, ndim) if ndim else Scalar(t.dtype)
             return e
+        if func in ("real", "imag", "angle"):
+            t = element_type(args[0].type)
+            out = real_part(t) if func != "angle" else resolve(np.arctan2, [real_part(t)] * 2)[1]
+            e.args, e.type = args, shaped(out.dtype, ndim) if ndim else Scalar(out.dtype)
+            return e
         if func == "clip":
+            self.refuse_complex(args, "np.clip", e)
             resolved = resolve(np.minimum, [element_type(args[0].type),
                                             element_type(args[1].type)])
             t = resolve(np.minimum, [resolved[1], element_type(args[2].type)])[1]
@@ -528,6 +588,8 @@ class TypeInference:
             raise self.error(f"np.{func} is not defined for "
                              f"{', '.join(str(a.type) for a in args)}", e)
         inputs, out = resolved
+        if any(is_complex(t) for t in inputs) and func not in COMPLEX_FUNCTIONS:
+            self.refuse_complex(args, f"np.{func}", e)
         e.args = [cast(a, t) for a, t in zip(args, inputs)]
         if e.func == "abs":
             e.func = "np.abs"
@@ -539,12 +601,18 @@ class TypeInference:
             raise self.error(f"{e.func}() takes {n} argument(s), got {len(args)}", e)
 
     def expr_CallCompiled(self, e):
-        params, ret = self.signatures[e.func]
-        if len(e.args) != len(params):
-            raise self.error(f"{e.func}() takes {len(params)} argument(s), got {len(e.args)}", e)
-        e.args = [self.converted(self.expr(arg), p, f"argument of {e.func}()")
-                  for arg, p in zip(e.args, params)]
-        e.type = ret
+        signatures = self.signatures[e.func]
+        n = len(signatures[0].params)
+        if len(e.args) != n:
+            raise self.error(f"{e.func}() takes {n} argument(s), got {len(e.args)}", e)
+        args = [self.expr(arg) for arg in e.args]
+        try:
+            chosen = choose_signature(e.func, signatures, args)
+        except NoSignature as why:
+            raise self.error(str(why), e)
+        e.args = [self.converted(arg, p, f"argument of {e.func}()")
+                  for arg, p in zip(args, chosen.params)]
+        e.func, e.type = chosen.name, chosen.ret    # the chosen signature's own function
         return e
 
     def expr_ArrayCall(self, e):

@@ -50,6 +50,7 @@ class ArrayLowering(ReductionLowering):
         self.in_prange = 0
         # Statements the current statement needs first; a Check among them guards the rest.
         self.pre = []
+        self.loc = fn.loc       # the statement being lowered (its nests' location)
         self.memo = {}          # id(expression) -> its shape, ... (per statement)
         self.views = {}         # id(View) -> per index: (start, length, step) (per statement)
         self.bindings = {}      # array (or tuple) variable -> the values assigned to it
@@ -59,6 +60,11 @@ class ArrayLowering(ReductionLowering):
                 self.bindings.setdefault(s.target.id, []).append(s.value)
         self.memory = shared_memory(self.bindings)   # variable -> those it may share memory with
         self.units_known = {}   # array variable -> its dimensions known to have length 1
+        # Array variable assigned once -> its shape, as expressions of constants and of the
+        # unassigned parameters (so that nests over `d1 = a * b` and `d2 = d1 + c` have one
+        # iteration space, and shape checks between them fold away).
+        self.known_dims = {}
+        self.unassigned = {p.name for p in fn.params} - set(assigned_names(fn.body))
         # In the outermost prange being lowered: the names its iterations assign, and what is
         # computed once before it (see `invariant`).
         self.varying = set()
@@ -108,8 +114,9 @@ class ArrayLowering(ReductionLowering):
 
     def scalar_temp(self, stem, value):
         """A new local holding `value` (computed now, in `pre`)."""
-        if isinstance(value, (ir.Const, ir.Name)):
-            return value
+        if isinstance(value, (ir.Const, ir.Name)) or (
+                isinstance(value, ir.ArrayAttr) and isinstance(value.array, ir.Name)):
+            return value            # read again where used: as cheap as a local
         t = self.temp(stem, Scalar(value.type.dtype, value.type.weak and
                                    value.type.dtype == "int64"))
         if self.invariant(value):
@@ -128,13 +135,15 @@ class ArrayLowering(ReductionLowering):
         return out
 
     def stmt(self, s):
-        saved = self.pre, self.memo, self.views
-        self.pre, self.memo, self.views = [], {}, {}
+        saved = self.pre, self.memo, self.views, self.loc
+        self.pre, self.memo, self.views, self.loc = [], {}, {}, s.loc
         try:
             work = self.lower(s)
-            return assemble(self.pre + work, s.loc)
+            # Outside a prange a failed check raises at once (or returns, see the emitters),
+            # so the statements after it need no nesting, and stay consecutive for fusion.
+            return assemble(self.pre + work, s.loc, flat=not self.in_prange)
         finally:
-            self.pre, self.memo, self.views = saved
+            self.pre, self.memo, self.views, self.loc = saved
 
     def lower(self, s):
         if isinstance(s, ir.Assign):
@@ -266,6 +275,7 @@ class ArrayLowering(ReductionLowering):
             return [ir.Assign(target, self.scalar(value), loc)]
         if isinstance(value, ir.AllocArray):
             value.shape = [self.scalar(d) for d in value.shape]
+            self.know_dims(target, value.shape)
             return [ir.Assign(target, value, loc)]
         if isinstance(value, ir.IfExp):
             value.test = self.scalar(value.test)
@@ -277,6 +287,7 @@ class ArrayLowering(ReductionLowering):
             out = self.temp("a", value.type)
         # np.zeros_like & co. are an allocation only; anything else is computed into it.
         fill = ALLOCATING.get(value.func) if isinstance(value, ir.ArrayCall) else None
+        self.know_dims(target, shape)
         work = [ir.Assign(out, ir.AllocArray(fill or "empty", shape, value.type.dtype, loc,
                                              value.type), loc)]
         if fill is None:
@@ -284,6 +295,19 @@ class ArrayLowering(ReductionLowering):
         if out is not target:
             work.append(ir.Assign(target, out, loc))
         return work
+
+    def know_dims(self, target, shape):
+        """Remember the shape of a new array bound to `target`, when `target` is bound only
+        here and the shape is made of constants and unassigned parameters' shapes."""
+        if len(self.bindings.get(target.id, [])) != 1 or self.in_prange:
+            return
+        for d in shape:
+            for x in walk_exprs([d]):
+                if isinstance(x, ir.Name) and x.id not in self.unassigned:
+                    return
+                if not isinstance(x, (ir.Name, ir.Const, ir.ArrayAttr, ir.BinOp, ir.Cast)):
+                    return
+        self.known_dims[target.id] = list(shape)
 
     def as_view(self, e):
         """The StridedView (or Reshape) that `e` is, when it is one of an array variable;
@@ -427,6 +451,8 @@ class ArrayLowering(ReductionLowering):
 
     def compute_shape(self, e):
         if isinstance(e, ir.Name):
+            if e.id in self.known_dims:
+                return list(self.known_dims[e.id])
             return [self.dim(e, k) for k in range(e.type.ndim)]
         if isinstance(e, ir.View):
             base = self.materialize(e.array)
@@ -793,7 +819,7 @@ class ArrayLowering(ReductionLowering):
             var = self.temp("i", PY_INT)
             idx.append(var)
             loops.append(ir.For(var.id, const(0), d, const(1), [],
-                                parallel=not self.in_prange))
+                                parallel=not self.in_prange, loc=self.loc))
         body = assemble(body_of(idx), (0, 0))
         if not loops:
             return body

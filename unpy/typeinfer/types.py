@@ -35,13 +35,20 @@ ELEMENTWISE_RULES = {"minimum": np.minimum, "maximum": np.maximum, "fmin": np.fm
                      "logical_xor": np.logical_xor, "negative": np.negative,
                      "positive": np.positive, "reciprocal": np.reciprocal,
                      "degrees": np.degrees, "radians": np.radians, "rint": np.rint,
-                     "trunc": np.trunc, "copysign": np.copysign, "where": None, "clip": None}
+                     "trunc": np.trunc, "copysign": np.copysign, "conjugate": np.conjugate,
+                     "where": None, "clip": None, "real": None, "imag": None, "angle": None}
 
-SUPPORTED_KINDS = "biuf"
+# The NumPy functions defined for complex values here (NumPy orders complex numbers
+# lexicographically in minimum/maximum/sign/clip; compiled code refuses that order, as Python does).
+COMPLEX_FUNCTIONS = {"sqrt", "exp", "log", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh",
+                     "abs", "square", "negative", "positive", "reciprocal", "conjugate", "real",
+                     "imag", "angle", "isnan", "isinf", "isfinite", "where", "pow"}
+SUPPORTED_KINDS = "biufc"
 INT64 = Scalar("int64")
 PY_INT = Scalar("int64", weak=True)      # a Python int in the interpreter (range, shape, len)
 FLOAT64 = Scalar("float64")
 BOOL = Scalar("bool")
+PYTHON_DTYPES = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
 
 
 class TypeStringError(ValueError):
@@ -49,15 +56,16 @@ class TypeStringError(ValueError):
 
 
 def scalar_dtype(name: str) -> str:
-    """'double' -> 'float64', 'int' -> 'int64', ...; anything numpy.dtype accepts for
-    bool/int/uint/float."""
+    """'double' -> 'float64', 'int' -> 'int64', 'complex' -> 'complex128', ...; anything
+    numpy.dtype accepts for bool/int/uint/float/complex."""
     try:
         dtype = np.dtype(name.strip())
     except TypeError:
         raise TypeStringError(f"unknown scalar type '{name.strip()}'") from None
     if dtype.kind not in SUPPORTED_KINDS:
         raise TypeStringError(f"type '{name.strip()}' ({dtype.name}) is not supported; use "
-                              "bool, integers of 8-64 bits, float32 or float64")
+                              "bool, integers of 8-64 bits, float32, float64, complex64 or "
+                              "complex128")
     return dtype.name
 
 
@@ -105,7 +113,7 @@ def _top_level_split(text):
 def _operand(t: Scalar):
     """What NumPy's resolver takes for an operand: a dtype, or the Python type of a literal."""
     if t.weak:
-        return {"bool": bool, "int64": int, "float64": float}[t.dtype]
+        return {"bool": bool, "int64": int, "float64": float, "complex128": complex}[t.dtype]
     return np.dtype(t.dtype)
 
 
@@ -121,7 +129,7 @@ def resolve(ufunc, types):
         return None
     inputs = [Scalar(d.name) for d in resolved[:-1]]
     out = resolved[-1].name
-    return inputs, Scalar(out, weak and out in ("int64", "float64", "bool"))
+    return inputs, Scalar(out, weak and out in ("int64", "float64", "complex128", "bool"))
 
 
 def materialize(t):
@@ -141,6 +149,18 @@ def is_float(t):
     return isinstance(t, Scalar) and np.dtype(t.dtype).kind == "f"
 
 
+def is_complex(t):
+    return isinstance(t, Scalar) and np.dtype(t.dtype).kind == "c"
+
+
+def real_part(t):
+    """The type of the real part of `t`: float32 of complex64, float64 of complex128, `t` itself
+    otherwise."""
+    if not is_complex(t):
+        return t
+    return Scalar({"complex64": "float32", "complex128": "float64"}[t.dtype], t.weak)
+
+
 def is_bool(t):
     return isinstance(t, Scalar) and t.dtype == "bool"
 
@@ -151,8 +171,8 @@ def fits(value, dtype: str) -> bool:
 
 
 def literal_type(value) -> Scalar:
-    """The type of a Python literal (bool, int or float): weak in NEP 50."""
-    return Scalar({bool: "bool", int: "int64", float: "float64"}[type(value)], weak=True)
+    """The type of a Python literal (bool, int, float or complex): weak in NEP 50."""
+    return Scalar(PYTHON_DTYPES[type(value)], weak=True)
 
 
 def conversion_loses(source, target, const_value=None):
@@ -173,11 +193,19 @@ def conversion_loses(source, target, const_value=None):
             if is_int(target) and const_value is not None and not fits(const_value, target.dtype):
                 return f"{const_value} does not fit in {target.dtype}"
             return None
-        if source.dtype == "float64" and is_float(target):
+        if source.dtype == "float64" and (is_float(target) or is_complex(target)):
             return None
+        if source.dtype == "complex128" and is_complex(target):
+            return None
+        if source.dtype == "complex128":
+            return (f"a complex value cannot be stored in {target.dtype}; take its .real, "
+                    ".imag or abs()")
         return f"a {source.dtype} value cannot be stored in {target.dtype} without loss"
-    if is_int(source) and is_float(target):
+    if is_int(source) and (is_float(target) or is_complex(target)):
         return None         # int into float widens (SPEC section 2)
     if np.can_cast(source.dtype, target.dtype, "safe"):
         return None
+    if is_complex(source) and not is_complex(target):
+        return (f"a {source.dtype} value cannot be stored in {target.dtype}; take its .real, "
+                ".imag or abs()")
     return f"a {source.dtype} value cannot be stored in {target.dtype} without loss"

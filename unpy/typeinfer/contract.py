@@ -1,0 +1,120 @@
+"""contract: a new local array that lives in one nest becomes a scalar of each iteration.
+
+After fusion (unpy/typeinfer/fuse.py), the temporaries of consecutive array statements often
+live within one nest: in `d1 = ...; d2 = d1 - s; call[:] = f(d1, d2)` fused into one nest, the
+iteration (i) writes d1[i] and reads it back, and nothing else reads d1. Such an array becomes a
+private scalar of the nest (`d1[i]` -> `d1__e`), and its allocation goes: no memory traffic, no
+device buffer, and the nest is the loop a user would have written.
+
+An array T qualifies in nest N (perfectly nested prange levels v1..vk) when
+- T is a local assigned once in the function, by an allocation in N's block (never a view of
+  anything, never passed, returned or aliased), with k dimensions;
+- every other use of T is inside N, as exactly `T[v1, ..., vk]` (each iteration its own element);
+- in each iteration the first statement of N's innermost body that mentions T is an
+  unconditional `T[v1, ..., vk] = e` with e not reading T (every read sees the iteration's value).
+
+`contract_temporaries(fn)` is pure: a new Function.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+from unpy import ir
+from unpy.ir import Array, Scalar
+from unpy.typeinfer.fuse import chain
+from unpy.typeinfer.reductions import walk_exprs, walk_stmts
+
+
+def contract_temporaries(fn: ir.Function) -> ir.Function:
+    fn = copy.deepcopy(fn)
+    bindings = {}
+    for s in walk_stmts(fn.body):
+        if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name):
+            bindings.setdefault(s.target.id, []).append(s)
+    uses = {}
+    for e in walk_exprs(fn.body):
+        if isinstance(e, ir.Name):
+            uses[e.id] = uses.get(e.id, 0) + 1
+    new_locals = {}
+
+    def block(body):
+        out = list(body)
+        for s in body:
+            if isinstance(s, ir.For) and s.parallel:
+                for alloc in contractible(s, out):
+                    out.remove(alloc)
+                    scalar = f"{alloc.target.id}__e"
+                    new_locals[scalar] = Scalar(alloc.target.type.dtype)
+                    replace(s, alloc.target.id, scalar)
+            elif isinstance(s, (ir.For, ir.While)):
+                s.body = block(s.body)
+            elif isinstance(s, ir.If):
+                s.body, s.orelse = block(s.body), block(s.orelse)
+        return out
+
+    def contractible(nest, siblings):
+        levels = [level.var for level in chain(nest)]
+        inner = chain(nest)[-1].body
+        inside = {}
+        for e in walk_exprs(nest):
+            if isinstance(e, ir.Subscript) and isinstance(e.array, ir.Name):
+                exact = [isinstance(i, ir.Name) and i.id == v for i, v in
+                         zip(e.indices, levels)]
+                inside.setdefault(e.array.id, []).append(len(e.indices) == len(levels)
+                                                          and all(exact))
+        found = []
+        for name, exact in inside.items():
+            binds = bindings.get(name, [])
+            if (len(binds) == 1 and isinstance(binds[0].value, ir.AllocArray)
+                    and any(b is binds[0] for b in siblings) and all(exact)
+                    and isinstance(binds[0].target.type, Array)
+                    and binds[0].target.type.ndim == len(levels)
+                    and uses.get(name, 0) == len(exact) + 1
+                    and written_first(inner, name)):
+                found.append(binds[0])
+        return found
+
+    fn.body = block(fn.body)
+    if not new_locals:
+        return fn
+    for name in new_locals:
+        fn.locals.pop(name[:-len("__e")], None)
+    return dataclasses.replace(fn, locals=dict(fn.locals, **new_locals))
+
+
+def written_first(body, name) -> bool:
+    """Whether the first statement of `body` that mentions array `name` assigns an element of
+    it, unconditionally, from a value that does not read it."""
+    for s in body:
+        if not any(isinstance(e, ir.Name) and e.id == name for e in walk_exprs(s)):
+            continue
+        return (isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)
+                and s.target.array.id == name
+                and not any(isinstance(e, ir.Name) and e.id == name
+                            for e in walk_exprs([s.value] + s.target.indices)))
+    return False
+
+
+def replace(node, array, scalar):
+    """Every `array[...]` below `node` (in place) as the Name `scalar`."""
+    for f in dataclasses.fields(node):
+        if f.name in ("type", "loc", "reductions", "fused", "blas"):
+            continue
+        value = getattr(node, f.name)
+        if isinstance(value, list):
+            setattr(node, f.name, [_swap(x, array, scalar) for x in value])
+            for x in getattr(node, f.name):
+                if dataclasses.is_dataclass(x) and not isinstance(x, (Scalar, Array)):
+                    replace(x, array, scalar)
+        elif dataclasses.is_dataclass(value) and not isinstance(value, (Scalar, Array)):
+            new = _swap(value, array, scalar)
+            setattr(node, f.name, new)
+            if new is value:
+                replace(value, array, scalar)
+
+
+def _swap(x, array, scalar):
+    if isinstance(x, ir.Subscript) and isinstance(x.array, ir.Name) and x.array.id == array:
+        return ir.Name(scalar, x.loc, Scalar(x.type.dtype))
+    return x

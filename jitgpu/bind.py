@@ -138,6 +138,8 @@ class KernelNest:
     # The module was built with --fastmath: the printer lets the OpenCL compiler contract
     # `a * b + c` (else `FP_CONTRACT OFF`, rounding as the CPU path does).
     fastmath: bool = False
+    # The compiled functions the body calls (ir.Function, callees first; ir.Nest.helpers).
+    helpers: tuple = ()
 
     def replace(self, **changes) -> "KernelNest":
         return dataclasses.replace(self, **changes)
@@ -200,9 +202,10 @@ def check_supported(instance: NestInstance, fp64: bool) -> None:
         t = e.type
         if isinstance(t, (Scalar, Array)) and t.dtype in DOUBLE and not fp64:
             raise NotOffloadable("the device has no float64 support (cl_khr_fp64)")
-        if isinstance(e, ir.CallCompiled):
+        if isinstance(e, ir.CallCompiled) and not any(h.name == e.func for h in nest.helpers):
             raise NotOffloadable(f"the nest calls compiled function {e.func}(), which the "
-                                 "GPU kernel cannot call")
+                                 "GPU kernel cannot call (a kernel calls functions of scalars "
+                                 "only: no array parameter, result or local)")
         if isinstance(e, ir.AllocArray):
             raise NotOffloadable("the nest allocates an array, which a GPU kernel cannot do")
         if isinstance(e, (ir.StridedView, ir.Reshape)):
@@ -345,7 +348,7 @@ class _Binder:
                           if self.limits and len(self.limits) > 4 else (0, 0),
                           local_mem=self.limits[5] if self.limits and len(self.limits) > 5
                           else 0,
-                          fastmath=nest.fastmath)
+                          fastmath=nest.fastmath, helpers=tuple(nest.helpers))
 
     def bind_attrs(self, exprs) -> None:
         """`a.shape[d]` and `a.size` are `long` parameters (named after the array and dim)."""

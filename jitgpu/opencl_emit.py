@@ -278,9 +278,10 @@ class KernelEmitter(CExprPrinter):
         if kn.reductions:
             self.reduction_epilogue(kn.reductions)
         body = "\n".join(self.lines)
-        complex_types = [t for t in ("float2", "double2") if f"_{t}(" in body]
+        functions = "".join(HelperEmitter(fn).emit() for fn in kn.helpers)
+        complex_types = [t for t in ("float2", "double2") if f"_{t}(" in functions + body]
         return (_preamble(kn.fp64, kn.fastmath, self.int64_atomics)
-                + _complex_helpers(complex_types)
+                + _complex_helpers(complex_types) + functions
                 + f"\n__kernel void {kn.name}(" + ",\n        ".join(params)
                 + ")\n{\n" + body + "\n}\n")
 
@@ -515,7 +516,7 @@ class KernelEmitter(CExprPrinter):
 
     def for_loop(self, s):
         # Same semantics as the CPU path: bounds evaluated once, the variable set per iteration.
-        if self.loops[s.var].extent == 0:
+        if s.var in self.loops and self.loops[s.var].extent == 0:
             self.out(f"/* loop {s.var}: no iteration at this call */")
             return
         k = f"unpy_k_{s.var}"
@@ -827,6 +828,10 @@ class KernelEmitter(CExprPrinter):
     def expr_FirstLane(self, e):
         return "(unpy_lane == 0)"
 
+    def expr_CallCompiled(self, e):
+        args = [self.expr(a) for a in e.args]
+        return f"{helper_name(e.func)}({', '.join(args + ['unpy_flag'])})"
+
     def expr_ActiveItem(self, e):
         return "unpy_active"
 
@@ -845,6 +850,44 @@ ATOMIC_BITS = {"int": "int", "uint": "uint", "long": "long", "ulong": "ulong", "
                "double": "ulong"}
 ATOMIC_FUNCTIONS = {"+": "add", "-": "sub", "&": "and", "|": "or", "^": "xor", "min": "min",
                     "max": "max"}
+class HelperEmitter(KernelEmitter):
+    """Prints a compiled function of scalars (ir.Nest.helpers) as the OpenCL function
+    `unpy_fn_<name>(arguments..., unpy_flag)` that kernels call."""
+
+    def __init__(self, fn: ir.Function):
+        self.fn = fn
+        self.nest = fn
+        self.types = {p.name: p.type for p in fn.params} | dict(fn.locals)
+        self.accesses, self.loops, self.copy_index = {}, {}, {}
+        self.lines = []
+        self.depth = 1
+
+    def emit(self) -> str:
+        for name, t in self.fn.locals.items():
+            self.out(f"{CL_TYPES[t.dtype]} {cl_name(name)} = 0;")
+        self.block(self.fn.body)
+        self.out(f"return 0;      /* not reached: {self.fn.name} returns a value */")
+        params = [f"{CL_TYPES[p.type.dtype]} {cl_name(p.name)}" for p in self.fn.params]
+        return (f"\ninline {CL_TYPES[self.fn.return_type.dtype]} {helper_name(self.fn.name)}("
+                + ", ".join(params + ["__global int* unpy_flag"]) + ")\n{\n"
+                + "\n".join(self.lines) + "\n}\n")
+
+    def stmt(self, s):
+        if isinstance(s, ir.Return):
+            self.out(f"return {self.expr(s.value)};")
+        elif isinstance(s, ir.Raise):
+            self.out("*unpy_flag = 1; return 0;      // the OpenMP code raises it")
+        else:
+            super().stmt(s)
+
+    def expr_Name(self, e):
+        return cl_name(e.id)
+
+
+def helper_name(function: str) -> str:
+    return f"unpy_fn_{function}"
+
+
 CL_HELPERS = {"//": "floordiv", "%": "mod", "**": "pow", "<<": "shl", ">>": "shr",
               "/": "int_truediv"}     # the kernel's functions of _preamble
 

@@ -338,6 +338,9 @@ class For:
     # [out, a, b] when the nest computes `out = a @ b` (float arrays): the CPU path may call
     # a BLAS for it instead of running the loops (lower_arrays makes it; cpp_emit calls it).
     blas: list = field(default_factory=list)
+    # Made by lower_arrays for an array statement: different arrays it reads and writes are
+    # different memory (SPEC section 3), which fusion may rely on.
+    lowered: bool = False
 
 
 @dataclass
@@ -437,6 +440,9 @@ class Nest:
     loop: For
     free: list              # of Param
     fastmath: bool = False  # built with --fastmath: the kernel may contract a * b + c (FMA)
+    # The compiled functions the nest calls that a kernel can call too (scalars in, a scalar
+    # out, no arrays), callees before their callers; printed as OpenCL functions.
+    helpers: list = field(default_factory=list)
 
 
 @dataclass

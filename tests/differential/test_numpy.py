@@ -87,6 +87,9 @@ CASES = {
     "overlap_through_views": lambda: (rand(5, 5), rand(9)),
     "stats": lambda: (rand(4, 3),),
     "use_stats": lambda: (rand(4, 3),),
+    "cnd": lambda: (-0.7,),
+    "damped_sum": lambda: (0.4, 4),
+    "helpers_in_nest": lambda: (rand(9), rand(9) * 4 - 2, 0.3, np.zeros(9)),
 }
 
 

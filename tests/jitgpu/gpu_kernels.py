@@ -540,8 +540,22 @@ def helper(v):
 @unpython.gpu
 @unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', None)
 def uses_helper(x, out):
+    """A helper of scalars: an OpenCL function of the kernel."""
     for i in prange(x.shape[0]):
         out[i] = helper(x[i])
+
+
+@unpython.type('ndarray[float64,1]', 'int64', 'float64')
+def array_helper(x, i):
+    return x[i] * 2.0 + x[0]
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', None)
+def uses_array_helper(x, out):
+    """A helper of an array: the kernel cannot call it."""
+    for i in prange(x.shape[0]):
+        out[i] = array_helper(x, i)
 
 
 @unpython.gpu

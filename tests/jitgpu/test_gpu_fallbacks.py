@@ -65,9 +65,13 @@ def test_non_affine_index_out_of_range_raises(gpu_checked):
     gpu_checked.check("gather_checked", x, np.array([0, -11]), np.zeros(2), ran_on="openmp")
 
 
-def test_compiled_call_falls_back(gpu):
-    gpu.check("uses_helper", RNG.random(30), np.zeros(30), ran_on="openmp",
-              reason="calls compiled function helper()")
+def test_a_helper_of_scalars_runs_in_the_kernel(gpu):
+    gpu.check("uses_helper", RNG.random(30), np.zeros(30), ran_on="opencl:")
+
+
+def test_a_call_of_an_array_helper_falls_back(gpu):
+    gpu.check("uses_array_helper", RNG.random(30), np.zeros(30), ran_on="openmp",
+              reason="calls compiled function array_helper()")
 
 
 def test_division_by_zero_in_kernel(gpu):

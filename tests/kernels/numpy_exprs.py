@@ -402,3 +402,35 @@ def overlap_through_views(c, a):
 @unpython.type(S2, S2, S2)
 def matmul32(a, b):
     return a @ b
+
+
+# --- compiled helpers called inside GPU nests (OpenCL functions of the kernel) -------------
+
+@unpython.gpu
+@unpython.type('float64', 'float64')
+def cnd(d):
+    """The normal CDF (Abramowitz & Stegun 26.2.17), as Black-Scholes codes write it."""
+    k = 1.0 / (1.0 + 0.2316419 * abs(d))
+    w = 1.0 - 0.3989422804014327 * math.exp(-0.5 * d * d) * k * (
+        0.31938153 + k * (-0.356563782 + k * (1.781477937 + k * (-1.821255978
+                                                                 + k * 1.330274429))))
+    if d < 0:
+        return 1.0 - w
+    return w
+
+
+@unpython.gpu
+@unpython.type('float64', 'int64', 'float64')
+def damped_sum(x, n):
+    """A loop and a call of another helper."""
+    s = 0.0
+    for k in range(n):
+        s += cnd(x - k) / (k + 1)
+    return s
+
+
+@unpython.gpu
+@unpython.type(F1, F1, 'float64', F1, None)
+def helpers_in_nest(s, x, r, out):
+    for i in prange(s.shape[0]):
+        out[i] = s[i] * cnd(x[i]) - r * damped_sum(x[i], 3)

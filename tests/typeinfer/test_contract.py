@@ -41,11 +41,22 @@ out[:] = price * d1 - strike * d2
 def test_statements_fuse_and_temporaries_become_scalars(gpu):
     fn = function("price, strike, t, vol, out", BLACK_SCHOLES_LIKE,
                   types=f"{F1}, {F1}, {F1}, 'float64', {F1}", gpu=gpu)
-    # out may be a view of t (two parameters): the store stays a nest of its own.
-    first, store = nests(fn)
-    assert arrays_allocated(fn) == ["d1", "d2"]
-    assert {"s__e"} <= set(fn.locals) and "s" not in fn.locals
-    assert not any(isinstance(e, ir.Subscript) and e.array.id == "s" for e in walk_exprs(first))
+    # Array statements assume that two parameters are different memory (SPEC section 3).
+    (nest,) = nests(fn)
+    assert arrays_allocated(fn) == []
+    assert {"s__e", "d1__e", "d2__e"} <= set(fn.locals) and "s" not in fn.locals
+    assert not any(isinstance(e, ir.Subscript) and e.array.id in ("s", "d1")
+                   for e in walk_exprs(nest))
+
+
+def test_written_pranges_of_parameters_that_may_overlap_stay_apart():
+    fn = function("a, b", """
+for i in prange(a.shape[0]):
+    a[i] = 2.0
+for i in prange(a.shape[0]):
+    b[i] = 3.0
+""")
+    assert len(nests(fn)) == 2      # b may be a[1:]: the order of the writes matters
 
 
 def test_a_temporary_read_after_its_nest_stays_an_array():
@@ -88,3 +99,40 @@ u = t * c
 return u
 """, types=", ".join(["'ndarray[int64, 1]'"] * 3), ret="'ndarray[int64, 1]'")
     assert len(nests(fn)) == 2
+
+
+def test_a_repeated_reduction_takes_the_earlier_value():
+    fn = function("a, out", """
+mu = a.mean(axis=0)
+sd = a.std(axis=0)
+out[:] = (a - mu) / sd
+""", types="'ndarray[float64, 2]', 'ndarray[float64, 2]'")
+    first = nests(fn)[0]
+    sums = [s for s in walk_stmts(first.body) if isinstance(s, ir.For) and not s.parallel]
+    assert len(sums) == 2          # the mean once, the squares once
+
+
+def test_a_reduction_after_a_write_of_its_array_is_computed_again():
+    from unpy.typeinfer.contract import reuse_repeated_loops
+    fn = function("a, b", """
+for j in prange(a.shape[0]):
+    s = 0.0
+    for i in range(b.shape[0]):
+        s += b[i]
+    a[j] = s
+    b[j] = 0.0
+    t = 0.0
+    for i in range(b.shape[0]):
+        t += b[i]
+    a[j] += t
+""", gpu=False)
+    body = nests(fn)[0].body
+    assert len(reuse_repeated_loops(body)) == len(body)
+
+
+def test_a_matrix_vector_product_fuses_with_its_scaling():
+    fn = function("alpha, a, x, beta, y, out", """
+out[:] = alpha * a @ x + beta * y
+""", types="'float64', 'ndarray[float64, 2]', " + ", ".join([F1, "'float64'", F1, F1]))
+    (nest,) = nests(fn)
+    assert not nest.blas and arrays_allocated(fn) == []

@@ -70,13 +70,44 @@ def _may_be(e) -> set:
     return set()
 
 
-def gpu_nests(fn: ir.Function, fastmath: bool = False):
+def gpu_nests(fn: ir.Function, fastmath: bool = False, functions: dict = None):
     nests = []
     for s in walk_stmts(fn.body):
         if isinstance(s, ir.For) and s.nest_id is not None:
             free = [ir.Param(n, fn.variable_type(n)) for n in nest_free_variables(s, fn)]
-            nests.append(ir.Nest(fn.name, s.nest_id, s, free, fastmath))
+            nests.append(ir.Nest(fn.name, s.nest_id, s, free, fastmath,
+                                 kernel_helpers(s, functions or {})))
     return nests
+
+
+def kernel_helpers(node, functions: dict) -> list:
+    """The compiled functions `node` calls, directly or not, when a GPU kernel can call them
+    all (scalar parameters and result, no arrays, no recursion), callees first; else []
+    (jitgpu then keeps the nest on OpenMP, saying which call)."""
+    order, visiting = [], set()
+
+    def visit(name):
+        if any(f.name == name for f in order):
+            return True
+        fn = functions.get(name)
+        if fn is None or name in visiting or not _scalar_only(fn):
+            return False
+        visiting.add(name)
+        ok = all(visit(e.func) for e in walk_exprs(fn.body) if isinstance(e, ir.CallCompiled))
+        visiting.discard(name)
+        if ok:
+            order.append(fn)
+        return ok
+
+    called = {e.func for e in walk_exprs(node) if isinstance(e, ir.CallCompiled)}
+    return order if all(visit(name) for name in sorted(called)) else []
+
+
+def _scalar_only(fn: ir.Function) -> bool:
+    types = [p.type for p in fn.params] + [fn.return_type] + list(fn.locals.values())
+    return all(isinstance(t, ir.Scalar) for t in types) and not any(
+        isinstance(e.type, (Array, ir.TupleType)) for e in walk_exprs(fn.body)
+        if hasattr(e, "type"))
 
 
 def raw_string(text: str) -> str:
@@ -217,7 +248,7 @@ def emit_module(module: ir.Module, source: str, boundscheck: bool = False,
     for f in module.functions:
         # Keyed by the ir.Function's name, which the GPU hook gives (jitgpu/report.py finds
         # a function's signatures by their Python name).
-        fn_nests = gpu_nests(f, fastmath)
+        fn_nests = gpu_nests(f, fastmath, {g.name: g for g in module.functions})
         signature = f"({', '.join(str(p.type) for p in f.params)}) -> {f.return_type}"
         out.append(f'    functions["{f.name}"] = py::dict(py::arg("gpu") = {str(f.gpu).lower()}, '
                    f'py::arg("nests") = {len(list(outermost_pranges(f.body)))}, '

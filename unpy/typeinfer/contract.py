@@ -13,6 +13,10 @@ An array T qualifies in nest N (perfectly nested prange levels v1..vk) when
 - in each iteration the first statement of N's innermost body that mentions T is an
   unconditional `T[v1, ..., vk] = e` with e not reading T (every read sees the iteration's value).
 
+Within a nest's iteration, a reduction loop that repeats an earlier one (the mean that
+`a.std(axis=0)` computes again after `a.mean(axis=0)`) takes the earlier one's value when
+nothing it reads changed in between.
+
 `contract_temporaries(fn)` is pure: a new Function.
 """
 from __future__ import annotations
@@ -42,6 +46,8 @@ def contract_temporaries(fn: ir.Function) -> ir.Function:
         out = list(body)
         for s in body:
             if isinstance(s, ir.For) and s.parallel:
+                innermost = chain(s)[-1]
+                innermost.body = reuse_repeated_loops(innermost.body)
                 for alloc in contractible(s, out):
                     out.remove(alloc)
                     scalar = f"{alloc.target.id}__e"
@@ -81,6 +87,61 @@ def contract_temporaries(fn: ir.Function) -> ir.Function:
     for name in new_locals:
         fn.locals.pop(name[:-len("__e")], None)
     return dataclasses.replace(fn, locals=dict(fn.locals, **new_locals))
+
+
+def reuse_repeated_loops(body) -> list:
+    """`body` with each `r2 = c; for k2 in range(..): r2 = r2 op f(k2)` that repeats an earlier
+    such pair (up to the names r and k) replaced by `r2 = r1`, where the statements between
+    assign none of the names and write none of the arrays the earlier pair reads."""
+    out, seen = [], []            # seen: (text, r1, names read, position in out)
+    k = 0
+    while k < len(body):
+        pair = _accumulation(body, k)
+        if pair is not None:
+            text, r, reads = pair
+            for other_text, r1, other_reads, at in seen:
+                if other_text == text and _unchanged(out[at + 2:], other_reads | {r1}):
+                    t = body[k].target.type
+                    out.append(ir.Assign(ir.Name(r, body[k].loc, t),
+                                         ir.Name(r1, body[k].loc, t), body[k].loc))
+                    k += 2
+                    break
+            else:
+                seen.append((text, r, reads, len(out)))
+                out += body[k:k + 2]
+                k += 2
+            continue
+        out.append(body[k])
+        k += 1
+    return out
+
+
+def _accumulation(body, k):
+    """(its text with r and k renamed, r, the names it reads) when body[k:k+2] is
+    `r = constant; for k in range(...): <assignments of r only>`, else None."""
+    from unpy.typeinfer.fuse import _rename
+    from unpy.typeinfer.reductions import assigned_names
+    if k + 1 >= len(body):
+        return None
+    init, loop = body[k], body[k + 1]
+    if not (isinstance(init, ir.Assign) and isinstance(init.target, ir.Name)
+            and isinstance(init.value, ir.Const) and isinstance(loop, ir.For)
+            and not loop.parallel and set(assigned_names(loop.body)) == {init.target.id}
+            and not any(isinstance(s, (ir.For, ir.While)) for s in loop.body)):
+        return None
+    r = init.target.id
+    renamed = _rename([init, loop], {r: "__R", loop.var: "__K"})
+    text = "\n".join(ir.format_stmts(renamed))
+    reads = {e.id for e in walk_exprs(loop) if isinstance(e, ir.Name)} - {r, loop.var}
+    return text, r, reads
+
+
+def _unchanged(stmts, names) -> bool:
+    from unpy.typeinfer.reductions import assigned_names
+    if set(assigned_names(stmts)) & names:
+        return False
+    return not any(isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)
+                   and s.target.array.id in names for s in walk_stmts(stmts))
 
 
 def written_first(body, name) -> bool:

@@ -37,6 +37,10 @@ is refused unless one of these excludes it:
   by A at I too, against A's promise; or likewise nest B itself always accesses X at g, and
   that access or R is a write, or B always writes Y at f.
 
+Nests of array statements (`For.lowered`, unpy/typeinfer/lower_arrays.py) rely on SPEC's
+assumption for array statements besides: two parameters are different memory there (a store
+`out[:] = f(a)` into a view of `a` is not supported), so their fusion needs no more.
+
 We assume what the promise means for one array: a written view's elements do not overlap one
 another (no `as_strided` self-overlap) and a level's indices do not wrap onto each other from
 both ends (negative indices over a range longer than the dimension). A scalar assigned in one
@@ -212,7 +216,9 @@ class _Fuser:
 
         def invariant(e):
             return _pure(e) and not _names(e) & changing
-        why = self.dependences(_accesses(inner_a), _accesses(inner_b), levels, invariant)
+        lowered = a.lowered and b.lowered
+        why = self.dependences(_accesses(inner_a), _accesses(inner_b), levels, invariant,
+                               lowered)
         if why:
             return None, why
         fused_inner = dataclasses.replace(la[-1], body=list(inner_a) + list(inner_b))
@@ -221,9 +227,9 @@ class _Fuser:
             fused = dataclasses.replace(level, body=[fused])
         lines = list(a.fused or [a.loc[0]]) + list(b.fused or [b.loc[0]])
         self.new_locals.update({new: self.fn.locals.get(old) for old, new in clash.items()})
-        return dataclasses.replace(fused, fused=lines), None
+        return dataclasses.replace(fused, fused=lines, lowered=lowered), None
 
-    def dependences(self, acc_a, acc_b, levels, invariant):
+    def dependences(self, acc_a, acc_b, levels, invariant, lowered=False):
         """None when no write of one nest meets an access of the other at another iteration
         (see the module docstring), else why."""
         for (writer, other, wname, oname) in ((acc_a, acc_b, "first", "second"),
@@ -232,17 +238,17 @@ class _Fuser:
                 if not w.write:
                     continue
                 for r in other:
-                    if self.excluded(w, r, writer, other, levels, invariant):
+                    if self.excluded(w, r, writer, other, levels, invariant, lowered):
                         continue
                     return (f"{w.text()} written by the {wname} nest may be "
                             f"{'accessed' if not r.write else 'written'} as {r.text()} by the "
                             f"{oname} nest in another iteration")
         return None
 
-    def excluded(self, w, r, writer, other, levels, invariant) -> bool:
+    def excluded(self, w, r, writer, other, levels, invariant, lowered) -> bool:
         if w.array == r.array:
             return _separated(w.indices, r.indices, levels, invariant)
-        if self.distinct(w.array, r.array):
+        if self.distinct(w.array, r.array, lowered):
             return True
         if _simple(r.indices, levels, invariant) and any(
                 x.always and x.array == r.array and x.key() == r.key() for x in writer):
@@ -256,10 +262,12 @@ class _Fuser:
             return True
         return False
 
-    def distinct(self, x, y) -> bool:
-        """Whether arrays x and y are different memory in every call."""
+    def distinct(self, x, y, lowered=False) -> bool:
+        """Whether arrays x and y are different memory in every call; between two nests of
+        array statements (`lowered`), also two parameters (SPEC section 3 assumes it there)."""
         return ((x in self.fresh and (y in self.fresh or y in self.pure_params))
-                or (y in self.fresh and x in self.pure_params))
+                or (y in self.fresh and x in self.pure_params)
+                or (lowered and x in self.pure_params and y in self.pure_params))
 
 
 @dataclasses.dataclass

@@ -819,7 +819,7 @@ class ArrayLowering(ReductionLowering):
             var = self.temp("i", PY_INT)
             idx.append(var)
             loops.append(ir.For(var.id, const(0), d, const(1), [],
-                                parallel=not self.in_prange, loc=self.loc))
+                                parallel=not self.in_prange, loc=self.loc, lowered=True))
         body = assemble(body_of(idx), (0, 0))
         if not loops:
             return body

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from unpy import ir
-from unpy.ir import Scalar
+from unpy.ir import Array, Scalar
 from unpy.typeinfer.build_ir import (BOOL, REDUCING, Check, add, binop, call, compare, const,
                                      convert, dataclass_replace, either, is_float, mul, same,
                                      truth)
@@ -214,10 +214,24 @@ class ReductionLowering:
         """`out = a @ b` (matrix-vector, vector-matrix or matrix-matrix): a nest over the
         result with an inner loop over the shared dimension."""
         dtype = e.type.dtype
+        # The BLAS for matrix-matrix products; a matrix-vector product reads each element of
+        # the matrix once, and the nest (which fuses with its neighbours) is as fast
+        # (measured: gemv 2000² on 2 cores 1.79 ms as a nest, 2.18 ms with OpenBLAS).
         library = dtype in ("float32", "float64") and not self.in_prange and all(
-            x.type.dtype == dtype for x in e.args)
+            x.type.dtype == dtype and x.type.ndim == 2 for x in e.args)
+        factors, args = [], []
+        for x in e.args:
+            # (alpha * a) @ b is alpha * (a @ b), as a BLAS computes it with its alpha: no
+            # array alpha * a (the rounding may differ from NumPy's in the last digits).
+            scaled = library and isinstance(x, ir.BinOp) and x.op == "*" and [
+                side for side in (x.left, x.right) if isinstance(side.type, Scalar)]
+            if scaled and x.type.dtype == dtype:
+                factors.append(self.scalar_temp("s", scaled[0]))
+                x = x.right if scaled[0] is x.left else x.left
+                x = x if x.type.dtype == dtype else ir.Cast(x, x.loc, Array(dtype, x.type.ndim))
+            args.append(x)
         # The BLAS needs the operands as arrays: names (a view costs nothing).
-        a, b = (self.materialize(x) if library or not self.readable(x) else x for x in e.args)
+        a, b = (self.materialize(x) if library or not self.readable(x) else x for x in args)
         sa, sb = self.shape(a), self.shape(b)
         inner_a, inner_b = sa[-1], sb[0]
         if not same(inner_a, inner_b):
@@ -237,4 +251,8 @@ class ReductionLowering:
         nest = self.nest(rows + cols, body)
         if library:
             nest[0].blas = [out, a, b]
+        for factor in factors:
+            nest += self.nest(rows + cols, lambda idx: [ir.Assign(
+                self.element(out, idx), binop("*", convert(factor, dtype),
+                                              self.element(out, idx), dtype), loc)])
         return nest

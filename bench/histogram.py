@@ -5,12 +5,15 @@ NumPy's `np.bincount`.
 
 For each number of bins (few bins: every update of a thread meets the others'; many: they
 rarely meet, but the private rows grow), float64 (OpenMP's atomic is a compare-and-swap loop on
-x86) and int64 (a locked add): the median of --repeat timed calls after a checked, untimed first
-call and warm-up, in ms of a whole call. The private copies use `parts` = the OpenMP thread
+x86) and int64 (a locked add): after a checked, untimed first call, --rounds rounds over every
+variant, each 0.2 s of warm-up and --repeat timed calls; a cell is the median of the rounds'
+medians, in ms of a whole call, with their range (a shared machine's other work moves the
+atomic columns most: whether the threads really run at once decides how often updates meet). The private copies use `parts` = the OpenMP thread
 count (and 4x that). OpenMP path (UNPY_DEVICE=none) unless --device names an OpenCL device
 (then UNPY_FORCE_GPU=1: the GPU path's atomics against its private rows).
 
-    python bench/histogram.py [--n 10000000] [--repeat 9] [--device gpu] [--out bench/results]
+    python bench/histogram.py [--n 10000000] [--repeat 9] [--rounds 3] [--device gpu]
+        [--out bench/results]
 
 Writes <out>/histogram-<tag>.md, tag: <cores>core[-<device>].
 """
@@ -19,7 +22,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import platform
 import statistics
 import sys
 import time
@@ -94,29 +96,35 @@ def run(args):
                 h = np.zeros(k, dtype)
                 variant(h)
                 assert np.array_equal(h, expected), (name, k, dtype)
-                row[name] = timed(lambda: variant(np.zeros(k, dtype)), args.repeat) * 1e3
                 if args.device and name.startswith(("atomic", "private")):
                     func = f"{name.split()[0]}_{suffix}"
                     where = [n.ran_on for n in unpython.explain(getattr(kernels, func)).nests]
                     row.setdefault("ran on", set()).update(where)
+            for _ in range(args.rounds):
+                for name, variant in variants.items():
+                    seconds = timed(lambda: variant(np.zeros(k, dtype)), args.repeat)
+                    row.setdefault(name, []).append(seconds * 1e3)
             rows.append(row)
             print(row, flush=True)
     return rows, threads
 
 
-def write(rows, threads, args):
+def write(rows, threads, args, load_before):
+    from bench.numpy_expr import cpu_model
     cols = [c for c in rows[0] if c not in ("bins", "dtype", "ran on")]
     tag = f"{os.cpu_count()}core" + (f"-{args.device}" if args.device else "")
     lines = [f"# Histogram in a prange: atomic updates against private copies ({tag})", "",
-             f"- machine: {platform.processor() or platform.machine()}, "
+             f"- machine: {cpu_model()}, "
              f"os.cpu_count() = {os.cpu_count()}, OpenMP threads: {threads}; "
-             f"1-minute load average after the run: {os.getloadavg()[0]:.2f}",
+             f"1-minute load average: {load_before:.2f} before the run, "
+             f"{os.getloadavg()[0]:.2f} after",
              f"- date: {datetime.date.today()}; `python bench/histogram.py --n {args.n} "
-             f"--repeat {args.repeat}" + (f" --device {args.device}" if args.device else "")
-             + "`",
+             f"--repeat {args.repeat} --rounds {args.rounds}"
+             + (f" --device {args.device}" if args.device else "") + "`",
              f"- path: {'GPU path on ' + args.device if args.device else 'OpenMP (UNPY_DEVICE=none)'}"
-             f"; {args.n:,} updates with integer weights; median ms of a whole call "
-             "(a fresh zeroed histogram each)",
+             f"; {args.n:,} updates with integer weights; ms of a whole call (a fresh "
+             f"zeroed histogram each): the median of {args.rounds} rounds' medians of "
+             f"{args.repeat} calls (the rounds' range)",
              "- atomic: `hist[bins[i]] += w[i]` in a prange as unpy compiles it; private xP: "
              "P rows of private counts filled by a prange over P blocks, then added up by a "
              "prange over the bins (bench/histogram/hist_kernels.py); serial: the loop with "
@@ -124,10 +132,12 @@ def write(rows, threads, args):
              "| bins | dtype | " + " | ".join(cols) + " | atomic / best private |",
              "|---:|---|" + "---:|" * len(cols) + "---:|"]
     for r in rows:
-        best = min(v for c, v in r.items() if c.startswith("private"))
+        median = {c: statistics.median(r[c]) for c in cols}
+        best = min(v for c, v in median.items() if c.startswith("private"))
         lines.append(f"| {r['bins']:,} | {r['dtype']} | "
-                     + " | ".join(f"{r[c]:.3g}" for c in cols)
-                     + f" | {r['atomic'] / best:.2f} |")
+                     + " | ".join(f"{median[c]:.3g} ({min(r[c]):.3g}-{max(r[c]):.3g})"
+                                  for c in cols)
+                     + f" | {median['atomic'] / best:.2f} |")
     ran_on = set().union(*(r.get("ran on", set()) for r in rows))
     if ran_on:
         lines += ["", f"The atomic and private nests ran on: {', '.join(sorted(ran_on))}."]
@@ -140,11 +150,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=10_000_000)
     parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--device", default="", help="an UNPY_DEVICE spec: the GPU path")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     rows, threads = run(args)
-    write(rows, threads, args)
+    write(rows, threads, args, load_before)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ Two levels:
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -121,6 +122,21 @@ def satisfies_restriction(strides: tuple, extents: tuple, slack: int = 0) -> boo
     return True
 
 
+@functools.lru_cache(maxsize=1024)
+def _enumerated(patterns: tuple, unit: int) -> int:
+    """The number of distinct `unit`-sized elements of accesses (base from the origin, terms,
+    itemsize), by enumeration (remembered: a call on new arrays of the same layout, as the
+    temporaries of array statements are, counts the same)."""
+    chunks = []
+    for base, terms, itemsize in patterns:
+        addrs = np.array([base], dtype=np.int64)
+        for t in terms:
+            addrs = (addrs[:, None] + t.stride * np.arange(t.extent, dtype=np.int64)).ravel()
+        parts = np.arange(0, itemsize, unit, dtype=np.int64)
+        chunks.append(((addrs[:, None] + parts) // unit).ravel())
+    return len(np.unique(np.concatenate(chunks))) if chunks else 0
+
+
 # Enumerating addresses to count them exactly costs memory per iteration point.
 MAX_ENUMERATED = 1 << 18
 
@@ -133,14 +149,8 @@ def count_distinct(patterns: list, origin: int, unit: int,
     number of points enumerated."""
     points = sum(math.prod(t.extent for t in p.terms) * (p.itemsize // unit) for p in patterns)
     if points <= limit:
-        chunks = []
-        for p in patterns:
-            addrs = np.array([p.base - origin], dtype=np.int64)
-            for t in p.terms:
-                addrs = (addrs[:, None] + t.stride * np.arange(t.extent, dtype=np.int64)).ravel()
-            parts = np.arange(0, p.itemsize, unit, dtype=np.int64)
-            chunks.append(((addrs[:, None] + parts) // unit).ravel())
-        return (len(np.unique(np.concatenate(chunks))) if chunks else 0), True
+        return _enumerated(tuple((p.base - origin, p.terms, p.itemsize) for p in patterns),
+                           unit), True
     bound = 0
     for p in patterns:
         lo, hi = p.byte_interval()

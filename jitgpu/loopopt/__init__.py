@@ -17,6 +17,8 @@ nest holds; the executor reads only `params`, the NDRange and `reductions`.
 """
 from __future__ import annotations
 
+import collections
+
 from jitgpu.bind import KernelNest
 from jitgpu.loopopt.const_buffers import const_buffers
 from jitgpu.loopopt.constant_space import constant_space
@@ -60,7 +62,22 @@ def describe_level(level: str, kernel: KernelNest | None = None) -> str:
 
 
 def optimise(kernel: KernelNest, level: str) -> KernelNest:
-    """The kernel nest with the optimisations of `level` applied (pure)."""
-    for _, fn in passes(level):
+    """The kernel nest with the optimisations of `level` applied (pure: remembered by the
+    kernel's text, since a call whose arrays are new, as the temporaries of array statements
+    are, binds the same kernel again: tens of ms a call for a tiled product)."""
+    chosen = tuple(passes(level))
+    key = (repr(kernel), chosen)
+    found = _OPTIMISED.get(key)
+    if found is not None:
+        _OPTIMISED.move_to_end(key)
+        return found
+    for _, fn in chosen:
         kernel = fn(kernel)
+    _OPTIMISED[key] = kernel
+    if len(_OPTIMISED) > _OPTIMISED_KEPT:
+        _OPTIMISED.popitem(last=False)
     return kernel
+
+
+_OPTIMISED = collections.OrderedDict()     # (repr of a bound kernel, passes) -> optimised
+_OPTIMISED_KEPT = 256

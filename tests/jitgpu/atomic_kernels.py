@@ -94,3 +94,11 @@ def bitsets(v, bits64, bits32):
 def products(idx, p):
     for i in prange(idx.shape[0]):
         p[idx[i]] *= 3
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'ndarray[uint8,1]', None)
+def hist_uint8(bins, hist):
+    # OpenCL has no atomics for bytes: the nest runs on OpenMP.
+    for i in prange(bins.shape[0]):
+        hist[bins[i]] += 1

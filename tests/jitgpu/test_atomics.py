@@ -75,6 +75,11 @@ def test_openmp_threads_lose_no_update(atomic, device_env):
         assert np.array_equal(hist, expected)
 
 
+def test_byte_updates_run_on_openmp_with_the_reason(atomic):
+    atomic.check("hist_uint8", bins(N), np.zeros(16, np.uint8), ran_on="openmp",
+                 reason="an atomic update of uint8 elements is not supported on the GPU")
+
+
 def test_every_loop_optimisation_keeps_updates_atomic(atomic, device_env):
     """UNPY_GPU_OPT=all unrolls column_sums' loops; `none` keeps them: both give the same."""
     for opt in ("none", "all"):

@@ -123,9 +123,9 @@ REFUSED = {
                        "'out[((2 * i) + j)] = ...' may write"),
     "an update beside a store": ("out[b[i]] += w[i]\nout[i] = 0.0",
                                  "'out[i] = ...' and 'out[b[i]] = ...' (line 10) may write"),
-    "a value that reads the array": ("out[b[i]] += out[0]", "this update is not one compiled atomically"),
+    "a value that reads the array": ("out[b[i]] += out[0]", "it is not an update compiled atomically"),
     "an update with the element second": ("out[b[i]] = w[i] - out[b[i]]",
-                                          "this update is not one compiled atomically"),
+                                          "it is not an update compiled atomically"),
 }
 
 

@@ -48,6 +48,7 @@ HINT = ("Index the array so that each iteration writes its own elements (a[i], a
         "a[2*i + 1], a[i*n + j] with j in range(n)); or write an update a[e] += v (also -=, "
         "*=, |=, &=, ^=, a[e] = min(a[e], v), max), which is compiled as an atomic update; or "
         "use range() for a loop whose iterations must run in order")
+NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 
 
 def check_array_writes(fn: ir.Function, errors):
@@ -133,8 +134,8 @@ def _check_prange(p: "_Prange", errors):
         for s, value in updates:
             s.value = value
             s.atomic = value.op if isinstance(value, ir.BinOp) else value.func
+        first = updates[0][0] if updates else None
         for s, _ in updates:
-            first = updates[0][0]
             if _family(s.atomic) != _family(first.atomic):
                 raise errors.error(
                     f"'{array}' is updated with {first.atomic} at line {first.loc[0]} and with "
@@ -153,8 +154,9 @@ def _message(s, other, loop) -> str:
                 f"may write one element in two iterations of the prange at line {loop.loc[0]}"
                 ": their indices are not proved distinct per iteration")
     if update_value(s) is None and _looks_like_update(s):
-        both += (" (this update is not one compiled atomically: those below are, with a "
-                 "value that reads no element of the array, of non-complex elements)")
+        both += (" (it is not an update compiled atomically: only the forms below are, of "
+                 "non-complex elements, with a value that reads no other element of the "
+                 "array)")
     return f"{both}, and iterations run in parallel. {HINT}"
 
 
@@ -166,8 +168,8 @@ def _looks_like_update(s) -> bool:
 
 # --- indices as polynomials -------------------------------------------------------------------
 # A form is {monomial: integer coefficient}; a monomial is a sorted tuple of atoms: names,
-# "<text>" for an expression read as a whole, "name@" for the offset of loop `name` within
-# its range. () is the constant.
+# "<text>" for an expression read as a whole, "name@line:col:k" for the offset of a loop over
+# `name` within its range (`_Prange.widths`). () is the constant.
 
 def _add(a, b, sign=1):
     out = dict(a)
@@ -197,9 +199,6 @@ def _const(k):
 def _constant_of(form):
     """The value of a constant form, else None."""
     return None if any(form) else form.get((), 0)
-
-
-NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 
 
 def _feasible(system, limit=4000) -> bool:
@@ -270,7 +269,8 @@ class _Prange:
         self.step = abs(step) if isinstance(step, int) and step else 1   # at least 1 in size
         self.written = {s.target.array.id for s in walk_stmts(loop.body)
                         if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)}
-        once = {n: vs[0] for n, vs in assigned.items() if len(vs) == 1 and n not in fors}
+        once = {n: vs[0] for n, vs in assigned.items()
+                if len(vs) == 1 and n not in fors and n != loop.var}
         self.defs = {n: v for n, v in once.items() if _is_integer(v.type)}
         self.views = {n: v for n, v in once.items() if isinstance(v, ir.StridedView)}
         self.private = {n for n, vs in assigned.items()

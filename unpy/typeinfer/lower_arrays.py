@@ -864,12 +864,13 @@ class ArrayLowering(ReductionLowering):
                 value = self.scalar_temp("v", value)
 
         def body(idx):
-            element = self.broadcast_element(value, idx, len(idx))
-            assign = [ir.Assign(self.element(target, idx), convert(element, target.type.dtype),
-                                loc)]
+            element = convert(self.broadcast_element(value, idx, len(idx)), target.type.dtype)
             if mask is not None:
-                return [ir.If(truth(self.element(mask, idx)), assign, [], loc)]
-            return assign
+                # `a[i] = v if m[i] else a[i]`: a select, which vectorises where a conditional
+                # store does not; the element is the iteration's own (no other writes it).
+                element = ir.IfExp(truth(self.element(mask, idx)), element,
+                                   self.element(target, idx), loc, element.type)
+            return [ir.Assign(self.element(target, idx), element, loc)]
 
         return self.nest(shape, body)
 

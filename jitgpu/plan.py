@@ -9,7 +9,6 @@ Several devices and residency across nests (later issues) are edits of this valu
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 from dataclasses import dataclass
 from typing import Optional
@@ -22,8 +21,8 @@ from unpy import ir
 
 # Profitability (docs/gpu.md, jitgpu/decide.py): the estimated device time (transfers at the
 # measured bandwidth, work at GPU_OPS, plus the launch and host set-up cost) against the estimated
-# OpenMP time (work at HOST_OPS_PER_CORE per core); operations are counted per innermost iteration
-# from the IR. jitgpu/decide.py trusts the ratio only where it is clear and measures close calls.
+# OpenMP time (work at HOST_OPS_PER_CORE per core); operations are counted from the IR, per
+# statement times the trips of its loops (`work`). jitgpu/decide.py trusts the ratio only where it is clear and measures close calls.
 # Fitted to the H100 with 16 cores (bench/results/gpu-h100.md, 2026-11-22): OpenMP ran the
 # vectorised loops (nbody, cp, syrk, syr2k, stencil) at 0.5-3e10 counted operations per core and
 # second, naive mmult at 1-3e9; the GPU ran the large nests at 0.5-1.5e13. With these rates the
@@ -171,25 +170,43 @@ def live_arrays(instance: NestInstance, values) -> list:
     return arrays
 
 
-def ops_per_iteration(nest: ir.Nest) -> float:
-    """A rough operation count of the innermost body (arithmetic, calls, memory accesses)."""
+def work(instance: NestInstance) -> float:
+    """A rough operation count of one call (arithmetic, calls, memory accesses): each
+    statement's operations times the trips of the loops around it, so that loops one after
+    the other add (a mean, then a variance) and only nested ones multiply. A `while` counts
+    once, a branch as its longer side."""
     from unpy.typeinfer.reductions import walk_exprs
-    count = sum(1 for e in walk_exprs(nest.loop) if isinstance(e, (ir.BinOp, ir.Call,
-                                                                   ir.Subscript)))
-    return max(count, 1)
+
+    def count(node):
+        return sum(1 for e in walk_exprs(node) if isinstance(e, (ir.BinOp, ir.Call,
+                                                                  ir.Subscript)))
+
+    def ops(body):
+        total = 0
+        for s in body:
+            if isinstance(s, ir.For):
+                box = instance.boxes.get(s.var)
+                total += (box.extent if box else 1) * max(ops(s.body), 1)
+            elif isinstance(s, ir.While):
+                total += count(s.test) + ops(s.body)
+            elif isinstance(s, ir.If):
+                total += count(s.test) + max(ops(s.body), ops(s.orelse))
+            else:
+                total += count(s)
+        return total
+    return max(ops([instance.nest.loop]), 1)
 
 
 def estimate(instance: NestInstance, parts, facts: DeviceFacts) -> Estimate:
-    iterations = math.prod(b.extent for b in instance.boxes.values())
-    work = iterations * ops_per_iteration(instance.nest)
-    host = work / (HOST_OPS_PER_CORE * (os.cpu_count() or 1))
+    operations = work(instance)
+    host = operations / (HOST_OPS_PER_CORE * (os.cpu_count() or 1))
     moved = sum(g.device_elems * g.itemsize * (g.copy_in + g.copy_back)
                 for p in parts for g in p.transfers.groups)
     rate = GPU_OPS if facts.is_gpu else CPU_DEVICE_OPS
     # Roughly: a call moving megabytes moves them mostly from large (pinned) arrays.
     pinned = facts.pins_from is not None and moved >= facts.pins_from
     device = (moved * (1.0 if pinned else STAGING_SLOWDOWN) / min(facts.h2d, facts.d2h)
-              + work / rate + LAUNCH_OVERHEAD * len(parts))
+              + operations / rate + LAUNCH_OVERHEAD * len(parts))
     return Estimate(device, host, moved)
 
 

@@ -162,9 +162,8 @@ def switch() -> str:
 
 def estimated_kernel_s(instance) -> float:
     """The plan's estimate of the kernel alone on a GPU (jitgpu/plan.py's work / GPU_OPS)."""
-    from jitgpu.plan import GPU_OPS, ops_per_iteration
-    iterations = math.prod(b.extent for b in instance.boxes.values())
-    return iterations * ops_per_iteration(instance.nest) / GPU_OPS
+    from jitgpu.plan import GPU_OPS, work
+    return work(instance) / GPU_OPS
 
 
 def wanted(plan, instance, limits) -> bool:

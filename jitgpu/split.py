@@ -214,8 +214,7 @@ def participant_costs(instance: NestInstance, values, participants) -> tuple:
     OpenMP code the work on the cores the devices' threads leave it."""
     outer = instance.levels[0].var
     extent = instance.boxes[outer].extent
-    iterations = math.prod(b.extent for b in instance.boxes.values())
-    work = iterations * planning.ops_per_iteration(instance.nest)
+    work = planning.work(instance)
     facts = next((p.facts for p in participants if p.facts), HOST_FACTS)
     whole_bytes = _bytes_moved(instance, values, facts)
     half = max(extent // 2, 1)

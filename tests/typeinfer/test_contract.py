@@ -136,3 +136,22 @@ out[:] = alpha * a @ x + beta * y
 """, types="'float64', 'ndarray[float64, 2]', " + ", ".join([F1, "'float64'", F1, F1]))
     (nest,) = nests(fn)
     assert not nest.blas and arrays_allocated(fn) == []
+
+
+def test_a_row_reduction_fuses_with_the_statements_over_its_rows():
+    fn = function("a, out", """
+e = np.exp(a - a.max(axis=1, keepdims=True))
+out[:] = e / e.sum(axis=1, keepdims=True)
+""", types="'ndarray[float64, 2]', 'ndarray[float64, 2]'")
+    (nest,) = nests(fn)
+    inner = [s for s in walk_stmts(nest.body) if isinstance(s, ir.For)]
+    assert inner and not any(s.parallel for s in inner)     # the rows' loops: sequential
+    assert any(name.endswith("__e") for name in fn.locals)   # the row sum: a scalar
+
+
+def test_an_element_wise_nest_keeps_its_levels_beside_a_nest_without_the_row_loop():
+    fn = function("a, r, b", """
+r[:] = a[:, 0] * 2.0
+b[:] = a + 1.0
+""", types="'ndarray[float64, 2]', 'ndarray[float64, 1]', 'ndarray[float64, 2]'")
+    assert len(nests(fn)) == 2

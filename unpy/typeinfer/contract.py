@@ -8,8 +8,9 @@ device buffer, and the nest is the loop a user would have written.
 
 An array T qualifies in nest N (perfectly nested prange levels v1..vk) when
 - T is a local assigned once in the function, by an allocation in N's block (never a view of
-  anything, never passed, returned or aliased), with k dimensions;
-- every other use of T is inside N, as exactly `T[v1, ..., vk]` (each iteration its own element);
+  anything, never passed, returned or aliased);
+- every other use of T is inside N, with one index tuple naming each level variable once and
+  constants otherwise (`T[v1, ..., vk]`, `T[v1, 0]`: each iteration its own element);
 - in each iteration the first statement of N's innermost body that mentions T is an
   unconditional `T[v1, ..., vk] = e` with e not reading T (every read sees the iteration's value).
 
@@ -65,18 +66,16 @@ def contract_temporaries(fn: ir.Function) -> ir.Function:
         inside = {}
         for e in walk_exprs(nest):
             if isinstance(e, ir.Subscript) and isinstance(e.array, ir.Name):
-                exact = [isinstance(i, ir.Name) and i.id == v for i, v in
-                         zip(e.indices, levels)]
-                inside.setdefault(e.array.id, []).append(len(e.indices) == len(levels)
-                                                          and all(exact))
+                inside.setdefault(e.array.id, []).append(
+                    tuple(ir.format_expr(i) for i in e.indices)
+                    if own_element(e.indices, levels) else None)
         found = []
-        for name, exact in inside.items():
+        for name, keys in inside.items():
             binds = bindings.get(name, [])
             if (len(binds) == 1 and isinstance(binds[0].value, ir.AllocArray)
-                    and any(b is binds[0] for b in siblings) and all(exact)
-                    and isinstance(binds[0].target.type, Array)
-                    and binds[0].target.type.ndim == len(levels)
-                    and uses.get(name, 0) == len(exact) + 1
+                    and any(b is binds[0] for b in siblings)
+                    and None not in keys and len(set(keys)) == 1
+                    and uses.get(name, 0) == len(keys) + 1
                     and written_first(inner, name)):
                 found.append(binds[0])
         return found
@@ -142,6 +141,14 @@ def _unchanged(stmts, names) -> bool:
         return False
     return not any(isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)
                    and s.target.array.id in names for s in walk_stmts(stmts))
+
+
+def own_element(indices, levels) -> bool:
+    """Indices naming one element per iteration: each level variable once, as an index of
+    its own, and constants (`t[i, 0]` of a keepdims row reduction)."""
+    names = [i.id for i in indices if isinstance(i, ir.Name)]
+    return sorted(names) == sorted(levels) and all(
+        isinstance(i, (ir.Name, ir.Const)) for i in indices)
 
 
 def written_first(body, name) -> bool:

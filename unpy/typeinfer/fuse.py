@@ -15,7 +15,9 @@ check of the block proved equal; expressions of scalars, shapes and the outer le
 variables only, which the first nest cannot change: it assigns only its own privates), and
 neither has a reduction, a break/continue of its own, a return, a call of a compiled function
 or an allocation. In a @gpu function the nests are the numbered GPU nests, in the others the
-outermost pranges.
+outermost pranges. A nest of more levels than the other fuses with it when the other runs a
+sequential loop over each extra level's range (a reduction along rows beside a statement over
+the rows' elements, as in softmax): its extra levels become sequential loops of the iteration.
 
 Dependences. Every prange promises that its iterations are independent (SPEC section 3: what
 one iteration writes, no other iteration of that nest reads or writes, whatever the names
@@ -118,7 +120,7 @@ class _Fuser:
             elif isinstance(s, ir.If):
                 s = dataclasses.replace(s, body=self.block(s.body), orelse=self.block(s.orelse))
             if _is_nest(s):
-                k = self.movable_tail(out)
+                k = self.movable_tail(out, equal)
                 if k is not None:
                     first, hosts = out[len(out) - k - 1], out[len(out) - k:]
                     for h in hosts:
@@ -132,7 +134,7 @@ class _Fuser:
             out.append(s)
         return out
 
-    def movable_tail(self, out):
+    def movable_tail(self, out, equal):
         """k when `out` ends with a nest and k host statements that may run before that nest
         instead (see `movable`), else None."""
         k = 0
@@ -142,15 +144,18 @@ class _Fuser:
             return None
         nest = out[len(out) - 1 - k]
         hosts = out[len(out) - k:]
-        if hosts and not (self.quiet(nest) and all(self.movable(h, nest) for h in hosts)):
+        checks = any(isinstance(h, ir.If) for h in hosts)
+        if (checks and not self.quiet(nest, equal)) or not all(self.movable(h, nest)
+                                                               for h in hosts):
             return None
         return k
 
-    def quiet(self, nest) -> bool:
-        """Whether a check may run before `nest` instead of after it: the nest cannot raise,
-        so the call raises the check's error either way (what the arrays the call writes hold
-        when it raises is not specified: docs/supported.md)."""
-        return not _may_raise(nest)
+    def quiet(self, nest, equal) -> bool:
+        """Whether a check may run before `nest` instead of after it: the nest cannot raise
+        (but by a check the block made already), so the call raises the check's error either
+        way (what the arrays the call writes hold when it raises is not specified:
+        docs/supported.md)."""
+        return not _may_raise(nest, equal.settled)
 
     def movable(self, h, nest) -> bool:
         """A shape check (`if bad: raise`), a new array or a scalar computed from sizes, that
@@ -172,15 +177,19 @@ class _Fuser:
     def pair(self, a: ir.For, b: ir.For, equal=None) -> tuple:
         """(the fused nest, None) or (None, why not)."""
         la, lb = chain(a), chain(b)
+        outside_b = _names_outside(self.fn.body, b)
         if len(la) != len(lb):
-            return None, f"{len(la)} parallel levels against {len(lb)}"
+            equal = equal or _Equalities()
+            a, b = (_demoted(x, min(len(la), len(lb)), y, equal) for x, y in ((a, b), (b, a)))
+            if a is None or b is None:
+                return None, f"{len(la)} parallel levels against {len(lb)}"
+            la, lb = chain(a), chain(b)
         for nest in (a, b):
             why = _unfusable(nest)
             if why:
                 return None, why
         names = {y.var: x.var for x, y in zip(la, lb)}
         levels = [x.var for x in la]
-        outside_b = _names_outside(self.fn.body, b)
         for old, new in names.items():
             if old != new and old in outside_b:
                 return None, f"'{old}' is used outside the second nest (its last value)"
@@ -375,6 +384,34 @@ def _pure(e) -> bool:
                                   ir.AllocArray)) for x in walk_exprs([e]))
 
 
+def _demoted(nest, depth, other, equal):
+    """`nest` with its parallel levels below `depth` made sequential loops, where `other`
+    (of `depth` levels) runs a sequential loop of the same range in each iteration: a
+    reduction along a row beside an element-wise statement over the rows' elements, as in
+    `e = np.exp(a - a.max(axis=1, keepdims=True))`, does the same work per iteration once
+    fused; else None. A nest of `depth` levels is itself."""
+    levels = chain(nest)
+    if len(levels) == depth:
+        return nest
+    ranges = [(x.start, x.stop, x.step) for x in walk_stmts(chain(other)[-1].body)
+              if isinstance(x, ir.For) and not x.parallel]
+    for level in levels[depth:]:
+        if not any(all(equal.same(u, v) for u, v in zip((level.start, level.stop, level.step),
+                                                        r)) for r in ranges):
+            return None
+
+    def sequential(loop):
+        body = [sequential(x) if isinstance(x, ir.For) and x.parallel else x
+                for x in loop.body]
+        return dataclasses.replace(loop, parallel=False, body=body)
+
+    def rebuild(loop, k):
+        if k == depth - 1:
+            return dataclasses.replace(loop, body=[sequential(loop.body[0])])
+        return dataclasses.replace(loop, body=[rebuild(loop.body[0], k + 1)])
+    return rebuild(nest, 0)
+
+
 def _is_nest(s) -> bool:
     """An outermost prange: a @gpu function's numbered nest, or any other function's prange
     (the fuser does not look inside one)."""
@@ -389,6 +426,7 @@ class _Equalities:
     def __init__(self, stable=()):
         self.stable = set(stable)
         self.root = {}
+        self.settled = set()      # the tests of passed checks (false from there on)
 
     def find(self, text):
         while text in self.root:
@@ -397,12 +435,14 @@ class _Equalities:
 
     def learn(self, s):
         if not (isinstance(s, ir.If) and not s.orelse and len(s.body) == 1
-                and isinstance(s.body[0], ir.Raise) and isinstance(s.test, ir.Compare)
-                and s.test.ops == ["!="]):
+                and isinstance(s.body[0], ir.Raise) and isinstance(s.test, ir.Compare)):
             return
         a, b = s.test.left, s.test.comparators[0]
-        if all(isinstance(x, ir.Const) or (isinstance(x, ir.ArrayAttr) and x.array.id in
-                                           self.stable) for x in (a, b)):
+        if not all(isinstance(x, ir.Const) or (isinstance(x, ir.ArrayAttr) and x.array.id in
+                                               self.stable) for x in (a, b)):
+            return
+        self.settled.add(ir.format_expr(s.test))
+        if s.test.ops == ["!="]:
             x, y = self.find(ir.format_expr(a)), self.find(ir.format_expr(b))
             if x != y:
                 self.root[y] = x
@@ -415,7 +455,9 @@ class _Equalities:
 RAISING_OPS = ("//", "%", "**", "<<", ">>")
 
 
-def _may_raise(nest) -> bool:
+def _may_raise(nest, settled=()) -> bool:
+    """Whether `nest` may raise: a helper that checks its operands, or a `raise` other than
+    a check whose test is among the `settled` (false by an earlier check)."""
     for x in walk_exprs([nest]):
         if isinstance(x, ir.BinOp) and x.type is not None and (
                 (x.op in RAISING_OPS and x.type.dtype[0] in "iu")
@@ -424,7 +466,10 @@ def _may_raise(nest) -> bool:
         if isinstance(x, ir.Call) and (x.func.startswith("math.") or (
                 x.func.startswith("cast:") and x.type.dtype[0] in "iu")):
             return True
-    return any(isinstance(s, ir.Raise) for s in walk_stmts([nest]))
+    exempt = {id(s.body[0]) for s in walk_stmts([nest]) if isinstance(s, ir.If)
+              and s.body and isinstance(s.body[0], ir.Raise)
+              and ir.format_expr(s.test) in settled}
+    return any(isinstance(s, ir.Raise) and id(s) not in exempt for s in walk_stmts([nest]))
 
 
 def _unfusable(nest: ir.For):

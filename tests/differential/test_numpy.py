@@ -90,6 +90,7 @@ CASES = {
     "cnd": lambda: (-0.7,),
     "damped_sum": lambda: (0.4, 4),
     "helpers_in_nest": lambda: (rand(9), rand(9) * 4 - 2, 0.3, np.zeros(9)),
+    "large_temporary": lambda: (2 ** 20,),
 }
 
 
@@ -175,3 +176,14 @@ def test_the_blas_call_leaves_numpy_threads_as_they_were(numpy_exprs_kernels):
     before = count()
     numpy_exprs_kernels.check("matmul", rand(64, 64), rand(64, 64), rtol=1e-9)
     assert count() == before
+
+
+def test_large_blocks_are_reused_by_the_next_call(numpy_exprs_kernels):
+    """A freed block of 1 MiB or more goes back to unpy's pool (unpy_runtime.hpp, BlockPool)
+    and the next allocation of its size takes it: no new pages to fault in."""
+    f = numpy_exprs_kernels.compiled.large_temporary
+    first = f(2 ** 20)
+    address = first.ctypes.data
+    del first
+    second = f(2 ** 20)
+    assert second.ctypes.data == address and np.all(second == 3.0)

@@ -434,3 +434,12 @@ def damped_sum(x, n):
 def helpers_in_nest(s, x, r, out):
     for i in prange(s.shape[0]):
         out[i] = s[i] * cnd(x[i]) - r * damped_sum(x[i], 3)
+
+
+@unpython.gpu
+@unpython.type('int64', F1)
+def large_temporary(n):
+    """A temporary and a result of n float64 (8 MB for n = 2**20): kept for the next call."""
+    t = np.zeros(n)
+    t += 1.5
+    return t * 2.0

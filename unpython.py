@@ -6,18 +6,50 @@ When a compiled module built by `unpy build` is imported, it runs the module's o
 the compiled function instead of the Python one, so module-level code sees the compiled version
 from its definition on.
 """
+import functools
+import inspect
 import os
+import types as _types
 
 __all__ = ["type", "locals", "gpu", "prange", "explain", "devices", "resident", "sync"]
 
 prange = range
 
 def _bind(f):
-    """The compiled replacement of `f`, if its module is a compiled module being imported."""
+    """The compiled replacement of `f`, if its module is a compiled module being imported:
+    the compiled function behind the Python function's signature and docstring."""
     if os.environ.get("UNPY_DISABLE") == "1":
         return f
     compiled = getattr(f, "__globals__", {}).get("__unpy_compiled__", {})
-    return compiled.get(getattr(f, "__name__", None), f)
+    found = compiled.get(getattr(f, "__name__", None), f)
+    if found is f or isinstance(found, _types.FunctionType):    # not compiled, or wrapped
+        return found
+    wrapper = compiled[f.__name__] = _behind_signature(found, f)
+    return wrapper
+
+
+def _behind_signature(compiled, f):
+    """`compiled` called as `f` is: inspect.signature, help() and the docstring are f's, and a
+    call with a wrong number of arguments or an unknown keyword raises Python's own TypeError
+    naming the function and the argument (the compiled module's message prints the arguments,
+    arrays in full)."""
+    signature = inspect.signature(f)
+
+    @functools.wraps(f)
+    def call(*args, **kwargs):
+        try:
+            return compiled(*args, **kwargs)
+        except TypeError as e:
+            if "incompatible function arguments" not in str(e):
+                raise
+            try:
+                signature.bind(*args, **kwargs)
+            except TypeError as why:
+                raise TypeError(f"{f.__name__}() {why}") from None
+            raise
+    call.__unpy_compiled__ = compiled         # the compiled function itself
+    call.__doc__ = "\n\n".join(d for d in (f.__doc__, compiled.__doc__) if d)
+    return call
 
 
 def type(*types):

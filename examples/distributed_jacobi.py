@@ -14,7 +14,6 @@ result (.npy). Without mpi4py, or under plain `python`, it runs as one process.
 import argparse
 import importlib
 import sys
-import types
 
 import numpy as np
 
@@ -99,7 +98,7 @@ def main(argv=None):
     if result is None:
         return 0
     size = comm.Get_size() if comm else 1
-    compiled = "interpreted" if isinstance(module.jacobi_step, types.FunctionType) else "compiled"
+    compiled = "compiled" if hasattr(module.jacobi_step, "__unpy_compiled__") else "interpreted"
     print(f"{options.n}x{options.n}, {options.steps} steps, {size} process(es), "
           f"{compiled} kernel: sum {result.sum():.12g}")
     if options.out:

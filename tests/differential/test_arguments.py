@@ -88,12 +88,22 @@ def test_arity_and_keywords(arrays_kernels):
     """Missing or extra arguments are a TypeError naming the function; parameters can be passed
     by keyword, as to the Python function."""
     c = arrays_kernels.compiled
-    with pytest.raises(TypeError, match=r"^sum1\(\)"):
-        c.sum1()
-    with pytest.raises(TypeError, match=r"^sum1\(\)"):
-        c.sum1(np.zeros(3), 2)
+    assert type_error(c.sum1) == "sum1() missing a required argument: 'a'"
+    big = np.zeros(10 ** 5)
+    assert type_error(lambda: c.sum1(big, 2)) == "sum1() too many positional arguments"
+    assert type_error(lambda: c.sum1(b=big)) == "sum1() missing a required argument: 'a'"
+    assert type_error(lambda: c.sum1(big, a=big)) == "sum1() multiple values for argument 'a'"
     assert c.sum1(a=np.ones(3)) == 3.0
     assert c.get2(np.eye(2), j=1, i=1) == 1.0
+
+
+def test_signature_and_docstring_are_the_python_functions(arrays_kernels):
+    import inspect
+    compiled, interpreted = arrays_kernels.compiled, arrays_kernels.interpreted
+    assert inspect.signature(compiled.get2) == inspect.signature(interpreted.get2)
+    assert compiled.get2.__name__ == "get2" and compiled.get2.__module__ == compiled.__name__
+    assert "compiled by unpy" in compiled.get2.__doc__
+    assert hasattr(compiled.get2, "__unpy_compiled__")
 
 
 def test_valid_layouts_accepted(arrays_kernels):

@@ -170,6 +170,18 @@ def test_several_files_one_bad(built, tmp_path, capsys, monkeypatch):
     assert [p.name for p in out.iterdir()] == [f"clitool{SUFFIX}"]
 
 
+def test_an_unusable_cache_is_named_before_any_work(built, tmp_path, capsys, monkeypatch):
+    folder, _ = built
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("UNPY_CACHE_DIR", str(blocker / "cache"))
+    monkeypatch.setattr(build_module, "compile_cpp", lambda *a: pytest.fail("compiled"))
+    assert main(["build", str(folder / "clitool.py"), "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert f"UNPY_CACHE_DIR={blocker / 'cache'} cannot hold the build cache" in err
+    assert "set UNPY_CACHE_DIR to a folder you can write" in err
+
+
 def test_usage_errors():
     done = run_cli()
     assert done.returncode == 2 and "usage: unpy" in done.stderr

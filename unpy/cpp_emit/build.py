@@ -59,6 +59,22 @@ def cache_dir() -> Path:
     return Path(root) / "build"
 
 
+def writable_cache_dir() -> Path:
+    """The build cache, made if missing; an OSError naming UNPY_CACHE_DIR when it cannot be
+    written (before a build spends seconds in g++)."""
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        where = (f"UNPY_CACHE_DIR={os.environ['UNPY_CACHE_DIR']}"
+                 if os.environ.get("UNPY_CACHE_DIR") else f"the build cache {folder.parent}")
+        raise OSError(f"{where} cannot hold the build cache ({e.strerror or e}); set "
+                      "UNPY_CACHE_DIR to a folder you can write") from None
+    return folder
+
+
 @functools.lru_cache(maxsize=None)
 def _unpy_fingerprint() -> str:
     h = hashlib.sha256(unpy.__version__.encode())
@@ -140,6 +156,7 @@ def build(path: str, out_dir: str | None = None, options: BuildOptions | None = 
     """Build `path` into `<out_dir>/<name><EXT_SUFFIX>`; raises CompileError for bad code."""
     options = options or BuildOptions()
     started = time.perf_counter()
+    cache = writable_cache_dir()
     path, source, module = load(path)
     name = module.name
     out = Path(out_dir or os.path.dirname(path)) / f"{name}{extension_suffix()}"
@@ -148,7 +165,7 @@ def build(path: str, out_dir: str | None = None, options: BuildOptions | None = 
         return BuildResult(out, [], False, False, time.perf_counter() - started,
                            notes=["no @unpython.type functions: nothing to compile"])
     key = build_key(source, options, path)
-    cached = cache_dir() / key / out.name
+    cached = cache / key / out.name
     cpp = ""
     if emit_cpp or not cached.exists():
         cpp = emit_module(module, source, options.boundscheck, options.fastmath)

@@ -27,7 +27,9 @@ def test_dot_loop_gets_main_and_remainder(gpu):
     # a[i, k] gets a new access per copy, as b[k] does: 2 * 3 new ids.
     assert len(out.accesses) == len(kernel.accesses) + 6
     source = print_kernel(out)
-    assert "k__hi - (ulong)(3L)" in source.replace("((ulong)(k__hi)", "k__hi") or "3L" in source
+    # The unrolled loop stops 3 before the end (its copies read k + 3); the remainder runs on.
+    assert "unpy_k_k_stop = ((long)((ulong)(k__hi) - (ulong)(3L))), unpy_k_k_step = 4L" in source
+    assert "unpy_k_k_start = k__lo, unpy_k_k_stop = k__hi, unpy_k_k_step = 1L" in source
 
 
 def test_after_unroll_and_jam_budget_and_factor(gpu):

@@ -29,6 +29,11 @@ from unpy import ir
 # estimated ratio was within 3.9x of the measured one at every dev and accelerator size but the
 # naive mmult (clearly the GPU's either way).
 HOST_OPS_PER_CORE = 1e10
+# A matrix product (For.blas) runs the BLAS on the CPU path: gemm f64 on the H200 host's 16
+# cores, 2026-11-25, ran 3.5e10 (n=384, 0.40 ms) and 5.6e10 (n=2048, 38 ms) counted operations
+# per core and second (bench/results/numpy_expr-*-16core-h200.md). At the naive rate the
+# estimate sent small products to the GPU without measuring (7.6 ms there against 0.43).
+BLAS_OPS_PER_CORE = 4e10
 GPU_OPS = 1e13
 CPU_DEVICE_OPS = HOST_OPS_PER_CORE      # an OpenCL CPU device (PoCL) is no faster than OpenMP
 # Host work of a repeated call that runs on the device beyond the copies and the kernel: a
@@ -199,7 +204,8 @@ def work(instance: NestInstance) -> float:
 
 def estimate(instance: NestInstance, parts, facts: DeviceFacts) -> Estimate:
     operations = work(instance)
-    host = operations / (HOST_OPS_PER_CORE * (os.cpu_count() or 1))
+    per_core = BLAS_OPS_PER_CORE if instance.nest.loop.blas else HOST_OPS_PER_CORE
+    host = operations / (per_core * (os.cpu_count() or 1))
     moved = sum(g.device_elems * g.itemsize * (g.copy_in + g.copy_back)
                 for p in parts for g in p.transfers.groups)
     rate = GPU_OPS if facts.is_gpu else CPU_DEVICE_OPS

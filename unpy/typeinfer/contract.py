@@ -27,8 +27,8 @@ import dataclasses
 
 from unpy import ir
 from unpy.ir import Array, Scalar
-from unpy.typeinfer.fuse import chain
-from unpy.typeinfer.reductions import walk_exprs, walk_stmts
+from unpy.typeinfer.fuse import _fresh, _rename, chain
+from unpy.typeinfer.reductions import assigned_names, walk_exprs, walk_stmts
 
 
 def contract_temporaries(fn: ir.Function) -> ir.Function:
@@ -41,7 +41,9 @@ def contract_temporaries(fn: ir.Function) -> ir.Function:
     for e in walk_exprs(fn.body):
         if isinstance(e, ir.Name):
             uses[e.id] = uses.get(e.id, 0) + 1
-    new_locals = {}
+    taken = set(uses) | set(fn.locals) | {p.name for p in fn.params} | {
+        s.var for s in walk_stmts(fn.body) if isinstance(s, ir.For)}
+    new_locals, contracted = {}, []
 
     def block(body):
         out = list(body)
@@ -51,8 +53,9 @@ def contract_temporaries(fn: ir.Function) -> ir.Function:
                 innermost.body = reuse_repeated_loops(innermost.body)
                 for alloc in contractible(s, out):
                     out.remove(alloc)
-                    scalar = f"{alloc.target.id}__e"
+                    scalar = _fresh(f"{alloc.target.id}__e", taken)
                     new_locals[scalar] = Scalar(alloc.target.type.dtype)
+                    contracted.append(alloc.target.id)
                     replace(s, alloc.target.id, scalar)
             elif isinstance(s, (ir.For, ir.While)):
                 s.body = block(s.body)
@@ -83,8 +86,8 @@ def contract_temporaries(fn: ir.Function) -> ir.Function:
     fn.body = block(fn.body)
     if not new_locals:
         return fn
-    for name in new_locals:
-        fn.locals.pop(name[:-len("__e")], None)
+    for name in contracted:
+        fn.locals.pop(name, None)
     return dataclasses.replace(fn, locals=dict(fn.locals, **new_locals))
 
 
@@ -118,8 +121,6 @@ def reuse_repeated_loops(body) -> list:
 def _accumulation(body, k):
     """(its text with r and k renamed, r, the names it reads) when body[k:k+2] is
     `r = constant; for k in range(...): <assignments of r only>`, else None."""
-    from unpy.typeinfer.fuse import _rename
-    from unpy.typeinfer.reductions import assigned_names
     if k + 1 >= len(body):
         return None
     init, loop = body[k], body[k + 1]
@@ -136,7 +137,6 @@ def _accumulation(body, k):
 
 
 def _unchanged(stmts, names) -> bool:
-    from unpy.typeinfer.reductions import assigned_names
     if set(assigned_names(stmts)) & names:
         return False
     return not any(isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)

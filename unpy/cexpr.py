@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from unpy import ir
+from unpy.typeinfer.types import REAL_PART
 
 # The operators Python computes through a helper function: `/` only between integers converted
 # to float (Python raises for a zero divisor).
@@ -25,9 +26,6 @@ MATH_WITHOUT_ERRORS = ("atan2", "hypot", "erf", "erfc")
 # ones built from these in IR); abs, real, imag and angle give a real number.
 COMPLEX_CALLS = ("abs", "real", "imag", "conjugate", "angle", "sqrt", "exp", "log", "log10",
                  "sin", "cos", "tan", "sinh", "cosh", "tanh")
-REAL_PART = {"complex64": "float32", "complex128": "float64"}
-
-
 def is_complex(dtype) -> bool:
     return dtype in REAL_PART
 

@@ -8,6 +8,7 @@ import math
 
 from unpy import ir
 from unpy.ir import Scalar, format_expr
+from unpy.typeinfer.types import is_complex, real_part
 
 BOOL = Scalar("bool")
 
@@ -82,14 +83,6 @@ def sub(a, b):
 
 def is_float(t):
     return t is not None and t.dtype.startswith("float")
-
-
-def is_complex(t):
-    return t is not None and t.dtype.startswith("complex")
-
-
-def real_part(t):
-    return Scalar({"complex64": "float32", "complex128": "float64"}.get(t.dtype, t.dtype))
 
 
 def same(a, b) -> bool:

@@ -145,10 +145,13 @@ class _Fuser:
         nest = out[len(out) - 1 - k]
         hosts = out[len(out) - k:]
         checks = any(isinstance(h, ir.If) for h in hosts)
-        if (checks and not self.quiet(nest, equal)) or not all(self.movable(h, nest)
-                                                               for h in hosts):
+        if checks and not self.quiet(nest, equal):
             return None
-        return k
+        # Pure expressions read sizes and scalars: the nest changes only its own scalars.
+        assigned = set(assigned_names([nest])) | {s.var for s in walk_stmts([nest])
+                                                  if isinstance(s, ir.For)}
+        touched = _names_in(nest)
+        return k if all(self.movable(h, assigned, touched) for h in hosts) else None
 
     def quiet(self, nest, equal) -> bool:
         """Whether a check may run before `nest` instead of after it: the nest cannot raise
@@ -157,17 +160,15 @@ class _Fuser:
         docs/supported.md)."""
         return not _may_raise(nest, equal.settled)
 
-    def movable(self, h, nest) -> bool:
+    @staticmethod
+    def movable(h, assigned, touched) -> bool:
         """A shape check (`if bad: raise`), a new array or a scalar computed from sizes, that
-        neither reads nor writes what `nest` touches."""
-        # Pure expressions read sizes and scalars: the nest changes only its own scalars.
-        assigned = set(assigned_names([nest])) | {s.var for s in walk_stmts([nest])
-                                                  if isinstance(s, ir.For)}
+        reads nothing the nest `assigns` and binds no name the nest `touches`."""
         if isinstance(h, ir.If) and not h.orelse and len(h.body) == 1 and \
                 isinstance(h.body[0], ir.Raise):
             return _pure(h.test) and not _names(h.test) & assigned
         if isinstance(h, ir.Assign) and isinstance(h.target, ir.Name) and \
-                h.target.id not in _names_in(nest):
+                h.target.id not in touched:
             value = h.value
             parts = value.shape if isinstance(value, ir.AllocArray) else [value]
             return (isinstance(value, ir.AllocArray) or isinstance(value.type, ir.Scalar)) \

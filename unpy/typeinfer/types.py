@@ -149,6 +149,9 @@ def is_float(t):
     return isinstance(t, Scalar) and np.dtype(t.dtype).kind == "f"
 
 
+REAL_PART = {"complex64": "float32", "complex128": "float64"}   # a complex dtype's parts
+
+
 def is_complex(t):
     return isinstance(t, Scalar) and np.dtype(t.dtype).kind == "c"
 
@@ -158,7 +161,7 @@ def real_part(t):
     otherwise."""
     if not is_complex(t):
         return t
-    return Scalar({"complex64": "float32", "complex128": "float64"}[t.dtype], t.weak)
+    return Scalar(REAL_PART[t.dtype], t.weak)
 
 
 def is_bool(t):

@@ -43,6 +43,7 @@ CASES = {
     "reductions": lambda: (cplx(33),),
     "reductions of nothing": lambda: (np.zeros(0, np.complex128),),
     "prange_sum": lambda: (cplx(1000),),
+    "product": lambda: (cplx(12) / 1.5,),
     "matrix_vector": lambda: (cplx(7, 5), cplx(5)),
     "from_parts": lambda: (RNG.standard_normal(9), RNG.standard_normal(9)),
     "scale_in_place": lambda: (cplx(6), -0.5),

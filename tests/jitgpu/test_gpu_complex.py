@@ -29,3 +29,8 @@ def test_construct_on_the_device(complex_gpu, case):
 def test_complex_nests_are_offloaded(complex_gpu, func):
     _, report = complex_gpu.check(func, *CASES[func](), rtol=tolerance(func), ran_on="opencl:")
     assert report.nests
+
+
+def test_a_complex_product_reduction_runs_on_openmp(complex_gpu):
+    complex_gpu.check("product", *CASES["product"](), rtol=1e-9, ran_on="openmp",
+                      reason="a complex reduction by * is not supported on the GPU")

@@ -162,3 +162,13 @@ def count_unit(z):
         if z[i] != 0 and abs(z[i]) < 1.0:
             n += 1
     return n
+
+
+@unpython.gpu
+@unpython.type(Z1, 'complex128')
+def product(z):
+    """A complex product: a reduction by * the GPU path leaves to OpenMP."""
+    p = 1 + 0j
+    for i in prange(z.shape[0]):
+        p *= z[i]
+    return p

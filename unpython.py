@@ -103,7 +103,7 @@ def devices(fresh=False):
 
 class resident:
     """`with unpython.resident(a, b, ...):` keeps these arrays on the OpenCL device across calls
-    of compiled @gpu functions (SPEC section 8): a call that finds one there copies nothing in,
+    of compiled @gpu functions: a call that finds one there copies nothing in,
     and what the device wrote stays there. On leaving the block, also by an exception,
     everything is written back. Python code inside the block that reads or writes one of the
     arrays calls `unpython.sync(a)` first (compiled functions need no such call). Under the

@@ -1,6 +1,8 @@
-"""Issue 18's speed targets for NumPy array expressions compiled by unpy.
+"""Issue 18's speed targets for NumPy array expressions compiled by unpy, and issue 22's for
+loops written in the order users write them (the last six kernels: the `unpy loops` column
+against NumPy's BLAS and against Numba on the same loops).
 
-Ten kernels, each written twice in bench/numpy_expr/: `<kernel>_expr.py` in NumPy array
+Sixteen kernels, each written twice in bench/numpy_expr/: `<kernel>_expr.py` in NumPy array
 expressions (slices, broadcasting, reductions with axis=, np.where, masks, @) and
 `<kernel>_loops.py` as explicit prange loops computing the same thing. Columns:
 
@@ -163,6 +165,26 @@ def _clip(n, rng):
     return rng.standard_normal(n), -1.0, 1.0
 
 
+def _product(n, rng):
+    return rng.random((n, n)), rng.random((n, n)), np.empty((n, n))
+
+
+def _two_products(n, rng):
+    return rng.random((n, n)), rng.random((n, n)), rng.random((n, n)), np.empty((n, n))
+
+
+def _covariance(shape, rng):
+    return rng.random(shape), np.empty((shape[1], shape[1]))
+
+
+def _syrk(n, rng):
+    return 1.5, rng.random((n, n)), 1.2, rng.random((n, n))
+
+
+def _square(n, rng):
+    return rng.random((n, n)), np.empty((n, n))
+
+
 def _elements(n):
     return f"n={n:,}"
 
@@ -187,8 +209,19 @@ KERNELS = [
     Kernel("row_sums", _row_sums, (1,), {"small": (2000, 1000), "large": (8192, 4096)}, _shape),
     Kernel("clip", _clip, (0,), {"small": 2_000_000, "large": 64 * 2**20}, _elements,
            inout=(0,)),
+    # Issue 22: loops in the order users write them (dot products) against NumPy's BLAS.
+    Kernel("matmul_dot", _product, (2,), {"small": 512, "large": 2048}, lambda n: f"n={n}"),
+    Kernel("textbook_gemm", _gemm, (4,), {"small": 512, "large": 2048}, lambda n: f"n={n}",
+           inout=(4,)),
+    Kernel("two_mm", _two_products, (3,), {"small": 384, "large": 1536}, lambda n: f"n={n}"),
+    Kernel("covariance", _covariance, (1,), {"small": (1000, 400), "large": (4000, 1600)},
+           _shape),
+    Kernel("syrk_tri", _syrk, (3,), {"small": 512, "large": 2048}, lambda n: f"n={n}",
+           inout=(3,)),
+    Kernel("transpose_add", _square, (1,), {"small": 2048, "large": 8192}, lambda n: f"n={n}"),
 ]
 BY_NAME = {k.name: k for k in KERNELS}
+ISSUE_22 = ("matmul_dot", "textbook_gemm", "two_mm", "covariance", "syrk_tri", "transpose_add")
 
 
 # --- loading the modules ----------------------------------------------------------------------
@@ -794,6 +827,11 @@ def summary(rows, has_gpu) -> list:
             if r["kernel"] in ("gemm", "gemv")]
     if blas:
         out.append(f"- (c) NumPy (BLAS) / unpy expr for @: {', '.join(blas)}")
+    loops = [f"{r['kernel']} {ratio(r, LOOPS, NUMPY)}" for r in rows if r["kernel"] in ISSUE_22]
+    if loops:
+        out.append(f"- issue 22: unpy loops / NumPy (target 1.5): {', '.join(loops)}; Numba "
+                   f"loops / unpy loops: " + ", ".join(f"{r['kernel']} {ratio(r, NUMBA_LOOPS, LOOPS)}"
+                                                       for r in rows if r["kernel"] in ISSUE_22))
     if has_gpu and not any(r["columns"].get(CUPY, {}).get("ok") for r in rows):
         out.append("- (d) CuPy did not run (see the notes)")
     elif has_gpu:

@@ -31,14 +31,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from unpy.residency_counters import COUNTERS, COUNTERS_ADDRESS  # noqa: F401 (owned there)
+
 from .epoch import invalidate_replays
 from .staging import LazyStaging
 from .transfer import write_back
-
-# [0]: the number of entries (the compiled flush points skip everything while it is 0);
-# [1]: the last call scope id handed out (compiled callers take the next one atomically).
-COUNTERS = np.zeros(2, np.int64)
-COUNTERS_ADDRESS = COUNTERS.ctypes.data
 
 
 def enabled() -> bool:

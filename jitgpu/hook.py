@@ -39,19 +39,39 @@ _configure_logging()
 
 REFUSED = "refused"
 
+# gpurts.device's reason for the spec 'none', so that explain says the same either way.
+SWITCHED_OFF = "UNPY_DEVICE=none: OpenCL is switched off"
+
+
+def switched_off() -> bool:
+    """`UNPY_DEVICE=none`: no device at all. Decided here, from the variable alone, so that such
+    a call imports nothing of the GPU stack (UNPY_DEVICE, when set, wins over a function's
+    `@gpu(devices=...)`)."""
+    return os.environ.get("UNPY_DEVICE", "").strip().lower() == "none"
+
 
 def run_nest(module: str, function: str, nest_id: int, values: dict, key: bytes | None = None):
     """`key`: the call's inputs as bytes (array addresses, shapes, strides, scalars), from the
     compiled caller. With it, a refusal that depends only on the inputs answers REFUSED: the
     caller skips the hook while the same inputs come again (unless every call is logged)."""
-    from gpurts import device_selection
-    from gpurts.device import devices_selection, is_list_spec
-    from jitgpu.decide import TimeOpenMP
-    from jitgpu.multi import device_spec, run_split
-    from jitgpu.nest import DeviceFailure, NotOffloadable, Refused
-    from jitgpu.offload import run_nest_on_device
-
     where = f"{module}.{function} nest {nest_id}"
+    if switched_off():      # before any import of the GPU stack (gpurts, pyopencl, the ILP)
+        _fall_back(module, function, nest_id, where,
+                   f"no OpenCL device: {SWITCHED_OFF}", logging.INFO)
+        return None if log.isEnabledFor(logging.INFO) else False
+    try:
+        from gpurts import device_selection
+        from gpurts.device import devices_selection, is_list_spec
+        from jitgpu.decide import TimeOpenMP
+        from jitgpu.multi import device_spec, run_split
+        from jitgpu.nest import DeviceFailure, NotOffloadable, Refused
+        from jitgpu.offload import run_nest_on_device
+    except ImportError as e:    # installed without the extra `gpu` (pyopencl, pulp, highspy)
+        _fall_back(module, function, nest_id, where,
+                   f"no OpenCL device: the GPU path cannot be imported ({e}; "
+                   "pip install 'unpy[gpu]')", logging.INFO)
+        return None if log.isEnabledFor(logging.INFO) else False
+
     spec = device_spec(module, function)
     split = is_list_spec(spec)      # several participants (SPEC section 6, jitgpu/multi.py)
     selection = devices_selection(spec) if split else device_selection(spec)

@@ -19,11 +19,11 @@ import numpy as np
 from jitgpu.bind import KernelNest, array_attr_name
 from jitgpu.loopopt.nodes import (Barrier, GroupActive, LaneCombine, LanePartials, TileLoad,
                                   UnrolledLevel)
-from jitgpu.loopopt.rewrite import rename
+from unpy.loopopt.rewrite import rename
 from jitgpu.nest import NotOffloadable
 from unpy import ir
 from unpy.cexpr import CExprPrinter
-from unpy.ir import Array, Scalar
+from unpy.ir import Scalar
 from unpy.typeinfer.array_races import update_parts
 from unpy.typeinfer.reductions import walk_stmts
 
@@ -731,7 +731,7 @@ class KernelEmitter(CExprPrinter):
         iteration is past the loop's stop or the row past its level's trip count; then a
         barrier. The loop variable and the row level's indices are redeclared in the load's
         scope, so the access prints its own device index."""
-        kn, ndim = self.kernel, len(self.kernel.levels)
+        kn = self.kernel
         group = math.prod(kn.local_size)
         start, stop = self.expr(s.start), self.expr(s.stop)
         for t in s.tiles:

@@ -341,6 +341,23 @@ class For:
     # Made by lower_arrays for an array statement: different arrays it reads and writes are
     # different memory (SPEC section 3), which fusion may rely on.
     lowered: bool = False
+    # The C++ path's loop optimisations (unpy/loopopt): `simd` marks a loop of independent
+    # iterations that cpp_emit asks to vectorise; `blocked` is the statements of this outermost
+    # nest rewritten (register blocks), which the C++ code runs instead when OpenMP runs the
+    # whole nest and no array of a pair in `disjoint` ([written, read] names) overlaps the other.
+    simd: bool = False
+    blocked: list = field(default_factory=list)
+    disjoint: list = field(default_factory=list)
+
+
+@dataclass
+class LocalTile:
+    """A small array of fixed `shape` local to the statements after it (the accumulators of a
+    register block, unpy/loopopt): C++ keeps it on the stack, in registers once unrolled."""
+    name: str
+    dtype: str
+    shape: list             # of int
+    loc: tuple = (0, 0)
 
 
 @dataclass
@@ -395,7 +412,8 @@ class Raise:
     loc: tuple = (0, 0)
 
 
-Stmt = Union[Assign, AugAssign, For, While, If, Break, Continue, Return, ExprStmt, Pass, Raise]
+Stmt = Union[Assign, AugAssign, For, While, If, Break, Continue, Return, ExprStmt, Pass, Raise,
+             LocalTile]
 
 
 # --- functions and modules ------------------------------------------------------------------
@@ -464,7 +482,7 @@ def is_converted_integer(e) -> bool:
 _NODE_CLASSES = {cls.__name__: cls for cls in (
     Scalar, Array, TupleType, TupleValue, TupleItem, Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr,
     Call, CallCompiled, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
-    StridedView, Reshape, Assign, AugAssign, Reduction, For, While, If, Break, Continue, Return,
+    StridedView, Reshape, Assign, AugAssign, Reduction, For, LocalTile, While, If, Break, Continue, Return,
     ExprStmt, Pass, Raise, Param, Function, Nest, Module)}
 
 
@@ -588,6 +606,8 @@ def format_stmts(body, indent=1) -> list:
             lines.append(f"{pad}{format_expr(s.target)} {s.op}= {format_expr(s.value)}")
         elif isinstance(s, For):
             kind = "prange" if s.parallel else "range"
+            if s.simd:
+                lines.append(f"{pad}# simd")
             extra = ""
             if s.reductions:
                 extra += "  # reductions: " + ", ".join(f"{r.op}:{r.var}" for r in s.reductions)
@@ -598,6 +618,11 @@ def format_stmts(body, indent=1) -> list:
             lines.append(f"{pad}for {s.var} in {kind}({format_expr(s.start)}, "
                          f"{format_expr(s.stop)}, {format_expr(s.step)}):{extra}")
             lines += format_stmts(s.body, indent + 1)
+            if s.blocked:
+                pairs = ", ".join(f"{w} and {r}" for w, r in s.disjoint)
+                lines.append(f"{pad}# the C++ path runs instead, where the nest runs whole on "
+                             f"OpenMP{' and no memory is shared by ' + pairs if pairs else ''}:")
+                lines += format_stmts(s.blocked, indent + 1)
         elif isinstance(s, While):
             lines.append(f"{pad}while {format_expr(s.test)}:")
             lines += format_stmts(s.body, indent + 1)
@@ -613,6 +638,8 @@ def format_stmts(body, indent=1) -> list:
             lines.append(f"{pad}{format_expr(s.value)}")
         elif isinstance(s, Raise):
             lines.append(f"{pad}raise {s.kind}({s.message!r})")
+        elif isinstance(s, LocalTile):
+            lines.append(f"{pad}{s.name} = tile({s.dtype}, {tuple(s.shape)})")
         else:
             lines.append(f"{pad}{type(s).__name__.lower()}")
     return lines

@@ -7,7 +7,7 @@ import dataclasses
 from jitgpu.bind import KernelNest
 from jitgpu.loopopt.const_buffers import written_buffers
 from jitgpu.loopopt.nodes import UnrolledLevel, VectorLoad
-from jitgpu.loopopt.rewrite import transform
+from unpy.loopopt.rewrite import transform
 from jitgpu.nest import ArrayAccess
 from unpy import ir
 

@@ -11,7 +11,8 @@ from jitgpu.bind import KernelNest
 from jitgpu.loopopt.local_tiles import DEFAULT_LOCAL_MEM
 from jitgpu.loopopt.nodes import (ActiveItem, FirstLane, LaneCombine, LaneIndex, LanePartials,
                                   TileLoad, UnrolledLevel)
-from jitgpu.loopopt.rewrite import binop, const, escapes
+from unpy.loopopt.rewrite import binop, const
+from unpy.typeinfer.reductions import escapes
 from unpy import ir
 from unpy.typeinfer.reductions import (UpwardExposed, assigned_names, reads_of,
                                        reduction_form, walk_exprs, walk_stmts)

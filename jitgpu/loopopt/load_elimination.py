@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 
 from jitgpu.bind import KernelNest
-from jitgpu.loopopt.rewrite import fresh
+from unpy.loopopt.rewrite import fresh
 from jitgpu.nest import ArrayAccess
 from unpy import ir
 

@@ -6,7 +6,7 @@ import math
 
 from jitgpu.bind import KernelNest
 from jitgpu.loopopt.nodes import UnrolledLevel
-from jitgpu.loopopt.rewrite import escapes
+from unpy.typeinfer.reductions import escapes
 from jitgpu.loopopt.unroll_and_jam import (_depends, _is_loop, _itemsize, _jammed_vars, _loads,
                                            _shared_loads, unroll_and_jam)
 from jitgpu.nest import ArrayAccess

@@ -1,40 +1,9 @@
-"""Tree rewriting helpers for the loop optimisations: new IR trees, never edits in place."""
+"""Tree rewriting helpers of the kernel loop optimisations: the IR-generic ones live in
+unpy/loopopt/rewrite.py (both back ends use them); these know the kernel's accesses."""
 from __future__ import annotations
 
-import dataclasses
-
 from jitgpu.nest import ArrayAccess
-from unpy import ir
-from unpy.ir import Scalar
-from unpy.typeinfer.reductions import escapes, walk_stmts  # escapes: the passes import it here
-
-SKIPPED = ("type", "loc", "reductions")
-
-
-def transform(node, fn):
-    """A copy of `node` rebuilt bottom-up, each dataclass node replaced by `fn(rebuilt node)`
-    (fn returns its argument to keep it)."""
-    if isinstance(node, list):
-        return [transform(x, fn) for x in node]
-    if isinstance(node, tuple):
-        return tuple(transform(x, fn) for x in node)
-    if not dataclasses.is_dataclass(node) or isinstance(node, (type, ir.Scalar, ir.Array)):
-        return node
-    changes = {f.name: transform(getattr(node, f.name), fn)
-               for f in dataclasses.fields(node) if f.name not in SKIPPED}
-    return fn(dataclasses.replace(node, **changes))
-
-
-def rename(node, names: dict):
-    """`node` with the variables of `names` (old -> new) renamed: reads, assignments, loop
-    variables, the targets of `NamedExpr`."""
-    def fn(n):
-        if isinstance(n, ir.Name) and n.id in names:
-            return dataclasses.replace(n, id=names[n.id])
-        if isinstance(n, ir.For) and n.var in names:
-            return dataclasses.replace(n, var=names[n.var])
-        return n
-    return transform(node, fn) if names else node
+from unpy.loopopt.rewrite import transform
 
 
 def accesses_of(node):
@@ -49,38 +18,5 @@ def accesses_of(node):
     return found
 
 
-def has_stmt(body, kinds) -> bool:
-    """Whether a statement of one of `kinds` is anywhere in `body`."""
-    return any(isinstance(s, kinds) for s in walk_stmts(body))
-
-
-def fresh(base: str, taken: set) -> str:
-    """A variable name from `base` that is not in `taken` (which it joins)."""
-    name, n = base, 1
-    while name in taken:
-        name, n = f"{base}_{n}", n + 1
-    taken.add(name)
-    return name
-
-
 def next_aid(kernel) -> int:
     return max([aid for aid, _ in kernel.accesses], default=-1) + 1
-
-
-INT64 = Scalar("int64")
-
-
-def name(id_: str, dtype: str = "int64") -> ir.Name:
-    return ir.Name(id_, type=Scalar(dtype))
-
-
-def const(value: int) -> ir.Const:
-    return ir.Const(value, type=INT64)
-
-
-def binop(op: str, a, b, dtype: str = "int64") -> ir.BinOp:
-    return ir.BinOp(op, a, b, type=Scalar(dtype))
-
-
-def assign(target: str, value, dtype: str = "int64") -> ir.Assign:
-    return ir.Assign(name(target, dtype), value)

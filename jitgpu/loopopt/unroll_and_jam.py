@@ -4,10 +4,11 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from jitgpu.bind import KernelNest, LoopVar
+from jitgpu.bind import KernelNest
 from jitgpu.loopopt.nodes import CopyValid, UnrolledLevel
-from jitgpu.loopopt.rewrite import (accesses_of, escapes, fresh, has_stmt, next_aid, rename,
-                                    transform)
+from jitgpu.loopopt.rewrite import accesses_of, next_aid
+from unpy.loopopt.rewrite import fresh, has_stmt, rename, transform
+from unpy.typeinfer.reductions import escapes
 from jitgpu.nest import ArrayAccess
 from unpy import ir
 from unpy.ir import Scalar

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from jitgpu.bind import KernelNest
-from jitgpu.loopopt.rewrite import (assign, binop, const, fresh, has_stmt, name, next_aid,
-                                    rename, transform)
+from jitgpu.loopopt.rewrite import next_aid
+from unpy.loopopt.rewrite import assign, binop, const, fresh, has_stmt, name, rename, transform
 from jitgpu.nest import ArrayAccess
 from unpy import ir
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import unpy
+from unpy.build_lock import one_build_at_a_time
 from unpy.cpp_emit.module import emit_module
 from unpy.pipeline import compile_to_ir
 
@@ -151,6 +152,7 @@ def generate(path: str, options: BuildOptions):
     return module, emit_module(module, source, options.boundscheck, options.fastmath)
 
 
+@one_build_at_a_time
 def build(path: str, out_dir: str | None = None, options: BuildOptions | None = None,
           emit_cpp: bool = False, progress=None) -> BuildResult:
     """Build `path` into `<out_dir>/<name><EXT_SUFFIX>`; raises CompileError for bad code."""

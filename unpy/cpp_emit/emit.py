@@ -11,6 +11,7 @@ import math
 from unpy import ir
 from unpy.cexpr import MATH_WITHOUT_ERRORS, CExprPrinter
 from unpy.ir import Array
+from unpy.loopopt import optimise_for_cpu
 from unpy.typeinfer.array_races import update_parts
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 
@@ -129,6 +130,12 @@ def const_lower_bound(e, bounds):
         if e.op == "*":
             return a * b
         return 0 if e.op == "%" or b > 0 else None
+    if isinstance(e, ir.Call) and e.func in ("min", "max"):
+        found = [const_lower_bound(a, bounds) for a in e.args]
+        known = [b for b in found if b is not None]
+        if e.func == "max":
+            return max(known) if known else None
+        return None if len(known) < len(found) else min(known)
     if isinstance(e, ir.BinOp) and e.op == "-":
         a = const_lower_bound(e.left, bounds)
         if a is not None and isinstance(e.right, (ir.Const, ir.Cast)):
@@ -155,6 +162,7 @@ class FunctionEmitter(CExprPrinter):
         self.residency = any(isinstance(x, ir.For) and x.nest_id is not None
                              for x in walk_stmts(fn.body))
         self.strided = strided_locals(fn)
+        self.tiles = set()          # the LocalTiles declared so far (C arrays)
 
     def out(self, text):
         self.lines.append("    " * self.depth + text)
@@ -257,6 +265,10 @@ class FunctionEmitter(CExprPrinter):
             self.out(f"{self.expr(s.value)};")
         elif isinstance(s, ir.Pass):
             pass
+        elif isinstance(s, ir.LocalTile):
+            self.tiles.add(s.name)
+            dims = "".join(f"[{n}]" for n in s.shape)
+            self.out(f"alignas(64) {CTYPES[s.dtype]} {cname(s.name)}{dims};")
         elif isinstance(s, ir.Raise):
             message = s.message.replace("\\", "\\\\").replace('"', '\\"')
             self.out(f'unpy::raise(unpy::ErrorKind::{ERROR_KINDS[s.kind]}, "{message}");')
@@ -327,7 +339,21 @@ class FunctionEmitter(CExprPrinter):
         else:
             self.lower_bounds[loop.var] = saved
 
+    def simd_for(self, loop, in_parallel):
+        """A loop of independent iterations (unpy/loopopt made it: constant bounds, step 1,
+        its variable read only inside): OpenMP's simd construct, the variable its own."""
+        own = [cname(x) for x in assigned_names(loop.body) if x != loop.var]
+        self.out("#pragma omp simd" + (f" private({', '.join(own)})" if own else ""))
+        self.out(f"for (int64_t {cname(loop.var)} = {self.expr(loop.start)}; {cname(loop.var)} "
+                 f"< {self.expr(loop.stop)}; ++{cname(loop.var)}) {{")
+        saved = self.enter_loop_var(loop)
+        self.nested(loop.body, in_parallel)
+        self.leave_loop_var(loop, saved)
+        self.out("}")
+
     def sequential_for(self, loop, in_parallel):
+        if loop.simd:
+            return self.simd_for(loop, in_parallel)
         # Python evaluates range() once; the variable keeps its last value after the loop.
         self.out("{")
         self.depth += 1
@@ -374,7 +400,9 @@ class FunctionEmitter(CExprPrinter):
             levels.append(inner)
         return levels
 
-    def parallel_for(self, loop):
+    def parallel_for(self, loop, triangular=False):
+        """An outermost prange nest; `triangular`: schedule it as one whose inner ranges
+        depend on the outer variable (the register-blocked form of such a nest)."""
         self.out("{")
         self.depth += 1
         # Python evaluates range() before the loop runs: the bounds come before the GPU hook.
@@ -394,8 +422,8 @@ class FunctionEmitter(CExprPrinter):
             self.flush_ranges(*array_uses(loop, self.fn))   # OpenMP runs: the host's turn
         body = levels[-1].body
         loop_vars = {l.var for l in levels}
-        triangular = any(loop_vars & set(reads_of([x.start, x.stop, x.step]))
-                         for x in walk_stmts(body) if isinstance(x, ir.For))
+        triangular = triangular or any(loop_vars & set(reads_of([x.start, x.stop, x.step]))
+                                       for x in walk_stmts(body) if isinstance(x, ir.For))
         clauses = "schedule(static, 1)" if triangular else "schedule(static)"
         for r in loop.reductions:
             clauses += f" reduction({r.op}:{cname(r.var)})"
@@ -412,6 +440,21 @@ class FunctionEmitter(CExprPrinter):
             self.out("do {")
             self.depth += 1
         outer = f"{split}.hi - {split}.lo" if split else names[0][2]
+        if loop.blocked:
+            # The register-blocked form (unpy/loopopt) where OpenMP runs the whole nest and
+            # the arrays it writes overlap none its sums read.
+            tests = [f"{split}.lo == 0 && {split}.hi == {names[0][2]}"] if split else []
+            tests += [f"unpy::disjoint({cname(w)}, {cname(r)})" for w, r in loop.disjoint]
+            self.out(f"if ({' && '.join(tests) or 'true'}) {{")
+            self.depth += 1
+            for s in loop.blocked:
+                if isinstance(s, ir.For) and s.parallel:
+                    self.parallel_for(s, triangular)
+                else:
+                    self.plain_stmt(s, False)
+            self.depth -= 1
+            self.out("} else {")
+            self.depth += 1
         if len(levels) == 1:
             self.omp_loops(loop, levels, names, clauses, split)
         else:
@@ -424,6 +467,9 @@ class FunctionEmitter(CExprPrinter):
             self.out("} else {")
             self.depth += 1
             self.omp_loops(loop, levels, names, clauses + f" collapse({len(levels)})", split)
+            self.depth -= 1
+            self.out("}")
+        if loop.blocked:
             self.depth -= 1
             self.out("}")
         if split:
@@ -521,7 +567,7 @@ class FunctionEmitter(CExprPrinter):
         replay = self.fresh("replay") if keyed and not loop.reductions else None
         if replay:
             self.out(f"static unpy::Replay {replay};")
-        self.out(f"if (!omp_in_parallel()) {{")
+        self.out("if (!omp_in_parallel()) {")
         self.depth += 1
         if keyed:
             self.out(f"unpy::HookKey {key};")
@@ -663,6 +709,8 @@ class FunctionEmitter(CExprPrinter):
     def subscript(self, e):
         array = cname(e.array.id)
         # A view's last dimension may have any stride: C holds for the parameters only.
+        if e.array.id in self.tiles:
+            return cname(e.array.id) + "".join(f"[{self.expr(i)}]" for i in e.indices)
         contiguous = "false" if e.array.id in self.strided else "C"
         if self.boundscheck and len(e.in_range) < len(e.indices):
             # at_checked wraps negative indices itself, after reporting them as written.
@@ -832,6 +880,6 @@ def dying_locals(fn: ir.Function) -> list:
 
 
 def emit_function(fn, module_name, boundscheck, signatures):
-    emitter = FunctionEmitter(fn, module_name, boundscheck, signatures)
+    emitter = FunctionEmitter(optimise_for_cpu(fn), module_name, boundscheck, signatures)
     body = emitter.emit()
     return emitter.signature(cname(fn.name)), body, emitter.dispatcher()

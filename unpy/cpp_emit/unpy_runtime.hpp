@@ -1104,10 +1104,10 @@ inline int64_t* residency_counters() {   // [0]: entries in the table; [1]: last
         static int64_t none[2] = {0, 0};
         py::gil_scoped_acquire gil;
         try {
-            return reinterpret_cast<int64_t*>(py::module_::import("gpurts.residency")
+            return reinterpret_cast<int64_t*>(py::module_::import("unpy.residency_counters")
                                                   .attr("COUNTERS_ADDRESS").cast<intptr_t>());
         } catch (py::error_already_set&) {
-            return static_cast<int64_t*>(none);   // no gpurts: nothing is ever on a device
+            return static_cast<int64_t*>(none);   // no unpy: nothing is ever on a device
         }
     }();
     return counters;
@@ -1117,21 +1117,36 @@ inline bool anything_resident() {
     return __atomic_load_n(&residency_counters()[0], __ATOMIC_ACQUIRE) != 0;
 }
 
+// The bytes [lo, hi) that an array's elements span ({0, 0} when it has none).
+template <typename T, int N>
+std::pair<int64_t, int64_t> byte_span(const Array<T, N>& a) {
+    if (!a.data || a.size() == 0) return {0, 0};
+    int64_t lo = 0, hi = 0;
+    for (int d = 0; d < N; ++d) {
+        const int64_t reach = (a.shape[d] - 1) * a.strides[d];
+        lo += reach < 0 ? reach : 0;
+        hi += reach > 0 ? reach : 0;
+    }
+    const int64_t base = int64_t(reinterpret_cast<intptr_t>(a.data));
+    return {base + lo * int64_t(sizeof(T)), base + (hi + 1) * int64_t(sizeof(T))};
+}
+
+// Whether two arrays' spans share no byte (a register-blocked nest runs only then).
+template <typename T, int N, typename U, int M>
+bool disjoint(const Array<T, N>& a, const Array<U, M>& b) {
+    const auto x = byte_span(a), y = byte_span(b);
+    return x.first == x.second || y.first == y.second || x.second <= y.first ||
+           y.second <= x.first;
+}
+
 // The bytes [lo, hi) of arrays' elements.
 struct ByteRanges {
     std::vector<std::pair<int64_t, int64_t>> ranges;
 
     template <typename T, int N>
     void add(const Array<T, N>& a) {
-        if (!a.data || a.size() == 0) return;
-        int64_t lo = 0, hi = 0;
-        for (int d = 0; d < N; ++d) {
-            const int64_t reach = (a.shape[d] - 1) * a.strides[d];
-            lo += reach < 0 ? reach : 0;
-            hi += reach > 0 ? reach : 0;
-        }
-        const int64_t base = int64_t(reinterpret_cast<intptr_t>(a.data));
-        ranges.emplace_back(base + lo * int64_t(sizeof(T)), base + (hi + 1) * int64_t(sizeof(T)));
+        const auto span = byte_span(a);
+        if (span.first != span.second) ranges.push_back(span);
     }
 
     py::list to_python() const {

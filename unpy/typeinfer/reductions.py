@@ -34,7 +34,8 @@ def walk_exprs(node):
                          ir.TupleItem)):
         yield node
     for name in node.__dataclass_fields__:
-        if name in ("type", "loc", "reductions"):
+        # A For's `blocked` is another form of its own statements (unpy/loopopt): not walked.
+        if name in ("type", "loc", "reductions", "blocked"):
             continue
         yield from walk_exprs(getattr(node, name))
 

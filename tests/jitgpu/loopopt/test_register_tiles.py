@@ -16,7 +16,7 @@ from jitgpu import loopopt, offload
 from jitgpu.loopopt.local_tiles import local_tiles
 from jitgpu.loopopt.nodes import CopyValid, LocalLoad, TileLoad, UnrolledLevel
 from jitgpu.loopopt.register_tiles import register_tiles
-from jitgpu.loopopt.rewrite import transform
+from unpy.loopopt.rewrite import transform
 from jitgpu.loopopt.unroll_inner import unroll_inner
 from jitgpu.opencl_emit import print_kernel
 from modulepair import gpu_pair

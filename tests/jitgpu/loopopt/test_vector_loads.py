@@ -4,7 +4,7 @@ from bound import bound
 from jitgpu.loopopt import optimise
 from jitgpu.loopopt.load_elimination import load_elimination
 from jitgpu.loopopt.nodes import Lane, VectorLoad
-from jitgpu.loopopt.rewrite import transform
+from unpy.loopopt.rewrite import transform
 from jitgpu.loopopt.unroll_inner import unroll_inner
 from jitgpu.loopopt.vector_loads import vector_loads
 from jitgpu.opencl_emit import print_kernel

@@ -1,0 +1,151 @@
+"""Register-blocked nests (unpy/loopopt/register_blocks.py), interpreter vs compiled: results
+equal bit for bit at sizes around the block's (remainder rows and columns, empty ranges),
+triangles, views with negative and non-unit strides, and arguments that alias (where the
+blocked code must not run); the pass leaves the near misses of tests/kernels/contractions.py
+as written."""
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from unpy import ir
+from unpy.loopopt import optimise_for_cpu
+from unpy.pipeline import compile_to_ir
+
+SETTINGS = settings(max_examples=30, deadline=None)
+sides = st.integers(0, 19)          # blocks are 6 rows by 8 or 16 columns: every remainder
+LAYOUTS = ("C", "F", "reversed", "strided", "transposed")
+
+
+@st.composite
+def matrices(draw, shape, dtype=np.float64, ints=False):
+    """A matrix of `shape` in one of LAYOUTS, values of a few significant bits each so that
+    any change in the order of the additions shows in the results (floats: uniform)."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    layout = draw(st.sampled_from(LAYOUTS))
+    rows, cols = shape
+    big = (2 * rows + 1, 3 * cols + 1) if layout == "strided" else (rows, cols)
+    if layout == "transposed":
+        big = (cols, rows)
+    base = (rng.integers(-50, 50, big) if ints else rng.uniform(-1, 1, big)).astype(dtype)
+    if layout == "F":
+        return np.asfortranarray(base)
+    if layout == "reversed":
+        return base[::-1, ::-1]
+    if layout == "strided":
+        return base[1::2, ::3][:rows, :cols]
+    if layout == "transposed":
+        return base.T
+    return base
+
+
+@st.composite
+def product_operands(draw, dtype=np.float64, ints=False):
+    m, n, p = draw(sides), draw(sides), draw(sides)
+    return (draw(matrices((m, p), dtype, ints)), draw(matrices((p, n), dtype, ints)),
+            draw(matrices((m, n), dtype, ints)))
+
+
+@SETTINGS
+@given(product_operands())
+def test_matmul(contractions_kernels, operands):
+    contractions_kernels.check("matmul", *operands)
+
+
+@SETTINGS
+@given(product_operands(np.float32))
+def test_matmul_float32(contractions_kernels, operands):
+    contractions_kernels.check("matmul_f32", *operands)
+
+
+@SETTINGS
+@given(product_operands(np.int64, ints=True))
+def test_matmul_int(contractions_kernels, operands):
+    contractions_kernels.check("matmul_int", *operands)
+
+
+@SETTINGS
+@given(product_operands(), st.integers(1, 4))
+def test_accumulator_with_a_start_value_and_an_epilogue(contractions_kernels, operands, step):
+    a, b, c = operands
+    if a.shape[1]:
+        contractions_kernels.check("gemm_epilogue", 1.5, a, b, 0.75, c)
+    contractions_kernels.check("stepped_sum", a, b, c, step)
+
+
+@SETTINGS
+@given(st.integers(0, 21).flatmap(lambda n: st.tuples(
+    matrices((n, 7)), matrices((n, n)), matrices((7, n)), matrices((n, n)))))
+def test_triangles(contractions_kernels, arrays):
+    a, c, x, g = arrays
+    contractions_kernels.check("syrk_lower", 1.25, a, 0.5, c)
+    contractions_kernels.check("gram_upper", x, g)
+
+
+@SETTINGS
+@given(sides, sides, st.integers(1, 9), st.data())
+def test_distances(contractions_kernels, m, n, p, data):
+    x, y, d = (data.draw(matrices(s)) for s in ((m, p), (n, p), (m, n)))
+    contractions_kernels.check("distances", x, y, d)
+    contractions_kernels.check("distances_direct", x, y, d)
+
+
+@SETTINGS
+@given(product_operands(), product_operands(np.float32))
+def test_accumulating_into_the_output_element(contractions_kernels, operands, f32):
+    contractions_kernels.check("textbook", *operands)
+    contractions_kernels.check("textbook_beta", 1.5, *operands[:2], 0.25, operands[2])
+    contractions_kernels.check("textbook_scaled", *f32, np.float32(0.5))
+    contractions_kernels.check("accumulates_along_k", *operands)
+
+
+def test_aliased_output_runs_the_loops_as_written(contractions_kernels):
+    """c is a: each row's later columns read the values its earlier ones stored (the
+    interpreter's order; OpenMP keeps it, since rows are the parallel iterations)."""
+    rng = np.random.default_rng(3)
+    for n in (5, 14, 33):
+        a = rng.uniform(-1, 1, (n, n))
+        b = rng.uniform(-1, 1, (n, n))
+        contractions_kernels.check("matmul", a, b, a)
+        contractions_kernels.check("matmul", a, b, a[:, ::-1])
+        contractions_kernels.check("textbook", a, b, a)
+        contractions_kernels.check("textbook", a[::-1], b, a)
+        contractions_kernels.check("textbook_beta", 2.0, a, b, 0.5, b)
+
+
+def test_near_misses_match(contractions_kernels):
+    rng = np.random.default_rng(4)
+    a, b = rng.uniform(-1, 1, (13, 17)), rng.uniform(-1, 1, (17, 19))
+    contractions_kernels.check("reads_what_it_writes", a[:, :13], rng.uniform(-1, 1, (13, 13)))
+    contractions_kernels.check("bound_from_column", a, b, np.zeros((13, 19)))
+
+
+def _blocked_nests():
+    path = "tests/kernels/contractions.py"
+    with open(path) as f:
+        module = compile_to_ir(path, f.read())
+    found = {}
+    for fn in module.functions:
+        nests = [s for s in optimise_for_cpu(fn).body if isinstance(s, ir.For) and s.parallel]
+        found[fn.name] = nests[0]
+    return found
+
+
+def test_which_nests_are_blocked():
+    nests = _blocked_nests()
+    blocked = {name for name, nest in nests.items() if nest.blocked}
+    assert blocked == {"matmul", "matmul_f32", "matmul_int", "gemm_epilogue", "syrk_lower",
+                       "gram_upper", "distances", "distances_direct", "stepped_sum",
+                       "textbook", "textbook_scaled", "textbook_beta"}
+    # The blocked code's condition: what the nest writes overlaps nothing its sums read.
+    assert nests["matmul"].disjoint == [["c", "a"], ["c", "b"]]
+    assert nests["gram_upper"].disjoint == [["g", "x"]]
+    text = "\n".join(ir.format_stmts(nests["matmul"].blocked))
+    assert "tile(float64, (6, 8))" in text and "# simd" in text
+    assert "tile(float32, (6, 16))" in "\n".join(ir.format_stmts(nests["matmul_f32"].blocked))
+    # Two accumulators: two tiles of half the rows.
+    assert "tile(float64, (3, 8))" in "\n".join(ir.format_stmts(nests["distances"].blocked))
+    # Rows read along the middle loop's variable (a[j, k]) are read from a transposed copy.
+    text = "\n".join(ir.format_stmts(nests["syrk_lower"].blocked))
+    assert "unpy_a_t = np.empty((a.shape[1], a.shape[0]), float64)" in text
+    assert "a[(unpy_i0 + unpy_ii), k] * unpy_a_t[k, (unpy_j0 + unpy_jj)]" in text
+    assert "_t = np.empty" not in "\n".join(ir.format_stmts(nests["matmul"].blocked))

@@ -1,0 +1,354 @@
+"""register_blocks: an outermost prange nest whose inner loop sums into per-iteration scalars
+(the dot-product order users write for matrix products, Gram matrices, syrk, distance
+matrices) gets a register-blocked alternative for the C++ path: a BI x BJ block of the two
+outer levels' iterations at a time, its accumulators in a local tile, the inner loop's body
+vectorised across the block's columns (the CPU counterpart of jitgpu/loopopt/register_tiles).
+
+    for i in prange(..):                    for i0 in prange(.., .., BI):       (full blocks)
+        for j in range(..):                     for j0 in range(jlo, jmid, BJ):
+            s = init                                acc[ii, jj] = init          (ii < BI, jj < BJ)
+            for k in range(..):          ->         for k in range(..):
+                s = s + a[i, k] * b[k, j]               acc[ii, jj] = acc[ii, jj] + a[i0 + ii, k] * b[k, j0 + jj]
+            c[i, j] = s                             c[i0 + ii, j0 + jj] = acc[ii, jj]
+                                                the columns outside [jlo, jmid) and the last
+                                                partial block of rows run the original body.
+
+Each output's sum keeps its order (k ascending, one operation at a time): the result equals
+the original's bit for bit. The block's BI x BJ independent chains replace one dependent
+chain, and each loaded a[i, k] and b[k, j] serves BJ or BI of them.
+
+Legal when (checked here): the outer level is a prange of step 1 with no reductions whose
+body is the middle loop, of step 1 (range or prange, its bounds reading at most the outer
+variable); the middle loop's body is assignments of scalars (the accumulators), one inner
+loop, and statements after it (assignments and ifs) that only the outer iteration's own
+outputs depend on; the inner loop's bounds are invariant in the nest and its body only
+assigns accumulators; what the accumulators and the inner loop read is the loop variables,
+the accumulators, values the nest does not assign, and arrays the nest does not write (so
+computing a block's sums before its stores changes nothing), with no call that can raise.
+Arrays the nest writes must not overlap those it reads: `disjoint` names the pairs that
+cpp_emit checks at run time before it takes the blocked code (the original runs otherwise).
+The middle level's iterations of one row still run their stores in order; the rows of a
+block are iterations of the prange, which SPEC's semantics make independent.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from unpy import ir
+from unpy.ir import Array, Scalar
+from unpy.loopopt.rewrite import assign, binop, const, fresh, name, transform
+from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
+
+ROWS = 6                        # BI: rows of a block (outer-level iterations)
+VECTOR_BYTES = 32               # one AVX2 register; a block's row is two of them (BJ columns)
+BLOCKED_DTYPES = ("float64", "float32", "int64", "int32")
+# Calls that cannot raise (math.* checks domains and raises; np.* gives NaN like NumPy).
+SAFE_CALL_PREFIXES = ("np.", "cast:", "min", "max", "abs", "float", "int")
+
+
+def register_blocks(fn: ir.Function) -> ir.Function:
+    """`fn` with a `blocked` alternative on each outermost prange nest of the legal form."""
+    taken = set(fn.locals) | {p.name for p in fn.params}
+    new_locals = dict(fn.locals)
+
+    def visit(body):
+        out = []
+        for s in body:
+            if isinstance(s, ir.For) and s.parallel:
+                blocked = _blocked(s, fn, taken, new_locals)
+                out.append(dataclasses.replace(s, blocked=blocked[0], disjoint=blocked[1])
+                           if blocked else s)
+            elif isinstance(s, (ir.For, ir.While)):
+                out.append(dataclasses.replace(s, body=visit(s.body)))
+            elif isinstance(s, ir.If):
+                out.append(dataclasses.replace(s, body=visit(s.body), orelse=visit(s.orelse)))
+            else:
+                out.append(s)
+        return out
+
+    body = visit(fn.body)
+    return dataclasses.replace(fn, body=body, locals=new_locals)
+
+
+def _blocked(outer: ir.For, fn, taken, new_locals):
+    """(the blocked nest, its disjoint pairs), or None where the nest is not of the form."""
+    form = _contraction(outer, fn, taken)
+    if form is None:
+        return None
+    middle, pre, inner, post, accumulators = form
+    for s in pre:
+        new_locals.setdefault(s.target.id, s.value.type)
+    dtypes = {new_locals[a].dtype for a in accumulators}
+    if len(dtypes) != 1 or not dtypes <= set(BLOCKED_DTYPES):
+        return None
+    dtype = dtypes.pop()
+    rows = max(2, ROWS // len(accumulators))
+    cols = 2 * VECTOR_BYTES // _itemsize(dtype)
+
+    i, j = outer.var, middle.var
+    i0, j0, ii, jj, jhi, jmid = (fresh(f"unpy_{x}", taken) for x in
+                                 ("i0", "j0", "ii", "jj", "jhi", "jmid"))
+    for v in (i0, j0, ii, jj, jhi, jmid):
+        new_locals[v] = Scalar("int64")
+    tiles = {a: fresh(f"unpy_tile_{a}", taken) for a in accumulators}
+    copies, inner = _transposed_operands(inner, j, fn, taken, new_locals)
+
+    def element(tile):
+        return ir.Subscript(ir.Name(tile, type=Array(dtype, 2)), [name(ii), name(jj)],
+                            type=Scalar(dtype), in_range=[0, 1])
+
+    def in_block(node):
+        """`node` for the block's iteration (i0 + ii, j0 + jj), accumulators in their tiles."""
+        def fn_(n):
+            if isinstance(n, ir.Name) and n.id == i:
+                return binop("+", name(i0), name(ii))
+            if isinstance(n, ir.Name) and n.id == j:
+                return binop("+", name(j0), name(jj))
+            if isinstance(n, ir.Name) and n.id in tiles:
+                return element(tiles[n.id])
+            return n
+        return transform(node, fn_)
+
+    def row_bound(e, pick):
+        """`pick` (max or min) of `e` over the block's rows (e itself if it reads no i)."""
+        if i not in reads_of(e):
+            return e
+        values = [_substitute(e, i, binop("+", name(i0), const(r))) for r in range(rows)]
+        folded = values[0]
+        for v in values[1:]:
+            folded = ir.Call(pick, [folded, v], type=Scalar("int64"))
+        return folded
+
+    def over_block(stmts, simd):
+        return [ir.For(ii, const(0), const(rows), const(1), [
+            ir.For(jj, const(0), const(cols), const(1), in_block(stmts), simd=simd)])]
+
+    # The first column all rows of the block share: an expression, not a variable, so that
+    # cpp_emit sees its lower bound (indices it proves non-negative are not wrapped).
+    start_j, stop_j = middle.start, middle.stop
+    jlo = row_bound(start_j, "max")
+    tile_decls = [ir.LocalTile(t, dtype, [rows, cols]) for t in tiles.values()]
+    k_loop = dataclasses.replace(inner, body=over_block(inner.body, simd=True))
+    block_loop = ir.For(j0, jlo, name(jmid), const(cols),
+                        tile_decls + over_block(pre, simd=True) + [k_loop]
+                        + over_block(post, simd=False))
+    rest = middle.body
+
+    def row_part(lo, hi):
+        """Each row of the block runs the middle loop's original body over [lo, hi)."""
+        return [ir.For(i, name(i0), binop("+", name(i0), const(rows)), const(1), [
+            dataclasses.replace(middle, start=lo, stop=hi, parallel=False, body=rest)])]
+
+    full_rows = [
+        assign(jhi, ir.Call("max", [jlo, row_bound(stop_j, "min")], type=Scalar("int64"))),
+        assign(jmid, binop("+", jlo, binop("*", binop("//", binop("-", name(jhi), jlo),
+                                                         const(cols)), const(cols)))),
+    ]
+    if i in reads_of(start_j):     # columns left of the common range, row by row
+        full_rows += row_part(start_j, ir.Call("min", [jlo, stop_j], type=Scalar("int64")))
+    full_rows += [block_loop] + row_part(name(jmid), stop_j)
+    last_rows = [dataclasses.replace(outer, var=i, start=name(i0), stop=outer.stop,
+                                     parallel=False, nest_id=None, fused=[], blas=[])]
+    whole = ir.Compare(binop("+", name(i0), const(rows)), ["<="], [outer.stop],
+                       type=Scalar("bool"), operand_types=[["int64", "int64"]])
+    blocked = ir.For(i0, outer.start, outer.stop, const(rows),
+                     [ir.If(whole, full_rows, last_rows)], parallel=True, loc=outer.loc)
+    return copies + [blocked], _disjoint_pairs(outer)
+
+
+def _transposed_operands(inner: ir.For, j: str, fn, taken, new_locals):
+    """(statements making transposed copies, the inner loop reading them) for the matrices
+    the sums read along their rows by the middle variable (`a[j, k]`): in the blocked code
+    a block's columns then read neighbouring elements `at[k, j0 + jj]`, which vectorise,
+    instead of BJ rows. A copy costs one pass over the matrix; the nest reads it BI times."""
+    k = inner.var
+    names, copies = {}, []
+
+    def along_rows(e):
+        return (isinstance(e, ir.Subscript) and e.array.type.ndim == 2
+                and j in reads_of(e.indices[0]) and k not in reads_of(e.indices[0])
+                and k in reads_of(e.indices[1]) and j not in reads_of(e.indices[1]))
+
+    def swap(e):
+        if not along_rows(e):
+            return e
+        array = e.array.id
+        if array not in names:
+            names[array] = fresh(f"unpy_{array}_t", taken)
+            copies.extend(_transposed_copy(e.array, names[array], taken, new_locals))
+        t = ir.Name(names[array], type=e.array.type)
+        return dataclasses.replace(e, array=t, indices=e.indices[::-1],
+                                   in_range=[1 - d for d in e.in_range])
+
+    return copies, dataclasses.replace(inner, body=transform(inner.body, swap))
+
+
+def _transposed_copy(array: ir.Name, copy: str, taken, new_locals) -> list:
+    """`copy = array.T` as a new C-ordered matrix, a row of the copy per parallel iteration."""
+    dtype = array.type.dtype
+    new_locals[copy] = array.type
+    r, c = fresh("unpy_r", taken), fresh("unpy_c", taken)
+    new_locals[r] = new_locals[c] = Scalar("int64")
+
+    def extent(d):
+        return ir.ArrayAttr(array, "shape", d, type=Scalar("int64"))
+
+    def element(a, first, second):
+        return ir.Subscript(a, [name(first), name(second)], type=Scalar(dtype),
+                            in_range=[0, 1])
+    copy_name = ir.Name(copy, type=array.type)
+    return [ir.Assign(copy_name, ir.AllocArray("empty", [extent(1), extent(0)], dtype,
+                                               type=array.type)),
+            ir.For(r, const(0), extent(1), const(1), [
+                ir.For(c, const(0), extent(0), const(1), [
+                    ir.Assign(element(copy_name, r, c), element(array, c, r))])],
+                parallel=True)]
+
+
+def _contraction(outer: ir.For, fn, taken):
+    """(middle, pre, inner, post, accumulators) of a nest of the legal form, else None."""
+    if not (_unit_step(outer) and not outer.reductions and len(outer.body) == 1):
+        return None
+    middle = outer.body[0]
+    if not (isinstance(middle, ir.For) and _unit_step(middle) and not middle.reductions):
+        return None
+    loops = [k for k, s in enumerate(middle.body) if isinstance(s, ir.For)]
+    if len(loops) != 1:
+        return None
+    pre, inner, post = (middle.body[:loops[0]], middle.body[loops[0]],
+                        middle.body[loops[0] + 1:])
+    if inner.parallel or not isinstance(inner.step, ir.Const):
+        return None
+    replaced = _element_accumulators(pre, inner, post, outer, middle, taken)
+    if replaced is None:
+        return None
+    loads, pre, inner, post, stores = replaced
+    if not all(isinstance(s, ir.Assign) and isinstance(s.target, ir.Name) and not s.atomic
+               for s in pre + inner.body):
+        return None
+    accumulators = list(dict.fromkeys(s.target.id for s in loads + pre))
+    temps = _temporaries(inner.body, accumulators)
+    if not accumulators or temps is None or set(reads_of(pre + post)) & temps:
+        return None
+    if any(isinstance(fn.locals.get(a), Array) for a in accumulators):
+        return None
+    if not all(isinstance(s, (ir.Assign, ir.If)) for s in post) or any(
+            isinstance(s, (ir.For, ir.While, ir.Break, ir.Continue, ir.Return, ir.Raise))
+            for s in walk_stmts(post)):
+        return None
+    nest_assigned = set(assigned_names(outer.body)) | {outer.var}
+    i, j, k = outer.var, middle.var, inner.var
+    # The loop variables stay what their loops make them.
+    if {i, j, k} & {s.target.id for s in walk_stmts(outer.body)
+                    if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name)}:
+        return None
+    if set(reads_of([middle.start, middle.stop])) & (nest_assigned - {i}):
+        return None
+    if set(reads_of([inner.start, inner.stop])) & nest_assigned:
+        return None
+    allowed = {i, j, k, *accumulators, *temps}
+    if set(reads_of(pre + inner.body)) & nest_assigned - allowed:
+        return None
+    if set(reads_of(post)) & {k}:
+        return None
+    written = _written_arrays(outer)
+    if {e.array.id for e in walk_exprs(pre + inner.body) if isinstance(e, ir.Subscript)} \
+            & written:
+        return None
+    if not _plain_expressions(pre + inner.body) or not _plain_expressions(post, calls=True):
+        return None
+    return middle, loads + pre, inner, post + stores, accumulators
+
+
+def _element_accumulators(pre, inner: ir.For, post, outer: ir.For, middle: ir.For, taken):
+    """(loads, pre, inner, post, stores): the elements the middle loop's body keeps its sums in
+    (the textbook `c[i, j] = c[i, j] + a[i, k] * b[k, j]`, maybe scaled before the inner loop:
+    an element of each iteration, indexed by the outer and middle variables themselves and
+    otherwise by values the nest does not assign) become scalars, loaded before and stored
+    after, where the body touches those arrays at no other element. None where the inner loop
+    or the statements before it write another kind of element."""
+    i, j = outer.var, middle.var
+    assigned = set(assigned_names(outer.body))
+    body = pre + [inner] + post
+    found = {}
+    for s in walk_stmts(pre + [inner]):
+        if isinstance(s, (ir.Assign, ir.AugAssign)) and isinstance(s.target, ir.Subscript):
+            index_names = [x.id for x in s.target.indices if isinstance(x, ir.Name)]
+            if s.atomic or i not in index_names or j not in index_names or (
+                    set(reads_of(s.target.indices)) & assigned - {i, j}):
+                return None
+            found.setdefault(ir.format_expr(s.target), s.target)
+    arrays = {t.array.id for t in found.values()}
+    if any(isinstance(e, ir.Subscript) and e.array.id in arrays and ir.format_expr(e) not in found
+           for e in walk_exprs(body)):
+        return None
+    scalars = {text: fresh("unpy_acc", taken) for text in found}
+
+    def scalar(text):
+        return ir.Name(scalars[text], type=found[text].type)
+
+    def replace(n):
+        if isinstance(n, ir.Subscript) and ir.format_expr(n) in scalars:
+            return scalar(ir.format_expr(n))
+        return n
+    loads = [ir.Assign(scalar(text), element) for text, element in found.items()]
+    stores = [ir.Assign(element, scalar(text)) for text, element in found.items()]
+    pre, inner, post = transform([pre, inner, post], replace)
+    return loads, pre, inner, post, stores
+
+
+def _temporaries(body, accumulators):
+    """The other names the inner loop's body assigns, each assigned before it is read in an
+    iteration (so that each element of a block has its own), or None if one is not."""
+    temps = {s.target.id for s in body} - set(accumulators)
+    defined = set()
+    for s in body:
+        if set(reads_of(s.value)) & (temps - defined):
+            return None
+        if s.target.id in temps:
+            defined.add(s.target.id)
+    return temps
+
+
+def _plain_expressions(stmts, calls=False) -> bool:
+    """No node that has effects beyond its value or that C++ cannot vectorise: no compiled
+    call, walrus, array-valued node; calls only of functions that cannot raise (any call where
+    `calls`: the statements after the sums run unvectorised and keep their checks)."""
+    for e in walk_exprs(stmts):
+        if isinstance(e, (ir.CallCompiled, ir.NamedExpr, ir.StridedView, ir.Reshape,
+                          ir.AllocArray, ir.TupleValue, ir.TupleItem)):
+            return False
+        if isinstance(e, ir.Subscript) and not all(isinstance(x.type, Scalar) for x in e.indices):
+            return False
+        if isinstance(e, ir.Call) and not calls and not e.func.startswith(SAFE_CALL_PREFIXES):
+            return False
+        if not calls and isinstance(e, ir.BinOp) and e.op in ("//", "%", "/", "**") and (
+                e.type.dtype[0] in "iu" or ir.is_converted_integer(e.right)):
+            return False            # an integer division by zero raises
+    return True
+
+
+def _written_arrays(node) -> set:
+    return {s.target.array.id for s in walk_stmts(node.body if isinstance(node, ir.For) else node)
+            if isinstance(s, (ir.Assign, ir.AugAssign)) and isinstance(s.target, ir.Subscript)}
+
+
+def _disjoint_pairs(outer: ir.For) -> list:
+    """[written, read] pairs of the arrays the nest writes and the others it reads: the
+    blocked code reorders the accesses of different elements, which is the same only where
+    different names are different memory."""
+    read = {e.array.id for e in walk_exprs(outer.body) if isinstance(e, ir.Subscript)}
+    written = _written_arrays(outer)
+    return [[w, r] for w in sorted(written) for r in sorted(read - {w})]
+
+
+def _substitute(node, var: str, value):
+    return transform(node, lambda n: value if isinstance(n, ir.Name) and n.id == var else n)
+
+
+def _unit_step(loop) -> bool:
+    return isinstance(loop, ir.For) and isinstance(loop.step, ir.Const) and loop.step.value == 1
+
+
+def _itemsize(dtype: str) -> int:
+    return int(dtype[-2:]) // 8

@@ -7,6 +7,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 export UNPY_CACHE_DIR ?= $(CURDIR)/.unpy-cache
+# Two pytest workers share the cores with each call's OpenMP threads: idle threads sleep.
+export OMP_WAIT_POLICY ?= passive
 
 .PHONY: venv venv-test demo test bench-cpu clean
 

@@ -80,8 +80,9 @@ class LoopVar:
 class IndexTerm:
     """`coeff * x` of a device index, where x is the normalised loop variable `loop`, or the
     IR expression `index` (an access whose buffer mirrors host memory); `bound` (a `long`
-    parameter with the dimension's extent) marks an index the analysis could not bound: it wraps
-    negatives as Python does and sets the error flag when out of range."""
+    parameter with the dimension's extent) marks an index the analysis could not prove inside
+    the dimension (`NestInstance.checked`): it wraps negatives as Python does and sets the
+    error flag when out of range."""
     coeff: Coefficient
     loop: Optional[str] = None
     index: object = None
@@ -232,7 +233,7 @@ class _Binder:
         for s in walk_stmts(nest.loop.body):
             if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name):
                 self.types.setdefault(s.target.id, s.target.type)
-        for var in instance.boxes:
+        for var in list(instance.boxes) + sorted(instance.on_device):
             self.types.setdefault(var, Scalar("int64"))
 
     def long(self, name, value) -> str:
@@ -269,7 +270,7 @@ class _Binder:
             arr = self.values[e.array.id]
             for d, (index, stride) in enumerate(zip(e.indices, m.dim_strides)):
                 bound = None
-                if access.indices[d] is None:
+                if (ref, d) in self.instance.checked:
                     bound = self.long(f"unpy_dim{ref}_{d}", arr.shape[d])
                 last = d == len(e.indices) - 1
                 terms.append(IndexTerm(self.coefficient(f"unpy_s{ref}_{d}", stride, last),

@@ -11,9 +11,11 @@ import dataclasses
 import functools
 import sys
 from dataclasses import dataclass, field
+from typing import Optional
 
 from jitgpu.lmad import Access, AffineForm, LoopDim
 from unpy import ir
+from unpy.loopopt.rewrite import fresh, rename, transform
 from unpy.typeinfer.reductions import escapes, reads_of, walk_exprs, walk_stmts
 
 
@@ -55,6 +57,11 @@ class NestInstance:
     accesses: list                 # of (ArrayAccess, Access), Access.ref_id == ArrayAccess.aid
     trip_counts: list              # per level
     scalars: dict = field(default_factory=dict)
+    # (aid, dim) of the indices the analysis could not prove inside [0, shape): the kernel
+    # wraps a negative one as Python does and sets its error flag when one is out of range.
+    checked: frozenset = frozenset()
+    # The inner loops with no box: their bounds are read on the device (`indptr[i]`).
+    on_device: frozenset = frozenset()
 
 
 @dataclass
@@ -88,7 +95,7 @@ def number_accesses(node, counter=None):
 @functools.lru_cache(maxsize=None)
 def _load(json_text: str) -> ir.Nest:
     nest = ir.from_json(json_text)
-    return dataclasses.replace(nest, loop=number_accesses(nest.loop))
+    return dataclasses.replace(nest, loop=scope_loop_variables(number_accesses(nest.loop)))
 
 
 def load_nest(module: str, function: str, nest_id: int) -> ir.Nest:
@@ -250,37 +257,310 @@ def affine_form(e, env, boxes, assigned):
     return AffineForm(const, tuple(sorted(coeffs.items())))
 
 
+# --- loop variables scoped per loop --------------------------------------------------------
+
+def scope_loop_variables(loop: ir.For) -> ir.For:
+    """The nest with a variable of its own for each inner loop of a name that several loops
+    bind (`for j in range(2, n)` then `for j in range(n - 3, -1, -1)`): the bounds proof then
+    keeps their ranges apart instead of taking their hull. A name is renamed only where every
+    read of it lies inside a loop over it, no loop over it is nested in another and nothing
+    assigns it: then no read can see the value another loop left."""
+    loops = [s.var for s in walk_stmts(loop.body) if isinstance(s, ir.For)]
+    assigned = _assigned(loop.body)
+    shared = [var for var in dict.fromkeys(loops) if loops.count(var) > 1
+              and var not in assigned and _reads_in_own_loops(loop.body, var, inside=False)]
+    if not shared:
+        return loop
+    taken = set(reads_of(loop)) | set(loops) | {loop.var} | assigned
+    body = loop.body
+    for var in shared:
+        body = _rename_later_loops(body, var, taken, [True])
+    return dataclasses.replace(loop, body=body)
+
+
+def _reads_in_own_loops(body, var, inside) -> bool:
+    """Whether every read of `var` in `body` is in the body of a loop over `var` (`inside`:
+    `body` is one), with no loop over `var` inside another."""
+    for s in body:
+        if isinstance(s, ir.For):
+            if s.var == var and inside:
+                return False
+            if var in reads_of([s.start, s.stop, s.step]) and (s.var == var or not inside):
+                return False
+            if not _reads_in_own_loops(s.body, var, inside or s.var == var):
+                return False
+        elif isinstance(s, (ir.While, ir.If)):
+            if var in reads_of(s.test) and not inside:
+                return False
+            if not all(_reads_in_own_loops(b, var, inside)
+                       for b in (s.body, getattr(s, "orelse", []))):
+                return False
+        elif not inside and var in reads_of(s):
+            return False
+    return True
+
+
+def _rename_later_loops(body, var, taken, first) -> list:
+    """`body` with every loop over `var` but the first given a fresh variable."""
+    out = []
+    for s in body:
+        if isinstance(s, ir.For) and s.var == var:
+            if first[0]:
+                first[0] = False
+            else:
+                s = rename(s, {var: fresh(var, taken)})
+        elif isinstance(s, (ir.For, ir.While)):
+            s = dataclasses.replace(s, body=_rename_later_loops(s.body, var, taken, first))
+        elif isinstance(s, ir.If):
+            s = dataclasses.replace(s, body=_rename_later_loops(s.body, var, taken, first),
+                                    orelse=_rename_later_loops(s.orelse, var, taken, first))
+        out.append(s)
+    return out
+
+
+def _assigned(body) -> set:
+    """The variables the nest computes: assignment targets and the locals of `:=`."""
+    names = {s.target.id for s in walk_stmts(body)
+             if isinstance(s, (ir.Assign, ir.AugAssign)) and isinstance(s.target, ir.Name)}
+    return names | {e.target.id for e in walk_exprs(body) if isinstance(e, ir.NamedExpr)}
+
+
+# --- conditions that dominate an access ---------------------------------------------------
+
+FLIPPED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+
+
+def narrowing(test, holds: bool, env, boxes, assigned) -> dict:
+    """{loop var: (lo, hi)}: the normalised values `[lo, hi)` of the loop variables that
+    `test` being `holds` leaves, from comparisons of signed integers affine in one loop
+    variable (`e - w >= 0`, `i > 0 and i < n - 1`); {} where nothing is known."""
+    if isinstance(test, ir.UnaryOp) and test.op == "not":
+        return narrowing(test.operand, not holds, env, boxes, assigned)
+    if isinstance(test, ir.BoolOp) and (test.op == "and") == holds:
+        found = {}
+        for value in test.values:
+            found = intersect(found, narrowing(value, holds, env, boxes, assigned))
+        return found
+    if not (isinstance(test, ir.Compare) and len(test.ops) == 1 and test.operand_types
+            and all(str(t).startswith("int") for pair in test.operand_types for t in pair)
+            and not set(reads_of(test)) & assigned):
+        return {}
+    left = affine(test.left, env, boxes)
+    right = affine(test.comparators[0], env, boxes)
+    if left is None or right is None:
+        return {}
+    coeffs = dict(left[0])
+    for var, c in right[0].items():
+        coeffs[var] = coeffs.get(var, 0) - c
+    coeffs = {var: c for var, c in coeffs.items() if c}
+    if len(coeffs) != 1:
+        return {}
+    (var, c), = coeffs.items()
+    k = left[1] - right[1]
+    op = test.ops[0] if holds else FLIPPED[test.ops[0]]
+    # c * v + k  op  0, as lower bounds `c * v >= m` and upper bounds `c * v <= m`
+    at_least = {">=": [-k], ">": [1 - k], "==": [-k]}.get(op, [])
+    at_most = {"<=": [-k], "<": [-k - 1], "==": [-k]}.get(op, [])
+    lo, hi = 0, boxes[var].extent
+    for m in at_least:
+        if c > 0:
+            lo = max(lo, -(-m // c))
+        else:
+            hi = min(hi, m // c + 1)
+    for m in at_most:
+        if c > 0:
+            hi = min(hi, m // c + 1)
+        else:
+            lo = max(lo, -(-m // c))
+    return {var: (lo, hi)}
+
+
+def intersect(a: dict, b: dict) -> dict:
+    """Both narrowings at once; a variable they would leave empty keeps `a`'s range (code
+    that never runs there: an access in it is then proved over the wider range, or checked)."""
+    out = dict(a)
+    for var, (lo, hi) in b.items():
+        if var in out:
+            lo, hi = max(lo, out[var][0]), min(hi, out[var][1])
+        if lo < hi:
+            out[var] = (lo, hi)
+    return out
+
+
+class _Guards:
+    """The live accesses of a body, each with the narrowing of the conditions that dominate it:
+    `if`/`while` tests, the test of `x if c else y` and the operands before it of `and`/`or`.
+    A loop over a variable forgets what was known of it outside."""
+
+    def __init__(self, env, boxes, assigned):
+        self.env, self.boxes, self.assigned = env, boxes, assigned
+
+    def narrow(self, domain, test, holds):
+        return intersect(domain, narrowing(test, holds, self.env, self.boxes, self.assigned))
+
+    def body(self, stmts, domain):
+        for s in stmts:
+            if isinstance(s, ir.For):
+                yield from self.expr([s.start, s.stop, s.step], domain)
+                box = self.boxes.get(s.var)
+                if box is None or box.extent > 0:
+                    inner = {var: r for var, r in domain.items() if var != s.var}
+                    yield from self.body(s.body, inner)
+            elif isinstance(s, ir.While):
+                yield from self.expr(s.test, domain)
+                yield from self.body(s.body, self.narrow(domain, s.test, True))
+            elif isinstance(s, ir.If):
+                yield from self.expr(s.test, domain)
+                yield from self.body(s.body, self.narrow(domain, s.test, True))
+                yield from self.body(s.orelse, self.narrow(domain, s.test, False))
+            else:
+                yield from self.expr(s, domain)
+
+    def expr(self, node, domain):
+        if isinstance(node, list):
+            for x in node:
+                yield from self.expr(x, domain)
+            return
+        if not dataclasses.is_dataclass(node) or isinstance(node, (type, ir.Scalar, ir.Array)):
+            return
+        if isinstance(node, ir.IfExp):
+            yield from self.expr(node.test, domain)
+            yield from self.expr(node.body, self.narrow(domain, node.test, True))
+            yield from self.expr(node.orelse, self.narrow(domain, node.test, False))
+            return
+        if isinstance(node, ir.BoolOp):
+            for value in node.values:
+                yield from self.expr(value, domain)
+                domain = self.narrow(domain, value, node.op == "and")
+            return
+        if isinstance(node, ir.Subscript):
+            yield node, domain
+        for f in dataclasses.fields(node):
+            if f.name not in ("type", "loc", "reductions"):
+                yield from self.expr(getattr(node, f.name), domain)
+
+
 # --- instantiation --------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class IndexProof:
+    """How the kernel addresses one index: `form` affine (None: through its value, with the
+    array's whole extent mirrored), `wrap` a negative index all over its range (its array's
+    extent is added, as Python's wrap-around does), `checked` its sign or range unknown (the
+    kernel wraps it and sets the error flag when out of range)."""
+    form: Optional[AffineForm]
+    wrap: bool = False
+    checked: bool = False
+
+
+def prove_index(e, dim, shape, domain, env, boxes, assigned) -> IndexProof:
+    """The proof of index `e` of dimension `dim` of an array of `shape` at an access that the
+    conditions around it narrow to `domain` (normalised ranges of loop variables). An affine
+    index is proved over the narrowed sequential loops alone (what `Access.domain` carries
+    to the transfer analysis); any index also over every narrowed loop, by interval
+    arithmetic, for the kernel to use its value unchecked."""
+    n = shape[dim]
+    form = affine_form(e, env, boxes, assigned)
+    # (a variable of a loop of no iteration, read after it, has no range)
+    if form is not None and all(boxes[var].extent > 0 for var, _ in form.coeffs):
+        inner = {var: r for var, r in domain.items() if not boxes[var].parallel}
+        lo, hi = _form_range(form, boxes, inner)
+        if 0 <= lo and hi < n:
+            return IndexProof(form)
+        if -n <= lo and hi < 0:
+            return IndexProof(AffineForm(form.const + n, form.coeffs), wrap=True)
+    known = None
+    if not set(reads_of(e)) & assigned:
+        known = interval(e, env, {var: _narrowed(boxes[var], domain.get(var)) for var in boxes})
+    if known is not None and 0 <= known.lo and known.hi < n:
+        return IndexProof(None)
+    if known is not None and -n <= known.lo and known.hi < 0:
+        return IndexProof(None, wrap=True)
+    return IndexProof(None, checked=True)
+
+
+def _form_range(form: AffineForm, boxes, domain) -> tuple:
+    extents = {var: boxes[var].extent for var, _ in form.coeffs}
+    extents.update({var: hi - lo for var, (lo, hi) in domain.items() if var in extents})
+    return form.shifted({var: lo for var, (lo, _) in domain.items()}).value_range(extents)
+
+
+def _narrowed(box: LoopBox, part) -> LoopBox:
+    if part is None:
+        return box
+    lo, hi = part
+    return dataclasses.replace(box, lo=box.lo + box.step * lo, extent=hi - lo)
+
+
+def wrapped(e, array: ir.Name, dim: int):
+    """Index `e` of a dimension of `array` counted from its start: `e + array.shape[dim]`."""
+    shape = ir.ArrayAttr(array, "shape", dim, type=ir.Scalar("int64"))
+    return ir.BinOp("+", e, shape, e.loc, ir.Scalar("int64"))
+
+
+def with_wrapped_indices(node, wraps: dict):
+    """The IR with index `d` of access `aid` wrapped for every `d` in `wraps[aid]`."""
+    def fn(n):
+        if isinstance(n, ArrayAccess) and n.aid in wraps:
+            return dataclasses.replace(n, indices=[
+                wrapped(ix, n.array, d) if d in wraps[n.aid] else ix
+                for d, ix in enumerate(n.indices)])
+        return n
+    return transform(node, fn) if wraps else node
+
+
 def instantiate(nest: ir.Nest, env: dict) -> NestInstance:
-    """Bind the nest to live values: loop boxes, trip counts, accesses."""
+    """Bind the nest to live values: loop boxes, trip counts, accesses and their proofs."""
     loop = nest.loop
     levels = parallel_levels(loop)
-    assigned = {s.target.id for s in walk_stmts(loop.body)
-                if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name)}
+    assigned = _assigned(loop.body)
     boxes, trips, guarded = {}, [], set()
     for level in levels:
         if set(reads_of([level.start, level.stop, level.step])) & set(boxes):
-            box = dataclasses.replace(_bounding_box(level, env, boxes, assigned), parallel=True)
+            box = _bounding_box(level, env, boxes, assigned)
+            if box is None:
+                raise NotOffloadable("the bounds of the parallel loops are not known at the call")
+            box = dataclasses.replace(box, parallel=True)
             guarded.add(level.var)
         else:
             start, stop, step = (evaluate(x, env) for x in (level.start, level.stop, level.step))
             if None in (start, stop, step) or step == 0:
                 raise NotOffloadable("the bounds of the parallel loops are not known at the call")
             box = LoopBox(level.var, start, step, range_length(start, stop, step), True)
+        if box.extent == 0:
+            raise Refused("the parallel loop has no iterations")
         trips.append(box.extent)
         boxes[level.var] = box
     inner_body = levels[-1].body
-    for s in walk_stmts(inner_body):
-        if isinstance(s, ir.For):
-            if s.var in {level.var for level in levels} or s.var in assigned:
-                raise NotOffloadable(f"loop variable '{s.var}' is reused or assigned in the nest")
-            box = _bounding_box(s, env, boxes, assigned)
-            # Several loops over one variable (`for k ...` twice): the hull of their boxes.
-            boxes[s.var] = _hull(boxes[s.var], box) if s.var in boxes else box
-    accesses = [e for e in live_exprs(inner_body, boxes) if isinstance(e, ir.Subscript)]
-    if not all(isinstance(e, ArrayAccess) for e in accesses):
-        raise ValueError("instantiate() needs a nest from load_nest (numbered accesses)")
+    on_device = set()
+    _inner_boxes(inner_body, env, boxes, assigned, on_device, {lv.var for lv in levels})
+    # Variables of loops whose bounds the kernel reads at run time are values computed in the
+    # nest: an index using one is checked in the kernel.
+    assigned = assigned | on_device
+    shapes = {name: value.shape for name, value in env.items() if hasattr(value, "shape")}
+    proofs, domains, wraps = {}, {}, {}
+    for e, domain in _Guards(env, boxes, assigned).body(inner_body, {}):
+        if not isinstance(e, ArrayAccess):
+            raise ValueError("instantiate() needs a nest from load_nest (numbered accesses)")
+        if e.array.id in assigned:
+            raise NotOffloadable(f"array '{e.array.id}' is assigned inside the nest")
+        if e.array.id not in shapes:
+            raise NotOffloadable(f"array '{e.array.id}' is not a value the call passes")
+        proofs[e.aid] = [prove_index(ix, d, shapes[e.array.id], domain, env, boxes, assigned)
+                         for d, ix in enumerate(e.indices)]
+        domains[e.aid] = tuple((var, lo, hi) for var, (lo, hi) in sorted(domain.items())
+                               if not boxes[var].parallel and any(
+                                   p.form is not None and var in dict(p.form.coeffs)
+                                   for p in proofs[e.aid]))
+        wraps[e.aid] = {d for d, p in enumerate(proofs[e.aid]) if p.wrap}
+    wraps = {aid: dims for aid, dims in wraps.items() if dims}
+    if wraps:
+        loop = with_wrapped_indices(loop, wraps)
+        nest = dataclasses.replace(nest, loop=loop)
+        levels = parallel_levels(loop)
+        inner_body = levels[-1].body
+    # (the walk of the proofs, on the nest with the wrapped indices)
+    accesses = [e for e, _ in _Guards(env, boxes, assigned).body(inner_body, {})]
     writes = {s.target.aid for s in walk_stmts(inner_body)
               if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)}
     # A write runs on every iteration of the box when it is a statement of the innermost
@@ -292,23 +572,51 @@ def instantiate(nest: ir.Nest, env: dict) -> NestInstance:
                            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)}
     found = []
     for e in accesses:
-        if e.array.id in assigned:
-            raise NotOffloadable(f"array '{e.array.id}' is assigned inside the nest")
         written = e.aid in writes
-        indices = [affine_form(i, env, boxes, assigned) for i in e.indices]
-        found.append((e, Access(e.aid, e.array.id, indices, read=not written, write=written,
-                                unconditional=e.aid in every_iteration)))
-    return NestInstance(nest, levels, guarded, boxes, found, trips)
+        found.append((e, Access(e.aid, e.array.id, [p.form for p in proofs[e.aid]],
+                                read=not written, write=written,
+                                unconditional=e.aid in every_iteration,
+                                domain=domains[e.aid])))
+    checked = frozenset((aid, d) for aid, ps in proofs.items()
+                        for d, p in enumerate(ps) if p.checked)
+    return NestInstance(nest, levels, guarded, boxes, found, trips, checked=checked,
+                        on_device=frozenset(on_device))
+
+
+def _inner_boxes(body, env, boxes, assigned, on_device, levels, dead=False) -> None:
+    """Fills `boxes` with the inner loops' boxes (outermost first) and `on_device` with the
+    loops that have none: bounds read from arrays or computed in the nest (`indptr[i]`), which
+    the kernel evaluates as the CPU does. A loop inside a loop of no iteration never runs: its
+    box is empty (`dead`)."""
+    for s in body:
+        if isinstance(s, ir.For):
+            if s.var in levels or s.var in assigned:
+                raise NotOffloadable(f"loop variable '{s.var}' is reused or assigned in the nest")
+            box = LoopBox(s.var, 0, 1, 0, False) if dead else _bounding_box(s, env, boxes,
+                                                                            assigned | on_device)
+            if box is None or s.var in on_device:
+                on_device.add(s.var)
+                boxes.pop(s.var, None)
+            else:
+                # Several loops over one variable (`for k ...` twice, which scoping could not
+                # tell apart): the hull of their boxes.
+                boxes[s.var] = _hull(boxes[s.var], box) if s.var in boxes else box
+            _inner_boxes(s.body, env, boxes, assigned, on_device, levels,
+                         dead or (box is not None and box.extent == 0))
+        elif isinstance(s, (ir.While, ir.If)):
+            _inner_boxes(s.body, env, boxes, assigned, on_device, levels, dead)
+            _inner_boxes(getattr(s, "orelse", []), env, boxes, assigned, on_device, levels,
+                         dead)
 
 
 def live_exprs(body, boxes):
     """The expressions of `body` outside the inner loops that never run (bounding box of no
     iterations): an access in such a loop is never evaluated, so it needs no transfer and no
-    bounds check."""
+    bounds check. A loop with no box (bounds read on the device) may run."""
     for s in body:
         if isinstance(s, ir.For):
             yield from walk_exprs([s.start, s.stop, s.step])
-            if boxes[s.var].extent > 0:
+            if s.var not in boxes or boxes[s.var].extent > 0:
                 yield from live_exprs(s.body, boxes)
         elif isinstance(s, ir.While):
             yield from walk_exprs(s.test)
@@ -321,16 +629,16 @@ def live_exprs(body, boxes):
             yield from walk_exprs(s)
 
 
-def _bounding_box(loop: ir.For, env, boxes, assigned) -> LoopBox:
-    """The interval an inner loop's variable can take over all outer iterations."""
+def _bounding_box(loop: ir.For, env, boxes, assigned) -> Optional[LoopBox]:
+    """The interval a loop's variable can take over all outer iterations; None when its
+    bounds are not known at the call (read from arrays, computed in the nest)."""
     if set(reads_of([loop.start, loop.stop, loop.step])) & assigned:
-        raise NotOffloadable(f"the bounds of loop '{loop.var}' depend on values computed in "
-                             "the nest")
+        return None
     step = evaluate(loop.step, env)
     start = interval(loop.start, env, boxes)
     stop = interval(loop.stop, env, boxes)
     if step is None or step == 0 or start is None or stop is None:
-        raise NotOffloadable(f"cannot bound loop '{loop.var}' at the call")
+        return None
     if start.lo != start.hi:
         step = 1 if step > 0 else -1        # a moving start: values of every residue
     if step > 0:

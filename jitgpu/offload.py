@@ -21,7 +21,7 @@ from typing import Optional
 
 import numpy as np
 
-from jitgpu.bind import bind, device_limits
+from jitgpu.bind import bind, check_supported, device_limits
 from jitgpu.loopopt import describe_level, optimise
 from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
 from jitgpu.opencl_emit import print_kernel
@@ -102,6 +102,9 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
     try:
         nest = load_nest(module, function, nest_id)
         instance = instantiate(nest, values)
+        # What no kernel can do (a call of a function of arrays, say) is known before the
+        # transfers are planned, and refused for these inputs as the analysis is.
+        check_supported(instance, device.has_fp64)
         plan = plan_call(instance, values, facts, nest=f"{module}.{function} nest {nest_id}",
                          forced=forced, opt=opt)
         if resident:

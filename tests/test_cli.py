@@ -128,7 +128,7 @@ def test_show_prints_ir_and_cpp(built):
     done = run_cli("show", str(folder / "clitool.py"))
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "# --- typed IR of total ---" in out
+    assert "# --- typed IR of total, with the C++ path's loop optimisations ---" in out
     assert "def total(a: ndarray[float64, 1]) -> float64:" in out
     assert "for i in prange(0, a.shape[0], 1):  # reductions: +:s" in out
     assert "// --- generated C++ ---" in out

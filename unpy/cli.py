@@ -50,9 +50,10 @@ def cmd_show(args) -> int:
     except (OSError, UnicodeDecodeError) as e:
         print(f"unpy: {args.file}: error: {e}", file=sys.stderr)
         return 1
+    from unpy.loopopt import optimise_for_cpu
     for fn in module.functions:
-        print(f"# --- typed IR of {fn.name} ---")
-        print(ir.format_function(fn))
+        print(f"# --- typed IR of {fn.name}, with the C++ path's loop optimisations ---")
+        print(ir.format_function(optimise_for_cpu(fn)))
         print()
     print("// --- generated C++ ---")
     print(cpp)

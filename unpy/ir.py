@@ -342,10 +342,12 @@ class For:
     # different memory (SPEC section 3), which fusion may rely on.
     lowered: bool = False
     # The C++ path's loop optimisations (unpy/loopopt): `simd` marks a loop of independent
-    # iterations that cpp_emit asks to vectorise; `blocked` is the statements of this outermost
+    # iterations that cpp_emit asks to vectorise, `unroll` one of a few constant iterations to
+    # unroll completely (a register block's rows); `blocked` is the statements of this outermost
     # nest rewritten (register blocks), which the C++ code runs instead when OpenMP runs the
     # whole nest and no array of a pair in `disjoint` ([written, read] names) overlaps the other.
     simd: bool = False
+    unroll: bool = False
     blocked: list = field(default_factory=list)
     disjoint: list = field(default_factory=list)
 
@@ -606,8 +608,8 @@ def format_stmts(body, indent=1) -> list:
             lines.append(f"{pad}{format_expr(s.target)} {s.op}= {format_expr(s.value)}")
         elif isinstance(s, For):
             kind = "prange" if s.parallel else "range"
-            if s.simd:
-                lines.append(f"{pad}# simd")
+            if s.simd or s.unroll:
+                lines.append(f"{pad}# {'simd' if s.simd else 'unrolled'}")
             extra = ""
             if s.reductions:
                 extra += "  # reductions: " + ", ".join(f"{r.op}:{r.var}" for r in s.reductions)

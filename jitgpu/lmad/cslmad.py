@@ -63,10 +63,12 @@ class AccessPattern:
 
 
 def access_pattern(acc: Access, arr: LiveArray, extents: dict) -> AccessPattern:
-    """The byte-level CSLMAD of an affine access; its index forms distribute over the strides."""
+    """The byte-level CSLMAD of an affine access over its own sub-box (`Access.domain`, its
+    loops counted from the domain's origin); its index forms distribute over the strides."""
+    indices, extents = acc.in_domain(extents)
     base = arr.data_addr
     strides = {}
-    for ix, dim_stride in zip(acc.indices, arr.strides):
+    for ix, dim_stride in zip(indices, arr.strides):
         base += ix.const * dim_stride
         for var, c in ix.coeffs:
             strides[var] = strides.get(var, 0) + c * dim_stride

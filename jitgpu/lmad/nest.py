@@ -103,6 +103,10 @@ class Access:
     `unconditional` says the access runs on every iteration of the loop box (it is under no
     `if` and no triangular-bound guard); only such writes can prove that a region is fully
     overwritten and need not be copied in. The default is the safe one.
+    `domain`: `((var, lo, hi), ...)`, the access runs only while each such `var` is in
+    `[lo, hi)`, a non-empty part of its loop's `[0, extent)` (the conditions that dominate it,
+    `if e - w >= 0:`); its bounds and its footprint are those of that sub-box. Only sequential
+    loops are narrowed so: tiles and device shares cut the parallel ones.
     """
     ref_id: int
     array: str
@@ -110,10 +114,24 @@ class Access:
     read: bool
     write: bool
     unconditional: bool = field(default=False)
+    domain: tuple = ()
 
     @property
     def is_affine(self) -> bool:
         return all(ix is not None for ix in self.indices)
+
+    def origin(self) -> dict:
+        """{var: lo} of the domain: where the access's own sub-box starts."""
+        return {var: lo for var, lo, _ in self.domain}
+
+    def in_domain(self, extents: dict) -> tuple:
+        """(indices, extents) over the access's own sub-box, counted from its origin: the
+        forms shifted (`const += coeff * lo`), the narrowed loops' extents `hi - lo`."""
+        origin = self.origin()
+        indices = [None if ix is None else ix.shifted(origin) for ix in self.indices]
+        own = dict(extents)
+        own.update({var: hi - lo for var, lo, hi in self.domain})
+        return indices, own
 
     def subscript(self) -> str:
         """`a[i + 1, ?]`, as a user would write it (`?` for a non-affine index)."""
@@ -131,6 +149,7 @@ def check_nest(loops: list, arrays: list, accesses: list) -> dict:
         raise ValueError("two loops share a variable")
     if any(loop.extent < 0 for loop in loops):
         raise ValueError("a loop extent is negative")
+    extents = {loop.var: loop.extent for loop in loops}
     if len({acc.ref_id for acc in accesses}) != len(accesses):
         raise ValueError("two accesses share a ref_id")
     for acc in accesses:
@@ -143,6 +162,10 @@ def check_nest(loops: list, arrays: list, accesses: list) -> dict:
         for ix in acc.indices:
             if ix is not None and any(v not in loop_vars for v, _ in ix.coeffs):
                 raise ValueError(f"ref {acc.ref_id}: index {ix} uses a variable that is no loop")
+        for var, lo, hi in acc.domain:
+            if var not in extents or not 0 <= lo < hi <= extents[var]:
+                raise ValueError(f"ref {acc.ref_id}: domain {var} in [{lo}, {hi}) is not a "
+                                 "non-empty part of its loop")
     return by_key
 
 

@@ -164,9 +164,13 @@ def packed_group(index: int, case: str, layout: PackedLayout, footprints: list,
     maps = {}
     for fp, n in zip(footprints, normalised):
         offset, coeffs = layout.device_form(placements[n.cslmad], n)
-        maps[fp.access.ref_id] = DeviceMap(
-            index, offset - first, loop_coeffs=tuple(sorted((v, c) for v, c in coeffs.items()
-                                                            if c)))
+        coeffs = {v: c for v, c in coeffs.items() if c}
+        # The form is over the access's own sub-box (`Access.domain`); the kernel counts its
+        # loops from 0: var' = var - lo.
+        origin = fp.access.origin()
+        offset -= sum(c * origin.get(v, 0) for v, c in coeffs.items())
+        maps[fp.access.ref_id] = DeviceMap(index, offset - first,
+                                           loop_coeffs=tuple(sorted(coeffs.items())))
     touched = layout.count_covered(list(placements.values()))
     exact = touched is not None
     if not exact:

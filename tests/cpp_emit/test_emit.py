@@ -54,6 +54,28 @@ def test_collapse_of_perfect_nests_and_triangular_schedule():
     assert "schedule(static, 1)" in tri and "collapse" not in tri
 
 
+def test_small_nests_run_on_one_thread():
+    """The `if` clause: the nest's estimated operations (its trip counts times its body's:
+    a statement one, a loop with computable bounds its trip count, others GUESSED_TRIPS)
+    against PARALLEL_WORK."""
+    cpp = cpp_of("""
+        @unpython.type('ndarray[float64, 2]', 'int64', None)
+        def f(a, m):
+            for i in prange(a.shape[0]):
+                for k in range(3):
+                    a[i, 0] += 1.0
+                for k in range(m):
+                    a[i, 1] += 1.0
+                    a[i, 2] += 1.0
+                for k in range(i):
+                    a[i, 3] += 1.0
+        """)
+    clause = re.search(r"#pragma omp parallel for .* if\((.*)\)", cpp).group(1)
+    assert re.fullmatch(r"double\(unpy_n\d+\) \* \(3 \+ double\(unpy::range_length\("
+                        r"int64_t\(0\), m, int64_t\(1\)\)\) \* \(2\) \+ 32\) >= 32768",
+                        clause), clause
+
+
 def test_index_wrapping_only_where_an_index_may_be_negative():
     cpp = cpp_of("""
         @unpython.type('ndarray[float64, 1]', 'int64', 'float64')

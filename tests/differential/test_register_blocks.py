@@ -3,16 +3,21 @@ equal bit for bit at sizes around the block's (remainder rows and columns, empty
 triangles, views with negative and non-unit strides, and arguments that alias (where the
 blocked code must not run); the pass leaves the near misses of tests/kernels/contractions.py
 as written."""
+import importlib
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from unpy import ir
 from unpy.loopopt import optimise_for_cpu
+register_blocks = importlib.import_module("unpy.loopopt.register_blocks")
 from unpy.pipeline import compile_to_ir
 
 SETTINGS = settings(max_examples=30, deadline=None)
-sides = st.integers(0, 19)          # blocks are 6 rows by 8 or 16 columns: every remainder
+# Blocks are 6 rows by 8 to 32 columns (register_blocks.VECTOR_BYTES): every remainder, and
+# nests of several blocks each way.
+sides = st.one_of(st.integers(0, 19), st.integers(30, 75))
 LAYOUTS = ("C", "F", "reversed", "strided", "transposed")
 
 
@@ -73,7 +78,7 @@ def test_accumulator_with_a_start_value_and_an_epilogue(contractions_kernels, op
 
 
 @SETTINGS
-@given(st.integers(0, 21).flatmap(lambda n: st.tuples(
+@given(st.one_of(st.integers(0, 21), st.integers(60, 90)).flatmap(lambda n: st.tuples(
     matrices((n, 7)), matrices((n, n)), matrices((7, n)), matrices((n, n)))))
 def test_triangles(contractions_kernels, arrays):
     a, c, x, g = arrays
@@ -139,13 +144,25 @@ def test_which_nests_are_blocked():
     # The blocked code's condition: what the nest writes overlaps nothing its sums read.
     assert nests["matmul"].disjoint == [["c", "a"], ["c", "b"]]
     assert nests["gram_upper"].disjoint == [["g", "x"]]
+    cols = 2 * register_blocks.VECTOR_BYTES // 8       # float64 columns: two vector registers
     text = "\n".join(ir.format_stmts(nests["matmul"].blocked))
-    assert "tile(float64, (6, 8))" in text and "# simd" in text
-    assert "tile(float32, (6, 16))" in "\n".join(ir.format_stmts(nests["matmul_f32"].blocked))
+    assert f"tile(float64, (6, {cols}))" in text and "# simd" in text
+    assert f"tile(float32, (6, {2 * cols}))" in "\n".join(
+        ir.format_stmts(nests["matmul_f32"].blocked))
     # Two accumulators: two tiles of half the rows.
-    assert "tile(float64, (3, 8))" in "\n".join(ir.format_stmts(nests["distances"].blocked))
+    assert f"tile(float64, (3, {cols}))" in "\n".join(
+        ir.format_stmts(nests["distances"].blocked))
     # Rows read along the middle loop's variable (a[j, k]) are read from a transposed copy.
     text = "\n".join(ir.format_stmts(nests["syrk_lower"].blocked))
     assert "unpy_a_t = np.empty((a.shape[1], a.shape[0]), float64)" in text
     assert "a[(unpy_i0 + unpy_ii), k] * unpy_a_t[k, (unpy_j0 + unpy_jj)]" in text
     assert "_t = np.empty" not in "\n".join(ir.format_stmts(nests["matmul"].blocked))
+
+
+def test_unpy_show_prints_the_blocked_form(capsys):
+    from unpy.cli import main
+    assert main(["show", "tests/kernels/contractions.py"]) == 0
+    out = capsys.readouterr().out
+    assert "# the C++ path runs instead, where the nest runs whole on OpenMP and no memory " \
+           "is shared by c and a, c and b:" in out
+    assert "unpy::disjoint(c, a) && unpy::disjoint(c, b)" in out

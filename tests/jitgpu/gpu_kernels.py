@@ -561,7 +561,7 @@ def uses_array_helper(x, out):
 @unpython.gpu
 @unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', None)
 def roll_right(x, out):
-    # x[i - 1] reaches x[-1] at i == 0: Python wraps it, so the nest stays on the CPU.
+    # x[i - 1] reaches x[-1] at i == 0: Python wraps it, and so does the kernel.
     for i in prange(x.shape[0]):
         out[i] = x[i - 1]
 

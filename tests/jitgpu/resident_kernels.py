@@ -37,6 +37,11 @@ def host_between(a, b, out):
     return s + out[0]
 
 
+@unpython.type(F1, 'int64', 'float64')
+def previous(b, i):
+    return b[i - 1]
+
+
 @unpython.gpu
 @unpython.type(F1, F1, F1, None)
 def openmp_between(a, b, c):
@@ -44,7 +49,7 @@ def openmp_between(a, b, c):
     for i in prange(n):
         b[i] = a[i] + 1.0
     for i in prange(n):
-        c[i] = b[i - 1] * 3.0    # i - 1 reaches -1: the analysis keeps this nest on OpenMP
+        c[i] = previous(b, i) * 3.0    # a function of an array: this nest stays on OpenMP
     for i in prange(n):
         a[i] = b[i] + c[i]
 

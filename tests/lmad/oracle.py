@@ -33,12 +33,19 @@ def index_tuples(acc, arr, env):
     return itertools.product(*choices)
 
 
+def runs(acc, env) -> bool:
+    """Whether the access runs at iteration `env` (inside its `domain`)."""
+    return all(lo <= env[var] < hi for var, lo, hi in acc.domain)
+
+
 def touched(loops, arrays, accesses):
     """ref_id -> [(env, index tuple, byte address)] over the iteration space."""
     by_key = {a.key: a for a in arrays}
     out = {acc.ref_id: [] for acc in accesses}
     for env in iterations(loops):
         for acc in accesses:
+            if not runs(acc, env):
+                continue
             arr = by_key[acc.array]
             for idx in index_tuples(acc, arr, env):
                 addr = arr.data_addr + sum(i * s for i, s in zip(idx, arr.strides))
@@ -49,7 +56,7 @@ def touched(loops, arrays, accesses):
 def out_of_bounds(loops, arrays, accesses) -> bool:
     by_key = {a.key: a for a in arrays}
     return any(not 0 <= ix.evaluate(env) < by_key[acc.array].shape[d]
-               for env in iterations(loops) for acc in accesses
+               for env in iterations(loops) for acc in accesses if runs(acc, env)
                for d, ix in enumerate(acc.indices) if ix is not None)
 
 

@@ -47,3 +47,13 @@ def test_in_range_non_affine_and_empty_nests_pass():
 def test_check_bounds_agrees_with_brute_force(nest):
     reason = check_bounds(nest.loops, nest.arrays, nest.accesses)
     assert (reason is not None) == out_of_bounds(nest.loops, nest.arrays, nest.accesses)
+
+
+def test_guarded_index_is_checked_over_its_domain():
+    """a[i, j - 1] under `if j >= 1`: the domain j in [1, 10) keeps it inside."""
+    loops, arrays, [acc] = one_access((4, 10), [F(0, {"i": 1}), F(-1, {"j": 1})], [4, 10])
+    loops[1].parallel = False
+    guarded = Access(0, "a", acc.indices, True, False, domain=(("j", 1, 10),))
+    assert check_bounds(loops, arrays, [guarded]) is None
+    wide = Access(0, "a", acc.indices, True, False, domain=(("j", 0, 10),))
+    assert "may reach -1" in check_bounds(loops, arrays, [wide])

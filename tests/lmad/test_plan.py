@@ -1,7 +1,10 @@
 """analyse(): property tests against the brute-force oracle, and the plan's decisions."""
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from jitgpu.lmad import Access, AffineForm, LoopDim, Refusal, TransferPlan, analyse
 
@@ -19,6 +22,44 @@ def test_plan_covers_and_maps_every_touched_element(nest):
     for group in plan.groups:
         event(group.case)
     check_plan(plan, nest.loops, nest.arrays, nest.accesses)
+
+
+@st.composite
+def guarded_nests(draw):
+    """A nest whose accesses each run on a random sub-box of the sequential loops (the
+    `Access.domain` of the guards around them)."""
+    nest = draw(nests())
+    sequential = [loop for loop in nest.loops if not loop.parallel and loop.extent > 0]
+    accesses = []
+    for acc in nest.accesses:
+        domain = []
+        for loop in sequential:
+            if draw(st.booleans()):
+                lo = draw(st.integers(0, loop.extent - 1))
+                domain.append((loop.var, lo, draw(st.integers(lo + 1, loop.extent))))
+        accesses.append(dataclasses.replace(acc, domain=tuple(domain)))
+    return dataclasses.replace(nest, accesses=accesses)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(guarded_nests())
+def test_guarded_plan_covers_and_maps_every_touched_element(nest):
+    """Footprints of the sub-boxes alone, device maps over the whole loops."""
+    plan = analyse(nest.loops, nest.arrays, nest.accesses)
+    assert isinstance(plan, TransferPlan), plan
+    check_plan(plan, nest.loops, nest.arrays, nest.accesses)
+
+
+def test_guard_keeps_a_shifted_read_inside_its_array():
+    """g[k, e - 3] under `if e - 3 >= 0`: refused over the whole loop, planned over e >= 3."""
+    loops = [LoopDim("k", 4, True), LoopDim("e", 9, False)]
+    arrays = [live("g", np.zeros((4, 9)))]
+    read = Access(0, "g", [F(0, {"k": 1}), F(-3, {"e": 1})], True, False)
+    assert isinstance(analyse(loops, arrays, [read]), Refusal)
+    guarded = dataclasses.replace(read, domain=(("e", 3, 9),))
+    plan = analyse(loops, arrays, [guarded])
+    assert isinstance(plan, TransferPlan) and plan.groups[0].touched_elems == 4 * 6
+    check_plan(plan, loops, arrays, [guarded])
 
 
 @settings(max_examples=150, deadline=None)

@@ -145,6 +145,12 @@ def const_lower_bound(e, bounds):
     return None
 
 
+# A nest runs in parallel from this many estimated operations (about 10-30 us of work, what
+# waking a team of threads costs); fewer run on the calling thread (OpenMP's `if` clause).
+PARALLEL_WORK = 32768
+GUESSED_TRIPS = 32      # the trip count of a loop whose bounds the estimate cannot compute
+
+
 class FunctionEmitter(CExprPrinter):
     def __init__(self, fn: ir.Function, module_name: str, boundscheck: bool, signatures: dict):
         self.fn = fn
@@ -309,8 +315,10 @@ class FunctionEmitter(CExprPrinter):
         return start, stop, step
 
     def step_sign(self, loop):
-        step = loop.step.value if isinstance(loop.step, ir.Const) else None
-        return None if step is None else (1 if step > 0 else -1)
+        if not isinstance(loop.step, ir.Const):
+            low = const_lower_bound(loop.step, self.lower_bounds)
+            return 1 if low is not None and low > 0 else None
+        return 1 if loop.step.value > 0 else -1
 
     def loop_lower_bound(self, loop):
         sign = self.step_sign(loop)
@@ -339,11 +347,15 @@ class FunctionEmitter(CExprPrinter):
         else:
             self.lower_bounds[loop.var] = saved
 
-    def simd_for(self, loop, in_parallel):
-        """A loop of independent iterations (unpy/loopopt made it: constant bounds, step 1,
-        its variable read only inside): OpenMP's simd construct, the variable its own."""
-        own = [cname(x) for x in assigned_names(loop.body) if x != loop.var]
-        self.out("#pragma omp simd" + (f" private({', '.join(own)})" if own else ""))
+    def counted_for(self, loop, in_parallel):
+        """A loop of unpy/loopopt (bounds constant or computed before it, step 1, its variable
+        read only inside) with its own variable: vectorised with OpenMP's simd construct, or
+        unrolled completely."""
+        if loop.simd:
+            own = [cname(x) for x in assigned_names(loop.body) if x != loop.var]
+            self.out("#pragma omp simd" + (f" private({', '.join(own)})" if own else ""))
+        else:
+            self.out(f"#pragma GCC unroll {loop.stop.value}")
         self.out(f"for (int64_t {cname(loop.var)} = {self.expr(loop.start)}; {cname(loop.var)} "
                  f"< {self.expr(loop.stop)}; ++{cname(loop.var)}) {{")
         saved = self.enter_loop_var(loop)
@@ -352,8 +364,8 @@ class FunctionEmitter(CExprPrinter):
         self.out("}")
 
     def sequential_for(self, loop, in_parallel):
-        if loop.simd:
-            return self.simd_for(loop, in_parallel)
+        if loop.simd or loop.unroll:
+            return self.counted_for(loop, in_parallel)
         # Python evaluates range() once; the variable keeps its last value after the loop.
         self.out("{")
         self.depth += 1
@@ -425,6 +437,10 @@ class FunctionEmitter(CExprPrinter):
         triangular = triangular or any(loop_vars & set(reads_of([x.start, x.stop, x.step]))
                                        for x in walk_stmts(body) if isinstance(x, ir.For))
         clauses = "schedule(static, 1)" if triangular else "schedule(static)"
+        # A small nest runs on one thread: waking the team would cost more than it saves.
+        work = " * ".join([f"double({n})" for _, _, n, _ in names]
+                          + [f"({self.work_estimate(body, loop_vars | set(assigned_names(body)))})"])
+        clauses += f" if({work} >= {PARALLEL_WORK})"
         for r in loop.reductions:
             clauses += f" reduction({r.op}:{cname(r.var)})"
         if self.checks_math and uses_checked_math(loop):
@@ -449,7 +465,7 @@ class FunctionEmitter(CExprPrinter):
             self.depth += 1
             for s in loop.blocked:
                 if isinstance(s, ir.For) and s.parallel:
-                    self.parallel_for(s, triangular)
+                    self.parallel_for(s, triangular and s is loop.blocked[-1])
                 else:
                     self.plain_stmt(s, False)
             self.depth -= 1
@@ -488,6 +504,28 @@ class FunctionEmitter(CExprPrinter):
         self.last_values(loop, levels, names)
         self.depth -= 1
         self.out("}")
+
+    def work_estimate(self, body, varying: set) -> str:
+        """C++ for the operations an iteration of `body` makes, roughly: a statement one, a
+        loop its trip count (GUESSED_TRIPS where its bounds vary in the nest or could raise)
+        times its body's."""
+        total, loops = 0, []
+        for s in body:
+            if isinstance(s, (ir.For, ir.While)):
+                trips = str(GUESSED_TRIPS)
+                bounds = [s.start, s.stop, s.step] if isinstance(s, ir.For) else []
+                if bounds and all(isinstance(b, ir.Const) for b in bounds):
+                    trips = str(len(range(*(int(b.value) for b in bounds))))
+                elif bounds and isinstance(s.step, ir.Const) and plain_bound(bounds, varying):
+                    trips = (f"double(unpy::range_length({self.expr(s.start)}, "
+                             f"{self.expr(s.stop)}, {self.expr(s.step)}))")
+                inner = self.work_estimate(s.body, varying)
+                loops.append(trips if inner == "1" else f"{trips} * ({inner})")
+            elif isinstance(s, ir.If):
+                loops.append(f"({self.work_estimate(s.body + s.orelse, varying)})")
+            else:
+                total += 1
+        return " + ".join([str(total)] * bool(total) + loops) or "1"
 
     def last_values(self, loop, levels, names):
         """After the loop, each loop variable holds its last value, as after Python's loop
@@ -752,6 +790,15 @@ class FunctionEmitter(CExprPrinter):
         fill = {"zeros": 0, "ones": 1, "empty": 2}[e.fill]
         dims = ", ".join(self.expr(d) for d in e.shape)
         return f"unpy::allocate<{CTYPES[e.dtype]}, {len(e.shape)}>({{{dims}}}, {fill})"
+
+
+def plain_bound(exprs, varying: set) -> bool:
+    """Whether the loop bounds `exprs` can be evaluated before their nest, as an estimate: only
+    names the nest does not assign, constants, array extents, + - * (nothing that raises)."""
+    return all(isinstance(e, (ir.Name, ir.Const, ir.ArrayAttr, ir.BinOp, ir.Cast))
+               and not (isinstance(e, ir.BinOp) and e.op not in ("+", "-", "*"))
+               and not (isinstance(e, ir.Name) and e.id in varying)
+               for x in exprs for e in walk_exprs(x))
 
 
 def strided_locals(fn: ir.Function) -> set:

@@ -39,8 +39,21 @@ from unpy.ir import Array, Scalar
 from unpy.loopopt.rewrite import assign, binop, const, fresh, name, transform
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 
+def _cpu_flags() -> set:
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next((set(line.split(":", 1)[1].split()) for line in f
+                         if line.startswith("flags")), set())
+    except OSError:
+        return set()
+
+
 ROWS = 6                        # BI: rows of a block (outer-level iterations)
-VECTOR_BYTES = 32               # one AVX2 register; a block's row is two of them (BJ columns)
+PANEL_BLOCKS = 8                # blocks of rows a parallel iteration takes at most
+PANEL_COUNT = 32                # the panels a nest is cut into at least, where it has the rows
+# A block's row is two vector registers (BJ columns): AVX-512's where the building machine has
+# it (unpy builds for the machine it runs on, -march=native), else AVX2's.
+VECTOR_BYTES = 64 if "avx512f" in _cpu_flags() else 32
 BLOCKED_DTYPES = ("float64", "float32", "int64", "int32")
 # Calls that cannot raise (math.* checks domains and raises; np.* gives NaN like NumPy).
 SAFE_CALL_PREFIXES = ("np.", "cast:", "min", "max", "abs", "float", "int")
@@ -86,9 +99,9 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
     cols = 2 * VECTOR_BYTES // _itemsize(dtype)
 
     i, j = outer.var, middle.var
-    i0, j0, ii, jj, jhi, jmid = (fresh(f"unpy_{x}", taken) for x in
-                                 ("i0", "j0", "ii", "jj", "jhi", "jmid"))
-    for v in (i0, j0, ii, jj, jhi, jmid):
+    i0, j0, ii, jj, jhi, jmid, ic, iend = (
+        fresh(f"unpy_{x}", taken) for x in ("i0", "j0", "ii", "jj", "jhi", "jmid", "ic", "iend"))
+    for v in (i0, j0, ii, jj, jhi, jmid, ic, iend):
         new_locals[v] = Scalar("int64")
     tiles = {a: fresh(f"unpy_tile_{a}", taken) for a in accumulators}
     copies, inner = _transposed_operands(inner, j, fn, taken, new_locals)
@@ -120,8 +133,11 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
         return folded
 
     def over_block(stmts, simd):
+        """`stmts` for each element of the block: its rows unrolled (so that C++ keeps the
+        tiles in registers), its columns vectorised where `simd`."""
         return [ir.For(ii, const(0), const(rows), const(1), [
-            ir.For(jj, const(0), const(cols), const(1), in_block(stmts), simd=simd)])]
+            ir.For(jj, const(0), const(cols), const(1), in_block(stmts), simd=simd)],
+            unroll=True)]
 
     # The first column all rows of the block share: an expression, not a variable, so that
     # cpp_emit sees its lower bound (indices it proves non-negative are not wrapped).
@@ -139,11 +155,16 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
         return [ir.For(i, name(i0), binop("+", name(i0), const(rows)), const(1), [
             dataclasses.replace(middle, start=lo, stop=hi, parallel=False, body=rest)])]
 
-    full_rows = [
+    common_columns = [      # [jlo, jmid): whole blocks of columns every row of the block has
         assign(jhi, ir.Call("max", [jlo, row_bound(stop_j, "min")], type=Scalar("int64"))),
         assign(jmid, binop("+", jlo, binop("*", binop("//", binop("-", name(jhi), jlo),
                                                          const(cols)), const(cols)))),
     ]
+    if i not in reads_of(start_j):
+        return copies + [_panels(outer, middle, block_loop, common_columns, row_part, rows,
+                                 cols, *(name(v) for v in (i0, j0, ic, iend)))], \
+            _disjoint_pairs(outer)
+    full_rows = list(common_columns)
     if i in reads_of(start_j):     # columns left of the common range, row by row
         full_rows += row_part(start_j, ir.Call("min", [jlo, stop_j], type=Scalar("int64")))
     full_rows += [block_loop] + row_part(name(jmid), stop_j)
@@ -154,6 +175,47 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
     blocked = ir.For(i0, outer.start, outer.stop, const(rows),
                      [ir.If(whole, full_rows, last_rows)], parallel=True, loc=outer.loc)
     return copies + [blocked], _disjoint_pairs(outer)
+
+
+def _panels(outer, middle, block_loop, common_columns, row_part, rows, cols, i0, j0, ic, iend):
+    """The blocks in row panels: each parallel iteration takes up to PANEL_BLOCKS blocks of
+    rows and runs, for each block of columns, its blocks of rows one after the other, so
+    that the columns' operand (`b[k, j0:j0 + BJ]` for every k) comes from the core's cache
+    for all but the first (going through all columns for one block of rows at a time reads
+    the whole of `b` from memory again for every block). Then each block's columns right of
+    the common ones, and the rows of a last partial block, run the loops as written. Panels
+    shrink to keep about PANEL_COUNT of them for the threads."""
+    int64 = Scalar("int64")
+    panel = ir.Call("max", [const(rows), binop("*", ir.Call("min", [
+        const(PANEL_BLOCKS), binop("//", binop("-", outer.stop, outer.start),
+                                   const(rows * PANEL_COUNT))], type=int64), const(rows))],
+        type=int64)
+    jhi, jmid = (a.target for a in common_columns)
+
+    def blocks_of_panel(body):
+        return ir.For(i0.id, i0_start, binop("+", binop("-", iend, const(rows)), const(1)),
+                      const(rows), common_columns + body)
+
+    def jmid_of_block(first_row):
+        """jmid of the block starting at `first_row`, as an expression."""
+        hi = _substitute(common_columns[0].value, i0.id, first_row)
+        return _substitute(_substitute(common_columns[1].value, jhi.id, hi), i0.id, first_row)
+
+    i0_start = ic
+    whole_blocks = binop("*", binop("//", binop("-", iend, ic), const(rows)), const(rows))
+    last_block = binop("+", ic, binop("-", whole_blocks, const(rows)))
+    fits = ir.Compare(binop("+", j0, const(cols)), ["<="], [jmid], type=Scalar("bool"),
+                      operand_types=[["int64", "int64"]])
+    column_blocks = ir.For(j0.id, block_loop.start, ir.Call("max", [
+        jmid_of_block(ic), jmid_of_block(last_block)], type=int64), const(cols),
+        [blocks_of_panel([ir.If(fits, block_loop.body, [])])])
+    return ir.For(ic.id, outer.start, outer.stop, panel, [
+        assign(iend.id, ir.Call("min", [binop("+", ic, panel), outer.stop], type=int64)),
+        column_blocks,
+        blocks_of_panel(row_part(jmid, middle.stop)),
+        dataclasses.replace(outer, start=binop("+", ic, whole_blocks), stop=iend,
+                            parallel=False, nest_id=None, fused=[], blas=[])],
+        parallel=True, loc=outer.loc)
 
 
 def _transposed_operands(inner: ir.For, j: str, fn, taken, new_locals):

@@ -166,3 +166,13 @@ def test_unpy_show_prints_the_blocked_form(capsys):
     assert "# the C++ path runs instead, where the nest runs whole on OpenMP and no memory " \
            "is shared by c and a, c and b:" in out
     assert "unpy::disjoint(c, a) && unpy::disjoint(c, b)" in out
+
+
+def test_boundscheck_runs_the_loops_as_written():
+    from unpy.cpp_emit.module import emit_module
+    path = "tests/kernels/contractions.py"
+    with open(path) as f:
+        source = f.read()
+    module = compile_to_ir(path, source)
+    assert "unpy::disjoint" in emit_module(module, source)
+    assert "unpy::disjoint" not in emit_module(module, source, boundscheck=True)

@@ -456,9 +456,10 @@ class FunctionEmitter(CExprPrinter):
             self.out("do {")
             self.depth += 1
         outer = f"{split}.hi - {split}.lo" if split else names[0][2]
-        if loop.blocked:
+        blocked = loop.blocked and not self.boundscheck   # --boundscheck: every index as written
+        if blocked:
             # The register-blocked form (unpy/loopopt) where OpenMP runs the whole nest and
-            # the arrays it writes overlap none its sums read.
+            # the arrays it writes overlap none it reads.
             tests = [f"{split}.lo == 0 && {split}.hi == {names[0][2]}"] if split else []
             tests += [f"unpy::disjoint({cname(w)}, {cname(r)})" for w, r in loop.disjoint]
             self.out(f"if ({' && '.join(tests) or 'true'}) {{")
@@ -485,7 +486,7 @@ class FunctionEmitter(CExprPrinter):
             self.omp_loops(loop, levels, names, clauses + f" collapse({len(levels)})", split)
             self.depth -= 1
             self.out("}")
-        if loop.blocked:
+        if blocked:
             self.depth -= 1
             self.out("}")
         if split:

@@ -1,34 +1,42 @@
-"""register_blocks: an outermost prange nest whose inner loop sums into per-iteration scalars
-(the dot-product order users write for matrix products, Gram matrices, syrk, distance
-matrices) gets a register-blocked alternative for the C++ path: a BI x BJ block of the two
-outer levels' iterations at a time, its accumulators in a local tile, the inner loop's body
-vectorised across the block's columns (the CPU counterpart of jitgpu/loopopt/register_tiles).
+"""register_blocks: an outermost prange nest whose inner loop sums into per-iteration values
+(the dot-product order users write matrix products, Gram and covariance matrices, syrk,
+distance matrices in) gets a register-blocked alternative for the C++ path: BI x BJ blocks of
+the two outer levels' iterations, their sums in local tiles, the inner loop's body vectorised
+across a block's columns (the CPU counterpart of jitgpu/loopopt/register_tiles).
 
-    for i in prange(..):                    for i0 in prange(.., .., BI):       (full blocks)
-        for j in range(..):                     for j0 in range(jlo, jmid, BJ):
-            s = init                                acc[ii, jj] = init          (ii < BI, jj < BJ)
-            for k in range(..):          ->         for k in range(..):
-                s = s + a[i, k] * b[k, j]               acc[ii, jj] = acc[ii, jj] + a[i0 + ii, k] * b[k, j0 + jj]
-            c[i, j] = s                             c[i0 + ii, j0 + jj] = acc[ii, jj]
-                                                the columns outside [jlo, jmid) and the last
-                                                partial block of rows run the original body.
+    for i in prange(..):              for ic in prange(.., .., MC):      (panels of MC rows)
+        for j in range(..):               for j0 in range(jlo, jmid, BJ):  (whole column blocks)
+            s = init                          for i0 in range(ic, .., BI):   (the panel's blocks)
+            for k in range(..):      ->           acc[ii, jj] = init                  (ii < BI, jj < BJ)
+                s = s + a[i, k] * b[k, j]         for k in range(..):
+            c[i, j] = s                               acc[ii, jj] = acc[ii, jj] + a[i0 + ii, k] * b[k, j0 + jj]
+                                                  c[i0 + ii, j0 + jj] = acc[ii, jj]
+                                          then each block's last columns (a partial block where
+                                          all its rows have them, the rest as written) and the
+                                          panel's last rows (a block of fewer rows).
 
 Each output's sum keeps its order (k ascending, one operation at a time): the result equals
-the original's bit for bit. The block's BI x BJ independent chains replace one dependent
-chain, and each loaded a[i, k] and b[k, j] serves BJ or BI of them.
+the original's bit for bit. A block's BI x BJ independent chains replace one dependent chain;
+each loaded a[i, k] serves BJ of them, each b[k, j] BI, and a panel's blocks of rows read the
+same columns of b one after the other, from the core's cache. Where the columns start with
+the row (`range(i, n)`) there are no panels: each block of rows takes its columns in turn.
+The sums may also live in the element itself (`c[i, j] += a[i, k] * b[k, j]`, maybe scaled
+before the loop): such an element becomes a scalar, loaded before and stored after.
+Operands read along rows by the middle variable (`a[j, k]`) are read from a transposed copy.
 
 Legal when (checked here): the outer level is a prange of step 1 with no reductions whose
 body is the middle loop, of step 1 (range or prange, its bounds reading at most the outer
 variable); the middle loop's body is assignments of scalars (the accumulators), one inner
-loop, and statements after it (assignments and ifs) that only the outer iteration's own
-outputs depend on; the inner loop's bounds are invariant in the nest and its body only
-assigns accumulators; what the accumulators and the inner loop read is the loop variables,
-the accumulators, values the nest does not assign, and arrays the nest does not write (so
+loop, and statements after it (assignments and ifs); the inner loop's bounds are invariant in
+the nest and its body assigns accumulators and temporaries (each assigned before it is read);
+what the accumulators and the inner loop read is the loop variables, the accumulators, the
+temporaries, values the nest does not assign, and arrays the nest does not write (so
 computing a block's sums before its stores changes nothing), with no call that can raise.
 Arrays the nest writes must not overlap those it reads: `disjoint` names the pairs that
-cpp_emit checks at run time before it takes the blocked code (the original runs otherwise).
-The middle level's iterations of one row still run their stores in order; the rows of a
-block are iterations of the prange, which SPEC's semantics make independent.
+cpp_emit checks at run time before it takes the blocked code (the original runs otherwise,
+and always under --boundscheck). The middle level's iterations of one row still run their
+stores in order; the rows of a block are iterations of the prange, which SPEC's semantics
+make independent.
 """
 from __future__ import annotations
 
@@ -38,6 +46,7 @@ from unpy import ir
 from unpy.ir import Array, Scalar
 from unpy.loopopt.rewrite import assign, binop, const, fresh, name, transform
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
+
 
 def _cpu_flags() -> set:
     try:
@@ -132,42 +141,58 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
             folded = ir.Call(pick, [folded, v], type=Scalar("int64"))
         return folded
 
-    def over_block(stmts, simd):
-        """`stmts` for each element of the block: its rows unrolled (so that C++ keeps the
-        tiles in registers), its columns vectorised where `simd`."""
-        return [ir.For(ii, const(0), const(rows), const(1), [
-            ir.For(jj, const(0), const(cols), const(1), in_block(stmts), simd=simd)],
-            unroll=True)]
+    def over_block(stmts, simd, nrows=None, ncols=None):
+        """`stmts` for each element of the block (`nrows` x `ncols` of them where given):
+        whole blocks' rows unrolled (so that C++ keeps the tiles in registers), columns
+        vectorised where `simd`."""
+        return [ir.For(ii, const(0), nrows or const(rows), const(1), [
+            ir.For(jj, const(0), ncols or const(cols), const(1), in_block(stmts), simd=simd)],
+            unroll=nrows is None)]
+
+    def tile(nrows=None, ncols=None):
+        """The block at (i0, j0): its sums in tiles, then its stores."""
+        k_loop = dataclasses.replace(inner, body=over_block(inner.body, True, nrows, ncols))
+        return ([ir.LocalTile(t, dtype, [rows, cols]) for t in tiles.values()]
+                + over_block(pre, True, nrows, ncols) + [k_loop]
+                + over_block(post, False, nrows, ncols))
 
     # The first column all rows of the block share: an expression, not a variable, so that
-    # cpp_emit sees its lower bound (indices it proves non-negative are not wrapped).
+    # cpp_emit sees its lower bound (indices it proves non-negative are not wrapped); the
+    # bounds below start from it for the same reason.
     start_j, stop_j = middle.start, middle.stop
     jlo = row_bound(start_j, "max")
-    tile_decls = [ir.LocalTile(t, dtype, [rows, cols]) for t in tiles.values()]
-    k_loop = dataclasses.replace(inner, body=over_block(inner.body, simd=True))
-    block_loop = ir.For(j0, jlo, name(jmid), const(cols),
-                        tile_decls + over_block(pre, simd=True) + [k_loop]
-                        + over_block(post, simd=False))
-    rest = middle.body
+    int64 = Scalar("int64")
 
-    def row_part(lo, hi):
-        """Each row of the block runs the middle loop's original body over [lo, hi)."""
-        return [ir.For(i, name(i0), binop("+", name(i0), const(rows)), const(1), [
-            dataclasses.replace(middle, start=lo, stop=hi, parallel=False, body=rest)])]
+    def at_least_jlo(v):
+        return ir.Call("max", [jlo, name(v)], type=int64)
 
     common_columns = [      # [jlo, jmid): whole blocks of columns every row of the block has
-        assign(jhi, ir.Call("max", [jlo, row_bound(stop_j, "min")], type=Scalar("int64"))),
+        assign(jhi, ir.Call("max", [jlo, row_bound(stop_j, "min")], type=int64)),
         assign(jmid, binop("+", jlo, binop("*", binop("//", binop("-", name(jhi), jlo),
                                                          const(cols)), const(cols)))),
     ]
+
+    def row_part(lo, hi, nrows):
+        """Each of the block's rows runs the middle loop's original body over [lo, hi)."""
+        return [ir.For(i, name(i0), binop("+", name(i0), nrows), const(1), [
+            dataclasses.replace(middle, start=lo, stop=hi, parallel=False, body=middle.body)])]
+
+    def right_part(nrows=None):
+        """The block's columns right of the whole column blocks: a partial block where every
+        row has them, then each row's own."""
+        return ([ir.For(j0, at_least_jlo(jmid), name(jhi), const(cols),
+                        tile(nrows, binop("-", name(jhi), name(jmid))))]
+                + row_part(at_least_jlo(jhi), stop_j, nrows or const(rows)))
+
+    column_blocks = ir.For(j0, jlo, name(jmid), const(cols), tile())
     if i not in reads_of(start_j):
-        return copies + [_panels(outer, middle, block_loop, common_columns, row_part, rows,
-                                 cols, *(name(v) for v in (i0, j0, ic, iend)))], \
-            _disjoint_pairs(outer)
-    full_rows = list(common_columns)
-    if i in reads_of(start_j):     # columns left of the common range, row by row
-        full_rows += row_part(start_j, ir.Call("min", [jlo, stop_j], type=Scalar("int64")))
-    full_rows += [block_loop] + row_part(name(jmid), stop_j)
+        return copies + [_panels(outer, common_columns, column_blocks, right_part, tile, rows,
+                                 *(name(v) for v in (i0, ic, iend)))], _disjoint_pairs(outer)
+    # Columns start with the row (`range(i, n)`): blocks of rows one at a time, each with the
+    # columns left of the common range row by row; the last rows as written.
+    full_rows = (common_columns
+                 + row_part(start_j, ir.Call("min", [jlo, stop_j], type=int64), const(rows))
+                 + [column_blocks] + right_part())
     last_rows = [dataclasses.replace(outer, var=i, start=name(i0), stop=outer.stop,
                                      parallel=False, nest_id=None, fused=[], blas=[])]
     whole = ir.Compare(binop("+", name(i0), const(rows)), ["<="], [outer.stop],
@@ -177,23 +202,24 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
     return copies + [blocked], _disjoint_pairs(outer)
 
 
-def _panels(outer, middle, block_loop, common_columns, row_part, rows, cols, i0, j0, ic, iend):
+def _panels(outer, common_columns, column_blocks, right_part, tile, rows, i0, ic, iend):
     """The blocks in row panels: each parallel iteration takes up to PANEL_BLOCKS blocks of
     rows and runs, for each block of columns, its blocks of rows one after the other, so
     that the columns' operand (`b[k, j0:j0 + BJ]` for every k) comes from the core's cache
     for all but the first (going through all columns for one block of rows at a time reads
     the whole of `b` from memory again for every block). Then each block's columns right of
-    the common ones, and the rows of a last partial block, run the loops as written. Panels
-    shrink to keep about PANEL_COUNT of them for the threads."""
+    the whole column blocks, and a last partial block of rows (its rows a run-time count).
+    Panels shrink to keep about PANEL_COUNT of them for the threads."""
     int64 = Scalar("int64")
     panel = ir.Call("max", [const(rows), binop("*", ir.Call("min", [
         const(PANEL_BLOCKS), binop("//", binop("-", outer.stop, outer.start),
                                    const(rows * PANEL_COUNT))], type=int64), const(rows))],
         type=int64)
     jhi, jmid = (a.target for a in common_columns)
+    j0 = column_blocks.var
 
     def blocks_of_panel(body):
-        return ir.For(i0.id, i0_start, binop("+", binop("-", iend, const(rows)), const(1)),
+        return ir.For(i0.id, ic, binop("+", binop("-", iend, const(rows)), const(1)),
                       const(rows), common_columns + body)
 
     def jmid_of_block(first_row):
@@ -201,21 +227,21 @@ def _panels(outer, middle, block_loop, common_columns, row_part, rows, cols, i0,
         hi = _substitute(common_columns[0].value, i0.id, first_row)
         return _substitute(_substitute(common_columns[1].value, jhi.id, hi), i0.id, first_row)
 
-    i0_start = ic
     whole_blocks = binop("*", binop("//", binop("-", iend, ic), const(rows)), const(rows))
     last_block = binop("+", ic, binop("-", whole_blocks, const(rows)))
-    fits = ir.Compare(binop("+", j0, const(cols)), ["<="], [jmid], type=Scalar("bool"),
-                      operand_types=[["int64", "int64"]])
-    column_blocks = ir.For(j0.id, block_loop.start, ir.Call("max", [
-        jmid_of_block(ic), jmid_of_block(last_block)], type=int64), const(cols),
-        [blocks_of_panel([ir.If(fits, block_loop.body, [])])])
+    fits = ir.Compare(binop("+", name(j0), column_blocks.step), ["<="], [jmid],
+                      type=Scalar("bool"), operand_types=[["int64", "int64"]])
+    by_columns = dataclasses.replace(column_blocks, stop=ir.Call("max", [
+        jmid_of_block(ic), jmid_of_block(last_block)], type=int64), body=[
+        blocks_of_panel([ir.If(fits, column_blocks.body, [])])])
+    partial_rows = binop("-", iend, i0)
+    last_rows = ir.For(i0.id, ir.Call("max", [ic, binop("+", ic, whole_blocks)], type=int64),
+                       iend, const(rows), common_columns + [
+                           dataclasses.replace(column_blocks, body=tile(partial_rows))]
+                       + right_part(partial_rows))
     return ir.For(ic.id, outer.start, outer.stop, panel, [
         assign(iend.id, ir.Call("min", [binop("+", ic, panel), outer.stop], type=int64)),
-        column_blocks,
-        blocks_of_panel(row_part(jmid, middle.stop)),
-        dataclasses.replace(outer, start=binop("+", ic, whole_blocks), stop=iend,
-                            parallel=False, nest_id=None, fused=[], blas=[])],
-        parallel=True, loc=outer.loc)
+        by_columns, blocks_of_panel(right_part()), last_rows], parallel=True, loc=outer.loc)
 
 
 def _transposed_operands(inner: ir.For, j: str, fn, taken, new_locals):

@@ -103,6 +103,14 @@ def test_accumulating_into_the_output_element(contractions_kernels, operands, f3
     contractions_kernels.check("accumulates_along_k", *operands)
 
 
+@SETTINGS
+@given(product_operands(), product_operands(np.float32))
+def test_the_i_k_j_order(contractions_kernels, operands, f32):
+    contractions_kernels.check("ikj_gemm", 1.5, *operands[:2], 0.25, operands[2])
+    contractions_kernels.check("ikj_plain", *f32)
+    contractions_kernels.check("ikj_prefix", *operands)
+
+
 def test_aliased_output_runs_the_loops_as_written(contractions_kernels):
     """c is a: each row's later columns read the values its earlier ones stored (the
     interpreter's order; OpenMP keeps it, since rows are the parallel iterations)."""
@@ -115,6 +123,7 @@ def test_aliased_output_runs_the_loops_as_written(contractions_kernels):
         contractions_kernels.check("textbook", a, b, a)
         contractions_kernels.check("textbook", a[::-1], b, a)
         contractions_kernels.check("textbook_beta", 2.0, a, b, 0.5, b)
+        contractions_kernels.check("ikj_gemm", 2.0, a, b, 0.5, a)
 
 
 def test_near_misses_match(contractions_kernels):
@@ -140,7 +149,8 @@ def test_which_nests_are_blocked():
     blocked = {name for name, nest in nests.items() if nest.blocked}
     assert blocked == {"matmul", "matmul_f32", "matmul_int", "gemm_epilogue", "syrk_lower",
                        "gram_upper", "distances", "distances_direct", "stepped_sum",
-                       "textbook", "textbook_scaled", "textbook_beta"}
+                       "textbook", "textbook_scaled", "textbook_beta", "ikj_gemm",
+                       "ikj_plain", "accumulates_along_k"}
     # The blocked code's condition: what the nest writes overlaps nothing its sums read.
     assert nests["matmul"].disjoint == [["c", "a"], ["c", "b"]]
     assert nests["gram_upper"].disjoint == [["g", "x"]]

@@ -154,7 +154,8 @@ def textbook_scaled(a, b, c, beta):
 
 @unpython.type(F2, F2, F2, None)
 def accumulates_along_k(a, b, c):
-    """Near miss: the element written changes with the inner variable."""
+    """The element written changes with the inner variable: each c[i, k] sums over j, which
+    the blocked code runs as the dot-product order with k and j exchanged."""
     for i in prange(a.shape[0]):
         for j in range(b.shape[1]):
             for k in range(min(a.shape[1], c.shape[1])):
@@ -169,3 +170,32 @@ def textbook_beta(alpha, a, b, beta, c):
             c[i, j] *= beta
             for k in range(a.shape[1]):
                 c[i, j] += alpha * a[i, k] * b[k, j]
+
+
+@unpython.type('float64', F2, F2, 'float64', F2, None)
+def ikj_gemm(alpha, a, b, beta, c):
+    """The i-k-j order of tuned loops: the blocked code runs it in the dot-product order."""
+    for i in prange(a.shape[0]):
+        for j in range(b.shape[1]):
+            c[i, j] *= beta
+        for k in range(a.shape[1]):
+            aik = alpha * a[i, k]
+            for j in range(b.shape[1]):
+                c[i, j] += aik * b[k, j]
+
+
+@unpython.type(S2, S2, S2, None)
+def ikj_plain(a, b, c):
+    for i in prange(a.shape[0]):
+        for k in range(a.shape[1]):
+            for j in range(b.shape[1]):
+                c[i, j] = c[i, j] + a[i, k] * b[k, j]
+
+
+@unpython.type(F2, F2, F2, None)
+def ikj_prefix(a, b, c):
+    """Near miss: each element reads its left neighbour, so the order over j matters."""
+    for i in prange(a.shape[0]):
+        for k in range(a.shape[1]):
+            for j in range(1, b.shape[1]):
+                c[i, j] += a[i, k] * b[k, j] + c[i, j - 1]

@@ -94,7 +94,7 @@ def register_blocks(fn: ir.Function) -> ir.Function:
 
 def _blocked(outer: ir.For, fn, taken, new_locals):
     """(the blocked nest, its disjoint pairs), or None where the nest is not of the form."""
-    form = _contraction(outer, fn, taken)
+    form = _contraction(outer, fn, taken) or _contraction(_dot_order(outer), fn, taken)
     if form is None:
         return None
     middle, pre, inner, post, accumulators = form
@@ -291,6 +291,51 @@ def _transposed_copy(array: ir.Name, copy: str, taken, new_locals) -> list:
                 ir.For(c, const(0), extent(0), const(1), [
                     ir.Assign(element(copy_name, r, c), element(array, c, r))])],
                 parallel=True)]
+
+
+def _dot_order(outer: ir.For) -> ir.For:
+    """The nest in the dot-product order where it is written in the i-k-j order of tuned
+    loops (and of PolyBench's gemm), else `outer` itself:
+
+        for i in prange(m):                          for i in prange(m):
+            for j in range(n):                           for j in range(n):
+                c[i, j] *= beta                              c[i, j] *= beta
+            for k in range(p):                  ->           for k in range(p):
+                aik = alpha * a[i, k]                            aik = alpha * a[i, k]
+                for j in range(n):                               c[i, j] += aik * b[k, j]
+                    c[i, j] += aik * b[k, j]
+
+    Each element sees the same operations in the same order, provided that the iterations
+    over j are independent and the values computed per k (`aik`) do not depend on j: the
+    caller's checks of the result (elements indexed by i and j themselves, the only ones of
+    their arrays that the nest touches) make sure of both."""
+    body = outer.body
+    if not (1 <= len(body) <= 2 and all(isinstance(s, ir.For) for s in body)):
+        return outer
+    *first, k_loop = body
+    if not k_loop.body or not isinstance(k_loop.body[-1], ir.For):
+        return outer
+    *per_k, j_loop = k_loop.body
+    if first and not (first[0].var == j_loop.var and
+                      _same_range(first[0], j_loop)) or _has_loop(per_k + j_loop.body):
+        return outer
+    if j_loop.var in reads_of(per_k) or not all(isinstance(s, ir.Assign)
+                                                and isinstance(s.target, ir.Name)
+                                                for s in per_k):
+        return outer
+    swapped = dataclasses.replace(k_loop, body=per_k + j_loop.body)
+    middle = dataclasses.replace(j_loop, body=(first[0].body if first else []) + [swapped],
+                                 parallel=False)
+    return dataclasses.replace(outer, body=[middle])
+
+
+def _same_range(a: ir.For, b: ir.For) -> bool:
+    return all(ir.format_expr(x) == ir.format_expr(y) for x, y in
+               ((a.start, b.start), (a.stop, b.stop), (a.step, b.step)))
+
+
+def _has_loop(stmts) -> bool:
+    return any(isinstance(s, (ir.For, ir.While)) for s in walk_stmts(stmts))
 
 
 def _contraction(outer: ir.For, fn, taken):

@@ -131,6 +131,8 @@ def test_near_misses_match(contractions_kernels):
     a, b = rng.uniform(-1, 1, (13, 17)), rng.uniform(-1, 1, (17, 19))
     contractions_kernels.check("reads_what_it_writes", a[:, :13], rng.uniform(-1, 1, (13, 13)))
     contractions_kernels.check("bound_from_column", a, b, np.zeros((13, 19)))
+    lens = rng.integers(0, 20, 13)
+    contractions_kernels.check("ragged_rows", a, b, lens, np.zeros((13, 19)))
 
 
 def _blocked_nests():

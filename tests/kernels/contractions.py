@@ -199,3 +199,15 @@ def ikj_prefix(a, b, c):
         for k in range(a.shape[1]):
             for j in range(1, b.shape[1]):
                 c[i, j] += a[i, k] * b[k, j] + c[i, j - 1]
+
+
+@unpython.type(F2, F2, 'ndarray[int64, 1]', F2, None)
+def ragged_rows(a, b, lens, c):
+    """Near miss: each row's columns are read from an array (not blocked: the common columns
+    of a block come from its end rows)."""
+    for i in prange(a.shape[0]):
+        for j in range(lens[i]):
+            s = 0.0
+            for k in range(a.shape[1]):
+                s += a[i, k] * b[k, j]
+            c[i, j] = s

@@ -149,9 +149,9 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
             ir.For(jj, const(0), ncols or const(cols), const(1), in_block(stmts), simd=simd)],
             unroll=nrows is None)]
 
-    def tile(nrows=None, ncols=None):
+    def tile(nrows=None, ncols=None, sums=inner.body):
         """The block at (i0, j0): its sums in tiles, then its stores."""
-        k_loop = dataclasses.replace(inner, body=over_block(inner.body, True, nrows, ncols))
+        k_loop = dataclasses.replace(inner, body=over_block(sums, True, nrows, ncols))
         return ([ir.LocalTile(t, dtype, [rows, cols]) for t in tiles.values()]
                 + over_block(pre, True, nrows, ncols) + [k_loop]
                 + over_block(post, False, nrows, ncols))
@@ -186,7 +186,9 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
 
     column_blocks = ir.For(j0, jlo, name(jmid), const(cols), tile())
     if i not in reads_of(start_j):
-        return copies + [_panels(outer, common_columns, column_blocks, right_part, tile, rows,
+        buffers, pack, packed_sums = _packed_columns(inner, j, j0, jj, cols, taken, new_locals)
+        return copies + [_panels(outer, common_columns, column_blocks, (buffers, pack,
+                                 tile(sums=packed_sums)), right_part, tile, rows,
                                  *(name(v) for v in (i0, ic, iend)))], _disjoint_pairs(outer)
     # Columns start with the row (`range(i, n)`): blocks of rows one at a time, each with the
     # columns left of the common range row by row; the last rows as written.
@@ -202,14 +204,16 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
     return copies + [blocked], _disjoint_pairs(outer)
 
 
-def _panels(outer, common_columns, column_blocks, right_part, tile, rows, i0, ic, iend):
+def _panels(outer, common_columns, column_blocks, packing, right_part, tile, rows, i0, ic, iend):
     """The blocks in row panels: each parallel iteration takes up to PANEL_BLOCKS blocks of
     rows and runs, for each block of columns, its blocks of rows one after the other, so
     that the columns' operand (`b[k, j0:j0 + BJ]` for every k) comes from the core's cache
     for all but the first (going through all columns for one block of rows at a time reads
     the whole of `b` from memory again for every block). Then each block's columns right of
     the whole column blocks, and a last partial block of rows (its rows a run-time count).
-    Panels shrink to keep about PANEL_COUNT of them for the threads."""
+    Panels shrink to keep about PANEL_COUNT of them for the threads. `packing`: (the
+    panel's buffers, the statements packing a block of columns into them, the block's code
+    reading them)."""
     int64 = Scalar("int64")
     panel = ir.Call("max", [const(rows), binop("*", ir.Call("min", [
         const(PANEL_BLOCKS), binop("//", binop("-", outer.stop, outer.start),
@@ -231,17 +235,69 @@ def _panels(outer, common_columns, column_blocks, right_part, tile, rows, i0, ic
     last_block = binop("+", ic, binop("-", whole_blocks, const(rows)))
     fits = ir.Compare(binop("+", name(j0), column_blocks.step), ["<="], [jmid],
                       type=Scalar("bool"), operand_types=[["int64", "int64"]])
+    buffers, pack, packed_tile = packing
     by_columns = dataclasses.replace(column_blocks, stop=ir.Call("max", [
-        jmid_of_block(ic), jmid_of_block(last_block)], type=int64), body=[
-        blocks_of_panel([ir.If(fits, column_blocks.body, [])])])
+        jmid_of_block(ic), jmid_of_block(last_block)], type=int64), body=pack + [
+        blocks_of_panel([ir.If(fits, packed_tile, [])])])
     partial_rows = binop("-", iend, i0)
     last_rows = ir.For(i0.id, ir.Call("max", [ic, binop("+", ic, whole_blocks)], type=int64),
                        iend, const(rows), common_columns + [
                            dataclasses.replace(column_blocks, body=tile(partial_rows))]
                        + right_part(partial_rows))
+    has_blocks = ir.Compare(binop("-", iend, ic), [">="], [const(rows)], type=Scalar("bool"),
+                            operand_types=[["int64", "int64"]])
     return ir.For(ic.id, outer.start, outer.stop, panel, [
         assign(iend.id, ir.Call("min", [binop("+", ic, panel), outer.stop], type=int64)),
-        by_columns, blocks_of_panel(right_part()), last_rows], parallel=True, loc=outer.loc)
+        ir.If(has_blocks, buffers + [by_columns], []), blocks_of_panel(right_part()), last_rows], parallel=True, loc=outer.loc)
+
+
+def _packed_columns(inner: ir.For, j: str, j0: str, jj: str, cols: int, taken, new_locals):
+    """(buffers, packing statements, the inner loop's body reading them) for the operands the
+    sums read by column (`b[k, j]`): each block of columns is copied into a buffer of its own,
+    `bp[k, jj] = b[k, j0 + jj]`, once per panel, so that the panel's blocks of rows read it as
+    consecutive memory (a column block of `b` itself is BJ elements of every row, a page
+    apart in a large matrix). The copy runs the inner loop's own range and index, so it reads
+    exactly the elements the sums read, and only where every one of them is read whatever the
+    values (no conditional expression in the sums). No buffers where nothing qualifies."""
+    k = inner.var
+    if any(isinstance(e, (ir.IfExp, ir.BoolOp)) for e in walk_exprs(inner.body)):
+        return [], [], inner.body
+    buffers, packs, names = [], [], {}
+
+    def by_column(e):
+        return (isinstance(e, ir.Subscript) and e.array.type.ndim == 2
+                and isinstance(e.indices[1], ir.Name) and e.indices[1].id == j
+                and k in reads_of(e.indices[0]) and j not in reads_of(e.indices[0]))
+
+    def packed(e):
+        if not by_column(e):
+            return e
+        key = (e.array.id, ir.format_expr(e.indices[0]))
+        if key not in names:
+            buffer = names[key] = fresh(f"unpy_{e.array.id}_p", taken)
+            array_type = e.array.type
+            new_locals[buffer] = array_type
+            rows = ir.ArrayAttr(e.array, "shape", 0, type=Scalar("int64"))
+            buffers.append(ir.Assign(ir.Name(buffer, type=array_type),
+                                     ir.AllocArray("empty", [rows, const(cols)],
+                                                   array_type.dtype, type=array_type)))
+            read = dataclasses.replace(e, indices=[e.indices[0], binop("+", name(j0),
+                                                                       name(jj))])
+            packs.append(ir.Assign(_packed_element(e, buffer, jj), read))
+        return _packed_element(e, names[key], jj)
+
+    body = transform(inner.body, packed)
+    if not packs:
+        return [], [], inner.body
+    pack = dataclasses.replace(inner, body=[ir.For(jj, const(0), const(cols), const(1), packs,
+                                                   simd=True)])
+    return buffers, [pack], body
+
+
+def _packed_element(e: ir.Subscript, buffer: str, jj: str) -> ir.Subscript:
+    return dataclasses.replace(e, array=ir.Name(buffer, type=e.array.type),
+                               indices=[e.indices[0], name(jj)],
+                               in_range=[d for d in e.in_range if d == 0] + [1])
 
 
 def _transposed_operands(inner: ir.For, j: str, fn, taken, new_locals):
@@ -329,6 +385,17 @@ def _dot_order(outer: ir.For) -> ir.For:
     return dataclasses.replace(outer, body=[middle])
 
 
+def _monotone_in(e, i: str) -> bool:
+    """Whether `e` is a sum of terms that are `i`, constants or values of names other than
+    `i` (so it grows or shrinks with `i` and its extremes over rows are at the end rows)."""
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
+        return _monotone_in(e.left, i) and _monotone_in(e.right, i)
+    if isinstance(e, ir.Cast):
+        return _monotone_in(e.value, i)
+    return (isinstance(e, ir.Name) or i not in reads_of(e)) and not any(
+        isinstance(x, ir.Subscript) for x in walk_exprs(e))
+
+
 def _same_range(a: ir.For, b: ir.For) -> bool:
     return all(ir.format_expr(x) == ir.format_expr(y) for x, y in
                ((a.start, b.start), (a.stop, b.stop), (a.step, b.step)))
@@ -377,6 +444,8 @@ def _contraction(outer: ir.For, fn, taken):
         return None
     if set(reads_of([middle.start, middle.stop])) & (nest_assigned - {i}):
         return None
+    if not all(_monotone_in(e, i) for e in (middle.start, middle.stop)):
+        return None         # the blocks' common columns come from their first and last rows
     if set(reads_of([inner.start, inner.stop])) & nest_assigned:
         return None
     allowed = {i, j, k, *accumulators, *temps}

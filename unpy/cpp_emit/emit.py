@@ -459,18 +459,23 @@ class FunctionEmitter(CExprPrinter):
         blocked = loop.blocked and not self.boundscheck   # --boundscheck: every index as written
         if blocked:
             # The register-blocked form (unpy/loopopt) where OpenMP runs the whole nest and
-            # the arrays it writes overlap none it reads.
+            # the arrays it writes overlap none it reads; compiled for contiguous rows only
+            # (`if constexpr`: the build of the other body skips it, half the g++ time).
+            taken = self.fresh("blocked")
             tests = [f"{split}.lo == 0 && {split}.hi == {names[0][2]}"] if split else []
             tests += [f"unpy::disjoint({cname(w)}, {cname(r)})" for w, r in loop.disjoint]
-            self.out(f"if ({' && '.join(tests) or 'true'}) {{")
+            self.out(f"bool {taken} = false;")
+            self.out(f"if constexpr (C) if ({' && '.join(tests) or 'true'}) {{")
             self.depth += 1
             for s in loop.blocked:
                 if isinstance(s, ir.For) and s.parallel:
                     self.parallel_for(s, triangular and s is loop.blocked[-1])
                 else:
                     self.plain_stmt(s, False)
+            self.out(f"{taken} = true;")
             self.depth -= 1
-            self.out("} else {")
+            self.out("}")
+            self.out(f"if (!{taken}) {{")
             self.depth += 1
         if len(levels) == 1:
             self.omp_loops(loop, levels, names, clauses, split)

@@ -108,6 +108,7 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
     cols = 2 * VECTOR_BYTES // _itemsize(dtype)
 
     i, j = outer.var, middle.var
+    int64 = Scalar("int64")
     i0, j0, ii, jj, jhi, jmid, ic, iend = (
         fresh(f"unpy_{x}", taken) for x in ("i0", "j0", "ii", "jj", "jhi", "jmid", "ic", "iend"))
     for v in (i0, j0, ii, jj, jhi, jmid, ic, iend):
@@ -161,7 +162,6 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
     # bounds below start from it for the same reason.
     start_j, stop_j = middle.start, middle.stop
     jlo = row_bound(start_j, "max")
-    int64 = Scalar("int64")
 
     def at_least_jlo(v):
         return ir.Call("max", [jlo, name(v)], type=int64)
@@ -177,43 +177,52 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
         return [ir.For(i, name(i0), binop("+", name(i0), nrows), const(1), [
             dataclasses.replace(middle, start=lo, stop=hi, parallel=False, body=middle.body)])]
 
-    def right_part(nrows=None):
-        """The block's columns right of the whole column blocks: a partial block where every
-        row has them, then each row's own."""
-        return ([ir.For(j0, at_least_jlo(jmid), name(jhi), const(cols),
-                        tile(nrows, binop("-", name(jhi), name(jmid))))]
-                + row_part(at_least_jlo(jhi), stop_j, nrows or const(rows)))
+    nrows, ncols = (fresh(f"unpy_{x}", taken) for x in ("nrows", "ncols"))
+    new_locals[nrows] = new_locals[ncols] = int64
+
+    def rest_of_block(block_stop):
+        """Block i0's rows (`nrows` of them: fewer in a last block ending at `block_stop`)
+        beyond what its whole unrolled blocks compute: partial blocks of columns (all of
+        them in a block of fewer rows, else the last, narrower one) in one code with run-time
+        extents, then each row's columns beyond the common ones, as written."""
+        whole_done = ir.Compare(name(nrows), ["=="], [const(rows)], type=Scalar("bool"),
+                                operand_types=[["int64", "int64"]])
+        first = ir.IfExp(whole_done, name(jmid), jlo, type=int64)
+        return [
+            assign(nrows, ir.Call("min", [const(rows), binop("-", block_stop, name(i0))],
+                                  type=int64)),
+            ir.For(j0, ir.Call("max", [jlo, first], type=int64), name(jhi), const(cols), [
+                assign(ncols, ir.Call("min", [const(cols), binop("-", name(jhi), name(j0))],
+                                      type=int64))] + tile(name(nrows), name(ncols))),
+        ] + row_part(at_least_jlo(jhi), stop_j, name(nrows))
 
     column_blocks = ir.For(j0, jlo, name(jmid), const(cols), tile())
     if i not in reads_of(start_j):
         buffers, pack, packed_sums = _packed_columns(inner, j, j0, jj, cols, taken, new_locals)
         return copies + [_panels(outer, common_columns, column_blocks, (buffers, pack,
-                                 tile(sums=packed_sums)), right_part, tile, rows,
+                                 tile(sums=packed_sums)), rest_of_block, rows,
                                  *(name(v) for v in (i0, ic, iend)))], _disjoint_pairs(outer)
     # Columns start with the row (`range(i, n)`): blocks of rows one at a time, each with the
-    # columns left of the common range row by row; the last rows as written.
-    full_rows = (common_columns
-                 + row_part(start_j, ir.Call("min", [jlo, stop_j], type=int64), const(rows))
-                 + [column_blocks] + right_part())
-    last_rows = [dataclasses.replace(outer, var=i, start=name(i0), stop=outer.stop,
-                                     parallel=False, nest_id=None, fused=[], blas=[])]
+    # columns left of the common range row by row.
     whole = ir.Compare(binop("+", name(i0), const(rows)), ["<="], [outer.stop],
                        type=Scalar("bool"), operand_types=[["int64", "int64"]])
-    blocked = ir.For(i0, outer.start, outer.stop, const(rows),
-                     [ir.If(whole, full_rows, last_rows)], parallel=True, loc=outer.loc)
+    rest = rest_of_block(outer.stop)
+    blocked = ir.For(i0, outer.start, outer.stop, const(rows), rest[:1] + common_columns
+                     + row_part(start_j, ir.Call("min", [jlo, stop_j], type=int64), name(nrows))
+                     + [ir.If(whole, [column_blocks], [])] + rest[1:],
+                     parallel=True, loc=outer.loc)
     return copies + [blocked], _disjoint_pairs(outer)
 
 
-def _panels(outer, common_columns, column_blocks, packing, right_part, tile, rows, i0, ic, iend):
+def _panels(outer, common_columns, column_blocks, packing, rest_of_block, rows, i0, ic, iend):
     """The blocks in row panels: each parallel iteration takes up to PANEL_BLOCKS blocks of
     rows and runs, for each block of columns, its blocks of rows one after the other, so
     that the columns' operand (`b[k, j0:j0 + BJ]` for every k) comes from the core's cache
     for all but the first (going through all columns for one block of rows at a time reads
-    the whole of `b` from memory again for every block). Then each block's columns right of
-    the whole column blocks, and a last partial block of rows (its rows a run-time count).
-    Panels shrink to keep about PANEL_COUNT of them for the threads. `packing`: (the
-    panel's buffers, the statements packing a block of columns into them, the block's code
-    reading them)."""
+    the whole of `b` from memory again for every block). Then each block's rest (a last
+    block of fewer rows included). Panels shrink to keep about PANEL_COUNT of them for the
+    threads. `packing`: (the panel's buffers, the statements packing a block of columns into
+    them, the block's code reading them)."""
     int64 = Scalar("int64")
     panel = ir.Call("max", [const(rows), binop("*", ir.Call("min", [
         const(PANEL_BLOCKS), binop("//", binop("-", outer.stop, outer.start),
@@ -222,33 +231,29 @@ def _panels(outer, common_columns, column_blocks, packing, right_part, tile, row
     jhi, jmid = (a.target for a in common_columns)
     j0 = column_blocks.var
 
-    def blocks_of_panel(body):
-        return ir.For(i0.id, ic, binop("+", binop("-", iend, const(rows)), const(1)),
-                      const(rows), common_columns + body)
-
     def jmid_of_block(first_row):
         """jmid of the block starting at `first_row`, as an expression."""
         hi = _substitute(common_columns[0].value, i0.id, first_row)
         return _substitute(_substitute(common_columns[1].value, jhi.id, hi), i0.id, first_row)
 
+    def compare(left, op, right):
+        return ir.Compare(left, [op], [right], type=Scalar("bool"),
+                          operand_types=[["int64", "int64"]])
+
+    buffers, pack, packed_tile = packing
     whole_blocks = binop("*", binop("//", binop("-", iend, ic), const(rows)), const(rows))
     last_block = binop("+", ic, binop("-", whole_blocks, const(rows)))
-    fits = ir.Compare(binop("+", name(j0), column_blocks.step), ["<="], [jmid],
-                      type=Scalar("bool"), operand_types=[["int64", "int64"]])
-    buffers, pack, packed_tile = packing
+    fits = compare(binop("+", name(j0), column_blocks.step), "<=", jmid)
     by_columns = dataclasses.replace(column_blocks, stop=ir.Call("max", [
         jmid_of_block(ic), jmid_of_block(last_block)], type=int64), body=pack + [
-        blocks_of_panel([ir.If(fits, packed_tile, [])])])
-    partial_rows = binop("-", iend, i0)
-    last_rows = ir.For(i0.id, ir.Call("max", [ic, binop("+", ic, whole_blocks)], type=int64),
-                       iend, const(rows), common_columns + [
-                           dataclasses.replace(column_blocks, body=tile(partial_rows))]
-                       + right_part(partial_rows))
-    has_blocks = ir.Compare(binop("-", iend, ic), [">="], [const(rows)], type=Scalar("bool"),
-                            operand_types=[["int64", "int64"]])
+        ir.For(i0.id, ic, binop("+", binop("-", iend, const(rows)), const(1)), const(rows),
+               common_columns + [ir.If(fits, packed_tile, [])])])
+    rest = rest_of_block(iend)
     return ir.For(ic.id, outer.start, outer.stop, panel, [
         assign(iend.id, ir.Call("min", [binop("+", ic, panel), outer.stop], type=int64)),
-        ir.If(has_blocks, buffers + [by_columns], []), blocks_of_panel(right_part()), last_rows], parallel=True, loc=outer.loc)
+        ir.If(compare(binop("-", iend, ic), ">=", const(rows)), buffers + [by_columns], []),
+        ir.For(i0.id, ic, iend, const(rows), rest[:1] + common_columns + rest[1:])],
+        parallel=True, loc=outer.loc)
 
 
 def _packed_columns(inner: ir.For, j: str, j0: str, jj: str, cols: int, taken, new_locals):

@@ -112,7 +112,7 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
     i0, j0, ii, jj, jhi, jmid, ic, iend = (
         fresh(f"unpy_{x}", taken) for x in ("i0", "j0", "ii", "jj", "jhi", "jmid", "ic", "iend"))
     for v in (i0, j0, ii, jj, jhi, jmid, ic, iend):
-        new_locals[v] = Scalar("int64")
+        new_locals[v] = int64
     tiles = {a: fresh(f"unpy_tile_{a}", taken) for a in accumulators}
     copies, inner = _transposed_operands(inner, j, fn, taken, new_locals)
 
@@ -139,7 +139,7 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
         values = [_substitute(e, i, binop("+", name(i0), const(r))) for r in range(rows)]
         folded = values[0]
         for v in values[1:]:
-            folded = ir.Call(pick, [folded, v], type=Scalar("int64"))
+            folded = ir.Call(pick, [folded, v], type=int64)
         return folded
 
     def over_block(stmts, simd, nrows=None, ncols=None):
@@ -185,9 +185,7 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
         beyond what its whole unrolled blocks compute: partial blocks of columns (all of
         them in a block of fewer rows, else the last, narrower one) in one code with run-time
         extents, then each row's columns beyond the common ones, as written."""
-        whole_done = ir.Compare(name(nrows), ["=="], [const(rows)], type=Scalar("bool"),
-                                operand_types=[["int64", "int64"]])
-        first = ir.IfExp(whole_done, name(jmid), jlo, type=int64)
+        first = ir.IfExp(_compare(name(nrows), "==", const(rows)), name(jmid), jlo, type=int64)
         return [
             assign(nrows, ir.Call("min", [const(rows), binop("-", block_stop, name(i0))],
                                   type=int64)),
@@ -204,8 +202,7 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
                                  *(name(v) for v in (i0, ic, iend)))], _disjoint_pairs(outer)
     # Columns start with the row (`range(i, n)`): blocks of rows one at a time, each with the
     # columns left of the common range row by row.
-    whole = ir.Compare(binop("+", name(i0), const(rows)), ["<="], [outer.stop],
-                       type=Scalar("bool"), operand_types=[["int64", "int64"]])
+    whole = _compare(binop("+", name(i0), const(rows)), "<=", outer.stop)
     rest = rest_of_block(outer.stop)
     blocked = ir.For(i0, outer.start, outer.stop, const(rows), rest[:1] + common_columns
                      + row_part(start_j, ir.Call("min", [jlo, stop_j], type=int64), name(nrows))
@@ -236,14 +233,10 @@ def _panels(outer, common_columns, column_blocks, packing, rest_of_block, rows, 
         hi = _substitute(common_columns[0].value, i0.id, first_row)
         return _substitute(_substitute(common_columns[1].value, jhi.id, hi), i0.id, first_row)
 
-    def compare(left, op, right):
-        return ir.Compare(left, [op], [right], type=Scalar("bool"),
-                          operand_types=[["int64", "int64"]])
-
     buffers, pack, packed_tile = packing
     whole_blocks = binop("*", binop("//", binop("-", iend, ic), const(rows)), const(rows))
     last_block = binop("+", ic, binop("-", whole_blocks, const(rows)))
-    fits = compare(binop("+", name(j0), column_blocks.step), "<=", jmid)
+    fits = _compare(binop("+", name(j0), column_blocks.step), "<=", jmid)
     by_columns = dataclasses.replace(column_blocks, stop=ir.Call("max", [
         jmid_of_block(ic), jmid_of_block(last_block)], type=int64), body=pack + [
         ir.For(i0.id, ic, binop("+", binop("-", iend, const(rows)), const(1)), const(rows),
@@ -251,7 +244,7 @@ def _panels(outer, common_columns, column_blocks, packing, rest_of_block, rows, 
     rest = rest_of_block(iend)
     return ir.For(ic.id, outer.start, outer.stop, panel, [
         assign(iend.id, ir.Call("min", [binop("+", ic, panel), outer.stop], type=int64)),
-        ir.If(compare(binop("-", iend, ic), ">=", const(rows)), buffers + [by_columns], []),
+        ir.If(_compare(binop("-", iend, ic), ">=", const(rows)), buffers + [by_columns], []),
         ir.For(i0.id, ic, iend, const(rows), rest[:1] + common_columns + rest[1:])],
         parallel=True, loc=outer.loc)
 
@@ -547,6 +540,12 @@ def _disjoint_pairs(outer: ir.For) -> list:
     read = {e.array.id for e in walk_exprs(outer.body) if isinstance(e, ir.Subscript)}
     written = _written_arrays(outer)
     return [[w, r] for w in sorted(written) for r in sorted(read - {w})]
+
+
+def _compare(left, op: str, right) -> ir.Compare:
+    """`left op right` of two int64 values."""
+    return ir.Compare(left, [op], [right], type=Scalar("bool"),
+                      operand_types=[["int64", "int64"]])
 
 
 def _substitute(node, var: str, value):

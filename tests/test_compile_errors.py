@@ -141,6 +141,39 @@ CASES = [
             return np.sum(a[idx])
         """, r"index arrays \(NumPy's advanced indexing\) are supported only as one boolean",
      3, "idx]"),
+    ("mask before another index", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[bool, 1]', None)
+        def f(a, m):
+            a[m, 0] = 1.0
+        """, r"one boolean mask of the shape of the array indexed \(a\[a < 0\] = 0, "
+             r"a\[i\]\[a\[i\] < 0\] = 0\)", 3, "m, 0]"),
+    ("two ellipses", """
+        @unpython.type('ndarray[float64, 2]', None)
+        def f(a):
+            a[..., ...] = 1.0
+        """, r"an index can only have a single ellipsis", 3, "...] = 1.0"),
+    ("ellipsis read as a 0-d array", """
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(a):
+            return a[0, ...]
+        """, r"make a 0-d array in NumPy.*drop the '...' to read the element", 3, "...]"),
+    ("dtype as a value", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float32, 1]')
+        def f(a):
+            return np.sum(a, 0, np.float32)
+        """, r"np.float32 is a dtype, which compiled code takes only as the dtype of an "
+             r"allocation or conversion \(np.zeros\(n, dtype=np.float32\)", 3, "np.float32)"),
+    ("dtype twice", """
+        @unpython.type('int64', 'ndarray[float32, 1]')
+        def f(n):
+            return np.full(n, 1.0, np.float32, dtype=np.float32)
+        """, r"np.full\(\) got the dtype twice", 3, "np.full"),
+    ("assignment into a computed array", """
+        @unpython.type('ndarray[float64, 2]', None)
+        def f(a):
+            (a + 1.0)[0, :] = 2.0
+        """, r"this assigns into a computed array, which has no effect; assign into a slice of "
+             r"an array variable \(or of its view a.T, np.flip\(a\)\)", 3, "(a + 1.0)"),
     ("truth value of an array", """
         @unpython.type('ndarray[float64, 1]', 'float64')
         def f(a):

@@ -32,6 +32,8 @@ BINARY = [
     ("mix_i32_f32", i32, f32), ("mix_i16_f32", i16, f32), ("mix_i64_f32", i64, f32),
     ("mix_u64_i64", u64, i64), ("mix_i32_i64", i32, i64), ("mix_u8_i8", u8, i8),
     ("mix_f32_f64", f32, f64), ("bool_arith", b_, b_),
+    ("sub_bool_i32", b_, i32), ("mul_bool_f32", b_, f32), ("add_u8_bool", u8, b_),
+    ("minmax_i8_bool", i8, b_),
     ("chain_mixed_ops", i64, i64), ("cmp_i64_u64", i64, u64), ("eq_i64_u64", i64, u64),
     ("cmp_int_float", i64, f64), ("all_compares", f64, f64),
     ("and_ints", i64, i64), ("or_ints", i64, i64), ("and_bools", b_, b_), ("not_ops", i64, i64),
@@ -174,6 +176,31 @@ def test_nep50_result_dtypes(arith_kernels):
     assert type(c.literal_u8(u8(100))) is np.uint8 and c.literal_u8(u8(100)) == 44
     assert type(c.add_i64(3, 2)) is int and type(c.add_f64(3.0, 2.0)) is float
     assert type(c.chain_lt(1.0, 2.0, 3.0)) is bool
+
+
+def test_numpy_bool_takes_the_number_dtype(arith_kernels):
+    """An element of a bool array (np.bool_) with an int32 or float32 one computes in int32 or
+    float32, as NumPy 2 does (fuzz finding 2): int32 wraps where int64 would not, float32
+    rounds where float64 would not."""
+    for a, b in [([False, True], [40000, 70000]), ([True, True], [-3, 2 ** 31 - 1])]:
+        arith_kernels.check("bool_i32_elements", np.array(a), np.array(b, np.int32),
+                            np.zeros(2, np.int32))
+    out = np.zeros(2, np.int32)
+    arith_kernels.compiled.bool_i32_elements(np.array([False, True]),
+                                             np.array([40000, 70000], np.int32), out)
+    assert out[0] == 557842432 and out[1] == (70000 * 65536 + 2 ** 31) % 2 ** 32 - 2 ** 31
+    for a, b in [([True], [1.1]), ([True, False, True], [1.1, 0.3, 2.7]),
+                 ([False, True, True, True], [0.1, 0.7, 1.3, 3.3])]:
+        arith_kernels.check("bool_f32_elements", np.array(a), np.array(b, np.float32))
+    assert type(arith_kernels.compiled.bool_f32_elements(
+        np.array([True]), np.array([1.1], np.float32))) is np.float32
+    c = arith_kernels.compiled
+    assert type(c.sub_bool_i32(b_(True), i32(1))) is np.int32
+    assert type(c.mul_bool_f32(b_(True), f32(2))) is np.float32
+    assert c.add_u8_bool(u8(255), b_(True)) == 0
+    # What NumPy itself gives these scalars.
+    assert (b_(True) - i32(1)).dtype == np.int32 and (b_(True) * f32(2)).dtype == np.float32
+    assert (u8(1) + b_(True)).dtype == np.uint8 == np.result_type(np.uint8, np.bool_)
 
 
 def test_chained_comparison(arith_kernels):

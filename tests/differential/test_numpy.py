@@ -91,6 +91,17 @@ CASES = {
     "damped_sum": lambda: (0.4, 4),
     "helpers_in_nest": lambda: (rand(9), rand(9) * 4 - 2, 0.3, np.zeros(9)),
     "large_temporary": lambda: (2 ** 20,),
+    "reduction_in_scalar_operand": lambda: (rand(9), rand(9, dtype=np.int64)),
+    "converted_reduction_operand": lambda: (rand(18), rand(9, dtype=np.int64)),
+    "converted_reduction_operand mismatched": lambda: (rand(9), rand(9, dtype=np.int64)),
+    "ellipsis_forms": lambda: (rand(4, 5), rand(4, 5), rand(6)),
+    "ellipsis_forms mismatched": lambda: (rand(4, 5), rand(4, 3), rand(6)),
+    "write_through_transpose": lambda: (rand(4, 5), rand(5, 4)),
+    "write_through_transpose of a view": lambda: (rand(8, 5)[::2], rand(5, 4)),
+    "write_through_transpose mismatched": lambda: (rand(4, 5), rand(4, 5)),
+    "row_mask": lambda: (rand(3, 7), rand(7)),
+    "row_mask mismatched": lambda: (rand(3, 7), rand(5)),
+    "positional_dtypes": lambda: (9, rand(3, 5)),
 }
 
 

@@ -14,7 +14,9 @@ from test_numpy import CASES  # noqa: E402  (one table of cases for both paths)
 ON_DEVICE = ["axpy", "ufuncs", "float32_stays", "compare_arrays", "where_clip",
              "outer_broadcast", "row_broadcast", "jacobi", "transposed",
              "fill_slice", "masked", "axis0", "axis1", "matmul", "outer", "rebind_to_itself",
-             "column_slices_broadcast", "helpers_in_nest"]
+             "column_slices_broadcast", "helpers_in_nest", "reduction_in_scalar_operand",
+             "converted_reduction_operand", "ellipsis_forms", "write_through_transpose",
+             "row_mask", "positional_dtypes"]
 
 
 @pytest.mark.parametrize("case", list(CASES))

@@ -307,6 +307,44 @@ def bool_arith(a, b):
     return a + b * 2
 
 
+# --- a NumPy bool with a NumPy number takes the number's dtype (NEP 50: bool is the lowest) ---
+
+@unpython.type('bool', 'int32', 'int32')
+def sub_bool_i32(a, b):
+    return a - b
+
+
+@unpython.type('bool', 'float32', 'float32')
+def mul_bool_f32(a, b):
+    return a * b
+
+
+@unpython.type('uint8', 'bool', 'uint8')
+def add_u8_bool(a, b):
+    return a + b
+
+
+@unpython.type('int8', 'bool', 'int8')
+def minmax_i8_bool(a, b):
+    return max(a, b) + min(a, b) + (a if b else b)
+
+
+@unpython.type('ndarray[bool, 1]', 'ndarray[int32, 1]', 'ndarray[int32, 1]', None)
+def bool_i32_elements(a, b, out):
+    """int32 arithmetic (wrapping), as NumPy does: not int64."""
+    x = a[0] - b[0]
+    out[0] = x * 65536 // 3
+    out[1] = (b[1] * a[1]) * 65536
+
+
+@unpython.type('ndarray[bool, 1]', 'ndarray[float32, 1]', 'float32')
+def bool_f32_elements(a, b):
+    r = b[0] * a[0]
+    for i in range(1, b.shape[0]):
+        r *= a[i] * b[i] + (b[i] < 0.5)
+    return r
+
+
 # --- comparisons and boolean operators --------------------------------------------------------
 
 @unpython.type('float64', 'float64', 'float64', 'bool')

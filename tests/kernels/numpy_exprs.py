@@ -443,3 +443,63 @@ def large_temporary(n):
     t = np.zeros(n)
     t += 1.5
     return t * 2.0
+
+
+# --- a reduction inside the scalar operand of a whole-array store (fuzz finding 1) -----------
+
+@unpython.gpu
+@unpython.type(F1, 'ndarray[int64, 1]', None)
+def reduction_in_scalar_operand(a, z):
+    """`np.sum(z) % 3` and `// 3` are computed before the nest that writes z (the check for
+    reads of z at other elements once lost the statements computing the sum)."""
+    z[:] = (np.sum(z) % 3) * (a < 1.0)
+    z[:] = z + (np.sum(z) // 3) * (a > 0.5)
+
+
+@unpython.gpu
+@unpython.type(F1, 'ndarray[int64, 1]', None)
+def converted_reduction_operand(a, z):
+    """The int64 sum converted to float64 for the sum with a float64 view."""
+    z[:] = np.sum(z) + a[::-2]
+
+
+# --- forms the fuzzer found refused (fuzz finding 5) -----------------------------------------
+
+@unpython.gpu
+@unpython.type(F2, F2, F1, None)
+def ellipsis_forms(a, b, c):
+    """`...` stands for the dimensions the other indices leave."""
+    a[...] = b
+    a[..., 0] = c[:a.shape[0]]
+    a[1, ...] += 2.0
+    b[...] = a[..., ::-1] * 0.5 + b[..., 1:2]
+    c[0, ...] = 7.0             # an element of a 1-D array (read, it would be a 0-d array)
+    c[-1, ...] += c[...][1]
+
+
+@unpython.gpu
+@unpython.type(F2, F2, None)
+def write_through_transpose(a, b):
+    """a.T and np.flip(a) are views: NumPy writes through them into a."""
+    a.T[:, :] = b
+    a.T[0] = -1.0
+    np.flip(a)[0, :] += 3.0
+
+
+@unpython.gpu
+@unpython.type(F2, F1, None)
+def row_mask(a, b):
+    """A mask of the row a[0]'s shape, written a[0][m] or a[0, m]."""
+    a[0][b > 0.5] = 3.0
+    a[1, b < 0.0] += b[b < 0.0]
+
+
+@unpython.gpu
+@unpython.type('int64', F2, 'ndarray[float32, 2]')
+def positional_dtypes(n, a):
+    """NumPy's dtype by position: np.full(n, v, dtype), np.zeros_like(a, dtype), ..."""
+    x = np.full(n, 1.5, np.float32)
+    y = np.zeros_like(a, np.float32) + np.ones_like(a, 'float32')
+    z = np.full_like(a, 2, np.int16) + np.asarray(a, np.float32)
+    w = np.array(a, np.float32) * np.identity(a.shape[1], np.int8)[0]
+    return y + z + w + x[:a.shape[1]] + np.arange(0, a.shape[1], 1, np.float32)

@@ -46,6 +46,10 @@ ARRAY_FUNCTIONS.update({"amax": "max", "amin": "min", "array": "copy", "asarray"
                         "ascontiguousarray": "copy", "linalg.norm": "norm", "flip": "flip",
                         "fliplr": "fliplr", "flipud": "flipud", "nanmax": "max", "nanmin": "min"})
 ARRAY_FUNCTIONS.pop("nanmax"), ARRAY_FUNCTIONS.pop("nanmin")
+# NumPy functions whose dtype may be given by position (np.full(n, v, np.float32)): the index
+# of that argument in NumPy's signature. It becomes the dtype= keyword.
+DTYPE_POSITION = {"full": 2, "full_like": 2, "zeros_like": 1, "ones_like": 1, "empty_like": 1,
+                  "array": 1, "asarray": 1, "ascontiguousarray": 1, "identity": 1, "arange": 3}
 # Methods of arrays (ir.ArrayCall with the array first).
 ARRAY_METHODS = {"sum", "prod", "mean", "std", "var", "argmin", "argmax", "any", "all", "dot",
                  "copy", "transpose", "reshape", "ravel", "flatten", "max", "min", "astype",
@@ -359,8 +363,8 @@ class Lowering:
         inner = e.value
         if isinstance(inner, gast.Subscript) and self.shape_source(inner.value) is None:
             base = self.subscript(inner)
-            if not any(isinstance(i, (ir.Slice, ir.NewAxis)) for i in base.indices) and \
-                    isinstance(base.array, ir.Name):
+            if not any(isinstance(i, (ir.Slice, ir.NewAxis)) or is_ellipsis(i)
+                       for i in base.indices) and isinstance(base.array, ir.Name):
                 return ir.Subscript(base.array, base.indices + indices, loc_of(e))
             return ir.Subscript(base, indices, loc_of(e))
         array = (ir.Name(inner.id, loc_of(inner)) if isinstance(inner, gast.Name)
@@ -375,8 +379,8 @@ class Lowering:
                 self.qualified(p) == "numpy.newaxis":
             return ir.NewAxis(loc_of(p))
         if isinstance(p, gast.Constant) and p.value is Ellipsis:
-            raise self.error("'...' (Ellipsis) in an index is not supported; write one ':' per "
-                             "dimension", p)
+            # `...`: as many ':' as the dimensions the other indices leave (typeinfer knows).
+            return ir.Const(Ellipsis, loc_of(p))
         return self.expr(p)
 
     def attribute(self, e):
@@ -391,6 +395,12 @@ class Lowering:
                              "itself is not a value", e)
         if self.qualified(e) in LIBRARY_CONSTANTS:
             return ir.Const(LIBRARY_CONSTANTS[self.qualified(e)], loc_of(e))
+        if is_dtype_name(self.qualified(e)):
+            shown = "np." + self.qualified(e)[len("numpy."):]
+            raise self.error(f"{shown} is a dtype, which compiled code takes only as the dtype "
+                             f"of an allocation or conversion (np.zeros(n, dtype={shown}), "
+                             f"np.full(n, v, {shown}), a.astype({shown})) or as a cast "
+                             f"({shown}(x))", e)
         raise self.error(f"attribute '{e.attr}' is not supported in compiled functions", e)
 
     def is_module(self, node):
@@ -428,8 +438,14 @@ class Lowering:
         if qualified and qualified.startswith("numpy."):
             name = qualified[len("numpy."):]
             if name in ARRAY_FUNCTIONS:
-                args = [self.array_call_arg(a) for a in e.args]
-                return ir.ArrayCall(ARRAY_FUNCTIONS[name], args, self.keywords(e), loc)
+                args, keywords = list(e.args), self.keywords(e)
+                if len(args) == DTYPE_POSITION.get(name, -1) + 1:
+                    if "dtype" in keywords:
+                        raise self.error(f"np.{name}() got the dtype twice (by position and "
+                                         "as dtype=)", e)
+                    keywords["dtype"] = self.dtype_value(args.pop())
+                args = [self.array_call_arg(a) for a in args]
+                return ir.ArrayCall(ARRAY_FUNCTIONS[name], args, keywords, loc)
             name = "conjugate" if name == "conj" else name
             if name in ELEMENTWISE:
                 if e.keywords:
@@ -549,6 +565,20 @@ class Lowering:
             raise self.error("the dtype must be a literal such as np.float64 or 'int32', or "
                              "'a.dtype' of an array a", node if node is not None else call)
         return dtype.name
+
+
+def is_ellipsis(index) -> bool:
+    """`...` in an index, as the frontend leaves it for typeinfer (which expands it)."""
+    return isinstance(index, ir.Const) and index.value is Ellipsis
+
+
+def is_dtype_name(qualified) -> bool:
+    """Whether `qualified` ('numpy.float64') names a NumPy scalar type."""
+    import numpy
+    if not qualified or not qualified.startswith("numpy."):
+        return False
+    value = getattr(numpy, qualified[len("numpy."):], None)
+    return isinstance(value, type) and issubclass(value, numpy.generic)
 
 
 def lower_function(module: ModuleSource, decorated: Decorated, compiled_names: set):

@@ -49,6 +49,7 @@ class TypeInference:
         self.vars = {p.name: p.type for p in fn.params}
         self.defined_at = {p.name: fn.loc[0] for p in fn.params}
         self.declared = set(fn.locals)
+        self.store_target = None        # the subscript being assigned to, while typed
         for name, t in fn.locals.items():
             self.vars[name] = t
             self.defined_at[name] = fn.loc[0]
@@ -70,7 +71,7 @@ class TypeInference:
         if isinstance(s, ir.Assign):
             return self.assign(s.target, self.expr(s.value), s.loc)
         if isinstance(s, ir.AugAssign):
-            current = self.expr(_copy_target(s.target))
+            current = self.expr_target(_copy_target(s.target))
             value = self.binop(ir.BinOp(s.op, current, self.expr(s.value), s.loc))
             if isinstance(current.type, Array):
                 return self.in_place(current, value, s)
@@ -181,7 +182,7 @@ class TypeInference:
 
     def assign(self, target, value, loc):
         if isinstance(target, ir.Subscript):
-            target = self.expr(target)
+            target = self.expr_target(target)
             if isinstance(target, (ir.View, ir.Masked)):
                 if isinstance(target.type, Scalar):
                     raise self.error("cannot assign to an element of a computed array", target)
@@ -212,6 +213,15 @@ class TypeInference:
             self.defined_at[name] = loc[0]
         target = ir.Name(name, target.loc, t)
         return ir.Assign(target, value if isinstance(t, Array) else cast(value, t), loc)
+
+    def expr_target(self, target):
+        """An assignment target typed (`a[i, ...] = v` stores the element, where reading it
+        would be a 0-d array)."""
+        saved, self.store_target = self.store_target, target
+        try:
+            return self.expr(target)
+        finally:
+            self.store_target = saved
 
     def define(self, name, t, node, loc):
         if name in self.vars and self.vars[name].dtype != t.dtype:
@@ -255,8 +265,7 @@ class TypeInference:
         left, right = e.left, e.right
         arrays = isinstance(left.type, Array) or isinstance(right.type, Array)
         if e.op not in ("&", "|", "^") and not arrays:
-            # Python arithmetic treats bools as ints (True + True == 2); NumPy's arrays do not.
-            left, right = (_bool_as_int(x) for x in (left, right))
+            left, right = _arithmetic_bools(left, right)
         resolved = resolve(UFUNCS[e.op], [element_type(left.type), element_type(right.type)])
         if resolved is None:
             raise self.error(f"operator {e.op} is not defined for {left.type} and "
@@ -387,10 +396,9 @@ class TypeInference:
         types = [v.type for v in values]
         if all(is_bool(t) for t in types):
             return Scalar("bool", all(t.weak for t in types))
-        resolved = resolve(UFUNCS["+"], [_bool_as_int(v).type for v in values[:2]])
-        out = resolved[1]
-        for v in values[2:]:
-            out = resolve(UFUNCS["+"], [out, _bool_as_int(v).type])[1]
+        out = resolve(UFUNCS["+"], [_number(types[0], types[1]), _number(types[1], types[0])])[1]
+        for t in types[2:]:
+            out = resolve(UFUNCS["+"], [out, _number(t, out)])[1]
         return out
 
     def expr_Subscript(self, e):
@@ -398,8 +406,9 @@ class TypeInference:
         if not isinstance(arr.type, Array):
             shown = f"'{arr.id}'" if isinstance(arr, ir.Name) else "this value"
             raise self.error(f"{shown} is {arr.type}, not an array; it cannot be indexed", e)
-        e.indices = [i if isinstance(i, (ir.Slice, ir.NewAxis)) else self.expr(i)
-                     for i in e.indices]
+        e.indices = [i if isinstance(i, (ir.Slice, ir.NewAxis)) or is_ellipsis(i)
+                     else self.expr(i) for i in e.indices]
+        self.expand_ellipsis(e, arr)
         # One element: a scalar index per dimension of an array variable; else a view.
         if len(e.indices) != arr.type.ndim or not isinstance(arr, ir.Name) or any(
                 not isinstance(i.type, Scalar) for i in e.indices):
@@ -412,6 +421,27 @@ class TypeInference:
         e.indices = indices
         e.type = Scalar(arr.type.dtype)
         return e
+
+    def expand_ellipsis(self, e, arr):
+        """`...` in `e`'s indices becomes one ':' per dimension the other indices leave, as in
+        NumPy (`a[...]` is all of `a`, `a[..., 0]` its last dimension's first elements)."""
+        dots = [k for k, i in enumerate(e.indices) if is_ellipsis(i)]
+        if not dots:
+            return
+        if len(dots) > 1:
+            raise self.error("an index can only have a single ellipsis ('...')",
+                             e.indices[dots[1]])
+        named = sum(i.type.ndim if isinstance(i.type, Array) else 1 for i in e.indices
+                    if not isinstance(i, ir.NewAxis) and not is_ellipsis(i))
+        fill = max(arr.type.ndim - named, 0)
+        if fill == 0 and e is not self.store_target and all(
+                isinstance(i.type, Scalar) for i in e.indices if not is_ellipsis(i)):
+            raise self.error("an integer index per dimension and '...' make a 0-d array in "
+                             "NumPy, which compiled code does not have; drop the '...' to read "
+                             "the element", e.indices[dots[0]])
+        k = dots[0]
+        e.indices[k:k + 1] = [ir.Slice(None, None, None, e.indices[k].loc)
+                              for _ in range(fill)]
 
     def view(self, e, arr):
         """A subscript that is not one element: a view (slices, `None`, fewer indices), an
@@ -432,13 +462,17 @@ class TypeInference:
                 indices.append(index)
             else:                            # typed by expr_Subscript
                 if isinstance(index.type, Array):
-                    if index.type.dtype == "bool" and len(e.indices) == 1 and \
-                            index.type.ndim == arr.type.ndim:
+                    if index.type.dtype == "bool" and index is e.indices[-1] and \
+                            index.type.ndim == arr.type.ndim - len(indices) and \
+                            all(isinstance(i.type, Scalar) for i in indices):
+                        if indices:         # a[i][mask], a[i, mask]: a mask of the row a[i]
+                            arr = ir.View(arr, indices, e.loc,
+                                          Array(arr.type.dtype, index.type.ndim))
                         return ir.Masked(arr, index, e.loc, arr.type)
                     raise self.error(
                         "index arrays (NumPy's advanced indexing) are supported only as one "
-                        "boolean mask of the array's shape (a[a < 0] = 0); loop over the "
-                        "indices instead", index)
+                        "boolean mask of the shape of the array indexed (a[a < 0] = 0, "
+                        "a[i][a[i] < 0] = 0); loop over the indices instead", index)
                 if not is_int(index.type):
                     raise self.error(f"array indices must be integers, got {index.type}", index)
                 indices.append(cast(index, INT64))
@@ -661,6 +695,32 @@ def _bool_as_int(e):
     if is_bool(e.type):
         return ir.Cast(e, e.loc, Scalar("int64", e.type.weak))
     return e
+
+
+def is_ellipsis(index) -> bool:
+    """`...` in an index, as the frontend leaves it (a constant) for expand_ellipsis."""
+    return isinstance(index, ir.Const) and index.value is Ellipsis
+
+
+def _arithmetic_bools(left, right):
+    """The operands of scalar arithmetic, a bool among them as `_number` takes it."""
+    if _number(left.type, right.type) is left.type and _number(right.type, left.type) \
+            is right.type:
+        return left, right
+    return _bool_as_int(left), _bool_as_int(right)
+
+
+def _number(t, other):
+    """The type a scalar of type `t` takes in arithmetic with one of type `other`, as NumPy 2
+    promotes: a NumPy bool (an element of a bool array, a comparison of NumPy values) with a
+    NumPy number stays a bool, which takes the number's dtype (`np.True_ - np.int32(1)` is
+    int32, `np.True_ * np.float32(2)` float32); a Python bool, or a bool with a bool or a
+    Python number, counts as a Python int (True + True == 2)."""
+    if not is_bool(t):
+        return t
+    if not t.weak and isinstance(other, Scalar) and not other.weak and not is_bool(other):
+        return t
+    return Scalar("int64", t.weak)
 
 
 def _is_python_int(t):

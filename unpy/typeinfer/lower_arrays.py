@@ -27,6 +27,7 @@ the nests' reductions as written ones.
 from __future__ import annotations
 
 import contextlib
+import copy
 
 from unpy import ir
 from unpy.ir import Array, Scalar, format_expr
@@ -37,6 +38,10 @@ from unpy.typeinfer.build_ir import (ALLOCATING, BOOL, ELEMENT_CALLS, FUNCTIONS,
 from unpy.typeinfer.lower_reductions import ReductionLowering
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 from unpy.typeinfer.types import INT64, PY_INT
+
+
+# Calls that give a view of their array argument (NumPy writes through them: a.T[0] = 1).
+VIEW_CALLS = ("transpose", "flip", "flipud", "fliplr")
 
 
 # --- the pass --------------------------------------------------------------------------------
@@ -838,15 +843,23 @@ class ArrayLowering(ReductionLowering):
     def store(self, target, value, loc):
         """`a[...] = value`, `a += value`, `a[mask] = value`: in place."""
         root = target.array if isinstance(target, ir.Masked) else target
-        while isinstance(root, ir.View):
-            root = root.array
+        while isinstance(root, ir.View) or (isinstance(root, ir.ArrayCall) and
+                                            root.func in VIEW_CALLS):
+            root = root.array if isinstance(root, ir.View) else root.args[0]
         if not isinstance(root, ir.Name):
             raise self.error("this assigns into a computed array, which has no effect; assign "
-                             "into a slice of an array variable", target)
+                             "into a slice of an array variable (or of its view a.T, "
+                             "np.flip(a))", target)
         mask = target.mask if isinstance(target, ir.Masked) else None
         if mask is not None:
             value = self.unmask(value, mask)
         shape = self.shape(target)
+        if mask is not None:
+            for k, (length, m) in enumerate(zip(shape, self.shape(mask))):
+                if not same(length, m):
+                    self.check(compare("!=", m, length),
+                               f"boolean index did not match the indexed array along axis {k}: "
+                               "a mask needs the shape of the array it indexes", "IndexError")
         if isinstance(value.type, Array):
             self.check_fits(value, shape)
             probe = [name(f"__probe{k}", PY_INT) for k in range(len(shape))]
@@ -913,13 +926,16 @@ class ArrayLowering(ReductionLowering):
 
     def element_reads(self, value, probe):
         """The array elements `value`'s element at the index `probe` (of the target, which
-        the value broadcasts to) reads. Only looked at: what building it made is forgotten."""
+        the value broadcasts to) reads. Only looked at: what building it made is forgotten,
+        and it is built from a copy of `value` (building an element lowers the scalar
+        operands in place: `np.sum(z) % 3` would become `__r % 3` with the statements that
+        compute `__r` forgotten)."""
         saved = (self.pre, self.memo, self.views, self.counter, dict(self.new_locals),
                  self.hoisted, set(self.varying))
         self.pre, self.memo, self.views = list(self.pre), dict(self.memo), dict(self.views)
         self.hoisted = list(self.hoisted)
         try:
-            element = self.broadcast_element(value, probe, len(probe))
+            element = self.broadcast_element(copy.deepcopy(value), probe, len(probe))
         finally:
             (self.pre, self.memo, self.views, self.counter, self.new_locals, self.hoisted,
              self.varying) = saved

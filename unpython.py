@@ -8,7 +8,6 @@ from its definition on.
 """
 import functools
 import inspect
-import os
 import types as _types
 
 __all__ = ["type", "locals", "gpu", "prange", "explain", "devices", "resident", "sync"]
@@ -18,12 +17,13 @@ prange = range
 def _bind(f):
     """The compiled replacement of `f`, if its module is a compiled module being imported:
     the compiled function behind the Python function's signature and docstring."""
-    if os.environ.get("UNPY_DISABLE") == "1":
-        return f
     compiled = getattr(f, "__globals__", {}).get("__unpy_compiled__", {})
     found = compiled.get(getattr(f, "__name__", None), f)
     if found is f or isinstance(found, _types.FunctionType):    # not compiled, or wrapped
         return found
+    from unpy.settings import current      # (a compiled module: unpy is installed)
+    if current().disable:
+        return f
     wrapper = compiled[f.__name__] = _behind_signature(found, f)
     return wrapper
 
@@ -114,12 +114,14 @@ class resident:
         self.holds = None
 
     def __enter__(self):
-        if os.environ.get("UNPY_DISABLE") != "1" and os.environ.get("UNPY_RESIDENT") != "0":
-            try:
-                from gpurts.residency import TABLE
-            except ImportError:      # the plain interpreter without unpy installed
+        try:
+            from unpy.settings import current
+            if current().disable or not current().resident:
                 return self
-            self.holds = TABLE.hold(self.arrays)
+            from gpurts.residency import TABLE
+        except ImportError:      # the plain interpreter without unpy installed
+            return self
+        self.holds = TABLE.hold(self.arrays)
         return self
 
     def __exit__(self, *exc):
@@ -133,9 +135,10 @@ class resident:
 def sync(*arrays):
     """Make the host copies of `arrays` current, and forget their device copies, so that
     Python code may read and write them inside a `resident` block (a no-op elsewhere)."""
-    if os.environ.get("UNPY_DISABLE") == "1":
-        return
     try:
+        from unpy.settings import current
+        if current().disable:
+            return
         from gpurts.residency import TABLE
     except ImportError:
         return

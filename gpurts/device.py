@@ -13,10 +13,12 @@ two in tests."""
 from __future__ import annotations
 
 import logging
-import os
 import re
 import threading
 from typing import NamedTuple
+
+from unpy.settings import current as current_settings
+from unpy.settings import report_once
 
 from . import opencl
 from .opencl import load_opencl, platforms
@@ -242,8 +244,12 @@ def _choose(spec: str) -> DeviceSelection:
         return DeviceSelection(None, f"no OpenCL GPU found (platforms: {_describe(found)}){fix}")
     if spec in ("cpu", "pocl") or re.fullmatch(r"gpu\d+", spec):
         return DeviceSelection(None, f"no {what} found (platforms: {_describe(found)})")
-    return DeviceSelection(None, f"no OpenCL device matches UNPY_DEVICE={spec!r} "
-                                 f"(platforms: {_describe(found)})")
+    reason = f"no OpenCL device matches UNPY_DEVICE={spec!r} (platforms: {_describe(found)})"
+    # A misspelt choice would otherwise only show in explain: say it once.
+    report_once("UNPY_DEVICE", spec, f"{reason}; the choices: gpu, gpuN, cpu, pocl, none, "
+                "openmp, all, a comma-separated list of them, or part of a platform's or device's "
+                "name: running on OpenMP")
+    return DeviceSelection(None, reason)
 
 
 def device_selection(spec: str | None = None) -> DeviceSelection:
@@ -253,7 +259,7 @@ def device_selection(spec: str | None = None) -> DeviceSelection:
     whose platform or device name contains it (case-insensitive). Only a device whose probe
     passes is chosen. Never raises; cached per spec for the process."""
     if spec is None:
-        spec = os.environ.get("UNPY_DEVICE", "")
+        spec = current_settings().device
     spec = spec.strip().lower() or "gpu"
     if is_list_spec(spec):      # a list: its first device
         several = devices_selection(spec)
@@ -383,7 +389,7 @@ def device_report(fresh: bool = False) -> DeviceReport:
                     statuses.append(DeviceStatus(plat.name.strip(), dev.name.strip(), "other",
                                                  "?", False, f"{type(e).__name__}: {e}"))
         specs = ["gpu", "cpu"]
-        current = os.environ.get("UNPY_DEVICE", "").strip().lower()
+        current = current_settings().device
         if current and current not in specs:
             specs.append(current)
         chosen = {}

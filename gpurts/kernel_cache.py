@@ -25,6 +25,8 @@ import time
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from unpy.settings import current as current_settings
+
 from .errors import BuildError
 from .opencl import load_opencl
 
@@ -33,15 +35,9 @@ log = logging.getLogger("gpurts")
 MAGIC = b"UNPYCL1\0"
 
 
-def cache_root() -> str:
-    """`$UNPY_CACHE_DIR`, default `~/.cache/unpy`."""
-    return os.environ.get("UNPY_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
-                                                            "unpy")
-
-
 def cache_dir() -> str:
     """Where program binaries live: `$UNPY_CACHE_DIR/opencl`, default `~/.cache/unpy/opencl`."""
-    return os.path.join(cache_root(), "opencl")
+    return os.path.join(current_settings().cache_root, "opencl")
 
 
 def write_atomically(path: str, data: bytes) -> None:

@@ -24,6 +24,8 @@ import weakref
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
+from unpy.settings import current as current_settings
+
 from .opencl import load_opencl
 
 # Roots smaller than this are not pinned: for them the pin costs more than a few copies save.
@@ -43,7 +45,7 @@ def _pin_budget() -> int:
 
 def pinning_on(device) -> bool:
     """Whether copies for `device` pin NumPy memory (`UNPY_PIN`, see the module docstring)."""
-    mode = os.environ.get("UNPY_PIN", "auto").strip().lower()
+    mode = current_settings().pin
     if mode in ("0", "1"):
         return mode == "1"
     return not device.cl_device.host_unified_memory

@@ -28,8 +28,10 @@ import tempfile
 import threading
 from typing import NamedTuple
 
+from unpy.settings import current as current_settings
+
 from .errors import BuildError
-from .kernel_cache import build_program, cache_root
+from .kernel_cache import build_program
 from .opencl import load_opencl, platforms
 
 PROBE_VERSION = 1
@@ -103,7 +105,7 @@ def probe_here(cl_device) -> str | None:
 
 
 def _told_to_fail(cl_device) -> bool:
-    word = os.environ.get("UNPY_PROBE_FAIL", "").strip().lower()
+    word = current_settings().probe_fail.lower()
     names = (cl_device.name, cl_device.platform.name, cl_device.platform.version)
     return bool(word) and any(word in name.lower() for name in names)
 
@@ -159,12 +161,13 @@ def _probe_in_child(cl_device) -> tuple[ProbeResult, bool]:
 
 
 def _cache_path(cl_device) -> str:
+    settings = current_settings()
     plat = cl_device.platform
     fields = [PROBE_VERSION, plat.name, plat.vendor, plat.version, cl_device.name,
               cl_device.vendor, cl_device.version, cl_device.driver_version,
-              os.environ.get("UNPY_PROBE_FAIL", "")]
+              settings.probe_fail]
     key = hashlib.sha256(json.dumps([str(f).strip() for f in fields]).encode()).hexdigest()
-    return os.path.join(cache_root(), "probes", key + ".json")
+    return os.path.join(settings.cache_root, "probes", key + ".json")
 
 
 def _read_cached(path: str) -> ProbeResult | None:

@@ -25,13 +25,13 @@ Every copy in or out is counted per array in the log of the call that made the e
 """
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from unpy.residency_counters import COUNTERS, COUNTERS_ADDRESS  # noqa: F401 (owned there)
+from unpy.settings import current as current_settings
 
 from .epoch import invalidate_replays
 from .staging import LazyStaging
@@ -40,7 +40,7 @@ from .transfer import write_back
 
 def enabled() -> bool:
     """`UNPY_RESIDENT=0` turns residency off: every nest copies its data in and out itself."""
-    return os.environ.get("UNPY_RESIDENT", "1") != "0"
+    return current_settings().resident
 
 
 # id(group) -> (group, span, layout key without the device): a plan's groups are read again

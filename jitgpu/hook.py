@@ -16,22 +16,23 @@ Every decision goes to the report that `unpython.explain` shows, and to the 'unp
 from __future__ import annotations
 
 import logging
-import os
 import traceback
 
 from jitgpu import report
+from unpy.settings import current as current_settings
 
 log = logging.getLogger("unpy")
 
 
 def _configure_logging():
-    level = os.environ.get("UNPY_LOG", "warning").upper()
-    log.setLevel(getattr(logging, level, logging.WARNING))
+    """The 'unpy' logger's handler, then its level (`UNPY_LOG`, read once: tests set the level
+    themselves), so that the settings' own warnings already go through the handler."""
     if not log.handlers:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("unpy: %(message)s"))
         log.addHandler(handler)
         log.propagate = False
+    log.setLevel(current_settings().log_level)
 
 
 _configure_logging()
@@ -43,19 +44,15 @@ REFUSED = "refused"
 SWITCHED_OFF = "UNPY_DEVICE=none: OpenCL is switched off"
 
 
-def switched_off() -> bool:
-    """`UNPY_DEVICE=none`: no device at all. Decided here, from the variable alone, so that such
-    a call imports nothing of the GPU stack (UNPY_DEVICE, when set, wins over a function's
-    `@gpu(devices=...)`)."""
-    return os.environ.get("UNPY_DEVICE", "").strip().lower() == "none"
-
-
 def run_nest(module: str, function: str, nest_id: int, values: dict, key: bytes | None = None):
     """`key`: the call's inputs as bytes (array addresses, shapes, strides, scalars), from the
     compiled caller. With it, a refusal that depends only on the inputs answers REFUSED: the
     caller skips the hook while the same inputs come again (unless every call is logged)."""
     where = f"{module}.{function} nest {nest_id}"
-    if switched_off():      # before any import of the GPU stack (gpurts, pyopencl, the ILP)
+    settings = current_settings()
+    # `UNPY_DEVICE=none` (which, when set, wins over a function's `@gpu(devices=...)`): decided
+    # before any import of the GPU stack (gpurts, pyopencl, the ILP).
+    if settings.switched_off:
         _fall_back(module, function, nest_id, where,
                    f"no OpenCL device: {SWITCHED_OFF}", logging.INFO)
         return None if log.isEnabledFor(logging.INFO) else False
@@ -72,7 +69,7 @@ def run_nest(module: str, function: str, nest_id: int, values: dict, key: bytes 
                    "pip install 'unpy[gpu]')", logging.INFO)
         return None if log.isEnabledFor(logging.INFO) else False
 
-    spec = device_spec(module, function)
+    spec = device_spec(module, function, settings)
     split = is_list_spec(spec)      # several participants (SPEC section 6, jitgpu/multi.py)
     selection = devices_selection(spec) if split else device_selection(spec)
     if not (selection.devices if split else selection.device):

@@ -23,7 +23,6 @@ import collections
 import dataclasses
 import itertools
 import logging
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Optional
@@ -34,16 +33,17 @@ from jitgpu import overlap, report, shares
 from jitgpu.nest import (DeviceFailure, NotOffloadable, Refused, instantiate, load_nest,
                          python_name)
 from jitgpu.offload import build_part, call_key, device_facts, run_nest_on_device
-from jitgpu.plan import opt_level
 from jitgpu.split import OPENMP, NotSplit, Participant, participant_costs, share_ranges, split_plan
+from unpy.settings import Settings
+from unpy.settings import current as current_settings
 
 log = logging.getLogger("unpy")
 
 
-def device_spec(module: str, function: str) -> str:
+def device_spec(module: str, function: str, settings: Settings | None = None) -> str:
     """The participants of a nest: `UNPY_DEVICE` when set, else the function's
     `@unpython.gpu(devices=...)`, else '' (the default: the first GPU)."""
-    spec = os.environ.get("UNPY_DEVICE", "").strip()
+    spec = (settings or current_settings()).device
     if spec:
         return spec
     import unpython
@@ -89,6 +89,12 @@ PIN_AFTER = 1
 _LAYOUTS = collections.OrderedDict()     # call key -> Layout, most recent last
 _PREPARED = collections.OrderedDict()    # (call key, ranges) -> SplitPrepared
 _KEPT = 32
+
+
+def forget() -> None:
+    """Forget the split layouts and their prepared parts (jitgpu/session.py)."""
+    _LAYOUTS.clear()
+    _PREPARED.clear()
 
 
 def _shapes(values) -> tuple:
@@ -179,8 +185,8 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
     from gpurts.concurrent import ConcurrentRun
     from gpurts.executor import KernelFlagged
 
-    forced = os.environ.get("UNPY_FORCE_GPU") == "1"
-    opt = opt_level()
+    settings = current_settings()
+    forced, opt = settings.force_gpu, settings.gpu_opt
     given = values
     # Only the nest's own variables (a compiled caller may add its call scope, `__unpy_...`).
     values = {k: v for k, v in values.items() if not k.startswith("__unpy")}

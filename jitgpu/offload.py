@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Optional
@@ -25,9 +24,10 @@ from jitgpu.bind import bind, check_supported, device_limits
 from jitgpu.loopopt import describe_level, optimise
 from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
 from jitgpu.opencl_emit import print_kernel
-from jitgpu.plan import DeviceFacts, GpuPlan, opt_level, plan_call
+from jitgpu.plan import DeviceFacts, GpuPlan, plan_call
 from jitgpu import decide, overlap, residency, search
 from jitgpu.report import NestReport, record_transfers
+from unpy.settings import current as current_settings
 
 # The key of the call scope in the values a compiled caller passes (unpy::CallScope).
 SCOPE_KEY = "__unpy_scope__"
@@ -60,8 +60,14 @@ _PREPARED_KEPT = 32
 _FACTS = {}                               # (device label, UNPY_GPU_MEM_LIMIT, UNPY_PIN) -> facts
 
 
+def forget() -> None:
+    """Forget the prepared layouts (jitgpu/session.py)."""
+    _PREPARED.clear()
+
+
 def device_facts(device) -> DeviceFacts:
-    key = (device.label, os.environ.get("UNPY_GPU_MEM_LIMIT"), os.environ.get("UNPY_PIN"))
+    settings = current_settings()
+    key = (device.label, settings.gpu_mem_limit, settings.pin)
     facts = _FACTS.get(key)
     if facts is None:
         facts = _FACTS[key] = DeviceFacts.of(device)
@@ -202,14 +208,15 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
     (`_search_step`). `inputs`: the compiled caller's bytes of the call's array layouts and
     scalars (`unpy::HookKey`), which stand for the arrays and scalars of `values` in the key."""
     facts = device_facts(device)
-    forced = os.environ.get("UNPY_FORCE_GPU") == "1"
-    opt = opt_level()
+    settings = current_settings()
+    forced, opt = settings.force_gpu, settings.gpu_opt
     # (the search switch decides the kernel too: jitgpu/search.py)
     if inputs is not None:
-        key = (module, function, nest_id, inputs, facts, forced, opt, search.switch(), resident)
+        key = (module, function, nest_id, inputs, facts, forced, opt, settings.gpu_search,
+               resident)
     else:
         key = call_key(module, function, nest_id, values, facts, forced, opt) + (
-            search.switch(), resident)
+            settings.gpu_search, resident)
     found = _PREPARED.get(key)
     if found is not None:
         try:

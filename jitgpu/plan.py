@@ -18,6 +18,7 @@ import numpy as np
 from jitgpu import lmad
 from jitgpu.nest import NestInstance, NotOffloadable, loop_dims
 from unpy import ir
+from unpy.settings import current as current_settings
 
 # Profitability (docs/gpu.md, jitgpu/decide.py): the estimated device time (transfers at the
 # measured bandwidth, work at GPU_OPS, plus the launch and host set-up cost) against the estimated
@@ -46,7 +47,6 @@ LAUNCH_OVERHEAD = 2e-4
 # measure). Large arrays are pinned in place where the device pins (gpurts/pins.py): their
 # copies run at the measured bandwidth (DeviceFacts.pins_from).
 STAGING_SLOWDOWN = 2.5
-OPT_LEVELS = ("none", "load", "unroll", "all")
 
 
 @dataclass(frozen=True)
@@ -70,24 +70,10 @@ class DeviceFacts:
 
 
 def mem_limit(device) -> int:
-    limit = os.environ.get("UNPY_GPU_MEM_LIMIT")
+    """Device memory a call may use: 80 % of the device's, or `UNPY_GPU_MEM_LIMIT` when less."""
+    limit = current_settings().gpu_mem_limit
     device_limit = int(device.global_mem_size * 0.8)
-    return min(int(limit), device_limit) if limit else device_limit
-
-
-# Measured on an H100 (bench gpu_variants, 2026-11-23, kernel ms at n=2048): `all`, with
-# register_tiles and local tiles of up to 44 KiB, beats `unroll` 2.5-3.4x on mmult, syrk and
-# syr2k (mmult f32 0.84 vs 2.83, f64 2.37 vs 6.05; syrk f32 0.90 vs 2.39, f64 1.08 vs 3.55;
-# syr2k f32 2.01 vs 5.60, f64 2.29 vs 7.38), and is as fast or faster at n=256 on every
-# example but nbody f32 (0.37 vs 0.33 ms a call).
-DEFAULT_OPT = "all"
-
-
-def opt_level() -> str:
-    """`UNPY_GPU_OPT`: none, load, unroll or all; unset (or anything else): the default,
-    DEFAULT_OPT."""
-    level = os.environ.get("UNPY_GPU_OPT", "").strip().lower()
-    return level if level in OPT_LEVELS else DEFAULT_OPT
+    return device_limit if limit is None else min(limit, device_limit)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from gpurts.epoch import REPLAY_EPOCH
 from gpurts.executor import bind_args, part_sources, take_bound_kit
 from gpurts.opencl import load_opencl
 from gpurts.pins import PINS, pinning_on
+from unpy.settings import current as current_settings
 
 # The key of the record in the hook's answer (the reductions dict; see SCOPE_KEY in offload.py).
 RECORD_KEY = "__unpy_replay__"
@@ -79,13 +80,7 @@ def replay_pin_bytes():
     stage are pinned at its first record (0: none below `gpurts.pins.PIN_MIN_BYTES`, as every
     call); None (unset, the default): REPIN_BYTES, once the layout is replayed REPIN_AFTER
     times."""
-    value = os.environ.get("UNPY_REPLAY_PIN_BYTES", "").strip()
-    if not value:
-        return None
-    try:
-        return max(int(value), 0)
-    except ValueError:
-        return None
+    return current_settings().replay_pin_bytes
 
 
 def refusal(plan, applied_plan, trial, keep: bool, kernel, logging_every_call: bool,
@@ -353,7 +348,7 @@ def offer(device, applied_plan, prepared, values, keep: bool, key) -> "Record | 
     kernel, _, built = prepared.kernels[0]
     why = refusal(prepared.plan, applied_plan, prepared.trial, keep, kernel,
                   logging.getLogger("unpy").isEnabledFor(logging.INFO), key is not None,
-                  os.environ.get("UNPY_REPLAY", "1") == "0", prepared.pending is not None)
+                  not current_settings().replay, prepared.pending is not None)
     if why is not None:
         return why
     recipe = prepared.recipes.setdefault(0, {})

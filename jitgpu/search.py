@@ -52,6 +52,7 @@ import numpy as np
 from jitgpu.bind import KernelNest, with_local_size
 from jitgpu.loopopt import optimise
 from jitgpu.opencl_emit import print_kernel
+from unpy.settings import current as current_settings
 
 log = logging.getLogger("unpy")
 
@@ -154,12 +155,6 @@ class Outcome:
                 + f"; choice: {self.choice}" + ("" if self.complete else " for now"))
 
 
-def switch() -> str:
-    """`UNPY_GPU_SEARCH`: '0' never, '1' always (any device, any size), else '' (auto)."""
-    value = os.environ.get("UNPY_GPU_SEARCH", "").strip()
-    return value if value in ("0", "1") else ""
-
-
 def estimated_kernel_s(instance) -> float:
     """The plan's estimate of the kernel alone on a GPU (jitgpu/plan.py's work / GPU_OPS)."""
     from jitgpu.plan import GPU_OPS, work
@@ -170,7 +165,7 @@ def wanted(plan, instance, limits) -> bool:
     """Whether the calls of this plan search: one part, and `UNPY_GPU_SEARCH=1`, or in auto a
     GPU (`fill_items` > 0 in `jitgpu.bind.device_limits`) and an estimated kernel time of
     MIN_KERNEL_S at least (below it a search measures noise)."""
-    mode = switch()
+    mode = current_settings().gpu_search     # '0' never, '1' always, '' auto
     if mode == "0" or len(plan.parts) != 1:
         return False
     if mode == "1":
@@ -251,8 +246,7 @@ def layout_key(nest: str, device, level: str, values: dict, default: Candidate) 
 
 
 def record_dir() -> str:
-    from gpurts.kernel_cache import cache_root
-    return os.path.join(cache_root(), "search")
+    return os.path.join(current_settings().cache_root, "search")
 
 
 def record_path(key: list) -> str:

@@ -1,6 +1,7 @@
 """Shared fixtures: the kernel modules of tests/kernels, each built once per test session (and
 per pytest-xdist worker, through the build cache) and loaded compiled and interpreted. The
 header says which OpenCL device the GPU path is tested on (tests/testdevice.py)."""
+import logging
 import os
 
 import pytest
@@ -28,6 +29,23 @@ def pytest_sessionstart(session):
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if config.option.verbose < 0 and reporter and not hasattr(config, "workerinput"):
         reporter.write_line(testdevice.header())
+
+
+@pytest.fixture
+def unpy_warnings():
+    """The messages the 'unpy' logger warns with during the test (it does not propagate to the
+    root logger once jitgpu.hook configured it, so caplog would not see them)."""
+    messages = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            messages.append(record.getMessage())
+
+    logger = logging.getLogger("unpy")
+    handler = Collect(logging.WARNING)
+    logger.addHandler(handler)
+    yield messages
+    logger.removeHandler(handler)
 
 
 def _kernel_pair_fixture(module):

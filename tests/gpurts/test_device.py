@@ -146,6 +146,21 @@ def test_none_and_unmatched_spec_give_a_reason(device):
     assert "no-such-device-xyz" in selection.reason and device.platform_name in selection.reason
 
 
+def test_a_spec_no_device_matches_is_reported_once(device, monkeypatch, unpy_warnings):
+    """UNPY_DEVICE=nonsense keeps its reason for explain, and says so once (a warning of the
+    'unpy' logger) instead of leaving the user to wonder why nothing runs on the device."""
+    monkeypatch.setenv("UNPY_DEVICE", "nonsense-of-the-report-test")
+    for _ in range(2):
+        selection = device_selection()
+        assert selection.device is None
+        assert "matches UNPY_DEVICE='nonsense-of-the-report-test'" in selection.reason
+    messages = unpy_warnings
+    assert len(messages) == 1
+    assert messages[0].startswith("no OpenCL device matches "
+                                  "UNPY_DEVICE='nonsense-of-the-report-test'")
+    assert "the choices: gpu, gpuN, cpu, pocl, none" in messages[0]
+
+
 def test_default_spec_comes_from_environment(device, device_spec, monkeypatch):
     monkeypatch.setenv("UNPY_DEVICE", device_spec)
     assert select_device() is device

@@ -6,7 +6,7 @@ interpreter."""
 import numpy as np
 import pytest
 
-from jitgpu import decide, offload
+from jitgpu import decide, session
 
 RNG = np.random.default_rng(7)
 
@@ -20,15 +20,13 @@ def close(device_env, monkeypatch):
     # (tests/jitgpu/test_replay.py measures with them).
     device_env.setenv("UNPY_REPLAY", "0")
     monkeypatch.setattr(decide, "MEASURE_WITHIN", 1e12)
-    decide.forget()
-    offload._PREPARED.clear()
+    session.forget()
 
     def seconds(device_s, openmp_s):
         times = {"device": device_s, "openmp": openmp_s}
         monkeypatch.setattr(decide, "measured_seconds", lambda side, s: times[side])
     yield seconds
-    decide.forget()
-    offload._PREPARED.clear()
+    session.forget()
 
 
 def _matmul_args(n):

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpurts.executor import shared_groups
-from jitgpu import offload, overlap
+from jitgpu import offload, overlap, session
 from test_gpu_hypothesis import SETTINGS, make_view_2d, view_2d
 
 RNG = np.random.default_rng(11)
@@ -46,7 +46,7 @@ def test_overlapped_tiles_match_the_interpreter(gpu, shape):
 def test_any_layouts(gpu, a, b, out, seed):
     """Views stepped, flipped and transposed: tiled where the tiles' byte spans keep apart,
     whole otherwise, the interpreter's result either way."""
-    offload._PREPARED.clear()
+    session.forget()
     rng = np.random.default_rng(seed)
     av = make_view_2d(rng, a)
     gpu.check("add2", av, make_view_2d(rng, b, av.shape), make_view_2d(rng, out, av.shape),

@@ -59,13 +59,3 @@ def test_refusals(gpu):
         _plan("axpy", {"x": np.ones(0), "y": np.zeros(0), "alpha": 2.0})
     with pytest.raises(NotOffloadable, match="x has no element"):
         _plan("gather", {"x": np.ones(0), "idx": np.zeros(2, np.int64), "out": np.zeros(2)})
-
-
-def test_opt_level_default_and_unknown_values(monkeypatch):
-    from jitgpu.plan import DEFAULT_OPT, opt_level
-    monkeypatch.delenv("UNPY_GPU_OPT", raising=False)
-    assert opt_level() == DEFAULT_OPT == "all"
-    monkeypatch.setenv("UNPY_GPU_OPT", " ALL ")
-    assert opt_level() == "all"
-    monkeypatch.setenv("UNPY_GPU_OPT", "fastest")
-    assert opt_level() == DEFAULT_OPT

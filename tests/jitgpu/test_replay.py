@@ -213,11 +213,10 @@ def close_call(gpu, device_env, monkeypatch):
     """Every estimate a close call, no decision remembered; returns `until(seam, verdict)`,
     which sets the measured seconds' seam and calls matmul (checked against NumPy) until its
     reason says `verdict`, and returns its arrays."""
-    from jitgpu import decide, offload
+    from jitgpu import decide, session
     device_env.delenv("UNPY_FORCE_GPU")
     monkeypatch.setattr(decide, "MEASURE_WITHIN", 1e12)
-    decide.forget()
-    offload._PREPARED.clear()
+    session.forget()
 
     def until(seam, verdict):
         monkeypatch.setattr(decide, "measured_seconds", seam)
@@ -229,8 +228,7 @@ def close_call(gpu, device_env, monkeypatch):
                 break
         return a, b, c
     yield until
-    decide.forget()
-    offload._PREPARED.clear()
+    session.forget()
 
 
 def test_a_close_call_is_measured_at_replay_speed(gpu, close_call):

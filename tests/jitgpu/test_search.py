@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 import gpurts
 from gpurts import BuildError
-from jitgpu import offload, overlap, replay, search
+from jitgpu import offload, overlap, replay, search, session
 from jitgpu.bind import bind, device_limits, with_local_size
 from jitgpu.loopopt import optimise
 from jitgpu.nest import instantiate, load_nest
@@ -61,7 +61,7 @@ def runs(device_env, monkeypatch, tmp_path):
         timed.append(kernel)
         return real(device, part, kernel, cl_kernel, values)
     monkeypatch.setattr(search, "time_kernel", counted)
-    offload._PREPARED.clear()
+    session.forget()
     yield timed
     assert search.settle(120)
 
@@ -218,7 +218,7 @@ def test_every_candidate_gives_the_interpreters_result(srch, device, runs, monke
         monkeypatch.setattr(search, "ALTERNATIVES", (candidate.tuning,))
         monkeypatch.setattr(search, "record_dir", lambda k=k: str(tmp_path / f"s{k}"))
         _fastest_after_default(monkeypatch)
-        offload._PREPARED.clear()
+        session.forget()
         nests = _until_settled(srch, func, args)
         assert nests[-1].reason.endswith(f"search chose {candidate.label} (searched)")
         assert nests[-1].source == candidate.source
@@ -236,7 +236,7 @@ def test_any_shape_with_any_alternative_chosen(srch, runs, monkeypatch, tmp_path
     monkeypatch.setattr(search, "ALTERNATIVES", (ALTERNATIVES[pick],))
     monkeypatch.setattr(search, "record_dir", lambda: str(tmp_path / f"h{n}-{p}-{m}"))
     _fastest_after_default(monkeypatch)
-    offload._PREPARED.clear()
+    session.forget()
     a = rand(p, n).T if transposed else rand(n, p)
     if triangular:
         _until_settled(srch, "syrk_tri", (0.5, a, 2.0, rand(n, n)))
@@ -357,7 +357,7 @@ def test_the_record_is_complete_and_a_fresh_preparation_builds_nothing(srch, dev
         raise AssertionError("a search run although the record has every candidate")
     monkeypatch.setattr(search, "time_kernel", not_measured)
     builds = device.kernel_cache.stats.builds
-    offload._PREPARED.clear()
+    session.forget()
     fresh = _call(srch, "matmul_f64", _matmul_args(),
                   reason=f"search chose {choice} (from the search record)")
     assert fresh.source == nests[-1].source and "(0 by this process)" in fresh.details["search"]
@@ -376,7 +376,7 @@ def test_an_incomplete_record_is_searched_on_by_the_next_preparation(srch, runs,
     record = json.loads(path.read_text())
     assert record["complete"] is False and len(record["candidates"]) == 2
     runs.clear()
-    offload._PREPARED.clear()
+    session.forget()
     nests = _until_settled(srch, "matmul_f64", _matmul_args())
     record = json.loads(path.read_text())
     assert record["complete"] is True and len(runs) == len(record["candidates"]) - 2
@@ -405,7 +405,7 @@ def test_a_corrupt_record_is_searched_again(srch, runs, monkeypatch, tmp_path, c
     else:
         path.write_bytes(corrupt)
     runs.clear()
-    offload._PREPARED.clear()
+    session.forget()
     _until_settled(srch, "matmul_f64", args)
     assert len(runs) == 2
     assert json.loads(path.read_text())["complete"] is True
@@ -417,7 +417,7 @@ def test_switched_off_or_auto_on_a_cpu_device_no_search(srch, runs, device_env):
             device_env.delenv("UNPY_GPU_SEARCH")      # auto: the tested device is no GPU
         else:
             device_env.setenv("UNPY_GPU_SEARCH", value)
-        offload._PREPARED.clear()
+        session.forget()
         _, report = srch.check("matmul_f64", *_matmul_args(), rtol=1e-12)
         assert "search" not in report.nests[0].reason
         assert "search" not in report.nests[0].details
@@ -463,7 +463,7 @@ def test_an_error_flag_abandons_the_search_and_keeps_the_default(srch, runs, mon
     assert len(runs) == 1                    # the search is over: nothing more timed
     runs.clear()
     idx[3] = 4                               # in range: searched, and as the interpreter
-    offload._PREPARED.clear()
+    session.forget()
     nests = _until_settled(srch, "gathered", args)
     assert nests[-1].reason.endswith("(searched)") and len(runs) == 2
 

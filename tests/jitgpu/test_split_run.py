@@ -278,13 +278,9 @@ def test_a_split_settled_on_one_device_replays_as_that_device(example, device_en
     """The fallback above where the first device alone is profitable by its own estimate: it
     runs through the one-device path, and once settled, repeated calls with the same inputs
     replay from C++ as that device's own calls would, with the interpreter's results."""
-    import collections
-    from jitgpu import decide, multi, offload
+    from jitgpu import session
     # Nothing remembered of the test above (its layouts may come back at the same addresses).
-    device_env.setattr(multi, "_LAYOUTS", collections.OrderedDict())
-    device_env.setattr(multi, "_PREPARED", collections.OrderedDict())
-    decide.forget()
-    offload._PREPARED.clear()
+    session.forget()
     device_env.delenv("UNPY_FORCE_GPU")
     device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
     device_env.setattr("jitgpu.plan.HOST_OPS_PER_CORE", 1e7)     # the device clearly pays

@@ -13,7 +13,8 @@ from unpy.cexpr import MATH_WITHOUT_ERRORS, CExprPrinter
 from unpy.ir import Array
 from unpy.loopopt import optimise_for_cpu
 from unpy.typeinfer.array_races import update_parts
-from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
+from unpy.typeinfer.reductions import (assigned_names, escapes, reads_of, walk_exprs,
+                                       walk_stmts)
 
 CTYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
           "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t",
@@ -169,6 +170,17 @@ class FunctionEmitter(CExprPrinter):
                              for x in walk_stmts(fn.body))
         self.strided = strided_locals(fn)
         self.tiles = set()          # the LocalTiles declared so far (C arrays)
+        # Ctrl-C polls (unpy::interrupted, see unpy_runtime.hpp): none inside loopopt's counted
+        # loops (simd, unroll). A poll is a test and a jump, no call (a call in a loop, even on
+        # its cold path, makes GCC keep accumulators in other registers): to `stop_label`, the
+        # end of the iteration, inside a prange's; else to the function's end (`leaves`), which
+        # throws or returns. `break_labels` has, per enclosing loop, the label a `break` jumps
+        # to where the loop is strip-mined for its polls (else None: C++'s break).
+        self.counted_depth = 0
+        self.loop_depth = 0         # enclosing sequential loops that poll (in the region)
+        self.stop_label = None
+        self.leaves = False
+        self.break_labels = []
 
     def out(self, text):
         self.lines.append("    " * self.depth + text)
@@ -192,11 +204,25 @@ class FunctionEmitter(CExprPrinter):
             self.out("double unpy_math_error = 0;   // see unpy::math_result")
         if self.residency:
             self.call_scope()
+        if fn.name in recursive_functions(self.signatures):
+            self.poll(False)    # a recursion may be long without any loop
+        first = len(self.lines)
         self.block(fn.body)
+        leave = "return;" if fn.return_type is None else "return {};"
+        if self.leaves:
+            # The body in a block of its own: jumping to the label after it enters the scope of
+            # none of its declarations.
+            self.lines[first:] = ["    {"] + ["    " + x for x in self.lines[first:]] + ["    }"]
         if fn.return_type is not None:
             self.out(f'unpy::raise(unpy::ErrorKind::value, "{fn.python_name}() reached its end '
                      f'without returning a value");')
             self.out("return {};")
+        if self.leaves:
+            if fn.return_type is None:
+                self.out("return;")
+            self.lines.append("unpy_interrupted:   // Ctrl-C: see unpy::interrupt")
+            self.out("unpy::interrupt();")
+            self.out(leave)
         return head + self.lines + ["}"]
 
     def dispatcher(self):
@@ -245,7 +271,14 @@ class FunctionEmitter(CExprPrinter):
                 self.out(f"    if (!({self.truth(s.test)})) break;")
             else:
                 self.out(f"while ({self.truth(s.test)}) {{")
+            self.depth += 1
+            self.poll(in_parallel)
+            self.depth -= 1
+            self.break_labels.append(None)
+            self.loop_depth += 1
             self.nested(s.body, in_parallel)
+            self.loop_depth -= 1
+            self.break_labels.pop()
             self.out("}")
         elif isinstance(s, ir.If):
             self.out(f"if ({self.truth(s.test)}) {{")
@@ -255,7 +288,8 @@ class FunctionEmitter(CExprPrinter):
                 self.nested(s.orelse, in_parallel)
             self.out("}")
         elif isinstance(s, ir.Break):
-            self.out("break;")
+            label = self.break_labels[-1] if self.break_labels else None
+            self.out(f"goto {label};" if label else "break;")
         elif isinstance(s, ir.Continue):
             self.out("continue;")
         elif isinstance(s, ir.Return):
@@ -308,6 +342,18 @@ class FunctionEmitter(CExprPrinter):
         self.block(body, in_parallel)
         self.depth -= 1
 
+    def poll(self, in_parallel):
+        """Stop here on Ctrl-C: in a prange's iteration skip to its end (the region then
+        skips the rest of its iterations, and check_errors raises after it); elsewhere leave
+        the function (unpy::interrupt throws outside an OpenMP region)."""
+        if self.counted_depth:
+            return
+        if in_parallel:
+            self.out(f"if (unpy::interrupted()) goto {self.stop_label};")
+        else:
+            self.leaves = True
+            self.out("if (unpy::interrupted()) goto unpy_interrupted;")
+
     def bounds(self, loop):
         start, stop, step = (self.fresh(x) for x in ("start", "stop", "step"))
         self.out(f"const int64_t {start} = {self.expr(loop.start)}, {stop} = "
@@ -359,7 +405,11 @@ class FunctionEmitter(CExprPrinter):
         self.out(f"for (int64_t {cname(loop.var)} = {self.expr(loop.start)}; {cname(loop.var)} "
                  f"< {self.expr(loop.stop)}; ++{cname(loop.var)}) {{")
         saved = self.enter_loop_var(loop)
+        self.counted_depth += 1
+        self.break_labels.append(None)
         self.nested(loop.body, in_parallel)
+        self.break_labels.pop()
+        self.counted_depth -= 1
         self.leave_loop_var(loop, saved)
         self.out("}")
 
@@ -377,21 +427,63 @@ class FunctionEmitter(CExprPrinter):
         if own_error:
             self.math_errors.append(self.fresh("math_error"))
             self.out(f"double {self.math_errors[-1]} = 0;")
+        # Ctrl-C: a loop holding other loops polls at each iteration; any other is strip-mined
+        # into chunks of unpy::INTERRUPT_CHUNK iterations with a poll between them (its
+        # iterations stay free of polls and vectorise as before), unless it is inside a loop,
+        # whose polls cover it.
+        heavy = has_loops(loop.body)
+        chunked = not heavy and not self.counted_depth and not self.loop_depth
+        break_label = self.fresh("break") if chunked and escapes(loop.body, (ir.Break,)) else None
         if isinstance(loop.step, ir.Const) and loop.step.value in (1, -1):
-            cmp = "<" if loop.step.value > 0 else ">"
-            self.out(f"for (int64_t {counter} = {start}; {counter} {cmp} {stop}; "
+            up = loop.step.value > 0
+            cmp = "<" if up else ">"
+            first = start
+            if chunked:
+                first, end = self.fresh("kb"), self.fresh("ke")
+                far = (f"{first} < {stop} && uint64_t({stop}) - uint64_t({first})" if up else
+                       f"{first} > {stop} && uint64_t({first}) - uint64_t({stop})")
+                self.out(f"for (int64_t {first} = {start};;) {{")
+                self.depth += 1
+                self.out(f"const int64_t {end} = {far} > unpy::INTERRUPT_CHUNK ? "
+                         f"{first} {'+' if up else '-'} unpy::INTERRUPT_CHUNK : {stop};")
+                last, stop = stop, end
+            self.out(f"for (int64_t {counter} = {first}; {counter} {cmp} {stop}; "
                      f"{counter} += {step}) {{")
             self.out(f"    {cname(loop.var)} = {counter};")
         else:
             # Counted: `i += step` past a bound near the int64 limits would wrap around.
             n = self.fresh("n")
             self.out(f"const int64_t {n} = unpy::range_length({start}, {stop}, {step});")
-            self.out(f"for (int64_t {counter} = 0; {counter} < {n}; ++{counter}) {{")
+            first = "0"
+            if chunked:
+                first, end = self.fresh("kb"), self.fresh("ke")
+                self.out(f"for (int64_t {first} = 0;;) {{")
+                self.depth += 1
+                self.out(f"const int64_t {end} = {n} - {first} > unpy::INTERRUPT_CHUNK ? "
+                         f"{first} + unpy::INTERRUPT_CHUNK : {n};")
+                last, n = n, end
+            self.out(f"for (int64_t {counter} = {first}; {counter} < {n}; ++{counter}) {{")
             self.out(f"    {cname(loop.var)} = {start} + {counter} * {step};")
+        if heavy and not self.counted_depth:
+            self.depth += 1
+            self.poll(in_parallel)
+            self.depth -= 1
         saved = self.enter_loop_var(loop)
+        self.break_labels.append(break_label)
+        self.loop_depth += 1
         self.nested(loop.body, in_parallel)
+        self.loop_depth -= 1
+        self.break_labels.pop()
         self.leave_loop_var(loop, saved)
         self.out("}")
+        if chunked:
+            self.out(f"if ({end} == {last}) break;")
+            self.out(f"{first} = {end};")
+            self.poll(in_parallel)
+            self.depth -= 1
+            self.out("}")
+            if break_label:
+                self.out(f"{break_label}:;")
         if own_error:
             inner = self.math_errors.pop()
             self.out(f"{self.math_errors[-1]} += {inner};")
@@ -566,7 +658,19 @@ class FunctionEmitter(CExprPrinter):
                 self.out(f"{ctype(t)} {cname(name)}{initial(t)};")
         # Inside, `unpy_math_error` is each thread's copy (the reduction clause).
         self.math_errors.append("unpy_math_error")
-        self.block(body, in_parallel=True)
+        if has_loops(body):
+            # Ctrl-C: an iteration holding loops polls first; a poll inside skips to its end.
+            self.stop_label = self.fresh("stop")
+            self.poll(True)
+            self.out("{")
+            outer_depth, self.loop_depth = self.loop_depth, 0
+            self.nested(body, True)
+            self.loop_depth = outer_depth
+            self.out("}")
+            self.out(f"{self.stop_label}:;")
+            self.stop_label = None
+        else:
+            self.block(body, in_parallel=True)
         self.math_errors.pop()
         for level, old in zip(reversed(levels), reversed(saved)):
             self.leave_loop_var(level, old)
@@ -843,6 +947,32 @@ def strided_locals(fn: ir.Function) -> set:
                 strided.add(var)
                 changed = True
     return strided
+
+
+def has_loops(body) -> bool:
+    """Whether `body` holds a loop other than loopopt's counted ones (simd, unroll): one whose
+    length may be anything, which Ctrl-C polls in or around (see FunctionEmitter.poll)."""
+    return any(isinstance(x, ir.While) or (isinstance(x, ir.For) and not (x.simd or x.unroll))
+               for x in walk_stmts(body))
+
+
+def recursive_functions(functions: dict) -> set:
+    """The names of the functions of `functions` (name -> ir.Function) that may call
+    themselves, directly or not: they poll for Ctrl-C on entry."""
+    calls = {name: {e.func for e in walk_exprs(f.body) if isinstance(e, ir.CallCompiled)}
+             for name, f in functions.items()}
+    found = set()
+    for name in calls:
+        seen, todo = set(), list(calls[name])
+        while todo:
+            callee = todo.pop()
+            if callee == name:
+                found.add(name)
+                break
+            if callee not in seen:
+                seen.add(callee)
+                todo.extend(calls.get(callee, ()))
+    return found
 
 
 def uses_checked_math(node) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from unpy import ir
 from unpy.cpp_emit.emit import (CTYPES, cname, ctype, default_literal, emit_function,
-                                nest_free_variables)
+                                has_loops, nest_free_variables, recursive_functions)
 from unpy.ir import Array
 from unpy.typeinfer.reductions import outermost_pranges, walk_exprs, walk_stmts
 from unpy.typeinfer.types import literal_type
@@ -39,6 +39,23 @@ def written_params(functions) -> dict:
                 written[f.name] |= found
                 changed = True
     return written
+
+
+def polling_functions(functions) -> set:
+    """The names of the functions whose calls may poll for Ctrl-C (emit.py, poll): those with
+    loops or recursion, and those that call one. A call of any other is short: its glue skips
+    unpy::InterruptScope (a system call)."""
+    by_name = {f.name: f for f in functions}
+    found = {f.name for f in functions if has_loops(f.body)} | recursive_functions(by_name)
+    changed = True
+    while changed:
+        changed = False
+        for f in functions:
+            if f.name not in found and any(isinstance(e, ir.CallCompiled) and e.func in found
+                                           for e in walk_exprs(f.body)):
+                found.add(f.name)
+                changed = True
+    return found
 
 
 def array_aliases(fn: ir.Function) -> dict:
@@ -117,8 +134,9 @@ def raw_string(text: str) -> str:
     return f'R"{delimiter}({text}){delimiter}"'
 
 
-def glue(fn: ir.Function, written: set) -> list:
-    """The Python-facing wrapper: check and convert arguments, release the GIL, convert back."""
+def glue(fn: ir.Function, written: set, polls: bool = True) -> list:
+    """The Python-facing wrapper: check and convert arguments, release the GIL (armed for
+    Ctrl-C), convert back."""
     params = ", ".join(f"py::handle {cname(p.name)}" for p in fn.params)
     lines = [f"static py::object py_{fn.name}({params}) {{"]
     args = []
@@ -134,16 +152,22 @@ def glue(fn: ir.Function, written: set) -> list:
             lines.append(f'    auto {local} = unpy::scalar_arg<{CTYPES[p.type.dtype]}>('
                          f'{cname(p.name)}, "{fn.python_name}", "{p.name}", "{p.type.dtype}");')
     call = f"unpy_module::{cname(fn.name)}({', '.join(args)})"
+    # Ctrl-C stops the call (unpy::InterruptScope): Interrupted comes out of it, caught here
+    # with the GIL back, and becomes Python's KeyboardInterrupt.
+    interruptible = ["    unpy::InterruptScope unpy_interrupt;", "    try {",
+                     "        py::gil_scoped_release unpy_release;"]
+    caught = ["    } catch (const unpy::Interrupted&) {",
+              "        unpy_interrupt.keyboard_interrupt();", "    }"]
+    if not polls:
+        interruptible, caught = ["    {", "        py::gil_scoped_release unpy_release;"], ["    }"]
     if fn.return_type is None:
-        lines += ["    {", "        py::gil_scoped_release unpy_release;", f"        {call};",
-                  "    }", "    return py::none();", "}"]
+        lines += interruptible + [f"        {call};"] + caught + ["    return py::none();", "}"]
         return lines
     convert = "to_python" if isinstance(fn.return_type, Array) else \
         "tuple_result" if isinstance(fn.return_type, ir.TupleType) else "scalar_result"
-    lines += [f"    {ctype(fn.return_type)} unpy_result;", "    {",
-              "        py::gil_scoped_release unpy_release;",
-              f"        unpy_result = {call};", "    }",
-              f"    return unpy::{convert}(unpy_result);", "}"]
+    lines += ([f"    {ctype(fn.return_type)} unpy_result;"] + interruptible
+              + [f"        unpy_result = {call};"] + caught
+              + [f"    return unpy::{convert}(unpy_result);", "}"])
     return lines
 
 
@@ -217,8 +241,9 @@ def emit_module(module: ir.Module, source: str, boundscheck: bool = False,
         out += body + [""] + dispatcher + [""]
     out.append("}  // namespace unpy_module")
     out.append("")
+    polling = polling_functions(module.functions)
     for f in module.functions:
-        out += glue(f, written[f.name]) + [""]
+        out += glue(f, written[f.name], f.name in polling) + [""]
     visible = by_python_name(module.functions)
     several = [overloads for overloads in visible.values() if len(overloads) > 1]
     if several:

@@ -86,6 +86,13 @@ def fib(n):
     if n < 2:
         return n
     return fib(n - 1) + fib(n - 2)
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 1]', None)
+def gpu_fill(a):
+    for i in prange(a.shape[0]):
+        a[i] = 1.0
 '''
 
 PRELUDE = """
@@ -233,3 +240,29 @@ def test_own_handler_runs_after_the_call(kernels_dir):
     assert result["latency"] is None
     assert result["values"] == [result["expected"]]
     assert result["handled"] == [2]
+
+
+def test_ctrl_c_in_the_gpu_hook_stops_the_call(kernels_dir):
+    """A KeyboardInterrupt raised while the GPU hook plans or runs a nest stops the call
+    (instead of a warning and the nest on OpenMP); the next call runs normally."""
+    result = run_case(kernels_dir, """
+        import jitgpu.hook
+        real = jitgpu.hook.run_nest
+        calls = []
+        def interrupted(*args, **kwargs):
+            calls.append(1)
+            if len(calls) == 1:
+                raise KeyboardInterrupt
+            return real(*args, **kwargs)
+        jitgpu.hook.run_nest = interrupted
+        a = np.zeros(4)
+        try:
+            kernels.gpu_fill(a)
+            outcome = "returned"
+        except KeyboardInterrupt:
+            outcome = "KeyboardInterrupt"
+        first = a.tolist()
+        kernels.gpu_fill(a)
+        print(json.dumps({"outcome": outcome, "first": first, "next": a.tolist()}))
+    """)
+    assert result == {"outcome": "KeyboardInterrupt", "first": [0.0] * 4, "next": [1.0] * 4}

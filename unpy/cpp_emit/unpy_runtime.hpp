@@ -1191,6 +1191,9 @@ inline py::object gpu_hook(const char* module, const char* function, int nest, p
         }
         return result;
     } catch (py::error_already_set& e) {
+        // Ctrl-C while the hook planned or ran the nest: the call stops (the glue raises
+        // KeyboardInterrupt), rather than running the nest on OpenMP after a warning.
+        if (e.matches(PyExc_KeyboardInterrupt)) throw Interrupted();
         try {
             py::module_::import("logging").attr("getLogger")("unpy").attr("warning")(
                 std::string("GPU hook failed, running OpenMP: ") + e.what());

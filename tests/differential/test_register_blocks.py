@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from unpy import ir
-from unpy.loopopt import optimise_for_cpu
+from unpy.loopopt import blocked_nests, optimise_for_cpu
 register_blocks = importlib.import_module("unpy.loopopt.register_blocks")
 from unpy.pipeline import compile_to_ir
 
@@ -135,10 +135,14 @@ def test_near_misses_match(contractions_kernels):
     contractions_kernels.check("ragged_rows", a, b, lens, np.zeros((13, 19)))
 
 
-def _blocked_nests():
+def _contractions_ir():
     path = "tests/kernels/contractions.py"
     with open(path) as f:
-        module = compile_to_ir(path, f.read())
+        return compile_to_ir(path, f.read())
+
+
+def _blocked_nests():
+    module = _contractions_ir()
     found = {}
     for fn in module.functions:
         nests = [s for s in optimise_for_cpu(fn).body if isinstance(s, ir.For) and s.parallel]
@@ -153,6 +157,8 @@ def test_which_nests_are_blocked():
                        "gram_upper", "distances", "distances_direct", "stepped_sum",
                        "textbook", "textbook_scaled", "textbook_beta", "ikj_gemm",
                        "ikj_plain", "accumulates_along_k"}
+    # `unpy build` counts them in its progress line.
+    assert blocked_nests(_contractions_ir().functions) == len(blocked)
     # The blocked code's condition: what the nest writes overlaps nothing its sums read.
     assert nests["matmul"].disjoint == [["c", "a"], ["c", "b"]]
     assert nests["gram_upper"].disjoint == [["g", "x"]]

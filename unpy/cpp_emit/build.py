@@ -21,6 +21,7 @@ from pathlib import Path
 import unpy
 from unpy.build_lock import one_build_at_a_time
 from unpy.cpp_emit.module import emit_module
+from unpy.loopopt import blocked_nests
 from unpy.pipeline import compile_to_ir
 
 RUNTIME_DIR = Path(__file__).parent
@@ -181,7 +182,10 @@ def build(path: str, out_dir: str | None = None, options: BuildOptions | None = 
             _atomic_copy(cached, out)
         return BuildResult(out, functions, True, up_to_date, time.perf_counter() - started, cpp)
     if progress:
-        progress(f"compiling C++ for {len(functions)} function(s) with {CXX} -O3 ...")
+        blocked = blocked_nests(module.functions)
+        also = f", {blocked} prange nest(s) register-blocked (unpy show prints them)" \
+            if blocked else ""
+        progress(f"compiling C++ for {len(functions)} function(s){also} with {CXX} -O3 ...")
     with tempfile.TemporaryDirectory(prefix="unpy-build-") as tmp:
         cpp_path = Path(tmp) / f"{name}.cpp"
         cpp_path.write_text(cpp)

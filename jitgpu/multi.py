@@ -111,9 +111,7 @@ def _layout(module, function, nest_id, values, selection, forced, opt, inputs) -
            call_key(module, function, nest_id, values, labels, forced, opt))
 
     def make():
-        instance = instantiate(load_nest(module, function, nest_id), values)
-        if any(n == 0 for n in instance.trip_counts):
-            raise Refused("the parallel loop has no iterations")
+        instance = instantiate(load_nest(module, function, nest_id), values)  # refuses empty loops
 
         def first():
             costs, openmp_s = participant_costs(instance, values, participants)

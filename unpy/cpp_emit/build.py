@@ -23,6 +23,7 @@ from unpy.build_lock import one_build_at_a_time
 from unpy.cpp_emit.module import emit_module
 from unpy.loopopt import blocked_nests
 from unpy.pipeline import compile_to_ir
+from unpy.settings import current as current_settings
 
 RUNTIME_DIR = Path(__file__).parent
 CXX = os.environ.get("CXX", "g++")
@@ -57,8 +58,7 @@ class BuildResult:
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("UNPY_CACHE_DIR") or os.path.join(Path.home(), ".cache", "unpy")
-    return Path(root) / "build"
+    return Path(current_settings().cache_root) / "build"
 
 
 def writable_cache_dir() -> Path:
@@ -70,8 +70,8 @@ def writable_cache_dir() -> Path:
         with tempfile.NamedTemporaryFile(dir=folder):
             pass
     except OSError as e:
-        where = (f"UNPY_CACHE_DIR={os.environ['UNPY_CACHE_DIR']}"
-                 if os.environ.get("UNPY_CACHE_DIR") else f"the build cache {folder.parent}")
+        chosen = current_settings().cache_dir
+        where = f"UNPY_CACHE_DIR={chosen}" if chosen else f"the build cache {folder.parent}"
         raise OSError(f"{where} cannot hold the build cache ({e.strerror or e}); set "
                       "UNPY_CACHE_DIR to a folder you can write") from None
     return folder

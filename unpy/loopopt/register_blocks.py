@@ -44,7 +44,7 @@ import dataclasses
 
 from unpy import ir
 from unpy.ir import Array, Scalar
-from unpy.loopopt.rewrite import assign, binop, const, fresh, name, transform
+from unpy.loopopt.rewrite import assign, binop, const, fresh, has_stmt, name, transform
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 
 
@@ -94,7 +94,10 @@ def register_blocks(fn: ir.Function) -> ir.Function:
 
 def _blocked(outer: ir.For, fn, taken, new_locals):
     """(the blocked nest, its disjoint pairs), or None where the nest is not of the form."""
-    form = _contraction(outer, fn, taken) or _contraction(_dot_order(outer), fn, taken)
+    form = _contraction(outer, fn, taken)
+    exchanged = _dot_order(outer)
+    if form is None and exchanged is not outer:
+        form = _contraction(exchanged, fn, taken)
     if form is None:
         return None
     middle, pre, inner, post, accumulators = form
@@ -114,7 +117,7 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
     for v in (i0, j0, ii, jj, jhi, jmid, ic, iend):
         new_locals[v] = int64
     tiles = {a: fresh(f"unpy_tile_{a}", taken) for a in accumulators}
-    copies, inner = _transposed_operands(inner, j, fn, taken, new_locals)
+    copies, inner = _transposed_operands(inner, j, taken, new_locals)
 
     def element(tile):
         return ir.Subscript(ir.Name(tile, type=Array(dtype, 2)), [name(ii), name(jj)],
@@ -298,7 +301,7 @@ def _packed_element(e: ir.Subscript, buffer: str, jj: str) -> ir.Subscript:
                                in_range=[d for d in e.in_range if d == 0] + [1])
 
 
-def _transposed_operands(inner: ir.For, j: str, fn, taken, new_locals):
+def _transposed_operands(inner: ir.For, j: str, taken, new_locals):
     """(statements making transposed copies, the inner loop reading them) for the matrices
     the sums read along their rows by the middle variable (`a[j, k]`): in the blocked code
     a block's columns then read neighbouring elements `at[k, j0 + jj]`, which vectorise,
@@ -371,7 +374,7 @@ def _dot_order(outer: ir.For) -> ir.For:
         return outer
     *per_k, j_loop = k_loop.body
     if first and not (first[0].var == j_loop.var and
-                      _same_range(first[0], j_loop)) or _has_loop(per_k + j_loop.body):
+                      _same_range(first[0], j_loop)) or has_stmt(per_k + j_loop.body, (ir.For, ir.While)):
         return outer
     if j_loop.var in reads_of(per_k) or not all(isinstance(s, ir.Assign)
                                                 and isinstance(s.target, ir.Name)
@@ -397,10 +400,6 @@ def _monotone_in(e, i: str) -> bool:
 def _same_range(a: ir.For, b: ir.For) -> bool:
     return all(ir.format_expr(x) == ir.format_expr(y) for x, y in
                ((a.start, b.start), (a.stop, b.stop), (a.step, b.step)))
-
-
-def _has_loop(stmts) -> bool:
-    return any(isinstance(s, (ir.For, ir.While)) for s in walk_stmts(stmts))
 
 
 def _contraction(outer: ir.For, fn, taken):
@@ -528,8 +527,8 @@ def _plain_expressions(stmts, calls=False) -> bool:
     return True
 
 
-def _written_arrays(node) -> set:
-    return {s.target.array.id for s in walk_stmts(node.body if isinstance(node, ir.For) else node)
+def _written_arrays(outer: ir.For) -> set:
+    return {s.target.array.id for s in walk_stmts(outer.body)
             if isinstance(s, (ir.Assign, ir.AugAssign)) and isinstance(s.target, ir.Subscript)}
 
 

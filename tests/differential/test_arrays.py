@@ -47,6 +47,19 @@ def test_python_int_accumulator_follows_numpy(arrays_kernels):
 
 
 @SETTINGS
+@given(arrays(f32, 1, max_side=12, values=st.floats(-1e4, 1e4, width=32)),
+       arrays(f64, 1, max_side=12, values=st.floats(-1e4, 1e4)))
+def test_a_python_float_local_follows_the_interpreter(arrays_kernels, a, b):
+    """A local first bound to a Python float is weak as in the interpreter, and takes the NumPy
+    type its later values give it: float32 sums are float32 sums, bit for bit."""
+    result = arrays_kernels.check("sum1_f32_python_float", a, check_dtype=False)
+    assert result == arrays_kernels.interpreted.sum1_f32_python_float(a)
+    n = min(len(a), len(b))
+    arrays_kernels.check("python_float_then_float64", a[:n], b[:n], check_dtype=False)
+    arrays_kernels.check("python_float_local_stays_weak", a, np.zeros(len(a)))
+
+
+@SETTINGS
 @given(arrays(np.uint8, 1), arrays(np.bool_, 1))
 def test_small_dtypes(arrays_kernels, a, flags):
     arrays_kernels.check("sum1_u8", a)

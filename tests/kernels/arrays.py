@@ -2,6 +2,8 @@
 shape, len, ndim, size, negative indices, local arrays, returning arrays, array arguments of
 calls between compiled functions. Reference: the interpreter
 (tests/differential/test_arrays.py), for arrays in every layout."""
+import math
+
 import numpy as np
 from numpy import shape
 
@@ -284,6 +286,37 @@ def sum1_i32_python_int(a):
     for i in range(a.shape[0]):
         s += a[i]
     return s
+
+
+@unpython.type('ndarray[float32, 1]', 'float64')
+def sum1_f32_python_float(a):
+    # `s` holds a Python float until `s += a[i]` makes it an np.float32 (NEP 50): the
+    # interpreter sums in float32, and so does the compiled code.
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i]
+    return s
+
+
+@unpython.type('ndarray[float32, 1]', 'ndarray[float64, 1]', 'float64')
+def python_float_then_float64(a, b):
+    # float32 then float64 values: the interpreter's `t` ends as float64, the compiled one is
+    # float64 throughout (adding a float32 to a float64 zero first is exact either way).
+    t = 0.0
+    for i in range(a.shape[0]):
+        t += a[i]
+        t += b[i]
+    return t
+
+
+@unpython.type('ndarray[float32, 1]', 'ndarray[float64, 1]', None)
+def python_float_local_stays_weak(a, out):
+    # `c` only ever holds Python floats, weak in NEP 50: `a[i] + c` is float32 (tests/fuzz
+    # finding 3).
+    for i in unpython.prange(out.shape[0]):
+        c = 3.0
+        c = c * 0.5
+        out[i] = math.cos((5 + a[i]) + c)
 
 
 @unpython.type('ndarray[float64, 2]', None)

@@ -23,6 +23,30 @@ def test_every_expression_is_typed():
     assert untyped == []
 
 
+def test_a_python_scalar_local_takes_the_numpy_type_a_later_assignment_gives():
+    """As in the interpreter: `s = 0.0` is a Python float until `s += x[i]` (float32) makes
+    it a NumPy float32; a local only ever holding Python scalars stays weak."""
+    fn = irtools.typed_function("""
+        @unpython.type('ndarray[float32, 1]', 'ndarray[float64, 1]', 'float64')
+        def f(x, y):
+            s = 0.0
+            t = 0.0
+            u = 0
+            w = 0.5
+            for i in range(x.shape[0]):
+                s += x[i]
+                t += x[i]
+                t += y[i]
+                u = u + 2
+                w = w * 2.0
+            return s + t
+        """)
+    assert fn.locals["s"] == Scalar("float32")
+    assert fn.locals["t"] == Scalar("float64")     # float32 and float64 promoted
+    assert fn.locals["u"] == Scalar("int64", weak=True)
+    assert fn.locals["w"] == Scalar("float64", weak=True)
+
+
 def test_locals_take_the_type_of_their_first_assignment():
     fn = irtools.typed_function("""
         @unpython.locals(d='float32')
@@ -40,7 +64,7 @@ def test_locals_take_the_type_of_their_first_assignment():
                 pass
         """)
     assert fn.locals == {"d": Scalar("float32"), "x": Scalar("float32"), "y": Scalar("int32"),
-                         "z": Scalar("float64"), "w": Scalar("int32"),
+                         "z": Scalar("float64", weak=True), "w": Scalar("int32"),
                          "n": Scalar("int64", weak=True), "flag": Scalar("bool"),
                          "b": Array("int16", 1), "i": Scalar("int64", weak=True)}
 

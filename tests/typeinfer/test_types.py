@@ -65,7 +65,7 @@ def test_undefined_operations():
 
 
 def test_materialize():
-    assert materialize(PY_FLOAT) == F64
+    assert materialize(PY_FLOAT) == PY_FLOAT           # a Python float stays weak, as ints do
     assert materialize(Scalar("bool", weak=True)) == Scalar("bool")
     assert materialize(PY_INT) == PY_INT               # stays a Python int, as in the interpreter
     assert materialize(F32) == F32

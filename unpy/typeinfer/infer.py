@@ -42,7 +42,7 @@ def shaped(dtype, ndim):
 
 
 class TypeInference:
-    def __init__(self, fn: ir.Function, signatures: dict, errors):
+    def __init__(self, fn: ir.Function, signatures: dict, errors, strengthened=None):
         self.fn = fn
         self.signatures = signatures    # function name -> its overloads.Signature list
         self.errors = errors
@@ -53,6 +53,10 @@ class TypeInference:
         for name, t in fn.locals.items():
             self.vars[name] = t
             self.defined_at[name] = fn.loc[0]
+        # Locals first bound to a Python scalar that a later assignment makes a NumPy scalar
+        # (`s = 0.0` then `s += x32[i]`): the interpreter's variable changes type there, so it
+        # holds the NumPy type from the start (`infer_function` runs again with them).
+        self.strengthened = dict(strengthened or {})
 
     def error(self, message, node):
         return self.errors.error(message, node.loc)
@@ -207,12 +211,29 @@ class TypeInference:
                     f"'{name}' is {_shown(self.vars[name])} ({origin}); {why}. Convert explicitly "
                     f"(e.g. int(...), np.float32(...)) or use another variable", loc)
             t = self.vars[name]
+            if (isinstance(t, Scalar) and t.weak and isinstance(value.type, Scalar)
+                    and not value.type.weak and name not in self.declared):
+                self.strengthen(name, t, value.type)
         else:
-            t = materialize(value.type)
+            t = self.strengthened.get(name) or materialize(value.type)
+            why = conversion_loses(value.type, t, _const_value(value))
+            if why:
+                raise self.errors.error(f"'{name}' is {_shown(t)} (from its later assignments); "
+                                        f"{why}", loc)
             self.vars[name] = t
             self.defined_at[name] = loc[0]
         target = ir.Name(name, target.loc, t)
         return ir.Assign(target, value if isinstance(t, Array) else cast(value, t), loc)
+
+    def strengthen(self, name, weak, t):
+        """Note that `name`, a Python scalar of type `weak` so far, takes the NumPy type `t`
+        here: it holds both as NumPy would (a Python float and int32: float64), promoted with
+        the NumPy types it takes elsewhere."""
+        dtype = np.result_type(PYTHON_VALUE[weak.dtype], np.dtype(t.dtype))
+        known = self.strengthened.get(name)
+        if known is not None:
+            dtype = np.promote_types(known.dtype, dtype)
+        self.strengthened[name] = Scalar(dtype.name)
 
     def expr_target(self, target):
         """An assignment target typed (`a[i, ...] = v` stores the element, where reading it
@@ -225,7 +246,7 @@ class TypeInference:
 
     def define(self, name, t, node, loc):
         if name in self.vars and self.vars[name].dtype != t.dtype:
-            raise self.error(f"loop variable '{name}' is {self.vars[name]} elsewhere; loop "
+            raise self.error(f"loop variable '{name}' is {_shown(self.vars[name])} elsewhere; loop "
                              "variables are int64", node)
         self.vars.setdefault(name, t)
         self.defined_at.setdefault(name, loc[0])
@@ -268,8 +289,8 @@ class TypeInference:
             left, right = _arithmetic_bools(left, right)
         resolved = resolve(UFUNCS[e.op], [element_type(left.type), element_type(right.type)])
         if resolved is None:
-            raise self.error(f"operator {e.op} is not defined for {left.type} and "
-                             f"{right.type}", e)
+            raise self.error(f"operator {e.op} is not defined for {_shown(left.type)} and "
+                             f"{_shown(right.type)}", e)
         (lt, rt), out = resolved
         for side, t in ((left, lt), (right, rt)):
             if _const_value(side) is not None and is_int(t) and not isinstance(
@@ -732,6 +753,9 @@ def _shown(t):
     return t.dtype if isinstance(t, Scalar) else str(t)
 
 
+PYTHON_VALUE = {"int64": 0, "float64": 0.0, "complex128": 0j}    # a weak type's Python value
+
+
 def _const_value(e):
     return e.value if isinstance(e, ir.Const) else None
 
@@ -741,5 +765,16 @@ def _copy_target(t):
 
 
 def infer_function(fn: ir.Function, signatures: dict, errors):
-    TypeInference(fn, signatures, errors).run()
-    return fn
+    """Types `fn` in place. A local first bound to a Python scalar and later to a NumPy scalar
+    is typed again from the start with the NumPy type (the interpreter's type from that
+    assignment on; the weak value before it converts exactly or as NEP 50 converts it)."""
+    strengthened = {}
+    for _ in range(64):
+        attempt = copy.deepcopy(fn)
+        inference = TypeInference(attempt, signatures, errors, strengthened)
+        inference.run()
+        if inference.strengthened == strengthened:
+            fn.__dict__.update(attempt.__dict__)
+            return fn
+        strengthened = inference.strengthened
+    raise AssertionError(f"the types of {fn.name}'s locals do not settle")

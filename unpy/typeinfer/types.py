@@ -133,10 +133,10 @@ def resolve(ufunc, types):
 
 
 def materialize(t):
-    """The type a variable takes from a value. A variable first holding a Python int stays
-    weak, as it is in the interpreter (`n = a.shape[0]; n * x32` is float32); floats and bools
-    become concrete (SPEC section 2: the type of the first assignment)."""
-    if isinstance(t, Scalar) and t.weak and t.dtype != "int64":
+    """The type a variable takes from a value. A variable first holding a Python int, float or
+    complex stays weak, as it is in the interpreter (`n = a.shape[0]; n * x32` and
+    `t = 3.0; t + x32` are float32); a Python bool becomes a NumPy bool."""
+    if isinstance(t, Scalar) and t.weak and t.dtype == "bool":
         return Scalar(t.dtype)
     return t
 

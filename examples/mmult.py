@@ -16,7 +16,7 @@ def mmult_f32(a, b, c):
     p = a.shape[1]
     for i in prange(m):
         for j in prange(n):
-            s = np.float32(0.0)  # a float32 accumulator; a bare 0.0 would be float64
+            s = np.float32(0.0)  # float32, as `s = 0.0` would become at `s += ...`
             for k in range(p):
                 s += a[i, k] * b[k, j]
             c[i, j] = s

@@ -127,7 +127,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
                                                   facts, opt), plan.estimate)
         on_device = trial.on_device is not False
     if not on_device:
-        return Prepared(plan, refusal=str(trial) if trial else plan.verdict)
+        return Prepared(plan, refusal=str(trial) if trial else plan.verdict, trial=trial)
     if resident:
         plan = residency.one_layout_per_array(plan, instance, values, facts)
     limits = device_limits(device)
@@ -218,6 +218,9 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
         key = call_key(module, function, nest_id, values, facts, forced, opt) + (
             settings.gpu_search, resident)
     found = _PREPARED.get(key)
+    if found is not None and found.refusal and found.trial is not None \
+            and found.trial.on_device is not False:
+        found = None        # kept on OpenMP, its trial measures the device again: prepared anew
     if found is not None:
         try:
             _PREPARED.move_to_end(key)
@@ -298,19 +301,23 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     prepared, first_call, step_s = prepared_call(module, function, nest_id, values, device,
                                                  key, share or keep)
     prepared_s = time.perf_counter() - started if first_call else 0.0
+    if prepared.refusal and measure and prepared.trial is not None \
+            and prepared.trial.watches_openmp():
+        raise decide.ask_openmp(prepared.trial)     # kept on OpenMP, watched (decide.py)
     if prepared.refusal:
         # The first call of a function that keeps data does not know yet how many nest calls
         # share its copies: its refusal is not to be remembered (the C++ caller would skip).
         raise (NotOffloadable if keep and share is None else Refused)(prepared.refusal)
     trial = prepared.trial
-    if trial is not None and trial.on_device is None and measure:
+    if trial is not None and measure:
         replay.harvest(prepared, trial)     # a replayed call's time is a device sample
     if trial is not None and trial.on_device is None and not measure:
         if not prepared.plan.profitable:
             raise Refused(prepared.plan.verdict)
         trial = None
     if trial is not None and trial.on_device is False:
-        raise Refused(str(trial))
+        raise (decide.ask_openmp(trial) if measure and trial.watches_openmp()
+               else Refused(str(trial)))
     if trial is not None and trial.on_device is None and trial.wants_openmp():
         raise decide.ask_openmp(trial)
     log = None

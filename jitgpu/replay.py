@@ -225,14 +225,16 @@ class Record:
 
     def arm(self, trial) -> None:
         """Let C++ replay any number of calls; while `trial` (a close call) is measuring, one:
-        its time is a device sample that `harvest` hands the trial; a record to be pinned,
+        its time is a device sample that `harvest` hands the trial; once kept on the device,
+        `trial.replay_budget()` (the trial watches the kept side); a record to be pinned,
         up to REPIN_AFTER replays in all, after which a call comes through Python again."""
-        if trial is not None and trial.on_device is None:
+        watch = trial.replay_budget() if trial is not None else None
+        if watch == 1:
             self.words[BUDGET] = 1
         elif self.repin:
             self.words[BUDGET] = max(REPIN_AFTER - self.calls, 0)
         else:
-            self.words[BUDGET] = -1
+            self.words[BUDGET] = -1 if watch is None else watch
 
     def seconds(self) -> tuple:
         """(fastest, mean) seconds of the replayed calls, each measured by the compiled caller
@@ -280,8 +282,8 @@ def harvest(prepared, trial) -> None:
     is then judged at the speed its repeated calls run."""
     found = prepared.recipes.get(0, {}).get("replay")
     if found is not None and found.calls > found.harvested:
-        found.harvested = found.calls
-        trial.record("device", found.words[LAST_NS] * 1e-9)
+        calls, found.harvested = found.calls - found.harvested, found.calls
+        trial.record("device", found.words[LAST_NS] * 1e-9, calls)
 
 
 def record(device, part, kernel, built_kernel, values, recipe, group_sources, may_flag,

@@ -12,8 +12,9 @@ fastest:
       alternatives) -> build (the process's one worker thread, through the device's kernel
       cache: a later process gets hits) -> time (a later call of the layout, at most
       TIMED_PER_CALL candidates a call: the part run on the call's data with its writes
-      dropped, the kernel's event timed) -> the fastest, recorded on disk per (nest, device,
-      level, array shapes and strides) under UNPY_CACHE_DIR/search
+      dropped, the kernel's event timed), until jitgpu/choice.py's rules (RULES) stop it ->
+      the fastest, recorded on disk per (nest, device, level, array shapes and strides)
+      under UNPY_CACHE_DIR/search
 
 A candidate's build takes 0.2-1.2 s on NVIDIA's OpenCL, and builds in several threads do not
 overlap there, so the first call builds and runs the default kernel only and hands the
@@ -50,6 +51,7 @@ from typing import Optional
 import numpy as np
 
 from jitgpu.bind import KernelNest, with_local_size
+from jitgpu.choice import Choice, Rules
 from jitgpu.loopopt import optimise
 from jitgpu.opencl_emit import print_kernel
 from unpy.settings import current as current_settings
@@ -62,8 +64,15 @@ MAX_CANDIDATES = 6
 # Candidates a later call times before its own run (each costs a kernel run or two).
 TIMED_PER_CALL = 1
 # A candidate whose first run's kernel took less than this runs again, and the second (warm)
-# run counts; a slower one is timed by its only run.
+# run counts; a slower one is timed by its only run, as is one whose first run is clearly
+# slower than the fastest so far (RULES.clear).
 WARM_RUN_BELOW_S = 0.05
+# The search's rules (jitgpu/choice.py): each candidate timed once (its kernel's event, a warm
+# run); one 1.5x slower than the fastest so far is dropped after its first run; the search gives
+# up, keeping the fastest so far, after BUDGET calls of the layout (timing a candidate, or
+# waiting for one to be built) without a candidate 10 % faster than the fastest before it.
+BUDGET = 4
+RULES = Rules(warmup=0, samples=1, clear=1.5, budget=BUDGET, gain=0.10)
 # In a nest's reason (`unpython.explain`) while its layout's search is not over.
 PENDING = "for now (timing candidates)"
 # Bumped when the record's meaning changes: older records are then searched again.
@@ -323,10 +332,12 @@ class Abandon(Exception):
     the search stops and the default kernel stays."""
 
 
-def time_kernel(device, part, kernel: KernelNest, cl_kernel, values) -> float:
+def time_kernel(device, part, kernel: KernelNest, cl_kernel, values,
+                drop_above: float = math.inf) -> float:
     """Kernel seconds of one candidate on the call's data, from its event: the part run with
     a throwaway recipe and its writes dropped (NumPy memory is not touched); a cheap kernel
-    runs twice and its warm run counts."""
+    runs twice and its warm run counts, unless its first run took `drop_above` or more (it is
+    dropped: a second run would cost a call more for nothing)."""
     from gpurts import Timings
     from gpurts.executor import run_part
     recipe = {}
@@ -335,7 +346,7 @@ def time_kernel(device, part, kernel: KernelNest, cl_kernel, values) -> float:
         timings = Timings()
         run_part(device, part, kernel, cl_kernel, values, timings, recipe)
         seconds = timings.kernel_seconds
-        if seconds >= WARM_RUN_BELOW_S:
+        if seconds >= min(WARM_RUN_BELOW_S, drop_above):
             break
     return seconds
 
@@ -398,6 +409,10 @@ class Pending:
         self.first, self.default, self.key, self.path = first, default, key, path
         self.record = Record(dict(record.times), dict(record.tunings), False)
         self.recorded_best = record.fastest()
+        # When to stop (RULES): the record's times count as measured.
+        self.choice = Choice(RULES, closed=False)
+        for label, seconds in record.times.items():
+            self.choice.known(label, seconds)
         self.built = {first.label: default[2]}
         self.made = {first.label: first}
         self.measured = 0
@@ -426,7 +441,7 @@ class Pending:
         with self._state:
             self.queued = len(todo)
         for candidate in todo:
-            if self.stopped or not _quiet():
+            if self.stopped or self.over or not _quiet():
                 return
             try:
                 built = _built(self.device, candidate)
@@ -449,7 +464,8 @@ class Pending:
         """(Outcome or None: abandoned, the chosen (KernelNest, source, BuiltKernel) or None,
         whether the search is over) after this call's step: up to TIMED_PER_CALL built
         candidates timed on the call's data, the record rewritten, and where none is left to
-        build or time, the fastest chosen. None when another call is stepping."""
+        build or time, or the budget is spent (RULES), the fastest chosen. None when another
+        call is stepping."""
         if not self._stepping.acquire(blocking=False):
             return None
         try:
@@ -468,19 +484,25 @@ class Pending:
                 if label in self.record.times:       # the record's fastest: built, not timed
                     continue
                 try:
-                    self.record.times[label] = self._timed(candidate, built, part, values)
+                    seconds = self._timed(candidate, built, part, values)
                 except Abandon as e:
                     log.info("unpy: search of %s abandoned (%s); default kernel kept",
                              self.nest, e)
                     self.stopped = True
+                else:
+                    self.record.times[label] = seconds
+                    self.choice.offer(label)
+                    self.choice.record(label, seconds)
                 timed += 1
                 self.measured += 1
             if self.stopped:
                 self.over = True
                 return None, None, True
+            if not timed:
+                self.choice.waited()        # a call of the search that timed nothing
             with self._state:
                 over = self.queued is not None and self.finished == self.queued and not self.ready
-            if over:
+            if over or self.choice.settled:
                 return self._settled()
             if timed:
                 store_record(self.path, self.key, self.record,
@@ -495,7 +517,8 @@ class Pending:
         if built is None:
             return math.inf
         try:
-            return time_kernel(self.device, part, candidate.kernel, built.kernel, values)
+            return time_kernel(self.device, part, candidate.kernel, built.kernel, values,
+                               drop_above=self.choice.drop_above())
         except (KernelFlagged, ValueError) as e:
             raise Abandon(str(e)) from e
         except DeviceError as e:
@@ -509,6 +532,9 @@ class Pending:
         choice = record.fastest(self.built) or self.first.label
         store_record(self.path, self.key, record, choice)
         times = record.times
+        if self.choice.gave_up:
+            log.info("unpy: search of %s gave up: no candidate %d %% faster within %d calls",
+                     self.nest, round(RULES.gain * 100), RULES.budget)
         if choice == self.first.label:
             chosen = self.default
             log.info("unpy: search of %s settled: the default kernel stays (%d candidates)",

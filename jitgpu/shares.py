@@ -19,8 +19,10 @@ MIN_GAIN of the call and the gain wins back the new preparation within PAYBACK_C
 A `Balance` remembers all this per (nest, shapes, participants), so repeated calls converge:
 the first run of a split's device parts is not learnt from (kernels compiled at launch, fresh
 device buffers), the second moves the shares, the third runs them. Unless UNPY_FORCE_GPU=1, a
-split the model does not show clearly beating every participant alone is compared with
-TRIAL_CALLS calls of the fastest one alone (the one-device path), and the faster way is kept.
+split the model does not show clearly beating every participant alone is compared with calls
+of the fastest one alone (the one-device path), a choice between the two ways by the rules of
+jitgpu/choice.py (TRIAL_RULES: the split's own calls are its evidence), and the faster way is
+kept.
 Such a decision, unless the split is over twice as slow, waits for a second call at the same
 shares (the faster of the two counts), and settled shares move only when two calls in a row
 propose it, so that one spell of a shared host does not decide.
@@ -34,6 +36,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Optional
 
+from jitgpu.choice import Choice, Rules
+
 MIN_SHARE = 0.02        # a participant given less than this is left out
 GRAIN = 50              # shares are whole multiples of 1 / GRAIN of the loop (one = MIN_SHARE)
 MIN_GAIN = 0.03         # shares move only for a call this much faster, by the measured model
@@ -45,8 +49,10 @@ CLEAR_GAIN = 0.8        # a settled split measured under 80 % of every participa
                         # needs no trial of the fastest one alone
 PAYBACK_CALLS = 10      # new shares must win back the preparation of their parts within
                         # this many calls (a new split is analysed, bound and built again)
-TRIAL_CALLS = 2         # calls of the fastest participant alone that the trial measures (the
-                        # fastest of them counts: one call may meet a busy spell)
+# The trial of the fastest participant alone against the split, by jitgpu/choice.py's rules:
+# its first call alone is not counted (it goes through the one-device path's preparation), then
+# two, or one when either way is twice as fast; the fastest call of each way counts.
+TRIAL_RULES = Rules(warmup=1, samples=2, clear=2.0)
 
 
 @dataclass(frozen=True)
@@ -208,7 +214,7 @@ class Balance:
     history: list = field(default_factory=list)     # of Step, the last HISTORY kept
     settled: bool = False
     trial: Optional[int] = None     # the participant the next call runs alone, as a trial
-    trial_s: list = field(default_factory=list)     # the trial's measured calls so far
+    choice: Optional[Choice] = None   # the trial's: "split" against "alone"
     split_s: Optional[float] = None  # the settled split's measured seconds
     # {participant: {share it ran: its last OBSERVED calls' seconds}}, most recent share last
     observed: dict = field(default_factory=dict)
@@ -259,26 +265,27 @@ class Balance:
         model = measured_costs(self.costs, self.observed)
         k = min(range(len(model)), key=lambda i: model[i].alone_s)
         if 2 * model[k].alone_s <= known_s:
-            self.settled, self.split_s, self.trial = True, total_s, k
+            self.settled = True
+            self._start_trial(k, [total_s])
             return (f"{note} but by the others' times {self.labels[k]} alone is modelled over "
                     f"twice as fast ({model[k].alone_s * 1e3:.3f} ms vs at least "
-                    f"{known_s * 1e3:.3f} ms split); the next {TRIAL_CALLS} calls run it "
-                    f"alone, to compare")
+                    f"{known_s * 1e3:.3f} ms split); the next calls run it alone, to compare")
         return note
 
     def _update(self, shares, seconds, total_s, ran, prepare_s) -> str:
         if self.trial is not None and shares == alone(self.trial, len(self.labels)):
-            self.trial_s.append(total_s)
-            if len(self.trial_s) < TRIAL_CALLS:
+            self.choice.record("alone", total_s)
+            if not self.choice.settled:
                 return f"{self.labels[self.trial]} alone, to compare with the split"
-            k, self.trial, total_s = self.trial, None, min(self.trial_s)
-            if total_s < self.split_s:
+            k, self.trial = self.trial, None
+            alone_s, split_s = self.choice.fastest("alone"), self.choice.fastest("split")
+            if self.choice.chosen == "alone":
                 self.shares = shares
-                self.why = (f"splitting does not pay: measured {total_s * 1e3:.3f} ms with "
-                            f"{self.labels[k]} alone vs {self.split_s * 1e3:.3f} ms split")
+                self.why = (f"splitting does not pay: measured {alone_s * 1e3:.3f} ms with "
+                            f"{self.labels[k]} alone vs {split_s * 1e3:.3f} ms split")
             else:
-                self.why = (f"the split pays: measured {self.split_s * 1e3:.3f} ms split vs "
-                            f"{total_s * 1e3:.3f} ms with {self.labels[k]} alone")
+                self.why = (f"the split pays: measured {split_s * 1e3:.3f} ms split vs "
+                            f"{alone_s * 1e3:.3f} ms with {self.labels[k]} alone")
             return self.why
         if shares != self.shares or sum(1 for x in ran if x > 0) < 2:
             return ""
@@ -299,11 +306,11 @@ class Balance:
             return "one call at these shares: one more before deciding"
         if alone_faster:
             # The measured rates say one participant alone beats any split: measure it now.
-            self.settled, self.split_s = True, self._split_seconds(ran, total_s)
-            self.trial = k
+            self.settled = True
+            self._start_trial(k, self._split_calls(ran, total_s))
             return (f"{self.labels[k]} alone is modelled faster ({model[k].alone_s * 1e3:.3f} "
-                    f"ms vs {new_s * 1e3:.3f} ms split); the next {TRIAL_CALLS} calls run it "
-                    f"alone, to compare")
+                    f"ms vs {new_s * 1e3:.3f} ms split); the next calls run it alone, to "
+                    f"compare")
         if moves and self.settled:
             # Settled shares move only when two calls in a row, each by its own times (not the
             # fastest of the last calls, which keeps one quick spell for two calls), propose
@@ -329,15 +336,16 @@ class Balance:
                     f"vs {now_s * 1e3:.3f} ms)")
         if self.settled:
             return ""
-        self.settled, self.split_s = True, self._split_seconds(ran, total_s)
+        self.settled = True
+        calls = self._split_calls(ran, total_s)
+        self.split_s = min(calls)
         if self.forced:
             return "settled"
         if now_s < CLEAR_GAIN * model[k].alone_s and not self.doubtful:
             return (f"settled; the split pays clearly ({now_s * 1e3:.3f} ms vs about "
                     f"{model[k].alone_s * 1e3:.3f} ms for {self.labels[k]} alone)")
-        self.trial = k
-        return (f"settled; the next {TRIAL_CALLS} calls run on {self.labels[k]} alone, to "
-                f"compare")
+        self._start_trial(k, calls)
+        return f"settled; the next calls run on {self.labels[k]} alone, to compare"
 
     def _observe(self, ran, seconds) -> None:
         """Note each participant's seconds at the share it ran (that share becomes its most
@@ -364,11 +372,17 @@ class Balance:
         same = last is not None and last.shares == ran and "first run" not in last.note
         return last if same else None
 
-    def _split_seconds(self, ran, total_s) -> float:
-        """The split's time: the faster of this call and the last one, if it ran the same
-        parts."""
+    def _split_calls(self, ran, total_s) -> list:
+        """The split's calls: the last one, if it ran the same parts, and this one."""
         last = self._last_same(ran)
-        return min(total_s, last.total_s) if last else total_s
+        return [last.total_s, total_s] if last else [total_s]
+
+    def _start_trial(self, k: int, split_calls) -> None:
+        """The next calls run participant k alone, to compare with the split's calls."""
+        self.trial, self.split_s = k, min(split_calls)
+        self.choice = Choice(TRIAL_RULES, ("split", "alone"))
+        for seconds in split_calls:
+            self.choice.known("split", seconds)
 
     def describe_shares(self, shares=None) -> str:
         shares = self.shares if shares is None else shares

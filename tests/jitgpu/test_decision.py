@@ -84,6 +84,21 @@ def test_measured_openmp_skips_the_hook_for_the_same_inputs(gpu, close):
     np.testing.assert_allclose(c, a @ b, rtol=1e-12)
 
 
+def test_a_kept_openmp_side_is_watched_and_the_device_measured_again(gpu, close):
+    """Kept on OpenMP at 3 ms (watched: over decide.WATCH_OPENMP_S), its calls are timed all
+    the same; when three in a row take over twice the device's 10 ms, the device is measured
+    again (its first call not counted): over twice as fast after one call, it is kept."""
+    close(device_s=10e-3, openmp_s=3e-3)
+    for ran_on in ["opencl:", "opencl:", "openmp", "openmp"]:
+        _ran(gpu, 30, ran_on, "close call, measuring")
+    close(device_s=10e-3, openmp_s=25e-3)       # OpenMP's calls slow down
+    for _ in range(decide.RULES.window):
+        _ran(gpu, 30, "openmp", "measured OpenMP faster: 10.000 ms on the device")
+    _ran(gpu, 30, "opencl:", "close call, measuring: measured again (1 time(s))")
+    _ran(gpu, 30, "opencl:", "measured the device faster: 10.000 ms on the device (1 call(s)) "
+         "vs 25.000 ms with OpenMP (3 call(s))")
+
+
 def test_real_times_decide_and_the_openmp_time_comes_from_the_caller(gpu, close):
     for _ in range(6):
         _ran(gpu, 28, None)

@@ -243,9 +243,10 @@ def test_a_close_call_is_measured_at_replay_speed(gpu, close_call):
     nest = _nest(gpu, "matmul")
     assert "measured the device faster" in nest.reason, str(gpu.explain("matmul"))
     # One call was replayed while measuring, and its own time (C++'s clock) was the
-    # device's sample (the first device call, which builds, is not counted).
+    # device's sample (the first device call, which builds, is not counted; the calls after
+    # the decision are the kept side's, watched: jitgpu/choice.py).
     assert nest.replayed_calls == 1
-    assert [s for side, s in samples if side == "device"] == [nest.replay.seconds()[1]]
+    assert [s for side, s in samples if side == "device"][0] == nest.replay.seconds()[1]
     replayed = nest.replayed_calls
     for _ in range(3):
         gpu.compiled.matmul(a, b, c)

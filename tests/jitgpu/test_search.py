@@ -57,9 +57,9 @@ def runs(device_env, monkeypatch, tmp_path):
     timed = []
     real = search.time_kernel
 
-    def counted(device, part, kernel, cl_kernel, values):
+    def counted(device, part, kernel, cl_kernel, values, **options):
         timed.append(kernel)
-        return real(device, part, kernel, cl_kernel, values)
+        return real(device, part, kernel, cl_kernel, values, **options)
     monkeypatch.setattr(search, "time_kernel", counted)
     session.forget()
     yield timed
@@ -71,8 +71,8 @@ def _fastest_after_default(monkeypatch):
     search then chooses the first alternative."""
     real = search.time_kernel
 
-    def faked(device, part, kernel, cl_kernel, values):
-        real(device, part, kernel, cl_kernel, values)
+    def faked(device, part, kernel, cl_kernel, values, **options):
+        real(device, part, kernel, cl_kernel, values, **options)
         faked.calls += 1
         return 1.0 if faked.calls == 1 else 1e-3 / faked.calls
     faked.calls = 0

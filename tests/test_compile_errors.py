@@ -118,12 +118,12 @@ CASES = [
             return 0.0
         """, r"of arrays of more than 2 dimensions is not supported; loop over the leading",
      3, "a @ a"),
-    ("shape tuple as value", """
-        @unpython.type('ndarray[float64, 2]', 'int64')
-        def f(a):
+    ("shape tuple indexed by a variable", """
+        @unpython.type('ndarray[float64, 2]', 'int64', 'int64')
+        def f(a, k):
             s = a.shape
-            return 0
-        """, r"the shape tuple\s+itself is not a value", 3, "a.shape"),
+            return s[k]
+        """, r"a tuple is indexed with one integer literal or a slice of literals", 4, "s[k]"),
     ("unsupported attribute", """
         @unpython.type('ndarray[float64, 2]', 'float64')
         def f(a):
@@ -349,22 +349,26 @@ CASES = [
             return n + STEP
         """, r"'STEP' \(line 6\) is not a numeric constant: computing it raises "
              r"ZeroDivisionError", 5, "STEP"),
+    # (At the function's top level a name bound again to another type is a new variable, as
+    # in Python; inside a loop or branch it keeps one type.)
     ("lossy assignment float into int", """
         @unpython.type('float64', 'int64')
         def f(x):
-            n = 1
-            n = x
+            n = np.int64(1)
+            for i in range(2):
+                n = x
             return n
         """, r"'n' is int64 \(first assigned on line 8\); a float64 value cannot be stored in "
-             r"int64 without loss", 4, "n = x"),
+             r"int64 without loss", 5, "n = x"),
     ("lossy assignment float64 into float32", """
         @unpython.type('float32', 'float64', 'float32')
         def f(x, y):
             s = x
-            s = y * 2.0
+            if y > 0:
+                s = y * 2.0
             return s
         """, r"'s' is float32 \(first assigned on line 8\); a float64 value cannot be stored "
-             r"in float32", 4, "s = y"),
+             r"in float32", 5, "s = y"),
     ("lossy into declared local", """
         @unpython.locals(k='int32')
         @unpython.type('int64', 'int64')
@@ -375,9 +379,10 @@ CASES = [
     ("literal out of range", """
         @unpython.type('int8', 'int8')
         def f(x):
-            x = 300
+            while x < 0:
+                x = 300
             return x
-        """, r"300 does not fit in int8", 3, "x = 300"),
+        """, r"300 does not fit in int8", 4, "x = 300"),
     ("literal out of range of an operation", """
         @unpython.type('int32', 'int32')
         def f(x):
@@ -524,10 +529,11 @@ CASES = [
     ("complex into a float variable", """
         @unpython.type('complex128', 'float64')
         def f(z):
-            x = 1.0
-            x = z
+            x = np.float64(1.0)
+            for i in range(3):
+                x = z
             return x
-        """, r"a complex128 value cannot be stored in float64; take its .real", 4, "x"),
+        """, r"a complex128 value cannot be stored in float64; take its .real", 5, "x"),
     ("complex order", """
         @unpython.type('complex128', 'complex128', 'bool')
         def f(a, b):

@@ -102,6 +102,9 @@ CASES = {
     "row_mask": lambda: (rand(3, 7), rand(7)),
     "row_mask mismatched": lambda: (rand(3, 7), rand(5)),
     "positional_dtypes": lambda: (9, rand(3, 5)),
+    "shape_tuples": lambda: (rand(3, 4, 5),),
+    "shape_tuples one row": lambda: (rand(1, 1, 2),),
+    "rebind_other_type": lambda: (rand(3, 2, 2, 2) - 0.5, rand(8, 3)),
 }
 
 

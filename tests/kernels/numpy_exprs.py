@@ -503,3 +503,34 @@ def positional_dtypes(n, a):
     z = np.full_like(a, 2, np.int16) + np.asarray(a, np.float32)
     w = np.array(a, np.float32) * np.identity(a.shape[1], np.int8)[0]
     return y + z + w + x[:a.shape[1]] + np.arange(0, a.shape[1], 1, np.float32)
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 3]', 'ndarray[float64, 3]')
+def shape_tuples(x):
+    """Shape tuples as values: a variable, sliced, concatenated, given to np.empty/np.zeros and
+    np.reshape, indexed (npbench's softmax and mlp write these)."""
+    new_shape = x.shape[:-1] + (1,)
+    tmp_max = np.empty(new_shape, dtype=x.dtype)
+    for i in range(x.shape[0]):
+        tmp_max[i, :, 0] = np.max(x[i], axis=-1)
+    shape = x.shape
+    out = np.zeros(shape) + np.exp(x - tmp_max)
+    total = np.reshape(np.sum(out, axis=-1), new_shape)
+    flat = np.reshape(out, (shape[0] * shape[1], shape[-1]))
+    return np.reshape(flat, shape) / total
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 4]', 'ndarray[float64, 2]', 'ndarray[float64, 2]')
+def rebind_other_type(x, w):
+    """A name bound again at the top level to a value of another type (lenet's
+    `x = np.reshape(x, (n, -1))`; an int local that becomes a float): a new variable from
+    there on, as in the interpreter. The caller's x is untouched."""
+    n = x.shape[0]
+    x = np.maximum(x, 0)
+    x = np.reshape(x, (n, -1))
+    x = x @ w
+    k = 2
+    k = k / 4
+    return x * k

@@ -349,6 +349,9 @@ class Lowering:
                     isinstance(k.operand, gast.Constant):
                 k = gast.Constant(-k.operand.value, None)
                 gast.copy_location(k, e.slice)
+            if isinstance(k, gast.Slice):      # `a.shape[:-1]`: a tuple, sliced in typeinfer
+                return ir.Subscript(ir.ArrayAttr(array, "shape", None, loc_of(e.value)),
+                                    [self.index(k)], loc_of(e))
             if not (isinstance(k, gast.Constant) and type(k.value) is int):
                 raise self.error("the shape index must be an integer literal", e.slice)
             return ir.ArrayAttr(array, "shape", k.value, loc_of(e))
@@ -391,8 +394,7 @@ class Lowering:
         if e.attr in ("real", "imag") and not self.is_module(e.value):
             return ir.Call("np." + e.attr, [self.expr(e.value)], loc_of(e))
         if e.attr == "shape":
-            raise self.error("use 'a.shape[k]' or unpack 'm, n = a.shape'; the shape tuple "
-                             "itself is not a value", e)
+            return ir.ArrayAttr(self.array_name(e.value), "shape", None, loc_of(e))
         if self.qualified(e) in LIBRARY_CONSTANTS:
             return ir.Const(LIBRARY_CONSTANTS[self.qualified(e)], loc_of(e))
         if is_dtype_name(self.qualified(e)):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from unpy import ir
-from unpy.ir import Array, Scalar
+from unpy.ir import Array, Scalar, TupleType
 from unpy.typeinfer.types import INT64, is_int, materialize, resolve, UFUNCS
 
 REDUCTIONS = {"sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "any",
@@ -94,7 +94,7 @@ def type_array_call(infer, e: ir.ArrayCall):
         a = array_arg(infer, e)
         check_keywords(infer, e, set())
         shape = e.args[1] if len(e.args) == 2 and isinstance(e.args[1], list) else e.args[1:]
-        dims = [literal_or_int(infer, d) for d in shape]
+        dims = [item for d in shape for item in shape_items(infer, d)]
         e.args = [a] + dims
         e.type = Array(a.type.dtype, len(dims))
         return e
@@ -130,11 +130,15 @@ def type_array_call(infer, e: ir.ArrayCall):
     raise infer.error(f"np.{f}() is not supported in compiled code", e)
 
 
-def literal_or_int(infer, d):
+def shape_items(infer, d):
+    """One argument of a shape (`n`, `-1`, a tuple variable, `a.shape`, `a.shape[1:]`) as
+    integer expressions."""
     d = infer.expr(d)
-    if not is_int(d.type):
-        raise infer.error(f"array dimensions must be integers, got {d.type}", d)
-    return d
+    items = infer.tuple_items(d) if isinstance(d.type, TupleType) else [d]
+    for item in items:
+        if not is_int(item.type):
+            raise infer.error(f"array dimensions must be integers, got {item.type}", d)
+    return items
 
 
 def reduction(infer, e):

@@ -57,6 +57,11 @@ class TypeInference:
         # (`s = 0.0` then `s += x32[i]`): the interpreter's variable changes type there, so it
         # holds the NumPy type from the start (`infer_function` runs again with them).
         self.strengthened = dict(strengthened or {})
+        # A name the function's top level binds again to a value of another type
+        # (`x = np.reshape(x, (n, -1))`): every later use reads the new binding, so it is a new
+        # variable from there on. Name -> the variable it stands for now.
+        self.renamed = {}
+        self.depth = 0                  # how many loops and branches hold the statement typed
 
     def error(self, message, node):
         return self.errors.error(message, node.loc)
@@ -70,6 +75,13 @@ class TypeInference:
 
     def block(self, stmts):
         return [self.stmt(s) for s in stmts]
+
+    def nested(self, stmts):
+        self.depth += 1
+        try:
+            return self.block(stmts)
+        finally:
+            self.depth -= 1
 
     def stmt(self, s):
         if isinstance(s, ir.Assign):
@@ -88,18 +100,18 @@ class TypeInference:
                                      value)
                 setattr(s, part, cast(value, INT64))
             self.define(s.var, PY_INT, s, s.loc)
-            s.body = self.block(s.body)
+            s.body = self.nested(s.body)
             return s
         if isinstance(s, ir.While):
             s.test = self.expr(s.test)
             self.require_scalar(s.test)
-            s.body = self.block(s.body)
+            s.body = self.nested(s.body)
             return s
         if isinstance(s, ir.If):
             s.test = self.expr(s.test)
             self.require_scalar(s.test)
-            s.body = self.block(s.body)
-            s.orelse = self.block(s.orelse)
+            s.body = self.nested(s.body)
+            s.orelse = self.nested(s.orelse)
             return s
         if isinstance(s, ir.Return):
             return self.ret(s)
@@ -199,9 +211,12 @@ class TypeInference:
                 raise self.error("cannot store an array into an array element", value)
             # NumPy converts a stored value to the array's dtype (as `a[i] = 2.7` does).
             return ir.Assign(target, self.stored(value, target.type.dtype), loc)
-        name = target.id
+        name = self.renamed.get(target.id, target.id)
         if value.type is None:
             raise self.error("this call returns no value", value)
+        if name in self.vars and self.depth == 0 and name not in self.declared and \
+                conversion_loses(value.type, self.vars[name], _const_value(value)):
+            name = self.rebound(target.id)
         if name in self.vars:
             why = conversion_loses(value.type, self.vars[name], _const_value(value))
             if why:
@@ -224,6 +239,12 @@ class TypeInference:
             self.defined_at[name] = loc[0]
         target = ir.Name(name, target.loc, t)
         return ir.Assign(target, value if isinstance(t, Array) else cast(value, t), loc)
+
+    def rebound(self, name):
+        """A new variable for `name` from here on (its next binding at the top level)."""
+        count = sum(1 for v in self.renamed.values() if v.startswith(f"{name}__v")) + 1
+        self.renamed[name] = f"{name}__v{count}"
+        return self.renamed[name]
 
     def strengthen(self, name, weak, t):
         """Note that `name`, a Python scalar of type `weak` so far, takes the NumPy type `t`
@@ -267,6 +288,7 @@ class TypeInference:
         return e
 
     def expr_Name(self, e):
+        e.id = self.renamed.get(e.id, e.id)
         if e.id not in self.vars:
             raise self.error(f"name '{e.id}' is not defined here (compiled functions see their "
                              "parameters and local variables only, assigned before use)", e)
@@ -283,6 +305,13 @@ class TypeInference:
                 raise self.error("this call returns no value", side)
         if e.op == "@":
             return self.expr(ir.ArrayCall("matmul", [e.left, e.right], {}, e.loc))
+        if isinstance(e.left.type, TupleType) or isinstance(e.right.type, TupleType):
+            if not (e.op == "+" and isinstance(e.left.type, TupleType)
+                    and isinstance(e.right.type, TupleType)):
+                raise self.error(f"operator {e.op} of tuples is not supported; tuples may be "
+                                 "concatenated with '+'", e)
+            items = self.tuple_items(e.left) + self.tuple_items(e.right)
+            return ir.TupleValue(items, e.loc, TupleType(tuple(x.type for x in items)))
         left, right = e.left, e.right
         arrays = isinstance(left.type, Array) or isinstance(right.type, Array)
         if e.op not in ("&", "|", "^") and not arrays:
@@ -424,6 +453,8 @@ class TypeInference:
 
     def expr_Subscript(self, e):
         arr = self.expr(e.array)
+        if isinstance(arr.type, TupleType):
+            return self.tuple_subscript(arr, e)
         if not isinstance(arr.type, Array):
             shown = f"'{arr.id}'" if isinstance(arr, ir.Name) else "this value"
             raise self.error(f"{shown} is {arr.type}, not an array; it cannot be indexed", e)
@@ -442,6 +473,34 @@ class TypeInference:
         e.indices = indices
         e.type = Scalar(arr.type.dtype)
         return e
+
+    def tuple_items(self, value):
+        """The items of a typed tuple value, each an expression (`shape[k]` of a tuple
+        variable)."""
+        if isinstance(value, ir.TupleValue):
+            return list(value.items)
+        if not isinstance(value, ir.Name):
+            raise self.error("bind this tuple to a name first", value)
+        n = len(value.type.items)
+        return [ir.TupleItem(value, k, n, value.loc, t) for k, t in enumerate(value.type.items)]
+
+    def tuple_subscript(self, value, e):
+        """`t[k]` and `t[a:b:c]` of a tuple (`a.shape[:-1]`, `shape[0]`): k, a, b, c literals."""
+        items = self.tuple_items(value)
+        index = e.indices[0] if len(e.indices) == 1 else None
+        literal = lambda x: x is None or (isinstance(x, ir.Const) and type(x.value) is int)
+        if isinstance(index, ir.Slice) and all(literal(x) for x in (index.start, index.stop,
+                                                                    index.step)):
+            bound = lambda x: None if x is None else x.value
+            chosen = items[bound(index.start):bound(index.stop):bound(index.step)]
+            return ir.TupleValue(chosen, e.loc, TupleType(tuple(x.type for x in chosen)))
+        if literal(index) and index is not None:
+            if not -len(items) <= index.value < len(items):
+                raise self.error(f"tuple index {index.value} is out of range (the tuple has "
+                                 f"{len(items)} items)", index)
+            return items[index.value]
+        raise self.error("a tuple is indexed with one integer literal or a slice of "
+                         "literals (t[0], t[:-1])", e)
 
     def expand_ellipsis(self, e, arr):
         """`...` in `e`'s indices becomes one ':' per dimension the other indices leave, as in
@@ -515,6 +574,9 @@ class TypeInference:
             raise self.error(f"'{arr.id}' is not an array", e)
         if e.attr == "ndim":
             return ir.Const(arr.type.ndim, e.loc, PY_INT)
+        if e.attr == "shape" and e.dim is None:     # the shape tuple as a value
+            items = [ir.ArrayAttr(arr, "shape", k, e.loc, PY_INT) for k in range(arr.type.ndim)]
+            return ir.TupleValue(items, e.loc, TupleType((PY_INT,) * arr.type.ndim))
         if e.attr == "shape":
             ndim = arr.type.ndim
             if not -ndim <= e.dim < ndim:
@@ -686,25 +748,17 @@ class TypeInference:
                          for k in range(arr.type.ndim)]
                 continue
             d = self.expr(d)
-            if not is_int(d.type):
-                raise self.error(f"array dimensions must be integers, got {d.type}", d)
-            dims.append(cast(d, INT64))
+            for item in self.tuple_items(d) if isinstance(d.type, TupleType) else [d]:
+                if not is_int(item.type):
+                    raise self.error(f"array dimensions must be integers, got {item.type}", d)
+                dims.append(cast(item, INT64))
         if not dims:
             raise self.error("arrays need at least one dimension in compiled code", node)
         return dims
 
     def expr_AllocArray(self, e):
-        if any(isinstance(d, ir.ArrayAttr) and d.dim is None for d in e.shape):
-            e.shape, e.type = self.shape_dims(e.shape, e), None
-            e.type = Array(e.dtype, len(e.shape))
-            return e
-        dims = []
-        for d in e.shape:
-            d = self.expr(d)
-            if not is_int(d.type):
-                raise self.error(f"array dimensions must be integers, got {d.type}", d)
-            dims.append(cast(d, INT64))
-        e.shape, e.type = dims, Array(e.dtype, len(dims))
+        e.shape = self.shape_dims(e.shape, e)
+        e.type = Array(e.dtype, len(e.shape))
         return e
 
 

@@ -396,8 +396,9 @@ class ArrayLowering(ReductionLowering):
             axis = e.keywords.get("axis")
             return set(range(e.type.ndim)) if axis is None else {axis.value}
         if isinstance(e, ir.ArrayCall) and e.func == "reshape":
-            return {k for k, d in enumerate(e.args[1:]) if isinstance(d, ir.Const)
-                    and d.value == 1}
+            return {k for k, d in enumerate(e.args[1:]) if self.is_one(d)}
+        if isinstance(e, ir.AllocArray):      # np.empty((n, m, 1)): a literal 1 broadcasts
+            return {k for k, d in enumerate(e.shape) if self.is_one(d)}
         if isinstance(e, ir.ArrayCall) and e.func in ("transpose",):
             n = e.type.ndim
             return {n - 1 - k for k in self.units_of(e.args[0])}
@@ -416,6 +417,17 @@ class ArrayLowering(ReductionLowering):
                                                                   self.units_of(o)}
             return out
         return set()
+
+    def is_one(self, d) -> bool:
+        """Whether a dimension's length is the literal 1, also as an item of a shape tuple
+        variable assigned once (`shape = (n, 1)`)."""
+        while isinstance(d, ir.Cast):
+            d = d.value
+        if isinstance(d, ir.TupleItem) and isinstance(d.value, ir.Name):
+            values = self.bindings.get(d.value.id, [])
+            if len(values) == 1 and isinstance(values[0], ir.TupleValue):
+                return self.is_one(values[0].items[d.index])
+        return isinstance(d, ir.Const) and d.value == 1
 
     def variable_units(self, var):
         """The unit dimensions of an array variable: those of its value when it is assigned

@@ -135,11 +135,17 @@ CASES = [
         def f(a):
             return a.nonzero()
         """, r"the array method '.nonzero\(\)' is not supported", 3, "a.nonzero"),
-    ("index array", """
-        @unpython.type('ndarray[float64, 1]', 'ndarray[int64, 1]', 'float64')
+    ("two index arrays", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 1]', 'float64')
         def f(a, idx):
-            return np.sum(a[idx])
-        """, r"index arrays \(NumPy's advanced indexing\) are supported only as one boolean",
+            return np.sum(a[idx, idx])
+        """, r"index arrays \(NumPy's advanced indexing\) are supported as one 1-D integer",
+     3, "idx]"),
+    ("assignment through an index array", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[int64, 1]', None)
+        def f(a, idx):
+            a[idx] = 0.0
+        """, r"assigning through an index array \(NumPy's a\[idx\] = v\) is not supported",
      3, "idx]"),
     ("mask before another index", """
         @unpython.type('ndarray[float64, 2]', 'ndarray[bool, 1]', None)

@@ -105,6 +105,9 @@ CASES = {
     "shape_tuples": lambda: (rand(3, 4, 5),),
     "shape_tuples one row": lambda: (rand(1, 1, 2),),
     "rebind_other_type": lambda: (rand(3, 2, 2, 2) - 0.5, rand(8, 3)),
+    "csr_gather": lambda: (np.array([0, 2, 2, 5, 6]), np.array([3, 0, 1, 3, 2, 0]), rand(6),
+                           rand(4)),
+    "gather_dims": lambda: (rand(4, 4), np.array([3, -1, 0, 2], np.int32)),
 }
 
 

@@ -534,3 +534,26 @@ def rebind_other_type(x, w):
     k = 2
     k = k / 4
     return x * k
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64, 1]', 'ndarray[int64, 1]', 'ndarray[float64, 1]',
+               'ndarray[float64, 1]', 'ndarray[float64, 1]')
+def csr_gather(indptr, indices, data, x):
+    """Index arrays read: npbench's CSR product `vals @ x[cols]`, one row at a time."""
+    y = np.empty(indptr.size - 1, data.dtype)
+    for i in range(indptr.size - 1):
+        cols = indices[indptr[i]:indptr[i + 1]]
+        vals = data[indptr[i]:indptr[i + 1]]
+        y[i] = vals @ x[cols]
+    return y
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 2]', 'ndarray[int32, 1]', 'ndarray[float64, 2]')
+def gather_dims(a, idx):
+    """`a[:, idx]`, `a[idx]` and `a[idx, 1:]` (negative indices count from the end), copied
+    when bound to a name as NumPy copies them."""
+    b = a[:, idx]
+    b[0, 0] = 7.0
+    return b * 2 + a[idx].T + np.sum(a[idx, 1:], axis=1)

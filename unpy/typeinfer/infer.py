@@ -549,8 +549,19 @@ class TypeInference:
                             arr = ir.View(arr, indices, e.loc,
                                           Array(arr.type.dtype, index.type.ndim))
                         return ir.Masked(arr, index, e.loc, arr.type)
+                    if is_int(Scalar(index.type.dtype)) and index.type.ndim == 1 and \
+                            not any(isinstance(i.type, Array) for i in indices
+                                    if not isinstance(i, (ir.Slice, ir.NewAxis))):
+                        if e is self.store_target:
+                            raise self.error(
+                                "assigning through an index array (NumPy's a[idx] = v) is not "
+                                "supported; loop over the indices: for k in range(len(idx)): "
+                                "a[idx[k]] = v[k]", index)
+                        indices.append(index)       # a gather: a[idx], a[:, idx]
+                        continue
                     raise self.error(
-                        "index arrays (NumPy's advanced indexing) are supported only as one "
+                        "index arrays (NumPy's advanced indexing) are supported as one 1-D "
+                        "integer array read in one dimension (x[idx], a[:, idx]) or one "
                         "boolean mask of the shape of the array indexed (a[a < 0] = 0, "
                         "a[i][a[i] < 0] = 0); loop over the indices instead", index)
                 if not is_int(index.type):
@@ -559,7 +570,8 @@ class TypeInference:
         named = sum(not isinstance(i, ir.NewAxis) for i in indices)
         if named > arr.type.ndim:
             raise self.error(f"too many indices: the array has {arr.type.ndim} dimension(s)", e)
-        kept = sum(isinstance(i, (ir.Slice, ir.NewAxis)) for i in indices)
+        kept = sum(isinstance(i, (ir.Slice, ir.NewAxis)) or isinstance(i.type, Array)
+                   for i in indices)
         return ir.View(arr, indices, e.loc, shaped(arr.type.dtype, kept + arr.type.ndim - named))
 
     def expr_View(self, e):           # typed already (an in-place target read again)

@@ -321,7 +321,7 @@ class ArrayLowering(ReductionLowering):
                 e.type.dtype == e.args[0].type.dtype:
             return self.as_view(e.args[0]) or (e.args[0] if isinstance(e.args[0], ir.Name)
                                                 else None)
-        if isinstance(e, ir.View):
+        if isinstance(e, ir.View) and not any(map(is_gather, e.indices)):
             base = self.materialize(e.array)
             offsets, axes, lengths, steps = [], [], [], []
             dims = self.view_dims(e, base)
@@ -387,6 +387,8 @@ class ArrayLowering(ReductionLowering):
                     if unit_slice(index) or (d in inner and index.start is None
                                              and index.stop is None):
                         out.add(k)
+                    k += 1
+                elif is_gather(index):
                     k += 1
                 d += 1
             named = sum(not isinstance(i, ir.NewAxis) for i in e.indices)
@@ -481,6 +483,8 @@ class ArrayLowering(ReductionLowering):
                     out.append(self.unit_length(dim[1]))
                 elif isinstance(index, ir.Slice):
                     out.append(dim[1])
+                elif is_gather(index):
+                    out.append(self.shape(dim[0])[0])
             named = sum(not isinstance(i, ir.NewAxis) for i in e.indices)
             return out + self.shape(base)[named:]
         if isinstance(e, ir.Cast):
@@ -592,6 +596,8 @@ class ArrayLowering(ReductionLowering):
             n = self.dim(base, d) if isinstance(base, ir.Name) else self.shape(base)[d]
             if isinstance(index, ir.Slice):
                 dims.append(self.slice_dim(index, n))
+            elif is_gather(index):      # the index array, read per element
+                dims.append((self.materialize(index), n, None))
             else:       # read as written: an element access wraps and checks it itself
                 dims.append((self.scalar(index), n, None))
             d += 1
@@ -669,6 +675,9 @@ class ArrayLowering(ReductionLowering):
             start, length, step = dim
             if isinstance(index, ir.Slice):
                 out.append(add(start, mul(idx[k], step)))
+                k += 1
+            elif is_gather(index):      # the user's index, read from the index array
+                out.append(convert(self.element(start, [idx[k]]), "int64"))
                 k += 1
             else:
                 out.append(start)
@@ -962,6 +971,11 @@ class ArrayLowering(ReductionLowering):
             yield
         finally:
             self.in_prange -= 1
+
+
+def is_gather(index) -> bool:
+    """Whether a view's index is an index array (`x[idx]`: NumPy's advanced indexing)."""
+    return not isinstance(index, (ir.Slice, ir.NewAxis)) and isinstance(index.type, Array)
 
 
 def unit_slice(s) -> bool:

@@ -135,6 +135,11 @@ CASES = [
         def f(a):
             return a.nonzero()
         """, r"the array method '.nonzero\(\)' is not supported", 3, "a.nonzero"),
+    ("transpose axes not literals", """
+        @unpython.type('ndarray[float64, 2]', 'int64', 'float64')
+        def f(a, k):
+            return np.sum(np.transpose(a, (k, 0)))
+        """, r"the axes of np.transpose\(\) must be integer literals", 3, "np.transpose"),
     ("two index arrays", """
         @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 1]', 'float64')
         def f(a, idx):

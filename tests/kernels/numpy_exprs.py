@@ -557,3 +557,15 @@ def gather_dims(a, idx):
     b = a[:, idx]
     b[0, 0] = 7.0
     return b * 2 + a[idx].T + np.sum(a[idx, 1:], axis=1)
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 3]', 'ndarray[float64, 3]')
+def transpose_axes(y):
+    """np.transpose with axes (npbench's Stockham FFT), the method with axes by position, a
+    view written through, and .T of a 3-D array (every axis reversed)."""
+    t = np.transpose(y, axes=(1, 0, 2)).copy()
+    u = y.transpose(2, 0, 1)
+    w = np.empty((y.shape[2], y.shape[0], y.shape[1]))
+    np.transpose(w, (1, 2, 0))[...] = y
+    return t + np.transpose(u, (1, 2, 0)) + np.transpose(w, (1, 2, 0)) + y.T.T

@@ -239,11 +239,10 @@ def same_elements(infer, e):
         check_keywords(infer, e, {"dtype"})
         e.type = Array(dtype_keyword(infer, e, a.type.dtype), a.type.ndim)
         return e
+    if f == "transpose":
+        return transpose(infer, e, a)
     check_keywords(infer, e, {"dtype"} if f in ("asarray", "copy") else set())
     extra = e.args[1:]
-    if f == "transpose" and extra:
-        raise infer.error("np.transpose(a, axes) is supported without 'axes' (all dimensions "
-                          "reversed, as a.T)", e)
     if f == "cumsum" and (extra or a.type.ndim != 1):
         raise infer.error("np.cumsum() is supported for 1-D arrays without 'axis'", e)
     if f in ("flipud", "fliplr") and a.type.ndim < (2 if f == "fliplr" else 1):
@@ -256,6 +255,41 @@ def same_elements(infer, e):
     ndim = 1 if f in ("ravel", "copy_ravel", "cumsum") else a.type.ndim
     e.type = Array(dtype, ndim)
     return e
+
+
+def transpose(infer, e, a):
+    """`np.transpose(a)`, `a.T`, `np.transpose(a, axes=(1, 0, 2))`, `a.transpose(1, 0, 2)`:
+    the axes (literals, a permutation) kept as the keyword `axes`, a Const tuple."""
+    check_keywords(infer, e, {"axes"})
+    axes = e.keywords.get("axes")
+    if isinstance(axes, ir.Const) and isinstance(axes.value, tuple):     # typed already
+        return e
+    given = e.args[1:]
+    if "axes" in e.keywords:
+        if given:
+            raise infer.error("np.transpose() takes the axes once", e)
+        given = [e.keywords["axes"]]
+    if len(given) == 1 and isinstance(given[0], (list, ir.TupleValue)):
+        given = given[0] if isinstance(given[0], list) else given[0].items
+    n = a.type.ndim
+    if not given:
+        axes = tuple(range(n))[::-1]
+    else:
+        if not all(isinstance(x, ir.Const) and type(x.value) is int for x in given):
+            raise infer.error("the axes of np.transpose() must be integer literals "
+                              "(np.transpose(a, (1, 0, 2)))", e)
+        axes = tuple(x.value % n if -n <= x.value < n else n for x in given)
+        if sorted(axes) != list(range(n)):
+            raise infer.error(f"axes {tuple(x.value for x in given)} are not a permutation of "
+                              f"the {n} dimension(s)", e)
+    e.args, e.keywords = [a], {"axes": ir.Const(axes, e.loc)}
+    e.type = Array(a.type.dtype, n)
+    return e
+
+
+def transposed_axes(e) -> tuple:
+    """The axes of a typed transpose: output dimension k is input dimension axes[k]."""
+    return e.keywords["axes"].value
 
 
 def sequence(infer, e):

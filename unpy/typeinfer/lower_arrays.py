@@ -36,6 +36,7 @@ from unpy.typeinfer.build_ir import (ALLOCATING, BOOL, ELEMENT_CALLS, FUNCTIONS,
                                      convert, either, is_float, mul, name, same, scalar_function,
                                      sub, truth)
 from unpy.typeinfer.lower_reductions import ReductionLowering
+from unpy.typeinfer.array_calls import transposed_axes
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 from unpy.typeinfer.types import INT64, PY_INT
 
@@ -347,8 +348,9 @@ class ArrayLowering(ReductionLowering):
             base = self.materialize(e.args[0])
             n = base.type.ndim
             if e.func == "transpose":
-                return ir.StridedView(base, [const(0)] * n, list(range(n))[::-1],
-                                      [self.dim(base, k) for k in range(n)][::-1],
+                axes = transposed_axes(e)
+                return ir.StridedView(base, [const(0)] * n, list(axes),
+                                      [self.dim(base, k) for k in axes],
                                       [const(1)] * n, e.loc, e.type)
             flipped = {"flip": range(n), "flipud": [0], "fliplr": [1]}[e.func]
             # A flipped dimension starts at its last element (at 0 when it has none).
@@ -402,8 +404,8 @@ class ArrayLowering(ReductionLowering):
         if isinstance(e, ir.AllocArray):      # np.empty((n, m, 1)): a literal 1 broadcasts
             return {k for k, d in enumerate(e.shape) if self.is_one(d)}
         if isinstance(e, ir.ArrayCall) and e.func in ("transpose",):
-            n = e.type.ndim
-            return {n - 1 - k for k in self.units_of(e.args[0])}
+            inner = self.units_of(e.args[0])
+            return {k for k, d in enumerate(transposed_axes(e)) if d in inner}
         if isinstance(e, ir.Cast) or (isinstance(e, ir.ArrayCall) and e.func in (
                 "copy", "asarray", "astype", "flip", "flipud", "fliplr")):
             inner = e.value if isinstance(e, ir.Cast) else e.args[0]
@@ -544,7 +546,8 @@ class ArrayLowering(ReductionLowering):
         if f in ELEMENT_CALLS and f not in ("arange", "linspace", "eye", "identity", "full",
                                            "outer"):
             if f == "transpose":
-                return self.shape(e.args[0])[::-1]
+                shape = self.shape(e.args[0])
+                return [shape[d] for d in transposed_axes(e)]
             if f in ("zeros_like", "ones_like", "empty_like", "full_like", "copy", "asarray",
                      "astype", "flip", "flipud", "fliplr"):
                 return self.shape(e.args[0])
@@ -736,7 +739,10 @@ class ArrayLowering(ReductionLowering):
         f = e.func
         dtype = e.type.dtype
         if f == "transpose":
-            return self.element(e.args[0], list(idx)[::-1])
+            inner = [None] * len(idx)
+            for k, d in enumerate(transposed_axes(e)):
+                inner[d] = idx[k]
+            return self.element(e.args[0], inner)
         if f in ("copy", "asarray", "astype"):
             return convert(self.element(e.args[0], idx), dtype)
         if f in ("flip", "flipud", "fliplr"):

@@ -569,3 +569,15 @@ def transpose_axes(y):
     w = np.empty((y.shape[2], y.shape[0], y.shape[1]))
     np.transpose(w, (1, 2, 0))[...] = y
     return t + np.transpose(u, (1, 2, 0)) + np.transpose(w, (1, 2, 0)) + y.T.T
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 2]', 'ndarray[float32, 1]', 'ndarray[float64, 2]')
+def joined(pos, v):
+    """np.hstack of (n, 1) columns (npbench's n-body packs its accelerations so),
+    np.vstack of 1-D rows, np.concatenate along an axis, of a list, with dtypes promoted."""
+    a = np.hstack((pos[:, 0:1] * 2, pos[:, 1:2], pos[:, 2:3] + 1))
+    rows = np.vstack((v, v * 2))
+    both = np.concatenate([a, a[:1]], axis=0)
+    wide = np.concatenate((both, np.hstack((v, v))[:both.shape[0], None]), axis=1)
+    return wide[:rows.shape[1], :] + np.sum(rows)

@@ -41,7 +41,7 @@ ARRAY_FUNCTIONS = {name: name for name in (
     "sum", "prod", "mean", "std", "var", "argmin", "argmax", "any", "all", "dot", "matmul",
     "outer", "vdot", "inner", "zeros_like", "empty_like", "ones_like", "full_like", "full", "copy",
     "arange", "linspace", "eye", "identity", "transpose", "reshape", "ravel", "trace", "cumsum",
-    "max", "min")}
+    "max", "min", "concatenate", "hstack", "vstack")}
 ARRAY_FUNCTIONS.update({"amax": "max", "amin": "min", "array": "copy", "asarray": "asarray",
                         "ascontiguousarray": "copy", "linalg.norm": "norm", "flip": "flip",
                         "fliplr": "fliplr", "flipud": "flipud", "nanmax": "max", "nanmin": "min"})
@@ -502,7 +502,7 @@ class Lowering:
 
     def array_call_arg(self, a):
         """An argument of a NumPy array function: a shape tuple is a list of expressions."""
-        if isinstance(a, gast.Tuple):
+        if isinstance(a, (gast.Tuple, gast.List)):
             return [self.expr(x) for x in a.elts]
         array = self.shape_source(a)
         if array is not None:

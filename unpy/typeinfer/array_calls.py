@@ -90,6 +90,8 @@ def type_array_call(infer, e: ir.ArrayCall):
     if f in ("copy", "asarray", "transpose", "ravel", "copy_ravel", "flip", "flipud", "fliplr",
              "cumsum", "astype"):
         return same_elements(infer, e)
+    if f in ("concatenate", "hstack", "vstack"):
+        return joined(infer, e)
     if f == "reshape":
         a = array_arg(infer, e)
         check_keywords(infer, e, set())
@@ -284,6 +286,41 @@ def transpose(infer, e, a):
                               f"the {n} dimension(s)", e)
     e.args, e.keywords = [a], {"axes": ir.Const(axes, e.loc)}
     e.type = Array(a.type.dtype, n)
+    return e
+
+
+def joined(infer, e):
+    """`np.concatenate((a, b), axis=k)`, `np.hstack`, `np.vstack`: one `concatenate` of arrays
+    of one number of dimensions along a literal axis (vstack's 1-D arrays become rows)."""
+    check_keywords(infer, e, {"axis"} if e.func == "concatenate" else set())
+    if len(e.args) != 1 or not isinstance(e.args[0], list) or not e.args[0]:
+        raise infer.error(f"np.{e.func}() takes one tuple or list of arrays, written out "
+                          f"(np.{e.func}((a, b)))", e)
+    pieces = [infer.expr(p) for p in e.args[0]]
+    for p in pieces:
+        if not isinstance(p.type, Array):
+            raise infer.error(f"np.{e.func}() joins arrays; this is {p.type}", p)
+    ndims = {p.type.ndim for p in pieces}
+    if len(ndims) != 1:
+        raise infer.error(f"np.{e.func}() needs arrays of one number of dimensions (NumPy "
+                          f"raises ValueError); these have {sorted(ndims)}", e)
+    ndim = ndims.pop()
+    if e.func == "vstack" and ndim == 1:
+        pieces = [ir.View(p, [ir.NewAxis(p.loc), ir.Slice(None, None, None, p.loc)], p.loc,
+                          Array(p.type.dtype, 2)) for p in pieces]
+        ndim = 2
+    if e.func == "concatenate":
+        axis = e.keywords.get("axis", ir.Const(0, e.loc))
+        if not (isinstance(axis, ir.Const) and type(axis.value) is int and
+                -ndim <= axis.value < ndim):
+            raise infer.error(f"the axis of np.concatenate() must be an integer literal "
+                              f"within the {ndim} dimension(s)", axis)
+        axis = axis.value % ndim
+    else:
+        axis = 1 if e.func == "hstack" and ndim > 1 else 0
+    dtype = np.result_type(*[np.dtype(p.type.dtype) for p in pieces]).name
+    e.func, e.args, e.keywords = "concatenate", pieces, {"axis": ir.Const(axis, e.loc)}
+    e.type = Array(dtype, ndim)
     return e
 
 

@@ -548,6 +548,8 @@ class ArrayLowering(ReductionLowering):
             if f == "transpose":
                 shape = self.shape(e.args[0])
                 return [shape[d] for d in transposed_axes(e)]
+            if f == "concatenate":
+                return self.joined_shape(e)
             if f in ("zeros_like", "ones_like", "empty_like", "full_like", "copy", "asarray",
                      "astype", "flip", "flipud", "fliplr"):
                 return self.shape(e.args[0])
@@ -738,6 +740,8 @@ class ArrayLowering(ReductionLowering):
     def call_element(self, e, idx):
         f = e.func
         dtype = e.type.dtype
+        if f == "concatenate":
+            return self.joined_element(e, idx)
         if f == "transpose":
             inner = [None] * len(idx)
             for k, d in enumerate(transposed_axes(e)):
@@ -774,6 +778,41 @@ class ArrayLowering(ReductionLowering):
                 value = choose(compare("==", idx[0], sub(num, const(1))), stop, value)
             return convert(value, dtype)
         raise self.error(f"np.{f}() cannot be read element by element", e)
+
+    def joined_shape(self, e):
+        """np.concatenate's shape: the first array's, with the lengths along the axis added;
+        the other lengths must agree (ValueError as NumPy's)."""
+        axis = e.keywords["axis"].value
+        shapes = [self.shape(p) for p in e.args]
+        for shape in shapes[1:]:
+            for k, (a, b) in enumerate(zip(shapes[0], shape)):
+                if k != axis:
+                    self.check(compare("!=", a, b), "all the input array dimensions except for "
+                               "the concatenation axis must match exactly")
+        total = shapes[0][axis]
+        for shape in shapes[1:]:
+            total = add(total, shape[axis])
+        return [self.scalar_temp("n", total) if k == axis else d
+                for k, d in enumerate(shapes[0])]
+
+    def joined_element(self, e, idx):
+        """Element `idx` of np.concatenate: the piece whose stretch of the axis holds it."""
+        axis = e.keywords["axis"].value
+        dtype = e.type.dtype
+        starts, start = [], const(0)
+        for p in e.args[:-1]:
+            starts.append(start)
+            start = self.scalar_temp("n", add(start, self.shape(p)[axis]))
+        starts.append(start)
+        # Built from the last piece back: idx < start of piece k+1 ? piece k : (the rest).
+        value = None
+        for k in reversed(range(len(e.args))):
+            own = list(idx)
+            own[axis] = sub(idx[axis], starts[k])
+            element = convert(self.element(e.args[k], own), dtype)
+            value = element if value is None else choose(
+                compare("<", idx[axis], starts[k + 1]), element, value)
+        return value
 
     def flat_element(self, e, k):
         """Element `k` of `e` in C order (np.outer and ravel flatten their arguments)."""

@@ -140,6 +140,11 @@ CASES = [
         def f(a, k):
             return np.sum(np.transpose(a, (k, 0)))
         """, r"the axes of np.transpose\(\) must be integer literals", 3, "np.transpose"),
+    ("subtract two numpy bools", """
+        @unpython.type('ndarray[bool, 1]', 'int64')
+        def f(m):
+            return m[0] - m[1]
+        """, r"operator - is not defined for bool and bool", 3, "m[0] - m[1]"),
     ("two index arrays", """
         @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 1]', 'float64')
         def f(a, idx):

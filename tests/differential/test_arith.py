@@ -203,6 +203,16 @@ def test_numpy_bool_takes_the_number_dtype(arith_kernels):
     assert (u8(1) + b_(True)).dtype == np.uint8 == np.result_type(np.uint8, np.bool_)
 
 
+def test_two_numpy_bools_follow_numpy(arith_kernels):
+    """`m[0] + m[1]` of a bool array is a bool in NumPy (True + True is True, so times 5 is
+    5), a Python-bool local plus itself is 2."""
+    for m in ([True, True], [True, False], [False, False], [False, True]):
+        out = arith_kernels.check("two_bools", np.array(m), np.zeros(5, np.int64))
+    out = np.zeros(5, np.int64)
+    arith_kernels.compiled.two_bools(np.array([True, True]), out)
+    assert list(out) == [1, 1, 5, 2, 1]
+
+
 def test_chained_comparison(arith_kernels):
     @SETTINGS
     @given(scalars(f64), scalars(f64), scalars(f64))

@@ -110,6 +110,8 @@ CASES = {
     "gather_dims": lambda: (rand(4, 4), np.array([3, -1, 0, 2], np.int32)),
     "transpose_axes": lambda: (rand(3, 3, 4),),
     "joined": lambda: (rand(5, 3), rand(5).astype(np.float32)),
+    "masked_values": lambda: (rand(40), rand(40), 6),
+    "masked_values mismatched": lambda: (rand(40), rand(30), 6),
     "joined mismatched": lambda: (rand(5, 3), rand(2).astype(np.float32)),
 }
 

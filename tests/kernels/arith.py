@@ -337,6 +337,18 @@ def bool_i32_elements(a, b, out):
     out[1] = (b[1] * a[1]) * 65536
 
 
+@unpython.type('ndarray[bool, 1]', 'ndarray[int64, 1]', None)
+def two_bools(m, out):
+    # Two NumPy bools: `+` is `or`, `*` is `and`, `//` gives int8 (NumPy's loops); two Python
+    # bools (a local holding True) count as ints.
+    flag = True
+    out[0] = m[0] + m[1]
+    out[1] = m[0] * m[1]
+    out[2] = (m[0] + m[1]) * 5
+    out[3] = flag + flag
+    out[4] = m[0] // m[1] if m[1] else -1
+
+
 @unpython.type('ndarray[bool, 1]', 'ndarray[float32, 1]', 'float32')
 def bool_f32_elements(a, b):
     r = b[0] * a[0]

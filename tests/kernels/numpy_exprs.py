@@ -581,3 +581,23 @@ def joined(pos, v):
     both = np.concatenate([a, a[:1]], axis=0)
     wide = np.concatenate((both, np.hstack((v, v))[:both.shape[0], None]), axis=1)
     return wide[:rows.shape[1], :] + np.sum(rows)
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'int64', 'ndarray[float64, 1]')
+def masked_values(data, radius, npt):
+    """A boolean mask read as a value: the selected elements, a 1-D array (npbench's
+    azimint_naive: `data[mask].mean()`), also reduced, counted, bound, and of a 2-D array."""
+    rmax = radius.max()
+    res = np.zeros(npt, dtype=np.float64)
+    for i in range(npt):
+        r1 = rmax * i / npt
+        r2 = rmax * (i + 1) / npt
+        mask_r12 = np.logical_and((r1 <= radius), (radius < r2))
+        values_r12 = data[mask_r12]
+        res[i] = values_r12.mean() + values_r12.size + np.sum(data[radius < r2] * 2)
+    grid = np.outer(data, radius)
+    picked = grid[grid > 0.5]
+    res[0] += picked.sum() + picked.shape[0]
+    data[data > 0.9] += radius[data > 0.9]
+    return res

@@ -65,7 +65,7 @@ def test_locals_take_the_type_of_their_first_assignment():
         """)
     assert fn.locals == {"d": Scalar("float32"), "x": Scalar("float32"), "y": Scalar("int32"),
                          "z": Scalar("float64", weak=True), "w": Scalar("int32"),
-                         "n": Scalar("int64", weak=True), "flag": Scalar("bool"),
+                         "n": Scalar("int64", weak=True), "flag": Scalar("bool", weak=True),
                          "b": Array("int16", 1), "i": Scalar("int64", weak=True)}
 
 

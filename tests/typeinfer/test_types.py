@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from unpy.ir import Array, Scalar
-from unpy.typeinfer.types import (TypeStringError, conversion_loses, materialize, parse_type,
+from unpy.typeinfer.types import (TypeStringError, conversion_loses, parse_type,
                                   resolve)
 
 
@@ -62,13 +62,6 @@ def test_comparing_python_ints_uses_int64(op):
 def test_undefined_operations():
     assert resolve(np.bitwise_and, [F64, I64]) is None
     assert resolve(np.left_shift, [F32, PY_INT]) is None
-
-
-def test_materialize():
-    assert materialize(PY_FLOAT) == PY_FLOAT           # a Python float stays weak, as ints do
-    assert materialize(Scalar("bool", weak=True)) == Scalar("bool")
-    assert materialize(PY_INT) == PY_INT               # stays a Python int, as in the interpreter
-    assert materialize(F32) == F32
 
 
 @pytest.mark.parametrize("source, target, value, loses", [

@@ -7,7 +7,7 @@ import numpy as np
 
 from unpy import ir
 from unpy.ir import Array, Scalar, TupleType
-from unpy.typeinfer.types import INT64, is_int, materialize, resolve, UFUNCS
+from unpy.typeinfer.types import INT64, is_int, resolve, UFUNCS
 
 REDUCTIONS = {"sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "any",
               "all"}
@@ -218,7 +218,7 @@ def allocation_like(infer, e):
         value = infer.expr(e.args[1])
         if not isinstance(value.type, Scalar):
             raise infer.error("np.full() needs a scalar fill value", value)
-        dtype = dtype_keyword(infer, e, materialize(value.type).dtype)
+        dtype = dtype_keyword(infer, e, value.type.dtype)
         e.args = [dims, value]
         e.type = Array(dtype, len(dims))
         return e

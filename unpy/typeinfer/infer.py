@@ -15,8 +15,8 @@ import numpy as np
 from unpy.typeinfer.array_calls import type_array_call
 from unpy.typeinfer.overloads import NoSignature, choose_signature
 from unpy.typeinfer.types import (BOOL, COMPLEX_FUNCTIONS, ELEMENTWISE_RULES, FLOAT64, INT64,
-                                  NUMPY_MATH, PY_INT, UFUNCS, real_part, conversion_loses, fits, is_bool, is_complex, is_int,
-                                  literal_type, materialize, resolve)
+                                  NUMPY_MATH, PY_INT, UFUNCS, conversion_loses, fits, is_bool,
+                                  is_complex, is_int, literal_type, real_part, resolve)
 
 MATH_TO_INT = {"floor", "ceil"}        # math.floor/ceil return Python ints
 
@@ -159,7 +159,7 @@ class TypeInference:
         for x in e.items:
             if x.type is None or isinstance(x.type, TupleType):
                 raise self.error("a tuple holds scalars and arrays only", x)
-        e.type = TupleType(tuple(materialize(x.type) for x in e.items))
+        e.type = TupleType(tuple(x.type for x in e.items))
         return e
 
     def expr_TupleItem(self, e):
@@ -230,7 +230,7 @@ class TypeInference:
                     and not value.type.weak and name not in self.declared):
                 self.strengthen(name, t, value.type)
         else:
-            t = self.strengthened.get(name) or materialize(value.type)
+            t = self.strengthened.get(name) or value.type
             why = conversion_loses(value.type, t, _const_value(value))
             if why:
                 raise self.errors.error(f"'{name}' is {_shown(t)} (from its later assignments); "
@@ -548,7 +548,10 @@ class TypeInference:
                         if indices:         # a[i][mask], a[i, mask]: a mask of the row a[i]
                             arr = ir.View(arr, indices, e.loc,
                                           Array(arr.type.dtype, index.type.ndim))
-                        return ir.Masked(arr, index, e.loc, arr.type)
+                        # Written into: the array's elements where the mask holds; read: the
+                        # selected elements, a 1-D array (NumPy's boolean indexing).
+                        t = arr.type if e is self.store_target else Array(arr.type.dtype, 1)
+                        return ir.Masked(arr, index, e.loc, t)
                     if is_int(Scalar(index.type.dtype)) and index.type.ndim == 1 and \
                             not any(isinstance(i.type, Array) for i in indices
                                     if not isinstance(i, (ir.Slice, ir.NewAxis))):
@@ -801,11 +804,12 @@ def _number(t, other):
     """The type a scalar of type `t` takes in arithmetic with one of type `other`, as NumPy 2
     promotes: a NumPy bool (an element of a bool array, a comparison of NumPy values) with a
     NumPy number stays a bool, which takes the number's dtype (`np.True_ - np.int32(1)` is
-    int32, `np.True_ * np.float32(2)` float32); a Python bool, or a bool with a bool or a
-    Python number, counts as a Python int (True + True == 2)."""
+    int32, `np.True_ * np.float32(2)` float32), and two NumPy bools follow NumPy's loops
+    (`+` is `or`, `*` is `and`, `-` is refused, `//` gives int8); a Python bool, or a bool
+    with a Python number, counts as a Python int (True + True == 2)."""
     if not is_bool(t):
         return t
-    if not t.weak and isinstance(other, Scalar) and not other.weak and not is_bool(other):
+    if not t.weak and isinstance(other, Scalar) and not other.weak:
         return t
     return Scalar("int64", t.weak)
 
@@ -819,7 +823,7 @@ def _shown(t):
     return t.dtype if isinstance(t, Scalar) else str(t)
 
 
-PYTHON_VALUE = {"int64": 0, "float64": 0.0, "complex128": 0j}    # a weak type's Python value
+PYTHON_VALUE = {"bool": False, "int64": 0, "float64": 0.0, "complex128": 0j}    # a weak type's Python value
 
 
 def _const_value(e):

@@ -274,6 +274,8 @@ class ArrayLowering(ReductionLowering):
         one, else a new array filled by a nest."""
         if isinstance(value, ir.Name):
             return [ir.Assign(target, value, loc)]
+        if isinstance(value, ir.Masked):
+            return [ir.Assign(target, self.compacted(value), loc)]
         view = self.as_view(value)
         if view is not None:
             return [ir.Assign(target, view, loc)]
@@ -491,8 +493,8 @@ class ArrayLowering(ReductionLowering):
             return out + self.shape(base)[named:]
         if isinstance(e, ir.Cast):
             return self.shape(e.value)
-        if isinstance(e, ir.Masked):
-            return self.shape(e.array)
+        if isinstance(e, ir.Masked):       # `a[mask]` read: the selected elements, 1-D
+            return self.shape(self.compacted(e))
         if isinstance(e, ir.IfExp):
             return self.shape(self.materialize(e))
         if isinstance(e, ir.ArrayCall):
@@ -707,7 +709,7 @@ class ArrayLowering(ReductionLowering):
         if isinstance(e, ir.Cast):
             return convert(self.element(e.value, idx), e.type.dtype)
         if isinstance(e, ir.Masked):
-            return self.element(e.array, idx)
+            return self.element(self.compacted(e), idx)
         if isinstance(e, ir.ArrayCall) and e.func in ELEMENT_CALLS:
             return self.call_element(e, idx)
         operands = self.elementwise_operands(e)
@@ -919,13 +921,10 @@ class ArrayLowering(ReductionLowering):
         mask = target.mask if isinstance(target, ir.Masked) else None
         if mask is not None:
             value = self.unmask(value, mask)
+            target = target.array       # written where the mask holds, element by element
         shape = self.shape(target)
         if mask is not None:
-            for k, (length, m) in enumerate(zip(shape, self.shape(mask))):
-                if not same(length, m):
-                    self.check(compare("!=", m, length),
-                               f"boolean index did not match the indexed array along axis {k}: "
-                               "a mask needs the shape of the array it indexes", "IndexError")
+            self.check_mask(mask, shape)
         if isinstance(value.type, Array):
             self.check_fits(value, shape)
             probe = [name(f"__probe{k}", PY_INT) for k in range(len(shape))]
@@ -953,6 +952,42 @@ class ArrayLowering(ReductionLowering):
 
         return self.nest(shape, body)
 
+    def check_mask(self, mask, shape):
+        """A boolean mask has the shape of the array it indexes (IndexError as NumPy's)."""
+        for k, (length, m) in enumerate(zip(shape, self.shape(mask))):
+            if not same(length, m):
+                self.check(compare("!=", m, length),
+                           f"boolean index did not match the indexed array along axis {k}: "
+                           "a mask needs the shape of the array it indexes", "IndexError")
+
+    def compacted(self, e):
+        """`a[mask]` read as a value: a new 1-D array of the elements where the mask holds, in
+        C order (NumPy's boolean indexing), counted and then filled by scans; once per
+        statement."""
+        key = ("masked", id(e))
+        if key in self.memo:
+            return self.memo[key][1]
+        shape = self.shape(e.array)
+        self.check_mask(e.mask, shape)
+        count = self.temp("n", INT64)
+        out = self.temp("a", Array(e.type.dtype, 1))
+        k = self.temp("k", INT64)
+        self.pre.append(ir.Assign(count, const(0), e.loc))
+        with self.sequential():
+            self.pre += self.nest(shape, lambda idx: [ir.If(
+                truth(self.element(e.mask, idx)),
+                [ir.Assign(count, add(count, const(1)), e.loc)], [], e.loc)])
+            self.pre.append(ir.Assign(out, ir.AllocArray("empty", [count], e.type.dtype, e.loc,
+                                                         out.type), e.loc))
+            self.pre.append(ir.Assign(k, const(0), e.loc))
+            self.pre += self.nest(shape, lambda idx: [ir.If(
+                truth(self.element(e.mask, idx)),
+                [ir.Assign(self.element(out, [k]), convert(self.element(e.array, idx),
+                                                            e.type.dtype), e.loc),
+                 ir.Assign(k, add(k, const(1)), e.loc)], [], e.loc)])
+        self.memo[key] = (e, out)
+        return out
+
     def unmask(self, value, mask):
         """The value of `a[mask] = value` element by element: `b[mask]` in it is `b`, masked
         alike (NumPy pairs the selected elements in order)."""
@@ -972,6 +1007,11 @@ class ArrayLowering(ReductionLowering):
                 value.comparators = [self.unmask(a, mask) for a in value.comparators]
             if isinstance(value, ir.Cast):
                 value.value = self.unmask(value.value, mask)
+            # `b[m]` (1-D) became `b`: the expression has b's dimensions now.
+            parts = [getattr(value, f) for f in ("left", "right", "operand", "value")
+                     if hasattr(value, f)] + list(getattr(value, "args", [])) + \
+                list(getattr(value, "comparators", []))
+            value.type = Array(value.type.dtype, _ndim_of(parts))
             return value
         if isinstance(value.type, Array):
             raise self.error("a[mask] = values: compiled code assigns a scalar or an array "
@@ -1016,6 +1056,10 @@ class ArrayLowering(ReductionLowering):
             yield
         finally:
             self.in_prange -= 1
+
+
+def _ndim_of(values) -> int:
+    return max((v.type.ndim for v in values if isinstance(v.type, Array)), default=0)
 
 
 def is_gather(index) -> bool:

@@ -29,7 +29,6 @@ import dataclasses
 from unpy import ir
 from unpy.ir import Scalar
 from unpy.typeinfer.reductions import walk_exprs
-from unpy.typeinfer.types import materialize
 
 
 def calls_compiled(e) -> bool:
@@ -76,7 +75,7 @@ class LogicLowering:
             self.counter += 1
         name = f"unpy_t{self.counter}"
         self.taken.add(name)
-        t = materialize(e.type)
+        t = e.type
         self.fn.locals[name] = t
         return ir.NamedExpr(ir.Name(name, e.loc, t), e, e.loc, t), ir.Name(name, e.loc, t)
 

@@ -112,8 +112,9 @@ def _top_level_split(text):
 
 def _operand(t: Scalar):
     """What NumPy's resolver takes for an operand: a dtype, or the Python type of a literal."""
-    if t.weak:
-        return {"bool": bool, "int64": int, "float64": float, "complex128": complex}[t.dtype]
+    if t.weak:     # a Python bool promotes as NumPy's bool does (True | m[i] is a bool)
+        return {"bool": np.dtype(bool), "int64": int, "float64": float,
+                "complex128": complex}[t.dtype]
     return np.dtype(t.dtype)
 
 
@@ -130,15 +131,6 @@ def resolve(ufunc, types):
     inputs = [Scalar(d.name) for d in resolved[:-1]]
     out = resolved[-1].name
     return inputs, Scalar(out, weak and out in ("int64", "float64", "complex128", "bool"))
-
-
-def materialize(t):
-    """The type a variable takes from a value. A variable first holding a Python int, float or
-    complex stays weak, as it is in the interpreter (`n = a.shape[0]; n * x32` and
-    `t = 3.0; t + x32` are float32); a Python bool becomes a NumPy bool."""
-    if isinstance(t, Scalar) and t.weak and t.dtype == "bool":
-        return Scalar(t.dtype)
-    return t
 
 
 def is_int(t):

@@ -601,3 +601,46 @@ def masked_values(data, radius, npt):
     res[0] += picked.sum() + picked.shape[0]
     data[data > 0.9] += radius[data > 0.9]
     return res
+
+
+@unpython.gpu
+@unpython.type('ndarray[complex128, 2]', 'ndarray[float64, 2]', 'ndarray[float64, 2]')
+def ufunc_forms(z, x):
+    """NumPy's operator ufuncs as functions, an output array given by position or `out=`
+    (npbench's mandelbrot: np.multiply(Z, Z, Z), np.less), np.triu and np.tril with k."""
+    np.multiply(z, z, z)
+    np.add(z, 1.0, out=z)
+    np.exp(x, out=x)
+    np.sqrt(x, x)
+    near = np.less(np.abs(z), x) | np.greater_equal(x, np.subtract(x, 1.0))
+    return np.triu(x, k=1) + np.tril(x, -1) * 2 + np.triu(x) + near
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 1]', 'int64', 'tuple[ndarray[float64, 1], float64]')
+def histogram_of(a, bins):
+    hist = np.zeros(bins)
+    lo, hi = a.min(), a.max()
+    for i in range(a.shape[0]):
+        b = min(int((a[i] - lo) / (hi - lo) * bins), bins - 1)
+        hist[b] += 1.0
+    return hist, hi
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+def tuple_item_of_a_call(a):
+    """An item of a compiled function's returned tuple, taken at once (npbench's
+    `histogram(radius, npt, weights=data)[0]`)."""
+    return histogram_of(a, 5)[0] / histogram_of(a, 5)[-1]
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64, 1]', 'ndarray[int64, 1]', 'ndarray[float64, 1]')
+def int_ufunc_forms(a, b):
+    """The integer operator ufuncs as functions (b has no zeros)."""
+    bits = np.bitwise_and(a, b) + np.bitwise_or(a, 3) + np.bitwise_xor(a, b)
+    shifts = np.left_shift(a & 7, 2) + np.right_shift(a, 1)
+    divs = np.floor_divide(a, b) + np.mod(a, b) + np.remainder(b, 5)
+    tests = np.equal(a, b) + np.not_equal(a, 1) * 2 + np.less_equal(a, b) * 4
+    return np.divide(bits + shifts, b) + np.true_divide(divs, 2) + tests

@@ -30,6 +30,13 @@ SCALAR_CASTS = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "u
                 "bool_", "byte", "ubyte", "short", "ushort", "longlong", "ulonglong", "complex64",
                 "complex128", "csingle", "cdouble"}
 ALLOCATORS = {"numpy.zeros": "zeros", "numpy.empty": "empty", "numpy.ones": "ones"}
+# NumPy's ufuncs of Python's operators, written as functions (np.add(a, b) is a + b).
+OPERATOR_UFUNCS = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/",
+                   "true_divide": "/", "floor_divide": "//", "remainder": "%", "mod": "%",
+                   "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^",
+                   "left_shift": "<<", "right_shift": ">>"}
+COMPARE_UFUNCS = {"less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">=",
+                  "equal": "==", "not_equal": "!="}
 # Element-wise NumPy functions beyond the math ones (IR name 'np.<name>').
 ELEMENTWISE = {"where", "minimum", "maximum", "fmin", "fmax", "clip", "isnan", "isinf",
                "isfinite", "sign", "square", "log1p", "expm1", "log2", "exp2", "cbrt",
@@ -41,7 +48,7 @@ ARRAY_FUNCTIONS = {name: name for name in (
     "sum", "prod", "mean", "std", "var", "argmin", "argmax", "any", "all", "dot", "matmul",
     "outer", "vdot", "inner", "zeros_like", "empty_like", "ones_like", "full_like", "full", "copy",
     "arange", "linspace", "eye", "identity", "transpose", "reshape", "ravel", "trace", "cumsum",
-    "max", "min", "concatenate", "hstack", "vstack")}
+    "max", "min", "concatenate", "hstack", "vstack", "triu", "tril")}
 ARRAY_FUNCTIONS.update({"amax": "max", "amin": "min", "array": "copy", "asarray": "asarray",
                         "ascontiguousarray": "copy", "linalg.norm": "norm", "flip": "flip",
                         "fliplr": "fliplr", "flipud": "flipud", "nanmax": "max", "nanmin": "min"})
@@ -54,6 +61,17 @@ DTYPE_POSITION = {"full": 2, "full_like": 2, "zeros_like": 1, "ones_like": 1, "e
 ARRAY_METHODS = {"sum", "prod", "mean", "std", "var", "argmin", "argmax", "any", "all", "dot",
                  "copy", "transpose", "reshape", "ravel", "flatten", "max", "min", "astype",
                  "trace", "cumsum", "fill"}
+
+
+def ufunc_arity(name: str) -> int:
+    """How many inputs the NumPy ufunc (or ufunc-like function) `name` takes."""
+    if name in ("where", "clip"):
+        return 3
+    if name in OPERATOR_UFUNCS or name in COMPARE_UFUNCS or name in (
+            "minimum", "maximum", "fmin", "fmax", "copysign", "logical_and", "logical_or",
+            "logical_xor", "arctan2", "hypot", "power", "fmod"):
+        return 2
+    return 1
 
 
 def builtin_name(qualified: str):
@@ -141,6 +159,11 @@ class Lowering:
         if isinstance(s, gast.Return):
             return [ir.Return(self.expr(s.value) if s.value is not None else None, loc)]
         if isinstance(s, gast.Expr):
+            if isinstance(s.value, gast.Call) and self.ufunc_out(s.value) is not None:
+                # np.multiply(z, z, z), np.exp(x, out=x): out[...] = the ufunc's value
+                out, call = self.ufunc_out(s.value)
+                return [ir.Assign(ir.Subscript(self.expr(out), [ir.Const(Ellipsis, loc)], loc),
+                                  self.expr(call), loc)]
             if isinstance(s.value, gast.Call):
                 value = self.expr(s.value)
                 if isinstance(value, ir.CallCompiled) or (isinstance(value, ir.ArrayCall)
@@ -150,6 +173,25 @@ class Lowering:
                              "calls to compiled functions may stand alone", s)
         what = type(s).__name__
         raise self.error(f"'{what}' statements are not supported in compiled functions", s)
+
+    def ufunc_out(self, e):
+        """(out, the call without it) of a ufunc call given an output array (`out=` or the
+        operator ufuncs' third argument), else None."""
+        qualified = self.qualified(e.func) or ""
+        name = qualified[len("numpy."):] if qualified.startswith("numpy.") else None
+        if name is None or not (name in OPERATOR_UFUNCS or name in COMPARE_UFUNCS or
+                                name in ELEMENTWISE or builtin_name(qualified)):
+            return None
+        keywords = [k for k in e.keywords if k.arg != "out"]
+        out = [k.value for k in e.keywords if k.arg == "out"]
+        args = list(e.args)
+        if not out and len(args) == ufunc_arity(name) + 1:
+            out = [args.pop()]
+        if not out:
+            return None
+        call = gast.Call(e.func, args, keywords)
+        gast.copy_location(call, e)
+        return out[0], call
 
     def assign(self, s):
         loc = loc_of(s)
@@ -449,6 +491,15 @@ class Lowering:
                 args = [self.array_call_arg(a) for a in args]
                 return ir.ArrayCall(ARRAY_FUNCTIONS[name], args, keywords, loc)
             name = "conjugate" if name == "conj" else name
+            if name in OPERATOR_UFUNCS or name in COMPARE_UFUNCS:
+                if e.keywords or len(e.args) != 2:
+                    raise self.error(f"np.{name}(a, b) takes two arguments in compiled code "
+                                     f"(an output array only in a statement of its own: "
+                                     f"np.{name}(a, b, out))", e)
+                a, b = (self.expr(x) for x in e.args)
+                if name in OPERATOR_UFUNCS:
+                    return ir.BinOp(OPERATOR_UFUNCS[name], a, b, loc)
+                return ir.Compare(a, [COMPARE_UFUNCS[name]], [b], loc)
             if name in ELEMENTWISE:
                 if e.keywords:
                     raise self.error(f"np.{name}() takes positional arguments only in compiled "

@@ -92,6 +92,8 @@ def type_array_call(infer, e: ir.ArrayCall):
         return same_elements(infer, e)
     if f in ("concatenate", "hstack", "vstack"):
         return joined(infer, e)
+    if f in ("triu", "tril"):
+        return triangle(infer, e)
     if f == "reshape":
         a = array_arg(infer, e)
         check_keywords(infer, e, set())
@@ -286,6 +288,24 @@ def transpose(infer, e, a):
                               f"the {n} dimension(s)", e)
     e.args, e.keywords = [a], {"axes": ir.Const(axes, e.loc)}
     e.type = Array(a.type.dtype, n)
+    return e
+
+
+def triangle(infer, e):
+    """`np.triu(a, k)`, `np.tril(a, k=-1)`: `a` with the elements below (above) diagonal `k`
+    of its last two dimensions zeroed; `k` an integer (keyword or by position)."""
+    a = array_arg(infer, e)
+    check_keywords(infer, e, {"k"})
+    if len(e.args) > 2 or (len(e.args) == 2 and "k" in e.keywords):
+        raise infer.error(f"np.{e.func}(a, k) takes k once", e)
+    k = e.args[1] if len(e.args) == 2 else e.keywords.get("k", ir.Const(0, e.loc))
+    k = infer.expr(k)
+    if not is_int(k.type):
+        raise infer.error(f"the diagonal k of np.{e.func}() must be an integer", k)
+    if a.type.ndim < 2:
+        raise infer.error(f"np.{e.func}() needs an array of at least 2 dimensions here", e)
+    e.args, e.keywords = [a, k], {}
+    e.type = a.type
     return e
 
 

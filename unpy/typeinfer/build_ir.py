@@ -202,4 +202,4 @@ ALLOCATING = {"zeros_like": "zeros", "ones_like": "ones", "empty_like": "empty"}
 # ArrayCalls read element by element where they stand.
 ELEMENT_CALLS = {"transpose", "copy", "asarray", "astype", "flip", "flipud", "fliplr",
                  "zeros_like", "ones_like", "empty_like", "full_like", "full", "outer", "eye",
-                 "identity", "arange", "linspace", "concatenate"}
+                 "identity", "arange", "linspace", "concatenate", "triu", "tril"}

@@ -485,10 +485,16 @@ class TypeInference:
         return [ir.TupleItem(value, k, n, value.loc, t) for k, t in enumerate(value.type.items)]
 
     def tuple_subscript(self, value, e):
-        """`t[k]` and `t[a:b:c]` of a tuple (`a.shape[:-1]`, `shape[0]`): k, a, b, c literals."""
-        items = self.tuple_items(value)
+        """`t[k]` and `t[a:b:c]` of a tuple (`a.shape[:-1]`, `shape[0]`, `f(x)[0]`): k, a, b, c
+        literals."""
         index = e.indices[0] if len(e.indices) == 1 else None
         literal = lambda x: x is None or (isinstance(x, ir.Const) and type(x.value) is int)
+        n = len(value.type.items)
+        if not isinstance(value, (ir.Name, ir.TupleValue)) and literal(index) and \
+                index is not None and -n <= index.value < n:    # one item of a call's tuple
+            return ir.TupleItem(value, index.value % n, n, e.loc,
+                                value.type.items[index.value % n])
+        items = self.tuple_items(value)
         if isinstance(index, ir.Slice) and all(literal(x) for x in (index.start, index.stop,
                                                                     index.step)):
             bound = lambda x: None if x is None else x.value

@@ -499,7 +499,8 @@ class ArrayLowering(ReductionLowering):
             return self.shape(self.materialize(e))
         if isinstance(e, ir.ArrayCall):
             return self.call_shape(e)
-        if isinstance(e, (ir.AllocArray, ir.CallCompiled, ir.StridedView, ir.Reshape)):
+        if isinstance(e, (ir.AllocArray, ir.CallCompiled, ir.StridedView, ir.Reshape,
+                          ir.TupleItem)):
             return self.shape(self.materialize(e))
         operands = self.elementwise_operands(e)
         if operands is None:
@@ -552,6 +553,8 @@ class ArrayLowering(ReductionLowering):
                 return [shape[d] for d in transposed_axes(e)]
             if f == "concatenate":
                 return self.joined_shape(e)
+            if f in ("triu", "tril"):
+                return self.shape(e.args[0])
             if f in ("zeros_like", "ones_like", "empty_like", "full_like", "copy", "asarray",
                      "astype", "flip", "flipud", "fliplr"):
                 return self.shape(e.args[0])
@@ -766,6 +769,11 @@ class ArrayLowering(ReductionLowering):
             return binop("*", convert(a, dtype), convert(b, dtype), dtype)
         if f == "eye" or f == "identity":
             return convert(compare("==", idx[0], idx[1]), dtype)
+        if f in ("triu", "tril"):
+            # kept where j - i >= k (triu) or j - i <= k (tril), of the last two dimensions
+            k = self.scalar_temp("k", convert(self.scalar(e.args[1]), "int64"))
+            kept = compare(">=" if f == "triu" else "<=", sub(idx[-1], idx[-2]), k)
+            return choose(kept, self.element(e.args[0], idx), convert(const(0), dtype))
         if f == "arange":
             start, step, _ = self.arange_parts(e)
             ctype = "float64" if dtype[0] == "f" or is_float(start.type) or \

@@ -22,8 +22,9 @@ The rules, with the numbers of a frozen `Rules`:
   come (`close`; a choice made with its candidates is closed) and every candidate not dropped
   has `samples` counted calls (or is `known`), or only one is left.
 - A budget. With `budget` set, the choice also settles, on the fastest so far, after `budget`
-  calls (counted, or spent waiting for a candidate: `waited`) without a time `gain` below the
-  best one before them: a search that finds no 10 % soon stops costing the calls it times.
+  counted calls without a time `gain` below the best one before them: a search that finds no
+  10 % soon stops costing the calls it times. (Calls spent waiting for a candidate's build
+  cost the user nothing and do not count: how fast builds finish must not decide.)
 - Watching and revisiting. A settled choice keeps taking the chosen candidate's times (the
   callers keep timing the calls they run): when the fastest of its last `window` calls (one
   slow outlier among them does not count) is `revisit` times the recorded time of an
@@ -118,13 +119,6 @@ class Choice:
             self._warm[label] = 0
             self.complete.add(label)
             self._count(label, float(seconds))
-
-    def waited(self, calls: int = 1) -> None:
-        """Calls spent on the choice that measured nothing (no candidate ready): they count
-        against the budget."""
-        if self.chosen is None and self.rules.budget is not None:
-            self._since_gain += calls
-            self._decide()
 
     # --- what it answers -----------------------------------------------------------------
 

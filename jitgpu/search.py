@@ -498,8 +498,6 @@ class Pending:
             if self.stopped:
                 self.over = True
                 return None, None, True
-            if not timed:
-                self.choice.waited()        # a call of the search that timed nothing
             with self._state:
                 over = self.queued is not None and self.finished == self.queued and not self.ready
             if over or self.choice.settled:

@@ -233,21 +233,66 @@ def take_bound_kit(recipe):
     return bound[0]
 
 
-def bind_args(cl, cl_kernel, kernel, kit, recipe) -> None:
-    """Bind the kernel's arguments to the kit's buffers and the recipe's scalars."""
-    if "args" not in recipe:       # the scalars' and longs' values, converted once
+def _scalar_arg(value, dtype: str):
+    return np.array(value, dtype=np.uint8 if dtype == "bool" else np.dtype(dtype))[()]
+
+
+def _converted_args(cl, kernel, recipe) -> dict:
+    """{position: value} of the scalars, longs and local memory, converted once per recipe."""
+    args = recipe.get("args")
+    if args is None:
         args = {}
         for position, p in enumerate(kernel.params):
             if p.kind == "scalar":
-                dtype = np.uint8 if p.dtype == "bool" else np.dtype(p.dtype)
-                args[position] = np.array(p.value, dtype=dtype)[()]
+                args[position] = _scalar_arg(p.value, p.dtype)
             elif p.kind == "long":
                 args[position] = np.int64(p.value)
             elif p.kind == "local":
                 args[position] = cl.LocalMemory(
                     math.prod(kernel.local_size) * np.dtype(p.dtype).itemsize)
         recipe["args"] = args
-    args = recipe["args"]
+    return args
+
+
+def scalar_positions(kernel, names) -> tuple:
+    """((position, name, dtype), ...) of the kernel's scalar parameters among `names`."""
+    return tuple((position, p.name, p.dtype) for position, p in enumerate(kernel.params)
+                 if p.kind == "scalar" and p.name in names)
+
+
+def set_scalars(cl_kernel, kernel, recipe, positions, values) -> None:
+    """The recipe's scalar arguments at `positions` (`scalar_positions`) set to this launch's
+    `values`; those that changed are set on `cl_kernel` too where the recipe bound it. The
+    only step of a relaunch with other scalars (jitgpu/relaunch.py): the plan, the buffers and
+    the other arguments are the recipe's already."""
+    cl, _ = load_opencl()
+    args = _converted_args(cl, kernel, recipe)
+    bound = recipe.get("bound")
+    live = bound is not None and bound[1] is cl_kernel
+    for position, name, dtype in positions:
+        new = _scalar_arg(values[name], dtype)
+        old = args[position]
+        if old == new and new != 0:        # (a zero may change sign; NaN never equals)
+            continue
+        args[position] = new
+        if live:
+            cl_kernel.set_arg(position, new)
+
+
+def relaunch(device, cl_kernel, kernel) -> None:
+    """Enqueue a kernel whose arguments are bound already (its buffers on the device, its
+    results kept there, its error flag never set): the whole launch, nothing waited for."""
+    cl, _ = load_opencl()
+    try:
+        cl.enqueue_nd_range_kernel(device.queue, cl_kernel, kernel.global_size,
+                                   kernel.local_size)
+    except cl.Error as e:
+        raise device_error("launching the kernel", device, e) from e
+
+
+def bind_args(cl, cl_kernel, kernel, kit, recipe) -> None:
+    """Bind the kernel's arguments to the kit's buffers and the recipe's scalars."""
+    args = _converted_args(cl, kernel, recipe)
     for position, p in enumerate(kernel.params):
         if p.kind == "buffer":
             cl_kernel.set_arg(position, kit.buffers[p.group])

@@ -25,6 +25,7 @@ Every copy in or out is counted per array in the log of the call that made the e
 """
 from __future__ import annotations
 
+import itertools
 import threading
 from dataclasses import dataclass, field
 
@@ -107,6 +108,9 @@ class EntryState:
     stale: bool
 
 
+_SERIALS = itertools.count(1)
+
+
 @dataclass(eq=False)
 class Entry:
     device: object
@@ -121,6 +125,7 @@ class Entry:
     log: TransferLog
     scope: int                # the call that made it; 0: memory held by `resident`
     stale: bool = False
+    serial: int = field(default_factory=lambda: next(_SERIALS))   # never reused, unlike id()
 
     def state(self) -> EntryState:
         return EntryState(self.lo, self.hi, self.layout, self.stale)
@@ -149,6 +154,11 @@ class Table:
         self.logs: dict = {}             # scope -> TransferLog
         self._snapshot = ()
         self._held = ()
+        # Bumped whenever the entries (which objects, which are stale) or the held memory
+        # change: a nest relaunched at the same version finds the buffers it was bound to, in
+        # the state it left them (jitgpu/relaunch.py).
+        self.version = 0
+        self._identity = ()
 
     # --- what planning sees ---------------------------------------------------------------
 
@@ -158,10 +168,15 @@ class Table:
 
     def _held_changed(self) -> None:
         self._held = tuple((h.lo, h.hi) for h in self.held)
+        self.version += 1
         invalidate_replays()      # a replayed call would not keep held memory on the device
 
     def _changed(self) -> None:
-        self._snapshot = tuple(e.state() for e in self.entries)
+        identity = tuple((e.serial, e.stale) for e in self.entries)
+        if identity != self._identity:
+            self._identity = identity
+            self._snapshot = tuple(e.state() for e in self.entries)
+            self.version += 1
         COUNTERS[0] = len(self.entries)
 
     def log(self, scope) -> TransferLog:

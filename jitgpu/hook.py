@@ -16,9 +16,11 @@ Every decision goes to the report that `unpython.explain` shows, and to the 'unp
 from __future__ import annotations
 
 import logging
+import time
 import traceback
 
 from jitgpu import report
+from jitgpu.relaunch import RELAUNCHES, SCOPE_KEY, try_relaunch
 from unpy.settings import current as current_settings
 
 log = logging.getLogger("unpy")
@@ -47,7 +49,15 @@ SWITCHED_OFF = "UNPY_DEVICE=none: OpenCL is switched off"
 def run_nest(module: str, function: str, nest_id: int, values: dict, key: bytes | None = None):
     """`key`: the call's inputs as bytes (array addresses, shapes, strides, scalars), from the
     compiled caller. With it, a refusal that depends only on the inputs answers REFUSED: the
-    caller skips the hook while the same inputs come again (unless every call is logged)."""
+    caller skips the hook while the same inputs come again (unless every call is logged). A
+    nest launched again in its call with only scalars changed is relaunched first thing
+    (jitgpu/relaunch.py)."""
+    started = time.perf_counter()
+    if key is not None and not log.isEnabledFor(logging.INFO):
+        done = try_relaunch(module, function, nest_id, values, key)
+        if done is not None:
+            return done
+    scope = values.get(SCOPE_KEY, -1)
     where = f"{module}.{function} nest {nest_id}"
     settings = current_settings()
     # `UNPY_DEVICE=none` (which, when set, wins over a function's `@gpu(devices=...)`): decided
@@ -102,6 +112,9 @@ def run_nest(module: str, function: str, nest_id: int, values: dict, key: bytes 
                           f"internal error in the GPU JIT ({type(e).__name__}: {e})",
                           logging.WARNING)
     report.record(module, function, nest_id, nest_report)
+    calls = RELAUNCHES.call(module, function, scope)
+    calls.launches += 1
+    calls.host_s += time.perf_counter() - started
     if log.isEnabledFor(logging.INFO):
         log.info("%s: ran on %s: %s (%s)", where, nest_report.ran_on, nest_report.reason,
                  nest_report.details.get("time", ""))

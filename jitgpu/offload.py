@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Optional
@@ -25,12 +26,12 @@ from jitgpu.loopopt import describe_level, optimise
 from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
 from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import DeviceFacts, GpuPlan, plan_call
-from jitgpu import decide, overlap, residency, search
+from jitgpu import decide, overlap, relaunch, residency, search
 from jitgpu.report import NestReport, record_transfers
 from unpy.settings import current as current_settings
 
 # The key of the call scope in the values a compiled caller passes (unpy::CallScope).
-SCOPE_KEY = "__unpy_scope__"
+SCOPE_KEY = relaunch.SCOPE_KEY
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,9 @@ class Prepared:
     pending: Optional[search.Pending] = field(default=None, compare=False, repr=False)
     # What the executor remembers for repeated calls on this layout (gpurts.executor).
     recipes: dict = field(default_factory=dict, compare=False, repr=False)
+    # The proofs that let launches with other values of the nest's changing scalars use this
+    # preparation (jitgpu.relaunch.IndexChecks), or None where they cannot.
+    checks: Optional[relaunch.IndexChecks] = field(default=None, compare=False, repr=False)
 
     @property
     def sources(self) -> tuple:
@@ -119,6 +123,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
         raise
     except NotOffloadable as e:
         return Prepared(None, refusal=str(e))
+    roles = relaunch.scalar_roles(nest)
     # A call that keeps data is decided by the estimate alone (jitgpu/decide.py).
     on_device = plan.runs_on_device if resident else decide.by_estimate(plan)
     trial = None
@@ -129,7 +134,10 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
     if not on_device:
         return Prepared(plan, refusal=str(trial) if trial else plan.verdict, trial=trial)
     if resident:
-        plan = residency.one_layout_per_array(plan, instance, values, facts)
+        plan = residency.one_layout_per_array(
+            plan, instance, values, facts,
+            float("inf") if roles.indices else residency.MIRROR_FACTOR)
+    checks = relaunch.index_checks(instance, roles, plan, values)
     limits = device_limits(device)
     searched = search.wanted(plan, instance, limits)
 
@@ -142,7 +150,8 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
         if not overlap.usable(kernels):
             return None
         return Prepared(tiles, kernels, analysis_s=time.perf_counter() - started,
-                        may_flag=False, trial=trial, search=outcome)
+                        may_flag=False, trial=trial, search=outcome,
+                        checks=checks if not roles.indices else None)
 
     if not searched:
         tiled = in_tiles(lambda part: build_part(instance, part, values, device, opt))
@@ -170,7 +179,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
                 return tiled
     return Prepared(plan, tuple(kernels), analysis_s=time.perf_counter() - started,
                     may_flag=any(residency.may_flag(source) for _, source, _ in kernels),
-                    trial=trial, search=outcome, pending=pending)
+                    trial=trial, search=outcome, pending=pending, checks=checks)
 
 
 def bind_part(instance, part, values, device):
@@ -206,14 +215,28 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
     """(Prepared, whether this call prepared it, seconds of its search's step (0.0: none)):
     repeated calls on the same layout reuse the last preparations, and step a pending search
     (`_search_step`). `inputs`: the compiled caller's bytes of the call's array layouts and
-    scalars (`unpy::HookKey`), which stand for the arrays and scalars of `values` in the key."""
+    scalars (`unpy::HookKey`), which stand for the arrays and scalars of `values` in the key.
+    A call whose inputs differ from an earlier one's only in scalars that change between
+    launches (jitgpu/relaunch.py) reuses that one's preparation where its proofs hold for
+    this call's values (its family key)."""
     facts = device_facts(device)
     settings = current_settings()
     forced, opt = settings.force_gpu, settings.gpu_opt
+    family = None
     # (the search switch decides the kernel too: jitgpu/search.py)
     if inputs is not None:
         key = (module, function, nest_id, inputs, facts, forced, opt, settings.gpu_search,
                resident)
+        found = _PREPARED.get(key)
+        bytes_ = relaunch.family_key(load_nest(module, function, nest_id), values, inputs)
+        if bytes_ is not None and found is None:
+            family = ("family",) + key[:3] + (bytes_,) + key[4:]
+            found = _PREPARED.get(family)
+            if found is not None and found.checks is not None and (
+                    not found.checks.checks or found.checks.hold(values)):
+                _PREPARED.move_to_end(family)
+                return found, False, 0.0
+            family = family if found is None else None
     else:
         key = call_key(module, function, nest_id, values, facts, forced, opt) + (
             settings.gpu_search, resident)
@@ -240,7 +263,10 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
         return found, False, step_s
     found = prepare(module, function, nest_id, values, device, facts, forced, opt, resident)
     _PREPARED[key] = found
-    if len(_PREPARED) > _PREPARED_KEPT:
+    if family is not None and found.checks is not None and found.pending is None \
+            and found.refusal is None:
+        _PREPARED[family] = found       # (the same object: a search's switch updates both)
+    while len(_PREPARED) > _PREPARED_KEPT:
         _PREPARED.popitem(last=False)
     return found, True, 0.0
 
@@ -301,6 +327,9 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     prepared, first_call, step_s = prepared_call(module, function, nest_id, values, device,
                                                  key, share or keep)
     prepared_s = time.perf_counter() - started if first_call else 0.0
+    if first_call:
+        relaunch.RELAUNCHES.call(module, function, scope if scope is not None else -1
+                                 ).prepared += 1
     if prepared.refusal and measure and prepared.trial is not None \
             and prepared.trial.watches_openmp():
         raise decide.ask_openmp(prepared.trial)     # kept on OpenMP, watched (decide.py)
@@ -327,6 +356,7 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     entries, held = TABLE.snapshot()
     plan = residency.apply_residency(prepared.plan, entries, held, keep=keep,
                                      may_flag=prepared.may_flag)
+    _set_scalars(module, function, nest_id, prepared, values)
     try:
         results, timings = execute(plan, [(k, built.kernel) for k, _, built in prepared.kernels],
                                    values, {device.label: device}, prepared.recipes, scope, log)
@@ -343,7 +373,26 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         nest_report.replay = replay.offer(device, plan, prepared, values, keep, key)
         if isinstance(nest_report.replay, replay.Record):
             results[replay.RECORD_KEY] = nest_report.replay
+    if keep and key is not None:
+        nest_report.relaunch = relaunch.offer(
+            module, function, nest_id, scope, key, values, current_settings(), device, plan,
+            prepared, prepared.checks)
     return results, nest_report
+
+
+def _set_scalars(module, function, nest_id, prepared, values) -> None:
+    """This call's values of the nest's changing scalars in each part's kernel arguments: a
+    preparation made for other values (jitgpu/relaunch.py) serves this call."""
+    from gpurts.executor import scalar_positions, set_scalars
+    changing = relaunch.scalar_roles(load_nest(module, function, nest_id)).changing
+    if not changing:
+        return
+    for index, (kernel, _, built) in enumerate(prepared.kernels):
+        positions = scalar_positions(kernel, changing)
+        if positions:
+            recipe = prepared.recipes.setdefault(index, {})
+            with recipe.get("lock") or recipe.setdefault("lock", threading.Lock()):
+                set_scalars(built.kernel, kernel, recipe, positions, values)
 
 
 def _report(nest_id, device, plan, prepared, timings, total_s, first_call,

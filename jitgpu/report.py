@@ -28,6 +28,9 @@ class NestReport:
     # Of a call that ran on the device: the jitgpu.replay.Record later calls with the same
     # inputs are replayed from (in C++), or why they are not (a str).
     replay: object = None
+    # Of a call that ran on the device: the jitgpu.relaunch.Launch later launches of the nest
+    # in the same call are relaunched from (only scalars set), or None.
+    relaunch: object = None
 
     @property
     def replayed_calls(self) -> int:
@@ -64,6 +67,9 @@ class NestReport:
             if self.replayed_calls:
                 fastest, mean = self.replay.seconds()
                 text += f", fastest {fastest * 1e3:.3f} ms, mean {mean * 1e3:.3f} ms"
+        if self.relaunch is not None:
+            text += (f"\n    relaunch: {self.relaunch.relaunches} later launches in the call "
+                     f"reused this plan, kernel and buffers (only scalars set)")
         if source and self.plan is not None:
             text += "\n    " + str(self.plan).replace("\n", "\n    ")
         if source and self.sources:
@@ -145,6 +151,15 @@ class FunctionReport:
     transfers: dict = field(default_factory=dict)
     # Of a function with several signatures: the one reported (the one Python called last).
     signature: str = ""
+    # Nest launches on the device during the last call that launched any, with the host's
+    # work per launch (jitgpu.relaunch.CallLaunches), or None.
+    launches: object = None
+
+    @property
+    def host_us_per_launch(self) -> float:
+        """Microseconds of host work (in the hook) per nest launch of the last call."""
+        calls = self.launches
+        return calls.host_s / calls.launches * 1e6 if calls and calls.launches else 0.0
 
     def __str__(self):
         if not self.compiled:
@@ -158,6 +173,8 @@ class FunctionReport:
             copies = sorted(self.transfers.items())
             lines.append("  copies of the last call: " + "; ".join(
                 f"{name} {ins} in, {outs} out" for name, (ins, outs) in copies))
+        if self.launches is not None and self.launches.launches:
+            lines.append(f"  {self.launches}")
         return "\n".join(lines)
 
 
@@ -196,7 +213,16 @@ def explain(f, source: bool = False) -> FunctionReport:
              for k, n in enumerate(nests)]
     log = _transfers.get((module.__name__, function))
     copies = {k: tuple(v) for k, v in log.copies.items()} if log is not None else {}
-    return FunctionReport(name, True, True, nests, source, copies, signature)
+    launches = _launches_of(module.__name__, function)
+    return FunctionReport(name, True, True, nests, source, copies, signature, launches)
+
+
+def _launches_of(module: str, function: str):
+    """A copy of the launch counts of the function's last call (jitgpu/relaunch.py)."""
+    if "jitgpu.relaunch" not in sys.modules:
+        return None
+    found = sys.modules["jitgpu.relaunch"].RELAUNCHES.calls.get((module, function))
+    return dataclasses.replace(found) if found is not None else None
 
 
 def _fused_lines(module, function: str) -> dict:

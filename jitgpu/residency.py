@@ -103,13 +103,16 @@ def whole_view_transfers(instance, values, facts):
     return plan
 
 
-def one_layout_per_array(plan, instance, values, facts):
-    """`plan` with whole-view groups where that is cheap (see the module docstring)."""
+def one_layout_per_array(plan, instance, values, facts, factor=MIRROR_FACTOR):
+    """`plan` with whole-view groups where that is cheap (see the module docstring): where
+    they take at most `factor` times the packed plan's bytes (a nest whose indices read a
+    scalar of the host's loop takes them whatever they cost: one plan then serves every
+    value, jitgpu/relaunch.py)."""
     if len(plan.parts) != 1 or not plan.parts[0].transfers.groups:
         return plan
     part = plan.parts[0]
     mirrored = whole_view_transfers(instance, values, facts)
-    if mirrored is None or mirrored.device_bytes > MIRROR_FACTOR * part.transfers.device_bytes:
+    if mirrored is None or mirrored.device_bytes > factor * part.transfers.device_bytes:
         return plan
     return dataclasses.replace(plan, parts=(dataclasses.replace(part, transfers=mirrored),))
 

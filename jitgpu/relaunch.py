@@ -1,0 +1,349 @@
+"""A nest launched again within one call with only scalars changed (issue 21, item 1).
+
+A sequential loop of a @gpu function (`for t in range(T)`, `for k in range(n)`) calls the hook
+of each of its nests once per iteration, with the same arrays and other scalars: the step `t`,
+the pivot `k`, a coefficient computed on the host. What the plan of such a call depends on is
+decided once per nest from its IR (`scalar_roles`):
+
+- a **value** scalar is read by the nest's arithmetic only (not by a loop bound, not by an
+  `if`/`while`/conditional test, not by an index but through locals the nest computes, whose
+  indices the kernel checks whatever their value): it is a kernel argument and nothing else;
+- an **index** scalar is also read directly by index expressions (`path[i, k]`, `fict[t]`),
+  never by bounds or tests: one plan serves every value whose indices stay inside the arrays,
+  where the groups it reaches mirror whole views of their arrays (the layout a call that keeps
+  data on the device gives them; `offload.prepare` chooses it for such a nest whatever it
+  costs, since the whole array is what the loop's launches reach together). The kernel then
+  indexes with the scalar's value, so only the proof of those indices depends on it:
+  `IndexChecks` re-proves them by interval arithmetic for each new value;
+- every other scalar (loop bounds, tests, reductions' initial values) is part of the key.
+
+So `family_key` is the compiled caller's key of the call's inputs (`unpy::HookKey`) without the
+value and index scalars' bytes: `offload.prepared_call` finds the `Prepared` of an earlier value
+under it, and only the scalar arguments are set anew (`gpurts.executor.set_scalars`).
+
+The fast path (`try_relaunch`, first thing in the hook): a nest whose last launch in this call
+(the same call scope) reused every group from the residency table, copied nothing, cannot set
+its error flag and has no reduction, launched again with the same family key while the table is
+at the version that launch left it (`gpurts.residency.Table.version`: the same entries, equally
+stale, so the same buffers the kernel is bound to) and the same settings, is enqueued right away:
+its changed scalar arguments set, one `enqueue_nd_range_kernel`, nothing waited for. That is
+legal because everything the plan, its residency decisions and the bound kernel depend on is the
+same; a host access between launches (a flush point) or another nest's other layout changes the
+table's version and the next launch takes the full path. Decide, then do: the `Launch` record is
+made from the decided plan of a full launch (`offer`), and only carries it out again.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from unpy import ir
+from unpy.ir import Scalar
+from unpy.settings import current as current_settings
+from unpy.typeinfer.reductions import reads_of, walk_exprs, walk_stmts
+
+
+# The key of the call scope in the values a compiled caller passes (unpy::CallScope): not one of
+# the inputs of `unpy::HookKey`.
+SCOPE_KEY = "__unpy_scope__"
+
+
+@dataclass(frozen=True)
+class ScalarRoles:
+    """The free scalars of a nest that may change between launches of one plan."""
+    values: frozenset        # kernel arguments only
+    indices: frozenset       # kernel arguments also read by indices (see the module docstring)
+
+    @property
+    def changing(self) -> frozenset:
+        return self.values | self.indices
+
+
+def scalar_roles(nest: ir.Nest) -> ScalarRoles:
+    """The roles of the nest's free scalars (cached per loaded nest)."""
+    found = _ROLES.get(id(nest))
+    if found is None or found[0] is not nest:
+        found = _ROLES[id(nest)] = (nest, _roles(nest))
+    return found[1]
+
+
+_ROLES = {}   # id(nest) -> (nest, ScalarRoles): loaded nests live for the process
+
+
+def _roles(nest: ir.Nest) -> ScalarRoles:
+    loop = nest.loop
+    reduced = {r.var for r in loop.reductions}
+    scalars = {p.name for p in nest.free
+               if isinstance(p.type, Scalar) and p.name not in reduced}
+    # Locals the nest computes from each scalar (a fixpoint over its assignments).
+    sources = {}
+    for s in walk_stmts([loop]):
+        if isinstance(s, (ir.Assign, ir.AugAssign)) and isinstance(s.target, ir.Name):
+            sources.setdefault(s.target.id, set()).update(reads_of(s.value))
+    for e in walk_exprs(loop):
+        if isinstance(e, ir.NamedExpr):
+            sources.setdefault(e.target.id, set()).update(reads_of(e.value))
+    tainted = {name: {name} for name in scalars}
+    changed = True
+    while changed:
+        changed = False
+        for name, reach in tainted.items():
+            more = {local for local, reads in sources.items()
+                    if local not in reach and reads & reach}
+            if more:
+                reach |= more
+                changed = True
+    structural, in_index = set(), set()
+    for s in walk_stmts([loop]):
+        if isinstance(s, ir.For):
+            structural |= set(reads_of([s.start, s.stop, s.step]))
+        elif isinstance(s, (ir.If, ir.While)):
+            structural |= set(reads_of(s.test))
+    for e in walk_exprs(loop):
+        if isinstance(e, ir.IfExp):
+            structural |= set(reads_of(e.test))
+        elif isinstance(e, ir.BoolOp):
+            structural |= set(reads_of(e.values))
+        elif isinstance(e, ir.Subscript):
+            in_index |= set(reads_of(e.indices))
+    values, indices = set(), set()
+    for name in scalars:
+        if tainted[name] & structural:
+            continue
+        (indices if name in in_index else values).add(name)
+    return ScalarRoles(frozenset(values), frozenset(indices))
+
+
+# --- the family key ----------------------------------------------------------------------
+
+def _segment_bytes(value) -> int | None:
+    """Bytes of one value in `unpy::HookKey`, or None for a value it does not encode."""
+    if isinstance(value, np.ndarray):
+        return 16 + 16 * value.ndim
+    if isinstance(value, complex):
+        return 40
+    if isinstance(value, (bool, int, float, np.number)):
+        return 16
+    return None
+
+
+def key_segments(nest: ir.Nest, values: dict, key: bytes):
+    """((start, stop), ...) of the bytes of `key` (the compiled caller's bytes of the call's
+    inputs, in the order of `values`, the call scope left out) that are not the nest's value
+    and index scalars; () where every byte is kept; None where the bytes do not add up (a
+    caller of another shape)."""
+    changing = scalar_roles(nest).changing
+    if not changing:
+        return ()
+    kept, at = [], 0
+    for name, value in values.items():
+        if name == SCOPE_KEY:
+            continue
+        size = _segment_bytes(value)
+        if size is None:
+            return None
+        if name not in changing:
+            kept.append((at, at + size))
+        at += size
+    return tuple(kept) if at == len(key) else None
+
+
+def _cut(key: bytes, segments: tuple) -> bytes:
+    return b"".join(key[a:b] for a, b in segments) if segments else key
+
+
+def family_key(nest: ir.Nest, values: dict, key: bytes):
+    """`key` without the bytes of the nest's value and index scalars (`key_segments`), or
+    None."""
+    segments = key_segments(nest, values, key)
+    return None if segments is None else _cut(key, segments)
+
+
+# --- the proofs of indices that read an index scalar ------------------------------------
+
+@dataclass(frozen=True)
+class IndexChecks:
+    """The indices that read index scalars and that the kernel uses unchecked, each proved
+    inside its dimension at the preparation's values: a launch at other values uses the plan
+    only where they are proved again (`hold`). Indices the kernel checks itself need no proof."""
+    checks: tuple            # of (index expression, dimension extent)
+    boxes: dict = field(compare=False, hash=False)
+
+    def hold(self, values) -> bool:
+        from jitgpu.nest import interval
+        for e, n in self.checks:
+            known = interval(e, values, self.boxes)
+            if known is None or known.lo < 0 or known.hi >= n:
+                return False
+        return True
+
+
+def index_checks(instance, roles: ScalarRoles, plan, values):
+    """The IndexChecks of a prepared plan, or None where its plan cannot serve other values of
+    the index scalars: an access that reads one reaches a group that does not mirror its
+    arrays' whole views, or its proof needed more than intervals (a test around it)."""
+    if not roles.indices:
+        return IndexChecks((), {})
+    if len(plan.parts) != 1:
+        return None
+    transfers = plan.parts[0].transfers
+    checks = []
+    for e, _ in instance.accesses:
+        reading = [d for d, ix in enumerate(e.indices) if set(reads_of(ix)) & roles.indices]
+        if not reading:
+            continue
+        if transfers.device_map(e.aid).dim_strides is None:
+            return None                   # a packed group: its boxes follow the value
+        n = values[e.array.id].shape
+        for d in reading:
+            if (e.aid, d) in instance.checked:
+                continue
+            checks.append((e.indices[d], n[d]))
+    found = IndexChecks(tuple(checks), dict(instance.boxes))
+    return found if found.hold(values) else None
+
+
+# --- the fast path -------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class Launch:
+    """What a relaunch needs, from a full launch whose decided plan copies nothing, keeps every
+    group on the device and cannot flag: the kernel bound to the table's buffers."""
+    scope: int
+    family: bytes
+    segments: tuple               # of the key, that make the family (`key_segments`)
+    settings: object
+    version: int                  # the residency table's, after the full launch
+    device: object
+    kernel: object                # KernelNest
+    cl_kernel: object
+    recipe: dict
+    positions: tuple              # scalar arguments that may change (`scalar_positions`)
+    checks: IndexChecks
+    table: object                 # gpurts.residency.TABLE
+    set_scalars: object           # gpurts.executor.set_scalars
+    relaunch: object              # gpurts.executor.relaunch
+    count: object                 # jitgpu.residency.nest_calls_share (the estimate's share)
+    relaunches: int = 0           # launches of this record so far
+
+
+@dataclass
+class CallLaunches:
+    """Launches of one call of a function (what `unpython.explain` reports)."""
+    scope: int
+    launches: int = 0             # nests launched on the device
+    relaunched: int = 0           # of them, by the fast path
+    prepared: int = 0             # preparations (transfer analysis, plan, kernel)
+    host_s: float = 0.0           # seconds in the hook for the launches
+    relaunch_s: float = 0.0       # of them, for the relaunches
+
+    @property
+    def us_per_launch(self) -> float:
+        return self.host_s / self.launches * 1e6 if self.launches else 0.0
+
+    @property
+    def us_per_relaunch(self) -> float:
+        return self.relaunch_s / self.relaunched * 1e6 if self.relaunched else 0.0
+
+    def __str__(self):
+        return (f"launches of the last call: {self.launches} on the device ({self.relaunched} "
+                f"relaunched with only scalars set, {self.prepared} prepared), "
+                f"{self.us_per_launch:.1f} us of host work per launch "
+                f"({self.us_per_relaunch:.1f} per relaunch)")
+
+
+class Relaunches:
+    """The launches kept for relaunching, one per nest, and the counts per call (the session's
+    state of this step: `forget` empties it)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.launches = {}        # (module, function, nest id) -> Launch
+        self.calls = {}           # (module, function) -> CallLaunches
+
+    def forget(self) -> None:
+        with self.lock:
+            self.launches.clear()
+            self.calls.clear()
+
+    def call(self, module, function, scope) -> CallLaunches:
+        found = self.calls.get((module, function))
+        if found is None or found.scope != scope or scope <= 0:
+            found = self.calls[(module, function)] = CallLaunches(scope)
+        return found
+
+
+RELAUNCHES = Relaunches()
+
+
+def forget() -> None:
+    RELAUNCHES.forget()
+
+
+def try_relaunch(module, function, nest_id, values, key):
+    """The hook's answer ({}: done, no reductions) when the nest could be relaunched as its
+    last launch was; else None (the full path). See the module docstring."""
+    started = time.perf_counter()
+    launch = RELAUNCHES.launches.get((module, function, nest_id))
+    if launch is None or key is None:
+        return None
+    scope = values.get(SCOPE_KEY)
+    table = launch.table
+    if scope != launch.scope or current_settings() is not launch.settings \
+            or table.version != launch.version \
+            or _cut(key, launch.segments) != launch.family:
+        return None
+    if launch.checks.checks and not launch.checks.hold(values):
+        return None
+    with table.lock:
+        if table.version != launch.version:
+            return None
+        with launch.recipe["lock"]:
+            if launch.positions:
+                launch.set_scalars(launch.cl_kernel, launch.kernel, launch.recipe,
+                                   launch.positions, values)
+            launch.relaunch(launch.device, launch.cl_kernel, launch.kernel)
+    launch.relaunches += 1
+    launch.count(module, function, scope)
+    calls = RELAUNCHES.call(module, function, scope)
+    calls.launches += 1
+    calls.relaunched += 1
+    spent = time.perf_counter() - started
+    calls.host_s += spent
+    calls.relaunch_s += spent
+    return {}
+
+
+def offer(module, function, nest_id, scope, key, values, settings, device, plan, prepared,
+          checks):
+    """After a full launch on the device: keep it for relaunching where its decided plan
+    allows, and return it (else forget the nest's earlier one, and return None)."""
+    from gpurts.executor import relaunch, scalar_positions, set_scalars
+    from gpurts.residency import TABLE
+    from jitgpu.nest import load_nest
+    from jitgpu.residency import nest_calls_share
+    nest = load_nest(module, function, nest_id)
+    segments = key_segments(nest, values, key) if key is not None else None
+    where = (module, function, nest_id)
+    residency = plan.residency
+    kernel, _, built = prepared.kernels[0]
+    usable = (segments is not None and checks is not None and scope is not None and scope > 0
+              and len(plan.parts) == 1 and not plan.overlap and residency is not None
+              and residency.flagless and not residency.flush and residency.groups
+              and all(g.reuse and g.keep for g in residency.groups)
+              and not kernel.reductions and prepared.pending is None
+              and prepared.trial is None and 0 in prepared.recipes
+              and "lock" in prepared.recipes[0])
+    recipe = prepared.recipes.get(0, {})
+    bound = recipe.get("bound")
+    if not usable or bound is None or bound[1] is not built.kernel:
+        RELAUNCHES.launches.pop(where, None)
+        return None
+    found = RELAUNCHES.launches[where] = Launch(
+        scope, _cut(key, segments), segments, settings, TABLE.version, device, kernel,
+        built.kernel, recipe, scalar_positions(kernel, scalar_roles(nest).changing), checks,
+        TABLE, set_scalars, relaunch, nest_calls_share)
+    return found

@@ -1,0 +1,147 @@
+"""Time-stepping and sweep loops around GPU nests (issue 21, items 1 and 5): nests launched again
+within one call with only scalars changed give the interpreter's results, and after their first
+launches they are relaunched without transfer analysis or planning (counted by
+`unpython.explain(f).launches`, never timed). Kernels: tests/kernels/time_loops.py, on the
+tested OpenCL device with UNPY_FORCE_GPU=1 (tests/jitgpu/conftest.py)."""
+import numpy as np
+import pytest
+
+import testdevice
+from gpucheck import GpuPair, load_module, module_path
+from gpurts.residency import TABLE
+
+RNG = np.random.default_rng(21)
+
+
+@pytest.fixture(scope="session")
+def loops(tmp_path_factory) -> GpuPair:
+    """tests/kernels/time_loops.py, compiled and interpreted."""
+    from unpy.cpp_emit.build import BuildOptions, build
+    testdevice.tested_device()
+    out = tmp_path_factory.mktemp("build-time_loops")
+    so = build(str(module_path("time_loops")), str(out), BuildOptions()).output
+    return GpuPair(load_module("time_loops", so),
+                   load_module("interpreted_time_loops", module_path("time_loops")))
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_behind():
+    yield
+    assert not TABLE.entries, "device copies outlived their call"
+
+
+def launches(loops, func):
+    return loops.explain(func).launches
+
+
+def test_jacobi_relaunches_without_planning(loops):
+    a, b = RNG.random((20, 20)), np.zeros((20, 20))
+    loops.check("jacobi2d", 8, a, b, rtol=1e-12)
+    counts = launches(loops, "jacobi2d")
+    # Each nest is prepared once per call at most (fresh arrays: a new layout), its first
+    # launches copy in; every later one is relaunched with nothing but the launch itself.
+    assert counts.launches == 16, counts
+    assert counts.prepared <= 2, counts
+    assert counts.relaunched >= 16 - 4, counts
+    assert loops.explain("jacobi2d").transfers == {"a": (1, 1), "b": (1, 1)}
+    assert "relaunched with only scalars set" in str(loops.explain("jacobi2d"))
+
+
+def test_heat3d(loops):
+    a, b = RNG.random((9, 10, 11)), np.zeros((9, 10, 11))
+    loops.check("heat3d", 5, a, b, rtol=1e-12)
+    counts = launches(loops, "heat3d")
+    assert counts.launches == 10 and counts.relaunched >= 6, counts
+
+
+def test_fdtd_row_from_the_step(loops):
+    """`ey[0, j] = fict[t]`: an index that is the step; its nest is prepared once."""
+    nx, ny, tmax = 12, 15, 7
+    ex, ey, hz = RNG.random((nx, ny)), RNG.random((nx, ny)), RNG.random((nx, ny))
+    loops.check("fdtd2d", tmax, ex, ey, hz, RNG.random(tmax), rtol=1e-12)
+    counts = launches(loops, "fdtd2d")
+    assert counts.launches == 4 * tmax, counts
+    assert counts.prepared <= 4, counts
+    assert counts.relaunched >= 4 * (tmax - 2), counts
+
+
+def test_floyd_warshall_pivot(loops):
+    """`path[i, k]`, `path[k, j]`: the pivot k in the indices; one plan serves every k."""
+    n = 14
+    path = RNG.integers(1, 50, (n, n)).astype(np.float64)
+    np.fill_diagonal(path, 0.0)
+    loops.check("floyd_warshall", path)
+    counts = launches(loops, "floyd_warshall")
+    assert counts.launches == n and counts.prepared == 1, counts
+    assert counts.relaunched == n - 2, counts
+
+
+def test_nbody_leapfrog(loops):
+    n = 17
+    pos, vel = RNG.random((n, 3)), RNG.random((n, 3)) - 0.5
+    loops.check("nbody_leapfrog", 4, 0.01, pos, vel, np.zeros((n, 3)), RNG.random(n) + 0.5,
+                rtol=1e-12)
+    counts = launches(loops, "nbody_leapfrog")
+    assert counts.relaunched >= counts.launches - 2 * 4, counts
+
+
+def test_coefficient_computed_on_the_host(loops):
+    """`c = 1 / (t + 1)` set as an argument only: the same plan for every step."""
+    loops.check("host_coefficient", 9, RNG.random(40), RNG.random(40), rtol=1e-12)
+    counts = launches(loops, "host_coefficient")
+    # (its two nests are fused into one: 9 launches)
+    assert counts.launches == 9 and counts.prepared == 1, counts
+    assert counts.relaunched == 9 - 2, counts
+
+
+def test_host_code_between_nests_reads_what_the_device_wrote(loops):
+    n, steps = 30, 12
+    loops.check("host_reads_between", steps, RNG.random(n), np.zeros(n), np.zeros(steps),
+                rtol=1e-12)
+    counts = launches(loops, "host_reads_between")
+    # The host reads b and writes a every step: the next nests take the full path, but the
+    # preparations of the first step serve them all.
+    assert counts.launches == 2 * steps and counts.prepared <= 2, counts
+
+
+def test_nest_under_an_if(loops):
+    loops.check("nest_under_if", 10, RNG.random(25), RNG.random(25), rtol=1e-12)
+    counts = launches(loops, "nest_under_if")
+    assert counts.launches == 10 + 4, counts
+
+
+def test_bounds_that_depend_on_the_step(loops):
+    """`prange(t, n)`, `a[i + t]`: the bounds change, so each step is a new plan (never a
+    relaunch of another step's)."""
+    loops.check("bounds_on_step", 6, RNG.random(20), RNG.random(20), rtol=1e-12)
+    counts = launches(loops, "bounds_on_step")
+    assert counts.launches == 12 and counts.relaunched == 0, counts
+
+
+def test_row_of_the_step_modulo(loops):
+    """`grid[r, j]`, `grid[w, j]`, rows the host computes from the step: one plan, its
+    indices proved again for every value."""
+    loops.check("row_sweep", 11, RNG.random((4, 9)), np.zeros(9), rtol=1e-12)
+    counts = launches(loops, "row_sweep")
+    # (its two nests are fused into one: 11 launches)
+    assert counts.launches == 11 and counts.prepared == 1, counts
+    assert counts.relaunched == 11 - 2, counts
+
+
+def test_second_call_on_the_same_arrays_prepares_nothing(loops):
+    a, b = RNG.random((16, 16)), np.zeros((16, 16))
+    # (the second call prepares again: it shares the copies among the first call's launches
+    # in its estimate, jitgpu.residency.amortised)
+    for _ in range(3):
+        loops.compiled.jacobi2d(5, a, b)
+    counts = launches(loops, "jacobi2d")
+    assert counts.launches == 10 and counts.prepared == 0, counts
+    assert counts.relaunched >= 10 - 4, counts
+
+
+def test_index_scalar_whose_proof_changes(loops):
+    """`grid[t - 2, j]`: the plan of t = 0 (a negative index, wrapped as Python does) is not
+    used where the index is no longer negative: the indices are proved again per value."""
+    loops.check("rows_around_zero", 6, RNG.random((4, 7)), np.zeros(7), rtol=1e-12)
+    counts = launches(loops, "rows_around_zero")
+    assert counts.launches == 6 and counts.prepared == 2, counts

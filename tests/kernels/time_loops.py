@@ -1,0 +1,186 @@
+"""Sequential loops around GPU nests (issue 21): time steps and sweeps whose nests are launched
+again and again within one call with only scalars changed (the step `t`, the pivot `k`, a
+coefficient computed on the host), host code between nests that reads what the device wrote, a
+nest under an `if`, a nest whose bounds depend on the step. Written as a user would, with
+prange nests in a time loop; tests/jitgpu/test_time_loops.py runs them on the OpenCL device
+against the interpreter, bench/time_loops.py times them."""
+import numpy as np
+
+import unpython
+from unpython import prange
+
+F1 = 'ndarray[float64, 1]'
+F2 = 'ndarray[float64, 2]'
+F3 = 'ndarray[float64, 3]'
+
+
+@unpython.gpu
+@unpython.type('int64', F2, F2, None)
+def jacobi2d(steps, a, b):
+    n = a.shape[0]
+    for t in range(steps):
+        for i in prange(1, n - 1):
+            for j in prange(1, n - 1):
+                b[i, j] = 0.2 * (a[i, j] + a[i, j - 1] + a[i, j + 1] + a[i + 1, j] + a[i - 1, j])
+        for i in prange(1, n - 1):
+            for j in prange(1, n - 1):
+                a[i, j] = 0.2 * (b[i, j] + b[i, j - 1] + b[i, j + 1] + b[i + 1, j] + b[i - 1, j])
+
+
+@unpython.gpu
+@unpython.type('int64', F3, F3, None)
+def heat3d(steps, a, b):
+    n = a.shape[0]
+    for t in range(steps):
+        for i in prange(1, n - 1):
+            for j in prange(1, n - 1):
+                for k in prange(1, n - 1):
+                    b[i, j, k] = (0.125 * (a[i + 1, j, k] - 2.0 * a[i, j, k] + a[i - 1, j, k])
+                                  + 0.125 * (a[i, j + 1, k] - 2.0 * a[i, j, k] + a[i, j - 1, k])
+                                  + 0.125 * (a[i, j, k + 1] - 2.0 * a[i, j, k] + a[i, j, k - 1])
+                                  + a[i, j, k])
+        for i in prange(1, n - 1):
+            for j in prange(1, n - 1):
+                for k in prange(1, n - 1):
+                    a[i, j, k] = (0.125 * (b[i + 1, j, k] - 2.0 * b[i, j, k] + b[i - 1, j, k])
+                                  + 0.125 * (b[i, j + 1, k] - 2.0 * b[i, j, k] + b[i, j - 1, k])
+                                  + 0.125 * (b[i, j, k + 1] - 2.0 * b[i, j, k] + b[i, j, k - 1])
+                                  + b[i, j, k])
+
+
+@unpython.gpu
+@unpython.type('int64', F2, F2, F2, F1, None)
+def fdtd2d(tmax, ex, ey, hz, fict):
+    nx = ex.shape[0]
+    ny = ex.shape[1]
+    for t in range(tmax):
+        for j in prange(ny):
+            ey[0, j] = fict[t]
+        for i in prange(1, nx):
+            for j in prange(ny):
+                ey[i, j] = ey[i, j] - 0.5 * (hz[i, j] - hz[i - 1, j])
+        for i in prange(nx):
+            for j in prange(1, ny):
+                ex[i, j] = ex[i, j] - 0.5 * (hz[i, j] - hz[i, j - 1])
+        for i in prange(nx - 1):
+            for j in prange(ny - 1):
+                hz[i, j] = hz[i, j] - 0.7 * (ex[i, j + 1] - ex[i, j] + ey[i + 1, j] - ey[i, j])
+
+
+@unpython.gpu
+@unpython.type(F2, None)
+def floyd_warshall(path):
+    n = path.shape[0]
+    for k in range(n):
+        for i in prange(n):
+            for j in prange(n):
+                path[i, j] = min(path[i, j], path[i, k] + path[k, j])
+
+
+@unpython.gpu
+@unpython.type('int64', 'float64', F2, F2, F2, F1, None)
+def nbody_leapfrog(steps, dt, pos, vel, acc, mass):
+    n = pos.shape[0]
+    for s in range(steps):
+        for i in prange(n):
+            for d in range(3):
+                vel[i, d] = vel[i, d] + 0.5 * dt * acc[i, d]
+        for i in prange(n):
+            for d in range(3):
+                pos[i, d] = pos[i, d] + dt * vel[i, d]
+        for i in prange(n):
+            ax = 0.0
+            ay = 0.0
+            az = 0.0
+            for j in range(n):
+                dx = pos[j, 0] - pos[i, 0]
+                dy = pos[j, 1] - pos[i, 1]
+                dz = pos[j, 2] - pos[i, 2]
+                r2 = dx * dx + dy * dy + dz * dz + 0.01
+                inv = mass[j] / (r2 * np.sqrt(r2))
+                ax += dx * inv
+                ay += dy * inv
+                az += dz * inv
+            acc[i, 0] = ax
+            acc[i, 1] = ay
+            acc[i, 2] = az
+        for i in prange(n):
+            for d in range(3):
+                vel[i, d] = vel[i, d] + 0.5 * dt * acc[i, d]
+
+
+@unpython.gpu
+@unpython.type('int64', F1, F1, None)
+def host_coefficient(steps, a, b):
+    """A coefficient computed on the host each step, read by the nests as a value only."""
+    n = a.shape[0]
+    for t in range(steps):
+        c = 1.0 / (t + 1.0)
+        for i in prange(n):
+            a[i] = a[i] + c * b[i]
+        for i in prange(n):
+            b[i] = b[i] * 0.5 + c
+
+
+@unpython.gpu
+@unpython.type('int64', F1, F1, F1, None)
+def host_reads_between(steps, a, b, trace):
+    """Host code between the nests reads (and writes) what the device just wrote."""
+    n = a.shape[0]
+    for t in range(steps):
+        for i in prange(n):
+            b[i] = a[i] * 0.5 + 1.0
+        trace[t] = b[n // 2] + b[0]
+        a[t % n] = trace[t]
+        for i in prange(n):
+            a[i] = a[i] + b[i] * 0.25
+
+
+@unpython.gpu
+@unpython.type('int64', F1, F1, None)
+def nest_under_if(steps, a, b):
+    """The set of nests launched changes per step."""
+    n = a.shape[0]
+    for t in range(steps):
+        if t % 3 == 0:
+            for i in prange(n):
+                b[i] = b[i] + a[i]
+        for i in prange(n):
+            a[i] = a[i] * 0.5 + 1.0
+
+
+@unpython.gpu
+@unpython.type('int64', F1, F1, None)
+def bounds_on_step(steps, a, b):
+    """The nests' bounds and an index depend on the step."""
+    n = a.shape[0]
+    for t in range(steps):
+        for i in prange(t, n):
+            a[i] = a[i] + 1.0
+        for i in prange(n - t):
+            b[i] = b[i] + a[i + t]
+
+
+@unpython.gpu
+@unpython.type('int64', F2, F1, None)
+def row_sweep(steps, grid, out):
+    """Rows chosen by the step on the host: row `t % n` of grid read, the next one written."""
+    n = grid.shape[0]
+    m = grid.shape[1]
+    for t in range(steps):
+        r = t % n
+        w = (t + 1) % n
+        for j in prange(m):
+            out[j] = out[j] + grid[r, j]
+        for j in prange(m):
+            grid[w, j] = grid[w, j] + out[j] * 0.5
+
+
+@unpython.gpu
+@unpython.type('int64', F2, F1, None)
+def rows_around_zero(steps, grid, out):
+    """Row `t - 2` of grid: rows -2 and -1 (Python's wrap-around), then 0, 1, ..."""
+    m = grid.shape[1]
+    for t in range(steps):
+        for j in prange(m):
+            out[j] = out[j] + grid[t - 2, j]

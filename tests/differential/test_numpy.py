@@ -109,14 +109,14 @@ CASES = {
                            rand(4)),
     "gather_dims": lambda: (rand(4, 4), np.array([3, -1, 0, 2], np.int32)),
     "transpose_axes": lambda: (rand(3, 3, 4),),
-    "joined": lambda: (rand(5, 3), rand(5).astype(np.float32)),
+    "joined f32": lambda: (rand(5, 3), rand(5).astype(np.float32)),
     "masked_values": lambda: (rand(40), rand(40), 6),
     "ufunc_forms": lambda: (rand(4, 4) + 1j * rand(4, 4), rand(4, 4)),
     "histogram_of": lambda: (rand(30), 4),
     "int_ufunc_forms": lambda: (np.arange(-6, 6), np.array([3, -2, 5, 1, -7, 2, 9, -1, 4, 6, -3, 8])),
     "tuple_item_of_a_call": lambda: (rand(30),),
     "masked_values mismatched": lambda: (rand(40), rand(30), 6),
-    "joined mismatched": lambda: (rand(5, 3), rand(2).astype(np.float32)),
+    "joined f32 mismatched": lambda: (rand(5, 3), rand(2).astype(np.float32)),
 }
 
 

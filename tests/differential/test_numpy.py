@@ -113,6 +113,7 @@ CASES = {
     "masked_values": lambda: (rand(40), rand(40), 6),
     "ufunc_forms": lambda: (rand(4, 4) + 1j * rand(4, 4), rand(4, 4)),
     "histogram_of": lambda: (rand(30), 4),
+    "unpack_into_elements": lambda: (rand(30),),
     "int_ufunc_forms": lambda: (np.arange(-6, 6), np.array([3, -2, 5, 1, -7, 2, 9, -1, 4, 6, -3, 8])),
     "tuple_item_of_a_call": lambda: (rand(30),),
     "masked_values mismatched": lambda: (rand(40), rand(30), 6),

@@ -644,3 +644,19 @@ def int_ufunc_forms(a, b):
     divs = np.floor_divide(a, b) + np.mod(a, b) + np.remainder(b, 5)
     tests = np.equal(a, b) + np.not_equal(a, 1) * 2 + np.less_equal(a, b) * 4
     return np.divide(bits + shifts, b) + np.true_divide(divs, 2) + tests
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+def unpack_into_elements(a):
+    """Tuple unpacking into elements and slices (npbench's n-body `KE[0], PE[0] = f(...)`),
+    and a local first bound to 1 that a loop makes a float (its channel flow's `udiff`)."""
+    out = np.zeros(4)
+    out[0], out[3] = histogram_of(a, 3)[1], histogram_of(a, 3)[1]
+    out[2:], s = a[:2] * 2, 1
+    udiff = 1
+    steps = 0
+    while udiff > 0.001:
+        udiff = udiff / 3.0 + s * 0.0
+        steps += 1
+    return out + steps

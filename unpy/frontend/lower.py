@@ -228,15 +228,17 @@ class Lowering:
         return name
 
     def unpack(self, target, value, loc):
+        """`x, y = ...`: names, elements or slices (`KE[0], PE[0] = f(...)`) as targets,
+        assigned from left to right after the whole value is evaluated."""
         names = []
         for elt in target.elts:
-            if not isinstance(elt, gast.Name):
-                raise self.error("tuple unpacking needs plain variable names", elt)
+            if not isinstance(elt, (gast.Name, gast.Subscript)):
+                raise self.error("tuple unpacking needs variable names, elements or slices as "
+                                 "targets", elt)
             names.append(elt)
         array = self.shape_source(value)
         if array is not None:
-            return [ir.Assign(ir.Name(n.id, loc_of(n)),
-                              ir.ArrayAttr(array, "shape", k, loc_of(value)), loc)
+            return [ir.Assign(self.target(n), ir.ArrayAttr(array, "shape", k, loc_of(value)), loc)
                     for k, n in enumerate(names)]
         if isinstance(value, gast.Tuple) and len(value.elts) == len(names):
             # Evaluate every value before assigning any (a, b = b, a).
@@ -245,7 +247,7 @@ class Lowering:
                 temp = self.fresh("tmp")
                 temps.append(temp)
                 out.append(ir.Assign(ir.Name(temp, loc_of(v)), self.expr(v), loc))
-            out += [ir.Assign(ir.Name(n.id, loc_of(n)), ir.Name(t, loc), loc)
+            out += [ir.Assign(self.target(n), ir.Name(t, loc), loc)
                     for n, t in zip(names, temps)]
             return out
         if isinstance(value, gast.Tuple):
@@ -254,7 +256,7 @@ class Lowering:
         # A tuple value (a compiled function's several results): once into a temporary.
         temp = self.fresh("tmp")
         out = [ir.Assign(ir.Name(temp, loc_of(value)), self.expr(value), loc)]
-        return out + [ir.Assign(ir.Name(n.id, loc_of(n)),
+        return out + [ir.Assign(self.target(n),
                                 ir.TupleItem(ir.Name(temp, loc_of(value)), k, len(names),
                                              loc_of(n)), loc)
                       for k, n in enumerate(names)]

@@ -218,17 +218,20 @@ class TypeInference:
                 conversion_loses(value.type, self.vars[name], _const_value(value)):
             name = self.rebound(target.id)
         if name in self.vars:
-            why = conversion_loses(value.type, self.vars[name], _const_value(value))
+            t = self.vars[name]
+            if (isinstance(t, Scalar) and t.weak and isinstance(value.type, Scalar)
+                    and name not in self.declared and (not value.type.weak or conversion_loses(
+                        value.type, t, _const_value(value)))):
+                self.strengthen(name, t, value.type)    # typed again from the start
+                t = self.strengthened[name]
+            why = conversion_loses(value.type, t, _const_value(value))
             if why:
                 origin = ("declared" if name in self.declared else
                           f"first assigned on line {self.defined_at[name]}")
                 raise self.errors.error(
-                    f"'{name}' is {_shown(self.vars[name])} ({origin}); {why}. Convert explicitly "
+                    f"'{name}' is {_shown(t)} ({origin}); {why}. Convert explicitly "
                     f"(e.g. int(...), np.float32(...)) or use another variable", loc)
             t = self.vars[name]
-            if (isinstance(t, Scalar) and t.weak and isinstance(value.type, Scalar)
-                    and not value.type.weak and name not in self.declared):
-                self.strengthen(name, t, value.type)
         else:
             t = self.strengthened.get(name) or value.type
             why = conversion_loses(value.type, t, _const_value(value))
@@ -247,14 +250,19 @@ class TypeInference:
         return self.renamed[name]
 
     def strengthen(self, name, weak, t):
-        """Note that `name`, a Python scalar of type `weak` so far, takes the NumPy type `t`
-        here: it holds both as NumPy would (a Python float and int32: float64), promoted with
-        the NumPy types it takes elsewhere."""
-        dtype = np.result_type(PYTHON_VALUE[weak.dtype], np.dtype(t.dtype))
+        """Note that `name`, a Python scalar of type `weak` so far, takes a value of type `t`
+        here: a NumPy scalar (it holds both as NumPy would: a Python float and an int32 give
+        float64) or a Python scalar of a wider kind (`udiff = 1`, then a float: a Python
+        float), promoted with the types it takes elsewhere."""
+        if t.weak:
+            dtype = np.result_type(PYTHON_VALUE[weak.dtype], PYTHON_VALUE[t.dtype])
+        else:
+            dtype = np.result_type(PYTHON_VALUE[weak.dtype], np.dtype(t.dtype))
+        new = Scalar(dtype.name, t.weak)
         known = self.strengthened.get(name)
         if known is not None:
-            dtype = np.promote_types(known.dtype, dtype)
-        self.strengthened[name] = Scalar(dtype.name)
+            new = Scalar(np.promote_types(known.dtype, new.dtype).name, known.weak and new.weak)
+        self.strengthened[name] = new
 
     def expr_target(self, target):
         """An assignment target typed (`a[i, ...] = v` stores the element, where reading it

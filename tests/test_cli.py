@@ -110,6 +110,8 @@ def test_build_key_depends_on_source_flags_and_path(tmp_path):
     assert key != build_module.build_key(SOURCE + " ", options, "a.py")
     assert key != build_module.build_key(SOURCE, build_module.BuildOptions(boundscheck=True),
                                          "a.py")
+    assert key != build_module.build_key(SOURCE, build_module.BuildOptions(unchecked=True),
+                                         "a.py")
     assert key != build_module.build_key(SOURCE, options, "b.py")
 
 
@@ -135,10 +137,23 @@ def test_show_prints_ir_and_cpp(built):
     assert "static double total(" in out and "#pragma omp parallel for" in out
 
 
-def test_show_with_boundscheck(built, capsys):
+def test_show_with_boundscheck_and_unchecked(built, capsys):
     folder, _ = built
     assert main(["show", "--boundscheck", str(folder / "clitool.py")]) == 0
     assert 'at_checked<C>("a"' in capsys.readouterr().out
+    # By default a[i] over range(a.shape[0]) is proved in range; --unchecked checks nothing.
+    for flags in ([], ["--unchecked"]):
+        assert main(["show", *flags, str(folder / "clitool.py")]) == 0
+        assert "at_checked" not in capsys.readouterr().out
+
+
+def test_boundscheck_and_unchecked_exclude_each_other(built, capsys):
+    folder, _ = built
+    with pytest.raises(SystemExit):
+        main(["build", "--boundscheck", "--unchecked", str(folder / "clitool.py")])
+    assert "not allowed with argument" in capsys.readouterr().err
+    with pytest.raises(ValueError):
+        build_module.BuildOptions(boundscheck=True, unchecked=True)
 
 
 def test_missing_file_is_an_error_not_a_traceback(tmp_path, capsys):

@@ -10,8 +10,8 @@ from unpy.errors import CompileError
 
 def _options(args):
     from unpy.cpp_emit.build import BuildOptions
-    return BuildOptions(boundscheck=args.boundscheck, portable=args.portable,
-                        fastmath=args.fastmath)
+    return BuildOptions(boundscheck=args.boundscheck, unchecked=args.unchecked,
+                        portable=args.portable, fastmath=args.fastmath)
 
 
 def cmd_build(args) -> int:
@@ -51,9 +51,10 @@ def cmd_show(args) -> int:
         print(f"unpy: {args.file}: error: {e}", file=sys.stderr)
         return 1
     from unpy.loopopt import optimise_for_cpu
+    checks = _options(args).checks
     for fn in module.functions:
         print(f"# --- typed IR of {fn.name}, with the C++ path's loop optimisations ---")
-        print(ir.format_function(optimise_for_cpu(fn)))
+        print(ir.format_function(optimise_for_cpu(fn, checks)))
         print()
     print("// --- generated C++ ---")
     print(cpp)
@@ -73,8 +74,15 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def flags(p):
-        p.add_argument("--boundscheck", action="store_true",
-                       help="check every array index and raise IndexError")
+        indices = p.add_mutually_exclusive_group()
+        indices.add_argument("--boundscheck", action="store_true",
+                             help="check every array index (IndexError), even those proved in "
+                             "range, and run every loop nest as written")
+        indices.add_argument("--unchecked", action="store_true",
+                             help="check no array index: an index out of range reads or writes "
+                             "outside the array (by default an index is checked unless the "
+                             "compiler proves it in range, while compiling or once before its "
+                             "loop nest)")
         p.add_argument("--portable", action="store_true", help="do not use -march=native")
         p.add_argument("--fastmath", action="store_true",
                        help="allow -ffast-math and floating-point contraction")

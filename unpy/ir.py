@@ -350,6 +350,41 @@ class For:
     unroll: bool = False
     blocked: list = field(default_factory=list)
     disjoint: list = field(default_factory=list)
+    # The C++ path's run-time proof that some indices of this outermost nest stay in range
+    # (unpy/loopopt/index_proof): the nest of `proof` runs instead where its bounds hold.
+    proof: Optional["IndexProof"] = None
+
+
+@dataclass
+class LoopSpan:
+    """The values that loop variable `var` takes in a part of a nest, named `name` in an
+    IndexProof: `first` to `last` (inclusive: `range(start, stop)` gives `start` and `stop - 1`,
+    narrowed under `if i > e:`), the variables of the loops around it replaced by the names of
+    their spans, for every first and last their values give."""
+    name: str
+    var: str
+    first: "Expr"
+    last: "Expr"
+
+
+@dataclass
+class IndexBound:
+    """`0 <= index < array.shape[dim]` for every value of `index` (its loop variables replaced
+    by the names of their spans)."""
+    index: "Expr"
+    array: Name
+    dim: int
+
+
+@dataclass
+class IndexProof:
+    """A run-time proof of an outermost nest's indices (unpy/loopopt/index_proof): before the
+    nest, the C++ code computes the `spans` from the actual values, and where every bound of
+    `bounds` holds it runs `nest`, the same statements with those indices in range (unchecked),
+    instead of the nest itself, which checks them."""
+    spans: list             # of LoopSpan, outer loops first
+    bounds: list            # of IndexBound
+    nest: "For"
 
 
 @dataclass
@@ -484,7 +519,8 @@ def is_converted_integer(e) -> bool:
 _NODE_CLASSES = {cls.__name__: cls for cls in (
     Scalar, Array, TupleType, TupleValue, TupleItem, Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr,
     Call, CallCompiled, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
-    StridedView, Reshape, Assign, AugAssign, Reduction, For, LocalTile, While, If, Break, Continue, Return,
+    StridedView, Reshape, Assign, AugAssign, Reduction, For, LoopSpan, IndexBound, IndexProof,
+    LocalTile, While, If, Break, Continue, Return,
     ExprStmt, Pass, Raise, Param, Function, Nest, Module)}
 
 
@@ -620,11 +656,9 @@ def format_stmts(body, indent=1) -> list:
             lines.append(f"{pad}for {s.var} in {kind}({format_expr(s.start)}, "
                          f"{format_expr(s.stop)}, {format_expr(s.step)}):{extra}")
             lines += format_stmts(s.body, indent + 1)
-            if s.blocked:
-                pairs = ", ".join(f"{w} and {r}" for w, r in s.disjoint)
-                lines.append(f"{pad}# the C++ path runs instead, where the nest runs whole on "
-                             f"OpenMP{' and no memory is shared by ' + pairs if pairs else ''}:")
-                lines += format_stmts(s.blocked, indent + 1)
+            lines += format_blocked(s, indent)
+            if s.proof:
+                lines += format_proof(s.proof, indent)
         elif isinstance(s, While):
             lines.append(f"{pad}while {format_expr(s.test)}:")
             lines += format_stmts(s.body, indent + 1)
@@ -645,6 +679,30 @@ def format_stmts(body, indent=1) -> list:
         else:
             lines.append(f"{pad}{type(s).__name__.lower()}")
     return lines
+
+
+def format_blocked(s: For, indent: int) -> list:
+    if not s.blocked:
+        return []
+    pad = "    " * indent
+    pairs = ", ".join(f"{w} and {r}" for w, r in s.disjoint)
+    return ([f"{pad}# the C++ path runs instead, where the nest runs whole on "
+             f"OpenMP{' and no memory is shared by ' + pairs if pairs else ''}:"]
+            + format_stmts(s.blocked, indent + 1))
+
+
+def format_proof(proof: IndexProof, indent: int) -> list:
+    """The proof's spans and bounds; the nest it proves differs from the one printed above only
+    in the indices checked (and may have a blocked form of its own)."""
+    pad = "    " * indent
+    lines = [f"{pad}# the C++ path runs it with these indices unchecked where, before the nest:"]
+    for span in proof.spans:
+        lines.append(f"{pad}#     {span.name} = span of {span.var} in [{format_expr(span.first)}"
+                     f", {format_expr(span.last)}]")
+    for bound in proof.bounds:
+        lines.append(f"{pad}#     0 <= {format_expr(bound.index)} < "
+                     f"{bound.array.id}.shape[{bound.dim}]")
+    return lines + format_blocked(proof.nest, indent)
 
 
 def format_function(fn: Function) -> str:

@@ -10,8 +10,8 @@ from unpy.cpp_emit.module import emit_module, written_params
 import irtools
 
 
-def cpp_of(body, boundscheck=False):
-    return emit_module(irtools.typed(body), irtools.source(body), boundscheck)
+def cpp_of(body, checks="unproved"):
+    return emit_module(irtools.typed(body), irtools.source(body), checks)
 
 
 def test_reduction_and_schedule_clauses():
@@ -76,7 +76,7 @@ def test_small_nests_run_on_one_thread():
                         clause), clause
 
 
-def test_index_wrapping_only_where_an_index_may_be_negative():
+def test_unchecked_index_wrapping_only_where_an_index_may_be_negative():
     cpp = cpp_of("""
         @unpython.type('ndarray[float64, 1]', 'int64', 'float64')
         def f(a, k):
@@ -88,7 +88,7 @@ def test_index_wrapping_only_where_an_index_may_be_negative():
         @unpython.type('ndarray[float64, 1]', 'int64', 'float64')
         def g(a, k):
             return a[k] + a[k - 1]
-        """)
+        """, "none")          # --unchecked (by default these indices are checked, and wrap there)
     f_body = cpp[cpp.index("f_body"):cpp.index("g_body")]
     g_body = cpp[cpp.index("g_body"):]
     assert "< 0 ?" not in f_body.split("#pragma")[0] and "shape[0] :" not in f_body
@@ -101,8 +101,10 @@ def test_boundscheck_uses_checked_access_with_the_name():
         def f(grid):
             return grid[0, 1]
         """
-    assert 'grid.template at_checked<C>("grid", ' in cpp_of(body, boundscheck=True)
-    assert "at_checked" not in cpp_of(body)
+    assert 'grid.template at_checked<C>("grid", ' in cpp_of(body, "all")
+    # By default too: nothing proves grid[0, 1] in range.
+    assert 'grid.template at_checked<C>("grid", ' in cpp_of(body)
+    assert "at_checked" not in cpp_of(body, "none")
 
 
 def test_float32_literals_and_contiguous_dispatch():

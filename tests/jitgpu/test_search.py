@@ -453,13 +453,14 @@ def test_an_error_flag_abandons_the_search_and_keeps_the_default(srch, runs, mon
     idx = RNG.integers(0, 5, 17)
     idx[3] = 40
     args = (rand(13, 5), rand(5, 5), idx, np.zeros((13, 17)))
-    # (built without --boundscheck, the OpenMP code does not raise: its result is not compared)
     for _ in range(2):       # the call's own run flags; the second times the default: flagged
-        srch.compiled.gathered(*args)
+        with pytest.raises(IndexError):     # from the OpenMP code, as the interpreter's
+            srch.compiled.gathered(*args)
         nest = srch.explain("gathered").nests[0]
         assert nest.ran_on == "openmp" and "error for" in nest.reason
     assert len(runs) == 1 and _records(tmp_path) == []
-    srch.compiled.gathered(*args)
+    with pytest.raises(IndexError):
+        srch.compiled.gathered(*args)
     assert len(runs) == 1                    # the search is over: nothing more timed
     runs.clear()
     idx[3] = 4                               # in range: searched, and as the interpreter

@@ -31,9 +31,21 @@ CXX = os.environ.get("CXX", "g++")
 
 @dataclass
 class BuildOptions:
+    """The switches of a build. Indices: by default those unpy/loopopt/index_proof does not
+    prove in range are checked; `boundscheck` checks every index, `unchecked` none."""
     boundscheck: bool = False
     portable: bool = False
     fastmath: bool = False
+    unchecked: bool = False
+
+    def __post_init__(self):
+        if self.boundscheck and self.unchecked:
+            raise ValueError("--boundscheck and --unchecked exclude each other")
+
+    @property
+    def checks(self) -> str:
+        """Which indices the build checks (unpy.loopopt.CHECKS)."""
+        return "all" if self.boundscheck else "none" if self.unchecked else "unproved"
 
     def flags(self):
         # -fno-math-errno: unpy checks math domain errors itself (so sqrt can vectorise);
@@ -97,7 +109,8 @@ def _compiler_version() -> str:
 
 def build_key(source: str, options: BuildOptions, path: str) -> str:
     h = hashlib.sha256()
-    # Every option: --boundscheck changes the generated C++, not the compiler flags.
+    # Every option: --boundscheck and --unchecked change the generated C++, not the
+    # compiler flags.
     for part in (source, os.path.abspath(path), _unpy_fingerprint(), repr(options),
                  " ".join(options.flags()), sys.version, _compiler_version()):
         h.update(part.encode())
@@ -150,7 +163,7 @@ def load(path: str):
 def generate(path: str, options: BuildOptions):
     """(typed IR module, C++ text) for a Python file; raises CompileError."""
     _, source, module = load(path)
-    return module, emit_module(module, source, options.boundscheck, options.fastmath)
+    return module, emit_module(module, source, options.checks, options.fastmath)
 
 
 @one_build_at_a_time
@@ -171,7 +184,7 @@ def build(path: str, out_dir: str | None = None, options: BuildOptions | None = 
     cached = cache / key / out.name
     cpp = ""
     if emit_cpp or not cached.exists():
-        cpp = emit_module(module, source, options.boundscheck, options.fastmath)
+        cpp = emit_module(module, source, options.checks, options.fastmath)
     if emit_cpp:
         out.parent.mkdir(parents=True, exist_ok=True)
         (out.parent / f"{name}.cpp").write_text(cpp)
@@ -182,7 +195,7 @@ def build(path: str, out_dir: str | None = None, options: BuildOptions | None = 
             _atomic_copy(cached, out)
         return BuildResult(out, functions, True, up_to_date, time.perf_counter() - started, cpp)
     if progress:
-        blocked = blocked_nests(module.functions)
+        blocked = blocked_nests(module.functions, options.checks)
         also = f", {blocked} prange nest(s) register-blocked (unpy show prints them)" \
             if blocked else ""
         progress(f"compiling C++ for {len(functions)} function(s){also} with {CXX} -O3 ...")

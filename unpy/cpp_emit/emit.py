@@ -153,10 +153,10 @@ GUESSED_TRIPS = 32      # the trip count of a loop whose bounds the estimate can
 
 
 class FunctionEmitter(CExprPrinter):
-    def __init__(self, fn: ir.Function, module_name: str, boundscheck: bool, signatures: dict):
+    def __init__(self, fn: ir.Function, module_name: str, checks: str, signatures: dict):
         self.fn = fn
         self.module_name = module_name
-        self.boundscheck = boundscheck
+        self.checks = checks        # unpy.loopopt.CHECKS: which indices are checked
         self.signatures = signatures
         self.lines = []
         self.depth = 1
@@ -259,6 +259,8 @@ class FunctionEmitter(CExprPrinter):
         elif isinstance(s, ir.For):
             if s.parallel and not in_parallel:
                 self.parallel_for(s)
+            elif s.proof:
+                self.proved_or_checked(s, lambda nest: self.sequential_for(nest, in_parallel))
             else:
                 self.sequential_for(s, in_parallel)
         elif isinstance(s, ir.While):
@@ -353,6 +355,51 @@ class FunctionEmitter(CExprPrinter):
         else:
             self.leaves = True
             self.out("if (unpy::interrupted()) goto unpy_interrupted;")
+
+    def proved_or_checked(self, loop, emit):
+        """`emit(proof.nest)`, its indices unchecked, where the bounds of `loop.proof` hold
+        (computed here, before the nest), else `emit(loop)`, checked (index_proof)."""
+        proof = loop.proof
+        spans = {s.name for s in proof.spans}
+        for s in proof.spans:
+            self.out(f"const unpy::Span {cname(s.name)} = unpy::span_loop("
+                     f"{self.span(s.first, spans)}, {self.span(s.last, spans)});")
+        tests = [f"unpy::span_within({self.span(b.index, spans)}, "
+                 f"{cname(b.array.id)}.shape[{b.dim}])" for b in proof.bounds]
+        self.out(f"if ({' && '.join(dict.fromkeys(tests))}) {{")
+        self.depth += 1
+        emit(proof.nest)
+        self.depth -= 1
+        self.out("} else {")
+        self.depth += 1
+        emit(loop)
+        self.depth -= 1
+        self.out("}")
+
+    def span(self, e, spans: set) -> str:
+        """C++ of the unpy::Span of index_proof's expression `e` (`spans`: the names of the
+        loop variables' spans)."""
+        if isinstance(e, ir.Name) and e.id in spans:
+            return cname(e.id)
+        if isinstance(e, (ir.Name, ir.Const, ir.ArrayAttr)):
+            return f"unpy::span({self.expr(e)})"
+        if isinstance(e, ir.Cast):
+            return self.span(e.value, spans)
+        if isinstance(e, ir.UnaryOp):
+            inner = self.span(e.operand, spans)
+            return f"unpy::span_neg({inner})" if e.op == "-" else inner
+        if isinstance(e, ir.BinOp) and e.op in ("//", "%"):
+            name = "span_floordiv" if e.op == "//" else "span_mod"
+            return f"unpy::{name}({self.span(e.left, spans)}, int64_t({e.right.value}))"
+        if isinstance(e, ir.BinOp):
+            name = {"+": "span_add", "-": "span_sub", "*": "span_mul"}[e.op]
+            return f"unpy::{name}({self.span(e.left, spans)}, {self.span(e.right, spans)})"
+        if isinstance(e, ir.Call) and e.func in ("min", "max"):
+            text = self.span(e.args[0], spans)
+            for a in e.args[1:]:
+                text = f"unpy::span_{e.func}({text}, {self.span(a, spans)})"
+            return text
+        raise TypeError(f"no span for {ir.format_expr(e)}")
 
     def bounds(self, loop):
         start, stop, step = (self.fresh(x) for x in ("start", "stop", "step"))
@@ -528,15 +575,35 @@ class FunctionEmitter(CExprPrinter):
         loop_vars = {l.var for l in levels}
         triangular = triangular or any(loop_vars & set(reads_of([x.start, x.stop, x.step]))
                                        for x in walk_stmts(body) if isinstance(x, ir.For))
-        clauses = "schedule(static, 1)" if triangular else "schedule(static)"
         # A small nest runs on one thread: waking the team would cost more than it saves.
         work = " * ".join([f"double({n})" for _, _, n, _ in names]
                           + [f"({self.work_estimate(body, loop_vars | set(assigned_names(body)))})"])
-        clauses += f" if({work} >= {PARALLEL_WORK})"
+        clauses = f"if({work} >= {PARALLEL_WORK})"
         for r in loop.reductions:
             clauses += f" reduction({r.op}:{cname(r.var)})"
         if self.checks_math and uses_checked_math(loop):
             clauses += " reduction(+:unpy_math_error)"
+        if loop.proof:
+            self.proved_or_checked(loop, lambda nest: self.openmp_nest(
+                nest, names, clauses, split, triangular))
+        else:
+            self.openmp_nest(loop, names, clauses, split, triangular)
+        if timer:
+            self.out(f"{timer}.report();")
+        self.out("unpy::check_errors();")
+        if loop.nest_id is not None:
+            self.depth -= 1
+            self.out("}")
+        self.last_values(loop, levels, names)
+        self.depth -= 1
+        self.out("}")
+
+    def openmp_nest(self, loop, names, clauses, split, triangular):
+        """The OpenMP code of an outermost nest (after its bounds and GPU hook): a BLAS for a
+        matrix product, else the register-blocked form where it may run, else the loops
+        (collapsed where the outer one has too few iterations for the threads, unless they
+        may throw); each part of a split nest in turn."""
+        levels = self.collapsed_levels(loop)
         if loop.blas:
             # A matrix product: the BLAS when the whole nest runs here (not a split's part).
             whole = f"{split}.lo == 0 && {split}.hi == {names[0][2]} && " if split else ""
@@ -548,8 +615,7 @@ class FunctionEmitter(CExprPrinter):
             self.out("do {")
             self.depth += 1
         outer = f"{split}.hi - {split}.lo" if split else names[0][2]
-        blocked = loop.blocked and not self.boundscheck   # --boundscheck: every index as written
-        if blocked:
+        if loop.blocked:
             # The register-blocked form (unpy/loopopt) where OpenMP runs the whole nest and
             # the arrays it writes overlap none it reads; compiled for contiguous rows only
             # (`if constexpr`: the build of the other body skips it, half the g++ time).
@@ -569,21 +635,21 @@ class FunctionEmitter(CExprPrinter):
             self.out("}")
             self.out(f"if (!{taken}) {{")
             self.depth += 1
-        if len(levels) == 1:
-            self.omp_loops(loop, levels, names, clauses, split)
+        if len(levels) == 1 or self.may_throw_index_errors(levels[-1].body):
+            self.omp_loops(loop, levels, names, clauses, triangular, split)
         else:
             # Collapsing flattens the nest, which keeps the innermost loop from vectorising:
             # collapse only when the outer loop alone has too few iterations for the threads.
             self.out(f"if ({outer} >= 4 * omp_get_max_threads()) {{")
             self.depth += 1
-            self.omp_loops(loop, levels, names, clauses, split)
+            self.omp_loops(loop, levels, names, clauses, triangular, split)
             self.depth -= 1
             self.out("} else {")
             self.depth += 1
-            self.omp_loops(loop, levels, names, clauses + f" collapse({len(levels)})", split)
+            self.omp_loops(loop, levels, names, clauses, triangular, split, collapse=True)
             self.depth -= 1
             self.out("}")
-        if blocked:
+        if loop.blocked:
             self.depth -= 1
             self.out("}")
         if split:
@@ -593,15 +659,6 @@ class FunctionEmitter(CExprPrinter):
         if loop.blas:
             self.depth -= 1
             self.out("}")
-        if timer:
-            self.out(f"{timer}.report();")
-        self.out("unpy::check_errors();")
-        if loop.nest_id is not None:
-            self.depth -= 1
-            self.out("}")
-        self.last_values(loop, levels, names)
-        self.depth -= 1
-        self.out("}")
 
     def work_estimate(self, body, varying: set) -> str:
         """C++ for the operations an iteration of `body` makes, roughly: a statement one, a
@@ -635,14 +692,38 @@ class FunctionEmitter(CExprPrinter):
                 self.out(f"if ({' && '.join(counts)}) {cname(level.var)} = {start} + ({n} - 1) "
                          f"* {step};")
 
-    def omp_loops(self, loop, levels, names, clauses, split=None):
+    def omp_loops(self, loop, levels, names, clauses, triangular, split=None, collapse=False):
         """The OpenMP loop nest over `levels` (trip counts computed), with its private variables;
-        a @gpu nest's outer level over its `split` range."""
+        a @gpu nest's outer level over its `split` range. `triangular`: the outer iterations
+        go round-robin to the threads (else in blocks); `collapse`: all levels are shared out.
+
+        Iterations that may throw IndexError (unpy::out_of_bounds) run in a parallel region
+        that shares the outer iterations out itself, each thread's share in a `try` that
+        records the error (unpy::record): nothing is thrown out of the region, and the loops
+        keep their values in registers (a `catch` per iteration, that the loop goes on from,
+        would have them reloaded at every iteration)."""
         body = levels[-1].body
         loop_vars = {l.var for l in levels}
-        self.out(f"#pragma omp parallel for {clauses}")
-        for k, (start, step, n, t) in enumerate(names):
-            lo, hi = (f"{split}.lo", f"{split}.hi") if split and k == 0 else ("0", n)
+        throws = self.may_throw_index_errors(body)
+        bounds = [(f"{split}.lo", f"{split}.hi") if split and k == 0 else ("0", n)
+                  for k, (_, _, n, _) in enumerate(names)]
+        if throws:
+            self.out(f"#pragma omp parallel {clauses}")
+            self.out("{")
+            self.depth += 1
+            share = self.fresh("share")
+            (lo, hi), t = bounds[0], names[0][3]
+            self.out(f"const unpy::Share {share}({lo}, {hi}, {'true' if triangular else 'false'});")
+            self.out("try {")
+            self.depth += 1
+            self.out(f"for (int64_t {t} = {share}.first; {t} < {share}.last; {t} += {share}.step)")
+            headers = list(zip(names, bounds))[1:]
+        else:
+            schedule = "schedule(static, 1)" if triangular else "schedule(static)"
+            self.out(f"#pragma omp parallel for {schedule} {clauses}"
+                     + (f" collapse({len(levels)})" if collapse else ""))
+            headers = list(zip(names, bounds))
+        for (_, _, _, t), (lo, hi) in headers:
             self.out(f"for (int64_t {t} = {lo}; {t} < {hi}; ++{t})")
         self.out("{")
         self.depth += 1
@@ -676,6 +757,18 @@ class FunctionEmitter(CExprPrinter):
             self.leave_loop_var(level, old)
         self.depth -= 1
         self.out("}")
+        if throws:
+            self.depth -= 1
+            self.out("} catch (const unpy::Error& unpy_error) { unpy::record(unpy_error); }")
+            self.depth -= 1
+            self.out("}")
+
+    def may_throw_index_errors(self, body) -> bool:
+        """Whether `body` has a checked index, or calls a compiled function (which may)."""
+        return self.checks != "none" and any(
+            isinstance(e, ir.CallCompiled) or (isinstance(e, ir.Subscript)
+                                               and len(e.in_range) < len(e.indices))
+            for e in walk_exprs(body))
 
     def split_finish(self, loop, split):
         """After the OpenMP code ran its range of a split nest: wait for the devices' parts and
@@ -843,10 +936,9 @@ class FunctionEmitter(CExprPrinter):
     def expr_Name(self, e):
         return cname(e.id)
 
-    def index(self, array, d, e, in_range=False):
+    def index(self, array, d, e):
+        """--unchecked: index `e` of dimension `d`, wrapped where it may be negative."""
         text = self.expr(e)
-        if in_range:
-            return text
         bound = const_lower_bound(e, self.lower_bounds)
         if bound is not None and bound >= 0:
             return text
@@ -860,13 +952,18 @@ class FunctionEmitter(CExprPrinter):
         if e.array.id in self.tiles:
             return cname(e.array.id) + "".join(f"[{self.expr(i)}]" for i in e.indices)
         contiguous = "false" if e.array.id in self.strided else "C"
-        if self.boundscheck and len(e.in_range) < len(e.indices):
-            # at_checked wraps negative indices itself, after reporting them as written.
+        if len(e.in_range) == len(e.indices):
             indices = ", ".join(self.expr(i) for i in e.indices)
-            return f'{array}.template at_checked<{contiguous}>("{e.array.id}", {indices})'
-        indices = ", ".join(self.index(array, d, i, d in e.in_range)
-                            for d, i in enumerate(e.indices))
-        return f"{array}.template at<{contiguous}>({indices})"
+            return f"{array}.template at<{contiguous}>({indices})"
+        if self.checks == "none":
+            indices = ", ".join(self.expr(i) if d in e.in_range else self.index(array, d, i)
+                                for d, i in enumerate(e.indices))
+            return f"{array}.template at<{contiguous}>({indices})"
+        # Checked (at_checked wraps negative indices itself, after reporting them as written);
+        # the dimensions proved in range are marked so.
+        indices = ", ".join(f"unpy::InRange{{{self.expr(i)}}}" if d in e.in_range
+                            else self.expr(i) for d, i in enumerate(e.indices))
+        return f'{array}.template at_checked<{contiguous}>("{e.array.id}", {indices})'
 
     def expr_TupleValue(self, e):
         return f"{ctype(e.type)}({', '.join(self.expr(x) for x in e.items)})"
@@ -1062,7 +1159,9 @@ def dying_locals(fn: ir.Function) -> list:
             and name not in params and name not in escaping and name not in bound_otherwise]
 
 
-def emit_function(fn, module_name, boundscheck, signatures):
-    emitter = FunctionEmitter(optimise_for_cpu(fn), module_name, boundscheck, signatures)
+def emit_function(fn, module_name, checks, signatures):
+    """(signature, body, dispatcher) of `fn`, its indices checked as `checks` says
+    (unpy.loopopt.CHECKS)."""
+    emitter = FunctionEmitter(optimise_for_cpu(fn, checks), module_name, checks, signatures)
     body = emitter.emit()
     return emitter.signature(cname(fn.name)), body, emitter.dispatcher()

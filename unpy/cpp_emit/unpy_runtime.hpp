@@ -28,7 +28,10 @@ namespace py = pybind11;
 
 // --- errors --------------------------------------------------------------------------------
 // Inside an OpenMP region an exception cannot leave the region: the first error is recorded,
-// the region finishes, and `check_errors()` raises it afterwards.
+// the region finishes, and `check_errors()` raises it afterwards. `raise()` records it there
+// and goes on; an index out of range throws (`out_of_bounds`, which never returns, so that
+// checked code keeps its values in registers), and each thread's share of a parallel loop that
+// may throw catches it and records it (`record`): that thread stops there, the others run on.
 
 enum class ErrorKind { none, zero_division, index, value, overflow };
 
@@ -43,12 +46,16 @@ inline std::mutex error_mutex;
 inline ErrorKind pending_kind = ErrorKind::none;
 inline std::string pending_message;
 
+inline void record(const Error& e) {
+    std::lock_guard<std::mutex> lock(error_mutex);
+    if (pending_kind == ErrorKind::none) { pending_kind = e.kind; pending_message = e.message; }
+}
+
 inline void raise(ErrorKind kind, const std::string& message) {
     // omp_get_level, not omp_in_parallel: a region of one thread (OMP_NUM_THREADS=1, or a split
     // nest's OpenMP range on a machine whose other cores feed devices) is not "active".
     if (omp_get_level() == 0) throw Error(kind, message);
-    std::lock_guard<std::mutex> lock(error_mutex);
-    if (pending_kind == ErrorKind::none) { pending_kind = kind; pending_message = message; }
+    record(Error(kind, message));
 }
 
 // Ctrl-C (see below) during a call: thrown outside OpenMP regions, and by check_errors() after
@@ -60,14 +67,14 @@ struct Interrupted : std::exception {
 inline bool interrupted();
 
 inline void check_errors() {
-    // In a nested region (a function with a prange called inside a prange) the outer region's
-    // check raises it: nothing may be thrown out of a region.
-    if (interrupted() && omp_get_level() == 0) {
-        std::lock_guard<std::mutex> lock(error_mutex);
+    // In a nested region (a function with a prange called inside a prange) nothing may be
+    // thrown out of the region: the outer region's check raises it.
+    if (omp_get_level() > 0) return;
+    std::lock_guard<std::mutex> lock(error_mutex);
+    if (interrupted()) {
         pending_kind = ErrorKind::none;     // KeyboardInterrupt wins over an error it cut short
         throw Interrupted();
     }
-    std::lock_guard<std::mutex> lock(error_mutex);
     if (pending_kind != ErrorKind::none) {
         ErrorKind k = pending_kind;
         pending_kind = ErrorKind::none;
@@ -255,6 +262,24 @@ public:
 // A view: data pointer, shape and strides in elements. `C` (contiguous last dimension) is a
 // template flag of the generated body so that inner loops see unit stride and vectorise.
 
+// Throws NumPy's IndexError, also inside an OpenMP region: the thread's share of the parallel
+// loop catches it (see `record`).
+[[noreturn, gnu::cold, gnu::noinline]] inline void out_of_bounds(const char* name, int axis,
+                                                                int64_t index, int64_t size) {
+    throw Error(ErrorKind::index, "index " + std::to_string(index) + " is out of bounds for axis " +
+                std::to_string(axis) + " with size " + std::to_string(size) + " (array '" +
+                name + "')");
+}
+
+// An index proved in [0, shape) (unpy/loopopt/index_proof.py), among checked ones.
+struct InRange { int64_t value; };
+inline int64_t index_value(InRange i) { return i.value; }
+template <typename I> inline int64_t index_value(I i) {
+    // A uint64 index past INT64_MAX is out of range, as Python sees it: not a negative one.
+    if constexpr (std::is_same_v<I, uint64_t>) return i > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(i);
+    else return static_cast<int64_t>(i);
+}
+
 template <typename T, int N>
 struct Array {
     T* data = nullptr;
@@ -277,22 +302,29 @@ struct Array {
         return element<C>(index);
     }
 
-    // --boundscheck: NumPy's IndexError for an index outside [-shape, shape), reported as
-    // written; a negative index in range counts from the end.
+    // A checked element (unpy/loopopt/index_proof.py: an index not proved in range, every
+    // index under --boundscheck): NumPy's IndexError for an index outside [-shape, shape),
+    // reported as written; a negative index in range counts from the end. An index wrapped in
+    // InRange is proved in range and taken as it is. Inline: an index in [0, shape) costs one
+    // compare and a branch (the element's address does not wait for a wrap), a negative one
+    // an add and another pair, one out of range a cold call that throws.
     template <bool C, typename... I>
     T& at_checked(const char* name, I... idx) const {
-        int64_t index[N] = {static_cast<int64_t>(idx)...};
+        const int64_t index[N] = {index_value(idx)...};
+        constexpr bool checked[N] = {!std::is_same_v<I, InRange>...};
+        T* const base = data;       // read before the checks: a loop then keeps it in a register
+        int64_t off = 0;
         for (int d = 0; d < N; ++d) {
-            if (index[d] < -shape[d] || index[d] >= shape[d]) {
-                raise(ErrorKind::index, "index " + std::to_string(index[d]) +
-                      " is out of bounds for axis " + std::to_string(d) + " with size " +
-                      std::to_string(shape[d]) + " (array '" + name + "')");
-                thread_local T dummy;
-                return dummy;
+            const int64_t stride = (C && d == N - 1) ? int64_t(1) : strides[d];
+            uint64_t k = uint64_t(index[d]);
+            if (checked[d] && __builtin_expect(k >= uint64_t(shape[d]), 0)) {
+                k += uint64_t(shape[d]);      // from the end, where -shape <= index < 0
+                if (__builtin_expect(k >= uint64_t(shape[d]), 0))
+                    out_of_bounds(name, d, index[d], shape[d]);
             }
-            if (index[d] < 0) index[d] += shape[d];
+            off += int64_t(k) * stride;
         }
-        return element<C>(index);
+        return base[off];
     }
 
     template <bool C>
@@ -1032,6 +1064,115 @@ inline int64_t range_length(int64_t start, int64_t stop, int64_t step) {
     if (step > 0)
         return start < stop ? int64_t((uint64_t(stop) - uint64_t(start) - 1) / uint64_t(step) + 1) : 0;
     return start > stop ? int64_t((uint64_t(start) - uint64_t(stop) - 1) / (0 - uint64_t(step)) + 1) : 0;
+}
+
+// The outer iterations [first, last) by `step` that this thread of an OpenMP region runs, as
+// schedule(static) shares them (a block each, the first (hi - lo) % threads one longer) or,
+// `round_robin`, as schedule(static, 1) does (cpp_emit: iterations that may throw).
+struct Share {
+    int64_t first, last, step;
+    Share(int64_t lo, int64_t hi, bool round_robin) {
+        const int64_t p = omp_get_num_threads(), q = omp_get_thread_num();
+        if (round_robin) {
+            first = lo + q, last = hi, step = p;
+        } else {
+            const int64_t size = (hi - lo) / p, extra = (hi - lo) % p;
+            first = lo + q * size + std::min(q, extra);
+            last = first + size + (q < extra ? 1 : 0), step = 1;
+        }
+    }
+};
+
+// --- index proofs (unpy/loopopt/index_proof.py) -------------------------------------------
+// The values an integer expression of a loop nest may take, bounded before the nest from the
+// actual loop bounds and extents: [lo, hi]; none (lo > hi) where the loops around it run no
+// iteration; not `known` where a bound may overflow int64. A nest whose indices' spans all lie
+// within their dimensions runs unchecked; otherwise it runs checked.
+
+struct Span {
+    int64_t lo = 1, hi = 0;     // by default: no value
+    bool known = true;
+};
+
+inline Span span(int64_t v) { return {v, v, true}; }
+inline Span span_unknown() { return {0, 0, false}; }
+inline bool span_none(const Span& s) { return s.known && s.lo > s.hi; }
+
+// Either operand without a value (its loop never runs), or unknown: that is the result.
+inline bool span_decided(const Span& a, const Span& b, Span& r) {
+    if (span_none(a) || span_none(b)) { r = Span{}; return true; }
+    if (!a.known || !b.known) { r = span_unknown(); return true; }
+    return false;
+}
+
+inline Span span_add(Span a, Span b) {
+    Span r;
+    if (span_decided(a, b, r)) return r;
+    if (__builtin_add_overflow(a.lo, b.lo, &r.lo) || __builtin_add_overflow(a.hi, b.hi, &r.hi))
+        return span_unknown();
+    return r;
+}
+
+inline Span span_neg(Span a) {
+    if (span_none(a) || !a.known) return a;
+    if (a.lo == INT64_MIN) return span_unknown();
+    return {-a.hi, -a.lo, true};
+}
+
+inline Span span_sub(Span a, Span b) { return span_add(a, span_neg(b)); }
+
+inline Span span_mul(Span a, Span b) {
+    Span r;
+    if (span_decided(a, b, r)) return r;
+    int64_t p[4];
+    if (__builtin_mul_overflow(a.lo, b.lo, &p[0]) || __builtin_mul_overflow(a.lo, b.hi, &p[1]) ||
+        __builtin_mul_overflow(a.hi, b.lo, &p[2]) || __builtin_mul_overflow(a.hi, b.hi, &p[3]))
+        return span_unknown();
+    return {std::min({p[0], p[1], p[2], p[3]}), std::max({p[0], p[1], p[2], p[3]}), true};
+}
+
+inline Span span_min(Span a, Span b) {
+    Span r;
+    if (span_decided(a, b, r)) return r;
+    return {std::min(a.lo, b.lo), std::min(a.hi, b.hi), true};
+}
+
+inline Span span_max(Span a, Span b) {
+    Span r;
+    if (span_decided(a, b, r)) return r;
+    return {std::max(a.lo, b.lo), std::max(a.hi, b.hi), true};
+}
+
+inline int64_t floor_quotient(int64_t a, int64_t k) {     // k != 0, not INT64_MIN / -1
+    const int64_t q = a / k;
+    return (a % k != 0 && ((a < 0) != (k < 0))) ? q - 1 : q;
+}
+
+// Python's `a // k` and `a % k` by a constant k != 0.
+inline Span span_floordiv(Span a, int64_t k) {
+    if (span_none(a) || !a.known) return a;
+    if (k == -1 && a.lo == INT64_MIN) return span_unknown();
+    const int64_t x = floor_quotient(a.lo, k), y = floor_quotient(a.hi, k);
+    return {std::min(x, y), std::max(x, y), true};
+}
+
+inline Span span_mod(Span a, int64_t k) {
+    if (span_none(a) || !a.known) return a;
+    if (k > 0) return (a.lo >= 0 && a.hi < k) ? a : Span{0, k - 1, true};
+    return (a.lo > k && a.hi <= 0) ? a : Span{k + 1, 0, true};
+}
+
+// The values of a loop variable from `first` to `last`, for every first and last in their
+// spans.
+inline Span span_loop(Span first, Span last) {
+    Span r;
+    if (span_decided(first, last, r)) return r;
+    return {first.lo, last.hi, true};
+}
+
+// Every value of `s` is an index in [0, n) (or there is none).
+inline bool span_within(const Span& s, int64_t n) {
+    return span_none(s) || (s.known && s.lo >= 0 && s.hi < n);
 }
 
 // --- the GPU hook (SPEC section 4) -----------------------------------------------------------

@@ -2,23 +2,35 @@
 module, applied by cpp_emit to the function it prints (the IR embedded for the GPU path keeps
 the loops as written: jitgpu/loopopt optimises its kernels at the call). Each pass's docstring
 says when it is legal; a pass adds alternatives that cpp_emit runs where their run-time
-conditions hold, so results stay the interpreter's."""
+conditions hold, so results stay the interpreter's.
+
+Which passes run depends on the indices the build checks (`BuildOptions.checks`): under
+--unchecked none is checked and none needs proving; by default index_proof proves what it can
+and keeps a register-blocked form only where its nest is proved; under --boundscheck every
+index is checked as written, so no nest is rewritten."""
 from __future__ import annotations
 
 from unpy import ir
+from unpy.loopopt.index_proof import prove_indices
 from unpy.loopopt.register_blocks import register_blocks
 from unpy.typeinfer.reductions import walk_stmts
 
-PASSES = (register_blocks,)
+# What a build checks: no index, the indices index_proof does not prove (the default), every
+# index (but those lower_arrays generates in range).
+CHECKS = ("none", "unproved", "all")
+PASSES = {"none": (register_blocks,), "unproved": (register_blocks, prove_indices), "all": ()}
 
 
-def optimise_for_cpu(fn: ir.Function) -> ir.Function:
-    for apply in PASSES:
+def optimise_for_cpu(fn: ir.Function, checks: str = "unproved") -> ir.Function:
+    for apply in PASSES[checks]:
         fn = apply(fn)
     return fn
 
 
-def blocked_nests(functions) -> int:
-    """How many prange nests of `functions` have a register-blocked form (for `unpy build`)."""
-    return sum(1 for fn in functions for s in walk_stmts(optimise_for_cpu(fn).body)
-               if isinstance(s, ir.For) and s.blocked)
+def blocked_nests(functions, checks: str = "unproved") -> int:
+    """How many prange nests of `functions` have a register-blocked form (for `unpy build`),
+    run where the nest is proved (index_proof)."""
+    def blocked(s):
+        return bool(s.blocked) or bool(s.proof and s.proof.nest.blocked)
+    return sum(1 for fn in functions for s in walk_stmts(optimise_for_cpu(fn, checks).body)
+               if isinstance(s, ir.For) and blocked(s))

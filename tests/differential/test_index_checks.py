@@ -1,0 +1,147 @@
+"""The default build's index checks (unpy/loopopt/index_proof.py): in range, the interpreter's
+results whether an index was proved (while compiling or before its nest) or checked; out of
+range, IndexError as in the interpreter: in sequential and parallel loops, nested loops, reads
+and writes, negative indices wrapping as Python's. Kernels: tests/kernels/index_checks.py."""
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import diffcheck
+from npstrategies import arrays
+
+SETTINGS = settings(max_examples=40, deadline=None)
+RNG = np.random.default_rng(19)
+
+
+@pytest.fixture(scope="module")
+def kernels(tmp_path_factory):
+    return diffcheck.load_kernel_pair("index_checks", tmp_path_factory.mktemp("index_checks"))
+
+
+def rand(*shape):
+    return RNG.uniform(-1, 1, shape)
+
+
+@SETTINGS
+@given(st.data())
+def test_stencil_bounds(kernels, data):
+    """lo = 0 reads a[-1] (Python's wrap), hi = n reads a[n]: IndexError; lo < -n too."""
+    a = data.draw(arrays(np.float64, 1, max_side=8))
+    n = a.shape[0]
+    lo = data.draw(st.integers(-n - 2, n + 1))
+    hi = data.draw(st.integers(lo - 1, n + 2))
+    kernels.check("stencil", a, np.zeros(n + 1), lo, hi)
+    kernels.check("stencil_inside", a, np.zeros(data.draw(st.integers(0, n + 1))))
+
+
+@SETTINGS
+@given(st.data())
+def test_matmul_shapes(kernels, data):
+    """Matching shapes: the (register-blocked) product; any other: IndexError as the
+    interpreter's (from the prange)."""
+    m, p, n = (data.draw(st.integers(0, 9)) for _ in range(3))
+    a = data.draw(arrays(np.float64, 2, min_side=m, max_side=m, layouts=("C", "F", "strided")))
+    a = rand(m, p) if a.shape[1] != p else a
+    kb, nb = p + data.draw(st.sampled_from([0, 0, -1, 1])), n
+    mc, nc = m + data.draw(st.sampled_from([0, 0, -1])), n + data.draw(st.sampled_from([0, -1]))
+    b, c = rand(max(kb, 0), nb), np.zeros((max(mc, 0), max(nc, 0)))
+    kernels.check("matmul", a, b, c, rtol=1e-12)
+
+
+@SETTINGS
+@given(st.data())
+def test_gathers_and_scatters(kernels, data):
+    """Indices read from an array (never proved): negative ones wrap, others raise, in a
+    prange (after the loop), a sequential loop and an atomic update."""
+    a = data.draw(arrays(np.float64, 1, max_side=6))
+    n = a.shape[0]
+    idx = np.array(data.draw(st.lists(st.integers(-n - 2, n + 1), max_size=8)), np.int64)
+    kernels.check("gather", a, idx, np.zeros(idx.shape[0]))
+    kernels.check("gather_sum", a, idx)
+    kernels.check("histogram", np.zeros(n), idx)
+
+
+@SETTINGS
+@given(st.data())
+def test_nested_and_shifted(kernels, data):
+    a = data.draw(arrays(np.float64, 2, max_side=5))
+    kernels.check("triangle", a, data.draw(st.integers(-2, 3)))
+    c = data.draw(arrays(np.float64, 2, max_side=5))
+    kernels.check("fill_rows", c, data.draw(st.integers(0, 6)), data.draw(st.integers(0, 6)))
+    v = data.draw(arrays(np.float64, 1, max_side=6))
+    kernels.check("shifted_write", v, data.draw(st.integers(-8, 3)), 0.5)
+    out = np.zeros(data.draw(st.integers(0, 7)))
+    kernels.check("reversed_copy", v, out, data.draw(st.integers(-8, 3)))
+    m, n = data.draw(st.integers(0, 4)), data.draw(st.integers(0, 4))
+    kernels.check("flat_blocks", rand(data.draw(st.integers(0, 17))), m, n)
+
+
+@SETTINGS
+@given(st.data())
+def test_guards_wraps_and_other_loops(kernels, data):
+    a = data.draw(arrays(np.float64, 1, max_side=6))
+    kernels.check("guarded", a, data.draw(st.integers(-8, 3)))
+    kernels.check("periodic", a, data.draw(st.integers(-2, 2)))
+    b = data.draw(arrays(np.float64, 2, max_side=4))
+    kernels.check("while_reads", b, data.draw(st.integers(-5, 5)), data.draw(st.integers(-5, 5)))
+    kernels.check("local_array", data.draw(st.integers(0, 5)), data.draw(st.integers(-7, 7)))
+
+
+@SETTINGS
+@given(st.data())
+def test_time_steps(kernels, data):
+    a = data.draw(arrays(np.float64, 2, max_side=6))
+    rows = a.shape[0] + data.draw(st.sampled_from([0, 0, -1]))
+    b = np.zeros((max(rows, 0), a.shape[1]))
+    kernels.check("time_steps", a, b, data.draw(st.integers(0, 3)))
+
+
+def test_message_names_array_axis_index_and_size(kernels):
+    with pytest.raises(IndexError) as info:
+        kernels.compiled.stencil(np.ones(5), np.zeros(6), 1, 5)
+    assert str(info.value) == "index 5 is out of bounds for axis 0 with size 5 (array 'a')"
+    with pytest.raises(IndexError, match=re.escape("index -7 is out of bounds for axis 0 with "
+                                                   "size 4 (array 'a')")):
+        kernels.compiled.gather(np.ones(4), np.array([0, -7, 1]), np.zeros(3))
+    with pytest.raises(IndexError, match=r"index 3 is out of bounds for axis 1 with size 3 "
+                                         r"\(array 'c'\)"):
+        kernels.compiled.fill_rows(np.zeros((4, 3)), 4, 4)
+
+
+def test_huge_index_raises_instead_of_crashing(kernels):
+    a = np.ones(10)
+    with pytest.raises(IndexError, match="index 1000000000 is out of bounds"):
+        kernels.compiled.gather(a, np.array([10 ** 9]), np.zeros(1))
+    with pytest.raises(IndexError, match="index 1000000000 is out of bounds"):
+        kernels.compiled.shifted_write(a, 10 ** 9, 1.0)
+    assert (a == 1.0).all()     # raised before its first write
+
+
+def test_parallel_errors_raise_after_the_loop_and_the_next_call_runs(kernels):
+    idx = np.arange(100_000) % 50
+    idx[77_777] = 1000
+    a, out = rand(50), np.zeros(idx.shape[0])
+    with pytest.raises(IndexError, match="index 1000 is out of bounds for axis 0 with size 50"):
+        kernels.compiled.gather(a, idx, out)
+    idx[77_777] = 3
+    kernels.compiled.gather(a, idx, out)
+    np.testing.assert_array_equal(out, a[idx])
+
+
+def test_errors_in_while_loops_and_nested_regions_stop(kernels):
+    """No hang: the iteration that met the error stops at its next poll (a while loop reading
+    past the end would read 0 forever); no crash: an error in a nested region is raised by the
+    outer one."""
+    a = np.zeros(1000)
+    a[10] = 1.0
+    starts = np.array([0, 3, 11, 5] * 50, np.int64)
+    for func in ("searches", "searches_inline"):
+        kernels.check(func, a, starts, np.zeros(200, np.int64))
+        kernels.check(func, a, np.array([0, 3, 5] * 50, np.int64), np.zeros(150, np.int64))
+    kernels.check("first_nonzero_after", a, 11)
+    b = rand(300, 4)
+    kernels.check("nested_prange_rows", b, np.array([0, 3, 1, -4]), np.zeros(300))
+    kernels.check("nested_prange_rows", b, np.array([0, 4, 1] * 20), np.zeros(300))

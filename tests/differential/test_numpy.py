@@ -108,6 +108,7 @@ CASES = {
     "csr_gather": lambda: (np.array([0, 2, 2, 5, 6]), np.array([3, 0, 1, 3, 2, 0]), rand(6),
                            rand(4)),
     "gather_dims": lambda: (rand(4, 4), np.array([3, -1, 0, 2], np.int32)),
+    "gather_dims out of range": lambda: (rand(4, 4), np.array([3, 9, 0, 2], np.int32)),
     "transpose_axes": lambda: (rand(3, 3, 4),),
     "joined f32": lambda: (rand(5, 3), rand(5).astype(np.float32)),
     "masked_values": lambda: (rand(40), rand(40), 6),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 
 import gast
+import numpy as np
 
 from unpy import ir
 from unpy.frontend.constants import LIBRARY_CONSTANTS, NotConstant
@@ -63,15 +64,11 @@ ARRAY_METHODS = {"sum", "prod", "mean", "std", "var", "argmin", "argmax", "any",
                  "trace", "cumsum", "fill"}
 
 
-def ufunc_arity(name: str) -> int:
-    """How many inputs the NumPy ufunc (or ufunc-like function) `name` takes."""
-    if name in ("where", "clip"):
-        return 3
-    if name in OPERATOR_UFUNCS or name in COMPARE_UFUNCS or name in (
-            "minimum", "maximum", "fmin", "fmax", "copysign", "logical_and", "logical_or",
-            "logical_xor", "arctan2", "hypot", "power", "fmod"):
-        return 2
-    return 1
+def ufunc_arity(name: str):
+    """How many inputs the NumPy ufunc `name` takes (NumPy's own `nin`; np.clip's 3), before
+    an output array by position; None: it takes none by position."""
+    ufunc = getattr(np, name, None)
+    return ufunc.nin if isinstance(ufunc, np.ufunc) else {"clip": 3}.get(name)
 
 
 def builtin_name(qualified: str):
@@ -159,9 +156,10 @@ class Lowering:
         if isinstance(s, gast.Return):
             return [ir.Return(self.expr(s.value) if s.value is not None else None, loc)]
         if isinstance(s, gast.Expr):
-            if isinstance(s.value, gast.Call) and self.ufunc_out(s.value) is not None:
+            given = self.ufunc_out(s.value) if isinstance(s.value, gast.Call) else None
+            if given is not None:
                 # np.multiply(z, z, z), np.exp(x, out=x): out[...] = the ufunc's value
-                out, call = self.ufunc_out(s.value)
+                out, call = given
                 return [ir.Assign(ir.Subscript(self.expr(out), [ir.Const(Ellipsis, loc)], loc),
                                   self.expr(call), loc)]
             if isinstance(s.value, gast.Call):
@@ -185,7 +183,8 @@ class Lowering:
         keywords = [k for k in e.keywords if k.arg != "out"]
         out = [k.value for k in e.keywords if k.arg == "out"]
         args = list(e.args)
-        if not out and len(args) == ufunc_arity(name) + 1:
+        arity = ufunc_arity(name)
+        if not out and arity is not None and len(args) == arity + 1:
             out = [args.pop()]
         if not out:
             return None

@@ -16,7 +16,8 @@ from unpy.typeinfer.array_calls import type_array_call
 from unpy.typeinfer.overloads import NoSignature, choose_signature
 from unpy.typeinfer.types import (BOOL, COMPLEX_FUNCTIONS, ELEMENTWISE_RULES, FLOAT64, INT64,
                                   NUMPY_MATH, PY_INT, UFUNCS, conversion_loses, fits, is_bool,
-                                  is_complex, is_int, literal_type, real_part, resolve)
+                                  is_complex, is_int, literal_type, ndim_of, real_part,
+                                  resolve)
 
 MATH_TO_INT = {"floor", "ceil"}        # math.floor/ceil return Python ints
 
@@ -335,7 +336,7 @@ class TypeInference:
                 raise self.error(f"{side.value} does not fit in {t.dtype}, the type of this "
                                  f"operation (NumPy raises OverflowError for it)", side)
         e.left, e.right = cast(left, lt), cast(right, rt)
-        e.type = shaped(out.dtype, _ndim(left, right)) if arrays else out
+        e.type = shaped(out.dtype, ndim_of((left, right))) if arrays else out
         return e
 
     def expr_UnaryOp(self, e):
@@ -410,7 +411,7 @@ class TypeInference:
             if _is_python_int(x.type) and is_int(element_type(y.type)):
                 pair[k] = "int64"
         e.left, e.comparators, e.operand_types = a, [b], [pair]
-        e.type = Array("bool", _ndim(a, b))
+        e.type = Array("bool", ndim_of((a, b)))
         return e
 
     def refuse_complex_order(self, op, a, b, node):
@@ -498,21 +499,20 @@ class TypeInference:
         index = e.indices[0] if len(e.indices) == 1 else None
         literal = lambda x: x is None or (isinstance(x, ir.Const) and type(x.value) is int)
         n = len(value.type.items)
-        if not isinstance(value, (ir.Name, ir.TupleValue)) and literal(index) and \
-                index is not None and -n <= index.value < n:    # one item of a call's tuple
-            return ir.TupleItem(value, index.value % n, n, e.loc,
-                                value.type.items[index.value % n])
-        items = self.tuple_items(value)
+        if isinstance(index, ir.Const) and literal(index):
+            if not -n <= index.value < n:
+                raise self.error(f"tuple index {index.value} is out of range (the tuple has "
+                                 f"{n} items)", index)
+            k = index.value % n
+            if isinstance(value, (ir.Name, ir.TupleValue)):
+                return self.tuple_items(value)[k]
+            return ir.TupleItem(value, k, n, e.loc, value.type.items[k])   # the call runs once
         if isinstance(index, ir.Slice) and all(literal(x) for x in (index.start, index.stop,
                                                                     index.step)):
             bound = lambda x: None if x is None else x.value
-            chosen = items[bound(index.start):bound(index.stop):bound(index.step)]
+            chosen = self.tuple_items(value)[bound(index.start):bound(index.stop):
+                                             bound(index.step)]
             return ir.TupleValue(chosen, e.loc, TupleType(tuple(x.type for x in chosen)))
-        if literal(index) and index is not None:
-            if not -len(items) <= index.value < len(items):
-                raise self.error(f"tuple index {index.value} is out of range (the tuple has "
-                                 f"{len(items)} items)", index)
-            return items[index.value]
         raise self.error("a tuple is indexed with one integer literal or a slice of "
                          "literals (t[0], t[:-1])", e)
 
@@ -706,7 +706,7 @@ class TypeInference:
         rule = ELEMENTWISE_RULES.get(func) or NUMPY_MATH.get(func)
         arity = {"where": 3, "clip": 3}.get(func, rule.nin if hasattr(rule, "nin") else 1)
         self.arity(e, args, arity)
-        ndim = _ndim(*args)
+        ndim = ndim_of(args)
         if func == "where":
             cond, x, y = args
             t = resolve(UFUNCS["+"], [element_type(x.type), element_type(y.type)])[1]
@@ -789,10 +789,6 @@ class TypeInference:
         e.shape = self.shape_dims(e.shape, e)
         e.type = Array(e.dtype, len(e.shape))
         return e
-
-
-def _ndim(*values):
-    return max((v.type.ndim for v in values if isinstance(v.type, Array)), default=0)
 
 
 def _bool_as_int(e):

@@ -38,7 +38,7 @@ from unpy.typeinfer.build_ir import (ALLOCATING, BOOL, ELEMENT_CALLS, FUNCTIONS,
 from unpy.typeinfer.lower_reductions import ReductionLowering
 from unpy.typeinfer.array_calls import transposed_axes
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
-from unpy.typeinfer.types import INT64, PY_INT
+from unpy.typeinfer.types import INT64, PY_INT, ndim_of
 
 
 # Calls that give a view of their array argument (NumPy writes through them: a.T[0] = 1).
@@ -1006,20 +1006,22 @@ class ArrayLowering(ReductionLowering):
             return value.array
         if isinstance(value.type, Array) and any(isinstance(x, ir.Masked)
                                                  for x in walk_exprs(value)):
+            parts = []
+
+            def unmasked(x):
+                parts.append(self.unmask(x, mask))
+                return parts[-1]
             for field in ("left", "right", "operand"):
                 if hasattr(value, field):
-                    setattr(value, field, self.unmask(getattr(value, field), mask))
+                    setattr(value, field, unmasked(getattr(value, field)))
             if hasattr(value, "args"):
-                value.args = [self.unmask(a, mask) for a in value.args]
+                value.args = [unmasked(a) for a in value.args]
             if hasattr(value, "comparators"):
-                value.comparators = [self.unmask(a, mask) for a in value.comparators]
+                value.comparators = [unmasked(a) for a in value.comparators]
             if isinstance(value, ir.Cast):
-                value.value = self.unmask(value.value, mask)
+                value.value = unmasked(value.value)
             # `b[m]` (1-D) became `b`: the expression has b's dimensions now.
-            parts = [getattr(value, f) for f in ("left", "right", "operand", "value")
-                     if hasattr(value, f)] + list(getattr(value, "args", [])) + \
-                list(getattr(value, "comparators", []))
-            value.type = Array(value.type.dtype, _ndim_of(parts))
+            value.type = Array(value.type.dtype, ndim_of(parts))
             return value
         if isinstance(value.type, Array):
             raise self.error("a[mask] = values: compiled code assigns a scalar or an array "
@@ -1064,10 +1066,6 @@ class ArrayLowering(ReductionLowering):
             yield
         finally:
             self.in_prange -= 1
-
-
-def _ndim_of(values) -> int:
-    return max((v.type.ndim for v in values if isinstance(v.type, Array)), default=0)
 
 
 def is_gather(index) -> bool:

@@ -133,6 +133,12 @@ def resolve(ufunc, types):
     return inputs, Scalar(out, weak and out in ("int64", "float64", "complex128", "bool"))
 
 
+def ndim_of(values) -> int:
+    """The dimensions of an element-wise result of `values`: the most of its arrays' (0: all
+    scalars)."""
+    return max((v.type.ndim for v in values if isinstance(v.type, Array)), default=0)
+
+
 def is_int(t):
     return isinstance(t, Scalar) and np.dtype(t.dtype).kind in "iu"
 

@@ -5,7 +5,8 @@ a device is chosen only once its probe, `gpurts.probe`, has built and run a smal
 `device_report` lists them all), and per
 device one owner for each resource: context and profiling queue, buffer pool (`Device.pool`),
 pinned staging (`Device.pinned`), transfers (`Device.transfers`), kernel cache (`build_kernel`),
-bandwidth (`Device.measured_bandwidth`). Event times go into `Timings`.
+bandwidth (`Device.measured_bandwidth`), the estimate's figures measured once per machine
+(`Device.calibration`, `gpurts.calibration`). Event times go into `Timings`.
 
 pyopencl must be imported through `gpurts.opencl.load_opencl()`, never directly: the OpenCL
 loader reads its vendor files once, and the vendor-file fix (`gpurts.icd`) has to run

@@ -1,5 +1,7 @@
-"""Host-device bandwidth through pinned memory, for the profitability decision: measured once per
-device per process (`Device.measured_bandwidth`) with a few copies of 32 MiB, a few ms on a GPU."""
+"""Host-device bandwidth through pinned memory, for the profitability decision where the
+machine's calibration (gpurts/calibration.py, which measures it once per machine) could not be
+made: measured once per device per process (`Device.measured_bandwidth`) with a few copies of
+32 MiB, a few ms on a GPU."""
 from __future__ import annotations
 
 from .opencl import load_opencl

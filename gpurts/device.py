@@ -1,6 +1,7 @@
 """Device discovery and the `Device` object, which owns every resource made for one OpenCL
 device: its context, its profiling queue, its buffer pool, its pinned staging pool, its kernel
-cache and its measured bandwidth. Each is made on first use and reused for the process.
+cache and its calibration (`gpurts.calibration`: launch latency, bandwidths, throughputs).
+Each is made on first use and reused for the process.
 
 A device is chosen only after its probe (`gpurts.probe`: build and run a small kernel) passes;
 a device whose probe fails is passed over, its reason logged once (a warning when this process
@@ -120,11 +121,24 @@ class Device:
         from .kernel_cache import KernelCache
         return self._once("kernel_cache", lambda: KernelCache(self))
 
+    def calibration(self):
+        """The figures the profitability estimate uses (`gpurts.calibration.Calibration`),
+        measured once per machine and device; None where they could not be measured, or with
+        UNPY_CALIBRATE=0 (the tests' setting: their decisions must not follow the host's load)."""
+        if not current_settings().calibrate:
+            return None
+        from .calibration import calibration
+        return self._once("calibration", lambda: calibration(self))
+
     def measured_bandwidth(self) -> tuple[float, float]:
-        """(host-to-device, device-to-host) bytes per second through pinned memory, measured
-        once per process."""
+        """(host-to-device, device-to-host) bytes per second through pinned memory: the
+        calibration's, else measured once per process."""
         from .bandwidth import measure_bandwidth
-        return self._once("bandwidth", lambda: measure_bandwidth(self))
+
+        def measured():
+            found = self.calibration()
+            return (found.h2d, found.d2h) if found is not None else measure_bandwidth(self)
+        return self._once("bandwidth", measured)
 
 
 class DeviceSelection(NamedTuple):

@@ -160,14 +160,18 @@ def _probe_in_child(cl_device) -> tuple[ProbeResult, bool]:
         return ProbeResult(False, f"the probe could not run ({last})", True), False
 
 
-def _cache_path(cl_device) -> str:
-    settings = current_settings()
+def cache_key(cl_device) -> str:
+    """The device's key in `probes`: its platform, name and versions (the calibration of
+    `gpurts.calibration` is kept beside the probe's result under it)."""
     plat = cl_device.platform
     fields = [PROBE_VERSION, plat.name, plat.vendor, plat.version, cl_device.name,
               cl_device.vendor, cl_device.version, cl_device.driver_version,
-              settings.probe_fail]
-    key = hashlib.sha256(json.dumps([str(f).strip() for f in fields]).encode()).hexdigest()
-    return os.path.join(settings.cache_root, "probes", key + ".json")
+              current_settings().probe_fail]
+    return hashlib.sha256(json.dumps([str(f).strip() for f in fields]).encode()).hexdigest()
+
+
+def _cache_path(cl_device) -> str:
+    return os.path.join(current_settings().cache_root, "probes", cache_key(cl_device) + ".json")
 
 
 def _read_cached(path: str) -> ProbeResult | None:

@@ -11,7 +11,9 @@ The rules, with the numbers of a frozen `Rules`:
   the fastest is its time: a busy spell of a shared machine slows calls, it never speeds them,
   so the fastest is the least noisy figure. Times measured elsewhere (a record on disk, a
   split's own calls) come in counted, with `known`: that candidate is not run by the choice,
-  and what it has is all the evidence it gets.
+  and what it has is all the evidence it gets. Times that turn out not to be taken the way
+  the candidate's calls will run (jitgpu/decide.py: calls through Python of a layout that C++
+  replays) are dropped with `discard`, and the candidate is measured anew.
 - Next. The next call runs the candidate, of those offered, not dropped and still short of
   `samples` counted calls, with the fewest (the first offered on a tie): the candidates take
   turns; once settled, the chosen one.
@@ -119,6 +121,14 @@ class Choice:
             self._warm[label] = 0
             self.complete.add(label)
             self._count(label, float(seconds))
+
+    def discard(self, label: str) -> None:
+        """Drop the counted times of `label` (taken otherwise than its later calls will run):
+        it is measured anew, without another warm-up."""
+        if label in self.times and self.chosen is None:
+            self.times[label] = []
+            self.dropped.discard(label)
+            self.complete.discard(label)
 
     # --- what it answers -----------------------------------------------------------------
 

@@ -118,7 +118,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
         plan = plan_call(instance, values, facts, nest=f"{module}.{function} nest {nest_id}",
                          forced=forced, opt=opt)
         if resident:
-            plan = residency.amortised(plan, resident, facts)
+            plan = residency.amortised(plan, resident)
     except DeviceFailure:
         raise
     except NotOffloadable as e:
@@ -373,6 +373,8 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         nest_report.replay = replay.offer(device, plan, prepared, values, keep, key)
         if isinstance(nest_report.replay, replay.Record):
             results[replay.RECORD_KEY] = nest_report.replay
+        elif trial is not None:
+            trial.not_replayed()        # its calls through Python are the evidence again
     if keep and key is not None:
         nest_report.relaunch = relaunch.offer(
             module, function, nest_id, scope, key, values, current_settings(), device, plan,

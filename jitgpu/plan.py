@@ -20,15 +20,20 @@ from jitgpu.nest import NestInstance, NotOffloadable, loop_dims
 from unpy import ir
 from unpy.settings import current as current_settings
 
-# Profitability (docs/gpu.md, jitgpu/decide.py): the estimated device time (transfers at the
-# measured bandwidth, work at GPU_OPS, plus the launch and host set-up cost) against the estimated
-# OpenMP time (work at HOST_OPS_PER_CORE per core); operations are counted from the IR, per
-# statement times the trips of its loops (`work`). jitgpu/decide.py trusts the ratio only where it is clear and measures close calls.
-# Fitted to the H100 with 16 cores (bench/results/gpu-h100.md, 2026-11-22): OpenMP ran the
-# vectorised loops (nbody, cp, syrk, syr2k, stencil) at 0.5-3e10 counted operations per core and
-# second, naive mmult at 1-3e9; the GPU ran the large nests at 0.5-1.5e13. With these rates the
-# estimated ratio was within 3.9x of the measured one at every dev and accelerator size but the
-# naive mmult (clearly the GPU's either way).
+# Profitability (docs/gpu.md, jitgpu/decide.py): the estimated device time (a launch per part,
+# the copies over the link, the kernel) against the estimated OpenMP time; operations are
+# counted from the IR, per statement times the trips of its loops (`work`), bytes are those of
+# the arrays' regions the parts touch. A side's work takes the longer of its operations at its
+# rate and its bytes at its memory's throughput. The launch, the link, the staging copy and both
+# memories' throughputs are measured on the machine (gpurts/calibration.py, once per machine
+# and device); the operations' rates are constants, and so is everything where no calibration
+# could be made. jitgpu/decide.py trusts the estimate only where it is clear by a margin that
+# follows from how much of it rests on each (`margin`), and measures the rest.
+# The rates, fitted to the H100 with 16 cores (bench/results/gpu-h100.md, 2026-11-22): OpenMP
+# ran the vectorised loops (nbody, cp, syrk, syr2k, stencil) at 0.5-3e10 counted operations
+# per core and second, naive mmult at 1-3e9; the GPU ran the large nests at 0.5-1.5e13. With
+# these rates the estimated ratio was within 3.9x of the measured one at every dev and
+# accelerator size but the naive mmult (clearly the GPU's either way).
 HOST_OPS_PER_CORE = 1e10
 # A matrix product (For.blas) runs the BLAS on the CPU path: gemm f64 on the H200 host's 16
 # cores, 2026-11-25, ran 3.5e10 (n=384, 0.40 ms) and 5.6e10 (n=2048, 38 ms) counted operations
@@ -37,16 +42,24 @@ HOST_OPS_PER_CORE = 1e10
 BLAS_OPS_PER_CORE = 4e10
 GPU_OPS = 1e13
 CPU_DEVICE_OPS = HOST_OPS_PER_CORE      # an OpenCL CPU device (PoCL) is no faster than OpenMP
-# Host work of a repeated call that runs on the device beyond the copies and the kernel: a
-# repeated call is replayed from C++ (jitgpu/replay.py), 0.1-0.15 ms in all for mmult f32 256
-# through NVIDIA's OpenCL on an H100 (GPU busy 0.07 ms; bench/results/gpu-h100.md, 2026-11-23);
-# before replay it was 0.25-1.2 ms, and cp 256 stayed on OpenMP at half the GPU's speed.
+# Without a calibration: the host work of a repeated call that runs on the device beyond the
+# copies and the kernel: a repeated call is replayed from C++ (jitgpu/replay.py), 0.1-0.15 ms
+# in all for mmult f32 256 through NVIDIA's OpenCL on an H100 (GPU busy 0.07 ms;
+# bench/results/gpu-h100.md, 2026-11-23).
 LAUNCH_OVERHEAD = 2e-4
-# Copies of small arrays go through pinned staging: measured on the H200, a staged copy of a
-# NumPy array runs at 20-24 GB/s where the pinned DMA alone runs at 55 GB/s (gpurts's bandwidth
-# measure). Large arrays are pinned in place where the device pins (gpurts/pins.py): their
+# Without a calibration: copies of small arrays go through pinned staging: measured on the
+# H200, a staged copy of a NumPy array runs at 20-24 GB/s where the pinned DMA alone runs at
+# 55 GB/s. Large arrays are pinned in place where the device pins (gpurts/pins.py): their
 # copies run at the measured bandwidth (DeviceFacts.pins_from).
 STAGING_SLOWDOWN = 2.5
+# How far each side's estimated time may be off (a factor), per kind of figure it rests on;
+# the estimate decides only beyond the product of the two sides' factors (`margin`).
+# Constants: 2 per side, a 4x margin on the ratio, as the H100's worst estimate at the dev
+# sizes (3.9x off). A term computed from a figure measured on the machine: 1.25, the model's
+# own roughness (bytes touched once, one launch per part), times the calibration's spread
+# (the noise of the machine it was measured on), never more than a constant's.
+CONSTANT_ERROR = 2.0
+CALIBRATED_ERROR = 1.25
 
 
 @dataclass(frozen=True)
@@ -60,13 +73,31 @@ class DeviceFacts:
     d2h: float
     pins_from: Optional[int] = None   # copies of this many bytes and more go straight from
                                       # pinned NumPy memory (gpurts.pins); None: all staged
+    # The machine's figures (gpurts.calibration.Calibration); None: the constants above.
+    calibration: Optional[object] = None
 
     @classmethod
     def of(cls, device) -> "DeviceFacts":
         from gpurts.pins import PIN_MIN_BYTES, pinning_on
         h2d, d2h = device.measured_bandwidth()
         return cls(device.label, device.is_gpu, mem_limit(device), device.max_alloc, h2d, d2h,
-                   PIN_MIN_BYTES if pinning_on(device) else None)
+                   PIN_MIN_BYTES if pinning_on(device) else None, device.calibration())
+
+
+def launch_seconds(facts: DeviceFacts) -> float:
+    """The fixed cost of one launch on the device: calibrated, else LAUNCH_OVERHEAD."""
+    return facts.calibration.launch_s if facts.calibration is not None else LAUNCH_OVERHEAD
+
+
+def staging_slowdown(facts: DeviceFacts) -> float:
+    """A staged copy's time over the pinned DMA's: calibrated, else STAGING_SLOWDOWN."""
+    return (facts.calibration.staging_slowdown if facts.calibration is not None
+            else STAGING_SLOWDOWN)
+
+
+def copy_seconds(nbytes: int, facts: DeviceFacts, staged: bool = True) -> float:
+    """Seconds to move `nbytes` over the device's link, staged or straight from pinned memory."""
+    return nbytes * (staging_slowdown(facts) if staged else 1.0) / min(facts.h2d, facts.d2h)
 
 
 def mem_limit(device) -> int:
@@ -96,10 +127,35 @@ class Estimate:
     device_s: float
     host_s: float
     bytes_moved: int
+    copies_s: float = 0.0               # of device_s: the copies (residency shares them)
+    # Of each side's seconds, those computed from the machine's calibration (the rest from
+    # constants): jitgpu/decide.py's margin follows from them.
+    device_calibrated_s: float = 0.0
+    host_calibrated_s: float = 0.0
+    calibration: Optional[object] = None   # gpurts.calibration.Calibration, or None
+    basis: str = ""                     # which figures the estimate used, for explain
 
     def __str__(self):
+        basis = f"{self.basis}; " if self.basis else ""
         return (f"estimated {self.device_s * 1e3:.3f} ms on the device ({self.bytes_moved} bytes "
-                f"to move) vs {self.host_s * 1e3:.3f} ms with OpenMP")
+                f"to move) vs {self.host_s * 1e3:.3f} ms with OpenMP [{basis}decides beyond "
+                f"{margin(self):.2f}x]")
+
+
+def margin(e: Estimate) -> float:
+    """The ratio (either way) of the device's to the OpenMP code's estimated time beyond which
+    the estimate decides (jitgpu/decide.py): the product of the sides' error factors, each the
+    mean of its terms' factors (CALIBRATED_ERROR times the calibration's spread for the seconds
+    computed from measured figures, CONSTANT_ERROR for the rest) weighted by their seconds."""
+    spread = e.calibration.spread if e.calibration is not None else 1.0
+    measured = min(CALIBRATED_ERROR * max(spread, 1.0), CONSTANT_ERROR)
+
+    def side(total, calibrated):
+        if total <= 0:
+            return CONSTANT_ERROR
+        calibrated = min(max(calibrated, 0.0), total)
+        return (calibrated * measured + (total - calibrated) * CONSTANT_ERROR) / total
+    return side(e.device_s, e.device_calibrated_s) * side(e.host_s, e.host_calibrated_s)
 
 
 @dataclass(frozen=True)
@@ -189,17 +245,42 @@ def work(instance: NestInstance) -> float:
 
 
 def estimate(instance: NestInstance, parts, facts: DeviceFacts) -> Estimate:
+    """The device's and the OpenMP code's seconds for the call (see the constants above): each
+    side's work is the longer of its operations at its rate and its bytes at its memory's
+    calibrated throughput; the device adds its launches and copies."""
+    calibration = facts.calibration
     operations = work(instance)
     per_core = BLAS_OPS_PER_CORE if instance.nest.loop.blas else HOST_OPS_PER_CORE
-    host = operations / (per_core * (os.cpu_count() or 1))
+    cores = calibration.cores if calibration is not None else (os.cpu_count() or 1)
+    rate = GPU_OPS if facts.is_gpu else CPU_DEVICE_OPS
+    touched = sum(g.device_elems * g.itemsize for p in parts for g in p.transfers.groups)
     moved = sum(g.device_elems * g.itemsize * (g.copy_in + g.copy_back)
                 for p in parts for g in p.transfers.groups)
-    rate = GPU_OPS if facts.is_gpu else CPU_DEVICE_OPS
     # Roughly: a call moving megabytes moves them mostly from large (pinned) arrays.
     pinned = facts.pins_from is not None and moved >= facts.pins_from
-    device = (moved * (1.0 if pinned else STAGING_SLOWDOWN) / min(facts.h2d, facts.d2h)
-              + operations / rate + LAUNCH_OVERHEAD * len(parts))
-    return Estimate(device, host, moved)
+    copies = copy_seconds(moved, facts, staged=not pinned)
+    launches = launch_seconds(facts) * len(parts)
+    host_ops, kernel_ops = operations / (per_core * cores), operations / rate
+    if calibration is None:
+        return Estimate(copies + kernel_ops + launches, host_ops, moved, copies,
+                        basis=f"constants: launch {LAUNCH_OVERHEAD * 1e3:.3f} ms, staging "
+                              f"{STAGING_SLOWDOWN:g}x, {_rates(per_core, rate)}; link "
+                              f"{min(facts.h2d, facts.d2h) / 1e9:.1f} GB/s measured")
+    host_memory = touched / calibration.host_bytes_per_s
+    kernel_memory = touched / calibration.device_bytes_per_s
+    kernel = max(kernel_ops, kernel_memory)
+    host = max(host_ops, host_memory)
+    return Estimate(
+        copies + kernel + launches, host, moved, copies,
+        device_calibrated_s=copies + launches + (kernel if kernel_memory >= kernel_ops else 0.0),
+        host_calibrated_s=host if host_memory >= host_ops else 0.0,
+        calibration=calibration,
+        basis=f"calibrated on this machine: {calibration}; {_rates(per_core, rate)}; "
+              f"{touched} bytes touched")
+
+
+def _rates(per_core: float, rate: float) -> str:
+    return f"operations at {rate:.0e}/s on the device, {per_core:.0e}/s per core (constants)"
 
 
 def tile_instance(instance: NestInstance, bounds) -> NestInstance:

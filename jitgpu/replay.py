@@ -20,7 +20,9 @@ takes the Python path, which falls back to OpenMP and raises as the interpreter 
 
 A close call being measured (jitgpu/decide.py) replays one call per device turn (the record's
 budget word); C++ times it, and the next Python call hands that time to the trial
-(`harvest`), so that small kernels are judged at the speed their repeated calls run.
+(`harvest`), so that small kernels are judged at the speed their repeated calls run: recorded
+with their arrays pinned at once (not after REPIN_AFTER replays), and once a replayed time
+came, the trial counts no device call through Python.
 """
 from __future__ import annotations
 
@@ -282,8 +284,9 @@ def harvest(prepared, trial) -> None:
     is then judged at the speed its repeated calls run."""
     found = prepared.recipes.get(0, {}).get("replay")
     if found is not None and found.calls > found.harvested:
+        from jitgpu.decide import REPLAYED
         calls, found.harvested = found.calls - found.harvested, found.calls
-        trial.record("device", found.words[LAST_NS] * 1e-9, calls)
+        trial.record("device", found.words[LAST_NS] * 1e-9, calls, REPLAYED)
 
 
 def record(device, part, kernel, built_kernel, values, recipe, group_sources, may_flag,
@@ -293,7 +296,11 @@ def record(device, part, kernel, built_kernel, values, recipe, group_sources, ma
     takes them."""
     cl, _ = load_opencl()
     found = recipe.get("replay")
-    repinning = found is not None and found.live and found.repin and found.calls >= REPIN_AFTER
+    # A close call being measured judges the device by its replays (jitgpu/decide.py): they
+    # run pinned at once, as the layout's replays will once it proves repeated.
+    measuring = trial is not None and trial.on_device is None
+    repinning = found is not None and found.live and found.repin and (
+        found.calls >= REPIN_AFTER or measuring)
     if found is not None and found.live and not repinning:
         found.arm(trial)
         return found
@@ -303,12 +310,13 @@ def record(device, part, kernel, built_kernel, values, recipe, group_sources, ma
     if kept is None:
         return "the part's buffers are not kept between calls (too large)"
     explicit = replay_pin_bytes()
-    pin_bytes = explicit if explicit is not None else (REPIN_BYTES if repinning else 0)
+    pin_bytes = explicit if explicit is not None else (
+        REPIN_BYTES if repinning or measuring else 0)
     copy_list = copies(part.transfers.groups, group_sources, device.transfers, pin_bytes)
     if isinstance(copy_list, str):
         return copy_list
     # Staged copies that pins could take later, once the layout proves repeated.
-    repin = (explicit is None and not repinning and pinning_on(device)
+    repin = (explicit is None and not repinning and not measuring and pinning_on(device)
              and any(c.staged and c.nbytes >= REPIN_BYTES for c in copy_list))
     nbytes = sum(s.nbytes for s in kept.staging.values())
     with _lock:

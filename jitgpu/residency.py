@@ -28,7 +28,7 @@ from jitgpu.lmad.cslmad import access_pattern
 from jitgpu.lmad.overlap import overlap_components
 from jitgpu.lmad.plan import Footprint, Options, mirror_group
 from jitgpu.nest import loop_dims
-from jitgpu.plan import STAGING_SLOWDOWN, Estimate, live_arrays
+from jitgpu.plan import Estimate, live_arrays
 
 # A whole-view layout is used while it moves at most this many times the packed plan's bytes.
 MIRROR_FACTOR = 2.0
@@ -191,16 +191,18 @@ class SharedEstimate(Estimate):
                 f"{self.share} nest calls of a call of the function)")
 
 
-def amortised(plan, share: int, facts):
+def amortised(plan, share: int):
     """The plan with its estimate's copies divided among `share` nest calls: in a call that
     keeps data on the device, an array moves once in and once out however many nests use it.
     `share`: the nest calls of the function's earlier calls (`nest_calls_share`)."""
     if share <= 1:
         return plan
     e = plan.estimate
-    copies = e.bytes_moved * STAGING_SLOWDOWN / min(facts.h2d, facts.d2h)
-    return dataclasses.replace(plan, estimate=SharedEstimate(
-        e.device_s - copies + copies / share, e.host_s, e.bytes_moved, share))
+    saved = e.copies_s - e.copies_s / share
+    fields = {f.name: getattr(e, f.name) for f in dataclasses.fields(e)}
+    fields.update(device_s=e.device_s - saved, copies_s=e.copies_s - saved,
+                  device_calibrated_s=max(e.device_calibrated_s - saved, 0.0), share=share)
+    return dataclasses.replace(plan, estimate=SharedEstimate(**fields))
 
 
 # (module, function) -> [scope of the current call, its nest calls so far, the most nest calls

@@ -232,10 +232,9 @@ def participant_costs(instance: NestInstance, values, participants) -> tuple:
             costs.append(Cost(p.label, 0.0, work / (planning.HOST_OPS_PER_CORE * threads),
                               openmp_s))
             continue
-        seconds_per_byte = planning.STAGING_SLOWDOWN / min(p.facts.h2d, p.facts.d2h)
         rate = planning.GPU_OPS if p.facts.is_gpu else planning.CPU_DEVICE_OPS
-        fixed = fixed_bytes * seconds_per_byte + planning.LAUNCH_OVERHEAD
-        whole = per_whole * seconds_per_byte + work / rate
+        fixed = planning.copy_seconds(fixed_bytes, p.facts) + planning.launch_seconds(p.facts)
+        whole = planning.copy_seconds(per_whole, p.facts) + work / rate
         costs.append(Cost(p.label, fixed, whole, fixed + whole))
     return tuple(costs), openmp_s
 

@@ -17,6 +17,10 @@ settings.register_profile("unpy", derandomize=os.environ.get("UNPY_TEST_RANDOM")
 settings.load_profile("unpy")
 
 diffcheck.ensure_cache_dir()
+# The GPU-or-OpenMP estimate uses the constants, not figures measured on this (busy) machine:
+# a test's decisions must not follow the host's load (tests/jitgpu/test_decision.py and
+# tests/gpurts/test_calibration.py test the calibration through seams and in a subprocess).
+os.environ.setdefault("UNPY_CALIBRATE", "0")
 
 
 def pytest_report_header(config):

@@ -381,7 +381,7 @@ CASES = [
         def f(x, y):
             s = x
             if y > 0:
-                s = y * 2.0
+                s = y * np.float64(2.0)
             return s
         """, r"'s' is float32 \(first assigned on line 8\); a float64 value cannot be stored "
              r"in float32", 5, "s = y"),
@@ -808,6 +808,44 @@ CASES = [
         """, r"'h' is updated with \+ at line 9 and with \* here, in the prange at line 8; "
              r"updates that several iterations may make to one element are atomic, and must "
              r"use one operator", 5, "h[idx[i]] *= 2"),
+    # --- np.linalg, np.cov, np.histogram --------------------------------------------------
+    ("histogram with array bins", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[int64, 1]')
+        def f(a, edges):
+            return np.histogram(a, edges)[0]
+        """, r"np.histogram\(\) with bins given as edges \(an array or sequence\) is not "
+             r"supported in compiled code; give the number of bins, an integer, and "
+             r"range=\(lo, hi\)", 3, "np.histogram(a, edges)"),
+    ("histogram with weights", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a, w):
+            return np.histogram(a, 10, weights=w)[0]
+        """, r"np.histogram\(\) with weights= is not supported in compiled code; count with a "
+             r"loop", 3, "w)"),
+    ("cov with fweights", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 1]', 'ndarray[float64, 2]')
+        def f(m, fw):
+            return np.cov(m, fweights=fw)
+        """, r"np.cov\(\) with fweights= is not supported in compiled code \(supported: "
+             r"rowvar=, bias=, ddof=\)", 3, "fw)"),
+    ("cov of two arrays", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', 'ndarray[float64, 2]')
+        def f(m, y):
+            return np.cov(m, y)
+        """, r"for np.cov\(m, y\) write np.cov\(np.vstack\(\(m, y\)\)\)", 3, "np.cov(m, y)"),
+    ("linalg of a stack of matrices", """
+        @unpython.type('ndarray[float64, 3]', 'ndarray[float64, 3]')
+        def f(a):
+            return np.linalg.inv(a)
+        """, r"np.linalg.inv\(\) is supported for one matrix \(a 2-D array\) in compiled code; "
+             r"this has 3 dimension\(s\): loop over the leading ones", 3, "np.linalg.inv(a)"),
+    ("linalg in a prange", """
+        @unpython.type('ndarray[float64, 3]', None)
+        def f(a):
+            for i in prange(a.shape[0]):
+                a[i] = np.linalg.inv(a[i])
+        """, r"np.linalg.inv\(\) inside a prange is not supported; call it before the loop, "
+             r"or loop with range", 4, "np.linalg.inv(a[i])"),
 ]
 
 BITWISE_FLOAT = ("""

@@ -50,8 +50,10 @@ def console_steps(text):
 
 
 def user_env(folder):
+    # A user's environment, but for the cache and the constants of the GPU estimate (the
+    # guide's decisions must not follow this machine's load: tests/conftest.py).
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("UNPY_") or k == "UNPY_CACHE_DIR"}
+           if not k.startswith("UNPY_") or k in ("UNPY_CACHE_DIR", "UNPY_CALIBRATE")}
     # `unpy` and `python` as a user's virtual environment has them; unpy from this checkout.
     bin_dir = str(Path(sys.executable).parent)
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"

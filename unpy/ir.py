@@ -410,6 +410,10 @@ class If:
     body: list
     orelse: list
     loc: tuple = (0, 0)
+    # An array statement in two versions (unpy/typeinfer/lower_arrays.py): `test` holds when
+    # some operand's length differs from the nest's at run time, and `body` broadcasts its
+    # lengths of 1; `orelse` runs the nest that reads every operand at the nest's own index.
+    broadcast: bool = False
 
 
 @dataclass
@@ -447,6 +451,7 @@ class Raise:
     kind: str
     message: str
     loc: tuple = (0, 0)
+    values: list = field(default_factory=list)   # int64 expressions for the message's `{}`s
 
 
 Stmt = Union[Assign, AugAssign, For, While, If, Break, Continue, Return, ExprStmt, Pass, Raise,
@@ -673,7 +678,8 @@ def format_stmts(body, indent=1) -> list:
         elif isinstance(s, ExprStmt):
             lines.append(f"{pad}{format_expr(s.value)}")
         elif isinstance(s, Raise):
-            lines.append(f"{pad}raise {s.kind}({s.message!r})")
+            values = "".join(f", {format_expr(v)}" for v in s.values)
+            lines.append(f"{pad}raise {s.kind}({s.message!r}{values})")
         elif isinstance(s, LocalTile):
             lines.append(f"{pad}{s.name} = tile({s.dtype}, {tuple(s.shape)})")
         else:

@@ -19,6 +19,7 @@ from unpy.typeinfer.never_negative import drop_sqrt_domain_checks
 from unpy.typeinfer.overloads import Signature
 from unpy.typeinfer.reductions import check_function
 from unpy.typeinfer.types import TypeStringError, conversion_loses, literal_type, parse_type
+from unpy.typeinfer.weak_params import eligible, typed_the_same, weakened
 
 
 def parse_signature(decorated, written, errors):
@@ -94,7 +95,16 @@ def compile_to_ir(path: str, source: str) -> ir.Module:
             found.append(e)
     if found:
         raise CompileError.of(found)
-    functions = []
+    functions = compile_signatures(module, signatures, local_types, errors)
+    functions = with_weak_variants(module, signatures, local_types, errors, functions, taken)
+    name = os.path.splitext(os.path.basename(path))[0]
+    return ir.Module(name, path, functions)
+
+
+def compile_signatures(module, signatures, local_types, errors) -> list:
+    """Every signature of every function compiled; raises CompileError with the first error of
+    each function."""
+    functions, found = [], []
     for d in module.functions:
         own = signatures[d.node.name]
         for signature in own:
@@ -102,14 +112,86 @@ def compile_to_ir(path: str, source: str) -> ir.Module:
                 functions.append(compile_function(module, d, signature, signatures,
                                                   local_types, errors))
             except CompileError as e:
+                weak = _weak_only(module, d, signature, signatures, local_types, errors)
+                if weak:
+                    own[own.index(signature)] = weak
+                    functions.append(compile_function(module, d, weak, signatures,
+                                                      local_types, errors))
+                    continue
                 if len(own) > 1:    # which signature the function does not compile for
                     e.message += f" (in {d.node.name}'s signature {signature})"
                 found.append(e)
                 break
     if found:
         raise CompileError.of(found)
-    name = os.path.splitext(os.path.basename(path))[0]
-    return ir.Module(name, path, functions)
+    return functions
+
+
+def with_weak_variants(module, signatures, local_types, errors, functions, taken) -> list:
+    """`functions` and the weak variants (typeinfer/weak_params.py) of the signatures whose
+    results depend on whether a scalar argument is a Python one. `signatures` gains them, each
+    before its declared signature. Repeated until no variant changes, since a variant of a
+    callee can make its callers' parameters matter."""
+    declared = {d.node.name: list(signatures[d.node.name]) for d in module.functions}
+    variants = {}           # a declared signature's name -> its weak variant
+    for _ in range(len(module.functions) + 1):
+        found = {}
+        by_name = {f.name: f for f in functions}
+        for d in module.functions:
+            for s in declared[d.node.name]:
+                strong = by_name[s.name]
+                matter = [k for k in eligible(s, lower_function(module, d, set(signatures)))
+                          if not _compiles_alike(module, d, weakened(s, [k]), strong,
+                                                 signatures, local_types, errors)]
+                if matter:
+                    known = variants.get(s.name)
+                    name = known.name if known else _free_name(f"{s.name}_weak", taken)
+                    found[s.name] = weakened(s, matter, name)
+        if found == variants:
+            return functions
+        variants = found
+        for d in module.functions:
+            signatures[d.node.name] = [v for s in declared[d.node.name]
+                                       for v in (variants.get(s.name), s) if v is not None]
+        try:
+            functions = compile_signatures(module, signatures, local_types, errors)
+        except CompileError:
+            # A variant the declared signature compiles without (a weak value where the
+            # function needs a NumPy one): none at all, then.
+            for d in module.functions:
+                signatures[d.node.name] = declared[d.node.name]
+            return compile_signatures(module, signatures, local_types, errors)
+    return functions
+
+
+def _weak_only(module, d, signature, signatures, local_types, errors):
+    """The signature with its parameters that can take Python scalars weak, where the declared
+    one does not compile and this one does (`x32 * eps` returned as float32, as the interpreter
+    computes it with a Python float `eps`); else None."""
+    try:
+        can = eligible(signature, lower_function(module, d, set(signatures)))
+        if not can:
+            return None
+        weak = weakened(signature, can)
+        compile_function(module, d, weak, signatures, local_types, errors)
+    except CompileError:
+        return None
+    return weak
+
+
+def _compiles_alike(module, d, trial, strong, signatures, local_types, errors) -> bool:
+    try:
+        return typed_the_same(compile_function(module, d, trial, signatures, local_types,
+                                               errors), strong)
+    except CompileError:
+        return True         # not compiled with a weak value: the declared signature serves
+
+
+def _free_name(name, taken):
+    while name in taken:
+        name += "_"
+    taken.add(name)
+    return name
 
 
 def compile_function(module, d, signature, signatures, local_types, errors) -> ir.Function:

@@ -53,6 +53,7 @@ class Settings:
     disable: bool = False               # UNPY_DISABLE=1: compiled modules behave as the .py
     cache_dir: str = ""                 # UNPY_CACHE_DIR; '': ~/.cache/unpy
     probe_fail: str = ""                # UNPY_PROBE_FAIL (tests): devices whose probe must fail
+    calibrate: bool = True              # UNPY_CALIBRATE=0: the estimate's constants, unmeasured
 
     @property
     def switched_off(self) -> bool:
@@ -132,6 +133,7 @@ SWITCHES = (
     ("UNPY_DISABLE", "disable", _flag("0")),
     ("UNPY_CACHE_DIR", "cache_dir", _text(lower=False)),
     ("UNPY_PROBE_FAIL", "probe_fail", _text(lower=False)),
+    ("UNPY_CALIBRATE", "calibrate", _flag("1")),
 )
 NAMES = tuple(name for name, _, _ in SWITCHES)
 # Variables of this prefix that are not switches of a call: the tests' own.

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from npstrategies import arrays
 
@@ -119,7 +120,81 @@ CASES = {
     "tuple_item_of_a_call": lambda: (rand(30),),
     "masked_values mismatched": lambda: (rand(40), rand(30), 6),
     "joined f32 mismatched": lambda: (rand(5, 3), rand(2).astype(np.float32)),
+    # np.linalg, np.cov, np.histogram (issue 18)
+    "linalg_solve": lambda: (well(6), rand(6)),
+    "linalg_solve of views": lambda: (well(12)[::2, ::-2].T, rand(12)[::2]),
+    "linalg_solve singular": lambda: (np.ones((4, 4)), rand(4)),
+    "linalg_solve not square": lambda: (rand(3, 4), rand(3)),
+    "linalg_solve mismatched": lambda: (well(4), rand(5)),
+    "linalg_solve of nothing": lambda: (np.zeros((0, 0)), np.zeros(0)),
+    "linalg_solve with nan": lambda: (np.array([[1.0, np.nan], [0.0, 1.0]]), rand(2)),
+    "linalg_solve_matrix": lambda: (well(5), rand(5, 3)),
+    "linalg_solve_matrix of views": lambda: (well(5).T, rand(3, 10).T[::2]),
+    "linalg_inv": lambda: (rand(6, 6),),
+    "linalg_inv of a view": lambda: (rand(10, 10)[1::2, ::-2],),
+    "linalg_inv singular": lambda: (np.full((3, 3), -0.5),),
+    "linalg_inv not square": lambda: (rand(3, 4),),
+    "linalg_cholesky": lambda: (spd(6),),
+    "linalg_cholesky of a view": lambda: (spd(6)[::-1, ::-1],),
+    "linalg_cholesky not positive definite": lambda: (-spd(4),),
+    "linalg_cholesky not square": lambda: (rand(3, 4),),
+    "linalg_det": lambda: (rand(5, 5),),
+    "linalg_det_ints": lambda: (RNG.integers(-4, 5, (4, 4)).astype(np.int32),),
+    "linalg_det singular": lambda: (np.ones((3, 3)),),
+    "linalg_det not square": lambda: (rand(2, 3),),
+    "linalg_eigh": lambda: (spd(5),),
+    "linalg_eigh of a view": lambda: (spd(8)[::2, ::2],),
+    "linalg_eigh not square": lambda: (rand(2, 3),),
+    "linalg32": lambda: (well(5).astype(np.float32), spd(5).astype(np.float32)),
+    "covariance": lambda: (rand(20, 4),),
+    "covariance32": lambda: (rand(20, 4, dtype=np.float32),),
+    "covariance of a view": lambda: (rand(20, 8)[::2, 1::2],),
+    "covariance one observation": lambda: (rand(1, 3),),
+    "histogram_counts": lambda: (rand(1000) * 3, 17),
+    "histogram_counts of a view": lambda: (rand(40)[::-3], 5),
+    "histogram_counts of equal values": lambda: (np.full(5, 2.0), 4),
+    "histogram_counts of nothing": lambda: (np.zeros(0), 3),
+    "histogram_counts with nan": lambda: (np.array([0.1, np.nan]), 3),
+    "histogram_counts with inf": lambda: (np.array([0.1, np.inf]), 3),
+    "histogram_counts no bins": lambda: (rand(5), 0),
+    "histogram_range": lambda: (rand(6, 7), 5),
+    "histogram_range on the edges": lambda: (np.linspace(0.0, 0.5, 22).reshape(2, 11), 10),
+    "histogram_range32": lambda: (rand(300, dtype=np.float32), 7),
+    "histogram_range32 on the edges": lambda: (np.linspace(0, 0.5, 41).astype(np.float32), 7),
+    "histogram_ints": lambda: (RNG.integers(-3, 3, 50), 4),
+    "histogram_ints of equal values": lambda: (np.full(3, 7), 2),
+    # broadcasting of lengths 1 found at run time
+    "nbody_mass (N,1)": lambda: (rand(6, 1), rand(6, 3), rand(6, 6)),
+    "nbody_mass equal": lambda: (rand(6, 3), rand(6, 3), rand(6, 6)),
+    "nbody_mass mismatched": lambda: (rand(6, 2), rand(6, 3), rand(6, 6)),
+    "bias_rows (1,n)": lambda: (rand(5, 4), rand(4, 3), rand(1, 3)),
+    "bias_rows (m,n)": lambda: (rand(5, 4), rand(4, 3), rand(5, 3)),
+    "bias_rows (1,1)": lambda: (rand(5, 4), rand(4, 3), rand(1, 1)),
+    "bias_rows mismatched": lambda: (rand(5, 4), rand(4, 3), rand(2, 3)),
+    "outer_of_parameters": lambda: (rand(5, 1), rand(1, 4)),
+    "outer_of_parameters (1,n)*(m,1)": lambda: (rand(1, 4), rand(5, 1)),
+    "outer_of_parameters empty": lambda: (rand(0, 1), rand(1, 4)),
+    "outer_of_parameters mismatched": lambda: (rand(5, 2), rand(3, 4)),
+    "in_place_stretch": lambda: (rand(4, 5), rand(1, 5), rand(4, 5)),
+    "in_place_stretch (m,1)": lambda: (rand(4, 5), rand(4, 1), rand(4, 5)),
+    "in_place_stretch into a length 1": lambda: (rand(1, 5), rand(3, 5), rand(3, 5)),
+    "stretch_any": lambda: (rand(2, 1, 4), rand(3, 1), rand(1)),
+    "stretch_any mismatched": lambda: (rand(2, 3, 4), rand(3, 2), rand(4)),
+    "stretch_in_prange": lambda: (rand(4, 5), rand(2, 5)),
+    "stretch_in_prange (1,1)": lambda: (rand(4, 5), rand(1, 1)),
+    "stretch_in_prange mismatched": lambda: (rand(4, 5), rand(1, 3)),
 }
+
+
+def well(n):
+    """A well-conditioned n x n matrix."""
+    return rand(n, n) + n * np.eye(n)
+
+
+def spd(n):
+    """A symmetric positive definite n x n matrix."""
+    m = rand(n, n)
+    return m @ m.T + n * np.eye(n)
 
 
 def test_every_function_has_a_case(numpy_exprs_kernels):
@@ -177,6 +252,43 @@ def test_broadcasting_by_rank_and_new_axes(numpy_exprs_kernels, x, y):
     numpy_exprs_kernels.check("masked_pair", x, x[::-1].copy(), rtol=TOL)
 
 
+@st.composite
+def broadcastable(draw, ndims):
+    """Arrays of the ranks `ndims` (aligned at the right) whose lengths are each the
+    dimension's own or, at random, 1; now and then one is neither (NumPy's ValueError). Some
+    are strided views."""
+    full = draw(st.lists(st.integers(0, 4), min_size=max(ndims), max_size=max(ndims)))
+    clash = draw(st.sampled_from([None] * 6 + list(range(len(full)))))
+    out = []
+    for n in ndims:
+        shape = [1 if draw(st.booleans()) else d for d in full[len(full) - n:]]
+        if clash is not None and clash >= len(full) - n and draw(st.booleans()):
+            shape[clash - len(full) + n] = full[clash] + 2
+        step = draw(st.sampled_from([1, 2, -1]))
+        base = draw(hnp.arrays(np.float64, [abs(step) * d for d in shape],
+                               elements=st.floats(-4, 4)))
+        out.append(base[tuple(slice(None, None, step) for _ in shape)])
+    return out
+
+
+@SETTINGS
+@given(broadcastable((3, 2, 1)), broadcastable((2, 2)))
+def test_lengths_of_one_found_at_run_time(numpy_exprs_kernels, abc, pair):
+    """Every length may be 1 at run time: the result is NumPy's broadcast (or its ValueError)."""
+    numpy_exprs_kernels.check("stretch_any", *abc, rtol=1e-9)
+    numpy_exprs_kernels.check("outer_of_parameters", *pair, rtol=TOL)
+    a, b = pair
+    numpy_exprs_kernels.check("in_place_stretch", a, b, a.copy(), rtol=TOL)
+
+
+def test_broadcast_errors_name_the_shapes(numpy_exprs_kernels):
+    """The ValueError of lengths that do not broadcast names the shapes, as NumPy's does."""
+    error = numpy_exprs_kernels.check("outer_of_parameters", rand(5, 2), rand(3, 4))
+    assert "could not be broadcast together with shapes (5,2) (3,4)" in str(error)
+    error = numpy_exprs_kernels.check("in_place_stretch", rand(1, 5), rand(3, 5), rand(3, 5))
+    assert "could not broadcast input array from shape (3,5) into shape (1,5)" in str(error)
+
+
 @settings(max_examples=15, deadline=None)
 @given(arrays(np.float64, 2, min_side=33, max_side=48), arrays(np.float64, 2, min_side=33,
                                                                 max_side=48),
@@ -188,6 +300,19 @@ def test_blas_products_any_layout(numpy_exprs_kernels, a, b, c):
     numpy_exprs_kernels.check("matmul", a[:, :k], b[:k], rtol=1e-9)
     numpy_exprs_kernels.check("gemv", a, a[0].copy(), a[:, 0].copy(), rtol=1e-9)
     numpy_exprs_kernels.check("matmul32", c, c.T, rtol=1e-4)
+
+
+@SETTINGS
+@given(st.integers(0, 12), st.integers(1, 4), st.integers(0, 2 ** 32 - 1))
+def test_solve_and_inv_any_size(numpy_exprs_kernels, n, k, seed):
+    """np.linalg.solve and inv against NumPy's over sizes (0 included), right-hand sides of
+    several columns, and matrices that may be singular (both sides raise LinAlgError)."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-3, 4, (n, n)).astype(np.float64)
+    if seed % 2:
+        a += n * np.eye(n)
+    numpy_exprs_kernels.check("linalg_solve_matrix", a, rng.random((n, k)), rtol=TOL)
+    numpy_exprs_kernels.check("linalg_inv", a, rtol=TOL)
 
 
 def test_the_blas_call_leaves_numpy_threads_as_they_were(numpy_exprs_kernels):

@@ -5,7 +5,9 @@ blocked code must not run); the pass leaves the near misses of tests/kernels/con
 as written."""
 import importlib
 
+import diffcheck
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -111,6 +113,85 @@ def test_the_i_k_j_order(contractions_kernels, operands, f32):
     contractions_kernels.check("ikj_prefix", *operands)
 
 
+@pytest.fixture(scope="module")
+def small_blocks(tmp_path_factory):
+    """tests/kernels/contractions.py built with k blocks of 5 iterations and panels of 2 blocks
+    of rows (the seam register_blocks.BLOCKING), so that the tiled code runs at the sizes
+    here: several k blocks, partial sums carried between them, panels of several blocks."""
+    from unpy.cpp_emit.build import build
+    folder = tmp_path_factory.mktemp("small-blocks")
+    source = folder / "contractions_small_blocks.py"
+    # The marker line keeps this build apart from the default one in the build cache.
+    source.write_text("# register_blocks.BLOCKING = Blocking(k_block=5, panel_blocks=2)\n"
+                      + (diffcheck.KERNELS / "contractions.py").read_text())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(register_blocks, "BLOCKING", register_blocks.Blocking(5, 2))
+        built = build(str(source), str(folder)).output
+    return diffcheck.KernelPair("contractions_small_blocks",
+                                diffcheck._load("contractions_small_blocks", built),
+                                diffcheck._load("interpreted_contractions",
+                                                diffcheck.KERNELS / "contractions.py"))
+
+
+@SETTINGS
+@given(product_operands(), product_operands(np.float32))
+def test_k_blocks(small_blocks, operands, f32):
+    small_blocks.check("matmul", *operands)
+    small_blocks.check("matmul_f32", *f32)
+    small_blocks.check("textbook_beta", 1.5, *operands[:2], 0.25, operands[2])
+    small_blocks.check("textbook_scaled", *f32, np.float32(0.5))
+    small_blocks.check("ikj_gemm", 1.5, *operands[:2], 0.25, operands[2])
+    small_blocks.check("stepped_forward", *operands)
+    small_blocks.check("stepped_sum", *operands, 3)
+    a, b, c = operands
+    if a.shape[1]:
+        small_blocks.check("gemm_epilogue", 1.5, a, b, 0.75, c)
+
+
+@SETTINGS
+@given(product_operands(np.int64, ints=True))
+def test_k_blocks_int(small_blocks, operands):
+    small_blocks.check("matmul_int", *operands)
+
+
+@SETTINGS
+@given(st.one_of(st.integers(0, 21), st.integers(60, 90)).flatmap(lambda n: st.tuples(
+    matrices((n, 23)), matrices((n, n)), matrices((23, n)), matrices((n, n)))))
+def test_k_blocks_triangles(small_blocks, arrays):
+    a, c, x, g = arrays
+    small_blocks.check("syrk_lower", 1.25, a, 0.5, c)
+    small_blocks.check("gram_upper", x, g)
+
+
+@SETTINGS
+@given(st.integers(2, 40), sides, st.data())
+def test_k_blocks_covariance_and_distances(small_blocks, n, m, data):
+    rows = data.draw(matrices((n, m)))
+    small_blocks.check("centred_gram", rows, rows.mean(axis=0), np.empty((m, m)))
+    x, y, d = (data.draw(matrices(s)) for s in ((m, n), (m + 3, n), (m, m + 3)))
+    small_blocks.check("distances", x, y, d)
+    small_blocks.check("distances_direct", x, y, d)
+
+
+def test_covariance(contractions_kernels):
+    rng = np.random.default_rng(6)
+    for n, m in ((2, 1), (37, 29), (300, 45)):
+        data = rng.uniform(-1, 1, (n, m))
+        contractions_kernels.check("centred_gram", data, data.mean(axis=0), np.empty((m, m)))
+        contractions_kernels.check("stepped_forward", data.T, data, np.empty((m, m)))
+
+
+def test_k_blocks_aliased_output_runs_the_loops_as_written(small_blocks):
+    rng = np.random.default_rng(5)
+    for n in (5, 14, 33):
+        a = rng.uniform(-1, 1, (n, n))
+        b = rng.uniform(-1, 1, (n, n))
+        small_blocks.check("matmul", a, b, a)
+        small_blocks.check("matmul", a, b, b[::-1])
+        small_blocks.check("textbook_beta", 2.0, a, b, 0.5, b)
+        small_blocks.check("ikj_gemm", 2.0, a, b, 0.5, a)
+
+
 def test_aliased_output_runs_the_loops_as_written(contractions_kernels):
     """c is a: each row's later columns read the values its earlier ones stored (the
     interpreter's order; OpenMP keeps it, since rows are the parallel iterations)."""
@@ -159,25 +240,60 @@ def test_which_nests_are_blocked():
     assert blocked == {"matmul", "matmul_f32", "matmul_int", "gemm_epilogue", "syrk_lower",
                        "gram_upper", "distances", "distances_direct", "stepped_sum",
                        "textbook", "textbook_scaled", "textbook_beta", "ikj_gemm",
-                       "ikj_plain", "accumulates_along_k"}
+                       "ikj_plain", "accumulates_along_k", "centred_gram",
+                       "stepped_forward"}
     # `unpy build` counts them in its progress line.
     assert blocked_nests(_contractions_ir().functions) == len(blocked)
     # The blocked code's condition: what the nest writes overlaps nothing its sums read.
     assert nests["matmul"].disjoint == [["c", "a"], ["c", "b"]]
     assert nests["gram_upper"].disjoint == [["g", "x"]]
-    cols = 2 * register_blocks.VECTOR_BYTES // 8       # float64 columns: two vector registers
+    cols = register_blocks.VECTOR_BYTES // 8       # float64 columns: one vector register
+    k_block = register_blocks.BLOCKING.k_block
     text = "\n".join(ir.format_stmts(nests["matmul"].blocked))
-    assert f"tile(float64, (6, {cols}))" in text and "# simd" in text
-    assert f"tile(float32, (6, {2 * cols}))" in "\n".join(
+    assert f"tile(float64, (12, {cols}))" in text and "# simd" in text
+    assert f"tile(float32, (12, {2 * cols}))" in "\n".join(
         ir.format_stmts(nests["matmul_f32"].blocked))
     # Two accumulators: two tiles of half the rows.
-    assert f"tile(float64, (3, {cols}))" in "\n".join(
+    assert f"tile(float64, (6, {cols}))" in "\n".join(
         ir.format_stmts(nests["distances"].blocked))
-    # Rows read along the middle loop's variable (a[j, k]) are read from a transposed copy.
+    # Panels cut for the threads at run time, k in blocks, both operands packed for each.
+    assert "unpy_panel_rows = unpy.panel_rows((a.shape[0] - 0), 12, " in text
+    assert f"unpy_kb = (0 + (unpy_kbi * {k_block}))" in text
+    assert (f"unpy_a_p[((((unpy_i0 - unpy_ic) * {k_block}) + ((k - unpy_kb) * 12)) + unpy_ii)]"
+            f" = a[(unpy_i0 + unpy_ii), k]") in text
+    assert "unpy_b_p[(k - unpy_kb), unpy_jj] = b[k, (unpy_j0 + unpy_jj)]" in text
+    # Partial sums carried between k blocks; started and finished in the first and last.
+    assert ("unpy_tile_s[unpy_ii, unpy_jj] = unpy_acc_s[((unpy_i0 + unpy_ii) - unpy_ic), "
+            "((unpy_j0 + unpy_jj) - 0)]") in text
+    assert "if (unpy_kbi == (unpy_kbn - 1)):" in text
+    # Covariance's factors are packed as values, each computed once.
+    text = "\n".join(ir.format_stmts(nests["centred_gram"].blocked))
+    assert "= (data[k, (unpy_i0 + unpy_ii)] - mean[(unpy_i0 + unpy_ii)])" in text
+    assert "= (data[k, (unpy_j0 + unpy_jj)] - mean[(unpy_j0 + unpy_jj)])" in text
+    # Rows read along the middle loop's variable (a[j, k]) are read from a transposed copy
+    # (and packed from it); triangles take at least TRIANGLE_ROUNDS turns of panels.
     text = "\n".join(ir.format_stmts(nests["syrk_lower"].blocked))
     assert "unpy_a_t = np.empty((a.shape[1], a.shape[0]), float64)" in text
-    assert "a[(unpy_i0 + unpy_ii), k] * unpy_a_t[k, (unpy_j0 + unpy_jj)]" in text
+    assert "unpy_b_p[(k - unpy_kb), unpy_jj] = unpy_a_t[k, (unpy_j0 + unpy_jj)]" in text
+    assert (f", 12, {register_blocks.BLOCKING.panel_blocks}, "
+            f"{register_blocks.TRIANGLE_ROUNDS})") in text
     assert "_t = np.empty" not in "\n".join(ir.format_stmts(nests["matmul"].blocked))
+    # Columns starting with the row: no panels, blocks of 6 rows x two vector registers.
+    assert f"tile(float64, (6, {2 * cols}))" in "\n".join(
+        ir.format_stmts(nests["gram_upper"].blocked))
+
+
+def test_blocking_from_the_caches():
+    """KC: the packed columns (KC x one vector register) fill half of L1; MC: the packed rows
+    (MC x KC doubles) half of L2, at most 16 blocks of rows."""
+    vector = register_blocks.VECTOR_BYTES
+    blocking = register_blocks.Blocking.for_machine(l1=32 << 10, l2=1 << 20)
+    assert blocking.k_block == (32 << 10) // 2 // vector
+    assert blocking.panel_blocks == min(16, (1 << 19) // (blocking.k_block * 8) // 12)
+    assert register_blocks.Blocking.for_machine(l1=48 << 10, l2=2 << 20).k_block \
+        == (48 << 10) // 2 // vector
+    assert register_blocks.Blocking.for_machine(l1=1024, l2=4096) == \
+        register_blocks.Blocking(16, 1)
 
 
 def test_unpy_show_prints_the_blocked_form(capsys):

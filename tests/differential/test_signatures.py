@@ -244,3 +244,78 @@ def test_an_error_in_one_signature_names_it():
             return a[0]
         """)
     assert "(in f's signature (float64) -> float64)" in text.split("\n")[0], text
+
+
+# --- Python floats for float64 parameters: weak, as in the interpreter ---------------------
+
+F32 = (RNG.random(1000) + 0.5).astype(np.float32)
+
+
+@pytest.mark.parametrize("eps", [0.1, 3, np.float64(0.1), np.float32(0.25)])
+def test_a_python_float_parameter_is_weak(signatures_kernels, eps):
+    """`s += x32[i] * eps` sums in float32 for a Python float or int (the weak variant), in
+    float64 for a NumPy float64; a float32 converts to the declared float64 as before. The
+    sums differ, so the wrong choice fails."""
+    got = signatures_kernels.compiled.total_scaled(F32, eps)
+    if type(eps) in (float, int):
+        assert got == signatures_kernels.interpreted.total_scaled(F32, eps)
+    else:
+        assert got == signatures_kernels.interpreted.total_scaled(F32, np.float64(eps))
+    assert (got == float(np.float32(got))) == (type(eps) in (float, int))
+    import unpython
+    called = unpython.explain(signatures_kernels.compiled.total_scaled).signature
+    assert ("(weak)" in called) == (type(eps) in (float, int)), called
+
+
+def test_calls_inside_the_module_pass_python_floats_weak(signatures_kernels):
+    signatures_kernels.check("total_of_tenths", F32, check_dtype=False)
+    signatures_kernels.check("total_by_default", F32, check_dtype=False)
+    signatures_kernels.check("total_by_default", F32, 0.5, check_dtype=False)
+
+
+@given(n=st.integers(0, 40), eps=st.floats(-1e3, 1e3))
+@SETTINGS
+def test_weak_variant_any(signatures_kernels, n, eps):
+    signatures_kernels.check("total_scaled", RNG.random(n).astype(np.float32), eps,
+                             check_dtype=False)
+
+
+def test_a_signature_only_a_python_float_fits_is_compiled_weak(signatures_kernels):
+    """`normalised` returns float32 as declared only for a Python `eps`: compiled for that
+    alone, it refuses a NumPy float64 with a TypeError naming the parameter."""
+    x = rand(5, 7, dtype=np.float32)
+    got = signatures_kernels.check("normalised", x, 1e-5, rtol=1e-6)
+    assert got.dtype == np.float32
+    with pytest.raises(TypeError, match=r"^normalised\(\) argument 'eps': expected a Python "
+                       r"float, got float64 \(the function compiles only for a Python scalar"):
+        signatures_kernels.compiled.normalised(x, np.float64(1e-5))
+
+
+def test_a_module_call_with_a_numpy_float_where_only_a_python_one_fits():
+    text = compile_error("""
+        @unpython.type('ndarray[float32, 1]', 'float64', 'ndarray[float32, 1]')
+        def scaled(x, eps):
+            return x * eps
+
+        @unpython.type('ndarray[float32, 1]', 'ndarray[float32, 1]')
+        def caller(x):
+            return scaled(x, np.float64(2.0))
+        """)
+    assert_points_at(text, 7, "np.float64(2.0)", "scaled() compiles only for a Python scalar here")
+
+
+def test_no_variant_where_weakness_changes_nothing():
+    module = compile_to_ir("/virtual/m.py", textwrap.dedent("""
+        import unpython
+        import numpy as np
+
+        @unpython.type('ndarray[float64, 1]', 'float64', 'ndarray[float64, 1]')
+        def scaled64(x, eps):
+            return x * eps
+
+        @unpython.type('ndarray[float32, 1]', 'float64', 'float64')
+        def assigned(x, eps):
+            eps = eps * x[0]
+            return eps
+        """))
+    assert [f.name for f in module.functions] == ["scaled64", "assigned"]

@@ -213,3 +213,73 @@ def test_the_balance_trial_drops_a_clearly_slower_way_after_one_counted_call():
 def test_the_search_rules():
     assert search.RULES.clear == 1.5 and search.RULES.gain == 0.10
     assert search.RULES.budget == search.BUDGET and search.RULES.samples == 1
+
+
+# --- like with like: a device sample counts only where it ran as the device's calls will -----
+
+def test_discarded_times_are_measured_anew_without_a_warm_up():
+    choice = Choice(RULES, ("a", "b"))
+    feed(choice, [{"a": 9.0}, {"a": 3.0}])
+    assert choice.times["a"] == [3.0] and not choice.warming("a")
+    choice.discard("a")
+    assert choice.times["a"] == [] and choice.next() == "a" and not choice.warming("a")
+    choice.record("a", 1.0)
+    assert choice.times["a"] == [1.0]
+
+
+def _trial_on(calls):
+    """A Trial fed `calls`, each (side, seconds, path); returns it."""
+    from jitgpu.plan import Estimate
+    trial = decide.Trial(Estimate(1e-3, 1e-3, 0))
+    for side, seconds, path in calls:
+        trial.record(side, seconds, path=path)
+    return trial
+
+
+PY, REPLAYED = decide.PYTHON, decide.REPLAYED
+
+
+def test_a_replayed_layout_is_judged_by_its_replayed_calls():
+    """Through Python the device takes 3 ms, OpenMP 1 ms, replayed 0.5 ms: the replays decide,
+    and the device is kept (the device calls through Python after a replay are no evidence)."""
+    trial = _trial_on([("device", 5.0, PY),            # the warm-up: builds
+                       ("device", 0.5e-3, REPLAYED),
+                       ("device", 3e-3, PY),
+                       ("openmp", 9.0, PY),            # OpenMP's warm-up
+                       ("openmp", 1e-3, PY)])
+    assert trial.on_device is True and trial.device_s == [0.5e-3] and trial.replays
+    assert "0.500 ms on the device (1 replayed call(s))" in str(trial)
+    for _ in range(decide.RULES.window):                # kept: watched by its replays only,
+        trial.record("device", 10.0, calls=64, path=PY)  # so slow Python calls change nothing
+    assert trial.on_device is True
+
+
+def test_the_reverse_keeps_openmp():
+    """Through Python the device takes 0.5 ms, replayed 3 ms (a faster Python path would have
+    decided before), OpenMP 1 ms: OpenMP is kept."""
+    trial = _trial_on([("device", 5.0, PY), ("device", 3e-3, REPLAYED), ("device", 0.5e-3, PY),
+                       ("openmp", 9.0, PY), ("openmp", 1e-3, PY)])
+    assert trial.on_device is False and trial.device_s == [3e-3]
+
+
+def test_python_path_samples_counted_before_the_first_replay_are_dropped():
+    trial = _trial_on([("device", 5.0, PY), ("device", 0.4e-3, PY)])    # new arrays, say
+    assert trial.device_s == [0.4e-3] and not trial.replays
+    trial.record("device", 2e-3, path=REPLAYED)
+    assert trial.device_s == [2e-3]
+
+
+def test_a_layout_that_stops_replaying_is_judged_through_python_again():
+    trial = _trial_on([("device", 5.0, PY), ("device", 2e-3, REPLAYED)])
+    trial.not_replayed()                  # its record failed: calls come through Python now
+    trial.record("device", 1.5e-3, path=PY)
+    assert trial.device_s == [2e-3, 1.5e-3] and not trial.replays
+
+
+def test_the_seam_is_told_how_a_device_call_ran(monkeypatch):
+    seen = []
+    monkeypatch.setattr(decide, "measured_seconds",
+                        lambda side, s, path: seen.append((side, path)) or s)
+    _trial_on([("device", 5.0, PY), ("device", 1e-3, REPLAYED), ("openmp", 5.0, PY),
+               ("openmp", 1e-3, PY)])
+    assert seen == [("device", REPLAYED), ("openmp", PY)]       # warm-ups skip the seam

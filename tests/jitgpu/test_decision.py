@@ -3,6 +3,8 @@ clear cases; close calls alternate timed device and OpenMP calls (the compiled c
 OpenMP code) and keep the faster side for that layout. Synthetic situations get their measured
 seconds through the seam `decide.measured_seconds`; every call is checked against the
 interpreter."""
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -19,12 +21,12 @@ def close(device_env, monkeypatch):
     # Calls in the order below: replays (which a reused address allows) would add device calls
     # (tests/jitgpu/test_replay.py measures with them).
     device_env.setenv("UNPY_REPLAY", "0")
-    monkeypatch.setattr(decide, "MEASURE_WITHIN", 1e12)
+    monkeypatch.setattr("jitgpu.plan.margin", lambda estimate: 1e12)
     session.forget()
 
     def seconds(device_s, openmp_s):
         times = {"device": device_s, "openmp": openmp_s}
-        monkeypatch.setattr(decide, "measured_seconds", lambda side, s: times[side])
+        monkeypatch.setattr(decide, "measured_seconds", lambda side, s, path: times[side])
     yield seconds
     session.forget()
 
@@ -120,8 +122,11 @@ def test_clear_estimates_are_not_measured(gpu, device_env, monkeypatch):
     gpu.check("axpy", RNG.random(64), RNG.random(64), 2.0, ran_on="openmp",
               reason="not profitable: estimated")
     assert not decide._TRIALS
-    monkeypatch.setattr(decide, "MEASURE_WITHIN", 1.0001)   # any ratio below 1 is clear
-    monkeypatch.setattr("jitgpu.plan.LAUNCH_OVERHEAD", -1.0)  # the device's estimate < 0
+    from jitgpu import plan as planning
+    monkeypatch.setattr(planning, "margin", lambda estimate: 1.0001)   # any ratio below 1 is clear
+    estimate = planning.estimate                                 # the device's estimate < 0
+    monkeypatch.setattr(planning, "estimate", lambda *args: dataclasses.replace(
+        estimate(*args), device_s=-1.0))
     gpu.check("axpy", RNG.random(65), RNG.random(65), 2.0, ran_on="opencl:",
               reason="estimate favours the device: estimated")
     assert not decide._TRIALS
@@ -184,3 +189,144 @@ def test_pinned_copies_count_at_the_bandwidth(gpu):
     copies = 3 * 8 * (1 << 18) / 50e9
     assert times["staged"] - times["pinned"] == pytest.approx(
         copies * (planning.STAGING_SLOWDOWN - 1), rel=1e-6)
+
+
+# --- the estimate on a machine's calibration, and the margin it decides by -------------------
+
+def _calibration(**figures):
+    from gpurts.calibration import Calibration
+    machine = dict(launch_s=20e-6, h2d=50e9, d2h=50e9, device_bytes_per_s=2e12,
+                   host_bytes_per_s=100e9, memcpy_bytes_per_s=25e9, cores=16, spread=1.0)
+    return Calibration(**{**machine, **figures})
+
+
+def _estimate(device_s, host_s, device_calibrated_s=0.0, host_calibrated_s=0.0, **figures):
+    from jitgpu.plan import Estimate
+    return Estimate(device_s, host_s, 0, device_calibrated_s=device_calibrated_s,
+                    host_calibrated_s=host_calibrated_s,
+                    calibration=_calibration(**figures) if figures or device_calibrated_s
+                    or host_calibrated_s else None)
+
+
+def test_the_margin_follows_what_the_estimate_rests_on():
+    from jitgpu.plan import CALIBRATED_ERROR as cal, CONSTANT_ERROR as const, margin
+    assert margin(_estimate(1.0, 1.0)) == const * const == 4.0     # the constants alone
+    assert margin(_estimate(1.0, 1.0, 1.0, 1.0)) == pytest.approx(cal * cal)
+    assert margin(_estimate(1.0, 1.0, 1.0, 0.0)) == pytest.approx(cal * const)
+    # half of the device's seconds measured: the mean of the two factors
+    assert margin(_estimate(1.0, 1.0, 0.5, 1.0)) == pytest.approx((cal + const) / 2 * cal)
+    # a noisy machine's figures are trusted less, never less than the constants
+    assert margin(_estimate(1.0, 1.0, 1.0, 1.0, spread=1.2)) == pytest.approx((cal * 1.2) ** 2)
+    assert margin(_estimate(1.0, 1.0, 1.0, 1.0, spread=5.0)) == const * const
+
+
+@pytest.mark.parametrize("ratio, calibrated, verdict", [
+    (0.5, True, True), (2.0, True, False), (0.5, False, None), (2.0, False, None)])
+def test_a_calibrated_estimate_decides_where_the_constants_measure(ratio, calibrated, verdict):
+    """Device / OpenMP = 0.5 or 2: clear beyond a calibrated estimate's margin (1.25^2), a
+    close call, measured, within the constants' 4x."""
+    from jitgpu.plan import GpuPlan
+    device_s, host_s = ratio * 1e-3, 1e-3
+    e = _estimate(device_s, host_s, *((device_s, host_s) if calibrated else ()))
+    assert decide.by_estimate(GpuPlan("n", (), e, False, "all")) is verdict
+    assert f"decides beyond {1.5625 if calibrated else 4.0:.2f}x" in str(e)
+
+
+def _axpy_estimate(n, facts):
+    from jitgpu import plan as planning
+    from jitgpu.nest import instantiate, load_nest
+    values = {"x": np.ones(n), "y": np.zeros(n), "alpha": 2.0}
+    instance = instantiate(load_nest("gpu_kernels", "axpy", 0), values)
+    return planning.plan_call(instance, values, facts), planning.work(instance)
+
+
+def test_the_estimate_takes_the_machines_figures(gpu):
+    """axpy over 2^20 float64 (24 MiB moved, 16 MiB touched): the device's time is a launch,
+    the copies over the link (staged: times 1 + link / memcpy) and the longer of the kernel's
+    operations and its bytes; OpenMP's the longer of its operations on the machine's cores
+    and its bytes at the host's throughput."""
+    from jitgpu import plan as planning
+    machine = _calibration(host_bytes_per_s=10e9)            # a host with slow memory
+    facts = planning.DeviceFacts("opencl:test", True, 1 << 40, 1 << 40, 50e9, 50e9,
+                                 calibration=machine)
+    plan, operations = _axpy_estimate(1 << 20, facts)
+    e = plan.estimate
+    moved, touched = 3 * 8 << 20, 2 * 8 << 20
+    assert e.bytes_moved == moved and e.calibration is machine
+    copies = moved * (1 + 50e9 / 25e9) / 50e9
+    kernel = max(operations / planning.GPU_OPS, touched / 2e12)
+    assert e.copies_s == pytest.approx(copies)
+    assert e.device_s == pytest.approx(20e-6 + copies + kernel)
+    host = max(operations / (planning.HOST_OPS_PER_CORE * 16), touched / 10e9)
+    assert e.host_s == pytest.approx(host) and host == touched / 10e9
+    assert e.host_calibrated_s == e.host_s                   # memory-bound: all measured
+    assert "calibrated on this machine: launch 0.020 ms, link 50.0/50.0 GB/s" in plan.verdict
+    assert "host memory 10.0 GB/s on 16 cores" in plan.verdict
+
+
+def test_the_same_nest_is_decided_per_machine(gpu, monkeypatch):
+    """One nest, three machines: a fast link and launch (the device, by the estimate), a slow
+    link (OpenMP, by the estimate), no calibration (the constants, on 2 cores: a close call,
+    measured)."""
+    from jitgpu import plan as planning
+    monkeypatch.setattr(planning.os, "cpu_count", lambda: 2)
+
+    def decided(calibration):
+        facts = planning.DeviceFacts("opencl:test", True, 1 << 40, 1 << 40,
+                                     calibration.h2d if calibration else 50e9,
+                                     calibration.d2h if calibration else 50e9,
+                                     pins_from=1 << 20, calibration=calibration)
+        return decide.by_estimate(_axpy_estimate(1 << 20, facts)[0])
+    assert decided(_calibration(h2d=500e9, d2h=500e9, host_bytes_per_s=20e9)) is True
+    assert decided(_calibration(h2d=2e9, d2h=2e9)) is False
+    assert decided(None) is None
+
+
+def test_calibrated_once_per_machine_never_with_device_none(built_dir, tmp_path):
+    """A fresh cache: with UNPY_DEVICE=none nothing is calibrated (nor gpurts imported); the
+    first process with a device calibrates it (logged, kept beside the probe) and its estimate
+    says which figures it used; the next process reads them back without measuring."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    import testdevice
+    script = textwrap.dedent("""
+        import json, sys
+        import numpy as np
+        import unpython, gpu_kernels as g
+        x, y = np.arange(64.0), np.ones(64)
+        g.axpy(x, y, 2.0)
+        assert np.allclose(y, 1 + 2 * np.arange(64.0))
+        print(json.dumps({"calibration": "gpurts.calibration" in sys.modules,
+                          "reason": unpython.explain(g.axpy).nests[0].reason}))
+    """)
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    cache = tmp_path / "cache"
+
+    def run(device):
+        env = dict(os.environ, UNPY_DEVICE=device, UNPY_LOG="info", UNPY_CACHE_DIR=str(cache),
+                   UNPY_CALIBRATE="1",
+                   PYTHONPATH=os.pathsep.join([str(built_dir), repo,
+                                               os.environ.get("PYTHONPATH", "")]))
+        for name in ("UNPY_FORCE_GPU", "UNPY_GPU_MEM_LIMIT"):
+            env.pop(name, None)
+        done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.splitlines()[-1]), done.stderr
+
+    answer, _ = run("none")
+    assert not answer["calibration"]
+    assert not list(cache.glob("probes/*.calibration.json"))
+    answer, log = run(testdevice.SPEC)
+    assert answer["calibration"] and "unpy: calibrated opencl:" in log, log
+    assert "not profitable: estimated" in answer["reason"]
+    assert "[calibrated on this machine: launch" in answer["reason"], answer["reason"]
+    assert "decides beyond" in answer["reason"]
+    kept = list(cache.glob("probes/*.calibration.json"))
+    assert len(kept) == 1 and json.loads(kept[0].read_text())["figures"]["launch_s"] > 0
+    answer, log = run(testdevice.SPEC)
+    assert "unpy: calibrated" not in log and "[calibrated on this machine" in answer["reason"]

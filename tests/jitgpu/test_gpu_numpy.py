@@ -4,10 +4,13 @@ tests/differential/test_numpy.py)."""
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "differential"))
 from test_numpy import CASES  # noqa: E402  (one table of cases for both paths)
+from gpucheck import assert_ran  # noqa: E402
+from jitgpu import report  # noqa: E402
 
 # Functions whose nests all run on the device (the others have a sequential scan, a nest in a
 # prange that allocates, or a nest inside a loop the device path leaves to OpenMP).
@@ -16,7 +19,7 @@ ON_DEVICE = ["axpy", "ufuncs", "float32_stays", "compare_arrays", "where_clip",
              "fill_slice", "masked", "axis0", "axis1", "matmul", "outer", "rebind_to_itself",
              "column_slices_broadcast", "helpers_in_nest", "reduction_in_scalar_operand",
              "converted_reduction_operand", "ellipsis_forms", "write_through_transpose",
-             "row_mask", "positional_dtypes"]
+             "row_mask", "positional_dtypes", "linalg_inv"]
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -31,6 +34,23 @@ def tolerance(case):
 
 @pytest.mark.parametrize("func", ON_DEVICE)
 def test_array_statements_are_offloaded(numpy_gpu, func):
+    # Only this call's nests (of a statement in two versions, one runs).
+    report._last.pop((numpy_gpu.compiled.__name__, func), None)
     args = CASES[func]()
-    _, report = numpy_gpu.check(func, *args, rtol=tolerance(func), ran_on="opencl:")
-    assert report.nests
+    _, explained = numpy_gpu.check(func, *args, rtol=tolerance(func), ran_on="opencl:")
+    assert explained.nests
+
+
+@pytest.mark.parametrize("func, stretched, equal", [
+    ("outer_of_parameters", ((5, 1), (1, 4)), ((5, 4), (5, 4))),
+    ("in_place_stretch", ((4, 5), (4, 1), (4, 5)), ((4, 5), (4, 5), (4, 5))),
+    ("stretch_in_prange", ((4, 5), (1, 1)), ((4, 5), (1, 5)))])
+def test_both_versions_are_offloaded(numpy_gpu, func, stretched, equal):
+    """A statement whose lengths may be 1 at run time: its general version (a length 1
+    broadcast) and its fast one (lengths equal) both run on the device."""
+    report._last.pop((numpy_gpu.compiled.__name__, func), None)
+    rng = np.random.default_rng(5)
+    for shapes in (stretched, equal):
+        _, explained = numpy_gpu.check(func, *(rng.random(s) for s in shapes), rtol=1e-9,
+                                       ran_on=None)
+    assert_ran(explained, "opencl:")

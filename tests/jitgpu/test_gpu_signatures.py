@@ -71,3 +71,11 @@ def test_gpu_devices_option_reaches_every_signature(signatures_gpu, device_env):
     device_env.setitem(unpython._devices, ("signatures", "scaled"), "cpu")
     assert device_spec("signatures", "scaled_sig1") == "cpu"
     assert device_spec("signatures", "scaled_sig2") == "cpu"
+
+
+def test_a_signature_compiled_weak_alone_on_the_device(signatures_gpu):
+    """`normalised(x32, eps)` is float32 only for a Python float `eps` (NEP 50), which the
+    signature compiled weak alone takes; its nests run on the device."""
+    got, _ = signatures_gpu.check("normalised", rand(40, 30, dtype=np.float32), 1e-5,
+                                  rtol=1e-5)
+    assert got.dtype == np.float32

@@ -215,7 +215,7 @@ def close_call(gpu, device_env, monkeypatch):
     reason says `verdict`, and returns its arrays."""
     from jitgpu import decide, session
     device_env.delenv("UNPY_FORCE_GPU")
-    monkeypatch.setattr(decide, "MEASURE_WITHIN", 1e12)
+    monkeypatch.setattr("jitgpu.plan.margin", lambda estimate: 1e12)
     session.forget()
 
     def until(seam, verdict):
@@ -236,7 +236,7 @@ def test_a_close_call_is_measured_at_replay_speed(gpu, close_call):
     device sample; once the device wins, every repeated call replays."""
     samples = []
 
-    def seam(side, seconds):
+    def seam(side, seconds, path):
         samples.append((side, seconds))
         return seconds if side == "device" else 1.0      # OpenMP made slow: the device wins
     a, b, c = close_call(seam, "measured the device faster")
@@ -258,7 +258,7 @@ def test_a_close_call_measured_for_openmp_at_replay_speed_stops_replaying(gpu, c
     OpenMP, so every later call runs the OpenMP code; no call replays or runs on the device
     after the decision (a NumPy bool verdict once slipped past `on_device is False`)."""
     from jitgpu import decide
-    a, b, c = close_call(lambda side, seconds: seconds if side == "device" else 1e-9,
+    a, b, c = close_call(lambda side, seconds, path: seconds if side == "device" else 1e-9,
                          "measured OpenMP faster")
     trial = next(iter(decide._TRIALS.values()))
     assert trial.on_device is False, str(trial)
@@ -270,6 +270,53 @@ def test_a_close_call_measured_for_openmp_at_replay_speed_stops_replaying(gpu, c
         np.testing.assert_allclose(c, a @ b, rtol=1e-12)
     assert decided.replayed_calls == replayed, str(gpu.explain("matmul"))
     assert _nest(gpu, "matmul").ran_on == "openmp", str(gpu.explain("matmul"))
+
+
+@pytest.mark.parametrize("python_s, replayed_s, verdict", [
+    (3e-3, 0.5e-3, "measured the device faster"),
+    (0.5e-3, 3e-3, "measured OpenMP faster")])
+def test_a_close_call_compares_replayed_device_calls_with_openmp(gpu, close_call, python_s,
+                                                                 replayed_s, verdict):
+    """Like with like: OpenMP takes 1 ms; the device calls through Python take `python_s`,
+    the replayed ones `replayed_s`. Repeated calls replay, so the replayed ones decide: the
+    device where they are faster, OpenMP where they are slower, whatever the Python path's."""
+    from jitgpu import decide
+    ran = []
+
+    def seam(side, seconds, path):
+        ran.append((side, path))
+        return 1e-3 if side == "openmp" else python_s if path == decide.PYTHON else replayed_s
+    a, b, c = close_call(seam, verdict)
+    trial = next(iter(decide._TRIALS.values()))
+    assert verdict in _nest(gpu, "matmul").reason, str(trial)
+    assert trial.replays and trial.device_s == [replayed_s], str(trial)
+    assert ("device", decide.REPLAYED) in ran
+    for _ in range(3):                  # the kept side runs, checked against NumPy
+        c[:] = 0
+        gpu.compiled.matmul(a, b, c)
+        np.testing.assert_allclose(c, a @ b, rtol=1e-12)
+    assert trial.on_device is (verdict == "measured the device faster")
+
+
+def test_a_close_call_replays_with_its_arrays_pinned_at_once(gpu, close_call, device_env):
+    """While a close call measures, its replayed calls (its device samples) run as a repeated
+    layout's will: arrays of REPIN_BYTES or more pinned at the first record, not after
+    REPIN_AFTER replays."""
+    from gpurts.epoch import invalidate_replays
+    from gpurts.pins import PINS
+    invalidate_replays()
+    device_env.setenv("UNPY_PIN", "1")                   # (the CPU device pins only when told)
+    a, b = RNG.random((80, 80)), RNG.random((80, 80))   # 51 KB each
+    c = np.zeros((80, 80))
+    gpu.compiled.matmul(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-12)
+    recorded = _nest(gpu, "matmul")
+    assert "close call, measuring" in recorded.reason, recorded.reason
+    assert not recorded.replay.repin and PINS.is_pinned(a) and PINS.is_pinned(c)
+    c[:] = 0
+    gpu.compiled.matmul(a, b, c)                          # replayed from the pinned record
+    np.testing.assert_allclose(c, a @ b, rtol=1e-12)
+    assert recorded.replayed_calls == 1
 
 
 @pytest.mark.parametrize("pin", ["1", "0"])

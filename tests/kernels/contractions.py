@@ -211,3 +211,25 @@ def ragged_rows(a, b, lens, c):
             for k in range(a.shape[1]):
                 s += a[i, k] * b[k, j]
             c[i, j] = s
+
+
+@unpython.type(F2, 'ndarray[float64, 1]', F2, None)
+def centred_gram(data, mean, cov):
+    """Covariance's form: each factor reads k and one of i and j (packed as values)."""
+    for i in prange(data.shape[1]):
+        for j in range(data.shape[1]):
+            s = 0.0
+            for k in range(data.shape[0]):
+                s += (data[k, i] - mean[i]) * (data[k, j] - mean[j])
+            cov[i, j] = s / (data.shape[0] - 1)
+
+
+@unpython.type(F2, F2, F2, None)
+def stepped_forward(a, b, c):
+    """The sum's loop steps forward by 3 from 1: k blocks of 3 x k_block values of k."""
+    for i in prange(a.shape[0]):
+        for j in range(b.shape[1]):
+            s = 0.0
+            for k in range(1, a.shape[1], 3):
+                s += a[i, k] * b[k, j]
+            c[i, j] = s

@@ -660,3 +660,169 @@ def unpack_into_elements(a):
         udiff = udiff / 3.0 + s * 0.0
         steps += 1
     return out + steps
+
+
+# --- np.linalg, np.cov, np.histogram (issue 18) ---------------------------------------------
+# LAPACK calls run on the host between the offloaded nests: the arrays they read come back
+# from the device first (linalg_inv's `t`).
+
+@unpython.gpu
+@unpython.type(F2, F1, F1)
+def linalg_solve(a, b):
+    """A vector right-hand side, twice (the call leaves a and b as they were)."""
+    x = np.linalg.solve(a, b)
+    return x * 2.0 + np.linalg.solve(a, b + 1.0)
+
+
+@unpython.gpu
+@unpython.type(F2, F2, F2)
+def linalg_solve_matrix(a, b):
+    return np.linalg.solve(a, b)
+
+
+@unpython.gpu
+@unpython.type(F2, F2)
+def linalg_inv(tz):
+    """The inverse of an array a nest computes, used by the nest after it."""
+    t = tz * 2.0 + 1.0
+    x = np.linalg.inv(t)
+    return x + t
+
+
+@unpython.gpu
+@unpython.type(F2, None)
+def linalg_cholesky(A):
+    """npbench's cholesky2: the factor, with the strict upper triangle kept."""
+    A[:] = np.linalg.cholesky(A) + np.triu(A, k=1)
+
+
+@unpython.gpu
+@unpython.type(F2, 'float64')
+def linalg_det(a):
+    return np.linalg.det(a) + np.linalg.det(a.T) * 0.5
+
+
+@unpython.gpu
+@unpython.type(I2, 'float64')
+def linalg_det_ints(a):
+    return np.linalg.det(a)
+
+
+@unpython.gpu
+@unpython.type(F2, 'tuple[ndarray[float64, 1], ndarray[float64, 2]]')
+def linalg_eigh(a):
+    w, v = np.linalg.eigh(a)
+    return w * 1.0, v
+
+
+@unpython.gpu
+@unpython.type(S2, S2, ('ndarray[float32, 2]', 'ndarray[float32, 2]', 'float32',
+                        'ndarray[float32, 2]', 'ndarray[float32, 1]'))
+def linalg32(a, s):
+    """float32 arguments: float32 results, computed in float64 as NumPy does."""
+    w, v = np.linalg.eigh(s)
+    return np.linalg.solve(a, s), np.linalg.inv(a), np.linalg.det(a), np.linalg.cholesky(s), w
+
+
+@unpython.gpu
+@unpython.type(F2, F2)
+def covariance(data):
+    """npbench's `np.cov(np.transpose(data))`, rowvar=False, bias=True, ddof=."""
+    c = np.cov(np.transpose(data))
+    return c + np.cov(data, rowvar=False, bias=True) - np.cov(data.T, ddof=0) * 0.5
+
+
+@unpython.gpu
+@unpython.type(S2, F2)
+def covariance32(data):
+    """float32 data: a float64 covariance, as NumPy's."""
+    return np.cov(data)
+
+
+@unpython.gpu
+@unpython.type(F1, 'int64', I1)
+def histogram_counts(radius, npt):
+    """npbench's azimint_hist: `np.histogram(radius, npt)[0]`."""
+    histu = np.histogram(radius, npt)[0]
+    return histu
+
+
+@unpython.gpu
+@unpython.type(F2, 'int64', ('ndarray[int64, 1]', 'ndarray[float64, 1]'))
+def histogram_range(a, n):
+    """range=(lo, hi): values outside it ignored, the last bin closed."""
+    counts, edges = np.histogram(a, n, range=(0.0, 0.5))
+    whole = np.histogram(a, bins=n)
+    return counts + whole[0], edges + whole[1]
+
+
+@unpython.gpu
+@unpython.type(S1, 'int64', ('ndarray[int64, 1]', 'ndarray[float32, 1]'))
+def histogram_range32(a, n):
+    """float32 data: float32 edges (computed as np.linspace computes them), as NumPy's."""
+    counts, edges = np.histogram(a, n, range=(0.0, 0.5))
+    whole = np.histogram(a, bins=n)
+    return counts + whole[0], edges + whole[1]
+
+
+@unpython.gpu
+@unpython.type(I1, 'int64', ('ndarray[int64, 1]', 'ndarray[float64, 1]'))
+def histogram_ints(a, n):
+    return np.histogram(a, n)
+
+
+# --- broadcasting of lengths 1 found at run time (issue 18) -----------------------------------
+# Each statement runs its fast nest when the operands' lengths are equal, else its general
+# version, which broadcasts a length of 1 as NumPy does (lower_arrays, `versioned`).
+
+@unpython.gpu
+@unpython.type(F2, F2, F2, 'tuple[float64, ndarray[float64, 2]]')
+def nbody_mass(mass, vel, dx):
+    """npbench's n-body: `mass` of shape (N, 1) passed as a 2-D array."""
+    vel -= np.sum(mass * vel, axis=0) / np.mean(mass)
+    ke = 0.5 * np.sum(mass * vel ** 2)
+    momentum = mass * vel
+    momentum -= np.mean(momentum, axis=0)
+    return ke, (dx * 2.0) @ mass + momentum[:, :1]
+
+
+@unpython.gpu
+@unpython.type(F2, F2, F2, F2)
+def bias_rows(x, w, bias):
+    """A bias row (1, n) added to an (m, n) product, then through a chain that fuses."""
+    h = x @ w + bias
+    g = h * h
+    return np.maximum(g - bias, 0.0)
+
+
+@unpython.gpu
+@unpython.type(F2, F2, F2)
+def outer_of_parameters(col, row):
+    """(m, 1) * (1, n): both operands stretch."""
+    return col * row + 1.0
+
+
+@unpython.gpu
+@unpython.type(F2, F2, F2, None)
+def in_place_stretch(a, b, c):
+    """`a += b` and `c[:] = b` with b of a length 1 at run time."""
+    a += b
+    c[:] = b * 2.0
+    a[1:] -= b[:1]
+
+
+@unpython.gpu
+@unpython.type(F3, F2, F1, F3)
+def stretch_any(a, b, c):
+    """Three operands of three ranks, any of whose lengths may be 1."""
+    return np.where(a > b, a - c, b * c) + np.sum(b * c)
+
+
+@unpython.gpu
+@unpython.type(F2, F2, F2)
+def stretch_in_prange(a, w):
+    """Inside a prange: each row with the first row of `w`, whose length may be 1."""
+    out = np.zeros((a.shape[0], a.shape[1]))
+    for i in prange(a.shape[0]):
+        out[i, :] = a[i, :] * w[0, :] + np.sum(w[0, :] * a[i, :])
+    return out

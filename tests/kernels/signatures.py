@@ -79,3 +79,31 @@ def doubled(a, out):
 @unpython.type([('float64', 'float64', 'float64'), ('int64', 'int64', 'int64')])
 def shifted(x, by=1):
     return x + by
+
+
+# Python floats for float64 parameters are weak in the interpreter (NEP 50): where that
+# changes the result, the module has a weak variant taken for Python values
+# (unpy/typeinfer/weak_params.py).
+@unpython.type('ndarray[float32, 1]', 'float64', 'float64')
+def total_scaled(x, eps):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * eps         # float32 with a Python float, float64 with a NumPy one
+    return s
+
+
+@unpython.type('ndarray[float32, 1]', 'float64')
+def total_of_tenths(x):
+    return total_scaled(x, 0.1) + total_scaled(x, np.float64(0.1))
+
+
+@unpython.type('ndarray[float32, 1]', 'float64', 'float64')
+def total_by_default(x, eps=0.25):
+    return total_scaled(x, eps)
+
+
+# Only a Python float gives the declared float32 result: the weak signature alone.
+@unpython.gpu
+@unpython.type('ndarray[float32, 2]', 'float64', 'ndarray[float32, 2]')
+def normalised(x, eps):
+    return (x - np.mean(x, axis=1, keepdims=True)) / np.sqrt(np.var(x, axis=1, keepdims=True) + eps)

@@ -12,7 +12,9 @@ from unpy import ir
 from unpy.cexpr import MATH_WITHOUT_ERRORS, CExprPrinter
 from unpy.ir import Array
 from unpy.loopopt import optimise_for_cpu
+from unpy.loopopt.register_blocks import PANEL_ROWS
 from unpy.typeinfer.array_races import update_parts
+from unpy.typeinfer.lower_linalg import LIBRARY_OUTPUTS, library_arrays
 from unpy.typeinfer.reductions import (assigned_names, escapes, reads_of, walk_exprs,
                                        walk_stmts)
 
@@ -312,8 +314,13 @@ class FunctionEmitter(CExprPrinter):
             dims = "".join(f"[{n}]" for n in s.shape)
             self.out(f"alignas(64) {CTYPES[s.dtype]} {cname(s.name)}{dims};")
         elif isinstance(s, ir.Raise):
-            message = s.message.replace("\\", "\\\\").replace('"', '\\"')
-            self.out(f'unpy::raise(unpy::ErrorKind::{ERROR_KINDS[s.kind]}, "{message}");')
+            # the message's `{}`s are the values (lengths: NumPy's broadcasting errors)
+            parts = [p.replace("\\", "\\\\").replace('"', '\\"')
+                     for p in (s.message.split("{}") if s.values else [s.message])]
+            message = f'std::string("{parts[0]}")' if s.values else f'"{parts[0]}"'
+            for value, part in zip(s.values, parts[1:]):
+                message += f' + std::to_string(int64_t({self.expr(value)})) + "{part}"'
+            self.out(f'unpy::raise(unpy::ErrorKind::{ERROR_KINDS[s.kind]}, {message});')
             if not in_parallel:
                 # Called inside another function's parallel loop, raise records the error
                 # (raised when that loop ends): leave the function, as the raise would.
@@ -990,6 +997,14 @@ class FunctionEmitter(CExprPrinter):
             return f"{array}.shape[{e.dim}]"
         return f"{array}.size()"
 
+    def expr_Call(self, e):
+        if e.func == PANEL_ROWS:            # a register-blocked nest's panels (unpy/loopopt)
+            return f"unpy::panel_rows({', '.join(self.expr(a) for a in e.args)})"
+        if e.func in LIBRARY_OUTPUTS:       # np.linalg: unpy_runtime.hpp's LAPACK calls
+            args = ", ".join(self.expr(a) for a in e.args)
+            return f"unpy::{e.func.replace('.', '_')}({args})"
+        return super().expr_Call(e)
+
     def expr_CallCompiled(self, e):
         return f"{cname(e.func)}({', '.join(self.expr(a) for a in e.args)})"
 
@@ -1132,6 +1147,10 @@ def array_uses(node, fn: ir.Function) -> tuple:
             for a in e.args:
                 if isinstance(a, ir.Name) and isinstance(fn.variable_type(a.id), Array):
                     reads[a.id] = writes[a.id] = True
+        elif isinstance(e, ir.Call) and e.func in LIBRARY_OUTPUTS:
+            read, written = library_arrays(e)
+            reads.update(dict.fromkeys(read + written, True))
+            writes.update(dict.fromkeys(written, True))
     return list(reads), list(writes)
 
 
@@ -1148,7 +1167,7 @@ def dying_locals(fn: ir.Function) -> list:
         if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name) \
                 and not isinstance(s.value, ir.AllocArray):
             bound_otherwise.add(s.target.id)
-            if isinstance(s.value.type, Array):
+            if isinstance(s.value.type, (Array, ir.TupleType)):   # `t = (x, y)` keeps x, y
                 escaping.update(reads_of(s.value))
     for e in walk_exprs(fn.body):
         if isinstance(e, ir.CallCompiled):

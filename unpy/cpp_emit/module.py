@@ -7,6 +7,8 @@ from unpy import ir
 from unpy.cpp_emit.emit import (CTYPES, cname, ctype, default_literal, emit_function,
                                 has_loops, nest_free_variables, recursive_functions)
 from unpy.ir import Array
+from unpy.typeinfer import overloads
+from unpy.typeinfer.overloads import Signature
 from unpy.typeinfer.reductions import outermost_pranges, walk_exprs, walk_stmts
 from unpy.typeinfer.types import literal_type
 
@@ -148,6 +150,10 @@ def glue(fn: ir.Function, written: set, polls: bool = True) -> list:
             lines.append(f'    auto {local} = unpy::array_arg<{CTYPES[p.type.dtype]}, '
                          f'{p.type.ndim}>({cname(p.name)}, "{fn.python_name}", "{p.name}", '
                          f'"{p.type}", {flag});')
+        elif is_weak(p.type):
+            lines.append(f'    auto {local} = unpy::python_scalar_arg<{CTYPES[p.type.dtype]}>('
+                         f'{cname(p.name)}, "{fn.python_name}", "{p.name}", '
+                         f'"a Python {PYTHON_NAMES[p.type.dtype]}");')
         else:
             lines.append(f'    auto {local} = unpy::scalar_arg<{CTYPES[p.type.dtype]}>('
                          f'{cname(p.name)}, "{fn.python_name}", "{p.name}", "{p.type.dtype}");')
@@ -179,36 +185,70 @@ def signature_dispatcher(signatures: list, slot: int) -> list:
     float64); unpy/typeinfer/overloads.py chooses alike for calls inside the module. Arrays are
     never converted, so a float32 array never goes to a float64 signature. When none takes
     them, a TypeError names the parameter where the signatures that took the most arguments
-    stop, what they expect there, what came, and every signature. The signature taken is
-    noted in `unpy_called_last[slot]` (for unpython.explain)."""
+    stop, what they expect there, what came, and every signature. A signature's weak variant
+    (typeinfer/weak_params.py, just before it) is taken instead where its weak parameters
+    receive Python scalars. The signature taken is noted in `unpy_called_last[slot]` (for
+    unpython.explain)."""
     first = signatures[0]
     n = len(first.params)
     params = ", ".join(f"py::handle {cname(p.name)}" for p in first.params)
     handles = ", ".join(cname(p.name) for p in first.params)
-    lines = []
-    for f in signatures:
+    variants = weak_variants(signatures)
+    declared = [f for f in signatures if f not in variants.values()]
+
+    def call(f, indent):
+        lines = []
+        v = variants.get(f.name)
+        if v:
+            python = " && ".join(f"unpy::python_scalar<{CTYPES[p.type.dtype]}>({cname(p.name)})"
+                                 for p in v.params if is_weak(p.type))
+            lines += [f"{indent}if ({python}) {{",
+                      f'{indent}    unpy_called_last[{slot}] = "{v.name}";',
+                      f"{indent}    return py_{v.name}({handles});", f"{indent}}}"]
+        return lines + [f'{indent}unpy_called_last[{slot}] = "{f.name}";',
+                        f"{indent}return py_{f.name}({handles});"]
+
+    lines = [f"static py::object py_choose_{first.python_name}({params}) {{"]
+    if len(declared) == 1:      # its own glue converts the arguments or names what is wrong
+        return lines + call(declared[0], "    ") + ["}"]
+    fits = []
+    for f in declared:
         # How many leading arguments this signature takes with conversions up to unpy_rank
         # (unpy::scalar_rank).
-        lines.append(f"static int unpy_fit_{f.name}({params}, int unpy_rank) {{")
+        fits.append(f"static int unpy_fit_{f.name}({params}, int unpy_rank) {{")
         for k, p in enumerate(f.params):
             t = CTYPES[p.type.dtype]
             takes = (f"unpy::array_takes<{t}, {p.type.ndim}>({cname(p.name)})"
                      if isinstance(p.type, Array) else
                      f"unpy::scalar_rank<{t}>({cname(p.name)}) <= unpy_rank")
-            lines.append(f"    if (!({takes})) return {k};")
-        lines += [f"    return {n};", "}", ""]
-    lines += [f"static py::object py_{first.python_name}({params}) {{",
-              "    for (int unpy_rank = 0; unpy_rank <= 2; ++unpy_rank) {"]
-    for f in signatures:
-        lines += [f"        if (unpy_fit_{f.name}({handles}, unpy_rank) == {n}) {{",
-                  f'            unpy_called_last[{slot}] = "{f.name}";',
-                  f"            return py_{f.name}({handles});", "        }"]
+            fits.append(f"    if (!({takes})) return {k};")
+        fits += [f"    return {n};", "}", ""]
+    lines = fits + lines + ["    for (int unpy_rank = 0; unpy_rank <= 2; ++unpy_rank) {"]
+    for f in declared:
+        lines += [f"        if (unpy_fit_{f.name}({handles}, unpy_rank) == {n}) {{"]
+        lines += call(f, "            ") + ["        }"]
     names = ", ".join(f'"{p.name}"' for p in first.params)
-    types = ", ".join("{" + ", ".join(f'"{p.type}"' for p in f.params) + "}" for f in signatures)
-    fits = ", ".join(f"unpy_fit_{f.name}({handles}, 2)" for f in signatures)
+    types = ", ".join("{" + ", ".join(f'"{p.type}"' for p in f.params) + "}" for f in declared)
+    fitted = ", ".join(f"unpy_fit_{f.name}({handles}, 2)" for f in declared)
     lines += ["    }", f'    unpy::no_signature("{first.python_name}", {{{names}}}, {{{handles}}}, '
-              f'{{{types}}}, {{{fits}}});', "}"]
+              f'{{{types}}}, {{{fitted}}});', "}"]
     return lines
+
+
+PYTHON_NAMES = {"bool": "bool", "int64": "int", "float64": "float", "complex128": "complex"}
+
+
+def is_weak(t) -> bool:
+    return isinstance(t, ir.Scalar) and t.weak
+
+
+def weak_variants(functions: list) -> dict:
+    """A declared signature's name -> the ir.Function of its weak variant
+    (typeinfer/overloads.py)."""
+    by_name = {f.name: f for f in functions}
+    found = overloads.weak_variants(
+        [Signature(f.name, tuple(p.type for p in f.params), f.return_type) for f in functions])
+    return {name: by_name[v.name] for name, v in found.items()}
 
 
 def by_python_name(functions) -> dict:
@@ -259,11 +299,13 @@ def emit_module(module: ir.Module, source: str, checks: str = "unproved",
     out.append("    unpy::register_errors();")
     for name, overloads in visible.items():
         default = default_literal if len(overloads) == 1 else python_default
+        chooser = f"py_{name}" if len(overloads) == 1 else f"py_choose_{name}"
         arg_names = "".join(f', py::arg("{p.name}")' + (
             "" if p.default is None else f" = {default(p)}") for p in overloads[0].params)
         doc = "; ".join(f"{name}({', '.join(f'{p.name}: {p.type}' for p in f.params)}) -> "
-                        f"{f.return_type}" for f in overloads) + ": compiled by unpy"
-        out.append(f'    m.def("{name}", &py_{name}{arg_names}, "{doc}");')
+                        f"{f.return_type}" for f in overloads
+                        if f not in weak_variants(overloads).values()) + ": compiled by unpy"
+        out.append(f'    m.def("{name}", &{chooser}{arg_names}, "{doc}");')
     if several:
         out += ['    m.def("__unpy_called_last__", []() {', "        py::dict called;"]
         out += [f'        called["{overloads[0].python_name}"] = unpy_called_last[{slot}];'

@@ -33,7 +33,7 @@ namespace py = pybind11;
 // checked code keeps its values in registers), and each thread's share of a parallel loop that
 // may throw catches it and records it (`record`): that thread stops there, the others run on.
 
-enum class ErrorKind { none, zero_division, index, value, overflow };
+enum class ErrorKind { none, zero_division, index, value, overflow, linalg, runtime };
 
 struct Error : std::exception {
     ErrorKind kind;
@@ -93,6 +93,11 @@ inline void register_errors() {
                 case ErrorKind::index: type = PyExc_IndexError; break;
                 case ErrorKind::value: type = PyExc_ValueError; break;
                 case ErrorKind::overflow: type = PyExc_OverflowError; break;
+                case ErrorKind::linalg: {      // numpy.linalg.LinAlgError (a ValueError)
+                    py::object error = py::module_::import("numpy.linalg").attr("LinAlgError");
+                    PyErr_SetString(error.ptr(), e.what());
+                    return;
+                }
                 default: break;
             }
             PyErr_SetString(type, e.what());
@@ -496,11 +501,11 @@ struct NumpyBlas {
     }
 };
 
-// Found once, in the library NumPy has loaded (numpy.libs/libscipy_openblas64_*.so); left
-// empty where NumPy was built otherwise (the products then run through numpy.matmul).
-inline const NumpyBlas& numpy_blas() {
-    static NumpyBlas* blas = [] {
-        auto* found = new NumpyBlas();
+// The library NumPy has loaded (numpy.libs/libscipy_openblas64_*.so), found once; null where
+// NumPy was built otherwise (the products then run through numpy.matmul, np.linalg raises).
+inline void* numpy_openblas() {
+    static void* lib = [] {
+        void* found = nullptr;
         py::gil_scoped_acquire gil;
         try {
             py::module_ os = py::module_::import("os");
@@ -510,14 +515,23 @@ inline const NumpyBlas& numpy_blas() {
                 root + "/../numpy.libs/libscipy_openblas64_*.so*");
             for (auto path : paths) {
                 void* lib = dlopen(path.cast<std::string>().c_str(), RTLD_NOW | RTLD_NOLOAD);
-                if (!lib) continue;
-                found->dgemm = reinterpret_cast<NumpyBlas::dgemm_t>(dlsym(lib, "scipy_cblas_dgemm64_"));
-                found->sgemm = reinterpret_cast<NumpyBlas::sgemm_t>(dlsym(lib, "scipy_cblas_sgemm64_"));
-                found->local_threads = reinterpret_cast<NumpyBlas::threads_t>(
-                    dlsym(lib, "openblas_set_num_threads_local"));
-                if (found->has<double>()) break;
+                if (lib && dlsym(lib, "scipy_cblas_dgemm64_")) { found = lib; break; }
             }
         } catch (py::error_already_set&) {
+        }
+        return found;
+    }();
+    return lib;
+}
+
+inline const NumpyBlas& numpy_blas() {
+    static NumpyBlas* blas = [] {
+        auto* found = new NumpyBlas();
+        if (void* lib = numpy_openblas()) {
+            found->dgemm = reinterpret_cast<NumpyBlas::dgemm_t>(dlsym(lib, "scipy_cblas_dgemm64_"));
+            found->sgemm = reinterpret_cast<NumpyBlas::sgemm_t>(dlsym(lib, "scipy_cblas_sgemm64_"));
+            found->local_threads = reinterpret_cast<NumpyBlas::threads_t>(
+                dlsym(lib, "openblas_set_num_threads_local"));
         }
         return found;
     }();
@@ -591,6 +605,197 @@ bool blas_matmul(const Array<T, NO>& out, const Array<T, NA>& a, const Array<T, 
     }
     blas.local_threads(before);
     return true;
+}
+
+// --- LAPACK (np.linalg) --------------------------------------------------------------------
+// np.linalg.solve, inv, cholesky, det and eigh call the LAPACK routines NumPy's own
+// umath_linalg calls (gesv, potrf 'L', getrf, syevd 'L'), from the same library (ILP64, the
+// Fortran interface, as NumPy does: LAPACKE would refuse NaN inputs), on a column-major copy of
+// each input (LAPACK overwrites it, and NumPy hands it Fortran order): the results are
+// NumPy's. NumPy computes float32 matrices in double too (its _commonType), so the lowering
+// (unpy/typeinfer/lower_linalg.py) calls these with T = double and rounds the results after. The errors are NumPy's: LinAlgError for a singular or not positive definite matrix
+// and for one that is not square, ValueError for a right-hand side of another length.
+
+template <typename T>
+struct NumpyLapack {
+    using gesv_t = void (*)(const int64_t*, const int64_t*, T*, const int64_t*, int64_t*, T*,
+                            const int64_t*, int64_t*);
+    using getrf_t = void (*)(const int64_t*, const int64_t*, T*, const int64_t*, int64_t*,
+                             int64_t*);
+    using potrf_t = void (*)(const char*, const int64_t*, T*, const int64_t*, int64_t*, size_t);
+    using syevd_t = void (*)(const char*, const char*, const int64_t*, T*, const int64_t*, T*, T*,
+                             const int64_t*, int64_t*, const int64_t*, int64_t*, size_t, size_t);
+    gesv_t gesv = nullptr;
+    getrf_t getrf = nullptr;
+    potrf_t potrf = nullptr;
+    syevd_t syevd = nullptr;
+};
+
+// Errors are raised as unpy::raise does (recorded inside an OpenMP region: a compiled function
+// calling these may run in another's prange); the function then returns at once.
+
+// The routines for T (float: s*, double: d*); null, with RuntimeError raised, when NumPy ships
+// no such library.
+template <typename T>
+const NumpyLapack<T>* numpy_lapack() {
+    static NumpyLapack<T>* found = [] {
+        auto* f = new NumpyLapack<T>();
+        if (void* lib = numpy_openblas()) {
+            const std::string p = std::is_same<T, double>::value ? "scipy_d" : "scipy_s";
+            auto get = [&](const char* name) { return dlsym(lib, (p + name + "_64_").c_str()); };
+            f->gesv = reinterpret_cast<typename NumpyLapack<T>::gesv_t>(get("gesv"));
+            f->getrf = reinterpret_cast<typename NumpyLapack<T>::getrf_t>(get("getrf"));
+            f->potrf = reinterpret_cast<typename NumpyLapack<T>::potrf_t>(get("potrf"));
+            f->syevd = reinterpret_cast<typename NumpyLapack<T>::syevd_t>(get("syevd"));
+        }
+        return f;
+    }();
+    if (!found->gesv || !found->getrf || !found->potrf || !found->syevd) {
+        raise(ErrorKind::runtime, "np.linalg in compiled code needs the LAPACK NumPy ships "
+              "(numpy.libs/libscipy_openblas64_*.so), which this NumPy does not have");
+        return nullptr;
+    }
+    return found;
+}
+
+// The order of the square matrix `a`; else -1, with LinAlgError raised.
+template <typename T>
+int64_t square_order(const Array<T, 2>& a) {
+    if (a.shape[0] == a.shape[1]) return a.shape[0];
+    raise(ErrorKind::linalg, "Last 2 dimensions of the array must be square");
+    return -1;
+}
+
+// The matrix (a vector: one column) `a` in column-major order, leading dimension max(rows, 1).
+template <typename T, int N>
+std::vector<T> column_major(const Array<T, N>& a) {
+    const int64_t rows = a.shape[0], cols = N == 2 ? a.shape[N - 1] : 1;
+    std::vector<T> out(std::max<int64_t>(rows * cols, 1));
+    for (int64_t j = 0; j < cols; ++j)
+        for (int64_t i = 0; i < rows; ++i) {
+            const int64_t index[2] = {i, j};        // (a vector takes the first only)
+            out[i + j * rows] = a.template element<false>(
+                reinterpret_cast<const int64_t(&)[N]>(index));
+        }
+    return out;
+}
+
+// The column-major `data` into the (C-ordered, new) array `out` of its shape.
+template <typename T, int N>
+void from_column_major(const Array<T, N>& out, const std::vector<T>& data) {
+    const int64_t rows = out.shape[0], cols = N == 2 ? out.shape[N - 1] : 1;
+    for (int64_t j = 0; j < cols; ++j)
+        for (int64_t i = 0; i < rows; ++i) {
+            const int64_t index[2] = {i, j};
+            out.template element<false>(reinterpret_cast<const int64_t(&)[N]>(index)) =
+                data[i + j * rows];
+        }
+}
+
+// out = the solution x of a x = b (b a vector or a matrix), as NumPy's solve: gesv.
+template <typename T, int N>
+void linalg_solve(const Array<T, N>& out, const Array<T, 2>& a, const Array<T, N>& b) {
+    const int64_t n = square_order(a);
+    if (n < 0) return;
+    if (b.shape[0] != n) {
+        raise(ErrorKind::value, "solve: Input operand 1 has a mismatch in its core dimension 0 "
+              "(size " + std::to_string(b.shape[0]) + " is different from " + std::to_string(n) +
+              ")");
+        return;
+    }
+    const NumpyLapack<T>* lapack = numpy_lapack<T>();
+    if (!lapack) return;
+    std::vector<T> lu = column_major(a), x = column_major(b);
+    std::vector<int64_t> pivots(std::max<int64_t>(n, 1));
+    const int64_t rhs = N == 2 ? b.shape[1] : 1, ld = std::max<int64_t>(n, 1);
+    int64_t info = 0;
+    if (n > 0 && rhs > 0) lapack->gesv(&n, &rhs, lu.data(), &ld, pivots.data(), x.data(), &ld, &info);
+    if (info > 0) { raise(ErrorKind::linalg, "Singular matrix"); return; }
+    from_column_major(out, x);
+}
+
+// out = the inverse of a, as NumPy's inv: gesv of the identity.
+template <typename T>
+void linalg_inv(const Array<T, 2>& out, const Array<T, 2>& a) {
+    const int64_t n = square_order(a);
+    const NumpyLapack<T>* lapack = n < 0 ? nullptr : numpy_lapack<T>();
+    if (!lapack) return;
+    std::vector<T> lu = column_major(a), x(std::max<int64_t>(n * n, 1), T(0));
+    for (int64_t i = 0; i < n; ++i) x[i + i * n] = T(1);
+    std::vector<int64_t> pivots(std::max<int64_t>(n, 1));
+    const int64_t ld = std::max<int64_t>(n, 1);
+    int64_t info = 0;
+    if (n > 0) lapack->gesv(&n, &n, lu.data(), &ld, pivots.data(), x.data(), &ld, &info);
+    if (info > 0) { raise(ErrorKind::linalg, "Singular matrix"); return; }
+    from_column_major(out, x);
+}
+
+// out = the lower Cholesky factor of a, as NumPy's cholesky: potrf 'L', the rest zeroed.
+template <typename T>
+void linalg_cholesky(const Array<T, 2>& out, const Array<T, 2>& a) {
+    const int64_t n = square_order(a);
+    const NumpyLapack<T>* lapack = n < 0 ? nullptr : numpy_lapack<T>();
+    if (!lapack) return;
+    std::vector<T> l = column_major(a);
+    const int64_t ld = std::max<int64_t>(n, 1);
+    int64_t info = 0;
+    const char lower = 'L';
+    if (n > 0) lapack->potrf(&lower, &n, l.data(), &ld, &info, 1);
+    if (info > 0) { raise(ErrorKind::linalg, "Matrix is not positive definite"); return; }
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < j; ++i) l[i + j * n] = T(0);
+    from_column_major(out, l);
+}
+
+// The determinant of a, as NumPy's det: getrf, then sign * exp(sum of log|u_ii|) (0 where the
+// factorisation finds the matrix singular).
+template <typename T>
+T linalg_det(const Array<T, 2>& a) {
+    const int64_t n = square_order(a);
+    const NumpyLapack<T>* lapack = n < 0 ? nullptr : numpy_lapack<T>();
+    if (!lapack) return T(0);
+    std::vector<T> lu = column_major(a);
+    std::vector<int64_t> pivots(std::max<int64_t>(n, 1));
+    const int64_t ld = std::max<int64_t>(n, 1);
+    int64_t info = 0;
+    if (n > 0) lapack->getrf(&n, &n, lu.data(), &ld, pivots.data(), &info);
+    if (info > 0) return T(0);
+    T sign = T(1), logdet = T(0);
+    for (int64_t i = 0; i < n; ++i) {
+        if (pivots[i] != i + 1) sign = -sign;
+        T u = lu[i + i * n];
+        if (u < T(0)) { sign = -sign; u = -u; }
+        logdet += std::log(u);
+    }
+    return sign * std::exp(logdet);
+}
+
+// w, v = the eigenvalues (ascending) and eigenvectors (columns) of the symmetric a, from its
+// lower triangle, as NumPy's eigh: syevd 'V', 'L'.
+template <typename T>
+void linalg_eigh(const Array<T, 1>& w, const Array<T, 2>& v, const Array<T, 2>& a) {
+    const int64_t n = square_order(a);
+    const NumpyLapack<T>* lapack = n < 0 ? nullptr : numpy_lapack<T>();
+    if (!lapack) return;
+    std::vector<T> vectors = column_major(a), values(std::max<int64_t>(n, 1));
+    const int64_t ld = std::max<int64_t>(n, 1);
+    const char jobz = 'V', uplo = 'L';
+    int64_t info = 0;
+    if (n > 0) {
+        T work_size = 0;
+        int64_t iwork_size = 0, query = -1;
+        lapack->syevd(&jobz, &uplo, &n, vectors.data(), &ld, values.data(), &work_size, &query,
+                     &iwork_size, &query, &info, 1, 1);
+        const int64_t lwork = int64_t(work_size), liwork = iwork_size;
+        std::vector<T> work(std::max<int64_t>(lwork, 1));
+        std::vector<int64_t> iwork(std::max<int64_t>(liwork, 1));
+        if (info == 0)
+            lapack->syevd(&jobz, &uplo, &n, vectors.data(), &ld, values.data(), work.data(),
+                         &lwork, iwork.data(), &liwork, &info, 1, 1);
+    }
+    if (info != 0) { raise(ErrorKind::linalg, "Eigenvalues did not converge"); return; }
+    for (int64_t i = 0; i < n; ++i) w.template element<false>({i}) = values[i];
+    from_column_major(v, vectors);
 }
 
 // --- argument conversion -------------------------------------------------------------------
@@ -746,6 +951,31 @@ int scalar_rank(py::handle h) {
     if (own) return 0;
     auto family = [](char k) { return k == 'u' ? 'i' : k; };   // signed or not: integers
     return kind && family(kind) == family(dtype_kind<T>()) ? 1 : 2;
+}
+
+// Whether h is a Python scalar that NumPy would take as T or narrower (a bool, int, float or
+// complex object, not a NumPy scalar): weak in NEP 50, it takes a weak variant's parameter
+// (unpy/typeinfer/weak_params.py).
+template <typename T>
+bool python_scalar(py::handle h) {
+    PyObject* o = h.ptr();
+    if (PyBool_Check(o)) return true;
+    if (std::is_same<T, bool>::value) return false;
+    if (PyLong_CheckExact(o)) return true;
+    if (std::is_same<T, int64_t>::value) return false;
+    if (PyFloat_CheckExact(o)) return true;
+    return std::is_same<T, std::complex<double>>::value && PyComplex_CheckExact(o);
+}
+
+// A weak parameter takes Python scalars only (a weak variant is called only with them; a
+// signature compiled weak alone, because its declared types hold only for a Python scalar
+// there, refuses NumPy ones).
+template <typename T>
+T python_scalar_arg(py::handle h, const char* fn, const char* param, const char* expected) {
+    if (!python_scalar<T>(h))
+        type_error(fn, param, expected, h, " (the function compiles only for a Python scalar "
+                   "there, weak in NEP 50; a NumPy one would give its results other dtypes)");
+    return scalar_arg<T>(h, fn, param, expected);
 }
 
 // No signature takes the arguments: a TypeError naming the parameter where the signatures
@@ -1056,6 +1286,16 @@ inline double math_pow(double x, double y, double& err) {
 inline void math_check(double err) {
     if (err >= 1.0) raise(ErrorKind::value, "math domain error");
     else if (err > 0) raise(ErrorKind::overflow, "math range error");
+}
+
+// The rows of a panel of a register-blocked nest (unpy/loopopt/register_blocks.py): whole
+// blocks of `block` rows, at most `most` of them, cut so that the threads get equal shares of
+// the `rows` (the last panel shorter) in at least `rounds` turns each.
+inline int64_t panel_rows(int64_t rows, int64_t block, int64_t most, int64_t rounds) {
+    const int64_t threads = omp_get_max_threads();
+    const int64_t blocks = (std::max<int64_t>(rows, 0) + block - 1) / block;
+    rounds = std::max(rounds, (blocks + threads * most - 1) / (threads * most));
+    return block * std::max<int64_t>(1, (blocks + threads * rounds - 1) / (threads * rounds));
 }
 
 inline int64_t range_length(int64_t start, int64_t stop, int64_t step) {

@@ -53,6 +53,9 @@ ARRAY_FUNCTIONS = {name: name for name in (
 ARRAY_FUNCTIONS.update({"amax": "max", "amin": "min", "array": "copy", "asarray": "asarray",
                         "ascontiguousarray": "copy", "linalg.norm": "norm", "flip": "flip",
                         "fliplr": "fliplr", "flipud": "flipud", "nanmax": "max", "nanmin": "min"})
+ARRAY_FUNCTIONS.update({f"linalg.{name}": name for name in ("solve", "inv", "cholesky", "det",
+                                                            "eigh")})
+ARRAY_FUNCTIONS.update({"cov": "cov", "histogram": "histogram"})
 ARRAY_FUNCTIONS.pop("nanmax"), ARRAY_FUNCTIONS.pop("nanmin")
 # NumPy functions whose dtype may be given by position (np.full(n, v, np.float32)): the index
 # of that argument in NumPy's signature. It becomes the dtype= keyword.

@@ -24,6 +24,14 @@ The sums may also live in the element itself (`c[i, j] += a[i, k] * b[k, j]`, ma
 before the loop): such an element becomes a scalar, loaded before and stored after.
 Operands read along rows by the middle variable (`a[j, k]`) are read from a transposed copy.
 
+Blocks in panels (columns not starting with the row) are also cache-tiled: 12 rows x one
+vector register, k in blocks of BLOCKING.k_block (from the building machine's L1 and L2), the
+sums' largest sub-expressions reading k and only one of i and j (`a[i, k]`, `b[k, j]`,
+`data[k, i] - mean[i]`) packed per k block, each computed once; a block's sums between k
+blocks wait in arrays of partial sums, so each sum still adds its terms one at a time in k's
+order and the result is unchanged. Panels are cut at run time for the threads
+(unpy_runtime.hpp's panel_rows; triangles in several turns).
+
 Legal when (checked here): the outer level is a prange of step 1 with no reductions whose
 body is the middle loop, of step 1 (range or prange, its bounds reading at most the outer
 variable); the middle loop's body is assignments of scalars (the accumulators), one inner
@@ -41,6 +49,7 @@ make independent.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 from unpy import ir
 from unpy.ir import Array, Scalar
@@ -57,12 +66,57 @@ def _cpu_flags() -> set:
         return set()
 
 
-ROWS = 6                        # BI: rows of a block (outer-level iterations)
-PANEL_BLOCKS = 8                # blocks of rows a parallel iteration takes at most
-PANEL_COUNT = 32                # the panels a nest is cut into at least, where it has the rows
+def _cache_bytes(level: int):
+    """The size of the building machine's data (or unified) cache of `level`, from Linux's
+    /sys/devices/system/cpu/cpu0/cache, or None."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    try:
+        for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+            if ((index / "level").read_text().strip() == str(level)
+                    and (index / "type").read_text().strip() in ("Data", "Unified")):
+                size = (index / "size").read_text().strip()
+                return int(size[:-1]) * units[size[-1]] if size[-1] in units else int(size)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+ROWS = 6                        # BI: rows of a block (outer-level iterations), unpacked rows
+# Blocks that read their rows packed: twice the rows, one vector register of columns (a
+# packed row's element is then a broadcast operand of the multiplication itself, no register
+# of its own: 57 against 40 GFLOP/s for 6 x 2 registers on the 2-core AMD EPYC, in L1).
+PACKED_ROWS = 12
 # A block's row is two vector registers (BJ columns): AVX-512's where the building machine has
 # it (unpy builds for the machine it runs on, -march=native), else AVX2's.
 VECTOR_BYTES = 64 if "avx512f" in _cpu_flags() else 32
+
+
+@dataclasses.dataclass(frozen=True)
+class Blocking:
+    """Cache blocks of the packed blocks, from the building machine's caches. `k_block`: the
+    inner loop's iterations a block of columns is packed for at a time (KC: the packed column
+    panel, `k_block` x one vector register, fills half of L1 and stays there while the panel's
+    blocks of rows read it); `panel_blocks`: the blocks of rows of a parallel iteration at most
+    (MC: their packed rows for one k block, panel x `k_block` doubles, fill half of L2)."""
+    k_block: int
+    panel_blocks: int
+
+    @staticmethod
+    def for_machine(l1: int | None = None, l2: int | None = None) -> "Blocking":
+        l1 = l1 or _cache_bytes(1) or 32 << 10
+        l2 = l2 or _cache_bytes(2) or 1 << 20
+        k_block = max(16, l1 // 2 // VECTOR_BYTES // 16 * 16)
+        panel_blocks = max(1, min(16, l2 // 2 // (k_block * 8) // PACKED_ROWS))
+        return Blocking(k_block, panel_blocks)
+
+
+# The rows of a nest's panels, computed before it runs (unpy_runtime.hpp's panel_rows: equal
+# shares for the threads, in turns of at most `panel_blocks` blocks; TRIANGLE_ROUNDS turns at
+# least where later rows have more columns, so that the threads share the long ones).
+PANEL_ROWS = "unpy.panel_rows"
+TRIANGLE_ROUNDS = 4
+# The seam of the tests: tests/differential/test_register_blocks.py builds with small blocks.
+BLOCKING = Blocking.for_machine()
 BLOCKED_DTYPES = ("float64", "float32", "int64", "int32")
 # Calls that cannot raise (math.* checks domains and raises; np.* gives NaN like NumPy).
 SAFE_CALL_PREFIXES = ("np.", "cast:", "min", "max", "abs", "float", "int")
@@ -107,8 +161,10 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
     if len(dtypes) != 1 or not dtypes <= set(BLOCKED_DTYPES):
         return None
     dtype = dtypes.pop()
-    rows = max(2, ROWS // len(accumulators))
-    cols = 2 * VECTOR_BYTES // _itemsize(dtype)
+    # Blocks in panels (columns not starting with the row) read their rows packed.
+    panelled = outer.var not in reads_of(middle.start)
+    rows = max(2, (PACKED_ROWS if panelled else ROWS) // len(accumulators))
+    cols = (1 if panelled else 2) * VECTOR_BYTES // _itemsize(dtype)
 
     i, j = outer.var, middle.var
     int64 = Scalar("int64")
@@ -198,11 +254,91 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
         ] + row_part(at_least_jlo(jhi), stop_j, name(nrows))
 
     column_blocks = ir.For(j0, jlo, name(jmid), const(cols), tile())
-    if i not in reads_of(start_j):
-        buffers, pack, packed_sums = _packed_columns(inner, j, j0, jj, cols, taken, new_locals)
-        return copies + [_panels(outer, common_columns, column_blocks, (buffers, pack,
-                                 tile(sums=packed_sums)), rest_of_block, rows,
-                                 *(name(v) for v in (i0, ic, iend)))], _disjoint_pairs(outer)
+    if panelled:
+        temps = _temporaries(inner.body, accumulators)
+        k_blocks = _KBlocks(inner, BLOCKING.k_block, taken, new_locals)
+        packed, packed_sums = _packed_operands(inner, i, j, set(accumulators) | temps,
+                                               taken, new_locals)
+
+        def typed(operand):
+            return ir.Name(operand.buffer, type=Array(operand.expr.type.dtype,
+                                                      1 if operand.rows else 2))
+
+        def packed_element(operand):
+            """The packed value of `operand` for element (ii, jj) of block (i0, j0), k."""
+            offset = binop("-", name(inner.var), name(k_blocks.kb))
+            if operand.rows:       # [block of rows][k][ii]
+                index = binop("+", binop("+", binop("*", binop("-", name(i0), name(ic)),
+                                                    const(k_blocks.span)),
+                                         binop("*", offset, const(rows))), name(ii))
+                return ir.Subscript(typed(operand), [index], type=operand.expr.type,
+                                    in_range=[0])
+            return ir.Subscript(typed(operand), [offset, name(jj)], type=operand.expr.type,
+                                in_range=[0, 1])
+
+        # The sums read each packed operand's marker (a name of its buffer) as its element.
+        sums = transform(packed_sums, lambda n: packed_element(packed[n.id])
+                         if isinstance(n, ir.Name) and n.id in packed else n)
+        panel_rows = fresh("unpy_panel_rows", taken)
+        new_locals[panel_rows] = int64
+        accs = {a: fresh(f"unpy_acc_{a}", taken) for a in accumulators}
+        for a, buffer in accs.items():
+            new_locals[buffer] = Array(dtype, 2)
+
+        def acc_element(a):
+            return ir.Subscript(ir.Name(accs[a], type=Array(dtype, 2)),
+                                [binop("-", name(i), name(ic)), binop("-", name(j), jlo)],
+                                type=Scalar(dtype), in_range=[0, 1])
+
+        def k_tile():
+            """A block's sums over one k block: started (`pre`) in the first, else carried
+            over from the panel's partial sums; finished (`post`) in the last, else kept."""
+            first = _compare(name(k_blocks.index), "==", const(0))
+            last = _compare(name(k_blocks.index), "==", binop("-", name(k_blocks.count),
+                                                                 const(1)))
+            load = [ir.Assign(ir.Name(a, type=Scalar(dtype)), acc_element(a)) for a in accs]
+            keep = [ir.Assign(acc_element(a), ir.Name(a, type=Scalar(dtype))) for a in accs]
+            k_loop = dataclasses.replace(inner, start=name(k_blocks.kb),
+                                         stop=name(k_blocks.kend),
+                                         body=over_block(sums, True))
+            return ([ir.LocalTile(t, dtype, [rows, cols]) for t in tiles.values()]
+                    + [ir.If(first, over_block(pre, True), over_block(load, True)), k_loop,
+                       ir.If(last, over_block(post, False), over_block(keep, True))])
+
+        def pack(operand, block_start):
+            """Statements packing `operand` for the k block: a panel's whole blocks of rows
+            (`block_start` the first row of each), or the block of columns at j0."""
+            value = operand.expr
+            if operand.rows:
+                value = _substitute(value, i, binop("+", name(i0), name(ii)))
+                loop = ir.For(ii, const(0), const(rows), const(1), [ir.Assign(
+                    packed_element(operand), value)], unroll=True)
+                return [ir.For(i0, name(ic), block_start, const(rows), [
+                    dataclasses.replace(inner, start=name(k_blocks.kb), stop=name(k_blocks.kend),
+                                        body=[loop])])]
+            value = _substitute(value, j, binop("+", name(j0), name(jj)))
+            return [dataclasses.replace(inner, start=name(k_blocks.kb), stop=name(k_blocks.kend),
+                                        body=[ir.For(jj, const(0), const(cols), const(1), [
+                                            ir.Assign(packed_element(operand), value)],
+                                            simd=True)])]
+
+        def buffers(panel):
+            made = []
+            for operand in packed.values():
+                shape = ([binop("*", panel, const(k_blocks.span))] if operand.rows
+                         else [const(k_blocks.span), const(cols)])
+                buffer = typed(operand)
+                new_locals[operand.buffer] = buffer.type
+                made.append(ir.Assign(buffer, ir.AllocArray("empty", shape, buffer.type.dtype,
+                                                            type=buffer.type)))
+            return made
+
+        code = _PanelCode(k_blocks, buffers, pack, [o for o in packed.values() if o.rows],
+                          [o for o in packed.values() if not o.rows], k_tile(), accs, dtype,
+                          jlo, panel_rows)
+        return copies + _panels(outer, common_columns, column_blocks, code, rest_of_block,
+                                rows, *(name(v) for v in (i0, ic, iend))), \
+            _disjoint_pairs(outer)
     # Columns start with the row (`range(i, n)`): blocks of rows one at a time, each with the
     # columns left of the common range row by row.
     whole = _compare(binop("+", name(i0), const(rows)), "<=", outer.stop)
@@ -214,20 +350,77 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
     return copies + [blocked], _disjoint_pairs(outer)
 
 
-def _panels(outer, common_columns, column_blocks, packing, rest_of_block, rows, i0, ic, iend):
-    """The blocks in row panels: each parallel iteration takes up to PANEL_BLOCKS blocks of
-    rows and runs, for each block of columns, its blocks of rows one after the other, so
-    that the columns' operand (`b[k, j0:j0 + BJ]` for every k) comes from the core's cache
-    for all but the first (going through all columns for one block of rows at a time reads
-    the whole of `b` from memory again for every block). Then each block's rest (a last
-    block of fewer rows included). Panels shrink to keep about PANEL_COUNT of them for the
-    threads. `packing`: (the panel's buffers, the statements packing a block of columns into
-    them, the block's code reading them)."""
+@dataclasses.dataclass
+class _KBlocks:
+    """The inner loop in blocks of `k_block` iterations (all of them in one block where its
+    step is negative): block `index` of `count` runs k over [kb, kend). `span`: the values of
+    k a block spans (the packed buffers' extent along k)."""
+    inner: ir.For
+    k_block: int
+    taken: set
+    new_locals: dict
+
+    def __post_init__(self):
+        self.index, self.count, self.kb, self.kend = (
+            fresh(f"unpy_{x}", self.taken) for x in ("kbi", "kbn", "kb", "kend"))
+        for v in (self.index, self.count, self.kb, self.kend):
+            self.new_locals[v] = Scalar("int64")
+        self.step = self.inner.step.value
+        self.tiled = self.step > 0
+        self.span = self.k_block * self.step
+
+    def count_stmt(self) -> ir.Assign:
+        if not self.tiled:
+            return assign(self.count, const(1))
+        start, stop, step = self.inner.start, self.inner.stop, const(self.step)
+        trips = ir.Call("max", [const(0), binop("//", binop("+", binop("-", stop, start),
+                                                           binop("-", step, const(1))), step)],
+                        type=Scalar("int64"))
+        return assign(self.count, ir.Call("max", [const(1), binop("//", binop(
+            "+", trips, const(self.k_block - 1)), const(self.k_block))], type=Scalar("int64")))
+
+    def bounds(self) -> list:
+        if not self.tiled:
+            return [assign(self.kb, self.inner.start), assign(self.kend, self.inner.stop)]
+        return [assign(self.kb, binop("+", self.inner.start, binop("*", name(self.index),
+                                                                   const(self.span)))),
+                assign(self.kend, ir.Call("min", [binop("+", name(self.kb), const(self.span)),
+                                                  self.inner.stop], type=Scalar("int64")))]
+
+
+@dataclasses.dataclass
+class _PanelCode:
+    """The parts of a panel's packed, k-blocked code that `_blocked` makes for `_panels`:
+    `buffers(panel rows)` allocates the packed operands, `pack(operand, stop of the first
+    rows of whole blocks)` packs one for a k block, `tile` is a block's code for a k block,
+    `accs` the accumulators' arrays of partial sums (accumulator -> name)."""
+    k_blocks: _KBlocks
+    buffers: object
+    pack: object
+    row_operands: list
+    column_operands: list
+    tile: list
+    accs: dict
+    dtype: str
+    jlo: object
+    panel_rows: str
+
+
+def _panels(outer, common_columns, column_blocks, code: _PanelCode, rest_of_block, rows, i0,
+            ic, iend):
+    """The blocks in row panels: each parallel iteration takes up to `panel_blocks` blocks of
+    rows and runs, for each k block (BLOCKING.k_block iterations of the inner loop), its
+    operands packed (the rows' operands of all its blocks, then each block of columns' in
+    turn), and for each block of columns its blocks of rows one after the other, so that the
+    columns' packed operand (k block x BJ) comes from L1 and the rows' (panel x k block) from
+    L2 (going through all columns for one block of rows at a time reads the whole of `b` from
+    memory again for every block). A block's sums between k blocks are kept in the panel's
+    arrays of partial sums (`acc[i - ic, j - jlo]`): each sum still adds its terms in k's
+    order. Then each block's rest (a last block of fewer rows included), as before. Panels
+    are cut for the threads at run time (PANEL_ROWS)."""
     int64 = Scalar("int64")
-    panel = ir.Call("max", [const(rows), binop("*", ir.Call("min", [
-        const(PANEL_BLOCKS), binop("//", binop("-", outer.stop, outer.start),
-                                   const(rows * PANEL_COUNT))], type=int64), const(rows))],
-        type=int64)
+    triangle = i0.id in reads_of(common_columns[0].value)
+    panel = name(code.panel_rows)
     jhi, jmid = (a.target for a in common_columns)
     j0 = column_blocks.var
 
@@ -236,69 +429,90 @@ def _panels(outer, common_columns, column_blocks, packing, rest_of_block, rows, 
         hi = _substitute(common_columns[0].value, i0.id, first_row)
         return _substitute(_substitute(common_columns[1].value, jhi.id, hi), i0.id, first_row)
 
-    buffers, pack, packed_tile = packing
+    k_blocks = code.k_blocks
     whole_blocks = binop("*", binop("//", binop("-", iend, ic), const(rows)), const(rows))
     last_block = binop("+", ic, binop("-", whole_blocks, const(rows)))
+    blocks_stop = binop("+", binop("-", iend, const(rows)), const(1))
     fits = _compare(binop("+", name(j0), column_blocks.step), "<=", jmid)
-    by_columns = dataclasses.replace(column_blocks, stop=ir.Call("max", [
-        jmid_of_block(ic), jmid_of_block(last_block)], type=int64), body=pack + [
-        ir.For(i0.id, ic, binop("+", binop("-", iend, const(rows)), const(1)), const(rows),
-               common_columns + [ir.If(fits, packed_tile, [])])])
+    columns_stop = ir.Call("max", [jmid_of_block(ic), jmid_of_block(last_block)], type=int64)
+    by_columns = dataclasses.replace(column_blocks, stop=columns_stop, body=[
+        s for operand in code.column_operands for s in code.pack(operand, blocks_stop)] + [
+        ir.For(i0.id, ic, blocks_stop, const(rows),
+               common_columns + [ir.If(fits, code.tile, [])])])
+    partial_rows = ir.IfExp(_compare(name(k_blocks.count), ">", const(1)),
+                            binop("-", iend, ic), const(0), type=int64)
+    accs = [ir.Assign(ir.Name(buffer, type=Array(code.dtype, 2)), ir.AllocArray(
+        "empty", [partial_rows, binop("-", columns_stop, code.jlo)], code.dtype,
+        type=Array(code.dtype, 2))) for buffer in code.accs.values()]
+    by_k = ir.For(k_blocks.index, const(0), name(k_blocks.count), const(1), k_blocks.bounds() + [
+        s for operand in code.row_operands for s in code.pack(operand, blocks_stop)]
+        + [by_columns])
     rest = rest_of_block(iend)
-    return ir.For(ic.id, outer.start, outer.stop, panel, [
+    # Once, before the nest (omp_get_max_threads() differs inside it).
+    rows_of_panel = assign(code.panel_rows, ir.Call(PANEL_ROWS, [
+        binop("-", outer.stop, outer.start), const(rows), const(BLOCKING.panel_blocks),
+        const(TRIANGLE_ROUNDS if triangle else 1)], type=int64))
+    return [rows_of_panel, ir.For(ic.id, outer.start, outer.stop, panel, [
         assign(iend.id, ir.Call("min", [binop("+", ic, panel), outer.stop], type=int64)),
-        ir.If(_compare(binop("-", iend, ic), ">=", const(rows)), buffers + [by_columns], []),
+        ir.If(_compare(binop("-", iend, ic), ">=", const(rows)),
+              code.buffers(binop("-", iend, ic)) + [k_blocks.count_stmt()] + accs + [by_k], []),
         ir.For(i0.id, ic, iend, const(rows), rest[:1] + common_columns + rest[1:])],
-        parallel=True, loc=outer.loc)
+        parallel=True, loc=outer.loc)]
 
 
-def _packed_columns(inner: ir.For, j: str, j0: str, jj: str, cols: int, taken, new_locals):
-    """(buffers, packing statements, the inner loop's body reading them) for the operands the
-    sums read by column (`b[k, j]`): each block of columns is copied into a buffer of its own,
-    `bp[k, jj] = b[k, j0 + jj]`, once per panel, so that the panel's blocks of rows read it as
-    consecutive memory (a column block of `b` itself is BJ elements of every row, a page
-    apart in a large matrix). The copy runs the inner loop's own range and index, so it reads
-    exactly the elements the sums read, and only where every one of them is read whatever the
-    values (no conditional expression in the sums). No buffers where nothing qualifies."""
+@dataclasses.dataclass
+class _Packed:
+    """An operand of the sums that reads the rows' variable and k (`rows`) or the columns'
+    and k, packed into `buffer` for each k block."""
+    expr: object
+    rows: bool
+    buffer: str
+
+
+def _packed_operands(inner: ir.For, i: str, j: str, varying: set, taken, new_locals):
+    """({marker: _Packed}, the inner loop's body reading the markers) for the largest
+    expressions of the sums that read k and one of i and j (not the other, nor an
+    accumulator or temporary, `varying`): `a[i, k]`, `b[k, j]`, covariance's
+    `data[k, i] - mean[i]`. Each is computed once per element it is for, in the packing
+    loops, instead of once per output element: the same operations on the same values, the
+    same result. The packing runs the inner loop's own range, so it reads exactly the
+    elements the sums read, and only where every one of them is read whatever the values (no
+    conditional expression in the sums; nothing packed otherwise, nor where k steps down)."""
     k = inner.var
-    if any(isinstance(e, (ir.IfExp, ir.BoolOp)) for e in walk_exprs(inner.body)):
-        return [], [], inner.body
-    buffers, packs, names = [], [], {}
+    if inner.step.value <= 0 or any(isinstance(e, (ir.IfExp, ir.BoolOp))
+                                    for e in walk_exprs(inner.body)):
+        return {}, inner.body
+    found, markers = {}, {}
 
-    def by_column(e):
-        return (isinstance(e, ir.Subscript) and e.array.type.ndim == 2
-                and isinstance(e.indices[1], ir.Name) and e.indices[1].id == j
-                and k in reads_of(e.indices[0]) and j not in reads_of(e.indices[0]))
+    def side(e):
+        """True: a rows' operand, False: a columns', None: neither."""
+        if not (isinstance(e, (ir.Subscript, ir.BinOp, ir.UnaryOp, ir.Cast, ir.Call))
+                and isinstance(e.type, Scalar)) or not any(
+                    isinstance(x, ir.Subscript) for x in walk_exprs(e)):
+            return None
+        names = set(reads_of(e))
+        if k not in names or names & varying or (i in names) == (j in names):
+            return None
+        return i in names
 
-    def packed(e):
-        if not by_column(e):
+    def visit(e):
+        rows = side(e) if dataclasses.is_dataclass(e) else None
+        if rows is not None:
+            key = (ir.format_expr(e), rows)
+            if key not in found:
+                marker = fresh(f"unpy_{'a' if rows else 'b'}_p", taken)
+                found[key] = markers[marker] = _Packed(e, rows, marker)
+            return ir.Name(found[key].buffer, type=e.type)
+        if isinstance(e, list):
+            return [visit(x) for x in e]
+        if not dataclasses.is_dataclass(e) or isinstance(e, (type, Scalar, Array)):
             return e
-        key = (e.array.id, ir.format_expr(e.indices[0]))
-        if key not in names:
-            buffer = names[key] = fresh(f"unpy_{e.array.id}_p", taken)
-            array_type = e.array.type
-            new_locals[buffer] = array_type
-            rows = ir.ArrayAttr(e.array, "shape", 0, type=Scalar("int64"))
-            buffers.append(ir.Assign(ir.Name(buffer, type=array_type),
-                                     ir.AllocArray("empty", [rows, const(cols)],
-                                                   array_type.dtype, type=array_type)))
-            read = dataclasses.replace(e, indices=[e.indices[0], binop("+", name(j0),
-                                                                       name(jj))])
-            packs.append(ir.Assign(_packed_element(e, buffer, jj), read))
-        return _packed_element(e, names[key], jj)
-
-    body = transform(inner.body, packed)
-    if not packs:
-        return [], [], inner.body
-    pack = dataclasses.replace(inner, body=[ir.For(jj, const(0), const(cols), const(1), packs,
-                                                   simd=True)])
-    return buffers, [pack], body
-
-
-def _packed_element(e: ir.Subscript, buffer: str, jj: str) -> ir.Subscript:
-    return dataclasses.replace(e, array=ir.Name(buffer, type=e.array.type),
-                               indices=[e.indices[0], name(jj)],
-                               in_range=[d for d in e.in_range if d == 0] + [1])
+        return dataclasses.replace(e, **{f.name: visit(getattr(e, f.name))
+                                         for f in dataclasses.fields(e)
+                                         if f.name not in ("type", "loc", "reductions",
+                                                           "target")})
+    body = [dataclasses.replace(s, value=visit(s.value)) for s in inner.body]
+    return markers, body
 
 
 def _transposed_operands(inner: ir.For, j: str, taken, new_locals):

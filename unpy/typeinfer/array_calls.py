@@ -13,6 +13,7 @@ REDUCTIONS = {"sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argm
               "all"}
 ALLOCATIONS = {"zeros", "ones", "empty"}
 LIKE = {"zeros_like": "zeros", "empty_like": "empty", "ones_like": "ones", "full_like": "full"}
+LINALG = {"solve", "inv", "cholesky", "det", "eigh"}
 COMPLEX_REDUCTIONS = {"sum", "prod", "mean", "any", "all"}
 KEYWORDS = {name: {"axis", "keepdims"} for name in REDUCTIONS}
 KEYWORDS.update({"std": {"axis", "keepdims", "ddof"}, "var": {"axis", "keepdims", "ddof"},
@@ -126,6 +127,12 @@ def type_array_call(infer, e: ir.ArrayCall):
         return e
     if f in ("arange", "linspace", "eye", "identity"):
         return sequence(infer, e)
+    if f in LINALG:
+        return linalg(infer, e)
+    if f == "cov":
+        return covariance(infer, e)
+    if f == "histogram":
+        return histogram(infer, e)
     if f == "fill":
         array_arg(infer, e)
         e.args[1] = infer.expr(e.args[1])
@@ -380,3 +387,133 @@ def sequence(infer, e):
         raise infer.error(f"np.{f}(n) takes one integer (a square matrix)", e)
     e.type = Array(dtype_keyword(infer, e, "float64"), 2)
     return e
+
+
+# --- np.linalg, np.cov, np.histogram --------------------------------------------------------
+
+def linalg(infer, e):
+    """`np.linalg.solve(a, b)`, `inv(a)`, `cholesky(a)`, `det(a)`, `eigh(a)` of one matrix
+    (NumPy computes in float64 for every real dtype, its `_commonType`; so does the lowering):
+    the result has NumPy's dtype (float32 for float32 arguments), read from NumPy applied to
+    small arrays of the arguments' dtypes."""
+    f = e.func
+    check_keywords(infer, e, set())
+    count = 2 if f == "solve" else 1
+    if len(e.args) != count:
+        shown = "np.linalg.solve(a, b) takes two arrays" if f == "solve" else \
+            f"np.linalg.{f}(a) takes one array"
+        raise infer.error(f"{shown} in compiled code", e)
+    args = [array_arg(infer, e, k) for k in range(count)]
+    if args[0].type.ndim != 2:
+        raise infer.error(f"np.linalg.{f}() is supported for one matrix (a 2-D array) in "
+                          f"compiled code; this has {args[0].type.ndim} dimension(s): loop over "
+                          "the leading ones, or pass a matrix", e)
+    if f == "solve" and args[1].type.ndim not in (1, 2):
+        raise infer.error("np.linalg.solve(a, b) takes b as a vector or a matrix (1-D or 2-D) in "
+                          "compiled code", e)
+    for x in args:
+        if np.dtype(x.type.dtype).kind == "c":
+            raise infer.error(f"np.linalg.{f}() of complex arrays is not supported in compiled "
+                              "code; call it outside", e)
+    samples = [np.eye(2, dtype=args[0].type.dtype)]
+    if f == "solve":
+        samples.append(np.ones((2,) * args[1].type.ndim, args[1].type.dtype))
+    try:
+        result = getattr(np.linalg, f)(*samples)
+    except TypeError as err:
+        raise infer.error(f"np.linalg.{f}() of {args[0].type.dtype} arrays: NumPy refuses it "
+                          f"({err})", e) from None
+    dtype = (result[0] if f == "eigh" else np.asarray(result)).dtype.name
+    e.args = args
+    e.type = {"solve": Array(dtype, args[-1].type.ndim), "det": Scalar(dtype),
+              "eigh": TupleType((Array(dtype, 1), Array(dtype, 2)))}.get(f, Array(dtype, 2))
+    return e
+
+
+def covariance(infer, e):
+    """`np.cov(m)`, `rowvar=`, `bias=`, `ddof=` of a 2-D real array (its rows the variables):
+    float64 as NumPy's. The options become literal keywords (`ddof` an expression)."""
+    for k in ("y", "fweights", "aweights", "dtype"):
+        if k in e.keywords:
+            raise infer.error(f"np.cov() with {k}= is not supported in compiled code (supported: "
+                              "rowvar=, bias=, ddof=); " + (
+                                  "stack the variables first: np.cov(np.vstack((m, y)))"
+                                  if k == "y" else "compute the weighted sums with loops, or "
+                                  "call it outside"), e.keywords[k])
+    check_keywords(infer, e, {"rowvar", "bias", "ddof"})
+    if len(e.args) != 1:
+        raise infer.error("np.cov(m) takes one array in compiled code (rowvar=, bias= and ddof= "
+                          "by keyword); for np.cov(m, y) write np.cov(np.vstack((m, y)))", e)
+    a = array_arg(infer, e)
+    if a.type.ndim != 2 or np.dtype(a.type.dtype).kind not in "fiub":
+        raise infer.error(f"np.cov() is supported for 2-D real arrays in compiled code (this is "
+                          f"{a.type}); for one variable write np.var(x, ddof=1)", e)
+    rowvar = literal_bool(infer, e.keywords.get("rowvar", ir.Const(True, e.loc)), "rowvar")
+    bias = literal_bool(infer, e.keywords.get("bias", ir.Const(False, e.loc)), "bias")
+    ddof = e.keywords.get("ddof")
+    if ddof is not None and not (isinstance(ddof, ir.Const) and ddof.value is None):
+        ddof = infer.expr(ddof)
+        if not is_int(ddof.type):
+            raise infer.error("the ddof of np.cov() must be an integer", ddof)
+    else:
+        ddof = ir.Const(0 if bias else 1, e.loc, INT64)
+    e.keywords = {"rowvar": ir.Const(rowvar, e.loc), "ddof": ddof}
+    e.type = Array(np.cov(np.ones((2, 2), a.type.dtype)).dtype.name, 2)
+    return e
+
+
+def histogram(infer, e):
+    """`np.histogram(a, bins)` with `bins` an integer, and `range=(lo, hi)`: the tuple (counts
+    int64, edges). Kept as the arguments [a, bins] and, with a range, the keyword `range` (a
+    TupleValue of two typed scalars); the edges' dtype is NumPy's for these types."""
+    for k in ("weights", "density"):
+        if k in e.keywords:
+            raise infer.error(f"np.histogram() with {k}= is not supported in compiled code; "
+                              "count with a loop (hist[k] += w[i] for the bin k of a[i])",
+                              e.keywords[k])
+    check_keywords(infer, e, {"bins", "range"})
+    args = list(e.args)
+    for k, name in ((1, "bins"), (2, "range")):
+        if len(args) > k and name in e.keywords:
+            raise infer.error(f"np.histogram() got {name} twice (by position and as {name}=)",
+                              e)
+    if len(args) > 3:
+        raise infer.error("np.histogram(a, bins, range) takes at most three arguments in "
+                          "compiled code", e)
+    a = array_arg(infer, e)
+    if np.dtype(a.type.dtype).kind not in "fiub":
+        raise infer.error(f"np.histogram() of {a.type.dtype} arrays is not supported in "
+                          "compiled code; pass real numbers", e)
+    bins = args[1] if len(args) > 1 else e.keywords.get("bins", ir.Const(10, e.loc, INT64))
+    bins = bins if isinstance(bins, list) else infer.expr(bins)
+    if isinstance(bins, list) or isinstance(bins.type, Array):
+        raise infer.error("np.histogram() with bins given as edges (an array or sequence) is "
+                          "not supported in compiled code; give the number of bins, an integer, "
+                          "and range=(lo, hi) for their span", e)
+    if not is_int(bins.type):
+        raise infer.error(f"the bins of np.histogram() must be an integer here, got "
+                          f"{bins.type}", bins)
+    span = args[2] if len(args) > 2 else e.keywords.get("range")
+    e.args, e.keywords, items = [a, bins], {}, []
+    if span is not None and not (isinstance(span, ir.Const) and span.value is None):
+        span = infer.expr(ir.TupleValue(span, e.loc) if isinstance(span, list) else span)
+        items = infer.tuple_items(span) if isinstance(span.type, TupleType) else []
+        if len(items) != 2 or not all(isinstance(x.type, Scalar) and
+                                      np.dtype(x.type.dtype).kind in "fiub" for x in items):
+            raise infer.error("the range of np.histogram() must be a pair of numbers "
+                              "(range=(lo, hi))", span)
+        e.keywords["range"] = ir.TupleValue(items, span.loc,
+                                            TupleType(tuple(x.type for x in items)))
+    edges_dtype = np.histogram(np.zeros(2, a.type.dtype), 2, range=tuple(
+        sample_of(x.type, k) for k, x in enumerate(items)) if "range" in e.keywords
+        else None)[1].dtype.name
+    e.type = TupleType((Array("int64", 1), Array(edges_dtype, 1)))
+    return e
+
+
+def sample_of(t: Scalar, value):
+    """A value of the scalar type `t` for NumPy to compute with: a Python number where `t` is
+    weak (NEP 50), else a NumPy scalar of its dtype."""
+    if t.weak:
+        return {"b": bool, "f": float}.get(np.dtype(t.dtype).kind, int)(value)
+    return np.dtype(t.dtype).type(value)

@@ -165,8 +165,8 @@ class Check:
     """In a statement list being built: raise `kind` with `message` when `bad` holds, else run
     the statements after it (see `assemble`)."""
 
-    def __init__(self, bad, message, kind):
-        self.bad, self.message, self.kind = bad, message, kind
+    def __init__(self, bad, message, kind, values=()):
+        self.bad, self.message, self.kind, self.values = bad, message, kind, list(values)
 
 
 def assemble(items, loc, flat=False):
@@ -178,7 +178,7 @@ def assemble(items, loc, flat=False):
     out = []
     for k, item in enumerate(items):
         if isinstance(item, Check):
-            raise_ = ir.Raise(item.kind, item.message, loc)
+            raise_ = ir.Raise(item.kind, item.message, loc, item.values)
             if flat:
                 out.append(ir.If(item.bad, [raise_], [], loc))
                 continue

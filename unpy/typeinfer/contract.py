@@ -14,6 +14,9 @@ An array T qualifies in nest N (perfectly nested prange levels v1..vk) when
 - in each iteration the first statement of N's innermost body that mentions T is an
   unconditional `T[v1, ..., vk] = e` with e not reading T (every read sees the iteration's value).
 
+In an array statement in two versions (lower_arrays), the fast nest's temporaries become
+scalars the same way, their allocations moved into the general version, which still fills them.
+
 Within a nest's iteration, a reduction loop that repeats an earlier one (the mean that
 `a.std(axis=0)` computes again after `a.mean(axis=0)`) takes the earlier one's value when
 nothing it reads changed in between.
@@ -45,25 +48,37 @@ def contract_temporaries(fn: ir.Function) -> ir.Function:
         s.var for s in walk_stmts(fn.body) if isinstance(s, ir.For)}
     new_locals, contracted = {}, []
 
+    def contract(nest, out, general=None):
+        innermost = chain(nest)[-1]
+        innermost.body = reuse_repeated_loops(innermost.body)
+        for alloc in contractible(nest, out, general):
+            out.remove(alloc)
+            if general is not None:         # the general version still fills the array
+                general.body.insert(0, alloc)
+            else:
+                contracted.append(alloc.target.id)
+            scalar = _fresh(f"{alloc.target.id}__e", taken)
+            new_locals[scalar] = Scalar(alloc.target.type.dtype)
+            replace(nest, alloc.target.id, scalar)
+
     def block(body):
         out = list(body)
         for s in body:
             if isinstance(s, ir.For) and s.parallel:
-                innermost = chain(s)[-1]
-                innermost.body = reuse_repeated_loops(innermost.body)
-                for alloc in contractible(s, out):
-                    out.remove(alloc)
-                    scalar = _fresh(f"{alloc.target.id}__e", taken)
-                    new_locals[scalar] = Scalar(alloc.target.type.dtype)
-                    contracted.append(alloc.target.id)
-                    replace(s, alloc.target.id, scalar)
+                contract(s, out)
+            elif (isinstance(s, ir.If) and s.broadcast and len(s.orelse) == 1
+                  and isinstance(s.orelse[0], ir.For) and s.orelse[0].parallel):
+                # An array statement in two versions (lower_arrays): its fast nest's
+                # temporaries, which the general version keeps
+                s.body = block(s.body)
+                contract(s.orelse[0], out, s)
             elif isinstance(s, (ir.For, ir.While)):
                 s.body = block(s.body)
             elif isinstance(s, ir.If):
                 s.body, s.orelse = block(s.body), block(s.orelse)
         return out
 
-    def contractible(nest, siblings):
+    def contractible(nest, siblings, general=None):
         levels = [level.var for level in chain(nest)]
         inner = chain(nest)[-1].body
         inside = {}
@@ -73,12 +88,16 @@ def contract_temporaries(fn: ir.Function) -> ir.Function:
                     tuple(ir.format_expr(i) for i in e.indices)
                     if own_element(e.indices, levels) else None)
         found = []
+        elsewhere = {}          # the general version's uses (its own array there)
+        for e in walk_exprs(general.body if general is not None else []):
+            if isinstance(e, ir.Name):
+                elsewhere[e.id] = elsewhere.get(e.id, 0) + 1
         for name, keys in inside.items():
             binds = bindings.get(name, [])
             if (len(binds) == 1 and isinstance(binds[0].value, ir.AllocArray)
                     and any(b is binds[0] for b in siblings)
                     and None not in keys and len(set(keys)) == 1
-                    and uses.get(name, 0) == len(keys) + 1
+                    and uses.get(name, 0) - elsewhere.get(name, 0) == len(keys) + 1
                     and written_first(inner, name)):
                 found.append(binds[0])
         return found

@@ -49,6 +49,13 @@ both ends (negative indices over a range longer than the dimension). A scalar as
 nest and read by the other refuses (with privates, the second nest's are renamed apart from
 the first's names). Nests inside a sequential loop fuse the same way.
 
+An array statement in two versions (`If.broadcast`, unpy/typeinfer/lower_arrays.py: the
+general one where a length of 1 found at run time broadcasts, else the fast nest) fuses
+through its fast nest: two such statements (or one and a nest) become one statement in two
+versions, whose test is either test, whose fast version is the fused nest (proved as above,
+knowing the lengths its tests compare equal), and whose general version runs both statements'
+general versions (or the nest) one after the other.
+
 `fuse_function(fn)` is pure: a new Function whose fused nests carry `For.fused` (the source
 lines of the nests joined), and the nests numbered again in order.
 """
@@ -109,25 +116,33 @@ class _Fuser:
                       and all(isinstance(v, ir.AllocArray) for v in values)}
         self.pure_params = {name for name in params if name not in assigned}
 
-    def block(self, body):
+    def block(self, body, assumed=()):
+        """`body` fused; `assumed`: tests false there (a fast version's)."""
         out = []
-        equal = _Equalities(self.pure_params)
+        equal = _Equalities(self.pure_params).assuming(assumed)
         for s in body:
+            written = s         # the statement as the function has it
             if isinstance(s, ir.For) and not _is_nest(s):
                 s = dataclasses.replace(s, body=self.block(s.body))
             elif isinstance(s, ir.While):
                 s = dataclasses.replace(s, body=self.block(s.body))
             elif isinstance(s, ir.If):
-                s = dataclasses.replace(s, body=self.block(s.body), orelse=self.block(s.orelse))
-            if _is_nest(s):
+                s = dataclasses.replace(s, body=self.block(s.body), orelse=self.block(
+                    s.orelse, [s.test] if s.broadcast else []))
+            if _fast_nest(s) is not None:
                 k = self.movable_tail(out, equal)
                 if k is not None:
                     first, hosts = out[len(out) - k - 1], out[len(out) - k:]
                     for h in hosts:
                         equal.learn(h)
-                    fused, _ = self.pair(first, s, equal)
-                    if fused is not None:
-                        out[len(out) - k - 1:] = hosts + [fused]
+                    # The fast versions fuse, where their tests are false.
+                    tests = [x.test for x in (first, s) if _versioned(x)]
+                    fused, _ = self.pair(_fast_nest(first), _fast_nest(s),
+                                         equal.assuming(tests), written)
+                    # (the second's test is then decided before the first runs)
+                    early = not _versioned(s) or not _names(s.test) & set(assigned_names([first]))
+                    if fused is not None and early:
+                        out[len(out) - k - 1:] = hosts + [_versions(first, s, tests, fused)]
                         self.fused += 1
                         continue
             equal.learn(s)
@@ -138,14 +153,15 @@ class _Fuser:
         """k when `out` ends with a nest and k host statements that may run before that nest
         instead (see `movable`), else None."""
         k = 0
-        while k < len(out) and not _is_nest(out[len(out) - 1 - k]):
+        while k < len(out) and _fast_nest(out[len(out) - 1 - k]) is None:
             k += 1
         if k == len(out):
             return None
         nest = out[len(out) - 1 - k]
         hosts = out[len(out) - k:]
         checks = any(isinstance(h, ir.If) for h in hosts)
-        if checks and not self.quiet(nest, equal):
+        # (A general version raises only where the checks before it or its fast version do.)
+        if checks and not self.quiet(_fast_nest(nest), equal):
             return None
         # Pure expressions read sizes and scalars: the nest changes only its own scalars.
         assigned = set(assigned_names([nest])) | {s.var for s in walk_stmts([nest])
@@ -175,10 +191,11 @@ class _Fuser:
                 and all(_pure(d) and not _names(d) & assigned for d in parts)
         return False
 
-    def pair(self, a: ir.For, b: ir.For, equal=None) -> tuple:
-        """(the fused nest, None) or (None, why not)."""
+    def pair(self, a: ir.For, b: ir.For, equal=None, written=None) -> tuple:
+        """(the fused nest, None) or (None, why not). `written`: the statement of the
+        function's body that `b` is (or holds: a fast version fused within itself)."""
         la, lb = chain(a), chain(b)
-        outside_b = _names_outside(self.fn.body, b)
+        outside_b = _names_outside(self.fn.body, written or b)
         if len(la) != len(lb):
             equal = equal or _Equalities()
             a, b = (_demoted(x, min(len(la), len(lb)), y, equal) for x, y in ((a, b), (b, a)))
@@ -413,6 +430,34 @@ def _demoted(nest, depth, other, equal):
     return rebuild(nest, 0)
 
 
+def _versioned(s) -> bool:
+    """An array statement in two versions whose fast one is a nest (lower_arrays)."""
+    return (isinstance(s, ir.If) and s.broadcast and len(s.orelse) == 1
+            and _is_nest(s.orelse[0]))
+
+
+def _fast_nest(s):
+    """The nest `s` is, or the fast version's of a statement in two versions; else None."""
+    if _is_nest(s):
+        return s
+    return s.orelse[0] if _versioned(s) else None
+
+
+def _versions(first, second, tests, fused):
+    """`fused` (the fast versions of `first` and `second` fused) where every test is false,
+    else both statements' general versions (or the nests themselves), one after the other."""
+    if not tests:
+        return fused
+    parts = {}
+    for t in tests:
+        for part in (t.values if isinstance(t, ir.BoolOp) and t.op == "or" else [t]):
+            parts.setdefault(ir.format_expr(part), part)
+    test = ir.BoolOp("or", list(parts.values()), (0, 0), ir.Scalar("bool"))
+    general = [copy.deepcopy(x) for s in (first, second)
+               for x in (s.body if _versioned(s) else [s])]
+    return ir.If(test, general, [fused], first.loc, broadcast=True)
+
+
 def _is_nest(s) -> bool:
     """An outermost prange: a @gpu function's numbered nest, or any other function's prange
     (the fuser does not look inside one)."""
@@ -450,6 +495,22 @@ class _Equalities:
 
     def same(self, a, b) -> bool:
         return self.find(ir.format_expr(a)) == self.find(ir.format_expr(b))
+
+    def assuming(self, tests):
+        """These equalities and those of the tests `x != y or ...` of statements in two
+        versions, false in their fast versions."""
+        if not tests:
+            return self
+        out = copy.deepcopy(self)
+        for test in tests:
+            parts = [test]
+            while parts:
+                t = parts.pop()
+                if isinstance(t, ir.BoolOp) and t.op == "or":
+                    parts += t.values
+                elif isinstance(t, ir.Compare) and t.ops == ["!="]:
+                    out.learn(ir.If(t, [ir.Raise("ValueError", "")], []))
+        return out
 
 
 # The operators and calls that may raise in compiled code (emitted through a checking helper).

@@ -756,6 +756,13 @@ class TypeInference:
             chosen = choose_signature(e.func, signatures, args)
         except NoSignature as why:
             raise self.error(str(why), e)
+        for arg, p in zip(args, chosen.params):
+            if isinstance(p, Scalar) and p.weak and not (isinstance(arg.type, Scalar)
+                                                         and arg.type.weak):
+                raise self.error(f"{e.func}() compiles only for a Python scalar here (its "
+                                 f"types hold only for a value weak in NEP 50); this is a "
+                                 f"NumPy {arg.type}: pass a Python value (float(x), int(x))",
+                                 arg)
         e.args = [self.converted(arg, p, f"argument of {e.func}()")
                   for arg, p in zip(args, chosen.params)]
         e.func, e.type = chosen.name, chosen.ret    # the chosen signature's own function

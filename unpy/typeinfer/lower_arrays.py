@@ -4,14 +4,17 @@ functions").
 
 Each statement that computes an array becomes one loop nest over the result's shape: an
 element-wise expression is evaluated element by element, without temporaries (`c = a * b + 1`
-is one nest), broadcasting as NumPy does for the dimensions it can tell when compiling (by
-rank, `None`, `keepdims`); dimensions that must match are checked before the nest
-(ValueError, as NumPy raises). Slices are read through their index arithmetic on the sliced
-array, so `a[1:-1] + a[2:]` reads `a` itself at `1 + i` and `2 + i`. Reductions (`sum`,
-`max`, `dot`, ... with or without `axis=`) become a nest with a reduction variable; matrix
-products a nest with an inner loop. Outside a `prange` every nest is a `prange` over all its
-dimensions, so it runs with OpenMP and, in a `@unpython.gpu` function, is offered to the
-device like a written nest; inside a `prange` the nests are sequential loops of the iteration.
+is one nest), broadcasting as NumPy does: by rank, `None` and `keepdims` when compiling, and
+a length 1 found at run time: a statement whose operands' lengths may differ is made in two
+versions, chosen once before its nests from the actual lengths (`versioned`): the nest that
+reads each operand at its own index where they are equal, else one that reads a length-1
+dimension at index 0 (ValueError, as NumPy raises, where neither length is 1). Slices are
+read through their index arithmetic on the sliced array, so `a[1:-1] + a[2:]` reads `a`
+itself at `1 + i` and `2 + i`. Reductions (`sum`, `max`, `dot`, ... with or without `axis=`)
+become a nest with a reduction variable; matrix products a nest with an inner loop. Outside a
+`prange` every nest is a `prange` over all its dimensions, so it runs with OpenMP and, in a
+`@unpython.gpu` function, is offered to the device like a written nest; inside a `prange` the
+nests are sequential loops of the iteration.
 
 A name bound to a view (`row = a[i, :]`, `t = a.T`) is a `StridedView` of the array (the same
 memory); a name bound to a computed array gets a new array, as in NumPy. `a[lo:hi] = e`,
@@ -35,6 +38,7 @@ from unpy.typeinfer.build_ir import (ALLOCATING, BOOL, ELEMENT_CALLS, FUNCTIONS,
                                      Check, add, assemble, binop, call, choose, compare, const,
                                      convert, either, is_float, mul, name, same, scalar_function,
                                      sub, truth)
+from unpy.typeinfer.lower_linalg import ARRAY_RESULTS, LinalgLowering
 from unpy.typeinfer.lower_reductions import ReductionLowering
 from unpy.typeinfer.array_calls import transposed_axes
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
@@ -47,17 +51,24 @@ VIEW_CALLS = ("transpose", "flip", "flipud", "fliplr")
 
 # --- the pass --------------------------------------------------------------------------------
 
-class ArrayLowering(ReductionLowering):
+class ArrayLowering(ReductionLowering, LinalgLowering):
     def __init__(self, fn: ir.Function, errors):
         self.fn = fn
         self.errors = errors
         self.counter = 0
         self.new_locals = {}
         self.in_prange = 0
+        self.in_written_prange = 0      # of those, the function's own (not `sequential`)
         # Statements the current statement needs first; a Check among them guards the rest.
         self.pre = []
         self.loc = fn.loc       # the statement being lowered (its nests' location)
         self.memo = {}          # id(expression) -> its shape, ... (per statement)
+        # Per statement: whether it is lowered in its general version (lengths of 1 found at
+        # run time broadcast), and, lowering the fast one, the tests that choose the general
+        # one (a length differs from the nest's) and the arrays its `bind` allocated.
+        self.general = False
+        self.versions = {}
+        self.allocated = {}
         self.views = {}         # id(View) -> per index: (start, length, step) (per statement)
         self.bindings = {}      # array (or tuple) variable -> the values assigned to it
         for s in walk_stmts(fn.body):
@@ -66,9 +77,9 @@ class ArrayLowering(ReductionLowering):
                 self.bindings.setdefault(s.target.id, []).append(s.value)
         self.memory = shared_memory(self.bindings)   # variable -> those it may share memory with
         self.units_known = {}   # array variable -> its dimensions known to have length 1
-        # Array variable assigned once -> its shape, as expressions of constants and of the
-        # unassigned parameters (so that nests over `d1 = a * b` and `d2 = d1 + c` have one
-        # iteration space, and shape checks between them fold away).
+        # Array variable assigned once -> (its shape in the fast version, as expressions of
+        # constants and of the unassigned parameters, so that nests over `d1 = a * b` and
+        # `d2 = d1 + c` have one iteration space; its shape, broadcast at run time).
         self.known_dims = {}
         self.unassigned = {p.name for p in fn.params} - set(assigned_names(fn.body))
         # In the outermost prange being lowered: the names its iterations assign, and what is
@@ -76,10 +87,11 @@ class ArrayLowering(ReductionLowering):
         self.varying = set()
         self.hoisted = []
 
-    def check(self, bad, message, kind="ValueError"):
+    def check(self, bad, message, kind="ValueError", values=()):
         """Raise `kind` when `bad` holds, before the rest of the statement runs (before the
-        prange, where it holds for every iteration)."""
-        (self.hoisted if self.invariant(bad) else self.pre).append(Check(bad, message, kind))
+        prange, where it holds for every iteration); `values` for the message's `{}`s."""
+        (self.hoisted if self.invariant(ir.BoolOp("and", [bad] + list(values), (0, 0), BOOL))
+         else self.pre).append(Check(bad, message, kind, values))
 
     def only_if_iterating(self, item, loop):
         """A check moved before `loop` fails only when the loop runs (as it would inside)."""
@@ -94,14 +106,15 @@ class ArrayLowering(ReductionLowering):
             runs = either(up, down)
         else:
             runs = compare("<" if step > 0 else ">", loop.start, loop.stop)
-        return Check(ir.BoolOp("and", [runs, item.bad], (0, 0), BOOL), item.message, item.kind)
+        return Check(ir.BoolOp("and", [runs, item.bad], (0, 0), BOOL), item.message, item.kind,
+                     item.values)
 
     def invariant(self, value) -> bool:
         """Whether `value`, met inside a prange, is the same in every iteration: it reads no
         variable the prange assigns and no array element, and calls nothing. Such shapes,
         slice bounds and checks are computed once before the prange, where the GPU path sees
         them as the call's values (a kernel's loop bounds must be)."""
-        if not self.in_prange:
+        if not self.in_written_prange:     # (a nest's body outside one: `pre` comes first)
             return False
         return not any(isinstance(x, (ir.Subscript, ir.CallCompiled, ir.View, ir.ArrayCall,
                                       ir.NamedExpr))
@@ -137,19 +150,75 @@ class ArrayLowering(ReductionLowering):
     def block(self, body):
         out = []
         for s in body:
+            if isinstance(s, ir.Return) and s.value is not None and \
+                    isinstance(s.value.type, Array) and not isinstance(s.value, ir.Name):
+                # `return e` as `t = e; return t`: the statement's nest fuses with those before
+                # it in each version (see `versioned`)
+                t = self.temp("a", s.value.type)
+                out += self.stmt(ir.Assign(t, s.value, s.loc))
+                s = ir.Return(t, s.loc)
             out += self.stmt(s)
         return out
 
     def stmt(self, s):
-        saved = self.pre, self.memo, self.views, self.loc
+        saved = (self.pre, self.memo, self.views, self.loc, self.general, self.versions,
+                 self.allocated)
+        simple = isinstance(s, (ir.Assign, ir.ExprStmt, ir.Return))
+        original = copy.deepcopy(s) if simple else None     # lowering rewrites in place
         self.pre, self.memo, self.views, self.loc = [], {}, {}, s.loc
+        # The header of a loop or an `if` (seldom an array expression) has its general
+        # version only.
+        self.general, self.versions, self.allocated = not simple, {}, {}
+        known = dict(self.known_dims)
         try:
             work = self.lower(s)
+            work = self.pre + work
+            if self.versions:
+                work = self.versioned(work, original, known)
             # Outside a prange a failed check raises at once (or returns, see the emitters),
             # so the statements after it need no nesting, and stay consecutive for fusion.
-            return assemble(self.pre + work, s.loc, flat=not self.in_prange)
+            return assemble(work, s.loc, flat=not self.in_prange)
         finally:
-            self.pre, self.memo, self.views, self.loc = saved
+            (self.pre, self.memo, self.views, self.loc, self.general, self.versions,
+             self.allocated) = saved
+
+    def versioned(self, fast, original, known):
+        """The statement whose fast version `fast` assumes that its operands' lengths equal
+        its nests' (NumPy's broadcasting of a length 1 known only at run time aside): the
+        tests of that, decided once before the nests, choose between `fast` and the general
+        version, which broadcasts (ValueError where NumPy raises it). What both need, the
+        checks, shapes and the new array assigned, comes first."""
+        before, kept, kept_names = [], [], set()
+        for item in fast:
+            if _host_part(item, kept_names):
+                before.append(item)
+            else:
+                kept.append(item)
+                if not isinstance(item, Check):
+                    kept_names |= set(assigned_names([item]))
+        tests = list(self.versions.values())
+        flat = not self.in_prange
+        self.pre, self.memo, self.views, self.versions = [], {}, {}, {}
+        self.general = True
+        if any(set(reads_of(t)) & kept_names for t in tests):
+            # The lengths come from what the statement computes (a view of a new array): its
+            # general version only, which allocates its own array.
+            self.allocated, self.known_dims = {}, known
+            general = self.lower(original)
+            return self.pre + general
+        general = self.lower(original)
+        done = {format_expr(x.bad) for x in before if isinstance(x, Check)}
+        general = [x for x in self.pre if not (isinstance(x, Check) and
+                                               format_expr(x.bad) in done)] + general
+        after = []          # what both versions end with (`x = t` of `x = x * y`)
+        while kept and general and not isinstance(kept[-1], (Check, ir.For)) and \
+                not isinstance(general[-1], Check) and \
+                ir.format_stmts([kept[-1]]) == ir.format_stmts([general[-1]]):
+            after.insert(0, kept.pop())
+            general.pop()
+        test = tests[0] if len(tests) == 1 else ir.BoolOp("or", tests, (0, 0), BOOL)
+        return before + [ir.If(test, assemble(general, self.loc, flat),
+                               assemble(kept, self.loc, flat), self.loc, broadcast=True)] + after
 
     def lower(self, s):
         if isinstance(s, ir.Assign):
@@ -168,10 +237,12 @@ class ArrayLowering(ReductionLowering):
                 self.varying = set(assigned_names(s.body)) | {s.var}
                 self.hoisted = []
             self.in_prange += s.parallel
+            self.in_written_prange += s.parallel
             try:
                 s.body = self.block(s.body)
             finally:
                 self.in_prange -= s.parallel
+                self.in_written_prange -= s.parallel
             if outermost:
                 return [self.only_if_iterating(x, s) for x in self.hoisted] + [s]
             return [s]
@@ -283,31 +354,40 @@ class ArrayLowering(ReductionLowering):
             return [ir.Assign(target, self.scalar(value), loc)]
         if isinstance(value, ir.AllocArray):
             value.shape = [self.scalar(d) for d in value.shape]
-            self.know_dims(target, value.shape)
+            self.know_dims(target, value.shape, value.shape)
             return [ir.Assign(target, value, loc)]
         if isinstance(value, ir.IfExp):
             value.test = self.scalar(value.test)
             value.body, value.orelse = (self.materialize(x) for x in (value.body, value.orelse))
             return [ir.Assign(target, value, loc)]
         shape = self.shape(value)
-        out = target
-        if target.id in reads_of(value):
-            out = self.temp("a", value.type)
         # np.zeros_like & co. are an allocation only; anything else is computed into it.
         fill = ALLOCATING.get(value.func) if isinstance(value, ir.ArrayCall) else None
-        self.know_dims(target, shape)
-        work = [ir.Assign(out, ir.AllocArray(fill or "empty", shape, value.type.dtype, loc,
-                                             value.type), loc)]
+        if target.id in self.allocated and fill is None:
+            # the general version fills the array the statement allocated before its versions
+            out = self.allocated[target.id]
+            work = []
+        else:
+            out = target
+            if target.id in reads_of(value):
+                out = self.temp("a", value.type)
+            real = self.real_shape(value)
+            self.know_dims(target, shape, real)
+            self.allocated[target.id] = out
+            work = [ir.Assign(out, ir.AllocArray(fill or "empty", real, value.type.dtype, loc,
+                                                 value.type), loc)]
         if fill is None:
             work += self.compute_into(out, value, shape, loc)
-        if out is not target:
+        if out.id != target.id:
             work.append(ir.Assign(target, out, loc))
         return work
 
-    def know_dims(self, target, shape):
+    def know_dims(self, target, shape, real):
         """Remember the shape of a new array bound to `target`, when `target` is bound only
-        here and the shape is made of constants and unassigned parameters' shapes."""
-        if len(self.bindings.get(target.id, [])) != 1 or self.in_prange:
+        here and its fast version's `shape` is made of constants and unassigned parameters'
+        shapes; `real`: its shape broadcast at run time (locals of this statement, assigned
+        with the array)."""
+        if len(self.bindings.get(target.id, [])) != 1 or self.in_prange or self.general:
             return
         for d in shape:
             for x in walk_exprs([d]):
@@ -315,7 +395,7 @@ class ArrayLowering(ReductionLowering):
                     return
                 if not isinstance(x, (ir.Name, ir.Const, ir.ArrayAttr, ir.BinOp, ir.Cast)):
                     return
-        self.known_dims[target.id] = list(shape)
+        self.known_dims[target.id] = (list(shape), list(real))
 
     def as_view(self, e):
         """The StridedView (or Reshape) that `e` is, when it is one of an array variable;
@@ -466,16 +546,31 @@ class ArrayLowering(ReductionLowering):
 
     def shape(self, e):
         """The shape of the array value `e`: int64 expressions that are cheap to evaluate again
-        (computed into new locals first where needed)."""
-        key = id(e)
+        (computed into new locals first where needed). In the fast version, the lengths of
+        the first operand where operands' lengths differ at run time (see `broadcast`)."""
+        key = (id(e), self.general)
         if key not in self.memo:
             self.memo[key] = (e, self.compute_shape(e))
         return self.memo[key][1]
 
+    def real_shape(self, e):
+        """The shape of `e` broadcast as NumPy does at run time (its general version's)."""
+        general, self.general = self.general, True
+        try:
+            return self.shape(e)
+        finally:
+            self.general = general
+
     def compute_shape(self, e):
         if isinstance(e, ir.Name):
             if e.id in self.known_dims:
-                return list(self.known_dims[e.id])
+                fast, real = self.known_dims[e.id]
+                if self.general:
+                    return list(real)
+                for f, r in zip(fast, real):
+                    if not same(f, r):
+                        self.assume(r, f)
+                return list(fast)
             return [self.dim(e, k) for k in range(e.type.ndim)]
         if isinstance(e, ir.View):
             base = self.materialize(e.array)
@@ -508,26 +603,47 @@ class ArrayLowering(ReductionLowering):
         return self.broadcast(e, [o for o in operands if isinstance(o.type, Array)])
 
     def broadcast(self, e, operands):
-        """NumPy's broadcast shape of the operands, by rank and the lengths known to be 1;
-        the others must be equal at run time (checked before the statement's work)."""
+        """NumPy's broadcast shape of the operands: by rank and the lengths known to be 1
+        when compiling, and at run time where lengths differ: there each must be the result's
+        or 1 (ValueError as NumPy's). The fast version takes the first operand's length and
+        assumes the others equal to it (see `versioned`)."""
         n = e.type.ndim
         out = []
         for k in range(n):
-            chosen = None
+            lengths = []
             for o in operands:
                 shift = n - o.type.ndim
                 if k < shift or (k - shift) in self.units_of(o):
                     continue
                 length = self.shape(o)[k - shift]
-                if chosen is None:
-                    chosen = length
-                elif not same(chosen, length):
-                    self.check(compare("!=", length, chosen),
-                               "operands could not be broadcast together: lengths differ in a "
-                               "dimension (compiled code broadcasts only dimensions known to "
-                               "have length 1: None, keepdims, reshape(..., 1, ...))")
-            out.append(chosen if chosen is not None else const(1))
+                if not any(same(length, x) for x in lengths):
+                    lengths.append(length)
+            if not lengths:
+                out.append(const(1))
+            elif not self.general:
+                for length in lengths[1:]:
+                    self.assume(length, lengths[0])
+                out.append(lengths[0])
+            else:
+                result = lengths[0]
+                for length in lengths[1:]:
+                    message, values = shapes_message(
+                        "operands could not be broadcast together with shapes",
+                        [self.shape(o) for o in operands])
+                    self.check(ir.BoolOp("and", [compare("!=", length, result),
+                                                 compare("!=", length, const(1)),
+                                                 compare("!=", result, const(1))], (0, 0),
+                                         BOOL), message, values=values)
+                    result = self.scalar_temp("n", choose(compare("==", length, const(1)),
+                                                          result, length))
+                out.append(result)
         return out
+
+    def assume(self, length, nest_length):
+        """The fast version reads an operand of `length` at the nest's index (of
+        `nest_length`): the general one runs where they differ."""
+        test = compare("!=", length, nest_length)
+        self.versions.setdefault(format_expr(test), test)
 
     def readable(self, e):
         """Whether `e` is read element by element where it stands (no array needed)."""
@@ -579,6 +695,8 @@ class ArrayLowering(ReductionLowering):
             keep = "keepdims" in e.keywords and e.keywords["keepdims"].value
             return [const(1) if k == axis else d for k, d in enumerate(shape)
                     if k != axis or keep]
+        if f in ARRAY_RESULTS:
+            return self.library_shape(e)
         if f in ("dot", "matmul"):
             a, b = self.shape(e.args[0]), self.shape(e.args[1])
             return a[:-1] + b[:-2] + b[-1:] if b[1:] else a[:-1]
@@ -719,7 +837,8 @@ class ArrayLowering(ReductionLowering):
         if operands is None:
             return self.element(self.materialize(e), idx)
         n = e.type.ndim
-        values = [self.broadcast_element(o, idx, n) for o in operands]
+        lengths = self.shape(e) if self.general else None
+        values = [self.broadcast_element(o, idx, n, lengths) for o in operands]
         if isinstance(e, ir.BinOp):
             if e.op == "**" and _is_two(e.right):
                 # NumPy's array power squares for the exponent 2 (np.square): one product.
@@ -734,12 +853,23 @@ class ArrayLowering(ReductionLowering):
             return scalar_function(func, values, e.type.dtype)
         return ir.Call(e.func, values, e.loc, Scalar(e.type.dtype))
 
-    def broadcast_element(self, o, idx, n):
+    def broadcast_element(self, o, idx, n, lengths=None):
+        """The element of operand `o` at the index `idx` of a result of `n` dimensions. In
+        the general version (`lengths`: the result's), a length that may be 1 where the
+        result's is not is read at `i * (length != 1)`: 0 for a length of 1, computed
+        once before the nest."""
         if not isinstance(o.type, Array):
             return self.scalar(o)
         shift = n - o.type.ndim
         units = self.units_of(o)
         own = [const(0) if k in units else idx[k + shift] for k in range(o.type.ndim)]
+        if lengths is not None:
+            shape = self.shape(o)
+            for k in range(o.type.ndim):
+                if k not in units and not same(shape[k], lengths[k + shift]):
+                    stretch = self.scalar_temp("b", convert(compare("!=", shape[k], const(1)),
+                                                            "int64"))
+                    own[k] = mul(own[k], stretch)
         return self.element(o, own)
 
     def call_element(self, e, idx):
@@ -950,7 +1080,9 @@ class ArrayLowering(ReductionLowering):
                 value = self.scalar_temp("v", value)
 
         def body(idx):
-            element = convert(self.broadcast_element(value, idx, len(idx)), target.type.dtype)
+            element = convert(self.broadcast_element(value, idx, len(idx),
+                                                     shape if self.general else None),
+                              target.type.dtype)
             if mask is not None:
                 # `a[i] = v if m[i] else a[i]`: a select, which vectorises where a conditional
                 # store does not; the element is the iteration's own (no other writes it).
@@ -1037,8 +1169,14 @@ class ArrayLowering(ReductionLowering):
         for k, length in enumerate(vshape):
             if k in units or same(length, shape[k + shift]):
                 continue
-            self.check(compare("!=", length, shape[k + shift]),
-                       "could not broadcast the assigned value into the target's shape")
+            if not self.general:
+                self.assume(length, shape[k + shift])
+                continue
+            message, values = shapes_message("could not broadcast input array from shape",
+                                             [vshape, shape])
+            self.check(ir.BoolOp("and", [compare("!=", length, shape[k + shift]),
+                                         compare("!=", length, const(1))], (0, 0), BOOL),
+                       message.replace(") (", ") into shape ("), values=values)
 
     def element_reads(self, value, probe):
         """The array elements `value`'s element at the index `probe` (of the target, which
@@ -1047,14 +1185,14 @@ class ArrayLowering(ReductionLowering):
         operands in place: `np.sum(z) % 3` would become `__r % 3` with the statements that
         compute `__r` forgotten)."""
         saved = (self.pre, self.memo, self.views, self.counter, dict(self.new_locals),
-                 self.hoisted, set(self.varying))
+                 self.hoisted, set(self.varying), dict(self.versions), dict(self.allocated))
         self.pre, self.memo, self.views = list(self.pre), dict(self.memo), dict(self.views)
         self.hoisted = list(self.hoisted)
         try:
             element = self.broadcast_element(copy.deepcopy(value), probe, len(probe))
         finally:
             (self.pre, self.memo, self.views, self.counter, self.new_locals, self.hoisted,
-             self.varying) = saved
+             self.varying, self.versions, self.allocated) = saved
         return [x for x in walk_exprs(element) if isinstance(x, ir.Subscript)]
 
     @contextlib.contextmanager
@@ -1066,6 +1204,32 @@ class ArrayLowering(ReductionLowering):
             yield
         finally:
             self.in_prange -= 1
+
+
+def shapes_message(text, shapes):
+    """NumPy's message naming shapes, as `{}`s for their lengths, and those lengths."""
+    written = ["(" + ",".join("{}" for _ in shape) + ("," if len(shape) == 1 else "") + ")"
+               for shape in shapes]
+    return f"{text} {' '.join(written)}", [d for shape in shapes for d in shape]
+
+
+def _host_part(item, kept_names) -> bool:
+    """Whether an item of a statement's fast version may run before its versions: a check,
+    a scalar, a new array or a view computed from sizes and scalars (no element, no compiled
+    call), reading nothing the kept items assign."""
+    if isinstance(item, Check):
+        value = [item.bad] + item.values
+    elif isinstance(item, ir.Assign) and isinstance(item.target, ir.Name) and (
+            isinstance(item.value, (ir.AllocArray, ir.StridedView))
+            or isinstance(item.value.type, Scalar)):
+        # (a view of a new array too: its memory, whatever the kept items write there)
+        value = item.value.shape if isinstance(item.value, ir.AllocArray) else item.value
+    else:
+        return False
+    return not any(isinstance(x, (ir.Subscript, ir.CallCompiled, ir.NamedExpr, ir.View,
+                                  ir.ArrayCall, ir.Masked))
+                   or (isinstance(x, ir.Name) and x.id in kept_names)
+                   for x in walk_exprs(value))
 
 
 def is_gather(index) -> bool:

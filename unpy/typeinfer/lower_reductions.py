@@ -11,6 +11,7 @@ from unpy.ir import Array, Scalar
 from unpy.typeinfer.build_ir import (BOOL, REDUCING, Check, add, binop, call, compare, const,
                                      convert, dataclass_replace, either, is_float, mul, same,
                                      truth)
+from unpy.typeinfer.lower_linalg import ARRAY_RESULTS, OTHER_RESULTS
 
 
 class ReductionLowering:
@@ -43,6 +44,8 @@ class ReductionLowering:
             n = self.scalar_temp("n", call("min", [n0, n1], "int64"))
             return self.accumulate("+", [n], lambda idx: convert(
                 self.element(a, [idx[0], idx[0]]), e.type.dtype), e.type.dtype, e.loc)
+        if f in OTHER_RESULTS:
+            return self.library_value(e)
         if f in REDUCING:
             a = e.args[0]
             shape = self.shape(a)
@@ -195,6 +198,8 @@ class ReductionLowering:
             return self.nest(kept, body)
         if f in ("dot", "matmul"):
             return self.product_into(out, e, loc)
+        if f in ARRAY_RESULTS:
+            return self.library_into(out, e, loc)
         if f in ("cumsum",):
             a = e.args[0]
             dtype = e.type.dtype

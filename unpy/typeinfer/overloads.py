@@ -27,6 +27,18 @@ class Signature:
     def __str__(self):
         return f"({', '.join(str(p) for p in self.params)}) -> {self.ret}"
 
+    def weakens(self, other: "Signature") -> bool:
+        """Whether this is `other`'s weak variant (typeinfer/weak_params.py): the same types,
+        some scalars weak, taken only where those receive Python values."""
+        return self.params != other.params and all(
+            t == u or (isinstance(t, Scalar) and t.weak and t.dtype == u.dtype)
+            for t, u in zip(self.params, other.params))
+
+
+def weak_variants(signatures: list) -> dict:
+    """A declared signature's name -> its weak variant, which comes just before it."""
+    return {s.name: v for v, s in zip(signatures, signatures[1:]) if v.weakens(s)}
+
 
 class NoSignature(Exception):
     """No signature takes a call's arguments; the message says which exist."""
@@ -40,8 +52,22 @@ def scalar_kind(dtype: str) -> str:
 
 
 def choose_signature(function: str, signatures: list, args: list) -> Signature:
-    """The signature of `function` that a call with the typed expressions `args` takes. With one
-    signature, that one (its conversions are then checked as they always were)."""
+    """The signature of `function` that a call with the typed expressions `args` takes: one of
+    the declared signatures, or its weak variant (typeinfer/weak_params.py) where every weak
+    parameter receives a Python value (of its own kind or a narrower one: an int for a float)."""
+    variants = weak_variants(signatures)
+    taken_for = {v.name for v in variants.values()}
+    chosen = _declared_choice(function, [s for s in signatures if s.name not in taken_for], args)
+    variant = variants.get(chosen.name)
+    if variant and all(isinstance(a.type, Scalar) and a.type.weak and
+                       conversion_loses(a.type, p) is None
+                       for a, p in zip(args, variant.params) if isinstance(p, Scalar) and p.weak):
+        return variant
+    return chosen
+
+
+def _declared_choice(function: str, signatures: list, args: list) -> Signature:
+    """With one signature, that one (its conversions are then checked as they always were)."""
     if len(signatures) == 1:
         return signatures[0]
     for rank in range(3):

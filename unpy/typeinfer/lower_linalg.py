@@ -1,0 +1,267 @@
+"""np.linalg, np.cov and np.histogram in the array lowering. A mixin of `ArrayLowering`
+(unpy/typeinfer/lower_arrays.py), whose state it shares.
+
+`np.linalg.solve`, `inv`, `cholesky`, `det`, `eigh` become a call of the LAPACK NumPy ships
+(unpy_runtime.hpp, "LAPACK"): IR `Call('linalg.<name>', [outputs..., inputs...])`, the outputs
+new arrays allocated before it (det gives its value). It runs on the host, outside any nest, on
+copies of its inputs (LAPACK overwrites them), and raises LinAlgError as NumPy does. `np.cov`
+and `np.histogram` become nests: a mean along the rows and a product, and two scans with NumPy's
+rule for the bin of a value.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from unpy import ir
+from unpy.ir import Array, Scalar
+from unpy.typeinfer.array_calls import cast_array, sample_of
+from unpy.typeinfer.build_ir import (BOOL, Check, add, binop, call, choose, compare, const,
+                                     convert, either, scalar_function, sub)
+
+# The library calls: how many leading arguments each writes (the rest it only reads).
+LIBRARY_OUTPUTS = {"linalg.solve": 1, "linalg.inv": 1, "linalg.cholesky": 1, "linalg.eigh": 2,
+                   "linalg.det": 0}
+# ArrayCalls lowered here: array results (allocated by the caller, filled by `library_into`)
+# and the others (a scalar or a tuple, from `library_value`).
+ARRAY_RESULTS = {"solve", "inv", "cholesky", "cov"}
+OTHER_RESULTS = {"det", "eigh", "histogram"}
+
+
+def library_arrays(e: ir.Call) -> tuple:
+    """(arrays read, arrays written) by a library call: names."""
+    outputs = LIBRARY_OUTPUTS[e.func]
+    return [a.id for a in e.args[outputs:]], [a.id for a in e.args[:outputs]]
+
+
+class LinalgLowering:
+    def library_shape(self, e):
+        """The shape of an array-valued call of ARRAY_RESULTS."""
+        if e.func == "solve":
+            return self.shape(e.args[1])
+        if e.func == "cov":
+            variables = self.shape(e.args[0])[0 if e.keywords["rowvar"].value else 1]
+            return [variables, variables]
+        # inv, cholesky: the argument's shape, square unless the call raises LinAlgError
+        # (which it must before any shape check of the statement could raise).
+        return self.shape(e.args[0])
+
+    def library_call(self, e, outputs, loc):
+        """The statement calling LAPACK for `e` into the arrays `outputs`."""
+        if self.in_prange:
+            raise self.error(f"np.linalg.{e.func}() inside a prange is not supported; call it "
+                             "before the loop, or loop with range", e)
+        inputs = [self.materialize(cast_array(a, "float64")) for a in e.args]
+        return ir.ExprStmt(ir.Call(f"linalg.{e.func}", outputs + inputs, loc), loc)
+
+    def library_into(self, out, e, loc):
+        """Statements filling the new array `out` with `e` (ARRAY_RESULTS)."""
+        if e.func == "cov":
+            return self.covariance_into(out, e, loc)
+        if out.type.dtype == "float64":
+            return [self.library_call(e, [out], loc)]
+        wide = self.new_array(Array("float64", out.type.ndim), self.library_shape(e), "empty",
+                              loc)
+        return [self.library_call(e, [wide], loc)] + self.narrowed(wide, out, loc)
+
+    def narrowed(self, wide, out, loc):
+        """Statements storing the float64 results `wide` into `out` of NumPy's result dtype
+        (float32 for float32 arguments: NumPy computes them in float64 too)."""
+        return self.nest(self.shape(wide), lambda idx: [ir.Assign(
+            self.element(out, idx), convert(self.element(wide, idx), out.type.dtype), loc)])
+
+    def library_value(self, e):
+        """The value of `e` (OTHER_RESULTS): a scalar local, or a tuple of new arrays."""
+        if e.func == "det":
+            if self.in_prange:
+                self.library_call(e, [], e.loc)     # refused there
+            a = self.materialize(cast_array(e.args[0], "float64"))
+            value = ir.Call("linalg.det", [a], e.loc, Scalar("float64"))
+            return self.scalar_temp("r", convert(value, e.type.dtype))
+        if e.func == "eigh":
+            n = self.shape(e.args[0])[0]
+            shapes = ([n], [n, n])
+            wide = [self.new_array(Array("float64", t.ndim), shape, "empty", e.loc)
+                    for t, shape in zip(e.type.items, shapes)]
+            self.pre.append(self.library_call(e, wide, e.loc))
+            if e.type.items[0].dtype == "float64":
+                return ir.TupleValue(wide, e.loc, e.type)
+            out = [self.new_array(t, shape, "empty", e.loc)
+                   for t, shape in zip(e.type.items, shapes)]
+            for w, o in zip(wide, out):
+                self.pre += self.narrowed(w, o, e.loc)
+            return ir.TupleValue(out, e.loc, e.type)
+        return self.histogram_value(e)
+
+    def new_array(self, t, shape, fill, loc):
+        out = self.temp("a", t)
+        self.pre.append(ir.Assign(out, ir.AllocArray(fill, shape, t.dtype, loc, t), loc))
+        return out
+
+    # --- np.cov -------------------------------------------------------------------------------
+
+    def covariance_into(self, out, e, loc):
+        """NumPy's np.cov without weights: the rows (columns with rowvar=False) are the
+        variables; each centred on its mean, then c = x @ x.T * (1 / fact), fact = the
+        observations - ddof (0 where that is not positive: inf or nan, as NumPy gives)."""
+        m = e.args[0]
+        if not e.keywords["rowvar"].value:
+            m = ir.ArrayCall("transpose", [m], {"axes": ir.Const((1, 0), loc)}, loc, m.type)
+        x = self.materialize(m)
+        variables, observations = self.shape(x)
+        f64 = "float64"
+        ddof = self.scalar_temp("d", convert(self.scalar(e.keywords["ddof"]), "int64"))
+        fact = self.scalar_temp("f", convert(sub(observations, ddof), f64))
+        fact = choose(compare("<=", fact, const(0.0, f64)), const(0.0, f64), fact)
+        scale = self.scalar_temp("f", binop("/", const(1.0, f64), fact, f64))
+        centred = self.new_array(Array(f64, 2), [variables, observations], "empty", loc)
+
+        def centre(idx):
+            stmts = []
+            with self.sequential():
+                total = self.accumulate("+", [observations], lambda k: convert(
+                    self.element(x, [idx[0], k[0]]), f64), f64, loc, stmts)
+            mean = self.assign_to(binop("/", total, convert(observations, f64), f64), stmts)
+            with self.sequential():
+                stmts += self.nest([observations], lambda k: [ir.Assign(
+                    self.element(centred, [idx[0], k[0]]),
+                    binop("-", convert(self.element(x, [idx[0], k[0]]), f64), mean), loc)])
+            return stmts
+        self.pre += self.nest([variables], centre)
+        transposed = ir.ArrayCall("transpose", [centred], {"axes": ir.Const((1, 0), loc)}, loc,
+                                  centred.type)
+        product = ir.ArrayCall("matmul", [centred, transposed], {}, loc, out.type)
+        return self.product_into(out, product, loc) + self.nest(
+            [variables, variables], lambda idx: [ir.Assign(
+                self.element(out, idx), binop("*", self.element(out, idx), scale), loc)])
+
+    # --- np.histogram -------------------------------------------------------------------------
+
+    def histogram_value(self, e):
+        """np.histogram(a, bins, range=(lo, hi)) as NumPy computes it (numpy/lib/
+        _histograms_impl.py): the outer edges (the range, else the data's min and max, widened
+        by 0.5 each way when equal), the edges by np.linspace's formula, then each value in the
+        range counted in the bin its first guess (the fraction of the range times the bins)
+        lands in, moved by one where the edges say otherwise (the last bin closed)."""
+        loc = e.loc
+        a = e.args[0] if self.readable(e.args[0]) else self.materialize(e.args[0])
+        shape = self.shape(a)
+        counts_t, edges_t = e.type.items
+        bins = self.scalar_temp("n", convert(self.scalar(e.args[1]), "int64"))
+        self.check(compare("<", bins, const(1)), "`bins` must be positive, when an integer")
+        span = e.keywords.get("range")
+        given = [self.scalar(x) for x in span.items] if span is not None else None
+        edge_types = [x.type for x in given] if given else [Scalar(a.type.dtype)] * 2
+        # linspace computes in the outer edges' dtype, made inexact (NEP 50: a Python float
+        # stays weak beside a float32).
+        ctype = np.linspace(*(sample_of(t, k) for k, t in enumerate(edge_types)), 3).dtype.name
+        lo, hi = self.temp("lo", Scalar(ctype)), self.temp("hi", Scalar(ctype))
+        empty = None
+        if given:
+            wide = [self.scalar_temp("s", convert(x, "float64")) for x in given]
+            self.check(compare(">", wide[0], wide[1]),
+                       "max must be larger than min in range parameter.")
+            self.check(ir.UnaryOp("not", ir.BoolOp("and", [
+                scalar_function("isfinite", [x], "bool") for x in wide], (0, 0), BOOL),
+                (0, 0), BOOL), "supplied range of the histogram is not finite")
+            self.pre += [ir.Assign(lo, convert(given[0], ctype), loc),
+                         ir.Assign(hi, convert(given[1], ctype), loc)]
+        else:
+            empty = self.scalar_temp("e", compare("==", self.element_count(shape), const(0)))
+            self.data_range(a, shape, lo, hi, empty, loc)
+        self.pre.append(ir.If(compare("==", lo, hi), [
+            ir.Assign(lo, binop("-", lo, const(0.5, ctype)), loc),
+            ir.Assign(hi, binop("+", hi, const(0.5, ctype)), loc)], [], loc))
+        edges = self.new_array(edges_t, [add(bins, const(1))], "empty", loc)
+        step = self.scalar_temp("s", binop("/", binop("-", hi, lo), convert(bins, ctype)))
+
+        def edge(idx):
+            i = idx[0]
+            value = choose(compare("==", i, bins), hi,
+                           binop("+", binop("*", convert(i, ctype), step), lo))
+            if empty is not None and ctype != "float64":
+                # No data: NumPy's outer edges are the Python ints 0 and 1 (float64 steps).
+                unit = binop("/", convert(i, "float64"), convert(bins, "float64"))
+                value = choose(empty, convert(unit, edges_t.dtype), convert(value,
+                                                                            edges_t.dtype))
+            return [ir.Assign(self.element(edges, idx), convert(value, edges_t.dtype), loc)]
+        self.pre += self.nest([add(bins, const(1))], edge)
+        crowded = self.accumulate("|", [bins], lambda idx: compare(
+            ">=", self.element(edges, idx), self.element(edges, [add(idx[0], const(1))])),
+            "bool", loc)
+        self.check(crowded, "Too many bins for data range. Cannot create finite-sized bins.")
+        counts = self.new_array(counts_t, [bins], "zeros", loc)
+        with self.sequential():
+            self.pre += self.nest(shape, lambda idx: self.count_value(
+                self.element(a, idx), a.type.dtype, edge_types, given is not None, lo, hi,
+                bins, edges, counts, loc))
+        return ir.TupleValue([counts, edges], loc, e.type)
+
+    def element_count(self, shape):
+        total = const(1)
+        for d in shape:
+            total = binop("*", total, d, "int64")
+        return total
+
+    def data_range(self, a, shape, lo, hi, empty, loc):
+        """lo, hi = the data's min and max (a NaN among them: ValueError, as NumPy's range
+        check raises for it); 0 and 1 for no data."""
+        dtype = a.type.dtype
+        big = math.inf if dtype[0] == "f" else np.iinfo(dtype).max
+        small = -math.inf if dtype[0] == "f" else np.iinfo(dtype).min
+        least, most = self.temp("r", Scalar(dtype)), self.temp("r", Scalar(dtype))
+        nan = self.temp("r", BOOL)
+        self.pre += [ir.Assign(least, const(big, dtype), loc),
+                     ir.Assign(most, const(small, dtype), loc),
+                     ir.Assign(nan, const(False, "bool"), loc)]
+
+        def body(idx):
+            stmts = []
+            value = self.scalar_temp_in(self.element(a, idx), stmts)
+            return stmts + [
+                ir.Assign(least, call("min", [least, value], dtype), loc),
+                ir.Assign(most, call("max", [most, value], dtype), loc),
+                ir.Assign(nan, binop("|", nan, compare("!=", value, value), "bool"), loc)]
+        self.pre += self.nest(shape, body)
+        ctype = lo.type.dtype
+        self.pre.append(ir.If(empty, [ir.Assign(lo, const(0.0, ctype), loc),
+                                      ir.Assign(hi, const(1.0, ctype), loc)],
+                              [ir.Assign(lo, convert(least, ctype), loc),
+                               ir.Assign(hi, convert(most, ctype), loc)], loc))
+        finite = ir.BoolOp("and", [scalar_function("isfinite", [x], "bool") for x in (lo, hi)],
+                           (0, 0), BOOL)
+        self.check(either(nan, ir.UnaryOp("not", finite, (0, 0), BOOL)),
+                   "autodetected range of the histogram is not finite")
+
+    def count_value(self, x, dtype, edge_types, ranged, lo, hi, bins, edges, counts, loc):
+        """The statements counting the value `x` (of `dtype`) in its bin."""
+        # In range: compared as NumPy compares the array with the outer edges (NEP 50).
+        outer = edge_types[0] if ranged else Scalar(lo.type.dtype)
+        ktype = np.result_type(np.empty(0, dtype), sample_of(outer, 0)).name
+        ktype = ktype if ktype[0] == "f" else "float64"      # integers: exact in float64
+        keep = ir.BoolOp("and", [compare(">=", convert(x, ktype), convert(lo, ktype)),
+                                 compare("<=", convert(x, ktype), convert(hi, ktype))],
+                         (0, 0), BOOL)
+        etype = edges.type.dtype
+        value = self.temp("v", Scalar(etype))
+        k = self.temp("k", Scalar("int64"))
+        last = sub(bins, const(1))
+        f64 = "float64"
+        # The first guess in float64: within one bin of NumPy's, and the corrections by the
+        # edges below make both the bin the edges give.
+        guess = binop("*", binop("/", binop("-", convert(value, f64), convert(lo, f64)),
+                                 binop("-", convert(hi, f64), convert(lo, f64))),
+                      convert(bins, f64))
+        edge = lambda i: self.element(edges, [i])
+        return [ir.If(keep, [
+            ir.Assign(value, convert(x, etype), loc),
+            ir.Assign(k, call("max", [call("min", [convert(guess, "int64"), last], "int64"),
+                                      const(0)], "int64"), loc),
+            ir.If(compare("<", value, edge(k)), [ir.Assign(k, sub(k, const(1)), loc)], [],
+                  loc),
+            ir.If(ir.BoolOp("and", [compare(">=", value, edge(add(k, const(1)))),
+                                    compare("!=", k, last)], (0, 0), BOOL),
+                  [ir.Assign(k, add(k, const(1)), loc)], [], loc),
+            ir.Assign(self.element(counts, [k]), add(self.element(counts, [k]), const(1)),
+                      loc)], [], loc)]

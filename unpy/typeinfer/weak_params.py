@@ -1,0 +1,68 @@
+"""Python floats given for float parameters. In the interpreter a `float` passed for a
+parameter that the signature types `float64` is a Python float, weak in NEP 50: `x32 * eps`
+stays float32 (a `complex` for `complex128` alike), while a NumPy float64 is not. Where that
+changes what a function computes, the function gets a second signature, its weak variant, whose
+parameters that matter are weak: the module's dispatcher takes it when every one of them
+receives a Python scalar (and calls inside the module when they pass Python values); anything
+else takes the declared signature. A signature that compiles only with such parameters weak
+(`x32 * eps` returned as a float32 array) is compiled weak alone and takes Python values there.
+
+Python ints stay as declared: a weak int converts into a narrower integer type, where NumPy
+checks the value's range (OverflowError) and compiled code would wrap.
+
+This module says which parameters matter: weakening one alone changes the typed IR beyond the
+weak flags themselves."""
+from __future__ import annotations
+
+import re
+
+from unpy import ir
+from unpy.ir import Scalar
+from unpy.typeinfer.overloads import Signature
+
+# The dtypes NumPy gives Python's float and complex: parameters that can be weak.
+PYTHON_KINDS = ("float64", "complex128")
+
+_WEAK_FLAG = re.compile(r'"weak":true')
+
+
+def eligible(signature: Signature, fn: ir.Function) -> list:
+    """Indices of the parameters of `signature` that a Python scalar can be given for, and that
+    the function `fn` (as the frontend gives it) never assigns: a weak parameter rebound to a
+    NumPy value would change type inside the function."""
+    assigned = assigned_names(fn)
+    return [k for k, (t, p) in enumerate(zip(signature.params, fn.params))
+            if isinstance(t, Scalar) and not t.weak and t.dtype in PYTHON_KINDS
+            and p.name not in assigned]
+
+
+def weakened(signature: Signature, indices, name: str = None) -> Signature:
+    """`signature` with the parameters at `indices` weak (under `name`, or its own)."""
+    params = tuple(Scalar(t.dtype, weak=True) if k in indices else t
+                   for k, t in enumerate(signature.params))
+    return Signature(name or signature.name, params, signature.ret)
+
+
+def typed_the_same(a: ir.Function, b: ir.Function) -> bool:
+    """Whether two compilations of one signature differ only in which scalars are weak: then
+    they print the same code."""
+    return _WEAK_FLAG.sub('"weak":false', ir.to_json(a)) == \
+        _WEAK_FLAG.sub('"weak":false', ir.to_json(b))
+
+
+def assigned_names(fn: ir.Function) -> set:
+    """The names `fn`'s body assigns (element assignments aside)."""
+    found = set()
+
+    def visit(x):
+        if isinstance(x, dict):
+            if x.get("node") in ("Assign", "AugAssign") and x["target"].get("node") == "Name":
+                found.add(x["target"]["id"])
+            for v in x.values():
+                visit(v)
+        elif isinstance(x, list):
+            for v in x:
+                visit(v)
+    visit(ir.to_data(fn.body))
+    return found
+

@@ -272,6 +272,21 @@ def test_a_close_call_measured_for_openmp_at_replay_speed_stops_replaying(gpu, c
     assert _nest(gpu, "matmul").ran_on == "openmp", str(gpu.explain("matmul"))
 
 
+def test_forget_ends_the_refusals_compiled_callers_remember(gpu, close_call):
+    """A trial decided for OpenMP refuses, and the compiled caller then skips the hook while the
+    same inputs come; `session.forget()` ends that too: the same arrays (or new ones at the
+    same addresses, as a later test's may be) are decided anew."""
+    from jitgpu import decide, session
+    a, b, c = close_call(lambda side, seconds, path: seconds if side == "device" else 1e-9,
+                         "measured OpenMP faster")
+    gpu.compiled.matmul(a, b, c)            # refused: remembered in C++
+    session.forget()
+    assert not decide._TRIALS
+    gpu.compiled.matmul(a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-12)
+    assert decide._TRIALS, str(gpu.explain("matmul"))
+
+
 @pytest.mark.parametrize("python_s, replayed_s, verdict", [
     (3e-3, 0.5e-3, "measured the device faster"),
     (0.5e-3, 3e-3, "measured OpenMP faster")])

@@ -1464,12 +1464,23 @@ struct HookKey {
     }
 };
 
+// The replay epoch (gpurts/epoch.py), bumped where measured decisions are forgotten: that ends
+// the refusals made so far too. Found with the GIL, at the first refusal.
+inline const int64_t* replay_epoch_word() {
+    static const int64_t* word = reinterpret_cast<const int64_t*>(
+        py::module_::import("gpurts.epoch").attr("REPLAY_EPOCH").attr("ctypes").attr("data")
+            .cast<intptr_t>());
+    return word;
+}
+
 struct HookSkip {
     std::mutex mutex;
     bool no_device = false;
     std::string spec;
     bool refused = false;
     std::string refused_key, refused_switches;
+    const int64_t* epoch = nullptr;     // the replay epoch's word, and its value at the refusal
+    int64_t refused_epoch = 0;
 
     static std::string device_spec() {
         const char* spec = std::getenv("UNPY_DEVICE");
@@ -1494,7 +1505,8 @@ struct HookSkip {
     bool skips(const std::string& key) {
         std::lock_guard<std::mutex> lock(mutex);
         if (no_device && device_spec() == spec) return true;
-        return refused && key == refused_key && switches() == refused_switches;
+        return refused && key == refused_key && switches() == refused_switches &&
+               __atomic_load_n(epoch, __ATOMIC_ACQUIRE) == refused_epoch;
     }
     void set() {
         std::lock_guard<std::mutex> lock(mutex);
@@ -1506,6 +1518,8 @@ struct HookSkip {
         refused = true;
         refused_key = key;
         refused_switches = switches();
+        epoch = replay_epoch_word();
+        refused_epoch = __atomic_load_n(epoch, __ATOMIC_ACQUIRE);
     }
 };
 

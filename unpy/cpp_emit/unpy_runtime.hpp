@@ -692,6 +692,21 @@ void from_column_major(const Array<T, N>& out, const std::vector<T>& data) {
         }
 }
 
+// x (n x rhs, column-major) replaced by the solution of a x = x, by gesv on a copy of the n x n
+// matrix a; false, with LinAlgError raised, where a is singular (or no LAPACK is found).
+template <typename T>
+bool solved(const Array<T, 2>& a, int64_t n, int64_t rhs, std::vector<T>& x) {
+    const NumpyLapack<T>* lapack = numpy_lapack<T>();
+    if (!lapack) return false;
+    std::vector<T> lu = column_major(a);
+    std::vector<int64_t> pivots(std::max<int64_t>(n, 1));
+    const int64_t ld = std::max<int64_t>(n, 1);
+    int64_t info = 0;
+    if (n > 0 && rhs > 0) lapack->gesv(&n, &rhs, lu.data(), &ld, pivots.data(), x.data(), &ld, &info);
+    if (info > 0) { raise(ErrorKind::linalg, "Singular matrix"); return false; }
+    return true;
+}
+
 // out = the solution x of a x = b (b a vector or a matrix), as NumPy's solve: gesv.
 template <typename T, int N>
 void linalg_solve(const Array<T, N>& out, const Array<T, 2>& a, const Array<T, N>& b) {
@@ -703,31 +718,18 @@ void linalg_solve(const Array<T, N>& out, const Array<T, 2>& a, const Array<T, N
               ")");
         return;
     }
-    const NumpyLapack<T>* lapack = numpy_lapack<T>();
-    if (!lapack) return;
-    std::vector<T> lu = column_major(a), x = column_major(b);
-    std::vector<int64_t> pivots(std::max<int64_t>(n, 1));
-    const int64_t rhs = N == 2 ? b.shape[1] : 1, ld = std::max<int64_t>(n, 1);
-    int64_t info = 0;
-    if (n > 0 && rhs > 0) lapack->gesv(&n, &rhs, lu.data(), &ld, pivots.data(), x.data(), &ld, &info);
-    if (info > 0) { raise(ErrorKind::linalg, "Singular matrix"); return; }
-    from_column_major(out, x);
+    std::vector<T> x = column_major(b);
+    if (solved(a, n, N == 2 ? b.shape[1] : 1, x)) from_column_major(out, x);
 }
 
 // out = the inverse of a, as NumPy's inv: gesv of the identity.
 template <typename T>
 void linalg_inv(const Array<T, 2>& out, const Array<T, 2>& a) {
     const int64_t n = square_order(a);
-    const NumpyLapack<T>* lapack = n < 0 ? nullptr : numpy_lapack<T>();
-    if (!lapack) return;
-    std::vector<T> lu = column_major(a), x(std::max<int64_t>(n * n, 1), T(0));
+    if (n < 0) return;
+    std::vector<T> x(std::max<int64_t>(n * n, 1), T(0));
     for (int64_t i = 0; i < n; ++i) x[i + i * n] = T(1);
-    std::vector<int64_t> pivots(std::max<int64_t>(n, 1));
-    const int64_t ld = std::max<int64_t>(n, 1);
-    int64_t info = 0;
-    if (n > 0) lapack->gesv(&n, &n, lu.data(), &ld, pivots.data(), x.data(), &ld, &info);
-    if (info > 0) { raise(ErrorKind::linalg, "Singular matrix"); return; }
-    from_column_major(out, x);
+    if (solved(a, n, n, x)) from_column_major(out, x);
 }
 
 // out = the lower Cholesky factor of a, as NumPy's cholesky: potrf 'L', the rest zeroed.

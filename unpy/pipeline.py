@@ -133,6 +133,8 @@ def with_weak_variants(module, signatures, local_types, errors, functions, taken
     before its declared signature. Repeated until no variant changes, since a variant of a
     callee can make its callers' parameters matter."""
     declared = {d.node.name: list(signatures[d.node.name]) for d in module.functions}
+    as_written = {d.node.name: lower_function(module, d, set(signatures))
+                  for d in module.functions}
     variants = {}           # a declared signature's name -> its weak variant
     for _ in range(len(module.functions) + 1):
         found = {}
@@ -140,7 +142,7 @@ def with_weak_variants(module, signatures, local_types, errors, functions, taken
         for d in module.functions:
             for s in declared[d.node.name]:
                 strong = by_name[s.name]
-                matter = [k for k in eligible(s, lower_function(module, d, set(signatures)))
+                matter = [k for k in eligible(s, as_written[d.node.name])
                           if not _compiles_alike(module, d, weakened(s, [k]), strong,
                                                  signatures, local_types, errors)]
                 if matter:

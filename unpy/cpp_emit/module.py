@@ -302,9 +302,10 @@ def emit_module(module: ir.Module, source: str, checks: str = "unproved",
         chooser = f"py_{name}" if len(overloads) == 1 else f"py_choose_{name}"
         arg_names = "".join(f', py::arg("{p.name}")' + (
             "" if p.default is None else f" = {default(p)}") for p in overloads[0].params)
+        variants = weak_variants(overloads).values()
         doc = "; ".join(f"{name}({', '.join(f'{p.name}: {p.type}' for p in f.params)}) -> "
                         f"{f.return_type}" for f in overloads
-                        if f not in weak_variants(overloads).values()) + ": compiled by unpy"
+                        if f not in variants) + ": compiled by unpy"
         out.append(f'    m.def("{name}", &{chooser}{arg_names}, "{doc}");')
     if several:
         out += ['    m.def("__unpy_called_last__", []() {', "        py::dict called;"]

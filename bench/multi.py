@@ -4,7 +4,9 @@ single participant, all measured in one run on one machine.
 
 Two parts (`--parts`):
 - gpus: mmult and nbody at the accelerator sizes. "1 device": UNPY_DEVICE=<the first of
-  --devices>; "split": UNPY_DEVICE=<--devices> (default gpu0,gpu1); both UNPY_FORCE_GPU=1.
+  --devices>; "split": UNPY_DEVICE=<--devices> (default gpu0,gpu1); both UNPY_FORCE_GPU=1;
+  "auto": UNPY_DEVICE=<--devices> without UNPY_FORCE_GPU, unpy's own decision (a split, one
+  device alone or the OpenMP code), which should come within 5 % of the best of the others.
 - host: the examples at the accelerator sizes. "OpenMP": UNPY_DEVICE=none (every core);
   "1 device": the first device, UNPY_FORCE_GPU=1; "split": UNPY_DEVICE=<first>,openmp without
   UNPY_FORCE_GPU: unpy's own decision (split, one participant alone, or the OpenMP code), which
@@ -47,9 +49,54 @@ from gpu import (Result, Runner, finish, measure, ms, set_switches, sizes_of,  #
                  versions, why)
 
 PARTS = {"gpus": ["mmult", "nbody"], "host": KERNELS}
-COLUMNS = {"gpus": ["1 device", "split"], "host": ["OpenMP", "1 device", "split"]}
+COLUMNS = {"gpus": ["1 device", "split", "auto"], "host": ["OpenMP", "1 device", "split"]}
 FIRST_CALLS = 3
 SETTLE_CALLS = 6
+LINK_BYTES = 256 << 20      # each device's copy when the links are measured
+LINK_ROUNDS = 3
+
+
+def link_rates(spec: str) -> dict:
+    """{device label: (h2d, d2h) bytes per second} of the OpenCL devices of `spec`, measured
+    with all of them copying LINK_BYTES at once from and to pinned host memory (a split's parts
+    copy together: a shared bridge or the host's memory shows here), each the fastest of
+    LINK_ROUNDS rounds (event times)."""
+    from concurrent.futures import ThreadPoolExecutor
+    from gpurts.device import devices_selection
+    from gpurts.opencl import load_opencl
+    from gpurts.timing import elapsed
+    cl, _ = load_opencl()
+    devices = devices_selection(spec).devices
+    kits = [(d, cl.Buffer(d.context, cl.mem_flags.READ_WRITE, LINK_BYTES),
+             d.transfers.staging(LINK_BYTES)) for d in devices]
+    best = {d.label: [float("inf"), float("inf")] for d in devices}
+    with ThreadPoolExecutor(len(kits)) as pool:
+        for _ in range(LINK_ROUNDS + 1):        # (the first round warms the links)
+            for way in (0, 1):
+                def copy(kit, way=way):
+                    device, buffer, pinned = kit
+                    dest, src = (buffer, pinned) if way == 0 else (pinned, buffer)
+                    return device.label, elapsed(cl.enqueue_copy(device.queue, dest, src,
+                                                                 is_blocking=False))
+                for label, seconds in pool.map(copy, kits):
+                    best[label][way] = min(best[label][way], seconds)
+    for _, buffer, _ in kits:
+        buffer.release()
+    return {label: (LINK_BYTES / h2d, LINK_BYTES / d2h) for label, (h2d, d2h) in best.items()}
+
+
+def split_bound(row, links) -> float | None:
+    """The least seconds a split of this row can take on this machine: per device, the bytes
+    its part moved each way over its measured link (copies overlapping the kernels, each
+    direction on its own engine), or its share of the one device's kernel time, whichever is
+    longer; the slowest device's."""
+    one, split = row["columns"]["1 device"], row["columns"]["split"]
+    parts = split.get("devices") or {}
+    if not (one["ok"] and split["ok"] and one.get("split", {}).get("kernel") and parts):
+        return None
+    kernel_s = one["split"]["kernel"]
+    return max(max(h2d / links[label][0], d2h / links[label][1], kernel_s / len(parts))
+               for label, (h2d, d2h, _) in parts.items() if label in links)
 
 
 def column_settings(part, column, devices):
@@ -58,6 +105,8 @@ def column_settings(part, column, devices):
         return {"UNPY_DEVICE": "none"}
     if column == "1 device":
         return {"UNPY_DEVICE": first, "UNPY_FORCE_GPU": "1"}
+    if column == "auto":
+        return {"UNPY_DEVICE": devices}
     if part == "gpus":
         return {"UNPY_DEVICE": devices, "UNPY_FORCE_GPU": "1"}
     return {"UNPY_DEVICE": f"{first},openmp"}
@@ -102,21 +151,22 @@ def measure_split(run: Runner, want, rtol, repeat, settle=0) -> dict:
                   ranges=nest.timings.get("ranges", {}),
                   seconds=nest.timings.get("participants", {}),
                   history=nest.details.get("shares", ""),
+                  devices=nest.timings.get("devices", {}),
                   slowest_part=statistics.median(s for _, s in split) if split else None,
                   beyond_parts=statistics.median(t - s for t, s in split) if split else None)
     return result
 
 
-def run_row(part, case, n, module, devices, repeat):
+def run_row(part, case, n, module, devices, repeat, links=None):
     args = case.args(n)
     want = case.expected(args)
     row = {"part": part, "case": case.label, "n": n, "date": datetime.date.today().isoformat(),
            "columns": {}}
     for column in COLUMNS[part]:
         run = runner(module, case, args, column_settings(part, column, devices))
-        if column == "split":
+        if column in ("split", "auto"):
             result = measure_split(run, want, case.rtol, repeat,
-                                   SETTLE_CALLS if part == "host" else 0)
+                                   SETTLE_CALLS if part == "host" or column == "auto" else 0)
         else:
             result = asdict(measure(run, want, case.rtol, repeat))
         row["columns"][column] = result
@@ -126,6 +176,11 @@ def run_row(part, case, n, module, devices, repeat):
                       f"{ms(result['beyond_parts'])})")
         print(f"  [{part}] {case.label} n={n} {column}: {shown} "
               f"{result.get('ran_on', '')}", flush=True)
+    if links:
+        row["bound"] = split_bound(row, links)
+        if row["bound"]:
+            print(f"  [{part}] {case.label} n={n} bound of a split: {ms(row['bound'])}",
+                  flush=True)
     return row
 
 
@@ -144,6 +199,14 @@ def speedup(row):
     return best / split["median"]
 
 
+def auto_ratio(row) -> str:
+    """The automatic column's time over the faster of one device and the forced split."""
+    times = [row["columns"][c]["median"] for c in ("1 device", "split")
+             if c in row["columns"] and row["columns"][c]["ok"]]
+    auto = row["columns"].get("auto", {})
+    return f"{auto['median'] / min(times):.2f}" if auto.get("ok") and times else "—"
+
+
 def write_markdown(path, rows, machine, header):
     lines = [f"# One nest on several devices: {machine}", "",
              f"- dates: {', '.join(sorted({r['date'] for r in rows}))}; host: {header['cpu']}, "
@@ -155,7 +218,12 @@ def write_markdown(path, rows, machine, header):
              "median taken after them; slowest part / beyond parts: medians over the timed "
              "calls of the slowest part's seconds (parts started to its end) and of the rest "
              "of the call (the host's cost of splitting); speed-up: the best single column "
-             "over split", ""]
+             "over split; bound (two GPUs): the least a split can take here, per device the "
+             "longest of its bytes each way over its link (measured with every device copying "
+             "at once"
+             + (f": {header['links']} GB/s h2d, d2h" if header.get("links") else "")
+             + ") and its share of the one device's kernel time, copies overlapping kernels",
+             ""]
     for part, title in (("gpus", "Two GPUs vs one (UNPY_FORCE_GPU=1)"),
                         ("host", "A GPU and the OpenMP code (unpy's own decision) vs the best "
                                  "single one")):
@@ -165,8 +233,9 @@ def write_markdown(path, rows, machine, header):
         columns = COLUMNS[part]
         lines += [f"## {title}", "",
                   "| kernel | n | " + " | ".join(columns) + " | split calls 1-3 | split: slowest "
-                  "part / beyond parts | speed-up | settled shares | ran on |",
-                  "|---|---:|" + "---:|" * (len(columns) + 3) + "---|---|"]
+                  "part / beyond parts | speed-up | bound | split / bound | "
+                  + ("auto / best | " if part == "gpus" else "") + "settled shares | ran on |",
+                  "|---|---:|" + "---:|" * (len(columns) + 5 + (part == "gpus")) + "---|---|"]
         for r in mine:
             split = r["columns"]["split"]
             cells = [ms(r["columns"][c]["median"]) if r["columns"][c]["ok"] else "—"
@@ -177,7 +246,11 @@ def write_markdown(path, rows, machine, header):
             lines.append(f"| {r['case']} | {r['n']} | " + " | ".join(cells) + " | "
                          + " / ".join(ms(t) for t in split.get("calls", [])) + " | "
                          + f"{ms(split.get('slowest_part'))} / {ms(split.get('beyond_parts'))} | "
-                         + (f"{up:.2f}x" if up else "—") + f" | {shares} | "
+                         + (f"{up:.2f}x" if up else "—") + " | "
+                         + (f"{ms(r['bound'])} | {split['median'] / r['bound']:.2f}"
+                            if r.get("bound") and split["ok"] else "— | —")
+                         + (f" | {auto_ratio(r)}" if part == "gpus" else "")
+                         + f" | {shares} | "
                          f"{split.get('ran_on', '')} |")
         lines.append("")
     lines += ["## Notes", ""]
@@ -254,6 +327,11 @@ def main(argv=None):
     options.results.mkdir(parents=True, exist_ok=True)
     header = {"cpu": cpu_model(), "cores": os.cpu_count(), "devices": options.devices,
               "versions": versions(), "repeat": repeat}
+    links = link_rates(options.devices) if "gpus" in options.parts.split(",") else None
+    if links:
+        header["links"] = {label: [round(h2d / 1e9, 2), round(d2h / 1e9, 2)]
+                           for label, (h2d, d2h) in links.items()}
+        print(f"links (GB/s h2d, d2h, all copying at once): {header['links']}", flush=True)
     rows = []
     for part in options.parts.split(","):
         kernels = options.kernels.split(",") if options.kernels else PARTS[part]
@@ -266,7 +344,8 @@ def main(argv=None):
                 for n in ([int(n) for n in options.n.split(",")] if options.n
                           else sizes_of(module, sizes)):
                     started = time.perf_counter()
-                    rows.append(run_row(part, case, n, module, options.devices, repeat))
+                    rows.append(run_row(part, case, n, module, options.devices, repeat,
+                                        links if part == "gpus" else None))
                     saved = save(path, saved, rows, header)
                     print(f"[{part}] {case.label} n={n}: {time.perf_counter() - started:.0f} s",
                           flush=True)

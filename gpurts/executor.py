@@ -513,7 +513,7 @@ def run_tiles(device, tiles, values, recipes, timings, log=None) -> tuple:
     # the tiles together count.
     pin_roots({part.device: device for part in parts}, parts, values)
     shared = shared_groups(parts)
-    kits, staged = [], []
+    kits, staged, backs = [], [], []
     try:
         for index, part, kernel, cl_kernel in tiles:
             recipe = recipes.setdefault(index, {})
@@ -539,6 +539,11 @@ def run_tiles(device, tiles, values, recipes, timings, log=None) -> tuple:
                 event = cl.enqueue_nd_range_kernel(device.queue, cl_kernel, kernel.global_size,
                                                    kernel.local_size)
             timings.record("kernel", event)
+            backs.append((event, kit, groups, owners, sources))
+        # The copies back are enqueued after every kernel: enqueued between them, each held up
+        # the next tile's kernel until it was done (an H200, mmult f32 8192 in 4 tiles: every
+        # kernel started only after the tile before had copied back, 1.2 ms each).
+        for event, kit, groups, owners, sources in backs:
             cl.enqueue_barrier(receive.queue, wait_for=[event])
             for k, g in enumerate(groups):
                 if not g.copy_back:

@@ -23,16 +23,19 @@ import collections
 import dataclasses
 import itertools
 import logging
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 
-from jitgpu import overlap, report, shares
+from jitgpu import overlap, report, search, shares
+from jitgpu.bind import device_limits
 from jitgpu.nest import (DeviceFailure, NotOffloadable, Refused, instantiate, load_nest,
                          python_name)
-from jitgpu.offload import build_part, call_key, device_facts, run_nest_on_device
+from jitgpu.offload import bind_part, build_part, call_key, device_facts, run_nest_on_device
+from jitgpu.plan import plan_call
 from jitgpu.split import OPENMP, NotSplit, Participant, participant_costs, share_ranges, split_plan
 from unpy.settings import Settings
 from unpy.settings import current as current_settings
@@ -60,6 +63,22 @@ class Layout:
     outer_step: int
     one_device_refused: bool = False    # the one-device path's estimate refuses these inputs
     calls: int = 0                  # split calls of this layout (the same arrays) so far
+    # device name -> the kernel search of the whole nest on a device of that model (None: it
+    # does not search); its choice builds that model's parts.
+    searches: dict = field(default_factory=dict)
+
+
+@dataclass
+class DeviceSearch:
+    """The kernel search (jitgpu/search.py) of a split nest on one device model: the one a
+    single device of that model runs, on the whole nest, so that both share one record (the
+    tuning that wins on the whole wins on its parts: mmult f32 8192 on an H200, halves of 55 ms
+    with the default 4x4 register tiles against 36 ms expected with the searched 4x8). While
+    `pending`, a split call first times a candidate on the whole nest; once complete, `tuning`
+    is the choice."""
+    part: object                    # the whole nest's one part on that device
+    tuning: Optional[object] = None
+    pending: Optional[object] = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +121,15 @@ def _shapes(values) -> tuple:
                  for name, v in values.items())
 
 
+def _parts_fill(instance, devices) -> bool:
+    """Whether an even split leaves each GPU enough work-items to be full (`fill_items` of
+    `jitgpu.bind.device_limits`). Where it does not, a part's time is no fraction of the whole's,
+    and the times of the parts say nothing of one device alone: the split is compared with it,
+    measured (H200, nbody f32 65536: halves of 4.9 ms, modelled 9.0 ms alone, measured 4.6)."""
+    items = math.prod(box.extent for box in instance.boxes.values() if box.parallel)
+    return all(items // len(devices) >= (device_limits(d) or (0, 0, 0))[2] for d in devices)
+
+
 def _layout(module, function, nest_id, values, selection, forced, opt, inputs) -> tuple:
     """(its key, the Layout of this call)."""
     participants = tuple([Participant(d.label, device_facts(d)) for d in selection.devices]
@@ -117,7 +145,8 @@ def _layout(module, function, nest_id, values, selection, forced, opt, inputs) -
             costs, openmp_s = participant_costs(instance, values, participants)
             decision = shares.first_split(costs, openmp_s, forced)
             return shares.Balance(labels, costs, decision.shares, decision.why, forced,
-                                  doubtful=decision.doubtful)
+                                  doubtful=decision.doubtful or not _parts_fill(
+                                      instance, selection.devices))
         balance = shares.balance_for((module, function, nest_id, _shapes(values), labels,
                                       forced), first)
         box = instance.boxes[instance.levels[0].var]
@@ -136,7 +165,7 @@ def _prepare(layout, ranges, values, devices, forced, opt, nest) -> SplitPrepare
         return SplitPrepared(refusal=str(e))
 
     def built(split):
-        return tuple(build_part(layout.instance, part, values, devices[part.device], opt)
+        return tuple(_build(layout, part, values, devices[part.device], opt, nest)
                      for part in split.plan.parts)
 
     # A device's large part runs as overlapped tiles, its copies beside its kernels.
@@ -149,6 +178,56 @@ def _prepare(layout, ranges, values, devices, forced, opt, nest) -> SplitPrepare
             return SplitPrepared(tiled, kernels, analysis_s=time.perf_counter() - started,
                                  tiled=labels)
     return SplitPrepared(split, built(split), analysis_s=time.perf_counter() - started)
+
+
+def _build(layout, part, values, device, opt, nest) -> tuple:
+    """(KernelNest, source, BuiltKernel) of a split's part on `device`, with the search's
+    choice for that device's model where it has one."""
+    found = _search_of(layout, device, values, opt, nest)
+    if found is None or found.tuning is None:
+        return build_part(layout.instance, part, values, device, opt)
+    return search.build_tuned(device, bind_part(layout.instance, part, values, device), opt,
+                              found.tuning)
+
+
+def _search_of(layout, device, values, opt, nest) -> Optional[DeviceSearch]:
+    """The layout's search on `device`'s model, started at its first part (a complete record
+    decides at once), or None where the whole nest would not search on it."""
+    if device.name not in layout.searches:
+        found = None
+        try:
+            plan = plan_call(layout.instance, values, device_facts(device), nest=nest,
+                             forced=True, opt=opt)
+            limits = device_limits(device)
+            if search.wanted(plan, layout.instance, limits):
+                whole = plan.parts[0]
+                bound = bind_part(layout.instance, whole, values, device)
+                default = build_part(layout.instance, whole, values, device, opt, bound)
+                _, outcome, pending = search.start(nest, whole, values, device, opt, bound,
+                                                   default, limits)
+                found = DeviceSearch(whole, outcome.tuning, pending)
+        except (NotOffloadable, DeviceFailure):
+            pass                    # (the parts meet the same refusal, with its reason)
+        layout.searches[device.name] = found
+    return layout.searches[device.name]
+
+
+def _step_searches(key, layout, values) -> None:
+    """Time the next built candidate of each pending search of the layout on the whole nest
+    (`search.Pending.step`); one that is over is started again at the next preparation, which
+    reads its complete record, and this layout's parts are prepared again with its choice.
+    Whether any search stepped."""
+    stepped = False
+    for name, found in list(layout.searches.items()):
+        if found is None or found.pending is None:
+            continue
+        stepped = True
+        step = found.pending.step(found.part, values)
+        if step is not None and step[2]:
+            del layout.searches[name]
+            for prepared_key in [k for k in _PREPARED if k[0] == key]:
+                del _PREPARED[prepared_key]
+    return stepped
 
 
 def reprepare_seconds(prepared: SplitPrepared) -> float:
@@ -183,6 +262,7 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
     from gpurts.concurrent import ConcurrentRun
     from gpurts.executor import KernelFlagged
 
+    entered = time.perf_counter()
     settings = current_settings()
     forced, opt = settings.force_gpu, settings.gpu_opt
     given = values
@@ -207,6 +287,9 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
     extent = layout.instance.trip_counts[0]
     ranges = share_ranges(extent, shares_now)
     nest = f"{module}.{function} nest {nest_id}"
+    if _step_searches(key, layout, values):
+        entered = time.perf_counter()      # (a search's timed run is not the split's)
+    prepared_now = (key, ranges) not in _PREPARED
     prepared = shares.remember(_PREPARED, (key, ranges), lambda: _prepare(
         layout, ranges, values, devices, forced, opt, nest), _KEPT)
     if prepared.refusal:
@@ -227,10 +310,13 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
         layout.calls += 1
     except DeviceError as e:
         raise DeviceFailure(str(e)) from e
-    # What the Balance compares is the run (from the parts' start), not this call's analysis,
-    # builds and pins: each is paid once (pinning stencil f64 8192's 1 GiB took 13-76 ms on the
-    # H100, against 12-15 ms for the whole call).
-    pending = Pending(run, layout, prepared, shares_now, run.started, 0.0,
+    # What the Balance compares is the whole call, its host work included as the one-device
+    # call's is (H200, nbody f32 65536: 0.25 ms of a 5.1 ms split call came before its parts
+    # started, and the split was kept against 5.0 ms alone), but not a call's analysis, builds
+    # and pins: each is paid once (pinning stencil f64 8192's 1 GiB took 13-76 ms on the H100,
+    # against 12-15 ms for the whole call); those calls count from the parts' start.
+    started = run.started if prepared_now or run.pinned else entered
+    pending = Pending(run, layout, prepared, shares_now, started, 0.0,
                       (module, function, nest_id))
     if split.host is None:
         initial = {var: values[var] for k, _, _ in prepared.kernels
@@ -371,6 +457,10 @@ def _report(pending: Pending, seconds, total_s) -> report.NestReport:
                            f"prepared), total {total_s * 1e3:.3f} ms"}
         timings = {"total": total_s, "bytes_moved": moved,
                    "participants": {label: by_label[label] for label in ran},
+                   # per device part: (h2d bytes, d2h bytes, kernel seconds), for bench/multi.py's
+                   # bounds
+                   "devices": {label: (r.timings.h2d_bytes, r.timings.d2h_bytes,
+                                       r.timings.kernel_seconds) for label, r in run.runs.items()},
                    "ranges": {label: (lo, hi) for label, lo, hi in split.ranges},
                    "shares": dict(zip(layout.balance.labels, pending.shares))}
         return details, timings

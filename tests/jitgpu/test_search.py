@@ -331,6 +331,36 @@ def test_a_large_layout_settles_into_overlapped_tiles_of_the_choice(srch, device
     assert after.plan.overlap and after.source == settled.source
 
 
+def test_a_split_builds_its_parts_with_the_choice_of_the_whole_nests_search(
+        srch, device, runs, monkeypatch, device_env, tmp_path):
+    """Two contexts of the tested device split the nest (as two GPUs of one model would): the
+    search of the whole nest on that model, the one a single device runs, times its
+    candidates at the split's calls, and once it is over the parts are built with its choice
+    (bench/multi.py, H200: halves with the default tiles took 76 % of the whole's kernel)."""
+    device_env.setenv("UNPY_DEVICE", f"{testdevice.SPEC},{testdevice.SPEC}")
+    device_env.setenv("UNPY_FORCE_GPU", "1")
+    _fastest_after_default(monkeypatch)
+    args = _matmul_args()
+    first = _call(srch, "matmul_f64", args)
+    assert " + " in first.ran_on, first
+    for _ in range(12):
+        assert search.settle(120)
+        nest = _call(srch, "matmul_f64", args)
+        if nest.sources != first.sources:
+            break
+    (record,) = _records(tmp_path)
+    choice = json.loads(record.read_text())["choice"]
+    assert choice != "default" and " + " in nest.ran_on, nest
+    tuning = next(t for t in search.ALTERNATIVES if str(t) == choice)
+    values = dict(zip(["a", "b", "c"], args))
+    instance = instantiate(load_nest(srch.compiled.__name__, "matmul_f64", 0), values)
+    parts = nest.plan.plan.parts
+    assert len(parts) == 2
+    for part in parts:
+        bound = bind(instance, part, values, device.has_fp64, device_limits(device))
+        assert search.made(bound, "all", tuning).source in nest.sources
+
+
 def test_search_runs_leave_numpy_memory_alone(srch, runs, monkeypatch):
     monkeypatch.setattr(search, "MAX_CANDIDATES", 3)
     # c += a @ b: had a search run written back, c would hold the sum more than once.

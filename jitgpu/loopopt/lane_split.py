@@ -59,9 +59,10 @@ def lane_split(kernel: KernelNest) -> KernelNest:
     reductions' fit the device's local memory.
 
     Integer results are exact (+ * & | ^ wrap, min/max have no rounding). Floating-point sums
-    and products are re-associated, as OpenMP's reduction clause does: the lanes' partial sums
-    are added in a tree, so results differ from the interpreter's by rounding; a float min/max
-    among equal values may keep the other sign of a zero (as prange reductions do). An
+    and products would be re-associated (the lanes' partial sums added in a tree; a float
+    min/max among equal values may keep the other sign of a zero), so a loop with a float
+    accumulator of its own is split only in a module built with --fastmath; a prange
+    reduction variable updated in the loop is unordered anyway (OpenMP's reduction clause). An
     iteration that sets the error flag (division by zero, a math domain error, an index out of
     range) sets it in whichever lane runs it: the host then runs the OpenMP code, which
     raises as the interpreter does. Work-items past the trip counts (the NDRange rounded up
@@ -89,6 +90,11 @@ def lane_split(kernel: KernelNest) -> KernelNest:
     if chosen is None:
         return kernel
     k, _, accumulators = chosen
+    if not kernel.fastmath and any(dtype.startswith("float") for _, _, dtype in accumulators):
+        # The lanes add a float sum in another order than the loop: a result the interpreter
+        # would not give, taken only under --fastmath (issue 19: the GPU path rounds as the
+        # interpreter does).
+        return kernel
     if not _fits_local_memory(kernel, accumulators, group):
         return kernel
     return _split(kernel, body, k, accumulators, lanes)

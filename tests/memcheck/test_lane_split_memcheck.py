@@ -32,7 +32,7 @@ def lanes_pair(tmp_path_factory, oclgrind_device):
     from modulepair import gpu_pair
     from gpucheck import HERE
     return gpu_pair(HERE / "loopopt" / "lane_kernels.py",
-                    tmp_path_factory.mktemp("build-lane_kernels"))
+                    tmp_path_factory.mktemp("build-lane_kernels"), fastmath=True)
 
 
 LANES = "jitgpu.loopopt.lane_split"

@@ -34,7 +34,9 @@ FILL = 1 << 40                    # more work-items than any test nest has
 
 @pytest.fixture(scope="session")
 def lanes_pair(tmp_path_factory):
-    return gpu_pair(HERE / "lane_kernels.py", tmp_path_factory.mktemp("build-lane_kernels"))
+    """Built with --fastmath: the lanes re-associate float accumulators only there."""
+    return gpu_pair(HERE / "lane_kernels.py", tmp_path_factory.mktemp("build-lane_kernels"),
+                    fastmath=True)
 
 
 def rand(*shape, dtype=np.float64):
@@ -160,6 +162,22 @@ def test_refused_without_need_or_iterations(lanes_pair):
     tight = kernel.replace(local_mem=1023)
     assert lane_split(tight) is tight
     assert lane_split(kernel.replace(local_mem=1024)).transforms == ("lane_split(j, 32 lanes)",)
+
+
+def test_float_accumulators_only_under_fastmath(lanes_pair):
+    """Without --fastmath a loop's own float sum keeps the interpreter's order (no lanes); an
+    integer one is exact in any order and split all the same."""
+    kernel = _nbody(lanes_pair, 600)
+    assert kernel.fastmath
+    strict = kernel.replace(fastmath=False)
+    assert lane_split(strict) is strict
+    for name, args in (("row_range", (rand(3, 600), np.zeros(3))),
+                       ("total_and_rows", (rand(3, 600), np.zeros(3)))):
+        strict = bound(lanes_pair, name, *args).replace(fill_items=FILL, fastmath=False)
+        assert lane_split(strict) is strict, name
+    ints = bound(lanes_pair, "int_row_sums", np.ones((3, 600), np.int64),
+                 np.zeros(3, np.int64)).replace(fill_items=FILL, fastmath=False)
+    assert lane_split(ints).transforms == ("lane_split(j, 32 lanes)",)
 
 
 def test_later_passes_keep_the_split(lanes_pair):

@@ -194,12 +194,12 @@ def _search_of(layout, device, values, opt, nest) -> Optional[DeviceSearch]:
     """The layout's search on `device`'s model, started at its first part (a complete record
     decides at once), or None where the whole nest would not search on it."""
     if device.name not in layout.searches:
-        found = None
+        found, limits = None, device_limits(device)
         try:
-            plan = plan_call(layout.instance, values, device_facts(device), nest=nest,
-                             forced=True, opt=opt)
-            limits = device_limits(device)
-            if search.wanted(plan, layout.instance, limits):
+            # (the whole nest's analysis only where a search may follow)
+            plan = search.might_search(layout.instance, limits) and plan_call(
+                layout.instance, values, device_facts(device), nest=nest, forced=True, opt=opt)
+            if plan and search.wanted(plan, layout.instance, limits):
                 whole = plan.parts[0]
                 bound = bind_part(layout.instance, whole, values, device)
                 default = build_part(layout.instance, whole, values, device, opt, bound)

@@ -171,14 +171,16 @@ def estimated_kernel_s(instance) -> float:
 
 
 def wanted(plan, instance, limits) -> bool:
-    """Whether the calls of this plan search: one part, and `UNPY_GPU_SEARCH=1`, or in auto a
-    GPU (`fill_items` > 0 in `jitgpu.bind.device_limits`) and an estimated kernel time of
-    MIN_KERNEL_S at least (below it a search measures noise)."""
+    """Whether the calls of this plan search: one part, and `might_search`."""
+    return len(plan.parts) == 1 and might_search(instance, limits)
+
+
+def might_search(instance, limits) -> bool:
+    """`UNPY_GPU_SEARCH=1`, or in auto a GPU (`fill_items` > 0 in `jitgpu.bind.device_limits`)
+    and an estimated kernel time of MIN_KERNEL_S at least (below it a search measures noise)."""
     mode = current_settings().gpu_search     # '0' never, '1' always, '' auto
-    if mode == "0" or len(plan.parts) != 1:
-        return False
-    if mode == "1":
-        return True
+    if mode in ("0", "1"):
+        return mode == "1"
     is_gpu = bool(limits) and len(limits) > 2 and limits[2] > 0
     return is_gpu and estimated_kernel_s(instance) >= MIN_KERNEL_S
 

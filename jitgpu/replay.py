@@ -26,7 +26,6 @@ came, the trial counts no device call through Python.
 """
 from __future__ import annotations
 
-import ctypes
 import os
 import threading
 import weakref
@@ -247,21 +246,38 @@ class Record:
         return self.words[FASTEST_NS] * 1e-9, self.words[TOTAL_NS] * 1e-9 / calls
 
 
+_ENTRY_POINTS = ("clEnqueueWriteBuffer", "clEnqueueReadBuffer", "clEnqueueNDRangeKernel",
+                 "clFinish")
+
+
 def _entry_points() -> tuple:
     """(clEnqueueWriteBuffer, clEnqueueReadBuffer, clEnqueueNDRangeKernel, clFinish) of the
-    libOpenCL that pyopencl loaded (another loader's handles would mean nothing)."""
+    libOpenCL that pyopencl loaded (another loader's handles would mean nothing), through
+    cffi: the loader is opened only if it is loaded already (RTLD_NOLOAD)."""
     global _entries
     if _entries is None:
-        paths = sorted({line.split()[-1] for line in open("/proc/self/maps")
-                        if "libOpenCL" in line and line.split()[-1].startswith("/")},
-                       key=lambda p: "pyopencl" not in p)
-        if not paths:
-            raise OSError("no libOpenCL mapped")
-        lib = ctypes.CDLL(paths[0], mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
-        _entries = tuple(ctypes.cast(getattr(lib, name), ctypes.c_void_p).value for name in
-                         ("clEnqueueWriteBuffer", "clEnqueueReadBuffer",
-                          "clEnqueueNDRangeKernel", "clFinish"))
+        import cffi
+        ffi = cffi.FFI()
+        # Only the functions' addresses are taken (the compiled caller calls them).
+        ffi.cdef("".join(f"int {name}(void);" for name in _ENTRY_POINTS))
+        lib = ffi.dlopen(opencl_loader_path(), ffi.RTLD_NOLOAD | ffi.RTLD_LAZY)
+        _entries = tuple(int(ffi.cast("uintptr_t", getattr(lib, name)))
+                         for name in _ENTRY_POINTS)
     return _entries
+
+
+def opencl_loader_path() -> str:
+    """The OpenCL loader pyopencl's extension is linked with: the copy its wheel carries
+    (pyopencl/.libs or pyopencl.libs, named libOpenCL-<hash>.so.*), else the system's
+    (libOpenCL.so.1, found by its soname once loaded). Raises OSError when pyopencl has none."""
+    import glob
+    import pyopencl
+    package = os.path.dirname(pyopencl.__file__)
+    for folder in (os.path.join(package, ".libs"), package + ".libs"):
+        found = sorted(glob.glob(os.path.join(folder, "libOpenCL*.so*")))
+        if found:
+            return found[0]
+    return "libOpenCL.so.1"
 
 
 _entries = None

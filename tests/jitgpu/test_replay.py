@@ -2,13 +2,14 @@
 inputs and switches of the last call that ran on the device runs its OpenCL commands again
 without Python. The hook is not asked then: the report of the recording call stays (the same
 object) and counts the replayed calls; a report forgotten stays forgotten."""
+import os
 import threading
 
 import numpy as np
 import pytest
 
 import unpython
-from jitgpu import report
+from jitgpu import replay, report
 
 RNG = np.random.default_rng(7)
 
@@ -406,3 +407,19 @@ def test_a_layout_replayed_often_is_recorded_again_with_its_arrays_pinned(gpu, d
         gpu.compiled.matmul_f32(fresh, b, c)
         np.testing.assert_allclose(c, fresh @ b, rtol=1e-4, atol=1e-4)
         assert not PINS.is_pinned(fresh)
+
+
+def test_the_entry_points_are_those_of_the_loader_pyopencl_loaded(device):
+    """The compiled caller calls the OpenCL loader's functions at the addresses replay takes
+    through cffi: each lies in the memory where this process mapped that loader."""
+    path = os.path.realpath(replay.opencl_loader_path())
+    spans = []
+    with open("/proc/self/maps") as maps:        # (the test's oracle)
+        for line in maps:
+            fields = line.split()
+            if len(fields) > 5 and os.path.realpath(fields[-1]) == path:
+                lo, hi = (int(x, 16) for x in fields[0].split("-"))
+                spans.append((lo, hi))
+    assert spans, f"{path} is not mapped"
+    for address in replay._entry_points():
+        assert any(lo <= address < hi for lo, hi in spans), hex(address)

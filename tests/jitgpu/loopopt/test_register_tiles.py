@@ -237,3 +237,23 @@ def test_examples_match_interpreter(examples, device_env, fresh_preparations, ke
     case = next(c for c in _harness.interpreted(kernel).CASES if c.func == func)
     _, report = examples(kernel).check(func, *case.args(n), rtol=case.rtol)
     assert "register_tiles" in report.nests[0].reason, str(report)
+
+
+def test_tiles_that_differ_in_their_first_rows_are_optimised_once(regs, monkeypatch):
+    """`optimise` remembers a kernel without its levels' first values (`unpy_lo<k>`): a tile
+    starting elsewhere gets the remembered kernel with its own first values, the kernel a
+    fresh optimisation of it gives."""
+    n = 40
+    kernel = bound(regs, "matmul_t_f64", rand(6, n), rand(6, n + 2), np.zeros((n, n + 2)))
+    starts = {p.name: p.value for p in kernel.params if p.name.startswith("unpy_lo")}
+    assert set(starts) == {"unpy_lo0", "unpy_lo1"}
+    later = loopopt._with_starts(kernel, {"unpy_lo0": 8, "unpy_lo1": 2})
+    monkeypatch.setattr(loopopt, "_OPTIMISED", type(loopopt._OPTIMISED)())
+    fresh = loopopt.optimise(later, "all")
+    monkeypatch.setattr(loopopt, "_OPTIMISED", type(loopopt._OPTIMISED)())
+    first = loopopt.optimise(kernel, "all")
+    remembered = loopopt.optimise(later, "all")
+    assert len(loopopt._OPTIMISED) == 1               # one optimisation for both
+    assert remembered == fresh and remembered != first
+    assert dict((p.name, p.value) for p in remembered.params)["unpy_lo0"] == 8
+    assert print_kernel(remembered) == print_kernel(first)

@@ -232,8 +232,8 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
         if bytes_ is not None and found is None:
             family = ("family",) + key[:3] + (bytes_,) + key[4:]
             found = _PREPARED.get(family)
-            if found is not None and found.checks is not None and (
-                    not found.checks.checks or found.checks.hold(values)):
+            if found is not None and (_settled_refusal(found) or found.checks is not None and (
+                    not found.checks.checks or found.checks.hold(values))):
                 _PREPARED.move_to_end(family)
                 return found, False, 0.0
             family = family if found is None else None
@@ -263,12 +263,21 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
         return found, False, step_s
     found = prepare(module, function, nest_id, values, device, facts, forced, opt, resident)
     _PREPARED[key] = found
-    if family is not None and found.checks is not None and found.pending is None \
-            and found.refusal is None:
+    if family is not None and (_settled_refusal(found) or found.checks is not None
+                               and found.pending is None and found.refusal is None):
         _PREPARED[family] = found       # (the same object: a search's switch updates both)
     while len(_PREPARED) > _PREPARED_KEPT:
         _PREPARED.popitem(last=False)
     return found, True, 0.0
+
+
+def _settled_refusal(prepared: Prepared) -> bool:
+    """Whether `prepared` keeps the nest on OpenMP for good (no trial still measuring): the same
+    answer for other values of the scalars a relaunch changes, which change no trip count or
+    bound (Floyd-Warshall's pivot `k` on OpenMP: each new `k` prepared again, 0.75 ms a launch
+    on PoCL once more than the 32 layouts kept had come)."""
+    return prepared.refusal is not None and (prepared.trial is None
+                                             or prepared.trial.on_device is False)
 
 
 def _search_step(key, prepared: Prepared, values) -> Prepared:

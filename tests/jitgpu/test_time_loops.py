@@ -76,6 +76,23 @@ def test_floyd_warshall_pivot(loops):
     assert counts.relaunched == n - 2, counts
 
 
+def test_a_pivot_loop_kept_on_openmp_decides_once(loops, device_env, monkeypatch):
+    """The estimate keeps Floyd-Warshall's nest on OpenMP: that answer serves every pivot `k`
+    (no trip count or bound reads it), so the nest is prepared once, not once per `k` (more
+    pivots than the 32 layouts kept: each was prepared again, 0.75 ms a launch)."""
+    from jitgpu import decide, offload
+    device_env.delenv("UNPY_FORCE_GPU")
+    monkeypatch.setattr(decide, "by_estimate", lambda plan: False)
+    prepared = []
+    real = offload.prepare
+    monkeypatch.setattr(offload, "prepare", lambda *a, **k: prepared.append(a[4]) or real(*a, **k))
+    n = 45
+    path = RNG.integers(1, 50, (n, n)).astype(np.float64)
+    np.fill_diagonal(path, 0.0)
+    loops.check("floyd_warshall", path, ran_on="openmp")
+    assert len(prepared) == 1, len(prepared)
+
+
 def test_nbody_leapfrog(loops):
     n = 17
     pos, vel = RNG.random((n, 3)), RNG.random((n, 3)) - 0.5
@@ -145,3 +162,38 @@ def test_index_scalar_whose_proof_changes(loops):
     loops.check("rows_around_zero", 6, RNG.random((4, 7)), np.zeros(7), rtol=1e-12)
     counts = launches(loops, "rows_around_zero")
     assert counts.launches == 6 and counts.prepared == 2, counts
+
+
+def cavity_args(ny, nx):
+    """Barba's cavity at rest on a 2 x 2 square (dt as npbench sets it), the fields slightly
+    perturbed so that every term of the updates is exercised from the first step."""
+    u, v, p = (0.01 * RNG.standard_normal((ny, nx)) for _ in range(3))
+    dx, dy = 2.0 / (nx - 1), 2.0 / (ny - 1)
+    return u, v, 0.1 / ((nx - 1) * (ny - 1)), dx, dy, p, 1.0, 0.1
+
+
+@pytest.mark.parametrize("where", ["opencl:", "openmp"])
+def test_cavity_flow_pressure_loop_inside_the_step(loops, device_env, where):
+    """A loop of `nit` pressure sweeps (a copy, the sweep, four boundary nests) inside each
+    time step, arrays allocated in the function: the interpreter's results on the device and
+    on the OpenMP path."""
+    if where == "openmp":
+        device_env.setenv("UNPY_DEVICE", "none")
+    nt, nit = 3, 4
+    loops.check("cavity_flow", nt, nit, *cavity_args(11, 13), rtol=1e-11, ran_on=where)
+    if where == "opencl:":
+        # Per step: the copy of u and v, b, nit x (the copy of p, the sweep, 4 boundary
+        # nests), the velocities, 3 boundary nests.
+        assert launches(loops, "cavity_flow").launches == nt * (2 + 6 * nit + 4)
+
+
+@pytest.mark.xfail(strict=True, reason="the boundary nests of p's first row and column "
+                   "(`p[0, j] = p[1, j]`, `p[i, 0] = p[i, 1]`) plan packed layouts of p, not "
+                   "the whole view it is kept in: p's device copy is copied back and dropped "
+                   "each sweep, and the table's changes stop every relaunch of the call")
+def test_cavity_flow_keeps_p_on_the_device(loops):
+    nt, nit = 3, 4
+    loops.check("cavity_flow", nt, nit, *cavity_args(11, 13), rtol=1e-11)
+    assert loops.explain("cavity_flow").transfers["p"] == (1, 1)
+    counts = launches(loops, "cavity_flow")
+    assert counts.relaunched >= counts.launches // 2, counts

@@ -2,8 +2,9 @@
 again and again within one call with only scalars changed (the step `t`, the pivot `k`, a
 coefficient computed on the host), host code between nests that reads what the device wrote, a
 nest under an `if`, a nest whose bounds depend on the step. Written as a user would, with
-prange nests in a time loop; tests/jitgpu/test_time_loops.py runs them on the OpenCL device
-against the interpreter, bench/time_loops.py times them."""
+prange nests in a time loop (cavity flow: a loop of sweeps inside each step);
+tests/jitgpu/test_time_loops.py runs them on the OpenCL device against the interpreter,
+bench/time_loops.py times them."""
 import numpy as np
 
 import unpython
@@ -108,6 +109,80 @@ def nbody_leapfrog(steps, dt, pos, vel, acc, mass):
             for d in range(3):
                 vel[i, d] = vel[i, d] + 0.5 * dt * acc[i, d]
 
+
+
+@unpython.gpu
+@unpython.type('int64', 'int64', F2, F2, 'float64', 'float64', 'float64', F2, 'float64',
+               'float64', None)
+def cavity_flow(nt, nit, u, v, dt, dx, dy, p, rho, nu):
+    """Lid-driven cavity (Barba's "12 steps to Navier-Stokes", step 11): per time step the
+    source term b, `nit` Jacobi sweeps of the pressure's Poisson equation each followed by its
+    boundary conditions (in the textbook's order: the corners take the last one), then the
+    velocities and theirs (the lid, row -1 of u, moves at 1)."""
+    ny = u.shape[0]
+    nx = u.shape[1]
+    b = np.zeros((ny, nx))
+    un = np.empty_like(u)
+    vn = np.empty_like(v)
+    pn = np.empty_like(p)
+    for n in range(nt):
+        for i in prange(ny):
+            for j in prange(nx):
+                un[i, j] = u[i, j]
+                vn[i, j] = v[i, j]
+        for i in prange(1, ny - 1):
+            for j in prange(1, nx - 1):
+                dudx = (u[i, j + 1] - u[i, j - 1]) / (2.0 * dx)
+                dudy = (u[i + 1, j] - u[i - 1, j]) / (2.0 * dy)
+                dvdx = (v[i, j + 1] - v[i, j - 1]) / (2.0 * dx)
+                dvdy = (v[i + 1, j] - v[i - 1, j]) / (2.0 * dy)
+                b[i, j] = rho * (1.0 / dt * (dudx + dvdy)
+                                 - dudx * dudx - 2.0 * dudy * dvdx - dvdy * dvdy)
+        for q in range(nit):
+            for i in prange(ny):
+                for j in prange(nx):
+                    pn[i, j] = p[i, j]
+            for i in prange(1, ny - 1):
+                for j in prange(1, nx - 1):
+                    p[i, j] = (((pn[i, j + 1] + pn[i, j - 1]) * (dy * dy)
+                                + (pn[i + 1, j] + pn[i - 1, j]) * (dx * dx))
+                               / (2.0 * (dx * dx + dy * dy))
+                               - (dx * dx) * (dy * dy) / (2.0 * (dx * dx + dy * dy)) * b[i, j])
+            for i in prange(ny):
+                p[i, nx - 1] = p[i, nx - 2]
+            for j in prange(nx):
+                p[0, j] = p[1, j]
+            for i in prange(ny):
+                p[i, 0] = p[i, 1]
+            for j in prange(nx):
+                p[ny - 1, j] = 0.0
+        for i in prange(1, ny - 1):
+            for j in prange(1, nx - 1):
+                u[i, j] = (un[i, j]
+                           - un[i, j] * dt / dx * (un[i, j] - un[i, j - 1])
+                           - vn[i, j] * dt / dy * (un[i, j] - un[i - 1, j])
+                           - dt / (2.0 * rho * dx) * (p[i, j + 1] - p[i, j - 1])
+                           + nu * (dt / (dx * dx) * (un[i, j + 1] - 2.0 * un[i, j] + un[i, j - 1])
+                                   + dt / (dy * dy) * (un[i + 1, j] - 2.0 * un[i, j]
+                                                       + un[i - 1, j])))
+                v[i, j] = (vn[i, j]
+                           - un[i, j] * dt / dx * (vn[i, j] - vn[i, j - 1])
+                           - vn[i, j] * dt / dy * (vn[i, j] - vn[i - 1, j])
+                           - dt / (2.0 * rho * dy) * (p[i + 1, j] - p[i - 1, j])
+                           + nu * (dt / (dx * dx) * (vn[i, j + 1] - 2.0 * vn[i, j] + vn[i, j - 1])
+                                   + dt / (dy * dy) * (vn[i + 1, j] - 2.0 * vn[i, j]
+                                                       + vn[i - 1, j])))
+        for j in prange(nx):
+            u[0, j] = 0.0
+            v[0, j] = 0.0
+            v[ny - 1, j] = 0.0
+        for i in prange(ny):
+            u[i, 0] = 0.0
+            u[i, nx - 1] = 0.0
+            v[i, 0] = 0.0
+            v[i, nx - 1] = 0.0
+        for j in prange(nx):
+            u[ny - 1, j] = 1.0
 
 @unpython.gpu
 @unpython.type('int64', F1, F1, None)

@@ -104,10 +104,11 @@ def call_key(module, function, nest_id, values, facts, forced, opt) -> tuple:
 
 
 def prepare(module, function, nest_id, values, device, facts, forced, opt,
-            resident=0) -> Prepared:
+            resident=0, with_data=False) -> Prepared:
     """`resident` (0: no): the call keeps data on the device, so each array gets one layout
     where that is cheap (`jitgpu.residency.one_layout_per_array`), and the copies are shared by
-    that many nest calls (`jitgpu.residency.amortised`)."""
+    that many nest calls (`jitgpu.residency.amortised`). `with_data`: its arrays are on the
+    device now (`jitgpu.residency.on_device_now`): it runs there."""
     started = time.perf_counter()
     try:
         nest = load_nest(module, function, nest_id)
@@ -118,7 +119,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
         plan = plan_call(instance, values, facts, nest=f"{module}.{function} nest {nest_id}",
                          forced=forced, opt=opt)
         if resident:
-            plan = residency.amortised(plan, resident)
+            plan = dataclasses.replace(residency.amortised(plan, resident), with_data=with_data)
     except DeviceFailure:
         raise
     except NotOffloadable as e:
@@ -211,7 +212,7 @@ def build_part(instance, part, values, device, opt, bound=None) -> tuple:
 
 
 def prepared_call(module, function, nest_id, values, device, inputs=None,
-                  resident=0) -> tuple:
+                  resident=0, with_data=False) -> tuple:
     """(Prepared, whether this call prepared it, seconds of its search's step (0.0: none)):
     repeated calls on the same layout reuse the last preparations, and step a pending search
     (`_search_step`). `inputs`: the compiled caller's bytes of the call's array layouts and
@@ -226,7 +227,7 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
     # (the search switch decides the kernel too: jitgpu/search.py)
     if inputs is not None:
         key = (module, function, nest_id, inputs, facts, forced, opt, settings.gpu_search,
-               resident)
+               resident) + (("with data",) if with_data else ())
         found = _PREPARED.get(key)
         bytes_ = relaunch.family_key(load_nest(module, function, nest_id), values, inputs)
         if bytes_ is not None and found is None:
@@ -239,7 +240,7 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
             family = family if found is None else None
     else:
         key = call_key(module, function, nest_id, values, facts, forced, opt) + (
-            settings.gpu_search, resident)
+            settings.gpu_search, resident) + (("with data",) if with_data else ())
     found = _PREPARED.get(key)
     if found is not None and found.refusal and found.trial is not None \
             and found.trial.on_device is not False:
@@ -257,11 +258,12 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
         if found.pending is None and not found.may_flag and overlap.worth_tiling(found.plan):
             # Its search just settled: prepared again, in tiles built with the choice.
             found = prepare(module, function, nest_id, values, device, facts, forced, opt,
-                            resident)
+                            resident, with_data)
             _PREPARED[key] = found
             return found, True, step_s
         return found, False, step_s
-    found = prepare(module, function, nest_id, values, device, facts, forced, opt, resident)
+    found = prepare(module, function, nest_id, values, device, facts, forced, opt, resident,
+                    with_data)
     _PREPARED[key] = found
     if family is not None and (_settled_refusal(found) or found.checks is not None
                                and found.pending is None and found.refusal is None):
@@ -335,6 +337,13 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     share = residency.nest_calls_share(module, function, scope) if keep else None
     prepared, first_call, step_s = prepared_call(module, function, nest_id, values, device,
                                                  key, share or keep)
+    if prepared.refusal and keep and prepared.plan is not None \
+            and residency.on_device_now(values):
+        # Kept off the device by its estimate, while its arrays are there: prepared for the
+        # device (its estimate's refusals only: what cannot run there stays refused).
+        prepared, first_again, step_s = prepared_call(module, function, nest_id, values,
+                                                      device, key, share or keep, True)
+        first_call = first_call or first_again
     prepared_s = time.perf_counter() - started if first_call else 0.0
     if first_call:
         relaunch.RELAUNCHES.call(module, function, scope if scope is not None else -1

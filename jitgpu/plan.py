@@ -167,6 +167,9 @@ class GpuPlan:
     opt: str                        # UNPY_GPU_OPT level
     residency: Optional[object] = None   # jitgpu.residency.ResidencyPlan of this call, if any
     overlap: bool = False           # tiles whose copies overlap the others' kernels (overlap.py)
+    # Its arrays are on the device, kept there by the call's earlier nests: on OpenMP it would
+    # copy them back and the next nest in again (jitgpu/residency.py, `with_data`).
+    with_data: bool = False
 
     @property
     def profitable(self) -> bool:
@@ -174,12 +177,15 @@ class GpuPlan:
 
     @property
     def runs_on_device(self) -> bool:
-        return self.forced or self.profitable
+        return self.forced or self.with_data or self.profitable
 
     @property
     def verdict(self) -> str:
         if self.forced:
             return "UNPY_FORCE_GPU=1 (profitability not checked)"
+        if self.with_data and not self.profitable:
+            return ("its arrays are on the device, kept there by this call's earlier nests: on "
+                    f"OpenMP they would be copied back and in again ({self.estimate})")
         if self.profitable:
             return ("the transfer analysis succeeded and the estimate favours the device: "
                     f"{self.estimate}")

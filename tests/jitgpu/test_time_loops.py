@@ -93,6 +93,23 @@ def test_a_pivot_loop_kept_on_openmp_decides_once(loops, device_env, monkeypatch
     assert len(prepared) == 1, len(prepared)
 
 
+def test_a_small_nest_runs_where_the_steps_data_is(loops, device_env, monkeypatch):
+    """FDTD's first nest a step (`ey[0, j] = fict[t]`) is no profit on the device by itself,
+    but `ey` is there, kept by the step's other nests: it runs there too, instead of copying
+    `ey` back and in again every step."""
+    from jitgpu.plan import GpuPlan
+    device_env.delenv("UNPY_FORCE_GPU")
+    monkeypatch.setattr(GpuPlan, "profitable",
+                        property(lambda plan: not plan.nest.endswith("nest 0")))
+    nx, ny, tmax = 12, 15, 7
+    ex, ey, hz = RNG.random((nx, ny)), RNG.random((nx, ny)), RNG.random((nx, ny))
+    loops.check("fdtd2d", tmax, ex, ey, hz, RNG.random(tmax), rtol=1e-12, ran_on=None)
+    report = loops.explain("fdtd2d")
+    assert report.nests[0].ran_on.startswith("opencl:"), report.nests[0]
+    assert "kept there by this call's earlier nests" in report.nests[0].reason
+    assert report.transfers["ey"] == (1, 1), report.transfers
+
+
 def test_nbody_leapfrog(loops):
     n = 17
     pos, vel = RNG.random((n, 3)), RNG.random((n, 3)) - 0.5

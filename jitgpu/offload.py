@@ -340,10 +340,14 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     if prepared.refusal and keep and prepared.plan is not None \
             and residency.on_device_now(values):
         # Kept off the device by its estimate, while its arrays are there: prepared for the
-        # device (its estimate's refusals only: what cannot run there stays refused).
-        prepared, first_again, step_s = prepared_call(module, function, nest_id, values,
-                                                      device, key, share or keep, True)
+        # device (its estimate's refusals only: what cannot run there stays refused), and run
+        # there where it finds them in its own layouts (else it would copy them anyway).
+        with_data, first_again, step_s = prepared_call(module, function, nest_id, values,
+                                                       device, key, share or keep, True)
         first_call = first_call or first_again
+        if not with_data.refusal and residency.reuses_entries(
+                with_data.plan, *TABLE.snapshot(), may_flag=with_data.may_flag):
+            prepared = with_data
     prepared_s = time.perf_counter() - started if first_call else 0.0
     if first_call:
         relaunch.RELAUNCHES.call(module, function, scope if scope is not None else -1

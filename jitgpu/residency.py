@@ -245,3 +245,11 @@ def on_device_now(values) -> bool:
             if TABLE.find(lo, hi):
                 return True
     return False
+
+
+def reuses_entries(plan, snapshot, held, *, may_flag: bool) -> bool:
+    """Whether `plan`, run now in a call that keeps data, finds some of its arrays on the
+    device in its own layouts and copies no other layout of them back first."""
+    edited = apply_residency(plan, snapshot, held, keep=True, may_flag=may_flag).residency
+    return (edited is not None and not edited.flush
+            and any(g.reuse for g in edited.groups))

@@ -145,12 +145,58 @@ CASES = [
         def f(m):
             return m[0] - m[1]
         """, r"operator - is not defined for bool and bool", 3, "m[0] - m[1]"),
-    ("two index arrays", """
-        @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 1]', 'float64')
+    ("index arrays apart", """
+        @unpython.type('ndarray[float64, 3]', 'ndarray[int64, 1]', 'float64')
         def f(a, idx):
-            return np.sum(a[idx, idx])
-        """, r"index arrays \(NumPy's advanced indexing\) are supported as one 1-D integer",
-     3, "idx]"),
+            return np.sum(a[idx, :, idx])
+        """, r"index arrays with integer indices or other index arrays on both sides of a "
+             r"slice or None are not supported: NumPy puts the indexed dimension first there "
+             r"\(a\[0, :, idx\] is a\[0\]\[:, idx\].T\); index in two steps", 3, "a[idx, :, idx]"),
+    ("index array apart from an integer", """
+        @unpython.type('ndarray[float64, 3]', 'ndarray[int64, 1]', 'float64')
+        def f(a, idx):
+            return np.sum(a[0, :, idx])
+        """, r"NumPy puts the indexed dimension first there", 3, "a[0, :, idx]"),
+    ("an index array's result indexed again", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 1]', 'ndarray[float64, 1]')
+        def f(a, idx):
+            return a[idx][0]
+        """, r"indexing the result of an index array or mask again \(a\[idx\]\[j\]\) is not "
+             r"supported: it is not a\[idx, j\]; bind it to a name first", 3, "a[idx][0]"),
+    ("index array of two dimensions", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 2]', 'float64')
+        def f(a, idx):
+            return np.sum(a[idx])
+        """, r"index arrays \(NumPy's advanced indexing\) are supported as 1-D integer arrays "
+             r"read, side by side", 3, "idx]"),
+    ("dtype parameter used as a value", """
+        @unpython.type('int64', 'type[float32]', 'int64')
+        def f(n, dtype):
+            return n + dtype
+        """, r"'dtype' is a dtype \(a parameter of type type\[float32\]\), which compiled code "
+             r"takes only as the dtype of an allocation or conversion", 3, "dtype"),
+    ("a dtype argument of another dtype", """
+        @unpython.type('int64', 'type[float32]', 'ndarray[float32, 1]')
+        def g(n, dtype):
+            return np.zeros(n, dtype)
+
+        @unpython.type('int64', 'ndarray[float32, 1]')
+        def f(n):
+            return g(n, np.float64)
+        """, r"argument of g\(\): type\[float64\] cannot become type\[float32\]", 7,
+     "np.float64"),
+    ("a default dtype of no signature", """
+        @unpython.type('int64', 'type[float32]', 'ndarray[float32, 1]')
+        def g(n, dtype=np.int8):
+            return np.zeros(n, dtype)
+        """, r"the default dtype int8 of 'dtype' is in no signature of 'g'; add one with "
+             r"'type\[int8\]' there", 2, "np.int8"),
+    ("a dtype returned", """
+        @unpython.type('int64', 'type[float32]')
+        def g(n):
+            return n
+        """, r"a function returns no dtype \(type\[float32\] is a parameter's type\)", 2,
+     "def"),
     ("assignment through an index array", """
         @unpython.type('ndarray[float64, 1]', 'ndarray[int64, 1]', None)
         def f(a, idx):
@@ -267,7 +313,8 @@ CASES = [
         def f(n):
             t = 3
             return np.zeros(n, t)
-        """, r"the dtype must be a literal", 4, "t)"),
+        """, r"'t' is not a dtype \(int64\(weak\)\); give a dtype such as np.float64, 't.dtype' "
+             r"of an array, or a parameter of type 'type\[float64\]'", 4, "t)"),
     ("string dtype", """
         @unpython.type('int64', 'int64')
         def f(n):
@@ -809,13 +856,23 @@ CASES = [
              r"updates that several iterations may make to one element are atomic, and must "
              r"use one operator", 5, "h[idx[i]] *= 2"),
     # --- np.linalg, np.cov, np.histogram --------------------------------------------------
-    ("histogram with array bins", """
-        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[int64, 1]')
+    ("histogram with bins as a sequence", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[int64, 1]')
+        def f(a):
+            return np.histogram(a, [0.0, 0.5, 1.0])[0]
+        """, r"np.histogram\(\) with bins given as a sequence is not supported in compiled "
+             r"code; give the edges as a 1-D array", 3, "np.histogram(a, [0.0, 0.5, 1.0])"),
+    ("histogram with 2-D edges", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 2]', 'ndarray[int64, 1]')
         def f(a, edges):
             return np.histogram(a, edges)[0]
-        """, r"np.histogram\(\) with bins given as edges \(an array or sequence\) is not "
-             r"supported in compiled code; give the number of bins, an integer, and "
-             r"range=\(lo, hi\)", 3, "np.histogram(a, edges)"),
+        """, r"the edges of np.histogram\(\) must be a 1-D array of real numbers", 3, "edges)"),
+    ("cholesky of a complex matrix", """
+        @unpython.type('ndarray[complex128, 2]', 'ndarray[complex128, 2]')
+        def f(a):
+            return np.linalg.cholesky(a)
+        """, r"np.linalg.cholesky\(\) of complex arrays is not supported in compiled code "
+             r"\(solve, inv and det are\)", 3, "np.linalg.cholesky(a)"),
     ("histogram with weights", """
         @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[float64, 1]')
         def f(a, w):
@@ -846,6 +903,15 @@ CASES = [
                 a[i] = np.linalg.inv(a[i])
         """, r"np.linalg.inv\(\) inside a prange is not supported; call it before the loop, "
              r"or loop with range", 4, "np.linalg.inv(a[i])"),
+    ("read where no path assigned", """
+        @unpython.type('int64', 'float64')
+        def f(n):
+            if n > 0:
+                x = 1.0
+                return x
+            return x
+        """, r"'x' is read here, but no path to this line assigns it: the interpreter would "
+             r"raise UnboundLocalError", 6, "x\n"),
 ]
 
 BITWISE_FLOAT = ("""

@@ -53,7 +53,17 @@ class TupleType:
         return f"tuple[{', '.join(str(t) for t in self.items)}]"
 
 
-Type = Union[Scalar, Array, TupleType, None]
+@dataclass(frozen=True)
+class DtypeType:
+    """A dtype given as an argument (`'type[float64]'`: `np.float64` passed for `dtype`): known
+    while compiling, as each signature names one; it carries no value at run time."""
+    dtype: str
+
+    def __str__(self):
+        return f"type[{self.dtype}]"
+
+
+Type = Union[Scalar, Array, TupleType, DtypeType, None]
 
 
 # --- expressions ----------------------------------------------------------------------------
@@ -131,6 +141,9 @@ class Subscript:
     loc: tuple = (0, 0)
     type: Type = None
     in_range: list = field(default_factory=list)
+    # `a[i][j]` as the frontend joins it into `a[i, j]`: where the second subscript's indices
+    # begin (0: written as one); typeinfer refuses an index array before it.
+    joined_at: int = 0
 
 
 @dataclass
@@ -522,7 +535,7 @@ def is_converted_integer(e) -> bool:
 # --- JSON serialiser ------------------------------------------------------------------------
 
 _NODE_CLASSES = {cls.__name__: cls for cls in (
-    Scalar, Array, TupleType, TupleValue, TupleItem, Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr,
+    Scalar, Array, TupleType, DtypeType, TupleValue, TupleItem, Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr,
     Call, CallCompiled, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
     StridedView, Reshape, Assign, AugAssign, Reduction, For, LoopSpan, IndexBound, IndexProof,
     LocalTile, While, If, Break, Continue, Return,

@@ -8,17 +8,20 @@ from unpy import ir
 from unpy.errors import CompileError
 from unpy.frontend.discover import discover
 from unpy.frontend.lower import lower_function
-from unpy.ir import Array
+from unpy.ir import Array, DtypeType
 from unpy.typeinfer.array_races import check_array_writes
 from unpy.typeinfer.contract import contract_temporaries
 from unpy.typeinfer.fuse import fuse_function
 from unpy.typeinfer.infer import infer_function
+from unpy.typeinfer.interpreter_checks import apply_checks, merged
 from unpy.typeinfer.lower_arrays import lower_arrays
 from unpy.typeinfer.lower_logic import lower_logic
 from unpy.typeinfer.never_negative import drop_sqrt_domain_checks
 from unpy.typeinfer.overloads import Signature
+from unpy.typeinfer.python_division import python_division_plan
 from unpy.typeinfer.reductions import check_function
 from unpy.typeinfer.types import TypeStringError, conversion_loses, literal_type, parse_type
+from unpy.typeinfer.unbound_locals import unbound_locals_plan
 from unpy.typeinfer.weak_params import eligible, typed_the_same, weakened
 
 
@@ -38,8 +41,14 @@ def parse_signature(decorated, written, errors):
             f"parameter ({n}) and then the return type (None for no value)", loc)
     if any(t is None for t in types[:-1]):
         raise errors.error("parameters need a type; None is only a return type", loc)
+    if isinstance(types[-1], DtypeType):
+        raise errors.error(f"a function returns no dtype ({types[-1]} is a parameter's type); "
+                           "return an array or a number", loc)
     for default, t in zip(decorated.defaults, types[n - len(decorated.defaults):n]):
         why = (f"a parameter of type {t} takes no default" if isinstance(t, Array) else
+               # a dtype default chooses among the signatures (parse_signatures checks one
+               # takes it)
+               None if isinstance(t, DtypeType) and isinstance(default.value, str) else
                conversion_loses(literal_type(default.value), t, default.value))
         if why:
             raise errors.error(f"this default does not suit its parameter's type: {why}",
@@ -65,6 +74,14 @@ def parse_signatures(decorated, taken: set, errors) -> list:
                 own += "_"
             taken.add(own)
         found.append(Signature(own, tuple(params), ret))
+    params = decorated.node.args.args
+    for default, k in zip(decorated.defaults, range(len(params) - len(decorated.defaults),
+                                                   len(params))):
+        if isinstance(default.value, str) and \
+                DtypeType(default.value) not in (s.params[k] for s in found):
+            raise errors.error(f"the default dtype {default.value} of '{params[k].id}' is in no "
+                               f"signature of '{name}'; add one with 'type[{default.value}]' "
+                               "there", default.loc)
     return found
 
 
@@ -74,8 +91,9 @@ def parse_locals(decorated, errors) -> dict:
         local_types = {k: parse_type(v) for k, v in decorated.locals.items()}
     except TypeStringError as e:
         raise errors.error(str(e), (fn.lineno, fn.col_offset))
-    if any(t is None for t in local_types.values()):
-        raise errors.error("@unpython.locals types cannot be None", (fn.lineno, fn.col_offset))
+    if any(t is None or isinstance(t, DtypeType) for t in local_types.values()):
+        raise errors.error("@unpython.locals types cannot be None or a dtype (type[...])",
+                           (fn.lineno, fn.col_offset))
     return local_types
 
 
@@ -142,9 +160,17 @@ def with_weak_variants(module, signatures, local_types, errors, functions, taken
         for d in module.functions:
             for s in declared[d.node.name]:
                 strong = by_name[s.name]
-                matter = [k for k in eligible(s, as_written[d.node.name])
+                can = eligible(s, as_written[d.node.name])
+                matter = [k for k in can
                           if not _compiles_alike(module, d, weakened(s, [k]), strong,
                                                  signatures, local_types, errors)]
+                if len(can) > max(len(matter), 1):
+                    # Some matter together only (`x / y` is Python's only when both are).
+                    alone = strong if not matter else compile_function(
+                        module, d, weakened(s, matter), signatures, local_types, errors)
+                    if not _compiles_alike(module, d, weakened(s, can), alone, signatures,
+                                           local_types, errors):
+                        matter = can
                 if matter:
                     known = variants.get(s.name)
                     name = known.name if known else _free_name(f"{s.name}_weak", taken)
@@ -205,6 +231,9 @@ def compile_function(module, d, signature, signatures, local_types, errors) -> i
     fn.return_type = signature.ret
     fn.locals = dict(local_types[fn.python_name])
     infer_function(fn, signatures, errors)
+    # Where the interpreter raises UnboundLocalError or a Python float's ZeroDivisionError.
+    apply_checks(fn, merged(unbound_locals_plan(fn, errors), python_division_plan(fn, errors)),
+                 errors)
     lower_arrays(fn, errors)
     check_function(fn, errors)
     check_array_writes(fn, errors)

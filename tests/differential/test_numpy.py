@@ -36,6 +36,7 @@ CASES = {
     "jacobi": lambda: (rand(6, 7), 3),
     "shifted_difference": lambda: (rand(9),),
     "overlapping_shift": lambda: (rand(9),),
+    "column_view_of_a_view": lambda: (rand(6, 7),),
     "in_place": lambda: (rand(6, 7), rand(6, 7), 0.5),
     "add_transpose_in_place": lambda: (rand(5, 5),),
     "row_view": lambda: (rand(6, 7), 2),
@@ -183,12 +184,55 @@ CASES = {
     "stretch_in_prange": lambda: (rand(4, 5), rand(2, 5)),
     "stretch_in_prange (1,1)": lambda: (rand(4, 5), rand(1, 1)),
     "stretch_in_prange mismatched": lambda: (rand(4, 5), rand(1, 3)),
+    # dtypes as arguments (a parameter of type 'type[float64]')
+    "linspace_of": lambda: (0.5, 2.0, 7, np.float64),
+    "linspace_of float32": lambda: (0.5, 2.0, 7, np.float32),
+    "linspace_of np.dtype": lambda: (-1.0, 1.0, 4, np.dtype("float32")),
+    "linspace_of string": lambda: (-1.0, 1.0, 4, "float64"),
+    "ramp_of": lambda: (5,),
+    "ramp_of int32": lambda: (5, np.int32),
+    "dtype_passed_on": lambda: (4, np.int32),
+    "dtype_arguments": lambda: (0.25, 6),
+    # complex np.linalg
+    "linalg_complex": lambda: (cwell(5), crand(5)),
+    "linalg_complex of views": lambda: (cwell(10)[::2, ::-2].T, crand(10)[1::2]),
+    "linalg_complex singular": lambda: (np.ones((3, 3)) * (1 + 1j), crand(3)),
+    "linalg_complex not square": lambda: (crand(3, 4), crand(3)),
+    "linalg_complex64": lambda: (cwell(4).astype(np.complex64), crand(4, 2).astype(np.complex64)),
+    "contour_sums": lambda: (2, crand(3, 4, 4), np.exp(2j * np.pi * RNG.random(5)) * 1.3,
+                             crand(4, 2)),
+    "contour_sums square": lambda: (2, crand(3, 3, 3), np.array([0.5j, 1.5 + 0.2j]),
+                                    crand(3, 3)),
+    # np.histogram with the edges given
+    "histogram_edges": lambda: (rand(6, 7) * 2, np.array([-0.5, 0.0, 0.25, 0.25, 1.0, 1.4])),
+    "histogram_edges on the edges": lambda: (np.array([[0.0, 0.25, 1.4, np.nan, -3.0, 1.41]]),
+                                             np.array([0.0, 0.25, 0.25, 1.0, 1.4])),
+    "histogram_edges one edge": lambda: (rand(2, 3), np.array([0.5])),
+    "histogram_edges no edges": lambda: (rand(2, 3), np.zeros(0)),
+    "histogram_edges falling": lambda: (rand(2, 3), np.array([0.0, 1.0, 0.5])),
+    "histogram_edges of a view": lambda: (rand(6, 8)[::2, ::-3], np.linspace(-1, 1, 9)[::2]),
+    "histogram_edges_mixed": lambda: (rand(50, dtype=np.float32), np.array([-1, 0, 1, 2, 2])),
+    # several index arrays in one subscript
+    "gather_pairs": lambda: (rand(4, 5), np.array([0, 3, -1, 2]), np.array([4, 0, 1, -5])),
+    "gather_pairs stretched": lambda: (rand(5, 5), np.array([2]), np.array([0, 4, -1])),
+    "gather_pairs mismatched": lambda: (rand(5, 5), np.array([0, 1]), np.array([0, 1, 2])),
+    "gather_pairs out of range": lambda: (rand(4, 5), np.array([0, 4]), np.array([0, 1])),
+    "gather_pairs_rows": lambda: (rand(3, 4, 5), np.array([0, 2, 1]), np.array([3, 0, 1])),
 }
 
 
 def well(n):
     """A well-conditioned n x n matrix."""
     return rand(n, n) + n * np.eye(n)
+
+
+def crand(*shape):
+    return rand(*shape) + 1j * rand(*shape)
+
+
+def cwell(n):
+    """A well-conditioned complex n x n matrix."""
+    return crand(n, n) + n * np.eye(n)
 
 
 def spd(n):
@@ -198,7 +242,7 @@ def spd(n):
 
 
 def test_every_function_has_a_case(numpy_exprs_kernels):
-    functions = set(numpy_exprs_kernels.compiled.__unpy_functions__)
+    functions = {f["name"] for f in numpy_exprs_kernels.compiled.__unpy_functions__.values()}
     assert functions and functions <= {case.split()[0] for case in CASES}
 
 
@@ -340,3 +384,19 @@ def test_large_blocks_are_reused_by_the_next_call(numpy_exprs_kernels):
     del first
     second = f(2 ** 20)
     assert second.ctypes.data == address and np.all(second == 3.0)
+
+
+def test_a_dtype_of_no_signature_raises_type_error(numpy_exprs_kernels):
+    """A dtype argument is taken as np.dtype() reads it (the cases above: np.float32,
+    np.dtype('float32'), 'float64'); another dtype raises TypeError naming the parameter."""
+    compiled = numpy_exprs_kernels.compiled
+    with pytest.raises(TypeError, match=r"dtype_passed_on\(\) argument 'dtype': expected the "
+                                        r"dtype int32 \(np.int32\), got <class 'numpy.int64'>"):
+        compiled.dtype_passed_on(3, np.int64)
+    with pytest.raises(TypeError, match=r"linspace_of\(\) argument 'dtype': expected "
+                                        r"type\[float64\] or type\[float32\], got type\[int64\]"):
+        compiled.linspace_of(0.0, 1.0, 3, np.int64)
+    with pytest.raises(TypeError, match=r"argument 'dtype'"):
+        compiled.linspace_of(0.0, 1.0, 3, "no such dtype")
+    assert compiled.ramp_of(3).dtype == np.float32          # the default, np.float32
+    assert compiled.ramp_of(3, "int32").dtype == np.int32

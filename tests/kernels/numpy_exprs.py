@@ -101,6 +101,14 @@ def overlapping_shift(a):
 
 
 @unpython.gpu
+@unpython.type(F2, None)
+def column_view_of_a_view(o):
+    # (fuzz finding 6: the right side reads `o` through a view of a view: NumPy computes it
+    # whole before the store)
+    o[...] = o[:, 0][:, None] + 1.0
+
+
+@unpython.gpu
 @unpython.type(F2, F2, 'float64', None)
 def in_place(a, b, beta):
     a *= beta
@@ -826,3 +834,122 @@ def stretch_in_prange(a, w):
     for i in prange(a.shape[0]):
         out[i, :] = a[i, :] * w[0, :] + np.sum(w[0, :] * a[i, :])
     return out
+
+
+# --- dtypes as arguments (issue 18) -----------------------------------------------------------
+# A parameter of type 'type[float64]' takes a dtype (np.float64, np.dtype('float64'), 'float64'):
+# known while compiling, one signature per dtype.
+
+@unpython.gpu
+@unpython.type('float64', 'float64', 'int64', 'type[float64]', F1)
+@unpython.type('float64', 'float64', 'int64', 'type[float32]', S1)
+def linspace_of(start, stop, num, dtype):
+    """npbench's mandelbrot: `X = np.empty((num,), dtype=dtype)` filled by a loop."""
+    x = np.empty((num,), dtype=dtype)
+    dist = (stop - start) / (num - 1)
+    for i in range(num):
+        x[i] = start + i * dist
+    return x
+
+
+@unpython.gpu
+@unpython.type('int64', 'type[float32]', S1)
+@unpython.type('int64', 'type[int32]', 'ndarray[int32, 1]')
+def ramp_of(n, dtype=np.float32):
+    """A default dtype, and the dtype of np.zeros by position and of astype."""
+    return np.arange(n).astype(dtype) + np.zeros(n, dtype)
+
+
+@unpython.gpu
+@unpython.type('int64', 'type[int32]', 'ndarray[int32, 1]')
+def dtype_passed_on(n, dtype):
+    return ramp_of(n, dtype) * 2
+
+
+@unpython.gpu
+@unpython.type('float64', 'int64', F1)
+def dtype_arguments(a, n):
+    """Calls inside the module give the dtype by keyword, by position, as a string, by the
+    default, and pass one on."""
+    x = linspace_of(a, 2.0 * a, n, dtype=np.float64)
+    y = linspace_of(a, 2.0 * a, n, 'float32')
+    return x + y + ramp_of(n) + dtype_passed_on(n, np.int32)
+
+
+# --- complex np.linalg (issue 18) -------------------------------------------------------------
+# zgesv and zgetrf of the LAPACK NumPy ships; complex64 computed in complex128 and rounded.
+
+C1 = 'ndarray[complex128, 1]'
+C2 = 'ndarray[complex128, 2]'
+Z2 = 'ndarray[complex64, 2]'
+
+
+@unpython.gpu
+@unpython.type(C2, C1, (C1, C2, 'complex128', C1))
+def linalg_complex(a, b):
+    """solve, inv and det of a complex matrix; a real matrix with a complex right-hand side."""
+    return np.linalg.solve(a, b), np.linalg.inv(a), np.linalg.det(a), np.linalg.solve(a.real, b)
+
+
+@unpython.gpu
+@unpython.type(Z2, Z2, (Z2, Z2, 'complex64'))
+def linalg_complex64(a, b):
+    return np.linalg.solve(a, b), np.linalg.inv(a) * 2, np.linalg.det(a)
+
+
+@unpython.gpu
+@unpython.type('int64', 'ndarray[complex128, 3]', C1, C2, (C2, C2))
+def contour_sums(slab, ham, points, y):
+    """npbench's contour_integral: a complex matrix per point, inverted or solved."""
+    n = ham.shape[1]
+    p0 = np.zeros((n, y.shape[1]), dtype=np.complex128)
+    p1 = np.zeros((n, y.shape[1]), dtype=np.complex128)
+    for z in points:
+        tz = np.zeros((n, n), dtype=np.complex128)
+        for k in range(slab + 1):
+            tz += np.power(z, slab / 2 - k) * ham[k]
+        if n == y.shape[1]:
+            x = np.linalg.inv(tz)
+        else:
+            x = np.linalg.solve(tz, y)
+        if abs(z) < 1.0:
+            x = -x
+        p0 += x
+        p1 += z * x
+    return p0, p1
+
+
+# --- np.histogram with the edges given (issue 18) ---------------------------------------------
+
+@unpython.gpu
+@unpython.type(F2, F1, ('ndarray[int64, 1]', F1))
+def histogram_edges(a, edges):
+    """Right-open bins, the last closed; values outside (and NaN) counted nowhere; the edges
+    returned are the array given."""
+    counts, e = np.histogram(a, edges)
+    return counts + np.histogram(a[0], bins=edges, range=(5.0, 4.0))[0], e
+
+
+@unpython.gpu
+@unpython.type(S1, I1, 'ndarray[int64, 1]')
+def histogram_edges_mixed(a, edges):
+    """float32 data, int64 edges: compared in float64 as NumPy promotes them."""
+    return np.histogram(a * 3, edges)[0]
+
+
+# --- several index arrays in one subscript (issue 18) -----------------------------------------
+
+@unpython.gpu
+@unpython.type(F2, I1, I1, F1)
+def gather_pairs(a, idx, jdx):
+    """a[idx, jdx]: the elements (idx[k], jdx[k]), lengths broadcast (1 stretches)."""
+    return a[idx, jdx] * 2.0 + a[jdx, idx]
+
+
+@unpython.gpu
+@unpython.type(F3, I1, I1, F2)
+def gather_pairs_rows(a, idx, jdx):
+    """Adjacent index arrays and a slice after them: the rows a[idx[k], jdx[k], :]."""
+    b = a[idx, jdx, 1:]
+    c = a[0, idx, jdx] + a[idx, 1, jdx]
+    return b + c[:, None]

@@ -52,7 +52,8 @@ COMPLEX_CXX = {"*": "unpy::complex_multiply", "/": "unpy::complex_divide",
                "sqrt": "std::sqrt", "exp": "std::exp", "log": "std::log", "log10": "std::log10",
                "sin": "std::sin", "cos": "std::cos", "tan": "std::tan", "sinh": "std::sinh",
                "cosh": "std::cosh", "tanh": "std::tanh"}
-ERROR_KINDS = {"ValueError": "value", "IndexError": "index"}
+ERROR_KINDS = {"ValueError": "value", "IndexError": "index", "ZeroDivisionError": "zero_division",
+               "UnboundLocalError": "unbound_local"}
 CXX_HELPERS = {"//": "floordiv", "%": "mod", "**": "power", "<<": "shift_left",
                ">>": "shift_right", "/": "int_true_divide"}     # the runtime's templates
 
@@ -64,6 +65,8 @@ def ctype(t) -> str:
         return f"std::tuple<{', '.join(ctype(x) for x in t.items)}>"
     if t is None:
         return "void"
+    if isinstance(t, ir.DtypeType):
+        return "int64_t"        # a dtype known while compiling: no value at run time
     return CTYPES[t.dtype]
 
 
@@ -101,6 +104,8 @@ def default_literal(p: ir.Param) -> str:
     glue (`py::arg("x") = ...`): pybind11 makes it the Python number a call without `x` gets,
     converted like any argument."""
     dtype = p.type.dtype
+    if isinstance(p.type, ir.DtypeType):
+        return f'"{p.default}"'     # np.dtype reads the name as the dtype
     if dtype == "bool":
         return "true" if p.default else "false"
     if dtype[0] in "iu":
@@ -206,7 +211,7 @@ class FunctionEmitter(CExprPrinter):
             self.out("double unpy_math_error = 0;   // see unpy::math_result")
         if self.residency:
             self.call_scope()
-        if fn.name in recursive_functions(self.signatures):
+        if fn.name in _module_recursive_functions(self.signatures):
             self.poll(False)    # a recursion may be long without any loop
         first = len(self.lines)
         self.block(fn.body)
@@ -943,6 +948,11 @@ class FunctionEmitter(CExprPrinter):
     def expr_Name(self, e):
         return cname(e.id)
 
+    def expr_Const(self, e):
+        if isinstance(e.type, ir.DtypeType):
+            return "int64_t(0)"     # a dtype argument: known while compiling, no value
+        return super().expr_Const(e)
+
     def index(self, array, d, e):
         """--unchecked: index `e` of dimension `d`, wrapped where it may be negative."""
         text = self.expr(e)
@@ -1084,6 +1094,20 @@ def recursive_functions(functions: dict) -> set:
             if callee not in seen:
                 seen.add(callee)
                 todo.extend(calls.get(callee, ()))
+    return found
+
+
+_last_recursive = (None, set())
+
+
+def _module_recursive_functions(signatures: dict) -> set:
+    """recursive_functions(signatures), found once per module: each of its functions asks (a
+    module of 100 functions spent 30 s walking them all again for each)."""
+    global _last_recursive
+    functions, found = _last_recursive
+    if functions is not signatures:
+        found = recursive_functions(signatures)
+        _last_recursive = (signatures, found)
     return found
 
 

@@ -33,7 +33,9 @@ namespace py = pybind11;
 // checked code keeps its values in registers), and each thread's share of a parallel loop that
 // may throw catches it and records it (`record`): that thread stops there, the others run on.
 
-enum class ErrorKind { none, zero_division, index, value, overflow, linalg, runtime };
+enum class ErrorKind {
+    none, zero_division, index, value, overflow, linalg, runtime, unbound_local
+};
 
 struct Error : std::exception {
     ErrorKind kind;
@@ -93,6 +95,7 @@ inline void register_errors() {
                 case ErrorKind::index: type = PyExc_IndexError; break;
                 case ErrorKind::value: type = PyExc_ValueError; break;
                 case ErrorKind::overflow: type = PyExc_OverflowError; break;
+                case ErrorKind::unbound_local: type = PyExc_UnboundLocalError; break;
                 case ErrorKind::linalg: {      // numpy.linalg.LinAlgError (a ValueError)
                     py::object error = py::module_::import("numpy.linalg").attr("LinAlgError");
                     PyErr_SetString(error.ptr(), e.what());
@@ -613,8 +616,10 @@ bool blas_matmul(const Array<T, NO>& out, const Array<T, NA>& a, const Array<T, 
 // Fortran interface, as NumPy does: LAPACKE would refuse NaN inputs), on a column-major copy of
 // each input (LAPACK overwrites it, and NumPy hands it Fortran order): the results are
 // NumPy's. NumPy computes float32 matrices in double too (its _commonType), so the lowering
-// (unpy/typeinfer/lower_linalg.py) calls these with T = double and rounds the results after. The errors are NumPy's: LinAlgError for a singular or not positive definite matrix
-// and for one that is not square, ValueError for a right-hand side of another length.
+// (unpy/typeinfer/lower_linalg.py) calls these with T = double and rounds the results after;
+// complex matrices alike with T = std::complex<double> (zgesv, zgetrf: solve, inv and det).
+// The errors are NumPy's: LinAlgError for a singular or not positive definite matrix and for
+// one that is not square, ValueError for a right-hand side of another length.
 
 template <typename T>
 struct NumpyLapack {
@@ -631,17 +636,20 @@ struct NumpyLapack {
     syevd_t syevd = nullptr;
 };
 
+template <typename T> using lapack_complex = std::is_same<T, std::complex<double>>;
+
 // Errors are raised as unpy::raise does (recorded inside an OpenMP region: a compiled function
 // calling these may run in another's prange); the function then returns at once.
 
-// The routines for T (float: s*, double: d*); null, with RuntimeError raised, when NumPy ships
-// no such library.
+// The routines for T (float: s*, double: d*, std::complex<double>: z*, which has no potrf or
+// syevd here); null, with RuntimeError raised, when NumPy ships no such library.
 template <typename T>
 const NumpyLapack<T>* numpy_lapack() {
     static NumpyLapack<T>* found = [] {
         auto* f = new NumpyLapack<T>();
         if (void* lib = numpy_openblas()) {
-            const std::string p = std::is_same<T, double>::value ? "scipy_d" : "scipy_s";
+            const std::string p = lapack_complex<T>::value ? "scipy_z"
+                                  : std::is_same<T, double>::value ? "scipy_d" : "scipy_s";
             auto get = [&](const char* name) { return dlsym(lib, (p + name + "_64_").c_str()); };
             f->gesv = reinterpret_cast<typename NumpyLapack<T>::gesv_t>(get("gesv"));
             f->getrf = reinterpret_cast<typename NumpyLapack<T>::getrf_t>(get("getrf"));
@@ -650,7 +658,8 @@ const NumpyLapack<T>* numpy_lapack() {
         }
         return f;
     }();
-    if (!found->gesv || !found->getrf || !found->potrf || !found->syevd) {
+    if (!found->gesv || !found->getrf ||
+        (!lapack_complex<T>::value && (!found->potrf || !found->syevd))) {
         raise(ErrorKind::runtime, "np.linalg in compiled code needs the LAPACK NumPy ships "
               "(numpy.libs/libscipy_openblas64_*.so), which this NumPy does not have");
         return nullptr;
@@ -749,8 +758,9 @@ void linalg_cholesky(const Array<T, 2>& out, const Array<T, 2>& a) {
     from_column_major(out, l);
 }
 
-// The determinant of a, as NumPy's det: getrf, then sign * exp(sum of log|u_ii|) (0 where the
-// factorisation finds the matrix singular).
+// The determinant of a, as NumPy's det: getrf, then sign * exp(sum of log|u_ii|), the sign of
+// a complex matrix the product of u_ii / |u_ii| (0 where the factorisation finds the matrix
+// singular).
 template <typename T>
 T linalg_det(const Array<T, 2>& a) {
     const int64_t n = square_order(a);
@@ -762,12 +772,15 @@ T linalg_det(const Array<T, 2>& a) {
     int64_t info = 0;
     if (n > 0) lapack->getrf(&n, &n, lu.data(), &ld, pivots.data(), &info);
     if (info > 0) return T(0);
-    T sign = T(1), logdet = T(0);
+    T sign = T(1);
+    decltype(std::abs(T(0))) logdet = 0;
     for (int64_t i = 0; i < n; ++i) {
         if (pivots[i] != i + 1) sign = -sign;
-        T u = lu[i + i * n];
-        if (u < T(0)) { sign = -sign; u = -u; }
-        logdet += std::log(u);
+        const T u = lu[i + i * n];
+        const auto size = std::abs(u);
+        if constexpr (lapack_complex<T>::value) sign *= u / size;
+        else if (u < T(0)) sign = -sign;
+        logdet += std::log(size);
     }
     return sign * std::exp(logdet);
 }
@@ -808,6 +821,8 @@ inline std::string describe(py::handle h) {
         return "ndarray[" + py::str(a.dtype()).cast<std::string>() + ", " +
                std::to_string(a.ndim()) + "]";
     }
+    if (PyType_Check(h.ptr()))      // a type given for a dtype (np.int64): its name
+        return "type[" + py::str(h.attr("__name__")).cast<std::string>() + "]";
     return py::str(py::type::handle_of(h).attr("__name__")).cast<std::string>();
 }
 
@@ -907,6 +922,25 @@ T scalar_arg(py::handle h, const char* fn, const char* param, const char* expect
         }
         return static_cast<T>(v);
     }
+}
+
+// Whether `h` is, as a dtype argument, the dtype named `name` (np.float64, np.dtype('float64'),
+// 'float64', float: whatever np.dtype reads as it, as NumPy's own dtype= does).
+inline bool dtype_takes(py::handle h, const char* name) {
+    static py::object numpy_dtype = py::module_::import("numpy").attr("dtype");
+    try {
+        return py::str(numpy_dtype(h).attr("name")).cast<std::string>() == name;
+    } catch (const py::error_already_set&) {
+        return false;
+    }
+}
+
+// A parameter of type `type[name]` (a dtype known while compiling): nothing at run time.
+inline int64_t dtype_arg(py::handle h, const char* fn, const char* param, const char* name) {
+    if (!dtype_takes(h, name))
+        throw py::type_error(std::string(fn) + "() argument '" + param + "': expected the dtype " +
+                             name + " (np." + name + "), got " + py::repr(h).cast<std::string>());
+    return 0;
 }
 
 // --- functions with several signatures (unpy/cpp_emit/module.py, signature_dispatcher) -----

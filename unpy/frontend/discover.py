@@ -138,12 +138,41 @@ def read_decorators(fn: gast.FunctionDef, imports, constants: StringConstants,
     if not found.signatures:
         raise errors.error(f"function '{fn.name}' needs @unpython.type(...) to be compiled",
                            loc_of(fn))
-    found.defaults = [_default_value(node, numbers, errors) for node in fn.args.defaults]
+    found.defaults = [_default_value(node, numbers, errors, imports)
+                      for node in fn.args.defaults]
     return found
 
 
-def _default_value(node, numbers: NumericConstants, errors):
-    """A parameter's default as an ir.Const: a number, True/False, or a numeric constant."""
+def dtype_named(node, imports: dict):
+    """The dtype name ('float64') that `node` gives as a dtype argument: a NumPy scalar type
+    (`np.float64`), Python's `float`, `int`, `complex`, `bool`, or a string NumPy reads as a
+    dtype ('float32'), of the kinds compiled code has; else None."""
+    import numpy
+    if isinstance(node, gast.Constant) and isinstance(node.value, str):
+        value = node.value
+    else:
+        qualified = qualified_name(node, imports)
+        if qualified in ("float", "int", "complex", "bool") and qualified not in imports:
+            value = {"float": float, "int": int, "complex": complex, "bool": bool}[qualified]
+        elif qualified and qualified.startswith("numpy."):
+            value = getattr(numpy, qualified[len("numpy."):], None)
+            if not (isinstance(value, type) and issubclass(value, numpy.generic)):
+                return None
+        else:
+            return None
+    try:
+        dtype = numpy.dtype(value)
+    except TypeError:
+        return None
+    return dtype.name if dtype.kind in "biufc" else None
+
+
+def _default_value(node, numbers: NumericConstants, errors, imports=None):
+    """A parameter's default as an ir.Const: a number, True/False, or a numeric constant; or a
+    dtype (`dtype=np.float32`), as its name."""
+    dtype = dtype_named(node, imports or {})
+    if dtype is not None:
+        return ir.Const(dtype, loc_of(node))
     if isinstance(node, gast.Constant) and node.value is None:
         raise errors.error("None is not a default of compiled functions: each parameter has one "
                            "type; give a number, or leave the default out", loc_of(node))

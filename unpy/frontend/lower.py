@@ -9,7 +9,8 @@ import numpy as np
 
 from unpy import ir
 from unpy.frontend.constants import LIBRARY_CONSTANTS, NotConstant
-from unpy.frontend.discover import Decorated, ModuleSource, loc_of, qualified_name
+from unpy.frontend.discover import (Decorated, ModuleSource, dtype_named, loc_of,
+                                   qualified_name)
 
 BINOPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
           gast.Mod: "%", gast.Pow: "**", gast.BitAnd: "&", gast.BitOr: "|", gast.BitXor: "^",
@@ -414,7 +415,8 @@ class Lowering:
             base = self.subscript(inner)
             if not any(isinstance(i, (ir.Slice, ir.NewAxis)) or is_ellipsis(i)
                        for i in base.indices) and isinstance(base.array, ir.Name):
-                return ir.Subscript(base.array, base.indices + indices, loc_of(e))
+                return ir.Subscript(base.array, base.indices + indices, loc_of(e),
+                                    joined_at=len(base.indices))
             return ir.Subscript(base, indices, loc_of(e))
         array = (ir.Name(inner.id, loc_of(inner)) if isinstance(inner, gast.Name)
                  else self.expr(inner))
@@ -469,11 +471,22 @@ class Lowering:
         return self.expr(kw.value)
 
     def dtype_value(self, node):
-        """A dtype argument: a literal dtype (as a Const string) or `a.dtype` (as the Name)."""
+        """A dtype argument: a literal dtype (as a Const string), `a.dtype` (as an ArrayAttr) or
+        a parameter of type `type[...]` (as the Name; typeinfer tells it from other names)."""
         if isinstance(node, gast.Attribute) and node.attr == "dtype" and \
                 isinstance(node.value, gast.Name) and not self.is_module(node.value):
-            return ir.Name(node.value.id, loc_of(node.value))
+            return ir.ArrayAttr(ir.Name(node.value.id, loc_of(node.value)), "dtype", None,
+                                loc_of(node))
+        if isinstance(node, gast.Name) and node.id in self.assigned:
+            return ir.Name(node.id, loc_of(node))
         return ir.Const(self.dtype_literal(node, node), loc_of(node))
+
+    def argument(self, node):
+        """An argument of a compiled function: a dtype (`np.float64`, for a parameter of type
+        `type[float64]`) as a Const of its name, else the expression."""
+        dtype = None if isinstance(node, gast.Name) and node.id in self.assigned else \
+            dtype_named(node, self.module.imports)
+        return ir.Const(dtype, loc_of(node)) if dtype is not None else self.expr(node)
 
     def call(self, e):
         loc = loc_of(e)
@@ -533,7 +546,7 @@ class Lowering:
         name = e.func.id
         callee = next(d for d in self.module.functions if d.node.name == name)
         params = [a.id for a in callee.node.args.args]
-        args = [self.expr(a) for a in e.args]
+        args = [self.argument(a) for a in e.args]
         if len(args) > len(params):
             return ir.CallCompiled(name, args, loc_of(e))   # typeinfer counts them
         given = dict(zip(params, args))
@@ -546,7 +559,7 @@ class Lowering:
             if kw.arg in given:
                 raise self.error(f"{name}() gets two values for its parameter '{kw.arg}'",
                                  kw.value)
-            given[kw.arg] = self.expr(kw.value)
+            given[kw.arg] = self.argument(kw.value)
         defaults = dict(zip(params[len(params) - len(callee.defaults):], callee.defaults))
         for p in params:
             if p not in given:
@@ -619,8 +632,9 @@ class Lowering:
         except TypeError:
             dtype = None
         if dtype is None or dtype.kind not in "biufc":
-            raise self.error("the dtype must be a literal such as np.float64 or 'int32', or "
-                             "'a.dtype' of an array a", node if node is not None else call)
+            raise self.error("the dtype must be a literal such as np.float64 or 'int32', "
+                             "'a.dtype' of an array a, or a parameter of type 'type[float64]'",
+                             node if node is not None else call)
         return dtype.name
 
 

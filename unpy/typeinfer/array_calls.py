@@ -42,17 +42,21 @@ def literal_bool(infer, e, what):
 
 
 def dtype_keyword(infer, e, default):
-    """The dtype of a `dtype=` keyword (a literal or `a.dtype`), else `default`."""
+    """The dtype of a `dtype=` keyword (a literal, `a.dtype` or a parameter of type
+    `type[...]`), else `default`."""
     value = e.keywords.get("dtype")
     if value is None:
         return default
-    if isinstance(value, ir.Name):
-        t = infer.expr(value).type
+    if isinstance(value, ir.ArrayAttr):
+        t = infer.expr(value.array).type
         if not isinstance(t, Array):
-            raise infer.error(f"'{value.id}' is not an array; '.dtype' needs one", value)
-        e.keywords["dtype"] = ir.Const(t.dtype, value.loc)
-        return t.dtype
-    return value.value
+            raise infer.error(f"'{value.array.id}' is not an array; '.dtype' needs one", value)
+    elif isinstance(value, ir.Name):
+        t = infer.dtype_parameter(value)
+    else:
+        return value.value
+    e.keywords["dtype"] = ir.Const(t.dtype, value.loc)
+    return t.dtype
 
 
 def array_arg(infer, e, k=0):
@@ -391,9 +395,13 @@ def sequence(infer, e):
 
 # --- np.linalg, np.cov, np.histogram --------------------------------------------------------
 
+COMPLEX_LINALG = {"solve", "inv", "det"}     # through zgesv and zgetrf
+
+
 def linalg(infer, e):
     """`np.linalg.solve(a, b)`, `inv(a)`, `cholesky(a)`, `det(a)`, `eigh(a)` of one matrix
-    (NumPy computes in float64 for every real dtype, its `_commonType`; so does the lowering):
+    (NumPy computes in float64 for every real dtype, its `_commonType`, and in complex128 for
+    complex ones; so does the lowering):
     the result has NumPy's dtype (float32 for float32 arguments), read from NumPy applied to
     small arrays of the arguments' dtypes."""
     f = e.func
@@ -412,9 +420,9 @@ def linalg(infer, e):
         raise infer.error("np.linalg.solve(a, b) takes b as a vector or a matrix (1-D or 2-D) in "
                           "compiled code", e)
     for x in args:
-        if np.dtype(x.type.dtype).kind == "c":
+        if np.dtype(x.type.dtype).kind == "c" and f not in COMPLEX_LINALG:
             raise infer.error(f"np.linalg.{f}() of complex arrays is not supported in compiled "
-                              "code; call it outside", e)
+                              "code (solve, inv and det are); call it outside", e)
     samples = [np.eye(2, dtype=args[0].type.dtype)]
     if f == "solve":
         samples.append(np.ones((2,) * args[1].type.ndim, args[1].type.dtype))
@@ -463,9 +471,10 @@ def covariance(infer, e):
 
 
 def histogram(infer, e):
-    """`np.histogram(a, bins)` with `bins` an integer, and `range=(lo, hi)`: the tuple (counts
-    int64, edges). Kept as the arguments [a, bins] and, with a range, the keyword `range` (a
-    TupleValue of two typed scalars); the edges' dtype is NumPy's for these types."""
+    """`np.histogram(a, bins)` with `bins` an integer, and `range=(lo, hi)`, or the edges, a 1-D
+    array: the tuple (counts int64, edges). Kept as the arguments [a, bins] and, with a range,
+    the keyword `range` (a TupleValue of two typed scalars); the edges' dtype is NumPy's for
+    these types (the edges' own, where given)."""
     for k in ("weights", "density"):
         if k in e.keywords:
             raise infer.error(f"np.histogram() with {k}= is not supported in compiled code; "
@@ -486,10 +495,18 @@ def histogram(infer, e):
                           "compiled code; pass real numbers", e)
     bins = args[1] if len(args) > 1 else e.keywords.get("bins", ir.Const(10, e.loc, INT64))
     bins = bins if isinstance(bins, list) else infer.expr(bins)
-    if isinstance(bins, list) or isinstance(bins.type, Array):
-        raise infer.error("np.histogram() with bins given as edges (an array or sequence) is "
-                          "not supported in compiled code; give the number of bins, an integer, "
+    if isinstance(bins, list):
+        raise infer.error("np.histogram() with bins given as a sequence is not supported in "
+                          "compiled code; give the edges as a 1-D array, or the number of bins "
                           "and range=(lo, hi) for their span", e)
+    if isinstance(bins.type, Array):
+        if bins.type.ndim != 1 or np.dtype(bins.type.dtype).kind not in "fiub":
+            raise infer.error(f"the edges of np.histogram() must be a 1-D array of real numbers "
+                              f"(`bins` must be 1d, when an array), got {bins.type}", bins)
+        # NumPy ignores `range` where the edges are given.
+        e.args, e.keywords = [a, bins], {}
+        e.type = TupleType((Array("int64", 1), Array(bins.type.dtype, 1)))
+        return e
     if not is_int(bins.type):
         raise infer.error(f"the bins of np.histogram() must be an integer here, got "
                           f"{bins.type}", bins)

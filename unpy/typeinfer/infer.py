@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 
 from unpy import ir
-from unpy.ir import Array, Scalar, TupleType
+from unpy.ir import Array, DtypeType, Scalar, TupleType
 import numpy as np
 
 from unpy.typeinfer.array_calls import type_array_call
@@ -302,7 +302,23 @@ class TypeInference:
             raise self.error(f"name '{e.id}' is not defined here (compiled functions see their "
                              "parameters and local variables only, assigned before use)", e)
         e.type = self.vars[e.id]
+        if isinstance(e.type, DtypeType):
+            raise self.error(f"'{e.id}' is a dtype (a parameter of type {e.type}), which "
+                             f"compiled code takes only as the dtype of an allocation or "
+                             f"conversion (np.empty(n, dtype={e.id}), a.astype({e.id})) or passes "
+                             "on to a compiled function", e)
         return e
+
+    def dtype_parameter(self, e):
+        """The type of `e`, a Name given as a dtype: a parameter of type `type[...]`."""
+        t = self.vars.get(self.renamed.get(e.id, e.id))
+        if not isinstance(t, DtypeType):
+            shown = "an array" if isinstance(t, Array) else str(t) if t else "not defined"
+            raise self.error(f"'{e.id}' is not a dtype ({shown}); give a dtype such as "
+                             f"np.float64, '{e.id}.dtype' of an array, or a parameter of type "
+                             "'type[float64]'", e)
+        e.type = t
+        return t
 
     def expr_BinOp(self, e):
         e.left, e.right = self.expr(e.left), self.expr(e.right)
@@ -469,6 +485,11 @@ class TypeInference:
             raise self.error(f"{shown} is {arr.type}, not an array; it cannot be indexed", e)
         e.indices = [i if isinstance(i, (ir.Slice, ir.NewAxis)) or is_ellipsis(i)
                      else self.expr(i) for i in e.indices]
+        if any(isinstance(i.type, Array) for i in e.indices[:e.joined_at]
+               if not isinstance(i, (ir.Slice, ir.NewAxis)) and not is_ellipsis(i)):
+            raise self.error("indexing the result of an index array or mask again (a[idx][j]) "
+                             "is not supported: it is not a[idx, j]; bind it to a name first "
+                             "(b = a[idx], then b[j])", e)
         self.expand_ellipsis(e, arr)
         # One element: a scalar index per dimension of an array variable; else a view.
         if len(e.indices) != arr.type.ndim or not isinstance(arr, ir.Name) or any(
@@ -566,19 +587,17 @@ class TypeInference:
                         # selected elements, a 1-D array (NumPy's boolean indexing).
                         t = arr.type if e is self.store_target else Array(arr.type.dtype, 1)
                         return ir.Masked(arr, index, e.loc, t)
-                    if is_int(Scalar(index.type.dtype)) and index.type.ndim == 1 and \
-                            not any(isinstance(i.type, Array) for i in indices
-                                    if not isinstance(i, (ir.Slice, ir.NewAxis))):
+                    if is_int(Scalar(index.type.dtype)) and index.type.ndim == 1:
                         if e is self.store_target:
                             raise self.error(
                                 "assigning through an index array (NumPy's a[idx] = v) is not "
                                 "supported; loop over the indices: for k in range(len(idx)): "
                                 "a[idx[k]] = v[k]", index)
-                        indices.append(index)       # a gather: a[idx], a[:, idx]
+                        indices.append(index)       # a gather: a[idx], a[:, idx], a[idx, jdx]
                         continue
                     raise self.error(
-                        "index arrays (NumPy's advanced indexing) are supported as one 1-D "
-                        "integer array read in one dimension (x[idx], a[:, idx]) or one "
+                        "index arrays (NumPy's advanced indexing) are supported as 1-D integer "
+                        "arrays read, side by side (x[idx], a[:, idx], a[idx, jdx]), or one "
                         "boolean mask of the shape of the array indexed (a[a < 0] = 0, "
                         "a[i][a[i] < 0] = 0); loop over the indices instead", index)
                 if not is_int(index.type):
@@ -587,9 +606,23 @@ class TypeInference:
         named = sum(not isinstance(i, ir.NewAxis) for i in indices)
         if named > arr.type.ndim:
             raise self.error(f"too many indices: the array has {arr.type.ndim} dimension(s)", e)
-        kept = sum(isinstance(i, (ir.Slice, ir.NewAxis)) or isinstance(i.type, Array)
-                   for i in indices)
+        self.refuse_split_gathers(indices, e)
+        # The index arrays broadcast together into one dimension.
+        kept = sum(isinstance(i, (ir.Slice, ir.NewAxis)) for i in indices) + any(
+            isinstance(i.type, Array) for i in indices if not isinstance(i, (ir.Slice, ir.NewAxis)))
         return ir.View(arr, indices, e.loc, shaped(arr.type.dtype, kept + arr.type.ndim - named))
+
+    def refuse_split_gathers(self, indices, e):
+        """Index arrays with other integer indices or index arrays on both sides of a slice (or
+        None): NumPy then puts their dimension first (a[0, :, idx] has the shape
+        (len(idx), a.shape[1])), which compiled code does not."""
+        advanced = [k for k, i in enumerate(indices) if not isinstance(i, (ir.Slice, ir.NewAxis))]
+        if any(isinstance(indices[k].type, Array) for k in advanced) and \
+                advanced and advanced[-1] - advanced[0] + 1 != len(advanced):
+            raise self.error(
+                "index arrays with integer indices or other index arrays on both sides of a "
+                "slice or None are not supported: NumPy puts the indexed dimension first there "
+                "(a[0, :, idx] is a[0][:, idx].T); index in two steps", e)
 
     def expr_View(self, e):           # typed already (an in-place target read again)
         return e
@@ -751,7 +784,7 @@ class TypeInference:
         n = len(signatures[0].params)
         if len(e.args) != n:
             raise self.error(f"{e.func}() takes {n} argument(s), got {len(e.args)}", e)
-        args = [self.expr(arg) for arg in e.args]
+        args = [self.argument(arg) for arg in e.args]
         try:
             chosen = choose_signature(e.func, signatures, args)
         except NoSignature as why:
@@ -767,6 +800,14 @@ class TypeInference:
                   for arg, p in zip(args, chosen.params)]
         e.func, e.type = chosen.name, chosen.ret    # the chosen signature's own function
         return e
+
+    def argument(self, arg):
+        """An argument of a compiled function, typed: a dtype parameter passes on as itself
+        (a dtype known while compiling)."""
+        if isinstance(arg, ir.Name) and isinstance(self.vars.get(arg.id), DtypeType):
+            self.dtype_parameter(arg)
+            return arg
+        return self.expr(arg)
 
     def expr_ArrayCall(self, e):
         return type_array_call(self, e)

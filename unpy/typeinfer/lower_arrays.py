@@ -329,12 +329,20 @@ class ArrayLowering(ReductionLowering, LinalgLowering):
             t = self.temp("a", e.type)
             self.pre += self.bind(t, e, e.loc)
             self.memo[key] = (e, t)
+            # A view's name shares its array's memory: a store into that array that reads
+            # it through this name copies it first (`o[...] = o[:, 0][:, None] + 1`).
+            group = set().union({t.id}, *(self.memory.get(v, {v}) for v in memory_sources(e)))
+            for v in group:
+                self.memory[v] = group
         return self.memo[key][1]
 
     def copy(self, e):
         """A new array holding the values of `e` now."""
         t = self.temp("a", Array(e.type.dtype, e.type.ndim))
         shape = self.shape(e)
+        # Its dimensions of length 1 are the value's, and broadcast where it is read
+        # (`o[...] = o[:, 0][:, None] + 1`).
+        self.units_known[t.id] = self.units_of(e)
         self.pre.append(ir.Assign(t, ir.AllocArray("empty", shape, e.type.dtype, e.loc, t.type),
                                   e.loc))
         self.pre += self.compute_into(t, e, shape, e.loc)
@@ -472,7 +480,7 @@ class ArrayLowering(ReductionLowering, LinalgLowering):
                                              and index.stop is None):
                         out.add(k)
                     k += 1
-                elif is_gather(index):
+                elif is_gather(index) and index is first_gather(e):    # one for them all
                     k += 1
                 d += 1
             named = sum(not isinstance(i, ir.NewAxis) for i in e.indices)
@@ -582,8 +590,8 @@ class ArrayLowering(ReductionLowering, LinalgLowering):
                     out.append(self.unit_length(dim[1]))
                 elif isinstance(index, ir.Slice):
                     out.append(dim[1])
-                elif is_gather(index):
-                    out.append(self.shape(dim[0])[0])
+                elif is_gather(index) and index is first_gather(e):
+                    out.append(self.gathered(e, base)[0])
             named = sum(not isinstance(i, ir.NewAxis) for i in e.indices)
             return out + self.shape(base)[named:]
         if isinstance(e, ir.Cast):
@@ -805,11 +813,42 @@ class ArrayLowering(ReductionLowering, LinalgLowering):
                 out.append(add(start, mul(idx[k], step)))
                 k += 1
             elif is_gather(index):      # the user's index, read from the index array
-                out.append(convert(self.element(start, [idx[k]]), "int64"))
-                k += 1
+                stretched = self.gathered(e, self.materialize(e.array))[1][id(index)]
+                at = idx[k] if stretched is None else mul(idx[k], stretched)
+                out.append(convert(self.element(start, [at]), "int64"))
+                k += index is last_gather(e)
             else:
                 out.append(start)
         return out + list(idx[k:])
+
+    def gathered(self, e, base):
+        """(length, {id of an index array: None, or a 0/1 int64 that multiplies the position
+        read in it}) of the index arrays of the view `e`: NumPy broadcasts them together into
+        one dimension, a length 1 stretching (IndexError where lengths differ otherwise)."""
+        key = ("gather", id(e))
+        if key not in self.memo:
+            arrays = [dim[0] for index, dim in zip(e.indices, self.view_dims(e, base))
+                      if is_gather(index)]
+            lengths = [self.shape(a)[0] for a in arrays]
+            stretch = {id(index): None for index in e.indices if is_gather(index)}
+            length = lengths[0]
+            if len(arrays) > 1:
+                for n in lengths[1:]:
+                    message, values = shapes_message("shape mismatch: indexing arrays could not "
+                                                     "be broadcast together with shapes",
+                                                     [[length], [n]])
+                    self.check(ir.BoolOp("and", [compare("!=", length, n),
+                                                 compare("!=", length, const(1)),
+                                                 compare("!=", n, const(1))], (0, 0), BOOL),
+                               message + " ", "IndexError", values)
+                    length = self.scalar_temp("n", choose(compare("==", length, const(1)), n,
+                                                          length))
+                gathers = [index for index in e.indices if is_gather(index)]
+                for index, n in zip(gathers, lengths):
+                    stretch[id(index)] = self.scalar_temp(
+                        "b", convert(compare("!=", n, const(1)), "int64"))
+            self.memo[key] = (e, (length, stretch))
+        return self.memo[key][1]
 
     # --- elements -----------------------------------------------------------------------------
 
@@ -1237,6 +1276,15 @@ def is_gather(index) -> bool:
     return not isinstance(index, (ir.Slice, ir.NewAxis)) and isinstance(index.type, Array)
 
 
+def first_gather(view):
+    """The first index array of `view` (they stand side by side: typeinfer refuses others)."""
+    return next(index for index in view.indices if is_gather(index))
+
+
+def last_gather(view):
+    return [index for index in view.indices if is_gather(index)][-1]
+
+
 def unit_slice(s) -> bool:
     """`k:k+1` (or `-1:`) with literals: one element whenever the dimension has it."""
     literal = lambda x: x.value if isinstance(x, ir.Const) and type(x.value) is int else None
@@ -1248,6 +1296,26 @@ def unit_slice(s) -> bool:
     if s.stop is None:
         return start == -1
     return stop == start + 1 and (start >= 0 or stop < 0)
+
+
+def memory_sources(value) -> set:
+    """The array variables whose memory the array `value` may be (a name, a view of one, what
+    a compiled function given them returns)."""
+    if isinstance(value, ir.Name):
+        return {value.id}
+    if isinstance(value, (ir.View, ir.StridedView, ir.Reshape, ir.Masked)):
+        return memory_sources(value.array)
+    if isinstance(value, ir.ArrayCall) and value.func in (
+            "transpose", "flip", "flipud", "fliplr", "reshape", "ravel", "asarray"):
+        return memory_sources(value.args[0])
+    if isinstance(value, ir.IfExp):
+        return memory_sources(value.body) | memory_sources(value.orelse)
+    if isinstance(value, ir.CallCompiled):
+        return set().union(*(memory_sources(a) for a in value.args
+                             if isinstance(a.type, Array)))
+    if isinstance(value, ir.TupleItem):
+        return memory_sources(value.value)
+    return set()
 
 
 def shared_memory(bindings) -> dict:
@@ -1264,26 +1332,9 @@ def shared_memory(bindings) -> dict:
     def union(x, y):
         groups[find(x)] = find(y)
 
-    def sources(value):
-        if isinstance(value, ir.Name):
-            return {value.id}
-        if isinstance(value, (ir.View, ir.StridedView, ir.Reshape, ir.Masked)):
-            return sources(value.array)
-        if isinstance(value, ir.ArrayCall) and value.func in (
-                "transpose", "flip", "flipud", "fliplr", "reshape", "ravel", "asarray"):
-            return sources(value.args[0])
-        if isinstance(value, ir.IfExp):
-            return sources(value.body) | sources(value.orelse)
-        if isinstance(value, ir.CallCompiled):
-            return set().union(*(sources(a) for a in value.args
-                                 if isinstance(a.type, Array)))
-        if isinstance(value, ir.TupleItem):
-            return sources(value.value)
-        return set()
-
     for var, values in bindings.items():
         for value in values:
-            for other in sources(value):
+            for other in memory_sources(value):
                 union(var, other)
     out = {}
     for var in groups:

@@ -1,7 +1,8 @@
 """np.linalg, np.cov and np.histogram in the array lowering. A mixin of `ArrayLowering`
 (unpy/typeinfer/lower_arrays.py), whose state it shares.
 
-`np.linalg.solve`, `inv`, `cholesky`, `det`, `eigh` become a call of the LAPACK NumPy ships
+`np.linalg.solve`, `inv`, `cholesky`, `det`, `eigh` (solve, inv, det also of complex matrices)
+become a call of the LAPACK NumPy ships
 (unpy_runtime.hpp, "LAPACK"): IR `Call('linalg.<name>', [outputs..., inputs...])`, the outputs
 new arrays allocated before it (det gives its value). It runs on the host, outside any nest, on
 copies of its inputs (LAPACK overwrites them), and raises LinAlgError as NumPy does. `np.cov`
@@ -29,6 +30,13 @@ ARRAY_RESULTS = {"solve", "inv", "cholesky", "cov"}
 OTHER_RESULTS = {"det", "eigh", "histogram"}
 
 
+def working_dtype(e: ir.ArrayCall) -> str:
+    """The dtype LAPACK computes `e` in, as NumPy's _commonType picks it: complex128 for complex
+    arguments, float64 for real ones."""
+    complex_ = any(np.dtype(a.type.dtype).kind == "c" for a in e.args)
+    return "complex128" if complex_ else "float64"
+
+
 def library_arrays(e: ir.Call) -> tuple:
     """(arrays read, arrays written) by a library call: names."""
     outputs = LIBRARY_OUTPUTS[e.func]
@@ -52,22 +60,24 @@ class LinalgLowering:
         if self.in_prange:
             raise self.error(f"np.linalg.{e.func}() inside a prange is not supported; call it "
                              "before the loop, or loop with range", e)
-        inputs = [self.materialize(cast_array(a, "float64")) for a in e.args]
+        work = working_dtype(e)
+        inputs = [self.materialize(cast_array(a, work)) for a in e.args]
         return ir.ExprStmt(ir.Call(f"linalg.{e.func}", outputs + inputs, loc), loc)
 
     def library_into(self, out, e, loc):
         """Statements filling the new array `out` with `e` (ARRAY_RESULTS)."""
         if e.func == "cov":
             return self.covariance_into(out, e, loc)
-        if out.type.dtype == "float64":
+        work = working_dtype(e)
+        if out.type.dtype == work:
             return [self.library_call(e, [out], loc)]
-        wide = self.new_array(Array("float64", out.type.ndim), self.library_shape(e), "empty",
-                              loc)
+        wide = self.new_array(Array(work, out.type.ndim), self.library_shape(e), "empty", loc)
         return [self.library_call(e, [wide], loc)] + self.narrowed(wide, out, loc)
 
     def narrowed(self, wide, out, loc):
-        """Statements storing the float64 results `wide` into `out` of NumPy's result dtype
-        (float32 for float32 arguments: NumPy computes them in float64 too)."""
+        """Statements storing the float64 (complex128) results `wide` into `out` of NumPy's
+        result dtype (float32 for float32 arguments, complex64 for complex64: NumPy computes
+        them in float64 and complex128 too)."""
         return self.nest(self.shape(wide), lambda idx: [ir.Assign(
             self.element(out, idx), convert(self.element(wide, idx), out.type.dtype), loc)])
 
@@ -76,8 +86,9 @@ class LinalgLowering:
         if e.func == "det":
             if self.in_prange:
                 self.library_call(e, [], e.loc)     # refused there
-            a = self.materialize(cast_array(e.args[0], "float64"))
-            value = ir.Call("linalg.det", [a], e.loc, Scalar("float64"))
+            work = working_dtype(e)
+            a = self.materialize(cast_array(e.args[0], work))
+            value = ir.Call("linalg.det", [a], e.loc, Scalar(work))
             return self.scalar_temp("r", convert(value, e.type.dtype))
         if e.func == "eigh":
             n = self.shape(e.args[0])[0]
@@ -92,6 +103,8 @@ class LinalgLowering:
             for w, o in zip(wide, out):
                 self.pre += self.narrowed(w, o, e.loc)
             return ir.TupleValue(out, e.loc, e.type)
+        if isinstance(e.args[1].type, Array):
+            return self.histogram_edges_value(e)
         return self.histogram_value(e)
 
     def new_array(self, t, shape, fill, loc):
@@ -137,6 +150,53 @@ class LinalgLowering:
                 self.element(out, idx), binop("*", self.element(out, idx), scale), loc)])
 
     # --- np.histogram -------------------------------------------------------------------------
+
+    def histogram_edges_value(self, e):
+        """np.histogram(a, edges) as NumPy computes it (numpy/lib/_histograms_impl.py): edges
+        that decrease anywhere raise ValueError; each value counts in the bin [e[k], e[k+1]) of
+        the last edge e[k] not above it (the last bin closed: [e[-2], e[-1]]), found by
+        bisection as np.searchsorted finds it, compared in the dtype NumPy promotes the two
+        to; values outside the edges (and NaN) count nowhere. The edges are the array given,
+        as NumPy returns it."""
+        loc = e.loc
+        a = e.args[0] if self.readable(e.args[0]) else self.materialize(e.args[0])
+        edges = self.materialize(e.args[1])
+        shape = self.shape(a)
+        m = self.shape(edges)[0]
+        last = sub(m, const(1))
+        edge = lambda i: self.element(edges, [i])
+        falling = self.accumulate("|", [call("max", [last, const(0)], "int64")], lambda idx:
+                                  compare(">", edge(idx[0]), edge(add(idx[0], const(1)))),
+                                  "bool", loc)
+        self.check(falling, "`bins` must increase monotonically, when an array")
+        bins = self.scalar_temp("n", call("max", [last, const(0)], "int64"))
+        counts = self.new_array(e.type.items[0], [bins], "zeros", loc)
+        ktype = np.result_type(np.dtype(a.type.dtype), np.dtype(edges.type.dtype)).name
+
+        def count(idx):
+            x = self.temp("v", Scalar(ktype))
+            lo, hi, mid = (self.temp(stem, Scalar("int64")) for stem in ("k", "k", "k"))
+            below = lambda i: compare("<=", convert(edge(i), ktype), x)
+            # lo = how many edges are not above x (the edges rise: a bisection)
+            return [
+                ir.Assign(x, convert(self.element(a, idx), ktype), loc),
+                ir.Assign(lo, const(0), loc), ir.Assign(hi, m, loc),
+                ir.While(compare("<", lo, hi), [
+                    ir.Assign(mid, binop("//", add(lo, hi), const(2)), loc),
+                    ir.If(below(mid), [ir.Assign(lo, add(mid, const(1)), loc)],
+                          [ir.Assign(hi, mid, loc)], loc)], loc),
+                # x above the last edge is outside; equal to it, in the last bin
+                ir.If(ir.BoolOp("and", [compare("==", lo, m), compare(">", lo, const(1)),
+                                        compare("==", convert(edge(last), ktype), x)],
+                                (0, 0), BOOL), [ir.Assign(lo, last, loc)], [], loc),
+                ir.If(ir.BoolOp("and", [compare(">", lo, const(0)), compare("<", lo, m)],
+                                (0, 0), BOOL),
+                      [ir.Assign(self.element(counts, [sub(lo, const(1))]),
+                                 add(self.element(counts, [sub(lo, const(1))]), const(1)),
+                                 loc)], [], loc)]
+        with self.sequential():
+            self.pre += self.nest(shape, count)
+        return ir.TupleValue([counts, edges], loc, e.type)
 
     def histogram_value(self, e):
         """np.histogram(a, bins, range=(lo, hi)) as NumPy computes it (numpy/lib/

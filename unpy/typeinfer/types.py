@@ -9,9 +9,10 @@ import re
 
 import numpy as np
 
-from unpy.ir import Array, Scalar, TupleType
+from unpy.ir import Array, DtypeType, Scalar, TupleType
 
 _ARRAY = re.compile(r"^ndarray\s*\[\s*([A-Za-z_0-9]+)\s*,\s*(\d+)\s*\]$")
+_DTYPE = re.compile(r"^type\s*\[\s*([A-Za-z_0-9]+)\s*\]$")     # Python's `type[np.float64]`
 
 UFUNCS = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide,
           "//": np.floor_divide, "%": np.remainder, "**": np.power, "&": np.bitwise_and,
@@ -71,7 +72,8 @@ def scalar_dtype(name: str) -> str:
 
 def parse_type(text):
     """A type string (or None) as an IR type: Scalar, Array, TupleType (`tuple[T1, T2]`, a
-    return type), or None for 'no value'."""
+    return type), DtypeType (`type[float64]`, a dtype passed as an argument), or None for 'no
+    value'."""
     if text is None or text.strip() == "None":
         return None
     compact = text.strip()
@@ -81,7 +83,8 @@ def parse_type(text):
             raise TypeStringError(f"cannot read tuple type '{text}'; write "
                                   "'tuple[float64, ndarray[float64, 1]]'")
         items = [parse_type(part) for part in _top_level_split(inner[:-1])]
-        if len(items) < 2 or any(t is None or isinstance(t, TupleType) for t in items):
+        if len(items) < 2 or any(t is None or isinstance(t, (TupleType, DtypeType))
+                                 for t in items):
             raise TypeStringError(f"a tuple type needs two or more scalar or array types, got "
                                   f"'{text}'")
         return TupleType(tuple(items))
@@ -93,6 +96,11 @@ def parse_type(text):
         return Array(scalar_dtype(match.group(1)), ndim)
     if compact.startswith("ndarray"):
         raise TypeStringError(f"cannot read array type '{text}'; write 'ndarray[float64, 2]'")
+    match = _DTYPE.match(compact)
+    if match:
+        return DtypeType(scalar_dtype(match.group(1)))
+    if compact.startswith("type"):
+        raise TypeStringError(f"cannot read dtype type '{text}'; write 'type[float64]'")
     return Scalar(scalar_dtype(compact))
 
 
@@ -171,8 +179,11 @@ def fits(value, dtype: str) -> bool:
     return info.min <= value <= info.max
 
 
-def literal_type(value) -> Scalar:
-    """The type of a Python literal (bool, int, float or complex): weak in NEP 50."""
+def literal_type(value):
+    """The type of a Python literal (bool, int, float or complex): weak in NEP 50; a dtype
+    (the frontend's name of one, `np.float64` -> 'float64'): DtypeType."""
+    if isinstance(value, str):
+        return DtypeType(value)
     return Scalar(PYTHON_DTYPES[type(value)], weak=True)
 
 
@@ -187,7 +198,7 @@ def conversion_loses(source, target, const_value=None):
             if why:
                 return f"item {k}: {why}"
         return None
-    if isinstance(source, Array) or isinstance(target, Array):
+    if isinstance(source, (Array, DtypeType)) or isinstance(target, (Array, DtypeType)):
         return None if source == target else f"{source} cannot become {target}"
     if source.weak:
         if source.dtype == "bool" or (source.dtype == "int64" and not is_bool(target)):

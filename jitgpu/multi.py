@@ -212,7 +212,7 @@ def _search_of(layout, device, values, opt, nest) -> Optional[DeviceSearch]:
     return layout.searches[device.name]
 
 
-def _step_searches(key, layout, values) -> None:
+def _step_searches(key, layout, values) -> bool:
     """Time the next built candidate of each pending search of the layout on the whole nest
     (`search.Pending.step`); one that is over is started again at the next preparation, which
     reads its complete record, and this layout's parts are prepared again with its choice.

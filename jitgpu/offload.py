@@ -135,9 +135,14 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
     if not on_device:
         return Prepared(plan, refusal=str(trial) if trial else plan.verdict, trial=trial)
     if resident:
+        # Whole views whatever they cost where one plan must serve every value of an index
+        # scalar, or where the arrays are on the device already (their whole views are what
+        # the call's other nests keep: cavity flow's boundary rows of `p` moved `p` back and
+        # forth every sweep in packed layouts of their own).
         plan = residency.one_layout_per_array(
             plan, instance, values, facts,
-            float("inf") if roles.indices else residency.MIRROR_FACTOR)
+            float("inf") if roles.indices or with_data or residency.on_device_now(values)
+            else residency.MIRROR_FACTOR)
     checks = relaunch.index_checks(instance, roles, plan, values)
     limits = device_limits(device)
     searched = search.wanted(plan, instance, limits)

@@ -204,11 +204,10 @@ def test_cavity_flow_pressure_loop_inside_the_step(loops, device_env, where):
         assert launches(loops, "cavity_flow").launches == nt * (2 + 6 * nit + 4)
 
 
-@pytest.mark.xfail(strict=True, reason="the boundary nests of p's first row and column "
-                   "(`p[0, j] = p[1, j]`, `p[i, 0] = p[i, 1]`) plan packed layouts of p, not "
-                   "the whole view it is kept in: p's device copy is copied back and dropped "
-                   "each sweep, and the table's changes stop every relaunch of the call")
 def test_cavity_flow_keeps_p_on_the_device(loops):
+    """The boundary nests of p's first row and column (`p[0, j] = p[1, j]`) take p's whole
+    view, the layout the sweep keeps it in: p moves in and out once a call, and the launches
+    of the later sweeps are relaunched."""
     nt, nit = 3, 4
     loops.check("cavity_flow", nt, nit, *cavity_args(11, 13), rtol=1e-11)
     assert loops.explain("cavity_flow").transfers["p"] == (1, 1)

@@ -10,7 +10,8 @@ Columns, each the median time of a whole call from NumPy arrays (transfers inclu
 - automatic: unpy's own decision (UNPY_DEVICE as above, no UNPY_FORCE_GPU); where each nest ran
   (`unpython.explain`) is shown beside it;
 - OpenMP: unpy with UNPY_DEVICE=none, on all the machine's cores;
-- Numba parallel=True: `@numba.njit(parallel=True)` with `numba.prange`;
+- Numba parallel=True: the same source under `@numba.njit(parallel=True)`, `numba.prange`
+  for `unpython.prange`;
 - CuPy from NumPy: `cupy.asarray` in, whole-array CuPy expressions, the results copied back and
   the device synchronised (skipped, with the reason, where CuPy or a CUDA GPU is missing).
 

@@ -1,10 +1,10 @@
 """The peers of bench/time_loops.py (issue 21, item 4): the six time-loop programs of
-tests/kernels/time_loops.py written as a Numba user and as a CuPy user would write them, each
-with the unpy kernel's arguments in the same order and updating the same arrays in place, so that
-the harness calls every column alike and compares the arrays after the call.
+tests/kernels/time_loops.py under Numba and written as a CuPy user would write them, each with
+the unpy kernel's arguments in the same order and updating the same arrays in place, so that the
+harness calls every column alike and compares the arrays after the call.
 
-- Numba (`NUMBA`): `@numba.njit(parallel=True)`, the same loops with `numba.prange` on the
-  outermost parallel loop of each nest (Numba parallelises that one only).
+- Numba (`NUMBA`): the same source under `@numba.njit(parallel=True)`, `unpython.prange` read as
+  `numba.prange` (bench/numpy_expr.py's `numba_function`; Numba parallelises the outermost).
 - CuPy (`CUPY`): from NumPy arrays, as the issue asks: the inputs copied to the GPU with
   `cupy.asarray`, the time loop in whole-array CuPy expressions (slices, broadcasting; no raw
   kernels), the results copied back into the NumPy arrays and the device synchronised before the
@@ -15,186 +15,35 @@ the harness calls every column alike and compares the arrays after the call.
 """
 from __future__ import annotations
 
-import numpy as np
+import importlib.util
+from pathlib import Path
+
+from numpy_expr import numba_function
 
 try:
-    import numba
-    from numba import prange
+    import numba  # noqa: F401
     NUMBA_MISSING = None
 except ImportError as error:        # the CuPy versions still import
-    numba, prange = None, range
     NUMBA_MISSING = f"Numba does not import ({error})"
 
+KERNELS = Path(__file__).resolve().parents[1] / "tests" / "kernels" / "time_loops.py"
 
-def parallel_njit(func):
-    """`@numba.njit(parallel=True)`; where Numba is missing the plain function (its column is
-    skipped with NUMBA_MISSING as the reason)."""
-    return numba.njit(parallel=True)(func) if numba is not None else func
+
+def numba_versions() -> dict:
+    """The programs of tests/kernels/time_loops.py, run by the interpreter, under
+    `@numba.njit(parallel=True)` with `numba.prange` for `unpython.prange`: Numba on the same
+    source, as bench/numpy_expr.py runs it (where Numba is missing the plain functions: the
+    column is skipped with NUMBA_MISSING as the reason)."""
+    spec = importlib.util.spec_from_file_location("numba_time_loops", KERNELS)
+    source = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(source)
+    return {name: getattr(source, name) if NUMBA_MISSING else
+            numba_function(getattr(source, name), loops=True) for name in PROGRAMS}
 
 
 def cupy_module():
     import cupy
     return cupy
-
-
-# --- Numba ---------------------------------------------------------------------------------
-
-@parallel_njit
-def numba_jacobi2d(steps, a, b):
-    n = a.shape[0]
-    for t in range(steps):
-        for i in prange(1, n - 1):
-            for j in range(1, n - 1):
-                b[i, j] = 0.2 * (a[i, j] + a[i, j - 1] + a[i, j + 1] + a[i + 1, j] + a[i - 1, j])
-        for i in prange(1, n - 1):
-            for j in range(1, n - 1):
-                a[i, j] = 0.2 * (b[i, j] + b[i, j - 1] + b[i, j + 1] + b[i + 1, j] + b[i - 1, j])
-
-
-@parallel_njit
-def numba_heat3d(steps, a, b):
-    n = a.shape[0]
-    for t in range(steps):
-        for i in prange(1, n - 1):
-            for j in range(1, n - 1):
-                for k in range(1, n - 1):
-                    b[i, j, k] = (0.125 * (a[i + 1, j, k] - 2.0 * a[i, j, k] + a[i - 1, j, k])
-                                  + 0.125 * (a[i, j + 1, k] - 2.0 * a[i, j, k] + a[i, j - 1, k])
-                                  + 0.125 * (a[i, j, k + 1] - 2.0 * a[i, j, k] + a[i, j, k - 1])
-                                  + a[i, j, k])
-        for i in prange(1, n - 1):
-            for j in range(1, n - 1):
-                for k in range(1, n - 1):
-                    a[i, j, k] = (0.125 * (b[i + 1, j, k] - 2.0 * b[i, j, k] + b[i - 1, j, k])
-                                  + 0.125 * (b[i, j + 1, k] - 2.0 * b[i, j, k] + b[i, j - 1, k])
-                                  + 0.125 * (b[i, j, k + 1] - 2.0 * b[i, j, k] + b[i, j, k - 1])
-                                  + b[i, j, k])
-
-
-@parallel_njit
-def numba_fdtd2d(tmax, ex, ey, hz, fict):
-    nx = ex.shape[0]
-    ny = ex.shape[1]
-    for t in range(tmax):
-        for j in prange(ny):
-            ey[0, j] = fict[t]
-        for i in prange(1, nx):
-            for j in range(ny):
-                ey[i, j] = ey[i, j] - 0.5 * (hz[i, j] - hz[i - 1, j])
-        for i in prange(nx):
-            for j in range(1, ny):
-                ex[i, j] = ex[i, j] - 0.5 * (hz[i, j] - hz[i, j - 1])
-        for i in prange(nx - 1):
-            for j in range(ny - 1):
-                hz[i, j] = hz[i, j] - 0.7 * (ex[i, j + 1] - ex[i, j] + ey[i + 1, j] - ey[i, j])
-
-
-@parallel_njit
-def numba_floyd_warshall(path):
-    n = path.shape[0]
-    for k in range(n):
-        for i in prange(n):
-            for j in range(n):
-                path[i, j] = min(path[i, j], path[i, k] + path[k, j])
-
-
-@parallel_njit
-def numba_nbody_leapfrog(steps, dt, pos, vel, acc, mass):
-    n = pos.shape[0]
-    for s in range(steps):
-        for i in prange(n):
-            for d in range(3):
-                vel[i, d] = vel[i, d] + 0.5 * dt * acc[i, d]
-        for i in prange(n):
-            for d in range(3):
-                pos[i, d] = pos[i, d] + dt * vel[i, d]
-        for i in prange(n):
-            ax = 0.0
-            ay = 0.0
-            az = 0.0
-            for j in range(n):
-                dx = pos[j, 0] - pos[i, 0]
-                dy = pos[j, 1] - pos[i, 1]
-                dz = pos[j, 2] - pos[i, 2]
-                r2 = dx * dx + dy * dy + dz * dz + 0.01
-                inv = mass[j] / (r2 * np.sqrt(r2))
-                ax += dx * inv
-                ay += dy * inv
-                az += dz * inv
-            acc[i, 0] = ax
-            acc[i, 1] = ay
-            acc[i, 2] = az
-        for i in prange(n):
-            for d in range(3):
-                vel[i, d] = vel[i, d] + 0.5 * dt * acc[i, d]
-
-
-@parallel_njit
-def numba_cavity_flow(nt, nit, u, v, dt, dx, dy, p, rho, nu):
-    ny = u.shape[0]
-    nx = u.shape[1]
-    b = np.zeros((ny, nx))
-    un = np.empty_like(u)
-    vn = np.empty_like(v)
-    pn = np.empty_like(p)
-    for n in range(nt):
-        for i in prange(ny):
-            for j in range(nx):
-                un[i, j] = u[i, j]
-                vn[i, j] = v[i, j]
-        for i in prange(1, ny - 1):
-            for j in range(1, nx - 1):
-                dudx = (u[i, j + 1] - u[i, j - 1]) / (2.0 * dx)
-                dudy = (u[i + 1, j] - u[i - 1, j]) / (2.0 * dy)
-                dvdx = (v[i, j + 1] - v[i, j - 1]) / (2.0 * dx)
-                dvdy = (v[i + 1, j] - v[i - 1, j]) / (2.0 * dy)
-                b[i, j] = rho * (1.0 / dt * (dudx + dvdy)
-                                 - dudx * dudx - 2.0 * dudy * dvdx - dvdy * dvdy)
-        for q in range(nit):
-            for i in prange(ny):
-                for j in range(nx):
-                    pn[i, j] = p[i, j]
-            for i in prange(1, ny - 1):
-                for j in range(1, nx - 1):
-                    p[i, j] = (((pn[i, j + 1] + pn[i, j - 1]) * (dy * dy)
-                                + (pn[i + 1, j] + pn[i - 1, j]) * (dx * dx))
-                               / (2.0 * (dx * dx + dy * dy))
-                               - (dx * dx) * (dy * dy) / (2.0 * (dx * dx + dy * dy)) * b[i, j])
-            for i in prange(ny):
-                p[i, nx - 1] = p[i, nx - 2]
-            for j in prange(nx):
-                p[0, j] = p[1, j]
-            for i in prange(ny):
-                p[i, 0] = p[i, 1]
-            for j in prange(nx):
-                p[ny - 1, j] = 0.0
-        for i in prange(1, ny - 1):
-            for j in range(1, nx - 1):
-                u[i, j] = (un[i, j]
-                           - un[i, j] * dt / dx * (un[i, j] - un[i, j - 1])
-                           - vn[i, j] * dt / dy * (un[i, j] - un[i - 1, j])
-                           - dt / (2.0 * rho * dx) * (p[i, j + 1] - p[i, j - 1])
-                           + nu * (dt / (dx * dx) * (un[i, j + 1] - 2.0 * un[i, j] + un[i, j - 1])
-                                   + dt / (dy * dy) * (un[i + 1, j] - 2.0 * un[i, j]
-                                                       + un[i - 1, j])))
-                v[i, j] = (vn[i, j]
-                           - un[i, j] * dt / dx * (vn[i, j] - vn[i, j - 1])
-                           - vn[i, j] * dt / dy * (vn[i, j] - vn[i - 1, j])
-                           - dt / (2.0 * rho * dy) * (p[i + 1, j] - p[i - 1, j])
-                           + nu * (dt / (dx * dx) * (vn[i, j + 1] - 2.0 * vn[i, j] + vn[i, j - 1])
-                                   + dt / (dy * dy) * (vn[i + 1, j] - 2.0 * vn[i, j]
-                                                       + vn[i - 1, j])))
-        for j in prange(nx):
-            u[0, j] = 0.0
-            v[0, j] = 0.0
-            v[ny - 1, j] = 0.0
-        for i in prange(ny):
-            u[i, 0] = 0.0
-            u[i, nx - 1] = 0.0
-            v[i, 0] = 0.0
-            v[i, nx - 1] = 0.0
-        for j in prange(nx):
-            u[ny - 1, j] = 1.0
 
 
 # --- CuPy, from NumPy arrays ----------------------------------------------------------------
@@ -313,5 +162,5 @@ def cupy_cavity_flow(nt, nit, u, v, dt, dx, dy, p, rho, nu, xp=None):
 
 
 PROGRAMS = ("jacobi2d", "heat3d", "fdtd2d", "floyd_warshall", "nbody_leapfrog", "cavity_flow")
-NUMBA = {name: globals()[f"numba_{name}"] for name in PROGRAMS}
+NUMBA = numba_versions()
 CUPY = {name: globals()[f"cupy_{name}"] for name in PROGRAMS}

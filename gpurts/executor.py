@@ -407,6 +407,10 @@ def keep_resident(device, part, kit, residency, scope, log) -> None:
             TABLE.keep(device, g, kit.buffers[r.group], kit.staging[r.group].dtype,
                        kit.staging[r.group].nbytes, kit.kept[r.group], r.written, scope, log)
             kit.buffers[r.group] = None          # the table's now
+    # The kit outlives the call (kept with its plan): holding the host arrays too would keep
+    # a call's temporaries alive, so the next call's allocations got new memory, a new layout
+    # and a new preparation every time (softmax's `e`: 30 ms a call on an H100).
+    kit.kept = {}
 
 
 def combine(op, initial, partials, dtype):

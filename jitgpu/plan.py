@@ -311,7 +311,31 @@ def plan_transfers(instance: NestInstance, values, facts: DeviceFacts) -> list:
     if any(g.device_bytes > facts.max_alloc for _, plan in tiles for g in plan.groups):
         # Each group is one buffer: tiles whose groups together fit the largest buffer do.
         tiles = _plan_within(loops, arrays, accesses, min(facts.mem_limit, facts.max_alloc))
-    return tiles
+    return [(bounds, without_needless_copies(plan, instance)) for bounds, plan in tiles]
+
+
+def without_needless_copies(plan: lmad.TransferPlan, instance: NestInstance) -> lmad.TransferPlan:
+    """`plan` without the copies the nest's code shows are needless
+    (unpy/cpp_emit/nest_contents.py): none in for a group whose arrays all hold nothing defined
+    yet (a fresh np.empty), none back for a group whose arrays nothing reads after the nest."""
+    undefined, dead = set(), set()  # XXX
+
+    def edited(g):
+        copy_in = g.copy_in and not set(g.arrays) <= undefined
+        copy_back = g.copy_back and not set(g.arrays) <= dead
+        if (copy_in, copy_back) == (g.copy_in, g.copy_back):
+            return g
+        why = "; ".join(text for moved, text in (
+            (g.copy_in and not copy_in, "not copied in: a fresh np.empty holds nothing yet"),
+            (g.copy_back and not copy_back, "not copied back: nothing reads it later"))
+            if moved)
+        return dataclasses.replace(g, copy_in=copy_in, copy_back=copy_back,
+                                   note=f"{g.note}; {why}")
+
+    groups = [edited(g) for g in plan.groups]
+    if all(a is b for a, b in zip(groups, plan.groups)):
+        return plan
+    return dataclasses.replace(plan, groups=groups)
 
 
 def _plan_within(loops, arrays, accesses, limit):

@@ -30,7 +30,7 @@ from jitgpu.lmad.cslmad import access_pattern
 from jitgpu.lmad.overlap import overlap_components
 from jitgpu.lmad.plan import Footprint, Options, mirror_group
 from jitgpu.nest import loop_dims
-from jitgpu.plan import Estimate, live_arrays
+from jitgpu.plan import Estimate, live_arrays, without_needless_copies
 
 # A whole-view layout is used while it moves at most this many times the packed plan's bytes.
 MIRROR_FACTOR = 2.0
@@ -102,7 +102,7 @@ def whole_view_transfers(instance, values, facts):
     if plan.device_bytes > facts.mem_limit or any(g.device_bytes > facts.max_alloc
                                                   for g in plan.groups):
         return None
-    return plan
+    return without_needless_copies(plan, instance)
 
 
 def one_layout_per_array(plan, instance, values, facts, factor=MIRROR_FACTOR):

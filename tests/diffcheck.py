@@ -125,7 +125,30 @@ class KernelPair:
 
 
 def copy_args(args):
-    return tuple(copy_view(a) if isinstance(a, np.ndarray) else copy.copy(a) for a in args)
+    """Copies of `args`; arrays that share memory share it in the copies as they did (a test of
+    `f(a, a)` or `f(a, a[::-1])` must test aliasing, not two arrays)."""
+    arrays = [k for k, a in enumerate(args) if isinstance(a, np.ndarray) and a.size]
+    bounds = {k: np.lib.array_utils.byte_bounds(args[k]) for k in arrays}
+    components = []          # [[low, high, [indices]]], by overlapping bytes
+    for k in sorted(arrays, key=lambda k: bounds[k]):
+        low, high = bounds[k]
+        if components and low < components[-1][1]:
+            components[-1][1] = max(components[-1][1], high)
+            components[-1][2].append(k)
+        else:
+            components.append([low, high, [k]])
+    copies = {}
+    for low, high, members in components:
+        buffer = np.empty(high - low, np.uint8)
+        for k in members:
+            a = args[k]
+            offset = a.__array_interface__["data"][0] - low
+            view = np.ndarray(a.shape, a.dtype, buffer=buffer, offset=offset, strides=a.strides)
+            view[...] = a
+            view.flags.writeable = a.flags.writeable
+            copies[k] = view
+    return tuple(copies[k] if k in copies else copy_view(a) if isinstance(a, np.ndarray)
+                 else copy.copy(a) for k, a in enumerate(args))
 
 
 def copy_view(a: np.ndarray) -> np.ndarray:

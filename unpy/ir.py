@@ -357,8 +357,9 @@ class For:
     # The C++ path's loop optimisations (unpy/loopopt): `simd` marks a loop of independent
     # iterations that cpp_emit asks to vectorise, `unroll` one of a few constant iterations to
     # unroll completely (a register block's rows); `blocked` is the statements of this outermost
-    # nest rewritten (register blocks), which the C++ code runs instead when OpenMP runs the
-    # whole nest and no array of a pair in `disjoint` ([written, read] names) overlaps the other.
+    # nest rewritten (register blocks, interchange, cache tiles), which the C++ code runs instead
+    # when OpenMP runs the whole nest and no array of a pair in `disjoint` ([written, read]
+    # names) overlaps the other (on a serial loop: interchange's prange moved outward).
     simd: bool = False
     unroll: bool = False
     blocked: list = field(default_factory=list)
@@ -516,6 +517,11 @@ class Nest:
     # The compiled functions the nest calls that a kernel can call too (scalars in, a scalar
     # out, no arrays), callees before their callers; printed as OpenCL functions.
     helpers: list = field(default_factory=list)
+    # The arrays whose contents are undefined when the nest starts (a fresh np.empty) and the
+    # local arrays nothing reads after it (unpy/cpp_emit/nest_contents.py): the first are not
+    # copied to the device, the second not back.
+    undefined: list = field(default_factory=list)
+    dead_after: list = field(default_factory=list)
 
 
 @dataclass

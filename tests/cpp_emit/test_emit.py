@@ -55,9 +55,10 @@ def test_collapse_of_perfect_nests_and_triangular_schedule():
 
 
 def test_small_nests_run_on_one_thread():
-    """The `if` clause: the nest's estimated operations (its trip counts times its body's:
-    a statement one, a loop with computable bounds its trip count, others GUESSED_TRIPS)
-    against PARALLEL_WORK."""
+    """The team (unpy::nest_team, which the `num_threads` and `if` clauses take): one thread
+    unless the nest's estimated operations (its trip counts times its body's: a statement
+    one, a loop with computable bounds its trip count, others GUESSED_TRIPS) reach
+    PARALLEL_WORK."""
     cpp = cpp_of("""
         @unpython.type('ndarray[float64, 2]', 'int64', None)
         def f(a, m):
@@ -70,10 +71,11 @@ def test_small_nests_run_on_one_thread():
                 for k in range(i):
                     a[i, 3] += 1.0
         """)
-    clause = re.search(r"#pragma omp parallel for .* if\((.*)\)", cpp).group(1)
+    team, clause = re.search(r"const int (unpy_team\d+) = unpy::nest_team\((.*)\);", cpp).groups()
     assert re.fullmatch(r"double\(unpy_n\d+\) \* \(3 \+ double\(unpy::range_length\("
                         r"int64_t\(0\), m, int64_t\(1\)\)\) \* \(2\) \+ 32\) >= 32768",
                         clause), clause
+    assert f"num_threads({team}) if({team} > 1)" in cpp
 
 
 def test_unchecked_index_wrapping_only_where_an_index_may_be_negative():

@@ -953,3 +953,175 @@ def gather_pairs_rows(a, idx, jdx):
     b = a[idx, jdx, 1:]
     c = a[0, idx, jdx] + a[idx, 1, jdx]
     return b + c[:, None]
+
+
+# --- the corpus's front door (issue 18): roll, diff, cumsum along an axis, round, arrays of
+# scalars written out, loops over arrays, assignment through index arrays -----------------------
+
+@unpython.gpu
+@unpython.type(F2, 'int64', F2)
+def rolled(a, k):
+    """np.roll along an axis, with a negative shift, and over the flattened array (axis=None)."""
+    return np.roll(a, k, axis=1) + np.roll(a, -1, axis=0) + 0.5 * np.roll(a, k)
+
+
+@unpython.gpu
+@unpython.type(F2, I1, ('ndarray[float64, 2]', 'ndarray[int64, 1]', 'ndarray[float64, 1]',
+                        'ndarray[bool, 1]'))
+def differences(a, m):
+    """np.diff along the last axis (default), of integers, of order 2 down a column, of bools."""
+    return np.diff(a), np.diff(m), np.diff(a[:, 0], n=2, axis=0), np.diff(m > 0)
+
+
+@unpython.gpu
+@unpython.type(F2, I2, ('ndarray[float64, 2]', 'ndarray[int64, 2]', 'ndarray[float64, 1]'))
+def cumulative_axes(a, m):
+    """np.cumsum along each axis (int32 sums in int64, as NumPy's), and of the flattened array."""
+    return np.cumsum(a, axis=0), m.cumsum(1), np.cumsum(a)
+
+
+@unpython.gpu
+@unpython.type(F1, S1, ('ndarray[float64, 1]', 'ndarray[float32, 1]', 'ndarray[float64, 1]',
+                        'float64'))
+def rounded(x, y):
+    """np.round to even, to decimals (float32 stays float32), to tens, of a scalar."""
+    return np.round(x), np.round(y, 2), np.around(x * 100.0, -1), x[0].round(3)
+
+
+@unpython.gpu
+@unpython.type('float64', 'int64', F1)
+def written_out(x, k):
+    """np.array of scalars written out: a vector (a Python int and floats give float64), a
+    matrix of rows."""
+    v = np.array([x, k, 1.0])
+    m = np.array([[x, 2 * x], [0.5, x - 1.0]])
+    return m @ v[:2] + v[2] + np.array((k, k + 1))
+
+
+@unpython.gpu
+@unpython.type(F1, F2, I1, 'float64')
+def iterated(x, a, idx):
+    """for over enumerate, zip (arrays and a range), rows of a slice and an array expression."""
+    s = 0.0
+    for i, v in enumerate(x, 1):
+        s += i * v
+    for v, w in zip(x, a[0]):
+        s += v * w
+    for row in a[1:]:
+        s += row.sum()
+    for v in a.ravel() * 2.0:
+        s -= 0.25 * v
+    for k, j in zip(range(9, 0, -2), idx):
+        s += k * x[j]
+    return s
+
+
+@unpython.gpu
+@unpython.type(F1, I1, F1, F1)
+def scattered(a, idx, v):
+    """a[idx] = v and a[idx] += v: a repeated index keeps the last value (added once);
+    negative indices count from the end."""
+    out = a.copy()
+    out[idx] = v
+    out[idx[:2]] += 1.0
+    out[idx] += v * out[idx]
+    return out
+
+
+@unpython.gpu
+@unpython.type(F2, I1, F2)
+def scattered_rows(a, idx):
+    """Index arrays with a slice and side by side as assignment targets."""
+    out = np.zeros((a.shape[0], a.shape[1]))
+    out[idx, 1:] = a[:idx.shape[0], 1:]
+    out[idx, idx] -= 1.0
+    return out
+
+
+@unpython.gpu
+@unpython.type(F1, I2, ('ndarray[float64, 1]', 'ndarray[int64, 1]', 'ndarray[int32, 2]',
+                        'ndarray[int64, 2]', 'float64'))
+def sorted_values(x, m):
+    """np.sort and np.argsort (NaN last; ties in their order, as kind='stable'), along the last
+    axis of a matrix, the k smallest by a slice of argsort, and a.sort() in place of a row."""
+    order = x.argsort()
+    rows = np.sort(m)
+    m[0].sort()
+    median = np.sort(x[:5])[2]
+    return (np.sort(x), order, rows, np.argsort(m, axis=-1, kind='stable'),
+            median + x[order[:2]].sum())
+
+
+@unpython.gpu
+@unpython.type(F1, I1, F1, I1, ('ndarray[float64, 1]', 'ndarray[int64, 2]'))
+def unbuffered(a, idx, v, jdx):
+    """np.add.at & co: a repeated index takes every value, in order; a tuple of index arrays;
+    a scalar value."""
+    out = a.copy()
+    np.add.at(out, idx, v)
+    np.subtract.at(out, idx[:2], 0.5)
+    np.maximum.at(out, idx, v * 2.0)
+    np.multiply.at(out, idx[1:], 1.5)
+    np.minimum.at(out, idx, 0.75)
+    counts = np.zeros((3, 4), np.int64)
+    np.add.at(counts, (jdx % 3, jdx % 4), 1)
+    np.bitwise_or.at(counts, (jdx % 3, jdx % 4), 8)
+    return out, counts
+
+
+@unpython.gpu
+@unpython.type(I1, F1, 'int64', ('ndarray[int64, 1]', 'ndarray[float64, 1]'))
+def counted(x, w, minlength):
+    """np.bincount: counts of each value (as long as the largest value + 1, or minlength), and
+    sums of weights; ValueError for a negative value or minlength and weights of another
+    length, as NumPy's."""
+    return np.bincount(x, minlength=minlength), np.bincount(x % 4, w)
+
+
+@unpython.gpu
+@unpython.type(F1, F2, 'ndarray[uint8, 2]', I2, ('ndarray[float64, 2]', F3))
+def looked_up(lut, colors, img, labels):
+    """An index array of two dimensions: the result has its shape (then the array's other
+    dimensions), as NumPy's."""
+    return lut[img] * 2.0, colors[labels]
+
+
+@unpython.gpu
+@unpython.type(F1, F1, F2, ('ndarray[float64, 2]', 'ndarray[float64, 3]', 'ndarray[float64, 2]',
+                            'ndarray[float64, 1]', 'ndarray[float64, 2]'))
+def stacked(x, y, a):
+    """np.stack along each axis, np.column_stack; np.linalg.norm along an axis."""
+    return (np.stack((x, y)) + np.stack((x, y), axis=-1).T, np.stack((a, a * 2.0), axis=1),
+            np.column_stack((x, y)) + np.vstack((x, y)).T, np.linalg.norm(a, axis=1),
+            np.linalg.norm(a, axis=0, keepdims=True))
+
+
+@unpython.gpu
+@unpython.type(F2, I1, ('ndarray[float64, 2]', 'ndarray[int64, 1]', 'ndarray[float64, 2]',
+                        'ndarray[int64, 1]', 'ndarray[float64, 1]'))
+def accumulated(a, m):
+    """np.cumprod (int32 in int64, as NumPy's), np.maximum.accumulate down the columns (NaN
+    kept), np.minimum.accumulate of integers, a.clip."""
+    return (np.cumprod(a, axis=1), m.cumprod(), np.maximum.accumulate(a),
+            np.minimum.accumulate(m), a.clip(-0.25, 0.5)[0])
+
+
+@unpython.gpu
+@unpython.type(F1, F1, S1, ('ndarray[bool, 1]', 'bool', 'ndarray[bool, 1]', 'int64', 'bool'))
+def compared_closely(x, y, z):
+    """np.isclose with NumPy's tolerances (infinities close only to themselves, NaN to nothing
+    unless equal_nan), float32 against its own tolerances, np.allclose, np.count_nonzero,
+    math.isnan."""
+    return (np.isclose(x, y), np.allclose(x, y, rtol=1e-3),
+            np.isclose(z, z + 1e-6, atol=0.0, equal_nan=True), np.count_nonzero(x > y),
+            math.isnan(x[0]) or math.isinf(y[0]))
+
+
+@unpython.gpu
+@unpython.type(F1, F2, ('ndarray[float64, 2]', 'ndarray[float64, 1]', 'ndarray[float64, 2]',
+                        'ndarray[float64, 3]'))
+def diagonals(x, a):
+    """np.diag of a vector (a matrix) and of a matrix (its diagonal) off the main one,
+    np.expand_dims."""
+    return (np.diag(x) + np.diag(x[1:], 1) + np.diag(x[1:], k=-1), np.diag(a, -1) + 0.0,
+            np.diag(a, 2)[None, :] + np.expand_dims(x[:1], 0), np.expand_dims(a, axis=-1))

@@ -183,7 +183,10 @@ def compile_cpp(unit_paths: list, so_path: Path, options: BuildOptions, progress
         progress(f"{len(objects) - len(commands)} of {len(objects)} units unchanged (from the "
                  "build cache)")
     _run_all(commands, progress)
-    _run([CXX, "-shared", "-fopenmp", *map(str, objects), "-o", str(so_path)])
+    # -z initfirst: the module's constructors run before those of the libraries its import
+    # loads, so that unpy::bound_spinning sets GOMP_SPINCOUNT before libgomp reads it.
+    _run([CXX, "-shared", "-fopenmp", "-Wl,-z,initfirst", *map(str, objects), "-o",
+          str(so_path)])
 
 
 def _run_all(commands: list, progress=None):

@@ -11,6 +11,7 @@ import math
 from unpy import ir
 from unpy.cexpr import MATH_WITHOUT_ERRORS, CExprPrinter
 from unpy.ir import Array
+from unpy.cpp_emit.nest_contents import dying_locals, lone_nests
 from unpy.loopopt import optimise_for_cpu
 from unpy.loopopt.register_blocks import PANEL_ROWS
 from unpy.typeinfer.array_races import update_parts
@@ -154,7 +155,7 @@ def const_lower_bound(e, bounds):
 
 
 # A nest runs in parallel from this many estimated operations (about 10-30 us of work, what
-# waking a team of threads costs); fewer run on the calling thread (OpenMP's `if` clause).
+# waking a team of threads costs); fewer run on the calling thread (unpy::nest_team).
 PARALLEL_WORK = 32768
 GUESSED_TRIPS = 32      # the trip count of a loop whose bounds the estimate cannot compute
 
@@ -170,6 +171,7 @@ class FunctionEmitter(CExprPrinter):
         self.counter = 0
         self.lower_bounds = {}      # loop variable -> proven lower bound (while in the loop)
         self.checks_math = uses_checked_math(fn.body)
+        self.lone_nests = lone_nests(fn)     # their data has nobody to stay on the device for
         self.math_errors = ["unpy_math_error"]  # where math calls record errors, innermost last
         # A @gpu function with GPU nests keeps data on the device for the call (SPEC section 8):
         # a call scope, and flush points before host code that touches arrays.
@@ -267,9 +269,9 @@ class FunctionEmitter(CExprPrinter):
             if s.parallel and not in_parallel:
                 self.parallel_for(s)
             elif s.proof:
-                self.proved_or_checked(s, lambda nest: self.sequential_for(nest, in_parallel))
+                self.proved_or_checked(s, lambda nest: self.serial_nest(nest, in_parallel))
             else:
-                self.sequential_for(s, in_parallel)
+                self.serial_nest(s, in_parallel)
         elif isinstance(s, ir.While):
             reads = array_uses(s.test, self.fn)[0]
             if self.residency and not in_parallel and reads and contains_gpu_nest(s):
@@ -472,6 +474,27 @@ class FunctionEmitter(CExprPrinter):
         self.leave_loop_var(loop, saved)
         self.out("}")
 
+    def serial_nest(self, loop, in_parallel):
+        """A serial loop, or the form unpy/loopopt gave it instead (interchange: the prange
+        of its body moved outward) where no array of a pair in `disjoint` overlaps the other;
+        compiled for contiguous rows only, as the register-blocked forms."""
+        if not loop.blocked or in_parallel:
+            return self.sequential_for(loop, in_parallel)
+        taken = self.fresh("blocked")
+        tests = [f"unpy::disjoint({cname(w)}, {cname(r)})" for w, r in loop.disjoint]
+        self.out(f"bool {taken} = false;")
+        self.out(f"if constexpr (C) if ({' && '.join(tests) or 'true'}) {{")
+        self.depth += 1
+        self.block(loop.blocked)
+        self.out(f"{taken} = true;")
+        self.depth -= 1
+        self.out("}")
+        self.out(f"if (!{taken}) {{")
+        self.depth += 1
+        self.sequential_for(loop, in_parallel)
+        self.depth -= 1
+        self.out("}")
+
     def sequential_for(self, loop, in_parallel):
         if loop.simd or loop.unroll:
             return self.counted_for(loop, in_parallel)
@@ -587,10 +610,19 @@ class FunctionEmitter(CExprPrinter):
         loop_vars = {l.var for l in levels}
         triangular = triangular or any(loop_vars & set(reads_of([x.start, x.stop, x.step]))
                                        for x in walk_stmts(body) if isinstance(x, ir.For))
-        # A small nest runs on one thread: waking the team would cost more than it saves.
+        # A small nest runs on one thread: waking the team would cost more than it saves. A
+        # larger one on the CPUs free now (unpy::nest_team), but a reduction of floats on the
+        # whole team always: its sum depends on how many partial sums the threads make.
         work = " * ".join([f"double({n})" for _, _, n, _ in names]
                           + [f"({self.work_estimate(body, loop_vars | set(assigned_names(body)))})"])
-        clauses = f"if({work} >= {PARALLEL_WORK})"
+        team = self.fresh("team")
+        reduces_floats = any(getattr(self.fn.locals.get(r.var), "dtype", "").startswith(
+            ("float", "complex")) for r in loop.reductions)
+        fixed = ", true" if reduces_floats else ""
+        self.out(f"const int {team} = unpy::nest_team({work} >= {PARALLEL_WORK}{fixed});")
+        # A @gpu nest split with devices leaves their feeding threads' cores to them.
+        threads = f"std::min({team}, {split}.threads())" if split else team
+        clauses = f"num_threads({threads}) if({team} > 1)"
         for r in loop.reductions:
             clauses += f" reduction({r.op}:{cname(r.var)})"
         if self.checks_math and uses_checked_math(loop):
@@ -623,7 +655,6 @@ class FunctionEmitter(CExprPrinter):
             self.out(f"if (!({whole}unpy::blas_matmul({operands}))) {{")
             self.depth += 1
         if split:
-            clauses += f" num_threads({split}.threads())"
             self.out("do {")
             self.depth += 1
         outer = f"{split}.hi - {split}.lo" if split else names[0][2]
@@ -836,7 +867,8 @@ class FunctionEmitter(CExprPrinter):
             self.out(f"if (!{skip}.active()) {{")
         self.out("    py::gil_scoped_acquire unpy_gil;")
         self.out("    py::dict unpy_values;")
-        self.out('    unpy_values["__unpy_scope__"] = unpy_scope.id();')
+        scope = "-1" if loop.nest_id in self.lone_nests else "unpy_scope.id()"
+        self.out(f'    unpy_values["__unpy_scope__"] = {scope};')
         for name, t in zip(names, types):
             value = (f"unpy::to_python({cname(name)})" if isinstance(t, Array)
                      else f"py::cast({cname(name)})")
@@ -1176,30 +1208,6 @@ def array_uses(node, fn: ir.Function) -> tuple:
             reads.update(dict.fromkeys(read + written, True))
             writes.update(dict.fromkeys(written, True))
     return list(reads), list(writes)
-
-
-def dying_locals(fn: ir.Function) -> list:
-    """Local arrays that die with the call: only ever bound to a new allocation, never
-    returned, never bound to another name (`x = tmp`, a view of it) and never passed to a
-    compiled function (which could hand them back)."""
-    params = {p.name for p in fn.params}
-    escaping = set()
-    bound_otherwise = set()
-    for s in walk_stmts(fn.body):
-        if isinstance(s, ir.Return) and s.value is not None:
-            escaping.update(reads_of(s.value))
-        if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name) \
-                and not isinstance(s.value, ir.AllocArray):
-            bound_otherwise.add(s.target.id)
-            if isinstance(s.value.type, (Array, ir.TupleType)):   # `t = (x, y)` keeps x, y
-                escaping.update(reads_of(s.value))
-    for e in walk_exprs(fn.body):
-        if isinstance(e, ir.CallCompiled):
-            escaping.update(reads_of(e.args))
-        elif isinstance(e, ir.NamedExpr):
-            bound_otherwise.add(e.target.id)
-    return [name for name, t in fn.locals.items() if isinstance(t, Array)
-            and name not in params and name not in escaping and name not in bound_otherwise]
 
 
 def emit_function(fn, module_name, checks, signatures):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from unpy import ir
 from unpy.cpp_emit.emit import (CTYPES, cname, ctype, default_literal, emit_function,
                                 has_loops, nest_free_variables, recursive_functions)
+from unpy.cpp_emit.nest_contents import dead_after_nests, undefined_at_nests
 from unpy.ir import Array
 from unpy.typeinfer import overloads
 from unpy.typeinfer.overloads import Signature
@@ -91,11 +92,13 @@ def _may_be(e) -> set:
 
 def gpu_nests(fn: ir.Function, fastmath: bool = False, functions: dict = None):
     nests = []
+    undefined, dead = undefined_at_nests(fn), dead_after_nests(fn)
     for s in walk_stmts(fn.body):
         if isinstance(s, ir.For) and s.nest_id is not None:
             free = [ir.Param(n, fn.variable_type(n)) for n in nest_free_variables(s, fn)]
             nests.append(ir.Nest(fn.name, s.nest_id, s, free, fastmath,
-                                 kernel_helpers(s, functions or {})))
+                                 kernel_helpers(s, functions or {}), undefined[s.nest_id],
+                                 dead[s.nest_id]))
     return nests
 
 
@@ -423,6 +426,7 @@ def _glue_and_init(module: ir.Module, source: str, fastmath: bool) -> list:
     out.append('    m.attr("__unpy_nests__") = nests;')
     out.append("    Dl_info unpy_info;")
     out.append("    dladdr(reinterpret_cast<void*>(&unpy_locate), &unpy_info);")
+    out.append("    unpy::def_thread_hooks(m, unpy_info.dli_fname);")
     names = ", ".join(f'"{name}"' for name in visible)
     out.append(f"    unpy::exec_source(m, {raw_string(source)}, {raw_string(module.path)}, "
                f"unpy_info.dli_fname, {{{names}}});")

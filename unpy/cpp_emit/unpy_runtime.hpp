@@ -20,7 +20,14 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+#include <chrono>
+#include <cstdio>
+#include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sched.h>
+#include <unistd.h>
 #include <signal.h>
 
 namespace unpy {
@@ -484,6 +491,223 @@ py::object to_python(const Array<T, N>& a) {
     return py::array_t<T>(shape, strides, a.data, owner);
 }
 
+// --- threads on shared cores ---------------------------------------------------------------
+// A parallel nest runs on as many threads as there are CPUs free when it starts, not on
+// omp_get_max_threads() regardless: a loop's threads share the work out in equal parts, so one
+// thread without a core of its own holds all of them up at the barrier, for a whole scheduler
+// period where the others spin there (mmult 256 on the 2-core machine beside one busy process:
+// 12-18 ms a call on 2 threads, 0.37 ms on 1; bench/results/busy-cpu-2core.md).
+
+// The team of a parallel nest. `cpus`: those of this process's affinity mask; `online`: the
+// machine's; `runnable`: the tasks of the whole machine running or waiting for a CPU now
+// (/proc/loadavg), `own` of them this process's (the caller, and OpenMP threads still spinning
+// after a loop); `limit`: the most the user allows (omp_get_max_threads(), OMP_NUM_THREADS).
+// The others' tasks may run on any CPU of the machine: ours has the fewer of our mask's CPUs
+// and the machine's free ones. At least 1 (the caller's own thread).
+inline int team_size(int cpus, int online, int runnable, int own, int limit) {
+    const int others = std::max(0, runnable - own);
+    const int free = std::min(cpus, std::max(online, cpus) - others);
+    return std::max(1, std::min(free, limit));
+}
+
+struct LoadReading {
+    int cpus, online, runnable, own;
+};
+
+// This process's threads that are running or runnable (state R in /proc/self/task/*/stat).
+inline int own_running_threads() {
+    int running = 0;
+    if (DIR* dir = opendir("/proc/self/task")) {
+        char path[300], text[512];
+        while (dirent* entry = readdir(dir)) {
+            if (entry->d_name[0] == '.') continue;
+            std::snprintf(path, sizeof path, "/proc/self/task/%s/stat", entry->d_name);
+            const int fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0) continue;
+            const ssize_t got = read(fd, text, sizeof text - 1);
+            close(fd);
+            if (got <= 0) continue;
+            text[got] = 0;
+            const char* end = std::strrchr(text, ')');   // the name may hold spaces and ')'
+            if (end && end[1] == ' ' && end[2] == 'R') ++running;
+        }
+        closedir(dir);
+    }
+    return std::max(running, 1);     // the caller runs
+}
+
+// The tasks of the machine running or waiting for a CPU now (the 4th field of /proc/loadavg,
+// "runnable/total"), or `unknown` where it cannot be read.
+inline int runnable_tasks(int unknown) {
+    char text[128];
+    const int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return unknown;
+    const ssize_t got = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (got <= 0) return unknown;
+    text[got] = 0;
+    double avg[3];
+    int runnable = 0, total = 0;
+    return std::sscanf(text, "%lf %lf %lf %d/%d", &avg[0], &avg[1], &avg[2], &runnable,
+                       &total) == 5 ? runnable : unknown;
+}
+
+// The machine now (some 15 us; 50 us where this process's threads are counted too, on the
+// 2-core machine). Those are counted only where they could change the choice, and before the
+// load is read again: a thread of ours that stops spinning meanwhile is then taken for ours,
+// not another's (a thread more rather than one fewer). Where /proc cannot be read, no other
+// task is seen: the whole team, as OpenMP alone would run it.
+inline LoadReading read_load() {
+    static const int online = int(sysconf(_SC_NPROCESSORS_ONLN));
+    LoadReading now{};
+    cpu_set_t mask;
+    now.online = online;
+    now.cpus = sched_getaffinity(0, sizeof mask, &mask) == 0 ? CPU_COUNT(&mask) : online;
+    now.own = 1;
+    now.runnable = runnable_tasks(1);
+    if (team_size(now.cpus, now.online, now.runnable, 1, now.cpus) < now.cpus) {
+        now.own = own_running_threads();
+        now.runnable = runnable_tasks(now.own);
+    }
+    return now;
+}
+
+// How often the machine is read again: a reading costs 15-50 us, a nest may take
+// microseconds, and a busy spell lasts a scheduler period or more.
+constexpr int64_t LOAD_READ_EVERY_NS = 5'000'000;
+
+struct TeamChoice {
+    std::atomic<int64_t> read_at{std::numeric_limits<int64_t>::min() / 2};
+    std::atomic<int> free{1 << 20};      // team_size without the limit, at read_at
+    std::atomic<int> last{0};            // the team of the last parallel nest (tests read it)
+    // Tests only (__unpy_fake_load__): a synthetic reading used instead of the machine's, at
+    // every nest (no caching).
+    std::atomic<bool> faking{false};
+    std::mutex fake_mutex;
+    LoadReading fake{};
+};
+inline TeamChoice team_choice;
+
+// The team of a nest about to start: 1 for a nest too small to go parallel (`parallel`
+// false), else team_size of the machine's load (read at most every LOAD_READ_EVERY_NS),
+// capped by omp_get_max_threads(). `fixed`: the whole team whatever the load, for a nest whose
+// result depends on its team (a reduction of floats adds the threads' partial sums).
+inline int nest_team(bool parallel, bool fixed = false) {
+    const int limit = omp_get_max_threads();
+    TeamChoice& c = team_choice;
+    int team = 1;
+    if (parallel && (fixed || omp_in_parallel())) {
+        team = limit;
+    } else if (parallel) {
+        const bool faking = c.faking.load(std::memory_order_relaxed);
+        const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::steady_clock::now().time_since_epoch()).count();
+        if (faking || now - c.read_at.load(std::memory_order_relaxed) >= LOAD_READ_EVERY_NS) {
+            LoadReading r;
+            if (faking) {
+                std::lock_guard<std::mutex> lock(c.fake_mutex);
+                r = c.fake;
+            } else {
+                r = read_load();
+            }
+            c.free.store(team_size(r.cpus, r.online, r.runnable, r.own, 1 << 20),
+                         std::memory_order_relaxed);
+            c.read_at.store(now, std::memory_order_relaxed);
+        }
+        team = std::max(1, std::min(c.free.load(std::memory_order_relaxed), limit));
+    }
+    c.last.store(team, std::memory_order_relaxed);
+    return team;
+}
+
+// --- OpenMP's idle threads -----------------------------------------------------------------
+// libgomp's threads spin after a parallel loop, waiting for the next one, for some 300,000
+// spins (7.5 ms on the 2-core machine) unless OMP_WAIT_POLICY or GOMP_SPINCOUNT say otherwise;
+// a core they spin on is lost to other work, and a loop's thread that has no core waits a whole
+// scheduler period (mmult 128 on the 2-core machine with its cores shared: 8-24 ms a call,
+// against 0.07 ms with OMP_WAIT_POLICY=passive and 0.08-0.12 ms with GOMP_SPINCOUNT=1000; 0.04
+// ms when the cores happened to be free). Bounded to BOUNDED_SPINCOUNT (25 us there; libgomp
+// reckons 10 us), calls in quick succession still find the threads awake, and idle ones soon
+// sleep (bench/results/busy-cpu-2core.md). libgomp reads its environment once, when it is
+// loaded: the module is linked with -z initfirst (unpy/cpp_emit/build.py), so that this runs
+// before libgomp's own initialisation when the module's import loads libgomp; where libgomp
+// was loaded before (an earlier module, another library), it no longer can
+// (report_spin_bound says so at debug level).
+constexpr const char* BOUNDED_SPINCOUNT = "1000";
+
+// Whether unpy bounds the spinning: only where the user set none of the variables that say
+// how OpenMP's threads should wait or how many there are (GOMP_SPINCOUNT may hold unpy's own
+// bound, set by a module imported before).
+inline bool bounds_spinning(const char* wait_policy, const char* spincount,
+                            const char* num_threads) {
+    const bool unset_or_ours = !spincount || !*spincount ||
+                               std::strcmp(spincount, BOUNDED_SPINCOUNT) == 0;
+    return unset_or_ours && !(wait_policy && *wait_policy) && !(num_threads && *num_threads);
+}
+
+enum class SpinBound { user, set_here, set_before };
+inline SpinBound spin_bound = SpinBound::user;    // what this module's bound_spinning found
+
+__attribute__((constructor)) inline void bound_spinning() {
+    const char* spincount = getenv("GOMP_SPINCOUNT");
+    if (spin_bound == SpinBound::user &&
+        bounds_spinning(getenv("OMP_WAIT_POLICY"), spincount, getenv("OMP_NUM_THREADS"))) {
+        spin_bound = spincount && *spincount ? SpinBound::set_before : SpinBound::set_here;
+        setenv("GOMP_SPINCOUNT", BOUNDED_SPINCOUNT, 1);
+    }
+}
+
+// Whether libgomp was loaded before the module at `so_path` (the loader lists objects in
+// the order they were loaded: one that this module's import loaded comes after it).
+inline bool libgomp_loaded_before(const char* so_path) {
+    struct Search { const char* path; bool module_seen = false, before = false; } search{so_path};
+    dl_iterate_phdr([](dl_phdr_info* info, size_t, void* data) {
+        auto* s = static_cast<Search*>(data);
+        const char* name = info->dlpi_name ? info->dlpi_name : "";
+        if (std::strcmp(name, s->path) == 0) s->module_seen = true;
+        else if (!s->module_seen && std::strstr(name, "libgomp")) s->before = true;
+        return 0;
+    }, &search);
+    return search.before;
+}
+
+// At the module's import: "user" (the user's variables rule), "bounded" (GOMP_SPINCOUNT set
+// before libgomp read it, here or by a module before), or "too late" (libgomp was loaded
+// before: logged at debug level, and the variable removed again, so that another module does
+// not take it for a bound in force).
+inline std::string report_spin_bound(const char* so_path) {
+    if (spin_bound == SpinBound::user) return "user";
+    if (spin_bound == SpinBound::set_before || !libgomp_loaded_before(so_path)) return "bounded";
+    unsetenv("GOMP_SPINCOUNT");
+    try {
+        py::module_::import("logging").attr("getLogger")("unpy").attr("debug")(
+            "libgomp was loaded before this module: OpenMP's idle threads spin as libgomp's "
+            "defaults say (GOMP_SPINCOUNT set too late; OMP_WAIT_POLICY=passive before Python "
+            "starts bounds them)");
+    } catch (py::error_already_set&) {
+    }
+    return "too late";
+}
+
+// At a module's import: how its OpenMP threads wait (__unpy_spin__), and the seams of
+// tests/cpp_emit/test_threads.py.
+inline void def_thread_hooks(py::module_& m, const char* so_path) {
+    m.attr("__unpy_spin__") = report_spin_bound(so_path);
+    m.def("__unpy_team_size__", &team_size, "tests: unpy::team_size(cpus, online, runnable, "
+          "own, limit)");
+    m.def("__unpy_fake_load__", [](py::object reading) {
+        std::lock_guard<std::mutex> lock(team_choice.fake_mutex);
+        if (!reading.is_none()) {
+            auto r = reading.cast<std::tuple<int, int, int, int>>();
+            team_choice.fake = {std::get<0>(r), std::get<1>(r), std::get<2>(r), std::get<3>(r)};
+        }
+        team_choice.faking = !reading.is_none();
+        team_choice.read_at = std::numeric_limits<int64_t>::min() / 2;
+    }, "tests: (cpus, online, runnable, own) to use instead of the machine's load, or None");
+    m.def("__unpy_last_team__", [] { return team_choice.last.load(); },
+          "tests: the team of the last parallel nest (1: it ran on the calling thread)");
+}
+
 // `out = a @ b` with the BLAS NumPy ships (scipy-openblas, ILP64): its gemm runs on the OpenMP
 // threads, each on a block of the result with one BLAS thread of its own
 // (openblas_set_num_threads_local), because OpenMP's threads spin for milliseconds after a
@@ -592,7 +816,8 @@ bool blas_matmul(const Array<T, NO>& out, const Array<T, NA>& a, const Array<T, 
     // region and given back after it (restored by each thread, the restores raced and left
     // NumPy's own products on one thread); where it is per thread, each thread sets its own.
     const int before = blas.local_threads(1);
-    #pragma omp parallel
+    // The whole team whatever the load: OpenBLAS's result for a block depends on its size.
+    #pragma omp parallel num_threads(nest_team(true, true))
     {
         const int64_t parts = omp_get_num_threads(), me = omp_get_thread_num();
         const int64_t len = rows ? m : n, lo = len * me / parts, hi = len * (me + 1) / parts;

@@ -142,9 +142,10 @@ class StringConstants(ModuleConstants):
 
 
 # Constants of the math and numpy modules, Python floats in the interpreter too.
-LIBRARY_CONSTANTS = {f"{module}.{name}": value for module in ("math", "numpy") for name, value in
-                     (("pi", math.pi), ("e", math.e), ("inf", math.inf), ("nan", math.nan))}
-LIBRARY_CONSTANTS["math.tau"] = math.tau
+LIBRARY_CONSTANTS = {f"{module}.{name}": value for module in ("math", "numpy", "cmath")
+                     for name, value in (("pi", math.pi), ("e", math.e), ("inf", math.inf),
+                                         ("nan", math.nan))}
+LIBRARY_CONSTANTS["math.tau"] = LIBRARY_CONSTANTS["cmath.tau"] = math.tau
 
 NUMERIC_OPERATORS = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
                      gast.Div: operator.truediv, gast.FloorDiv: operator.floordiv,

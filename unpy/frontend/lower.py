@@ -39,6 +39,11 @@ OPERATOR_UFUNCS = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/",
                    "left_shift": "<<", "right_shift": ">>"}
 COMPARE_UFUNCS = {"less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">=",
                   "equal": "==", "not_equal": "!="}
+# ufuncs whose `.at(a, indices, values)` (unbuffered, in place) compiles: the IR operator or
+# element-wise function of each.
+UNBUFFERED_UFUNCS = {"add": "+", "subtract": "-", "multiply": "*", "maximum": "np.maximum",
+                     "minimum": "np.minimum", "bitwise_or": "|", "bitwise_and": "&",
+                     "bitwise_xor": "^"}
 # Element-wise NumPy functions beyond the math ones (IR name 'np.<name>').
 ELEMENTWISE = {"where", "minimum", "maximum", "fmin", "fmax", "clip", "isnan", "isinf",
                "isfinite", "sign", "square", "log1p", "expm1", "log2", "exp2", "cbrt",
@@ -50,8 +55,10 @@ ARRAY_FUNCTIONS = {name: name for name in (
     "sum", "prod", "mean", "std", "var", "argmin", "argmax", "any", "all", "dot", "matmul",
     "outer", "vdot", "inner", "zeros_like", "empty_like", "ones_like", "full_like", "full", "copy",
     "arange", "linspace", "eye", "identity", "transpose", "reshape", "ravel", "trace", "cumsum",
-    "max", "min", "concatenate", "hstack", "vstack", "triu", "tril")}
-ARRAY_FUNCTIONS.update({"amax": "max", "amin": "min", "array": "copy", "asarray": "asarray",
+    "max", "min", "concatenate", "hstack", "vstack", "triu", "tril", "roll", "diff",
+    "sort", "argsort", "bincount", "stack", "column_stack", "cumprod", "expand_dims", "diag")}
+ARRAY_FUNCTIONS.update({"maximum.accumulate": "cummax", "minimum.accumulate": "cummin",
+                        "amax": "max", "amin": "min", "array": "copy", "asarray": "asarray",
                         "ascontiguousarray": "copy", "linalg.norm": "norm", "flip": "flip",
                         "fliplr": "fliplr", "flipud": "flipud", "nanmax": "max", "nanmin": "min"})
 ARRAY_FUNCTIONS.update({f"linalg.{name}": name for name in ("solve", "inv", "cholesky", "det",
@@ -65,7 +72,7 @@ DTYPE_POSITION = {"full": 2, "full_like": 2, "zeros_like": 1, "ones_like": 1, "e
 # Methods of arrays (ir.ArrayCall with the array first).
 ARRAY_METHODS = {"sum", "prod", "mean", "std", "var", "argmin", "argmax", "any", "all", "dot",
                  "copy", "transpose", "reshape", "ravel", "flatten", "max", "min", "astype",
-                 "trace", "cumsum", "fill"}
+                 "trace", "cumsum", "cumprod", "fill", "argsort", "sort", "clip", "round"}
 
 
 def ufunc_arity(name: str):
@@ -89,6 +96,8 @@ def builtin_name(qualified: str):
     head, _, tail = qualified.rpartition(".")
     if head == "math" and (tail in MATH_FUNCS or tail in MATH_ONLY):
         return "math." + tail
+    if head == "math" and tail in ("isnan", "isinf", "isfinite"):
+        return "np." + tail     # of a real scalar: the same truth
     if head == "numpy":
         tail = NUMPY_ALIASES.get(tail, tail)
         if tail in MATH_FUNCS or tail == "abs":
@@ -144,7 +153,7 @@ class Lowering:
             raise self.error("annotated assignments are not supported; declare the type with "
                              "@unpython.locals(name='type')", s)
         if isinstance(s, gast.For):
-            return [self.for_loop(s)]
+            return self.for_loop(s)
         if isinstance(s, gast.While):
             if s.orelse:
                 raise self.error("'while ... else' is not supported", s)
@@ -168,8 +177,8 @@ class Lowering:
                                   self.expr(call), loc)]
             if isinstance(s.value, gast.Call):
                 value = self.expr(s.value)
-                if isinstance(value, ir.CallCompiled) or (isinstance(value, ir.ArrayCall)
-                                                          and value.func == "fill"):
+                if isinstance(value, ir.CallCompiled) or (isinstance(value, ir.ArrayCall) and (
+                        value.func in ("fill", "ufunc_at") or "in_place" in value.keywords)):
                     return [ir.ExprStmt(value, loc)]
             raise self.error("this expression statement has no effect in compiled code; only "
                              "calls to compiled functions may stand alone", s)
@@ -286,18 +295,26 @@ class Lowering:
         raise self.error("you can assign to a variable or to an array element only", t)
 
     def for_loop(self, s):
+        """A `for` loop as a list of statements: over range/prange, or over arrays
+        (`for x in a`, `for x in a.ravel()`, `for i, x in enumerate(a)`, `for x, y in zip(a,
+        b)`)."""
         loc = loc_of(s)
         if s.orelse:
             raise self.error("'for ... else' is not supported", s)
+        it = s.iter
+        kind = self.qualified(it.func) if isinstance(it, gast.Call) else None
+        if kind in ("enumerate", "zip"):
+            return self.for_tuples(s, kind)
         if not isinstance(s.target, gast.Name):
             raise self.error("the loop variable must be a plain name", s.target)
-        it = s.iter
-        if isinstance(it, gast.Name) and not self.is_module(it):
-            return self.for_array(s)
-        kind = self.qualified(it.func) if isinstance(it, gast.Call) else None
         if kind not in ("range", "unpython.prange"):
-            raise self.error("for loops must iterate over range(...), prange(...) or an array "
-                             "variable (bind an array expression to a name first)", it)
+            return self.for_sequences(s, [(s.target, it)])
+        args = self.range_args(it, kind)
+        return [ir.For(s.target.id, args[0], args[1], args[2], self.body(s.body),
+                       parallel=(kind == "unpython.prange"), loc=loc)]
+
+    def range_args(self, it, kind):
+        """[start, stop, step] of `range(...)` (or prange)."""
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.error(f"{kind.split('.')[-1]}() takes 1 to 3 positional arguments", it)
         args = [self.expr(a) for a in it.args]
@@ -307,27 +324,107 @@ class Lowering:
             args.append(ir.Const(1, loc_of(it)))
         if isinstance(args[2], ir.Const) and args[2].value == 0:
             raise self.error("range() step must not be zero", it.args[2])
-        return ir.For(s.target.id, args[0], args[1], args[2], self.body(s.body),
-                      parallel=(kind == "unpython.prange"), loc=loc)
+        return args
 
-    def for_array(self, s):
-        """`for x in a:` is `for __k in range(a.shape[0]): x = a[__k]`: the elements of a 1-D
-        array, the rows (views) of others, as Python iterates. The loop must not rebind `a`,
-        which Python's iterator would not see."""
-        loc, array = loc_of(s), s.iter
-        rebound = [n for stmt in s.body for n in gast.walk(stmt) if isinstance(n, gast.Name)
-                   and n.id == array.id and isinstance(n.ctx, gast.Store)]
-        if array.id == s.target.id or rebound:
-            raise self.error(f"this loop assigns '{array.id}', the array it iterates over; "
-                             "iterate over a copy or use an index loop", rebound[0]
-                             if rebound else s.target)
-        index = self.fresh("k")
-        element = ir.Assign(ir.Name(s.target.id, loc_of(s.target)),
-                            ir.Subscript(ir.Name(array.id, loc_of(array)),
-                                         [ir.Name(index, loc)], loc_of(array)), loc)
-        stop = ir.ArrayAttr(ir.Name(array.id, loc_of(array)), "shape", 0, loc_of(array))
-        return ir.For(index, ir.Const(0, loc), stop, ir.Const(1, loc),
-                      [element] + self.body(s.body), loc=loc)
+    def for_tuples(self, s, kind):
+        """`for i, x in enumerate(a, start)` and `for x, y, ... in zip(a, b, ...)`: a loop
+        over the arrays (or ranges) side by side, unpacked into plain names."""
+        it = s.iter
+        if not isinstance(s.target, gast.Tuple) or not all(
+                isinstance(t, gast.Name) for t in s.target.elts):
+            raise self.error(f"a loop over {kind}() unpacks each item into plain names "
+                             f"(for i, x in {kind}(...))", s.target)
+        targets = s.target.elts
+        if kind == "enumerate":
+            start = [k.value for k in it.keywords if k.arg == "start"]
+            if len(it.keywords) != len(start) or len(it.args) + len(start) not in (1, 2) or \
+                    not it.args or len(targets) != 2:
+                raise self.error("enumerate(a, start=0) takes one array and unpacks into two "
+                                 "names (for i, x in enumerate(a))", it)
+            start = it.args[1] if len(it.args) == 2 else (start[0] if start else None)
+            return self.for_sequences(s, [(targets[1], it.args[0])], (targets[0], start))
+        if it.keywords or not it.args or len(it.args) != len(targets):
+            raise self.error(f"zip() of {len(it.args)} sequence(s) unpacks into as many names "
+                             "here (no strict=)", it)
+        return self.for_sequences(s, list(zip(targets, it.args)))
+
+    def for_sequences(self, s, pairs, counter=None):
+        """`for __k in range(n)` with each target of `pairs` (target, sequence) bound to the
+        sequence's item `__k` first: an array's element (a row view of one of more dimensions,
+        as Python iterates), a range's value; `counter` (target, start): the count. The
+        sequences are evaluated once, before the loop (an array expression bound to a name of
+        its own); `n` is the shortest's length. The loop must not rebind an array it iterates
+        over, which Python's iterator would not see."""
+        loc = loc_of(s)
+        index_name = self.fresh("k")
+        index = lambda: ir.Name(index_name, loc)      # noqa: E731 (a node per use)
+        before, lengths, items = [], [], []
+
+        def once(value):
+            """`value`, evaluated before the loop (as Python evaluates range's arguments)."""
+            if isinstance(value, ir.Const):
+                return lambda: ir.Const(value.value, value.loc)
+            temp = self.fresh("v")
+            self.assigned.add(temp)
+            before.append(ir.Assign(ir.Name(temp, value.loc), value, loc))
+            return lambda: ir.Name(temp, value.loc)
+
+        for target, seq in pairs:
+            kind = self.qualified(seq.func) if isinstance(seq, gast.Call) else None
+            if kind == "range":
+                start, stop, step = self.range_args(seq, kind)
+                start, stop = once(start), once(stop)
+                if not isinstance(step, ir.Const):
+                    raise self.error("a range() zipped or enumerated needs a literal step here",
+                                     seq)
+                first, last = (start(), stop()) if step.value > 0 else (stop(), start())
+                span = ir.BinOp("+", ir.BinOp("-", last, first, loc),
+                                ir.Const(abs(step.value) - 1, loc), loc)
+                lengths.append(ir.Call("max", [ir.BinOp("//", span, ir.Const(abs(step.value),
+                                                                              loc), loc),
+                                               ir.Const(0, loc)], loc))
+                items.append((target, ir.BinOp("+", start(), ir.BinOp("*", index(), step, loc),
+                                               loc)))
+                continue
+            if kind in ("unpython.prange", "enumerate", "zip"):
+                raise self.error(f"a loop over {kind.split('.')[-1]}() nested in zip() or "
+                                 "enumerate() is not supported; index the arrays with a range "
+                                 "loop instead", seq)
+            if isinstance(seq, (gast.Tuple, gast.List)):
+                raise self.error("loops over a tuple or list written out are not supported; "
+                                 "loop over an array or a range", seq)
+            if isinstance(seq, gast.Attribute) and seq.attr == "shape":
+                raise self.error("loops over a shape tuple are not supported; unpack it "
+                                 "(m, n = a.shape) or loop over range(a.ndim)", seq)
+            if kind == "reversed":
+                raise self.error("reversed() is not supported in compiled functions; loop "
+                                 "over a[::-1] or range(n - 1, -1, -1)", seq)
+            if isinstance(seq, gast.Name) and not self.is_module(seq):
+                array = seq.id
+                rebound = [n for stmt in s.body for n in gast.walk(stmt)
+                           if isinstance(n, gast.Name) and n.id == array
+                           and isinstance(n.ctx, gast.Store)]
+                rebound += [t for t in ([p[0] for p in pairs] + ([counter[0]] if counter else []))
+                            if t.id == array]
+                if rebound:
+                    raise self.error(f"this loop assigns '{array}', the array it iterates over; "
+                                     "iterate over a copy or use an index loop", rebound[0])
+            else:       # Python evaluates the iterable once: the array a name of its own
+                array = self.fresh("seq")
+                self.assigned.add(array)
+                before.append(ir.Assign(ir.Name(array, loc_of(seq)), self.expr(seq), loc))
+            lengths.append(ir.ArrayAttr(ir.Name(array, loc_of(seq)), "shape", 0, loc_of(seq)))
+            items.append((target, ir.Subscript(ir.Name(array, loc_of(seq)), [index()],
+                                               loc_of(seq))))
+        stop = lengths[0] if len(lengths) == 1 else ir.Call("min", lengths, loc)
+        bind = [ir.Assign(ir.Name(t.id, loc_of(t)), value, loc) for t, value in items]
+        if counter is not None:
+            target, start = counter
+            value = index() if start is None else ir.BinOp("+", index(),
+                                                           once(self.expr(start))(), loc)
+            bind.insert(0, ir.Assign(ir.Name(target.id, loc_of(target)), value, loc))
+        return before + [ir.For(index_name, ir.Const(0, loc), stop, ir.Const(1, loc),
+                                bind + self.body(s.body), loc=loc)]
 
     # --- expressions --------------------------------------------------------------------
 
@@ -468,6 +565,11 @@ class Lowering:
             raise self.error("'**' arguments are not supported in compiled functions", kw.value)
         if kw.arg == "dtype":
             return self.dtype_value(kw.value)
+        if kw.arg == "kind" and isinstance(kw.value, gast.Constant) and \
+                isinstance(kw.value.value, str):        # np.sort(a, kind='stable')
+            return ir.Const(kw.value.value, loc_of(kw.value))
+        if kw.arg == "axis" and isinstance(kw.value, gast.Constant) and kw.value.value is None:
+            return ir.Const(None, loc_of(kw.value))     # np.sum(a, axis=None)
         return self.expr(kw.value)
 
     def dtype_value(self, node):
@@ -508,6 +610,18 @@ class Lowering:
                 args = [self.array_call_arg(a) for a in args]
                 return ir.ArrayCall(ARRAY_FUNCTIONS[name], args, keywords, loc)
             name = "conjugate" if name == "conj" else name
+            if name in ("round", "around"):
+                return self.rounding(e, list(e.args))
+            if name.endswith(".at") and name[:-3] in UNBUFFERED_UFUNCS:
+                return self.ufunc_at(e, name[:-3])
+            if name in ("isclose", "allclose"):
+                return self.closeness(e, name)
+            if name == "count_nonzero":
+                if len(e.args) != 1 or set(k.arg for k in e.keywords) - {"axis", "keepdims"}:
+                    raise self.error("np.count_nonzero(a, axis=k) takes one array here", e)
+                return ir.ArrayCall("sum", [ir.Compare(self.expr(e.args[0]), ["!="],
+                                                       [ir.Const(0, loc)], loc)],
+                                    self.keywords(e), loc)
             if name in OPERATOR_UFUNCS or name in COMPARE_UFUNCS:
                 if e.keywords or len(e.args) != 2:
                     raise self.error(f"np.{name}(a, b) takes two arguments in compiled code "
@@ -570,8 +684,9 @@ class Lowering:
 
     def array_call_arg(self, a):
         """An argument of a NumPy array function: a shape tuple is a list of expressions."""
-        if isinstance(a, (gast.Tuple, gast.List)):
-            return [self.expr(x) for x in a.elts]
+        if isinstance(a, (gast.Tuple, gast.List)):     # a shape; np.array's rows: nested
+            return [self.array_call_arg(x) if isinstance(x, (gast.Tuple, gast.List))
+                    else self.expr(x) for x in a.elts]
         array = self.shape_source(a)
         if array is not None:
             return [ir.ArrayAttr(array, "shape", None, loc_of(a))]
@@ -582,10 +697,22 @@ class Lowering:
         name = e.func.attr
         if name in ("conj", "conjugate") and not e.args and not e.keywords:
             return ir.Call("np.conjugate", [self.expr(e.func.value)], loc_of(e))
+        if name == "round":
+            return self.rounding(e, [e.func.value] + list(e.args))
+        if name == "clip":
+            if e.keywords or len(e.args) != 2:
+                raise self.error("a.clip(lo, hi) takes the two bounds here", e)
+            return ir.Call("np.clip", [self.expr(x) for x in [e.func.value] + list(e.args)],
+                           loc_of(e))
         if name not in ARRAY_METHODS:
             raise self.error(f"the array method '.{name}()' is not supported in compiled "
                              f"functions (supported: {', '.join(sorted(ARRAY_METHODS))})", e)
         func = {"flatten": "copy_ravel"}.get(name, name)
+        if name == "sort":      # a.sort(): in place, no value
+            keywords = self.keywords(e)
+            keywords["in_place"] = ir.Const(True, loc_of(e))
+            return ir.ArrayCall("sort", [self.expr(e.func.value)] + [
+                self.array_call_arg(a) for a in e.args], keywords, loc_of(e))
         array = self.expr(e.func.value)
         if name == "astype":
             if len(e.args) != 1 or e.keywords:
@@ -594,6 +721,64 @@ class Lowering:
                                 loc_of(e))
         args = [array] + [self.array_call_arg(a) for a in e.args]
         return ir.ArrayCall(func, args, self.keywords(e), loc_of(e))
+
+    def ufunc_at(self, e, ufunc):
+        """`np.add.at(a, indices, values)` & co: the call 'ufunc_at' of the array, the indices
+        (a list: one index, or the items of a tuple) and the values; statement only."""
+        if e.keywords or len(e.args) not in (2, 3):
+            raise self.error(f"np.{ufunc}.at(a, indices, values) takes three arguments here", e)
+        if len(e.args) == 2:
+            raise self.error(f"np.{ufunc}.at(a, indices) without values is not supported; "
+                             f"give the values", e)
+        a, indices, values = e.args
+        parts = indices.elts if isinstance(indices, gast.Tuple) else [indices]
+        return ir.ArrayCall("ufunc_at", [self.expr(a), [self.index(p) for p in parts],
+                                         self.expr(values)],
+                            {"ufunc": ir.Const(UNBUFFERED_UFUNCS[ufunc], loc_of(e))}, loc_of(e))
+
+    def closeness(self, e, name):
+        """`np.isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False)` as NumPy computes it:
+        `(|a - b| <= atol + rtol * |b|) & isfinite(b) | (a == b)` (`| isnan(a) & isnan(b)`
+        with equal_nan=True); `np.allclose`: np.all of it. `a` and `b` are read where each
+        appears (written out again: the frontend makes a new node per use)."""
+        names = ["a", "b", "rtol", "atol", "equal_nan"]
+        given = dict(zip(names, e.args))
+        for kw in e.keywords:
+            if kw.arg not in names[2:] or kw.arg in given:
+                raise self.error(f"np.{name}(a, b, rtol=, atol=, equal_nan=) takes no "
+                                 f"'{kw.arg}' here", kw.value)
+            given[kw.arg] = kw.value
+        if len(e.args) > len(names) or "b" not in given:
+            raise self.error(f"np.{name}(a, b, rtol=, atol=, equal_nan=) takes two values "
+                             f"to compare", e)
+        loc = loc_of(e)
+        a, b = (lambda: self.expr(given["a"])), (lambda: self.expr(given["b"]))
+        rtol = self.expr(given["rtol"]) if "rtol" in given else ir.Const(1e-05, loc)
+        atol = self.expr(given["atol"]) if "atol" in given else ir.Const(1e-08, loc)
+        equal_nan = given.get("equal_nan")
+        if equal_nan is not None and not (isinstance(equal_nan, gast.Constant) and
+                                          isinstance(equal_nan.value, bool)):
+            raise self.error(f"equal_nan of np.{name}() must be True or False", equal_nan)
+        within = ir.Compare(ir.Call("np.abs", [ir.BinOp("-", a(), b(), loc)], loc), ["<="],
+                            [ir.BinOp("+", atol, ir.BinOp("*", rtol, ir.Call(
+                                "np.abs", [b()], loc), loc), loc)], loc)
+        close = ir.BinOp("|", ir.BinOp("&", within, ir.Call("np.isfinite", [b()], loc), loc),
+                         ir.Compare(a(), ["=="], [b()], loc), loc)
+        if equal_nan is not None and equal_nan.value:
+            close = ir.BinOp("|", close, ir.BinOp("&", ir.Call("np.isnan", [a()], loc),
+                                                  ir.Call("np.isnan", [b()], loc), loc), loc)
+        return close if name == "isclose" else ir.ArrayCall("all", [close], {}, loc)
+
+    def rounding(self, e, args):
+        """`np.round(x, decimals)`, `np.around`, `x.round(decimals)`: the call 'np.round' of the
+        value and the number of decimals (typeinfer writes NumPy's steps)."""
+        given = {kw.arg: kw.value for kw in e.keywords}
+        if set(given) - {"decimals"} or len(args) + len(given) > 2 or not args:
+            raise self.error("np.round(x, decimals) takes a value and a number of decimals "
+                             "(no out=)", e)
+        decimals = args[1] if len(args) == 2 else given.get("decimals")
+        decimals = self.expr(decimals) if decimals is not None else ir.Const(0, loc_of(e))
+        return ir.Call("np.round", [self.expr(args[0]), decimals], loc_of(e))
 
     def is_allocator(self, e):
         return self.qualified(e.func) in ALLOCATORS

@@ -11,14 +11,18 @@ index is checked as written, so no nest is rewritten."""
 from __future__ import annotations
 
 from unpy import ir
+from unpy.loopopt.cache_tiles import cache_tiles
 from unpy.loopopt.index_proof import prove_indices
+from unpy.loopopt.interchange import interchange
 from unpy.loopopt.register_blocks import register_blocks
 from unpy.typeinfer.reductions import walk_stmts
 
 # What a build checks: no index, the indices index_proof does not prove (the default), every
-# index (but those lower_arrays generates in range).
+# index (but those lower_arrays generates in range). A nest keeps the first alternative form
+# a pass gives it: register blocks, then interchange, then cache tiles.
 CHECKS = ("none", "unproved", "all")
-PASSES = {"none": (register_blocks,), "unproved": (register_blocks, prove_indices), "all": ()}
+REWRITES = (register_blocks, interchange, cache_tiles)
+PASSES = {"none": REWRITES, "unproved": REWRITES + (prove_indices,), "all": ()}
 
 
 def optimise_for_cpu(fn: ir.Function, checks: str = "unproved") -> ir.Function:
@@ -30,7 +34,10 @@ def optimise_for_cpu(fn: ir.Function, checks: str = "unproved") -> ir.Function:
 def blocked_nests(functions, checks: str = "unproved") -> int:
     """How many prange nests of `functions` have a register-blocked form (for `unpy build`),
     run where the nest is proved (index_proof)."""
+    def register_tiles(body):
+        return any(isinstance(x, ir.LocalTile) and len(x.shape) == 2 for x in walk_stmts(body))
+
     def blocked(s):
-        return bool(s.blocked) or bool(s.proof and s.proof.nest.blocked)
+        return register_tiles(s.blocked) or bool(s.proof and register_tiles(s.proof.nest.blocked))
     return sum(1 for fn in functions for s in walk_stmts(optimise_for_cpu(fn, checks).body)
                if isinstance(s, ir.For) and blocked(s))

@@ -3,6 +3,8 @@ and `@`, allocations, copies and views. The result dtypes are NumPy's own, read 
 applied to a small array of the argument's dtype, so they follow the installed NumPy."""
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from unpy import ir
@@ -14,6 +16,9 @@ REDUCTIONS = {"sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argm
 ALLOCATIONS = {"zeros", "ones", "empty"}
 LIKE = {"zeros_like": "zeros", "empty_like": "empty", "ones_like": "ones", "full_like": "full"}
 LINALG = {"solve", "inv", "cholesky", "det", "eigh"}
+SORT_KINDS = ("quicksort", "mergesort", "heapsort", "stable")
+# Where axis=None is not what leaving the axis out means (the others drop it).
+AXIS_NONE_FLATTENS = ("sort", "argsort", "concatenate", "diff")
 COMPLEX_REDUCTIONS = {"sum", "prod", "mean", "any", "all"}
 KEYWORDS = {name: {"axis", "keepdims"} for name in REDUCTIONS}
 KEYWORDS.update({"std": {"axis", "keepdims", "ddof"}, "var": {"axis", "keepdims", "ddof"},
@@ -81,6 +86,9 @@ def check_keywords(infer, e, allowed):
 def type_array_call(infer, e: ir.ArrayCall):
     """Type `e` (in place; returns it) or raise a compile error that says what to write."""
     f = e.func
+    axis = e.keywords.get("axis")
+    if isinstance(axis, ir.Const) and axis.value is None and f not in AXIS_NONE_FLATTENS:
+        del e.keywords["axis"]      # axis=None: NumPy's default (all of the array)
     if f in REDUCTIONS:
         return reduction(infer, e)
     if f in ("dot", "matmul", "vdot", "inner"):
@@ -92,11 +100,29 @@ def type_array_call(infer, e: ir.ArrayCall):
                              Array(dtype_keyword(infer, e, "float64"), len(dims)))
     if f in LIKE or f == "full":
         return allocation_like(infer, e)
+    if f == "array_literal" or (f in ("copy", "asarray") and e.args and
+                                isinstance(e.args[0], list)):
+        return array_literal(infer, e)
     if f in ("copy", "asarray", "transpose", "ravel", "copy_ravel", "flip", "flipud", "fliplr",
-             "cumsum", "astype"):
+             "cumsum", "cumprod", "cummax", "cummin", "astype"):
         return same_elements(infer, e)
-    if f in ("concatenate", "hstack", "vstack"):
+    if f in ("concatenate", "hstack", "vstack", "stack", "column_stack"):
         return joined(infer, e)
+    if f in ("roll", "diff"):
+        return shifted(infer, e)
+    if f == "expand_dims":
+        a = array_arg(infer, e)
+        check_keywords(infer, e, {"axis"})
+        axis, = positional_or_keyword(infer, e, ["axis"])
+        k = literal_axis(infer, e, axis, a.type.ndim + 1)
+        return ir.View(a, [ir.Slice(None, None, None, e.loc) for _ in range(k)] +
+                       [ir.NewAxis(e.loc)], e.loc, Array(a.type.dtype, a.type.ndim + 1))
+    if f == "diag":
+        return diagonal(infer, e)
+    if f in ("sort", "argsort"):
+        return ordered(infer, e)
+    if f == "bincount":
+        return counted(infer, e)
     if f in ("triu", "tril"):
         return triangle(infer, e)
     if f == "reshape":
@@ -117,10 +143,12 @@ def type_array_call(infer, e: ir.ArrayCall):
         if np.dtype(a.type.dtype).kind == "c":
             raise infer.error("np.linalg.norm() of complex values is not supported; write "
                               "np.sqrt(np.sum(np.abs(z) ** 2))", e)
-        check_keywords(infer, e, set())
+        check_keywords(infer, e, {"axis", "keepdims"})
         if len(e.args) > 1:
-            raise infer.error("np.linalg.norm(x) is supported without 'ord' and 'axis' (the "
-                              "2-norm of a vector, the Frobenius norm of a matrix)", e)
+            raise infer.error("np.linalg.norm(x) is supported without 'ord' (the 2-norm of a "
+                              "vector, the Frobenius norm of a matrix)", e)
+        if "axis" in e.keywords:
+            return norms_along(infer, e, a)
         e.type = Scalar(np.asarray(np.linalg.norm(np.ones(2, a.type.dtype))).dtype.name)
         return e
     if f == "trace":
@@ -256,19 +284,221 @@ def same_elements(infer, e):
         return e
     if f == "transpose":
         return transpose(infer, e, a)
+    if f in ("cumsum", "cumprod", "cummax", "cummin"):
+        return cumulative(infer, e, a)
     check_keywords(infer, e, {"dtype"} if f in ("asarray", "copy") else set())
     extra = e.args[1:]
-    if f == "cumsum" and (extra or a.type.ndim != 1):
-        raise infer.error("np.cumsum() is supported for 1-D arrays without 'axis'", e)
     if f in ("flipud", "fliplr") and a.type.ndim < (2 if f == "fliplr" else 1):
         raise infer.error(f"np.{f}() needs an array of 2 dimensions", e)
     if f == "flip" and extra:
         raise infer.error("np.flip(a) is supported without 'axis' (every dimension reversed)", e)
     dtype = dtype_keyword(infer, e, a.type.dtype)
-    if f == "cumsum":
-        dtype = numpy_result_dtype("sum", dtype)
-    ndim = 1 if f in ("ravel", "copy_ravel", "cumsum") else a.type.ndim
+    ndim = 1 if f in ("ravel", "copy_ravel") else a.type.ndim
     e.type = Array(dtype, ndim)
+    return e
+
+
+def norms_along(infer, e, a):
+    """`np.linalg.norm(x, axis=k, keepdims=)`: NumPy's sqrt(sum(x * x, axis)) of real values
+    (integers as float64, as NumPy converts them), typed as written so."""
+    literal_axis(infer, e, e.keywords["axis"], a.type.ndim)
+    if np.dtype(a.type.dtype).kind in "biu":
+        a = ir.Cast(a, a.loc, Array("float64", a.type.ndim))
+    square = infer.binop(ir.BinOp("*", a, copy.deepcopy(a), e.loc))
+    total = infer.expr(ir.ArrayCall("sum", [square], dict(e.keywords), e.loc))
+    return infer.elementwise(ir.Call("np.sqrt", [total], e.loc), [total])
+
+
+def array_literal(infer, e):
+    """`np.array([x, y, z])`, `np.array([[a, b], [c, d]])`, `np.asarray((x, y))`: a new array
+    of the scalars written out, of NumPy's dtype for them (np.array takes a Python float as
+    float64, a Python int as int64) or dtype=. Becomes the call 'array_literal' of the items
+    in C order, its shape the keyword `shape` (a Const tuple)."""
+    if e.func == "array_literal":       # typed before
+        items, shape = e.args, e.keywords["shape"].value
+    else:
+        check_keywords(infer, e, {"dtype"})
+        rows = e.args[0]
+        if len(e.args) != 1:
+            raise infer.error("np.array(values) takes the values and dtype= here", e)
+        nested = [isinstance(r, list) for r in rows]
+        if any(nested):
+            if not all(nested) or len({len(r) for r in rows}) != 1 or any(
+                    isinstance(x, list) for r in rows for x in r):
+                raise infer.error("np.array() of nested lists needs rows of one length, of "
+                                  "scalars (1-D or 2-D)", e)
+            shape, items = (len(rows), len(rows[0])), [x for r in rows for x in r]
+        else:
+            shape, items = (len(rows),), rows
+    items = [infer.expr(x) for x in items]
+    for x in items:
+        if not isinstance(x.type, Scalar):
+            raise infer.error("np.array() of a list takes scalars in compiled code; join "
+                              "arrays with np.concatenate, np.stack or np.vstack", x)
+    found = np.result_type(*[np.dtype(x.type.dtype) for x in items]).name if items else \
+        "float64"
+    dtype = dtype_keyword(infer, e, found)
+    e.func, e.args, e.keywords = "array_literal", items, {"shape": ir.Const(shape, e.loc),
+                                                          "dtype": ir.Const(dtype, e.loc)}
+    e.type = Array(dtype, len(shape))
+    return e
+
+
+def literal_axis(infer, e, axis, ndim, allow_none=False):
+    """The axis `axis` (an IR expression or None) of `e` as an int in [0, ndim), or None."""
+    if axis is None or (allow_none and isinstance(axis, ir.Const) and axis.value is None):
+        if allow_none:
+            return None
+        raise infer.error(f"np.{e.func}() needs an axis here", e)
+    k = literal_int(infer, axis, f"the axis of np.{e.func}()")
+    if not -ndim <= k < ndim:
+        raise infer.error(f"axis {k} is out of bounds for an array of {ndim} dimension(s) "
+                          "(NumPy raises AxisError)", axis)
+    return k % ndim
+
+
+def positional_or_keyword(infer, e, names):
+    """The arguments after the array of `e`, by position or keyword, in the order of NumPy's
+    `names` (None where not given)."""
+    given = e.args[1:]
+    if len(given) > len(names):
+        raise infer.error(f"np.{e.func}() takes at most {len(names)} argument(s) after the "
+                          f"array here ({', '.join(names)})", e)
+    values = dict(zip(names, given))
+    for k, v in e.keywords.items():
+        if k in values:
+            raise infer.error(f"np.{e.func}() got '{k}' twice (by position and keyword)", v)
+        values[k] = v
+    return [values.get(n) for n in names]
+
+
+def cumulative(infer, e, a):
+    """`np.cumsum(a)`, `np.cumsum(a, axis=k)`, `a.cumsum(k)`, `np.cumprod`: NumPy's dtype of a
+    sum (product); without an axis of the flattened array (1-D). `np.maximum.accumulate(a,
+    axis=0)` ('cummax') and 'cummin': a's dtype, axis 0 by default (ufunc.accumulate's). The
+    axis is kept as the keyword `axis` (a Const, None without one)."""
+    check_keywords(infer, e, {"axis"})
+    axis, = positional_or_keyword(infer, e, ["axis"])
+    ufunc = e.func in ("cummax", "cummin")
+    if ufunc and (axis is None or isinstance(axis, ir.Const) and axis.value is None):
+        axis = ir.Const(0, e.loc)
+    axis = literal_axis(infer, e, axis, a.type.ndim, allow_none=True)
+    if ufunc and np.dtype(a.type.dtype).kind == "c":
+        raise infer.error("np.maximum/minimum.accumulate() of complex values is not supported "
+                          "(they have no order here)", e)
+    e.args, e.keywords = [a], {"axis": ir.Const(axis, e.loc)}
+    dtype = a.type.dtype if ufunc else numpy_result_dtype(
+        "prod" if e.func == "cumprod" else "sum", a.type.dtype)
+    e.type = Array(dtype, 1 if axis is None else a.type.ndim)
+    return e
+
+
+def shifted(infer, e):
+    """`np.roll(a, shift, axis=k)` and `np.diff(a, n=1, axis=-1)`: new arrays read element by
+    element where they stand. The axis is kept as the keyword `axis` (a Const; roll's None:
+    the flattened order, as NumPy's); roll's shift (an integer) is args[1]; diff's `n` (a
+    literal) becomes n nested diffs. diff's dtype is NumPy's subtraction's (`!=` for bool)."""
+    a = array_arg(infer, e)
+    ndim = a.type.ndim
+    if e.func == "roll":
+        check_keywords(infer, e, {"shift", "axis"})
+        shift, axis = positional_or_keyword(infer, e, ["shift", "axis"])
+        if shift is None:
+            raise infer.error("np.roll(a, shift) needs the shift", e)
+        if isinstance(shift, list):
+            raise infer.error("np.roll() with a tuple of shifts is not supported; roll one axis "
+                              "at a time (np.roll(np.roll(a, 1, axis=0), 2, axis=1))", e)
+        shift = infer.expr(shift)
+        if not (isinstance(shift.type, Scalar) and (is_int(shift.type) or
+                                                    shift.type.dtype == "bool")):
+            raise infer.error(f"the shift of np.roll() must be an integer; this is "
+                              f"{shift.type}", shift)
+        axis = literal_axis(infer, e, axis, ndim, allow_none=True)
+        if axis is None and ndim == 1:
+            axis = 0
+        e.args, e.keywords = [a, shift], {"axis": ir.Const(axis, e.loc)}
+        e.type = a.type
+        return e
+    check_keywords(infer, e, {"n", "axis"})
+    n, axis = positional_or_keyword(infer, e, ["n", "axis"])
+    n = 1 if n is None else literal_int(infer, n, "n of np.diff()")
+    if n < 0:
+        raise infer.error(f"order of np.diff() must be non-negative but got {n}", e)
+    axis = literal_axis(infer, e, axis if axis is not None else ir.Const(-1, e.loc), ndim)
+    dtype = a.type.dtype if a.type.dtype == "bool" else \
+        resolve(UFUNCS["-"], [Scalar(a.type.dtype)] * 2)[1].dtype
+    value = a
+    for _ in range(n):
+        value = ir.ArrayCall("diff", [value], {"axis": ir.Const(axis, e.loc)}, e.loc,
+                             Array(dtype, ndim))
+    return value
+
+
+def diagonal(infer, e):
+    """`np.diag(v, k)`: the matrix with the vector `v` on diagonal `k`, or the diagonal `k` of
+    a matrix (a new array, as NumPy's np.diag of a matrix is a read-only view); `k` an integer
+    literal, kept as the keyword `k`."""
+    a = array_arg(infer, e)
+    check_keywords(infer, e, {"k"})
+    k, = positional_or_keyword(infer, e, ["k"])
+    k = 0 if k is None else literal_int(infer, k, "the diagonal k of np.diag()")
+    if a.type.ndim not in (1, 2):
+        raise infer.error("np.diag() takes a vector or a matrix", e)
+    e.args, e.keywords = [a], {"k": ir.Const(k, e.loc)}
+    e.type = Array(a.type.dtype, 3 - a.type.ndim)
+    return e
+
+
+def counted(infer, e):
+    """`np.bincount(x, weights=None, minlength=0)`: x a 1-D array of integers; int64 counts,
+    or float64 sums of the weights (a 1-D real array). The args become [x, weights (Const None
+    without), minlength (an int64)]."""
+    x = array_arg(infer, e)
+    check_keywords(infer, e, {"weights", "minlength"})
+    weights, minlength = positional_or_keyword(infer, e, ["weights", "minlength"])
+    if x.type.ndim != 1 or not is_int(Scalar(x.type.dtype)) or x.type.dtype == "uint64":
+        raise infer.error("np.bincount() counts a 1-D array of non-negative integers (int8 to "
+                          f"int64, uint8 to uint32); this is {x.type}", x)
+    if isinstance(weights, ir.Const) and weights.value is None:
+        weights = None
+    if weights is not None:
+        weights = infer.expr(weights)
+        if not isinstance(weights.type, Array) or weights.type.ndim != 1 or \
+                np.dtype(weights.type.dtype).kind not in "biuf":
+            raise infer.error("the weights of np.bincount() must be a 1-D real array", weights)
+    minlength = infer.expr(minlength if minlength is not None else ir.Const(0, e.loc))
+    if not isinstance(minlength.type, Scalar) or not is_int(minlength.type):
+        raise infer.error("the minlength of np.bincount() must be an integer", minlength)
+    e.args = [x, weights if weights is not None else ir.Const(None, e.loc), minlength]
+    e.keywords = {}
+    e.type = Array("int64" if weights is None else "float64", 1)
+    return e
+
+
+def ordered(infer, e):
+    """`np.sort(a)`, `np.argsort(a)`, `a.argsort()`, `a.sort()` (in place: the keyword
+    `in_place`): along the last axis, the only one supported; argsort's positions are int64.
+    Every kind sorts stably (NumPy's default kind may order equal keys otherwise)."""
+    a = array_arg(infer, e)
+    check_keywords(infer, e, {"axis", "kind", "in_place"})
+    axis, kind = positional_or_keyword(infer, e, ["axis", "kind"])
+    if kind is not None and not (isinstance(kind, ir.Const) and kind.value in SORT_KINDS):
+        raise infer.error(f"the kind of np.{e.func}() must be one of "
+                          f"{', '.join(map(repr, SORT_KINDS))}", kind)
+    what = f"np.{e.func}()" if "in_place" not in e.keywords else "a.sort()"
+    if isinstance(axis, ir.Const) and axis.value is None:
+        raise infer.error(f"{what} of the flattened array (axis=None) is not supported; sort "
+                          f"a.ravel()", axis)
+    k = literal_axis(infer, e, axis, a.type.ndim) if axis is not None else a.type.ndim - 1
+    if k != a.type.ndim - 1:
+        raise infer.error(f"{what} is supported along the last axis only; sort the transpose "
+                          f"(np.sort(a.T).T sorts along axis 0)", axis)
+    if np.dtype(a.type.dtype).kind == "c":
+        raise infer.error(f"{what} of complex values is not supported (they have no order "
+                          "here); sort z.real, z.imag or abs(z)", e)
+    e.args = [a]
+    e.keywords = {k: v for k, v in e.keywords.items() if k == "in_place"}
+    e.type = Array("int64" if e.func == "argsort" else a.type.dtype, a.type.ndim)
     return e
 
 
@@ -321,9 +551,11 @@ def triangle(infer, e):
 
 
 def joined(infer, e):
-    """`np.concatenate((a, b), axis=k)`, `np.hstack`, `np.vstack`: one `concatenate` of arrays
-    of one number of dimensions along a literal axis (vstack's 1-D arrays become rows)."""
-    check_keywords(infer, e, {"axis"} if e.func == "concatenate" else set())
+    """`np.concatenate((a, b), axis=k)`, `np.hstack`, `np.vstack`, `np.stack((a, b), axis=k)`,
+    `np.column_stack`: one `concatenate` of arrays of one number of dimensions along a literal
+    axis (vstack's 1-D arrays become rows, column_stack's columns; stack's arrays each get a
+    new dimension of length 1 at the axis)."""
+    check_keywords(infer, e, {"axis"} if e.func in ("concatenate", "stack") else set())
     if len(e.args) != 1 or not isinstance(e.args[0], list) or not e.args[0]:
         raise infer.error(f"np.{e.func}() takes one tuple or list of arrays, written out "
                           f"(np.{e.func}((a, b)))", e)
@@ -336,11 +568,22 @@ def joined(infer, e):
         raise infer.error(f"np.{e.func}() needs arrays of one number of dimensions (NumPy "
                           f"raises ValueError); these have {sorted(ndims)}", e)
     ndim = ndims.pop()
-    if e.func == "vstack" and ndim == 1:
-        pieces = [ir.View(p, [ir.NewAxis(p.loc), ir.Slice(None, None, None, p.loc)], p.loc,
-                          Array(p.type.dtype, 2)) for p in pieces]
+    if e.func in ("vstack", "column_stack") and ndim == 1:
+        pieces = [ir.View(p, [ir.NewAxis(p.loc), ir.Slice(None, None, None, p.loc)][::(
+            1 if e.func == "vstack" else -1)], p.loc, Array(p.type.dtype, 2)) for p in pieces]
         ndim = 2
-    if e.func == "concatenate":
+    if e.func == "stack":
+        axis = e.keywords.get("axis", ir.Const(0, e.loc))
+        if not (isinstance(axis, ir.Const) and type(axis.value) is int and
+                -ndim - 1 <= axis.value <= ndim):
+            raise infer.error(f"the axis of np.stack() must be an integer literal within the "
+                              f"{ndim + 1} dimension(s) of the result", axis)
+        axis = axis.value % (ndim + 1)
+        pieces = [ir.View(p, [ir.Slice(None, None, None, p.loc) for _ in range(axis)] +
+                          [ir.NewAxis(p.loc)], p.loc, Array(p.type.dtype, ndim + 1))
+                  for p in pieces]
+        ndim += 1
+    elif e.func == "concatenate":
         axis = e.keywords.get("axis", ir.Const(0, e.loc))
         if not (isinstance(axis, ir.Const) and type(axis.value) is int and
                 -ndim <= axis.value < ndim):
@@ -348,7 +591,7 @@ def joined(infer, e):
                               f"within the {ndim} dimension(s)", axis)
         axis = axis.value % ndim
     else:
-        axis = 1 if e.func == "hstack" and ndim > 1 else 0
+        axis = 1 if e.func in ("hstack", "column_stack") and ndim > 1 else 0
     dtype = np.result_type(*[np.dtype(p.type.dtype) for p in pieces]).name
     e.func, e.args, e.keywords = "concatenate", pieces, {"axis": ir.Const(axis, e.loc)}
     e.type = Array(dtype, ndim)

@@ -200,6 +200,7 @@ FUNCTIONS = {"where", "minimum", "maximum", "fmin", "fmax", "clip", "isnan", "is
 REDUCING = {"sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "any", "all"}
 ALLOCATING = {"zeros_like": "zeros", "ones_like": "ones", "empty_like": "empty"}
 # ArrayCalls read element by element where they stand.
-ELEMENT_CALLS = {"transpose", "copy", "asarray", "astype", "flip", "flipud", "fliplr",
+ELEMENT_CALLS = {"transpose", "copy", "asarray", "astype", "flip", "flipud", "fliplr", "roll",
                  "zeros_like", "ones_like", "empty_like", "full_like", "full", "outer", "eye",
-                 "identity", "arange", "linspace", "concatenate", "triu", "tril"}
+                 "identity", "arange", "linspace", "concatenate", "triu", "tril", "diff",
+                 "diag"}

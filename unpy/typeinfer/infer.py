@@ -16,7 +16,7 @@ from unpy.typeinfer.array_calls import type_array_call
 from unpy.typeinfer.overloads import NoSignature, choose_signature
 from unpy.typeinfer.types import (BOOL, COMPLEX_FUNCTIONS, ELEMENTWISE_RULES, FLOAT64, INT64,
                                   NUMPY_MATH, PY_INT, UFUNCS, conversion_loses, fits, is_bool,
-                                  is_complex, is_int, literal_type, ndim_of, real_part,
+                                  is_complex, is_float, is_int, literal_type, ndim_of, real_part,
                                   resolve)
 
 MATH_TO_INT = {"floor", "ceil"}        # math.floor/ceil return Python ints
@@ -117,8 +117,39 @@ class TypeInference:
         if isinstance(s, ir.Return):
             return self.ret(s)
         if isinstance(s, ir.ExprStmt):
+            if isinstance(s.value, ir.ArrayCall) and s.value.func == "ufunc_at":
+                return self.ufunc_at(s)
             s.value = self.expr(s.value)
             return s
+        return s
+
+    def ufunc_at(self, s):
+        """`np.add.at(a, indices, values)` & co: its args become the target `a[indices]` and
+        the value `a[indices] op values` in a's dtype (NumPy casts within the kind). Lowered
+        as one element at a time, in order, unbuffered: a repeated index takes every value."""
+        e = s.value
+        a, indices, values = e.args
+        op = e.keywords["ufunc"].value
+        shown = {"+": "add", "-": "subtract", "*": "multiply", "|": "bitwise_or",
+                 "&": "bitwise_and", "^": "bitwise_xor"}.get(op, op[3:])
+        current = self.expr(ir.Subscript(copy.deepcopy(a), copy.deepcopy(indices), e.loc))
+        target = self.expr_target(ir.Subscript(a, indices, e.loc))
+        if not isinstance(target.type, Array):
+            raise self.error(f"np.{shown}.at() of one element is a[i] = a[i] {op} v here; "
+                             f"write that", e)
+        if isinstance(target, ir.Masked):
+            raise self.error(f"np.{shown}.at() with a boolean mask is not supported; write "
+                             f"a[mask] {op}= v", e)
+        values = self.expr(values)
+        if op.startswith("np."):
+            value = self.elementwise(ir.Call(op, [current, values], e.loc), [current, values])
+        else:
+            value = self.binop(ir.BinOp(op, current, values, e.loc))
+        dtype = target.type.dtype
+        if not np.can_cast(value.type.dtype, dtype, "same_kind"):
+            raise self.error(f"np.{shown}.at() would store {value.type.dtype} values in the "
+                             f"{dtype} array (NumPy refuses: casting rule 'same_kind')", e)
+        e.args = [target, cast(value, Scalar(dtype))]
         return s
 
     def ret(self, s):
@@ -588,17 +619,17 @@ class TypeInference:
                         t = arr.type if e is self.store_target else Array(arr.type.dtype, 1)
                         return ir.Masked(arr, index, e.loc, t)
                     if is_int(Scalar(index.type.dtype)) and index.type.ndim == 1:
-                        if e is self.store_target:
-                            raise self.error(
-                                "assigning through an index array (NumPy's a[idx] = v) is not "
-                                "supported; loop over the indices: for k in range(len(idx)): "
-                                "a[idx[k]] = v[k]", index)
-                        indices.append(index)       # a gather: a[idx], a[:, idx], a[idx, jdx]
+                        # a gather: a[idx], a[:, idx], a[idx, jdx]; written into: a scatter
+                        indices.append(index)
                         continue
+                    if is_int(Scalar(index.type.dtype)) and len(e.indices) == 1 and \
+                            e is not self.store_target:
+                        return self.gather_shaped(e, arr, index)
                     raise self.error(
                         "index arrays (NumPy's advanced indexing) are supported as 1-D integer "
-                        "arrays read, side by side (x[idx], a[:, idx], a[idx, jdx]), or one "
-                        "boolean mask of the shape of the array indexed (a[a < 0] = 0, "
+                        "arrays side by side (x[idx], a[:, idx], a[idx, jdx], also assigned "
+                        "to), one integer array of more dimensions alone and read (lut[img]), "
+                        "or one boolean mask of the shape of the array indexed (a[a < 0] = 0, "
                         "a[i][a[i] < 0] = 0); loop over the indices instead", index)
                 if not is_int(index.type):
                     raise self.error(f"array indices must be integers, got {index.type}", index)
@@ -611,6 +642,20 @@ class TypeInference:
         kept = sum(isinstance(i, (ir.Slice, ir.NewAxis)) for i in indices) + any(
             isinstance(i.type, Array) for i in indices if not isinstance(i, (ir.Slice, ir.NewAxis)))
         return ir.View(arr, indices, e.loc, shaped(arr.type.dtype, kept + arr.type.ndim - named))
+
+    def gather_shaped(self, e, arr, index):
+        """`lut[img]`, `colors[labels]` with an index array of several dimensions: NumPy's
+        result has the index array's shape (then the array's other dimensions); read as the
+        gather of the index array's elements in C order, reshaped."""
+        if not isinstance(index, ir.Name) or not isinstance(arr, ir.Name):
+            raise self.error("an index array of more than one dimension is supported as "
+                             "a[idx] of array variables; bind the arrays to names first", e)
+        flat = self.expr(ir.ArrayCall("ravel", [index], {}, e.loc))
+        gathered = ir.View(arr, [flat], e.loc, Array(arr.type.dtype, arr.type.ndim))
+        dims = [ir.ArrayAttr(ir.Name(x.id, e.loc), "shape", k, e.loc)
+                for x, ks in ((index, range(index.type.ndim)), (arr, range(1, arr.type.ndim)))
+                for k in ks]
+        return self.expr(ir.ArrayCall("reshape", [gathered] + dims, {}, e.loc))
 
     def refuse_split_gathers(self, indices, e):
         """Index arrays with other integer indices or index arrays on both sides of a slice (or
@@ -632,6 +677,9 @@ class TypeInference:
 
     def expr_ArrayAttr(self, e):
         arr = self.expr(e.array)
+        if not isinstance(arr.type, Array) and arr.id.startswith("__seq"):
+            raise self.error(f"a for loop iterates over ranges and arrays; this is "
+                             f"{_shown(arr.type)}", e)
         if not isinstance(arr.type, Array):
             raise self.error(f"'{arr.id}' is not an array", e)
         if e.attr == "ndim":
@@ -653,6 +701,8 @@ class TypeInference:
         return e
 
     def expr_Call(self, e):
+        if e.func == "np.round":
+            return self.rounded(e)
         args = [self.expr(a) for a in e.args]
         for a in args:
             if a.type is None:
@@ -731,11 +781,42 @@ class TypeInference:
         e.type = t
         return e
 
+    def rounded(self, e):
+        """`np.round(x, decimals)` as NumPy computes it: np.rint(x) for 0 decimals, else
+        np.rint(x * 10.0**d) / 10.0**d (for d < 0, / then *), the factor a Python float (weak:
+        float32 stays float32); integers are themselves for d >= 0."""
+        x, decimals = self.expr(e.args[0]), e.args[1]
+        if not (isinstance(decimals, ir.Const) and type(decimals.value) is int):
+            raise self.error("the decimals of np.round() must be an integer literal in "
+                             "compiled code", decimals)
+        d = decimals.value
+        t = element_type(x.type)
+        if is_complex(t):
+            raise self.error("np.round() of complex values is not supported; round z.real and "
+                             "z.imag", e)
+        if not is_float(t):
+            if d < 0:
+                raise self.error("np.round() of integers to negative decimals is not supported; "
+                                 "write (x // 10**k) * 10**k with the rounding you want", e)
+            return self.expr(ir.ArrayCall("copy", [x], {}, e.loc)) if isinstance(
+                x.type, Array) else x
+        if d == 0:
+            return self.elementwise(ir.Call("np.rint", [x], e.loc), [x])
+        first, then = ("*", "/") if d > 0 else ("/", "*")
+        scaled = self.binop(ir.BinOp(first, x, self.expr(ir.Const(10.0 ** abs(d), e.loc)), e.loc))
+        rounded = self.elementwise(ir.Call("np.rint", [scaled], e.loc), [scaled])
+        return self.binop(ir.BinOp(then, rounded, self.expr(ir.Const(10.0 ** abs(d), e.loc)),
+                                   e.loc))
+
     def elementwise(self, e, args):
         """A NumPy function applied to each element (arrays broadcast; scalars give a scalar),
         with NumPy's dtype for it."""
         func = e.func.split(".")[-1]
         func = {"abs": "abs"}.get(func, func)
+        if func == "where" and len(args) == 1:
+            raise self.error("np.where(condition) with one argument (the indices where it "
+                             "holds) is not supported; select with the mask (a[condition]) "
+                             "or np.arange(n)[condition]", e)
         rule = ELEMENTWISE_RULES.get(func) or NUMPY_MATH.get(func)
         arity = {"where": 3, "clip": 3}.get(func, rule.nin if hasattr(rule, "nin") else 1)
         self.arity(e, args, arity)

@@ -39,7 +39,8 @@ from unpy.typeinfer.build_ir import (ALLOCATING, BOOL, ELEMENT_CALLS, FUNCTIONS,
                                      convert, either, is_float, mul, name, same, scalar_function,
                                      sub, truth)
 from unpy.typeinfer.lower_linalg import ARRAY_RESULTS, LinalgLowering
-from unpy.typeinfer.lower_reductions import ReductionLowering
+from unpy.typeinfer.lower_reductions import CUMULATIVE, ReductionLowering
+from unpy.typeinfer.lower_sorting import SortLowering
 from unpy.typeinfer.array_calls import transposed_axes
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 from unpy.typeinfer.types import INT64, PY_INT, ndim_of
@@ -51,7 +52,7 @@ VIEW_CALLS = ("transpose", "flip", "flipud", "fliplr")
 
 # --- the pass --------------------------------------------------------------------------------
 
-class ArrayLowering(ReductionLowering, LinalgLowering):
+class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
     def __init__(self, fn: ir.Function, errors):
         self.fn = fn
         self.errors = errors
@@ -266,6 +267,11 @@ class ArrayLowering(ReductionLowering, LinalgLowering):
                     else self.scalar(s.value)
             return [s]
         if isinstance(s, ir.ExprStmt):
+            if isinstance(s.value, ir.ArrayCall) and s.value.func == "ufunc_at":
+                target, value = s.value.args
+                return self.store(target, value, s.loc, unbuffered=True)
+            if isinstance(s.value, ir.ArrayCall) and "in_place" in s.value.keywords:
+                return self.sort_in_place(s.value, s.loc)
             if isinstance(s.value, ir.ArrayCall) and s.value.func == "fill":
                 a, v = s.value.args
                 view = ir.View(a, [], s.loc, a.type)
@@ -677,11 +683,23 @@ class ArrayLowering(ReductionLowering, LinalgLowering):
                 return [shape[d] for d in transposed_axes(e)]
             if f == "concatenate":
                 return self.joined_shape(e)
-            if f in ("triu", "tril"):
+            if f in ("triu", "tril", "roll"):
                 return self.shape(e.args[0])
+            if f == "diag":
+                return self.diagonal_shape(e)
+            if f == "diff":
+                shape = list(self.shape(e.args[0]))
+                axis = e.keywords["axis"].value
+                shape[axis] = self.scalar_temp("n", call("max", [sub(shape[axis], const(1)),
+                                                                 const(0)], "int64"))
+                return shape
             if f in ("zeros_like", "ones_like", "empty_like", "full_like", "copy", "asarray",
                      "astype", "flip", "flipud", "fliplr"):
                 return self.shape(e.args[0])
+        if f in ("sort", "argsort"):
+            return self.shape(e.args[0])
+        if f == "bincount":
+            return [self.bincount_length(e)]
         if f == "full":
             return [self.scalar(d) for d in e.args[0]]
         if f == "outer":
@@ -693,7 +711,12 @@ class ArrayLowering(ReductionLowering, LinalgLowering):
             return [self.arange_parts(e)[2]]
         if f == "linspace":
             return [self.linspace_parts(e)[2]]
-        if f in ("ravel", "copy_ravel", "cumsum"):
+        if f == "array_literal":
+            return [const(n) for n in e.keywords["shape"].value]
+        if f in CUMULATIVE and (e.keywords["axis"].value is not None or f in ("cummax",
+                                                                             "cummin")):
+            return self.shape(e.args[0])
+        if f in ("ravel", "copy_ravel") or f in CUMULATIVE:
             return [self.size(e.args[0])]
         if f in REDUCING:
             shape = self.shape(e.args[0])
@@ -928,6 +951,22 @@ class ArrayLowering(ReductionLowering, LinalgLowering):
             flipped = {"flip": range(len(idx)), "flipud": [0], "fliplr": [1]}[f]
             return self.element(e.args[0], [sub(sub(shape[k], const(1)), i) if k in flipped
                                             else i for k, i in enumerate(idx)])
+        if f == "diff":
+            axis = e.keywords["axis"].value
+            following = [add(i, const(1)) if k == axis else i for k, i in enumerate(idx)]
+            later, earlier = self.element(e.args[0], following), self.element(e.args[0], idx)
+            if dtype == "bool":         # NumPy's diff of booleans is `!=`
+                return compare("!=", later, earlier)
+            return binop("-", convert(later, dtype), convert(earlier, dtype), dtype)
+        if f == "roll":
+            return self.rolled_element(e, idx)
+        if f == "diag":
+            k, a = e.keywords["k"].value, e.args[0]
+            row, column = (const(0), const(k)) if k >= 0 else (const(-k), const(0))
+            if a.type.ndim == 2:    # the diagonal of a matrix
+                return self.element(a, [add(idx[0], row), add(idx[0], column)])
+            on = compare("==", sub(idx[1], idx[0]), const(k))
+            return choose(on, self.element(a, [sub(idx[0], row)]), convert(const(0), dtype))
         if f in ("zeros_like", "ones_like", "empty_like"):
             return const(0 if f != "ones_like" else 1, "int64") if dtype[0] in "iu" else \
                 convert(const(f == "ones_like", "bool"), dtype)
@@ -957,6 +996,43 @@ class ArrayLowering(ReductionLowering, LinalgLowering):
                 value = choose(compare("==", idx[0], sub(num, const(1))), stop, value)
             return convert(value, dtype)
         raise self.error(f"np.{f}() cannot be read element by element", e)
+
+    def diagonal_shape(self, e):
+        """np.diag(v, k): (n + |k|, n + |k|); np.diag(a, k): the diagonal's length, 0 when
+        it lies outside the matrix."""
+        k, shape = e.keywords["k"].value, self.shape(e.args[0])
+        if len(shape) == 1:
+            n = self.scalar_temp("n", add(shape[0], const(abs(k))))
+            return [n, n]
+        rows, columns = (shape[0], sub(shape[1], const(k))) if k >= 0 else \
+            (add(shape[0], const(k)), shape[1])
+        return [self.scalar_temp("n", call("max", [call("min", [rows, columns], "int64"),
+                                                  const(0)], "int64"))]
+
+    def rolled_element(self, e, idx):
+        """Element `idx` of np.roll(a, shift, axis): `a`'s element `shift` places before it
+        along the axis (in C order over all of `a` without one), wrapping around."""
+        a, axis = e.args[0], e.keywords["axis"].value
+        if axis is None:
+            shape = self.shape(a)
+            flat = idx[0]
+            for k in range(1, len(idx)):
+                flat = add(mul(flat, shape[k]), idx[k])
+            return self.flat_element(a, self.wrapped_back(e, flat, self.size(a)))
+        own = list(idx)
+        own[axis] = self.wrapped_back(e, idx[axis], self.shape(a)[axis])
+        return self.element(a, own)
+
+    def wrapped_back(self, e, i, n):
+        """`(i - shift) mod n` for `i` in [0, n): the shift reduced into [0, n) once per
+        statement (Python's %; n of 0 has no elements to read), then one compare."""
+        key = ("roll", id(e))
+        if key not in self.memo:
+            shift = convert(self.scalar(e.args[1]), "int64")
+            self.memo[key] = (e, self.scalar_temp(
+                "r", binop("%", shift, call("max", [n, const(1)], "int64"), "int64")))
+        back = sub(i, self.memo[key][1])
+        return choose(compare("<", back, const(0)), add(back, n), back)
 
     def joined_shape(self, e):
         """np.concatenate's shape: the first array's, with the lengths along the axis added;
@@ -1085,11 +1161,17 @@ class ArrayLowering(ReductionLowering, LinalgLowering):
         return self.nest(shape, lambda idx: [ir.Assign(self.element(out, idx),
                                                        self.element(value, idx), loc)])
 
-    def store(self, target, value, loc):
-        """`a[...] = value`, `a += value`, `a[mask] = value`: in place."""
+    def store(self, target, value, loc, unbuffered=False):
+        """`a[...] = value`, `a += value`, `a[mask] = value`: in place. `unbuffered`
+        (np.add.at & co): through index arrays, each element made in turn from the array as
+        it is then (NumPy's ufunc.at; values that read the array elsewhere read it so too)."""
         root = target.array if isinstance(target, ir.Masked) else target
+        # Through index arrays (a scatter: a[idx] = v, a[idx] += v): NumPy computes the whole
+        # value first, then stores it in order (a repeated index keeps the last value).
+        scatter = False
         while isinstance(root, ir.View) or (isinstance(root, ir.ArrayCall) and
                                             root.func in VIEW_CALLS):
+            scatter = scatter or (isinstance(root, ir.View) and any(map(is_gather, root.indices)))
             root = root.array if isinstance(root, ir.View) else root.args[0]
         if not isinstance(root, ir.Name):
             raise self.error("this assigns into a computed array, which has no effect; assign "
@@ -1111,7 +1193,10 @@ class ArrayLowering(ReductionLowering, LinalgLowering):
             # nest; an element it reads of the written memory at another index than the one
             # written (or through another name: a view) needs a copy first, as NumPy makes.
             shared = self.memory.get(root.id, {root.id})
-            if any(r.array.id in shared and not same(r, written) for r in reads):
+            # np.add.at & co read the array as it is at each element (the value reads the
+            # written element through index arrays of its own: the same, computed again).
+            if not unbuffered and any(r.array.id in shared and (scatter or not same(r, written))
+                                      for r in reads):
                 value = self.copy(value)
         else:
             value = self.scalar(value)
@@ -1129,6 +1214,9 @@ class ArrayLowering(ReductionLowering, LinalgLowering):
                                    self.element(target, idx), loc, element.type)
             return [ir.Assign(self.element(target, idx), element, loc)]
 
+        if scatter:
+            with self.sequential():
+                return self.nest(shape, body)
         return self.nest(shape, body)
 
     def check_mask(self, mask, shape):

@@ -4,14 +4,19 @@ A mixin of `ArrayLowering` (unpy/typeinfer/lower_arrays.py), whose state it shar
 reduction is a nest with a reduction variable outside a prange, a loop inside one."""
 from __future__ import annotations
 
+import copy
 import math
 
 from unpy import ir
 from unpy.ir import Array, Scalar
-from unpy.typeinfer.build_ir import (BOOL, REDUCING, Check, add, binop, call, compare, const,
-                                     convert, dataclass_replace, either, is_float, mul, same,
-                                     truth)
+from unpy.typeinfer.build_ir import (BOOL, REDUCING, Check, add, binop, call, choose, compare,
+                                     const, convert, dataclass_replace, either, is_float, mul,
+                                     same, scalar_function, sub, truth)
 from unpy.typeinfer.lower_linalg import ARRAY_RESULTS, OTHER_RESULTS
+
+# Cumulative calls (np.cumsum, np.cumprod, np.maximum.accumulate, np.minimum.accumulate): the
+# operator or np.<function> that combines each element with the one before it.
+CUMULATIVE = {"cumsum": "+", "cumprod": "*", "cummax": "maximum", "cummin": "minimum"}
 
 
 class ReductionLowering:
@@ -200,20 +205,98 @@ class ReductionLowering:
             return self.product_into(out, e, loc)
         if f in ARRAY_RESULTS:
             return self.library_into(out, e, loc)
-        if f in ("cumsum",):
+        if f in ("sort", "argsort"):
+            return self.sort_into(out, e, shape, loc)
+        if f == "bincount":
+            return self.bincount_into(out, e, shape, loc)
+        if f == "array_literal":
+            columns = e.keywords["shape"].value[-1]
+            return [ir.Assign(self.element(out, [const(k // columns), const(k % columns)]
+                                           if e.type.ndim == 2 else [const(k)]),
+                              convert(self.scalar(item), e.type.dtype), loc)
+                    for k, item in enumerate(e.args)]
+        if f in CUMULATIVE:
             a = e.args[0]
             dtype = e.type.dtype
+            axis = e.keywords["axis"].value
+            if (axis is not None and a.type.ndim > 1) or f in ("cummax", "cummin"):
+                return self.accumulate_along(out, e, axis or 0, shape, loc)
             acc = self.temp("r", Scalar(dtype))
             with self.sequential():
                 loop = self.nest(shape, lambda idx: [
-                    ir.Assign(acc, binop("+", acc, convert(self.element(a, idx), dtype)), loc),
+                    ir.Assign(acc, binop(CUMULATIVE[f], acc,
+                                         convert(self.flat_element(a, idx[0]), dtype)), loc),
                     ir.Assign(self.element(out, idx), acc, loc)])
-            return [ir.Assign(acc, convert(const(0), dtype), loc)] + loop
+            return [ir.Assign(acc, convert(const(int(f == "cumprod")), dtype), loc)] + loop
         if f in ("ravel", "copy_ravel", "reshape"):
             a = e.args[0]
             return self.nest(shape, lambda idx: [ir.Assign(self.element(out, idx),
                                                            self.flat_element(a, idx[0]), loc)])
         raise self.error(f"np.{f}() is not supported here", e)
+
+    def bincount_length(self, e):
+        """The length of np.bincount(x, weights, minlength): max(max(x) + 1, minlength), x's
+        extremes found by one scan; ValueError as NumPy's for a negative minlength or value
+        and weights of another length."""
+        key = ("bincount", id(e))
+        if key not in self.memo:
+            x, weights, minlength = e.args
+            x = self.materialize(x)
+            minlength = self.scalar_temp("n", convert(self.scalar(minlength), "int64"))
+            self.check(compare("<", minlength, const(0)), "'minlength' must not be negative")
+            n = self.shape(x)[0]
+            if isinstance(weights.type, Array):
+                self.check(compare("!=", self.shape(weights)[0], n),
+                           "The weights and list don't have the same length.")
+            high, low = self.temp("hi", Scalar("int64")), self.temp("lo", Scalar("int64"))
+            self.pre += [ir.Assign(high, const(-1), e.loc), ir.Assign(low, const(0), e.loc)]
+            with self.sequential():
+                self.pre += self.nest([n], lambda idx: [
+                    ir.Assign(high, call("max", [high, convert(self.element(x, idx), "int64")],
+                                         "int64"), e.loc),
+                    ir.Assign(low, call("min", [low, convert(self.element(x, idx), "int64")],
+                                        "int64"), e.loc)])
+            self.check(compare("<", low, const(0)),
+                       "'list' argument must have no negative elements")
+            length = self.scalar_temp("n", call("max", [add(high, const(1)), minlength],
+                                                 "int64"))
+            self.memo[key] = (e, length)
+        return self.memo[key][1]
+
+    def bincount_into(self, out, e, shape, loc):
+        """`out = np.bincount(x, weights)`: zeros, then each value's count (or weight) added
+        in x's order."""
+        x, weights = self.materialize(e.args[0]), e.args[1]
+        dtype = out.type.dtype
+        zeros = self.nest(shape, lambda idx: [ir.Assign(self.element(out, idx),
+                                                        convert(const(0), dtype), loc)])
+
+        def add_one(idx):
+            bin_ = self.element(out, [convert(self.element(x, idx), "int64")])
+            term = convert(self.element(weights, idx), dtype) if isinstance(
+                weights.type, Array) else convert(const(1), dtype)
+            return [ir.Assign(bin_, binop("+", copy.deepcopy(bin_), term, dtype), loc)]
+
+        with self.sequential():
+            return zeros + self.nest(self.shape(x), add_one)
+
+    def accumulate_along(self, out, e, axis, shape, loc):
+        """`out = np.cumsum(a, axis=k)` (cumprod, np.maximum.accumulate, minimum): in C order
+        each element is its predecessor along the axis (written before it) combined with its
+        own term, in NumPy's order (maximum and minimum keep a NaN, as np.maximum does)."""
+        a, dtype, op = e.args[0], out.type.dtype, CUMULATIVE[e.func]
+
+        def body(idx):
+            term = convert(self.element(a, idx), dtype)
+            before = [sub(i, const(1)) if k == axis else i for k, i in enumerate(idx)]
+            previous = self.element(out, before)
+            combined = scalar_function(op, [previous, term], dtype) if op.isalpha() else \
+                binop(op, previous, term, dtype)
+            value = choose(compare("==", idx[axis], const(0)), term, combined)
+            return [ir.Assign(self.element(out, idx), value, loc)]
+
+        with self.sequential():
+            return self.nest(shape, body)
 
     def product_into(self, out, e, loc):
         """`out = a @ b` (matrix-vector, vector-matrix or matrix-matrix): a nest over the

@@ -1,0 +1,89 @@
+"""Lower `np.sort(a)` and `np.argsort(a)` (along the last axis) to loops: part of the array
+lowering (unpy/typeinfer/lower_arrays.py), a mixin of its pass.
+
+Each row of the result is filled with the row's values (sort) or positions (argsort), then put
+in order by a bottom-up merge sort through a buffer of one row: O(n log n) comparisons,
+sequential, stable (equal keys keep their order, as NumPy's kind='stable'). NaN sorts after
+every number, as in NumPy."""
+from __future__ import annotations
+
+from unpy import ir
+from unpy.ir import Array
+from unpy.typeinfer.build_ir import BOOL, binop, call, compare, const, convert, either
+from unpy.typeinfer.types import PY_INT
+
+
+class SortLowering:
+    """Mixin of ArrayLowering: `sort_into`."""
+
+    def sort_into(self, out, e, shape, loc):
+        """`out = np.sort(a)` / `np.argsort(a)`: statements filling `out` (of `shape`)."""
+        a = e.args[0]
+        positions = e.func == "argsort"
+        keys = self.materialize(a)
+        n = shape[-1]
+        buffer = self.temp("a", Array(out.type.dtype, 1))
+        stmts = [ir.Assign(buffer, ir.AllocArray("empty", [n], out.type.dtype, loc,
+                                                 buffer.type), loc)]
+
+        def row(idx):
+            prefix = list(idx)
+            key = (lambda v: self.element(keys, prefix + [v])) if positions else (lambda v: v)
+            first = [ir.Assign(self.element(out, prefix + [k]),
+                               k if positions else convert(self.element(keys, prefix + [k]),
+                                                           out.type.dtype), loc)
+                     for k in [self.temp("k", PY_INT)]]
+            fill = self.loop(first[0].target.indices[-1], const(0), n, first, loc)
+            return [fill] + self.merge_sort(lambda k: self.element(out, prefix + [k]),
+                                            lambda k: self.element(buffer, [k]), key, n, loc)
+
+        with self.sequential():
+            return stmts + self.nest(shape[:-1], row)
+
+    def sort_in_place(self, e, loc):
+        """`a.sort()`: the array (a name or a view) is its own result."""
+        a = e.args[0]
+        if not (isinstance(a, ir.Name) or isinstance(a, ir.View) and
+                self.as_view(a) is not None):
+            raise self.error("a.sort() sorts an array variable or a slice of one in place; "
+                             "this is a computed array: write np.sort(...)", e)
+        return self.sort_into(a, e, self.shape(a), loc)
+
+    @staticmethod
+    def loop(var, start, stop, body, loc):
+        return ir.For(var.id, start, stop, const(1), body, parallel=False, loc=loc, lowered=True)
+
+    def merge_sort(self, item, spare, key, n, loc):
+        """Runs of `width` items of the row (`item(k)`) merged pairwise into the buffer
+        (`spare(k)`), copied back, width doubled until one run holds the row."""
+        width, lo, mid, hi, i, j, k = (self.temp(s, PY_INT) for s in
+                                       ("w", "lo", "mid", "hi", "i", "j", "k"))
+        at = ir.Assign
+        # The left run's next item goes first unless the right run's is smaller (stable).
+        take_left = ir.BoolOp("and", [
+            compare("<", i, mid),
+            either(compare(">=", j, hi), ir.UnaryOp("not", self.less(key(item(j)), key(item(i))),
+                                                    loc, BOOL))], loc, BOOL)
+        merge = self.loop(k, lo, hi, [ir.If(take_left,
+                                            [at(spare(k), item(i), loc),
+                                             at(i, binop("+", i, const(1)), loc)],
+                                            [at(spare(k), item(j), loc),
+                                             at(j, binop("+", j, const(1)), loc)], loc)], loc)
+        two_runs = [at(mid, call("min", [binop("+", lo, width), n], "int64"), loc),
+                    at(hi, call("min", [binop("+", lo, binop("*", width, const(2))), n],
+                                "int64"), loc),
+                    at(i, lo, loc), at(j, mid, loc), merge,
+                    at(lo, binop("+", lo, binop("*", width, const(2))), loc)]
+        copy_back = self.loop(k, const(0), n, [at(item(k), spare(k), loc)], loc)
+        passes = ir.While(compare("<", width, n), [
+            at(lo, const(0), loc), ir.While(compare("<", lo, n), two_runs, loc), copy_back,
+            at(width, binop("*", width, const(2)), loc)], loc)
+        return [at(width, const(1), loc), passes]
+
+    @staticmethod
+    def less(x, y):
+        """NumPy's order: `x < y`, NaN after every number."""
+        if x.type.dtype[0] not in "fc":
+            return compare("<", x, y)
+        return either(compare("<", x, y), ir.BoolOp("and", [compare("!=", y, y),
+                                                           compare("==", x, x)], (0, 0), BOOL))

@@ -318,7 +318,7 @@ def without_needless_copies(plan: lmad.TransferPlan, instance: NestInstance) -> 
     """`plan` without the copies the nest's code shows are needless
     (unpy/cpp_emit/nest_contents.py): none in for a group whose arrays all hold nothing defined
     yet (a fresh np.empty), none back for a group whose arrays nothing reads after the nest."""
-    undefined, dead = set(), set()  # XXX
+    undefined, dead = set(instance.nest.undefined), set(instance.nest.dead_after)
 
     def edited(g):
         copy_in = g.copy_in and not set(g.arrays) <= undefined

@@ -97,3 +97,26 @@ def _unpermute(shape, perm):
     for k, p in enumerate(perm):
         out[p] = shape[k]
     return out
+
+
+@st.composite
+def matrices(draw, shape, dtype=np.float64, ints=False):
+    """A matrix of `shape` in one of LAYOUTS, values of a few significant bits each (floats:
+    uniform in [-1, 1), ints in [-50, 50)) so that any change in the order of the additions
+    shows in the results. The loop optimisations of the C++ path compile their forms for
+    contiguous rows: the strided and transposed layouts run the loops as written."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    layout = draw(st.sampled_from(LAYOUTS))
+    rows, cols = shape
+    big = {"strided": (2 * rows + 1, 3 * cols + 1), "transposed": (cols, rows)}.get(
+        layout, (rows, cols))
+    base = (rng.integers(-50, 50, big) if ints else rng.uniform(-1, 1, big)).astype(dtype)
+    if layout == "F":
+        return np.asfortranarray(base)
+    if layout == "reversed":
+        return base[::-1, ::-1]
+    if layout == "strided":
+        return base[1::2, ::3][:rows, :cols]
+    if layout == "transposed":
+        return base.T
+    return base

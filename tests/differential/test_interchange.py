@@ -7,6 +7,7 @@ reduction, rows that depend on the column) as written."""
 import importlib
 
 import diffcheck
+from npstrategies import matrices
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -25,29 +26,6 @@ KERNELS = "tests/kernels/loop_orders.py"
 # partial strips and tiles and several of each.
 SMALL_STRIP, SMALL_TILE = 3, 4
 sides = st.one_of(st.integers(0, 9), st.integers(60, 70))
-LAYOUTS = ("C", "F", "reversed", "strided", "transposed")
-
-
-@st.composite
-def matrices(draw, shape, dtype=np.float64, ints=False):
-    """A matrix of `shape` in one of LAYOUTS (the strided and transposed ones run the loops
-    as written: the other forms are compiled for contiguous rows), values of a few
-    significant bits so that a change in the order of the additions would show."""
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    layout = draw(st.sampled_from(LAYOUTS))
-    rows, cols = shape
-    big = {"strided": (2 * rows + 1, 3 * cols + 1), "transposed": (cols, rows)}.get(
-        layout, (rows, cols))
-    base = (rng.integers(-50, 50, big) if ints else rng.uniform(-1, 1, big)).astype(dtype)
-    if layout == "F":
-        return np.asfortranarray(base)
-    if layout == "reversed":
-        return base[::-1, ::-1]
-    if layout == "strided":
-        return base[1::2, ::3][:rows, :cols]
-    if layout == "transposed":
-        return base.T
-    return base
 
 
 def row_views(a):
@@ -201,6 +179,8 @@ def test_near_misses_match(loop_orders):
         loop_orders.check("row_sums", a, np.zeros(m))
         loop_orders.check("crossed_sums", a[:min(m, n), :min(m, n)], np.zeros(min(m, n)))
         loop_orders.check("k_outer_reads_k", a, np.zeros((m, 2)))
+        ints = rng.integers(-20, 20, (m, n))
+        loop_orders.check("times_last_column", ints, np.zeros(n, np.int64))
 
 
 # --- where the passes fire ----------------------------------------------------------------------
@@ -226,7 +206,7 @@ def test_which_nests_get_another_form():
         "scale_columns", "column_recurrence", "column_max", "transpose_add",
         "transpose_add_prange", "transpose", "transpose_scaled_f32", "lower_antisymmetric",
         "upper_band", "symmetrise_upper", "kij_matmul", "kij_matmul_f32", "relax_steps",
-        "k_outer_rows"}
+        "k_outer_rows", "times_last_column"}
     # By default too (index_proof proves these nests), but only the register-blocked
     # products count as register-blocked.
     defaults = _alternatives("unproved")
@@ -237,6 +217,9 @@ def test_which_nests_get_another_form():
     fns = {fn.name: fn for fn in module.functions}
     proved = [s for s in optimise_for_cpu(fns["transpose_add"]).body if isinstance(s, ir.For)]
     assert proved[0].proof.nest.blocked and not defaults["serial_wavefront"][0]
+    wrapped = [s for s in optimise_for_cpu(fns["times_last_column"]).body
+               if isinstance(s, ir.For)]
+    assert not wrapped[0].blocked and not wrapped[0].proof.nest.blocked
 
 
 def _text(name, checks="none"):

@@ -6,6 +6,7 @@ as written."""
 import importlib
 
 import diffcheck
+from npstrategies import matrices
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -20,29 +21,6 @@ SETTINGS = settings(max_examples=30, deadline=None)
 # Blocks are 6 rows by 8 to 32 columns (register_blocks.VECTOR_BYTES): every remainder, and
 # nests of several blocks each way.
 sides = st.one_of(st.integers(0, 19), st.integers(30, 75))
-LAYOUTS = ("C", "F", "reversed", "strided", "transposed")
-
-
-@st.composite
-def matrices(draw, shape, dtype=np.float64, ints=False):
-    """A matrix of `shape` in one of LAYOUTS, values of a few significant bits each so that
-    any change in the order of the additions shows in the results (floats: uniform)."""
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    layout = draw(st.sampled_from(LAYOUTS))
-    rows, cols = shape
-    big = (2 * rows + 1, 3 * cols + 1) if layout == "strided" else (rows, cols)
-    if layout == "transposed":
-        big = (cols, rows)
-    base = (rng.integers(-50, 50, big) if ints else rng.uniform(-1, 1, big)).astype(dtype)
-    if layout == "F":
-        return np.asfortranarray(base)
-    if layout == "reversed":
-        return base[::-1, ::-1]
-    if layout == "strided":
-        return base[1::2, ::3][:rows, :cols]
-    if layout == "transposed":
-        return base.T
-    return base
 
 
 @st.composite

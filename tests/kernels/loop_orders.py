@@ -187,6 +187,17 @@ def k_outer_rows(a, c):
 
 # --- near misses: left as written ---------------------------------------------------------------
 
+@unpython.type(I2, I1, None)
+def times_last_column(a, out):
+    """`a[i, -1]`, Python's wrap (a fuzz finding, as `a.T @ a[:, -1]`): the strips copy the
+    index as written, so the nest runs as written where the proof wraps it."""
+    for j in prange(a.shape[1]):
+        s = 0
+        for i in range(a.shape[0]):
+            s += a[i, j] * a[i, -1]
+        out[j] = s
+
+
 @unpython.type(F2, None)
 def shifted_wavefront(a):
     """(k, i) reads a[i + 1, k], which (k - 1, i + 1) wrote: moving i outward would read it

@@ -39,7 +39,7 @@ from unpy.ir import Scalar
 from unpy.loopopt.interchange import (assigned_scalars, defined_before_read, read_outside,
                                       straight_statements, subscripts)
 from unpy.loopopt.register_blocks import _plain_expressions, _substitute, _unit_step
-from unpy.loopopt.rewrite import assign, binop, const, fresh, name
+from unpy.loopopt.rewrite import assign, binop, const, fresh, name, with_alternatives
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_stmts
 
 # Iterations of each level per tile: a tile of float64 reads 32 rows of 256 bytes across
@@ -50,24 +50,10 @@ TILE = 32
 
 def cache_tiles(fn: ir.Function) -> ir.Function:
     """`fn` with a tiled alternative on each outermost prange nest of the legal form."""
-    taken = set(fn.locals) | {p.name for p in fn.params}
-    new_locals = dict(fn.locals)
-
-    def visit(body):
-        out = []
-        for s in body:
-            if isinstance(s, ir.For) and s.parallel:
-                tiled = None if s.blocked else _tiled(s, fn, taken, new_locals)
-                out.append(dataclasses.replace(s, blocked=tiled, disjoint=[]) if tiled else s)
-            elif isinstance(s, (ir.For, ir.While)):
-                out.append(dataclasses.replace(s, body=visit(s.body)))
-            elif isinstance(s, ir.If):
-                out.append(dataclasses.replace(s, body=visit(s.body), orelse=visit(s.orelse)))
-            else:
-                out.append(s)
-        return out
-
-    return dataclasses.replace(fn, body=visit(fn.body), locals=new_locals)
+    def tiled(s, fn, taken, new_locals):
+        found = _tiled(s, fn, taken, new_locals)
+        return (found, []) if found else None
+    return with_alternatives(fn, tiled)
 
 
 def crosses(accesses, i: str, j: str) -> bool:

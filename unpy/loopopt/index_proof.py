@@ -404,11 +404,15 @@ def _prove_nest(s, facts: _FunctionFacts, definitions: dict, taken: set, nest=Tr
     static = _marked(s, found.static)
     if not (nest and isinstance(s, ir.For)):
         return static
+    # An alternative form copies the nest's indices as written: one that Python wraps (`-1`,
+    # `i - n`) would read before the array there, so such a nest keeps no alternative.
+    wraps = any(index is not None for dims in (found.static, found.at_run_time)
+                for changes in dims.values() for index in changes.values())
     if not found.bounds:
-        return _blocked_where_proved(static, not found.checked)
+        return _blocked_where_proved(static, not (found.checked or wraps))
     both = {k: {**found.static.get(k, {}), **found.at_run_time.get(k, {})}
             for k in set(found.static) | set(found.at_run_time)}
-    nest = _blocked_where_proved(_marked(s, both), not found.checked)
+    nest = _blocked_where_proved(_marked(s, both), not (found.checked or wraps))
     bounds = list({(ir.format_expr(b.index), b.array.id, b.dim): b
                    for b in found.bounds}.values())
     proof = ir.IndexProof(_used_spans(found.spans, bounds), bounds, nest)

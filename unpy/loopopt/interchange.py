@@ -72,7 +72,7 @@ from unpy import ir
 from unpy.ir import Array, Scalar
 from unpy.loopopt.register_blocks import (_plain_expressions, _unit_step, _written_arrays,
                                           register_blocks)
-from unpy.loopopt.rewrite import assign, binop, fresh, name, transform
+from unpy.loopopt.rewrite import assign, binop, fresh, name, transform, with_alternatives
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 
 # Iterations of the parallel loop per strip: the inner loop's body then reads and writes 512
@@ -88,30 +88,10 @@ REFUSED_STMTS = (ir.While, ir.Break, ir.Continue, ir.Return, ir.Raise, ir.LocalT
 
 def interchange(fn: ir.Function) -> ir.Function:
     """`fn` with the alternative forms above on the nests of the legal forms."""
-    taken = set(fn.locals) | {p.name for p in fn.params}
-    new_locals = dict(fn.locals)
-
-    def visit(body):
-        out = []
-        for s in body:
-            if isinstance(s, ir.For) and s.parallel:
-                strips = None if s.blocked else _strips(s, fn, taken, new_locals)
-                out.append(dataclasses.replace(s, blocked=strips, disjoint=[])
-                           if strips else s)
-            elif isinstance(s, ir.For):
-                moved = None if s.blocked else _prange_outward(s, fn, taken, new_locals)
-                out.append(dataclasses.replace(s, blocked=moved[0], disjoint=moved[1]) if moved
-                           else dataclasses.replace(s, body=visit(s.body)))
-            elif isinstance(s, ir.While):
-                out.append(dataclasses.replace(s, body=visit(s.body)))
-            elif isinstance(s, ir.If):
-                out.append(dataclasses.replace(s, body=visit(s.body), orelse=visit(s.orelse)))
-            else:
-                out.append(s)
-        return out
-
-    body = visit(fn.body)
-    return dataclasses.replace(fn, body=body, locals=new_locals)
+    def strips(s, fn, taken, new_locals):
+        found = _strips(s, fn, taken, new_locals)
+        return (found, []) if found else None
+    return with_alternatives(fn, strips, _prange_outward)
 
 
 # --- what the forms share ----------------------------------------------------------------------

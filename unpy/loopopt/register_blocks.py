@@ -53,7 +53,8 @@ from pathlib import Path
 
 from unpy import ir
 from unpy.ir import Array, Scalar
-from unpy.loopopt.rewrite import assign, binop, const, fresh, has_stmt, name, transform
+from unpy.loopopt.rewrite import (assign, binop, const, fresh, has_stmt, name, transform,
+                                  with_alternatives)
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 
 
@@ -124,26 +125,7 @@ SAFE_CALL_PREFIXES = ("np.", "cast:", "min", "max", "abs", "float", "int")
 
 def register_blocks(fn: ir.Function) -> ir.Function:
     """`fn` with a `blocked` alternative on each outermost prange nest of the legal form."""
-    taken = set(fn.locals) | {p.name for p in fn.params}
-    new_locals = dict(fn.locals)
-
-    def visit(body):
-        out = []
-        for s in body:
-            if isinstance(s, ir.For) and s.parallel:
-                blocked = _blocked(s, fn, taken, new_locals)
-                out.append(dataclasses.replace(s, blocked=blocked[0], disjoint=blocked[1])
-                           if blocked else s)
-            elif isinstance(s, (ir.For, ir.While)):
-                out.append(dataclasses.replace(s, body=visit(s.body)))
-            elif isinstance(s, ir.If):
-                out.append(dataclasses.replace(s, body=visit(s.body), orelse=visit(s.orelse)))
-            else:
-                out.append(s)
-        return out
-
-    body = visit(fn.body)
-    return dataclasses.replace(fn, body=body, locals=new_locals)
+    return with_alternatives(fn, _blocked)
 
 
 def _blocked(outer: ir.For, fn, taken, new_locals):

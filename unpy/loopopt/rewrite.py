@@ -25,6 +25,40 @@ def transform(node, fn):
     return fn(dataclasses.replace(node, **changes))
 
 
+def with_alternatives(fn: ir.Function, parallel_form, serial_form=None) -> ir.Function:
+    """`fn` with the alternative forms a pass gives its loops (`ir.For.blocked`, run where the
+    pairs of `.disjoint` do not overlap): `parallel_form(loop, fn, taken, new_locals)` for each
+    outermost prange loop, `serial_form` (if any) for each serial loop outside them, whose body
+    is visited where it gives none; each returns (blocked, disjoint) or None, may take fresh
+    names from `taken` and adds the locals it makes to `new_locals`. A loop that has an
+    alternative keeps it (the first pass's)."""
+    taken = set(fn.locals) | {p.name for p in fn.params}
+    new_locals = dict(fn.locals)
+
+    def alternative(s, form):
+        found = None if s.blocked or form is None else form(s, fn, taken, new_locals)
+        return dataclasses.replace(s, blocked=found[0], disjoint=found[1]) if found else None
+
+    def visit(body):
+        out = []
+        for s in body:
+            if isinstance(s, ir.For) and s.parallel:
+                out.append(alternative(s, parallel_form) or s)
+            elif isinstance(s, ir.For):
+                out.append(alternative(s, serial_form)
+                           or dataclasses.replace(s, body=visit(s.body)))
+            elif isinstance(s, ir.While):
+                out.append(dataclasses.replace(s, body=visit(s.body)))
+            elif isinstance(s, ir.If):
+                out.append(dataclasses.replace(s, body=visit(s.body), orelse=visit(s.orelse)))
+            else:
+                out.append(s)
+        return out
+
+    body = visit(fn.body)
+    return dataclasses.replace(fn, body=body, locals=new_locals)
+
+
 def rename(node, names: dict):
     """`node` with the variables of `names` (old -> new) renamed: reads, assignments, loop
     variables, the targets of `NamedExpr`."""

@@ -899,8 +899,8 @@ class FunctionEmitter(CExprPrinter):
         self.out(f"unpy::CallScope unpy_scope({keeps});")
         dead = dying_locals(self.fn)
         if dead:
-            adds = " ".join(f"r.add({cname(name)});" for name in dead)
-            self.out(f"unpy_scope.dead = [&](unpy::ByteRanges& r) {{ {adds} }};")
+            adds = " ".join(f"unpy_dead.add({cname(name)});" for name in dead)
+            self.out(f"unpy_scope.dead = [&](unpy::ByteRanges& unpy_dead) {{ {adds} }};")
 
     def flush_point(self, s):
         """Before a host statement: the arrays it reads or writes come back from the device
@@ -1189,13 +1189,21 @@ def contains_gpu_nest(s) -> bool:
 def array_uses(node, fn: ir.Function) -> tuple:
     """(arrays read, arrays written) by `node`'s elements: a subscript reads (or, as an
     assignment's target, writes) its array; an array passed to a compiled function may be both.
-    Shapes are not data; binding a name moves no data."""
+    Shapes are not data; binding a name moves no data, but what a name bound inside `node`
+    reads or writes (a view made there: `v = view(d2, ...)`, then `v[k]`) is read or written
+    in the arrays it may view."""
     reads, writes = {}, {}
     stmts = [x for x in (node if isinstance(node, list) else [node])
              if isinstance(x, ir.Stmt.__args__)]
+    views = {}          # a name bound inside `node` -> the array names its value mentions
     for s in walk_stmts(stmts):
         if isinstance(s, (ir.Assign, ir.AugAssign)) and isinstance(s.target, ir.Subscript):
             writes[s.target.array.id] = True
+        elif isinstance(s, ir.Assign) and isinstance(s.target, ir.Name) \
+                and isinstance(s.target.type, Array):
+            views.setdefault(s.target.id, set()).update(
+                x.id for x in walk_exprs(s.value)
+                if isinstance(x, ir.Name) and isinstance(fn.variable_type(x.id), Array))
     for e in walk_exprs(node):
         if isinstance(e, ir.Subscript):
             reads[e.array.id] = True
@@ -1207,7 +1215,18 @@ def array_uses(node, fn: ir.Function) -> tuple:
             read, written = library_arrays(e)
             reads.update(dict.fromkeys(read + written, True))
             writes.update(dict.fromkeys(written, True))
-    return list(reads), list(writes)
+    return _through_views(reads, views), _through_views(writes, views)
+
+
+def _through_views(names: dict, views: dict) -> list:
+    """`names` and every array they may view (`views`: name -> names its value mentions)."""
+    found, todo = dict(names), list(names)
+    while todo:
+        for other in views.get(todo.pop(), ()):
+            if other not in found:
+                found[other] = True
+                todo.append(other)
+    return list(found)
 
 
 def emit_function(fn, module_name, checks, signatures):

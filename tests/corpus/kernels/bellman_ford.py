@@ -8,6 +8,7 @@ import unpython
 
 @unpython.type('int64', 'ndarray[int64, 1]', 'ndarray[int64, 1]', 'ndarray[float64, 1]',
                'int64', ('ndarray[float64, 1]', 'bool'))
+@unpython.gpu
 def bellman_ford(n, src, dst, w, source=0):
     dist = np.full(n, np.inf)
     dist[source] = 0.0

@@ -5,6 +5,7 @@ import numpy as np
 import unpython
 
 
+@unpython.gpu
 @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'int64', 'ndarray[int64, 2]')
 def hist2d_bincount(x, y, bins=16):
     ix = np.clip((x * bins).astype(np.int64), 0, bins - 1)

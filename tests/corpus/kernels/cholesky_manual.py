@@ -7,6 +7,7 @@ import numpy as np
 import unpython
 
 
+@unpython.gpu
 @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]')
 def cholesky_manual(a):
     n = a.shape[0]

@@ -9,6 +9,7 @@ from unpython import prange
 
 @unpython.type('ndarray[float64, 3]', 'ndarray[float64, 4]', 'ndarray[float64, 1]',
                'ndarray[float64, 3]')
+@unpython.gpu
 def conv2d_relu(x, filters, bias):
     c, h, w = x.shape
     k, _, r, s = filters.shape

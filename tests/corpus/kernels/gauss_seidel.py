@@ -10,6 +10,7 @@ TOL = 1e-10
 
 @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', 'int64',
                ('ndarray[float64, 1]', 'int64'))
+@unpython.gpu
 def gauss_seidel(a, b, max_sweeps=200):
     n = b.shape[0]
     x = np.zeros(n)

@@ -8,6 +8,7 @@ import unpython
 
 @unpython.type('float64', 'float64', 'float64', 'float64', 'float64', 'ndarray[float64, 2]',
                ('float64', 'float64'))
+@unpython.gpu
 def asian_call_mc(s0, strike, rate, sigma, horizon, normals):
     n_paths, n_steps = normals.shape
     dt = horizon / n_steps

@@ -8,6 +8,7 @@ import unpython
 LEVELS = 256
 
 
+@unpython.gpu
 @unpython.type('ndarray[uint8, 2]', 'ndarray[uint8, 2]')
 def hist_equalize(img):
     hist = np.zeros(LEVELS, dtype=np.int64)

@@ -6,6 +6,7 @@ import numpy as np
 import unpython
 
 
+@unpython.gpu
 @unpython.type('ndarray[float64, 2]', ('ndarray[float64, 2]', 'ndarray[float64, 2]'))
 def householder_qr(a):
     m, n = a.shape

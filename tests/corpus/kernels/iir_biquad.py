@@ -7,6 +7,7 @@ import unpython
 
 @unpython.type('ndarray[float32, 1]', 'ndarray[float32, 1]', 'ndarray[float32, 1]',
                'ndarray[float32, 1]')
+@unpython.gpu
 def iir_biquad(x, b, a):
     b0, b1, b2 = b[0] / a[0], b[1] / a[0], b[2] / a[0]
     a1, a2 = a[1] / a[0], a[2] / a[0]

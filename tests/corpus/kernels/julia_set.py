@@ -6,6 +6,7 @@ import numpy as np
 import unpython
 
 
+@unpython.gpu
 @unpython.type('complex128', 'int64', 'int64', 'int64', 'ndarray[int64, 2]')
 def julia_set(c, width, height, max_iter=40):
     x = np.linspace(-1.6, 1.6, width)

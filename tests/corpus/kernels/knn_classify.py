@@ -9,6 +9,7 @@ from unpython import prange
 
 @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 1]', 'ndarray[float64, 2]', 'int64',
                'int64', 'ndarray[int64, 1]')
+@unpython.gpu
 def knn_classify(train, labels, queries, n_classes, k=5):
     d2 = (np.sum(queries ** 2, axis=1)[:, None] - 2.0 * queries @ train.T
           + np.sum(train ** 2, axis=1)[None, :])

@@ -9,6 +9,7 @@ from unpython import prange
 
 @unpython.type('ndarray[float64, 2]', 'float64', 'float64', 'float64',
                ('ndarray[float64, 2]', 'float64'))
+@unpython.gpu
 def lennard_jones(pos, box, eps=1.0, sigma=1.0):
     n = pos.shape[0]
     forces = np.zeros_like(pos)

@@ -19,6 +19,7 @@ def logistic_loss_grad(w, x, y, l2=0.01):
 
 @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', 'int64', 'float64',
                ('ndarray[float64, 1]', 'ndarray[float64, 1]'))
+@unpython.gpu
 def fit_logistic(x, y, steps, lr=0.5):
     w = np.zeros(x.shape[1])
     history = np.empty(steps)

@@ -5,6 +5,7 @@ import numpy as np
 import unpython
 
 
+@unpython.gpu
 @unpython.type('ndarray[float64, 2]', ('ndarray[float64, 2]', 'ndarray[float64, 2]'))
 def lu_nopivot(a):
     n = a.shape[0]

@@ -6,6 +6,7 @@ import unpython
 from unpython import prange
 
 
+@unpython.gpu
 @unpython.type('ndarray[float64, 2]', ('ndarray[float64, 1]', 'ndarray[int64, 1]'))
 def max_drawdown(equity):
     n_series, n_steps = equity.shape

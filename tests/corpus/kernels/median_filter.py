@@ -6,6 +6,7 @@ import numpy as np
 import unpython
 
 
+@unpython.gpu
 @unpython.type('ndarray[float64, 1]', 'int64', 'ndarray[float64, 1]')
 def median_filter(x, width=5):
     half = width // 2

@@ -14,6 +14,7 @@ def newton_step(z):
     return z - (z * z * z - 1.0) / (3.0 * z * z)
 
 
+@unpython.gpu
 @unpython.type('ndarray[complex128, 1]', 'int64', 'ndarray[int64, 1]')
 def newton_basins(z0, iters=25):
     roots = np.array([1.0 + 0j, cmath.exp(2j * cmath.pi / 3), cmath.exp(-2j * cmath.pi / 3)])

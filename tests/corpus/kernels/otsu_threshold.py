@@ -6,6 +6,7 @@ import numpy as np
 import unpython
 
 
+@unpython.gpu
 @unpython.type('ndarray[float64, 2]', 'int64', ('float64', 'ndarray[bool, 2]'))
 def otsu_threshold(img, nbins=64):
     counts, edges = np.histogram(img, nbins, range=(0.0, 1.0))

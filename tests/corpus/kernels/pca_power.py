@@ -11,6 +11,7 @@ def unit(v):
     return v / np.linalg.norm(v)
 
 
+@unpython.gpu
 @unpython.type('ndarray[float64, 2]', 'int64', ('ndarray[float64, 1]', 'float64'))
 def leading_component(data, iters=50):
     xc = data - data.mean(axis=0)

@@ -7,6 +7,7 @@ import unpython
 
 @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'int64', 'float64',
                'ndarray[float64, 1]')
+@unpython.gpu
 def pic_deposit(x, q, n_cells, length):
     dx = length / n_cells
     s = x / dx

@@ -6,6 +6,7 @@ import numpy as np
 import unpython
 
 
+@unpython.gpu
 @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]')
 def spearman_first_column(data):
     n, m = data.shape

@@ -5,6 +5,7 @@ import numpy as np
 import unpython
 
 
+@unpython.gpu
 @unpython.type('ndarray[float64, 1]', ('ndarray[float64, 1]', 'ndarray[float64, 1]'))
 def running_extrema(x):
     lo = np.empty_like(x)

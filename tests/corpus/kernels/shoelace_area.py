@@ -7,6 +7,7 @@ import unpython
 
 @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]',
                ('float64', 'float64', 'float64'))
+@unpython.gpu
 def polygon_area_centroid(x, y):
     x_next = np.roll(x, -1)
     y_next = np.roll(y, -1)

@@ -7,6 +7,7 @@ import numpy as np
 import unpython
 
 
+@unpython.gpu
 @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 1]', ('float64', 'ndarray[float64, 2]'))
 def softmax_cross_entropy(logits, labels):
     n = logits.shape[0]

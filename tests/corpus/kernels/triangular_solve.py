@@ -26,6 +26,7 @@ def back_substitution(upper, y):
 
 @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', 'ndarray[float64, 1]',
                'ndarray[float64, 1]')
+@unpython.gpu
 def lu_solve_by_hand(lower, upper, b):
     return back_substitution(upper, forward_substitution(lower, b))
 

@@ -5,6 +5,7 @@ import numpy as np
 import unpython
 
 
+@unpython.gpu
 @unpython.type('ndarray[float64, 1]', 'int64', 'ndarray[float64, 1]')
 def zero_crossing_rate(signal, frame_len):
     n_frames = signal.shape[0] // frame_len

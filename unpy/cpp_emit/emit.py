@@ -895,7 +895,11 @@ class FunctionEmitter(CExprPrinter):
     def call_scope(self):
         """The call's unpy::CallScope, after the locals (destroyed before them), naming the
         local arrays that die with the call: their copy-back is dropped."""
-        keeps = "true" if nests_share_data(self.fn) else "false"
+        # Data a nest leaves on the device may serve another nest of the call only where some
+        # nest is not alone in it (otherwise the call keeps what `unpython.resident` holds).
+        nests = {s.nest_id for s in walk_stmts(self.fn.body)
+                 if isinstance(s, ir.For) and s.nest_id is not None}
+        keeps = "true" if nests - self.lone_nests else "false"
         self.out(f"unpy::CallScope unpy_scope({keeps});")
         dead = dying_locals(self.fn)
         if dead:
@@ -1158,28 +1162,6 @@ def nest_free_variables(loop: ir.For, fn: ir.Function):
     names = [e.id for e in walk_exprs([loop.start, loop.stop, loop.step, loop.body])
              if isinstance(e, ir.Name)]
     return [n for n in dict.fromkeys(names) if n not in inside or n in reduced]
-
-
-def nests_share_data(fn: ir.Function) -> bool:
-    """Whether data a GPU nest leaves on the device may serve another nest of the same call:
-    the function has several GPU nests, or one inside a loop. (Otherwise the call keeps only
-    what `unpython.resident` holds.)"""
-    count, in_loop = 0, False
-
-    def visit(body, looping):
-        nonlocal count, in_loop
-        for s in body:
-            if isinstance(s, ir.For) and s.nest_id is not None:
-                count += 1
-                in_loop = in_loop or looping
-            elif isinstance(s, (ir.For, ir.While)):
-                visit(s.body, True)
-            elif isinstance(s, ir.If):
-                visit(s.body, looping)
-                visit(s.orelse, looping)
-
-    visit(fn.body, False)
-    return count > 1 or in_loop
 
 
 def contains_gpu_nest(s) -> bool:

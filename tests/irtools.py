@@ -19,9 +19,13 @@ def typed(body: str, path="/virtual/unit.py"):
 
 
 def typed_function(body: str, name=None):
+    """The function called `name`, by default the first declared (not a weak variant:
+    unpy/typeinfer/weak_params.py)."""
     module = typed(body)
-    return module.functions[0] if name is None else \
-        next(f for f in module.functions if f.name == name)
+    if name is None:
+        declared = [f for f in module.functions if not f.name.endswith("_weak")]
+        return (declared or module.functions)[0]
+    return next(f for f in module.functions if f.name == name)
 
 
 def lowered(body: str):

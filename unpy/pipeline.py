@@ -22,7 +22,7 @@ from unpy.typeinfer.python_division import python_division_plan
 from unpy.typeinfer.reductions import check_function
 from unpy.typeinfer.types import TypeStringError, conversion_loses, literal_type, parse_type
 from unpy.typeinfer.unbound_locals import unbound_locals_plan
-from unpy.typeinfer.weak_params import eligible, typed_the_same, weakened
+from unpy.typeinfer.weak_params import eligible, narrows_python_ints, typed_the_same, weakened
 
 
 def parse_signature(decorated, written, errors):
@@ -171,6 +171,9 @@ def with_weak_variants(module, signatures, local_types, errors, functions, taken
                     if not _compiles_alike(module, d, weakened(s, can), alone, signatures,
                                            local_types, errors):
                         matter = can
+                if matter and narrows_python_ints(compile_function(
+                        module, d, weakened(s, matter), signatures, local_types, errors)):
+                    matter = [k for k in matter if s.params[k].dtype != "int64"]
                 if matter:
                     known = variants.get(s.name)
                     name = known.name if known else _free_name(f"{s.name}_weak", taken)
@@ -201,16 +204,20 @@ def _weak_only(module, d, signature, signatures, local_types, errors):
         if not can:
             return None
         weak = weakened(signature, can)
-        compile_function(module, d, weak, signatures, local_types, errors)
+        if narrows_python_ints(compile_function(module, d, weak, signatures, local_types,
+                                                errors)):
+            return None
     except CompileError:
         return None
     return weak
 
 
 def _compiles_alike(module, d, trial, strong, signatures, local_types, errors) -> bool:
+    """Whether the `trial` signature types the function as `strong` does, or may not be used:
+    it does not compile, or a weak int meets a narrower integer in it."""
     try:
-        return typed_the_same(compile_function(module, d, trial, signatures, local_types,
-                                               errors), strong)
+        compiled = compile_function(module, d, trial, signatures, local_types, errors)
+        return typed_the_same(compiled, strong) or narrows_python_ints(compiled)
     except CompileError:
         return True         # not compiled with a weak value: the declared signature serves
 

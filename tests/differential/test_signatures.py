@@ -319,3 +319,22 @@ def test_no_variant_where_weakness_changes_nothing():
             return eps
         """))
     assert [f.name for f in module.functions] == ["scaled64", "assigned"]
+
+
+@pytest.mark.parametrize("n", [7, np.int64(7)])
+def test_a_python_int_parameter_is_weak(signatures_kernels, n):
+    """`x32[i] * (2.0 / (n + 1))` is float32 for a Python int (the weak variant), float64 for
+    a NumPy int64: the sums differ, so the wrong choice fails."""
+    got = signatures_kernels.check("total_times", F32, n, check_dtype=False)
+    assert (got == float(np.float32(got))) == (type(n) is int)
+    import unpython
+    called = unpython.explain(signatures_kernels.compiled.total_times).signature
+    assert ("(weak)" in called) == (type(n) is int), called
+
+
+def test_no_weak_int_where_it_meets_a_narrower_integer(signatures_kernels):
+    names = signatures_kernels.compiled.__unpy_functions__
+    assert "total_times_weak" in names and "shifted_bytes_weak" not in names
+    a = np.array([1, -3, 100], dtype=np.int8)
+    got = signatures_kernels.compiled.shifted_bytes(a, 5)
+    assert got.dtype == np.int64 and list(got) == [6, 2, 105]

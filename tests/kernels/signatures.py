@@ -107,3 +107,20 @@ def total_by_default(x, eps=0.25):
 @unpython.type('ndarray[float32, 2]', 'float64', 'ndarray[float32, 2]')
 def normalised(x, eps):
     return (x - np.mean(x, axis=1, keepdims=True)) / np.sqrt(np.var(x, axis=1, keepdims=True) + eps)
+
+
+# A Python int for an int64 parameter is weak too (`x32[i] * n` and `2.0 / (n + 1)` stay
+# float32 and a Python float), where it never meets a narrower integer.
+@unpython.type('ndarray[float32, 1]', 'int64', 'float64')
+def total_times(x, n):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * (2.0 / (n + 1))
+    return s
+
+
+# Here a Python int would meet an int8 (NumPy checks its range, compiled code would wrap): the
+# declared int64 serves every call.
+@unpython.type('ndarray[int8, 1]', 'int64', 'ndarray[int64, 1]')
+def shifted_bytes(a, n):
+    return a + n

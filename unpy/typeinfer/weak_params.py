@@ -1,14 +1,16 @@
-"""Python floats given for float parameters. In the interpreter a `float` passed for a
+"""Python scalars given for scalar parameters. In the interpreter a `float` passed for a
 parameter that the signature types `float64` is a Python float, weak in NEP 50: `x32 * eps`
-stays float32 (a `complex` for `complex128` alike), while a NumPy float64 is not. Where that
+stays float32 (a `complex` for `complex128` and an `int` for `int64` alike: `x32 * n` and
+`2.0 / (span + 1)` stay float32 and Python floats), while a NumPy float64 is not. Where that
 changes what a function computes, the function gets a second signature, its weak variant, whose
 parameters that matter are weak: the module's dispatcher takes it when every one of them
 receives a Python scalar (and calls inside the module when they pass Python values); anything
 else takes the declared signature. A signature that compiles only with such parameters weak
 (`x32 * eps` returned as a float32 array) is compiled weak alone and takes Python values there.
 
-Python ints stay as declared: a weak int converts into a narrower integer type, where NumPy
-checks the value's range (OverflowError) and compiled code would wrap.
+A Python int is weak only where it never meets a narrower integer type (`a8 + n`): NumPy
+checks the value's range there (OverflowError) where compiled code would wrap, so a variant
+that converts a weak int parameter's value into another integer type is not made.
 
 This module says which parameters matter: weakening one alone changes the typed IR beyond the
 weak flags themselves."""
@@ -19,9 +21,11 @@ import re
 from unpy import ir
 from unpy.ir import Scalar
 from unpy.typeinfer.overloads import Signature
+from unpy.typeinfer.reductions import walk_exprs
+from unpy.typeinfer.types import is_int
 
 # The dtypes NumPy gives Python's float and complex: parameters that can be weak.
-PYTHON_KINDS = ("float64", "complex128")
+PYTHON_KINDS = ("int64", "float64", "complex128")
 
 _WEAK_FLAG = re.compile(r'"weak":true')
 
@@ -41,6 +45,14 @@ def weakened(signature: Signature, indices, name: str = None) -> Signature:
     params = tuple(Scalar(t.dtype, weak=True) if k in indices else t
                    for k, t in enumerate(signature.params))
     return Signature(name or signature.name, params, signature.ret)
+
+
+def narrows_python_ints(fn: ir.Function) -> bool:
+    """Whether `fn` converts a weak int that is not a literal into another integer type."""
+    return any(isinstance(e, ir.Cast) and not isinstance(e.value, ir.Const)
+               and isinstance(e.value.type, Scalar) and e.value.type.weak
+               and e.value.type.dtype == "int64" and is_int(e.type) and e.type.dtype != "int64"
+               for e in walk_exprs(fn.body))
 
 
 def typed_the_same(a: ir.Function, b: ir.Function) -> bool:

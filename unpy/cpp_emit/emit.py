@@ -167,6 +167,7 @@ class FunctionEmitter(CExprPrinter):
         self.checks = checks        # unpy.loopopt.CHECKS: which indices are checked
         self.signatures = signatures
         self.lines = []
+        self.helpers = []           # functions the body calls, emitted before its template
         self.depth = 1
         self.counter = 0
         self.lower_bounds = {}      # loop variable -> proven lower bound (while in the loop)
@@ -232,7 +233,7 @@ class FunctionEmitter(CExprPrinter):
             self.lines.append("unpy_interrupted:   // Ctrl-C: see unpy::interrupt")
             self.out("unpy::interrupt();")
             self.out(leave)
-        return head + self.lines + ["}"]
+        return self.helpers + head + self.lines + ["}"]
 
     def dispatcher(self):
         fn = self.fn
@@ -816,18 +817,23 @@ class FunctionEmitter(CExprPrinter):
     def split_finish(self, loop, split):
         """After the OpenMP code ran its range of a split nest: wait for the devices' parts and
         take the reductions combined with theirs (see unpy::SplitRange)."""
-        self.out(f"if ({split}.pending()) {{")
-        self.out("    py::gil_scoped_acquire unpy_gil;")
-        self.out("    py::dict unpy_reductions;")
-        for r in loop.reductions:
-            self.out(f'    unpy_reductions["{r.var}"] = py::cast({cname(r.var)});')
-        self.out(f"    py::object unpy_combined = {split}.finish(unpy_reductions);")
-        self.out("    if (!unpy_combined.is_none()) {")
-        for r in loop.reductions:
-            self.out(f'        {cname(r.var)} = unpy_combined["{r.var}"].cast<'
-                     f'{ctype(self.fn.variable_type(r.var))}>();')
-        self.out("    }")
-        self.out("}")
+        # Out of the function's template, as the offer (see offer()); once for a nest's proved
+        # and checked copies (proved_or_checked).
+        name = f"unpy_finish_{self.fn.name}_{loop.nest_id}"
+        reduced = [(cname(r.var), ctype(self.fn.variable_type(r.var)), r.var)
+                   for r in loop.reductions]
+        params = ["unpy::SplitRange& unpy_split"] + [f"{t}& {c}" for c, t, _ in reduced]
+        head = f"static void {name}({', '.join(params)}) {{"
+        if head not in self.helpers:
+            self.helpers += [head, "    py::gil_scoped_acquire unpy_gil;",
+                             "    py::dict unpy_reductions;"]
+            self.helpers += [f'    unpy_reductions["{v}"] = py::cast({c});' for c, _, v in reduced]
+            self.helpers += ["    py::object unpy_combined = unpy_split.finish(unpy_reductions);",
+                             "    if (unpy_combined.is_none()) return;"]
+            self.helpers += [f'    {c} = unpy_combined["{v}"].cast<{t}>();' for c, t, v in reduced]
+            self.helpers += ["}", ""]
+        args = ", ".join([split] + [c for c, _, _ in reduced])
+        self.out(f"if ({split}.pending()) {name}({args});")
 
     def gpu_hook(self, loop, split):
         """Offer the nest to jitgpu (SPEC section 4); run the OpenMP code unless it is done. The
@@ -865,30 +871,50 @@ class FunctionEmitter(CExprPrinter):
                 self.out(f"if (!{skip}.skips({key}.bytes)) {{")
         else:
             self.out(f"if (!{skip}.active()) {{")
-        self.out("    py::gil_scoped_acquire unpy_gil;")
-        self.out("    py::dict unpy_values;")
-        scope = "-1" if loop.nest_id in self.lone_nests else "unpy_scope.id()"
-        self.out(f'    unpy_values["__unpy_scope__"] = {scope};')
-        for name, t in zip(names, types):
-            value = (f"unpy::to_python({cname(name)})" if isinstance(t, Array)
-                     else f"py::cast({cname(name)})")
-            self.out(f'    unpy_values["{name}"] = {value};')
-        key_arg = f", &{key}.bytes" if keyed else ", nullptr"
-        replay_arg = f", &{replay}" if replay else ""
-        self.out(f'    py::object unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
-                 f'{loop.nest_id}, unpy_values, {skip}{key_arg}, &{timer}{replay_arg});')
-        self.out(f"    if (!unpy_result.is_none() && !{split}.take(unpy_result)) {{")
-        self.out(f"        {done} = true;")
-        for r in loop.reductions:
-            self.out(f'        {cname(r.var)} = unpy_result["{r.var}"].cast<'
-                     f'{ctype(self.fn.variable_type(r.var))}>();')
-        self.out("    }")
+        offer = self.offer(loop, names, types)
+        scope = "nullptr" if loop.nest_id in self.lone_nests else "&unpy_scope"
+        key_arg = f"&{key}.bytes" if keyed else "nullptr"
+        replay_arg = f"&{replay}" if replay else "nullptr"
+        reduced = [r.var for r in loop.reductions if r.var not in names]
+        args = [cname(n) for n in names + reduced]
+        self.out(f"    {done} = {offer}({', '.join(args + [scope, split, skip, key_arg])}, "
+                 f"&{timer}, {replay_arg});")
         self.out("}")
         self.depth -= 1
         self.out("}")
         self.out(f"if (!{done}) {{")
         self.depth += 1
         return timer
+
+    def offer(self, loop, names, types) -> str:
+        """The function that hands a nest to jitgpu (unpy::gpu_hook) with the GIL and takes its
+        answer: whether the device ran the whole nest, its reductions then set. Out of the
+        function's template (emitted once, not per contiguity: the Python calls are most of a
+        @gpu function's g++ time)."""
+        name = f"unpy_offer_{self.fn.name}_{loop.nest_id}"
+        reduced = [r.var for r in loop.reductions]
+        params = ([f"{'' if n in reduced else 'const '}{ctype(t)}& {cname(n)}"
+                   for n, t in zip(names, types)]
+                  + [f"{ctype(self.fn.variable_type(v))}& {cname(v)}" for v in reduced
+                     if v not in names]
+                  + ["unpy::CallScope* unpy_scope", "unpy::SplitRange& unpy_split",
+                     "unpy::HookSkip& unpy_skip", "const std::string* unpy_key",
+                     "unpy::NestTimer* unpy_timer", "unpy::Replay* unpy_replay"])
+        lines = [f"static bool {name}({', '.join(params)}) {{",
+                 "    py::gil_scoped_acquire unpy_gil;",
+                 "    py::dict unpy_values;",
+                 '    unpy_values["__unpy_scope__"] = unpy_scope ? unpy_scope->id() : -1;']
+        for n, t in zip(names, types):
+            value = (f"unpy::to_python({cname(n)})" if isinstance(t, Array)
+                     else f"py::cast({cname(n)})")
+            lines.append(f'    unpy_values["{n}"] = {value};')
+        lines += [f'    py::object unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
+                  f"{loop.nest_id}, unpy_values, unpy_skip, unpy_key, unpy_timer, unpy_replay);",
+                  "    if (unpy_result.is_none() || unpy_split.take(unpy_result)) return false;"]
+        lines += [f'    {cname(v)} = unpy_result["{v}"].cast<{ctype(self.fn.variable_type(v))}>();'
+                  for v in reduced]
+        self.helpers += lines + ["    return true;", "}", ""]
+        return name
 
     # --- residency (SPEC section 8) --------------------------------------------------------
 

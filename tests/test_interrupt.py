@@ -1,6 +1,7 @@
 """Ctrl-C (issue 19, item 4): a compiled call of any length stops with KeyboardInterrupt soon
 after SIGINT (serial loops, nested loops, a prange, a recursion, a function called inside a
-prange), the arrays it wrote keep what it had written, and the next call works. A program whose
+prange, a time loop around a nest on the device), the arrays it wrote keep what it had
+written, and the next call works. A program whose
 SIGINT handler is its own gets it after the call, which runs to its end as before.
 
 Each case runs in a fresh interpreter: a timer thread sends SIGINT to the process 0.5 s into a
@@ -93,6 +94,14 @@ def fib(n):
 def gpu_fill(a):
     for i in prange(a.shape[0]):
         a[i] = 1.0
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 1]', 'int64', None)
+def gpu_steps(a, steps):
+    for t in range(steps):
+        for i in prange(a.shape[0]):
+            a[i] = a[i] + 1.0
 '''
 
 PRELUDE = """
@@ -132,11 +141,12 @@ def kernels_dir(tmp_path_factory):
     return out
 
 
-def run_case(folder, code, threads=2):
-    """Run PRELUDE + `code` in a fresh interpreter; it prints one JSON value, returned."""
+def run_case(folder, code, threads=2, device="none"):
+    """Run PRELUDE + `code` in a fresh interpreter (nests on `device`: UNPY_DEVICE, forced
+    there); it prints one JSON value, returned."""
     env = {k: v for k, v in os.environ.items() if k != "UNPY_DISABLE"}
-    env.update(PYTHONPATH=f"{folder}{os.pathsep}{diffcheck.REPO}", UNPY_DEVICE="none",
-               OMP_NUM_THREADS=str(threads))
+    env.update(PYTHONPATH=f"{folder}{os.pathsep}{diffcheck.REPO}", UNPY_DEVICE=device,
+               OMP_NUM_THREADS=str(threads), UNPY_FORCE_GPU="1")
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(PRELUDE) + textwrap.dedent(code)],
                           cwd=folder, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -266,3 +276,28 @@ def test_ctrl_c_in_the_gpu_hook_stops_the_call(kernels_dir):
         print(json.dumps({"outcome": outcome, "first": first, "next": a.tolist()}))
     """)
     assert result == {"outcome": "KeyboardInterrupt", "first": [0.0] * 4, "next": [1.0] * 4}
+
+
+def test_a_time_loop_on_the_device_stops(kernels_dir):
+    """A sequential loop around a nest on the device (after its first step, each step
+    relaunches the kernel from C++ with only scalars set, without Python) stops between steps;
+    `a` holds whole steps (every element alike), and the next call works."""
+    import testdevice
+    testdevice.tested_device()
+    result = run_case(kernels_dir, """
+        a = np.zeros(1000)
+        kernels.gpu_steps(a, 2)     # the kernel built, the nest's record made
+        latency = interrupted_after(lambda: kernels.gpu_steps(a, 10**12), delay=1.0)
+        import unpython
+        report = unpython.explain(kernels.gpu_steps)
+        where = report.nests[0].ran_on
+        relaunches = report.nests[0].relaunch.relaunches
+        steps = sorted(set(a.tolist()))
+        kernels.gpu_steps(b := np.zeros(3), 2)
+        print(json.dumps({"latency": latency, "steps": steps, "where": where,
+                          "relaunches": relaunches, "next": b.tolist()}))
+    """, device=testdevice.SPEC)
+    assert_stopped(result["latency"])
+    assert len(result["steps"]) == 1 and result["steps"][0] > 2, result
+    assert result["where"].startswith("opencl") and result["relaunches"] > 0, result
+    assert result["next"] == [2.0] * 3

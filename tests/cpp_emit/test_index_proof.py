@@ -184,6 +184,28 @@ def test_register_blocked_nests_keep_their_blocked_form_by_default():
     assert blocked_nests(module.functions, "all") == 0
 
 
+def test_a_squared_array_expression_keeps_its_blocked_form():
+    """`(x[:, None, :] - y[None, :, :]) ** 2` squares one element with itself: two copies of
+    the element's nodes (one node in two places would be proved in neither, and the nest
+    would lose its register-blocked form: 2.1x the loops' time on 16 cores)."""
+    module = compile_to_ir("/virtual/pairwise.py", irtools.source("""
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', 'ndarray[float64, 2]',
+                       None)
+        def pairwise(x, y, out):
+            out[:] = np.sqrt(np.sum((x[:, None, :] - y[None, :, :]) ** 2, axis=2))
+
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', 'ndarray[float64, 2]',
+                       None)
+        def pairwise_square(x, y, out):
+            out[:] = np.sqrt(np.sum(np.square(x[:, None, :] - y[None, :, :]), axis=2))
+        """))
+    for fn in module.functions:
+        products = [e for e in walk_exprs(fn.body) if isinstance(e, ir.BinOp) and e.op == "*"
+                    and ir.format_expr(e.left) == ir.format_expr(e.right)]
+        assert products and all(e.left is not e.right for e in products)
+        assert blocked_nests([fn]) == 2, fn.name     # both shapes' versions
+
+
 def test_the_emitted_code():
     body = """
         @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', 'ndarray[float64, 2]', None)

@@ -130,7 +130,7 @@ def scalar_function(func, args, dtype):
                                  compare("!=", binop("-", x, x), binop("-", x, x))],
                          (0, 0), BOOL)
     if func == "square":
-        return binop("*", args[0], args[0], dtype)
+        return binop("*", args[0], copy.deepcopy(args[0]), dtype)
     if func == "sign":
         x = args[0]
         zero = const(0, dtype) if not is_float(out) else const(0.0, dtype)

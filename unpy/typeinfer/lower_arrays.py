@@ -904,7 +904,8 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
         if isinstance(e, ir.BinOp):
             if e.op == "**" and _is_two(e.right):
                 # NumPy's array power squares for the exponent 2 (np.square): one product.
-                return binop("*", values[0], values[0], e.type.dtype)
+                # (a copy: one node in two places would be proved in range in neither)
+                return binop("*", values[0], copy.deepcopy(values[0]), e.type.dtype)
             return ir.BinOp(e.op, values[0], values[1], e.loc, Scalar(e.type.dtype))
         if isinstance(e, ir.UnaryOp):
             return ir.UnaryOp(e.op, values[0], e.loc, Scalar(e.type.dtype))

@@ -125,7 +125,9 @@ def write(rows, threads, args, load_before):
              f"; {args.n:,} updates with integer weights; ms of a whole call (a fresh "
              f"zeroed histogram each): the median of {args.rounds} rounds' medians of "
              f"{args.repeat} calls (the rounds' range)",
-             "- atomic: `hist[bins[i]] += w[i]` in a prange as unpy compiles it; private xP: "
+             "- atomic: `hist[bins[i]] += w[i]` in a prange as unpy compiles it (on OpenMP "
+             "each thread adds into a private copy where the bins times the threads are at "
+             "most an eighth of the updates, else atomic updates); private xP: "
              "P rows of private counts filled by a prange over P blocks, then added up by a "
              "prange over the bins (bench/histogram/hist_kernels.py); serial: the loop with "
              "range", "",

@@ -106,3 +106,35 @@ def test_the_kernel_updates_atomically(atomic, func, dtype, atomic_call):
     source = report.nests[0].source
     assert atomic_call in source and "#pragma OPENCL FP_CONTRACT OFF" in source
     assert ("cl_khr_int64_base_atomics" in source) == (dtype in (np.int64, np.float64))
+
+
+def test_private_copies_where_a_nest_only_adds_to_an_array():
+    """The OpenMP code of a nest that only adds to (or subtracts from) an array updates a
+    private copy per thread where it may (unpy/cpp_emit/emit.py private_updates); min, max,
+    bitwise and product updates stay atomic."""
+    from unpy.cpp_emit.emit import private_updates
+    from unpy.pipeline import compile_to_ir
+    from unpy.typeinfer.reductions import walk_stmts
+    from unpy import ir
+    path = Path(__file__).parent / "atomic_kernels.py"
+    module = compile_to_ir(str(path), path.read_text())
+    found = {}
+    for fn in module.functions:
+        nests = [s for s in walk_stmts(fn.body) if isinstance(s, ir.For) and s.parallel]
+        found[fn.name] = private_updates(nests[0], fn)
+    assert found == {"hist_int64": ("hist",), "hist_int32": ("hist",),
+                     "hist_float64": ("hist",), "hist_float32": ("hist",),
+                     "scatter_max_float64": (), "scatter_min_float32": (),
+                     "scatter_min_int64": (), "scatter_max_int32": (),
+                     "column_sums": ("sums",), "image_hist": ("hist",), "bitsets": (),
+                     "products": (), "hist_uint8": ("hist",)}
+
+
+@pytest.mark.parametrize("hist", [
+    np.zeros(N, np.int64),              # as many bins as updates: atomic updates
+    np.zeros(32, np.int64)[::2],        # not contiguous: atomic updates
+    np.zeros(16, np.int64),             # private copies
+], ids=["many bins", "strided", "few bins"])
+def test_openmp_histograms_of_every_kind(atomic, device_env, hist):
+    device_env.setenv("UNPY_DEVICE", "none")
+    atomic.check("hist_int64", bins(N, hist.size), values(N, np.int64), hist, ran_on=None)

@@ -180,6 +180,7 @@ class FunctionEmitter(CExprPrinter):
                              for x in walk_stmts(fn.body))
         self.strided = strided_locals(fn)
         self.tiles = set()          # the LocalTiles declared so far (C arrays)
+        self.private_copies = {}    # array -> its threads' private copy, while one is emitted
         # Ctrl-C polls (unpy::interrupted, see unpy_runtime.hpp): none inside loopopt's counted
         # loops (simd, unroll). A poll is a test and a jump, no call (a call in a loop, even on
         # its cold path, makes GCC keep accumulators in other registers): to `stop_label`, the
@@ -343,6 +344,10 @@ class FunctionEmitter(CExprPrinter):
         op, operand, first = update_parts(s)
         dtype = s.target.type.dtype
         target, value = self.subscript(s.target), self.expr(operand)
+        copy = self.private_copies.get(s.target.array.id)
+        if copy:    # the thread's own copy of the array (private_updates): no atomic
+            self.out(f"{copy}[&{target} - {cname(s.target.array.id)}.data] {op}= {value};")
+            return
         if op in ("+", "-", "*", "&", "|", "^") and dtype != "bool":
             self.out("#pragma omp atomic")
             self.out(f"{target} {op}= {value};")
@@ -628,11 +633,12 @@ class FunctionEmitter(CExprPrinter):
             clauses += f" reduction({r.op}:{cname(r.var)})"
         if self.checks_math and uses_checked_math(loop):
             clauses += " reduction(+:unpy_math_error)"
+        private = (private_updates(loop, self.fn), team, work)
         if loop.proof:
             self.proved_or_checked(loop, lambda nest: self.openmp_nest(
-                nest, names, clauses, split, triangular))
+                nest, names, clauses, split, triangular, private))
         else:
-            self.openmp_nest(loop, names, clauses, split, triangular)
+            self.openmp_nest(loop, names, clauses, split, triangular, private)
         if timer:
             self.out(f"{timer}.report();")
         self.out("unpy::check_errors();")
@@ -643,7 +649,7 @@ class FunctionEmitter(CExprPrinter):
         self.depth -= 1
         self.out("}")
 
-    def openmp_nest(self, loop, names, clauses, split, triangular):
+    def openmp_nest(self, loop, names, clauses, split, triangular, private=((), None, None)):
         """The OpenMP code of an outermost nest (after its bounds and GPU hook): a BLAS for a
         matrix product, else the register-blocked form where it may run, else the loops
         (collapsed where the outer one has too few iterations for the threads, unless they
@@ -679,9 +685,10 @@ class FunctionEmitter(CExprPrinter):
             self.out("}")
             self.out(f"if (!{taken}) {{")
             self.depth += 1
-        if len(levels) == 1 or self.may_throw_index_errors(levels[-1].body):
-            self.omp_loops(loop, levels, names, clauses, triangular, split)
-        else:
+        def loops(clauses):
+            if len(levels) == 1 or self.may_throw_index_errors(levels[-1].body):
+                self.omp_loops(loop, levels, names, clauses, triangular, split)
+                return
             # Collapsing flattens the nest, which keeps the innermost loop from vectorising:
             # collapse only when the outer loop alone has too few iterations for the threads.
             self.out(f"if ({outer} >= 4 * omp_get_max_threads()) {{")
@@ -693,6 +700,7 @@ class FunctionEmitter(CExprPrinter):
             self.omp_loops(loop, levels, names, clauses, triangular, split, collapse=True)
             self.depth -= 1
             self.out("}")
+        self.with_private_copies(loop, clauses, loops, *private)
         if loop.blocked:
             self.depth -= 1
             self.out("}")
@@ -703,6 +711,49 @@ class FunctionEmitter(CExprPrinter):
         if loop.blas:
             self.depth -= 1
             self.out("}")
+
+    def with_private_copies(self, loop, clauses, loops, arrays, team, work):
+        """`loops(clauses)`, the nest's OpenMP loops; where it updates `arrays` (private_updates)
+        and they are few elements for its work, each thread updates a zeroed copy of its own
+        instead, without atomics (a histogram of 16 bins: 37x faster on 2 threads), the copies
+        added up into the array after the loop. Taken where the array is contiguous and
+        overlaps no other array of the nest, and its elements times the threads are at most
+        an eighth of the nest's work; else the atomic updates."""
+        if not arrays:
+            return loops(clauses)
+        types = {**self.fn.locals, **{p.name: p.type for p in self.fn.params}}
+        others = [a for a in dict.fromkeys(reads_of([loop.start, loop.stop, loop.body]))
+                  if isinstance(types.get(a), Array) and a not in arrays]
+        cells = {a: self.fresh("cells") for a in arrays}
+        tests = []
+        for a in arrays:
+            self.out(f"const int64_t {cells[a]} = {cname(a)}.size();")
+            tests.append(f"{cname(a)}.c_contiguous()")
+            tests += [f"unpy::disjoint({cname(a)}, {cname(b)})" for b in others]
+        total = " + ".join(f"double({c})" for c in cells.values())
+        tests.append(f"({total}) * {team} * 8 <= {work}")
+        self.out(f"if ({' && '.join(tests)}) {{")
+        self.depth += 1
+        copies = {}
+        for a in arrays:
+            t = CTYPES[self.fn.variable_type(a).dtype]
+            buffer, copies[a] = self.fresh("private"), self.fresh("copy")
+            self.out(f"std::vector<{t}> {buffer}({cells[a]});")
+            self.out(f"{t}* {copies[a]} = {buffer}.data();")
+        extra = "".join(f" reduction(+:{copies[a]}[:{cells[a]}])" for a in arrays)
+        self.private_copies = copies
+        loops(clauses + extra)
+        self.private_copies = {}
+        for a in arrays:
+            k = self.fresh("k")
+            self.out(f"for (int64_t {k} = 0; {k} < {cells[a]}; ++{k}) "
+                     f"{cname(a)}.data[{k}] += {copies[a]}[{k}];")
+        self.depth -= 1
+        self.out("} else {")
+        self.depth += 1
+        loops(clauses)
+        self.depth -= 1
+        self.out("}")
 
     def work_estimate(self, body, varying: set) -> str:
         """C++ for the operations an iteration of `body` makes, roughly: a statement one, a
@@ -1235,6 +1286,36 @@ def _through_views(names: dict, views: dict) -> list:
                 found[other] = True
                 todo.append(other)
     return list(found)
+
+
+def private_updates(loop: ir.For, fn: ir.Function) -> tuple:
+    """The arrays that an outermost prange nest only adds to or subtracts from by atomic
+    updates (`hist[b[i]] += w[i]`, typeinfer/array_races.py) of integers or floats, and reads
+    and writes in no other way: threads may update copies of their own instead, added up
+    after the loop (FunctionEmitter.with_private_copies)."""
+    updated, used = set(), set()
+    for s in walk_stmts([loop]):
+        if isinstance(s, ir.Assign) and s.atomic and isinstance(s.target.array, ir.Name):
+            op, operand, first = update_parts(s)
+            dtype = s.target.type.dtype
+            if (op == "+" or (op == "-" and first)) and dtype not in ("bool", "complex64",
+                                                                       "complex128"):
+                updated.add(s.target.array.id)
+                used.update(reads_of([s.target.indices, operand]))
+                continue
+        used.update(reads_of(_own_expressions(s)))
+    return tuple(sorted(a for a in updated - used if isinstance(fn.variable_type(a), Array)))
+
+
+def _own_expressions(s) -> list:
+    """The expressions of statement `s` itself (not of the statements inside it)."""
+    if isinstance(s, ir.For):
+        return [s.start, s.stop, s.step]
+    if isinstance(s, (ir.While, ir.If)):
+        return [s.test]
+    if isinstance(s, (ir.Assign, ir.AugAssign)):
+        return [s.target, s.value]
+    return [getattr(s, "value", None)]
 
 
 def emit_function(fn, module_name, checks, signatures):

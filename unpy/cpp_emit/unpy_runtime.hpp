@@ -310,6 +310,14 @@ struct Array {
         return n;
     }
     bool last_contiguous() const { return N == 0 || shape[N - 1] <= 1 || strides[N - 1] == 1; }
+    bool c_contiguous() const {         // its elements one after the other, in C order
+        int64_t step = 1;
+        for (int d = N - 1; d >= 0; --d) {
+            if (shape[d] > 1 && strides[d] != step) return false;
+            step *= shape[d];
+        }
+        return true;
+    }
 
     template <bool C, typename... I>
     T& at(I... idx) const {

@@ -191,7 +191,10 @@ class _State:
             return stmts
         before = {}           # statement number -> vector loads to put before it
         lane_of = {}          # (key, position) -> Lane
-        for first, key, p, width in sorted(runs, key=lambda r: (r[0], r[2])):
+        # In the order of the loads' access ids, not of their positions (a tile's first row
+        # moves those): a tile's kernel is the same text as the others' (one OpenCL build).
+        for first, key, p, width in sorted(runs, key=lambda r: (r[0],
+                                                                lanes[r[1]][r[2]][1].aid)):
             n, e = self.lanes_first(lanes[key], p, width, first)
             vector = fresh(f"{e.array.id}_v{e.aid}", self.taken)
             aid = self.vector_access(e, per_stmt[n], assigned, p)

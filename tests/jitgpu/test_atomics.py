@@ -138,3 +138,13 @@ def test_private_copies_where_a_nest_only_adds_to_an_array():
 def test_openmp_histograms_of_every_kind(atomic, device_env, hist):
     device_env.setenv("UNPY_DEVICE", "none")
     atomic.check("hist_int64", bins(N, hist.size), values(N, np.int64), hist, ran_on=None)
+
+
+def test_openmp_empty_histograms(atomic, device_env):
+    """No bins and no updates (the private copy's condition holds, its copy is empty: that
+    crashed the process), and no bins with updates (IndexError, as the interpreter)."""
+    device_env.setenv("UNPY_DEVICE", "none")
+    empty = np.zeros(0, np.int64)
+    atomic.check("hist_int64", empty, empty, np.zeros(0, np.int64), ran_on=None)
+    atomic.check("hist_int64", np.zeros(5, np.int64), np.ones(5, np.int64),
+                 np.zeros(0, np.int64), ran_on=None)

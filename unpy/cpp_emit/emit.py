@@ -728,7 +728,8 @@ class FunctionEmitter(CExprPrinter):
         tests = []
         for a in arrays:
             self.out(f"const int64_t {cells[a]} = {cname(a)}.size();")
-            tests.append(f"{cname(a)}.c_contiguous()")
+            # (an empty one: OpenMP's reduction of an empty section of a null pointer crashes)
+            tests.append(f"{cells[a]} > 0 && {cname(a)}.c_contiguous()")
             tests += [f"unpy::disjoint({cname(a)}, {cname(b)})" for b in others]
         total = " + ".join(f"double({c})" for c in cells.values())
         tests.append(f"({total}) * {team} * 8 <= {work}")

@@ -9,8 +9,9 @@ else takes the declared signature. A signature that compiles only with such para
 (`x32 * eps` returned as a float32 array) is compiled weak alone and takes Python values there.
 
 A Python int is weak only where it never meets a narrower integer type (`a8 + n`): NumPy
-checks the value's range there (OverflowError) where compiled code would wrap, so a variant
-that converts a weak int parameter's value into another integer type is not made.
+checks the value's range there (OverflowError) where compiled code would wrap, so no variant
+is made in which a weak int that is not a literal (the parameter's value, or conservatively
+any other, such as a loop variable) converts into another integer type.
 
 This module says which parameters matter: weakening one alone changes the typed IR beyond the
 weak flags themselves."""
@@ -24,7 +25,7 @@ from unpy.typeinfer.overloads import Signature
 from unpy.typeinfer.reductions import walk_exprs
 from unpy.typeinfer.types import is_int
 
-# The dtypes NumPy gives Python's float and complex: parameters that can be weak.
+# The dtypes NumPy gives Python's int, float and complex: parameters that can be weak.
 PYTHON_KINDS = ("int64", "float64", "complex128")
 
 _WEAK_FLAG = re.compile(r'"weak":true')

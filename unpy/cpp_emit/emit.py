@@ -386,13 +386,18 @@ class FunctionEmitter(CExprPrinter):
                      f"{self.span(s.first, spans)}, {self.span(s.last, spans)});")
         tests = [f"unpy::span_within({self.span(b.index, spans)}, "
                  f"{cname(b.array.id)}.shape[{b.dim}])" for b in proof.bounds]
-        self.out(f"if ({' && '.join(dict.fromkeys(tests))}) {{")
+        self.if_else(" && ".join(dict.fromkeys(tests)), lambda: emit(proof.nest),
+                     lambda: emit(loop))
+
+    def if_else(self, test: str, then, orelse):
+        """`if (test) {...} else {...}`, each branch's lines from calling `then` / `orelse`."""
+        self.out(f"if ({test}) {{")
         self.depth += 1
-        emit(proof.nest)
+        then()
         self.depth -= 1
         self.out("} else {")
         self.depth += 1
-        emit(loop)
+        orelse()
         self.depth -= 1
         self.out("}")
 
@@ -733,28 +738,23 @@ class FunctionEmitter(CExprPrinter):
             tests += [f"unpy::disjoint({cname(a)}, {cname(b)})" for b in others]
         total = " + ".join(f"double({c})" for c in cells.values())
         tests.append(f"({total}) * {team} * 8 <= {work}")
-        self.out(f"if ({' && '.join(tests)}) {{")
-        self.depth += 1
-        copies = {}
-        for a in arrays:
-            t = CTYPES[self.fn.variable_type(a).dtype]
-            buffer, copies[a] = self.fresh("private"), self.fresh("copy")
-            self.out(f"std::vector<{t}> {buffer}({cells[a]});")
-            self.out(f"{t}* {copies[a]} = {buffer}.data();")
-        extra = "".join(f" reduction(+:{copies[a]}[:{cells[a]}])" for a in arrays)
-        self.private_copies = copies
-        loops(clauses + extra)
-        self.private_copies = {}
-        for a in arrays:
-            k = self.fresh("k")
-            self.out(f"for (int64_t {k} = 0; {k} < {cells[a]}; ++{k}) "
-                     f"{cname(a)}.data[{k}] += {copies[a]}[{k}];")
-        self.depth -= 1
-        self.out("} else {")
-        self.depth += 1
-        loops(clauses)
-        self.depth -= 1
-        self.out("}")
+
+        def privately():
+            copies = {}
+            for a in arrays:
+                t = CTYPES[self.fn.variable_type(a).dtype]
+                buffer, copies[a] = self.fresh("private"), self.fresh("copy")
+                self.out(f"std::vector<{t}> {buffer}({cells[a]});")
+                self.out(f"{t}* {copies[a]} = {buffer}.data();")
+            extra = "".join(f" reduction(+:{copies[a]}[:{cells[a]}])" for a in arrays)
+            self.private_copies = copies
+            loops(clauses + extra)
+            self.private_copies = {}
+            for a in arrays:
+                k = self.fresh("k")
+                self.out(f"for (int64_t {k} = 0; {k} < {cells[a]}; ++{k}) "
+                         f"{cname(a)}.data[{k}] += {copies[a]}[{k}];")
+        self.if_else(" && ".join(tests), privately, lambda: loops(clauses))
 
     def work_estimate(self, body, varying: set) -> str:
         """C++ for the operations an iteration of `body` makes, roughly: a statement one, a
@@ -1261,9 +1261,11 @@ def array_uses(node, fn: ir.Function) -> tuple:
             writes[s.target.array.id] = True
         elif isinstance(s, ir.Assign) and isinstance(s.target, ir.Name) \
                 and isinstance(s.target.type, Array):
-            views.setdefault(s.target.id, set()).update(
+            # (a dict, not a set: the C++ lists the arrays in one order, which the build
+            # cache's key needs)
+            views.setdefault(s.target.id, {}).update(dict.fromkeys(
                 x.id for x in walk_exprs(s.value)
-                if isinstance(x, ir.Name) and isinstance(fn.variable_type(x.id), Array))
+                if isinstance(x, ir.Name) and isinstance(fn.variable_type(x.id), Array)))
     for e in walk_exprs(node):
         if isinstance(e, ir.Subscript):
             reads[e.array.id] = True

@@ -38,7 +38,7 @@ from unpy import ir
 from unpy.ir import Scalar
 from unpy.loopopt.interchange import (assigned_scalars, defined_before_read, read_outside,
                                       straight_statements, subscripts)
-from unpy.loopopt.register_blocks import _plain_expressions, _substitute, _unit_step
+from unpy.loopopt.register_blocks import plain_expressions, substitute, unit_step
 from unpy.loopopt.rewrite import assign, binop, const, fresh, name, with_alternatives
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_stmts
 
@@ -92,10 +92,10 @@ def direction(e, i: str):
 
 def _tiled(outer: ir.For, fn, taken, new_locals):
     """The tiled statements of `outer`, or None where it is not of the legal form."""
-    if not (_unit_step(outer) and not outer.reductions and len(outer.body) == 1):
+    if not (unit_step(outer) and not outer.reductions and len(outer.body) == 1):
         return None
     inner = outer.body[0]
-    if not (isinstance(inner, ir.For) and _unit_step(inner) and not inner.reductions):
+    if not (isinstance(inner, ir.For) and unit_step(inner) and not inner.reductions):
         return None
     i, j = outer.var, inner.var
     nest_assigned = set(assigned_names(outer.body)) | {i}
@@ -106,7 +106,7 @@ def _tiled(outer: ir.For, fn, taken, new_locals):
     scalars = set(assigned_scalars(inner.body))
     if not straight_statements(inner.body) or any(isinstance(s, ir.For)
                                                   for s in walk_stmts(inner.body)) \
-            or not _plain_expressions(outer.body) or scalars & {i, j} \
+            or not plain_expressions(outer.body) or scalars & {i, j} \
             or not defined_before_read(inner.body, scalars) or read_outside(fn, outer, j):
         return None
     if not crosses(subscripts(inner.body), i, j):
@@ -124,7 +124,7 @@ def _tiled(outer: ir.For, fn, taken, new_locals):
         if i not in reads_of(e):
             return e
         last = binop("-", name(iend), const(1))
-        return ir.Call(pick, [_substitute(e, i, name(ib)), _substitute(e, i, last)], type=int64)
+        return ir.Call(pick, [substitute(e, i, name(ib)), substitute(e, i, last)], type=int64)
 
     def clipped(e, pick, edge):
         """The bound `e` of row i within the tile's columns [jb, jend)."""

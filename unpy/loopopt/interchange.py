@@ -70,7 +70,7 @@ import dataclasses
 
 from unpy import ir
 from unpy.ir import Array, Scalar
-from unpy.loopopt.register_blocks import (_plain_expressions, _unit_step, _written_arrays,
+from unpy.loopopt.register_blocks import (plain_expressions, unit_step, written_arrays,
                                           register_blocks)
 from unpy.loopopt.rewrite import assign, binop, fresh, name, transform, with_alternatives
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
@@ -161,7 +161,7 @@ def subscripts(body) -> list:
 def _strips(outer: ir.For, fn, taken, new_locals):
     """The strip-mined and interchanged statements of `outer`, or None where it is not of the
     legal form or would not walk a unit stride innermost."""
-    if not (_unit_step(outer) and not outer.reductions):
+    if not (unit_step(outer) and not outer.reductions):
         return None
     loops = [k for k, s in enumerate(outer.body) if isinstance(s, ir.For)]
     if len(loops) != 1:
@@ -175,7 +175,7 @@ def _strips(outer: ir.For, fn, taken, new_locals):
     nest_assigned = set(assigned_names(outer.body)) | {j}
     bounds = [inner.start, inner.stop, inner.step]
     if set(reads_of(bounds)) & nest_assigned or subscripts(bounds) \
-            or not _plain_expressions(inner.body) or not _plain_expressions(pre + post, True) \
+            or not plain_expressions(inner.body) or not plain_expressions(pre + post, True) \
             or i in reads_of(pre + post) \
             or {i, j} & set(assigned_scalars(outer.body)):
         return None
@@ -237,9 +237,9 @@ def _prange_outward(loop: ir.For, fn, taken, new_locals):
     nest_assigned = set(assigned_names(loop.body)) | {k}
     bounds = [inner.start, inner.stop, inner.step]
     if set(reads_of(bounds)) & nest_assigned or subscripts(bounds) \
-            or not _plain_expressions(bounds):
+            or not plain_expressions(bounds):
         return None
-    if not straight_statements(inner.body) or not _plain_expressions(inner.body) or any(
+    if not straight_statements(inner.body) or not plain_expressions(inner.body) or any(
             isinstance(s, ir.For) and (s.parallel or s.blocked) for s in walk_stmts(inner.body)):
         return None
     loop_vars = {s.var for s in walk_stmts(loop.body) if isinstance(s, ir.For)} | {k}
@@ -247,7 +247,7 @@ def _prange_outward(loop: ir.For, fn, taken, new_locals):
     if scalars & loop_vars or not defined_before_read(inner.body, scalars) \
             or read_outside(fn, loop, k) or read_outside(fn, loop, i):
         return None
-    written = _written_arrays(inner)
+    written = written_arrays(inner)
     if not written or not all(_owned_by(inner.body, array, i) for array in written):
         return None
     touched = {e.array.id for e in subscripts(inner.body)}

@@ -177,7 +177,7 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
         """`pick` (max or min) of `e` over the block's rows (e itself if it reads no i)."""
         if i not in reads_of(e):
             return e
-        values = [_substitute(e, i, binop("+", name(i0), const(r))) for r in range(rows)]
+        values = [substitute(e, i, binop("+", name(i0), const(r))) for r in range(rows)]
         folded = values[0]
         for v in values[1:]:
             folded = ir.Call(pick, [folded, v], type=int64)
@@ -292,13 +292,13 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
             (`block_start` the first row of each), or the block of columns at j0."""
             value = operand.expr
             if operand.rows:
-                value = _substitute(value, i, binop("+", name(i0), name(ii)))
+                value = substitute(value, i, binop("+", name(i0), name(ii)))
                 loop = ir.For(ii, const(0), const(rows), const(1), [ir.Assign(
                     packed_element(operand), value)], unroll=True)
                 return [ir.For(i0, name(ic), block_start, const(rows), [
                     dataclasses.replace(inner, start=name(k_blocks.kb), stop=name(k_blocks.kend),
                                         body=[loop])])]
-            value = _substitute(value, j, binop("+", name(j0), name(jj)))
+            value = substitute(value, j, binop("+", name(j0), name(jj)))
             return [dataclasses.replace(inner, start=name(k_blocks.kb), stop=name(k_blocks.kend),
                                         body=[ir.For(jj, const(0), const(cols), const(1), [
                                             ir.Assign(packed_element(operand), value)],
@@ -408,8 +408,8 @@ def _panels(outer, common_columns, column_blocks, code: _PanelCode, rest_of_bloc
 
     def jmid_of_block(first_row):
         """jmid of the block starting at `first_row`, as an expression."""
-        hi = _substitute(common_columns[0].value, i0.id, first_row)
-        return _substitute(_substitute(common_columns[1].value, jhi.id, hi), i0.id, first_row)
+        hi = substitute(common_columns[0].value, i0.id, first_row)
+        return substitute(substitute(common_columns[1].value, jhi.id, hi), i0.id, first_row)
 
     k_blocks = code.k_blocks
     whole_blocks = binop("*", binop("//", binop("-", iend, ic), const(rows)), const(rows))
@@ -600,10 +600,10 @@ def _same_range(a: ir.For, b: ir.For) -> bool:
 
 def _contraction(outer: ir.For, fn, taken):
     """(middle, pre, inner, post, accumulators) of a nest of the legal form, else None."""
-    if not (_unit_step(outer) and not outer.reductions and len(outer.body) == 1):
+    if not (unit_step(outer) and not outer.reductions and len(outer.body) == 1):
         return None
     middle = outer.body[0]
-    if not (isinstance(middle, ir.For) and _unit_step(middle) and not middle.reductions):
+    if not (isinstance(middle, ir.For) and unit_step(middle) and not middle.reductions):
         return None
     loops = [k for k, s in enumerate(middle.body) if isinstance(s, ir.For)]
     if len(loops) != 1:
@@ -646,11 +646,11 @@ def _contraction(outer: ir.For, fn, taken):
         return None
     if set(reads_of(post)) & {k}:
         return None
-    written = _written_arrays(outer)
+    written = written_arrays(outer)
     if {e.array.id for e in walk_exprs(pre + inner.body) if isinstance(e, ir.Subscript)} \
             & written:
         return None
-    if not _plain_expressions(pre + inner.body) or not _plain_expressions(post, calls=True):
+    if not plain_expressions(pre + inner.body) or not plain_expressions(post, calls=True):
         return None
     return middle, loads + pre, inner, post + stores, accumulators
 
@@ -705,7 +705,7 @@ def _temporaries(body, accumulators):
     return temps
 
 
-def _plain_expressions(stmts, calls=False) -> bool:
+def plain_expressions(stmts, calls=False) -> bool:
     """No node that has effects beyond its value or that C++ cannot vectorise: no compiled
     call, walrus, array-valued node; calls only of functions that cannot raise (any call where
     `calls`: the statements after the sums run unvectorised and keep their checks)."""
@@ -723,7 +723,7 @@ def _plain_expressions(stmts, calls=False) -> bool:
     return True
 
 
-def _written_arrays(outer: ir.For) -> set:
+def written_arrays(outer: ir.For) -> set:
     return {s.target.array.id for s in walk_stmts(outer.body)
             if isinstance(s, (ir.Assign, ir.AugAssign)) and isinstance(s.target, ir.Subscript)}
 
@@ -733,7 +733,7 @@ def _disjoint_pairs(outer: ir.For) -> list:
     blocked code reorders the accesses of different elements, which is the same only where
     different names are different memory."""
     read = {e.array.id for e in walk_exprs(outer.body) if isinstance(e, ir.Subscript)}
-    written = _written_arrays(outer)
+    written = written_arrays(outer)
     return [[w, r] for w in sorted(written) for r in sorted(read - {w})]
 
 
@@ -743,11 +743,11 @@ def _compare(left, op: str, right) -> ir.Compare:
                       operand_types=[["int64", "int64"]])
 
 
-def _substitute(node, var: str, value):
+def substitute(node, var: str, value):
     return transform(node, lambda n: value if isinstance(n, ir.Name) and n.id == var else n)
 
 
-def _unit_step(loop) -> bool:
+def unit_step(loop) -> bool:
     return isinstance(loop, ir.For) and isinstance(loop.step, ir.Const) and loop.step.value == 1
 
 

@@ -26,7 +26,7 @@ from jitgpu.loopopt import describe_level, optimise
 from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
 from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import DeviceFacts, GpuPlan, plan_call
-from jitgpu import decide, overlap, relaunch, residency, search
+from jitgpu import calls, decide, overlap, relaunch, residency, search
 from jitgpu.report import NestReport, record_transfers
 from unpy.settings import current as current_settings
 
@@ -392,6 +392,8 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     except DeviceError as e:
         raise DeviceFailure(str(e)) from e
     total_s = time.perf_counter() - started
+    if keep:
+        calls.nest_ran(scope, decide.by_estimate(prepared.plan) is True)
     if trial is not None:
         # (a search's step times candidates, not this call's run)
         trial.record("device", total_s - prepared_s - step_s)

@@ -235,3 +235,8 @@ def _fused_lines(module, function: str) -> dict:
         if lines:
             found[k] = tuple(lines)
     return found
+
+
+def nests_reported(module: str, function: str) -> tuple:
+    """The nest ids of the function that have a report."""
+    return tuple(_last.get((module, function), ()))

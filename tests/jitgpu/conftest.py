@@ -70,6 +70,12 @@ def signatures_gpu(tmp_path_factory) -> GpuPair:
 
 
 @pytest.fixture(scope="session")
+def loops(tmp_path_factory) -> GpuPair:
+    """tests/kernels/time_loops.py, compiled and interpreted."""
+    return _pair("time_loops", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
 def res(tmp_path_factory) -> GpuPair:
     """tests/jitgpu/resident_kernels.py, compiled and interpreted."""
     return _pair("resident_kernels", tmp_path_factory)

@@ -19,7 +19,8 @@ import diffcheck
 HERE = Path(__file__).resolve().parent
 # module -> built with --boundscheck
 MODULES = {"gpu_kernels": False, "gpu_checked": True, "resident_kernels": False,
-           "numpy_exprs": False, "complex_numbers": False, "signatures": False}
+           "numpy_exprs": False, "complex_numbers": False, "signatures": False,
+           "time_loops": False}
 
 
 def module_path(name: str) -> Path:

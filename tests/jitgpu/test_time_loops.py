@@ -6,22 +6,9 @@ tested OpenCL device with UNPY_FORCE_GPU=1 (tests/jitgpu/conftest.py)."""
 import numpy as np
 import pytest
 
-import testdevice
-from gpucheck import GpuPair, load_module, module_path
 from gpurts.residency import TABLE
 
 RNG = np.random.default_rng(21)
-
-
-@pytest.fixture(scope="session")
-def loops(tmp_path_factory) -> GpuPair:
-    """tests/kernels/time_loops.py, compiled and interpreted."""
-    from unpy.cpp_emit.build import BuildOptions, build
-    testdevice.tested_device()
-    out = tmp_path_factory.mktemp("build-time_loops")
-    so = build(str(module_path("time_loops")), str(out), BuildOptions()).output
-    return GpuPair(load_module("time_loops", so),
-                   load_module("interpreted_time_loops", module_path("time_loops")))
 
 
 @pytest.fixture(autouse=True)

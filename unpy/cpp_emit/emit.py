@@ -911,20 +911,27 @@ class FunctionEmitter(CExprPrinter):
             self.out(f"static unpy::Replay {replay};")
         self.out("if (!omp_in_parallel()) {")
         self.depth += 1
+        scoped = loop.nest_id not in self.lone_nests
+        # A call the call choice runs all with OpenMP (jitgpu/calls.py) asks nothing.
+        host_only = (f"unpy_scope.host_only_for({key + '.bytes' if keyed else 'std::string()'})"
+                     if scoped else None)
         if keyed:
             self.out(f"unpy::HookKey {key};")
             for name in names:
                 self.out(f"{key}.add({cname(name)});")
+            first = "if"
+            if host_only:
+                self.out(f"if ({host_only}) {{")
+                first = "} else if"
             if replay:
-                self.out(f"if ({replay}.run({key}.bytes)) {{")
+                self.out(f"{first} ({replay}.run({key}.bytes)) {{")
                 self.out(f"    {done} = true;")
-                self.out(f"}} else if (!{skip}.skips({key}.bytes)) {{")
-            else:
-                self.out(f"if (!{skip}.skips({key}.bytes)) {{")
+                first = "} else if"
+            self.out(f"{first} (!{skip}.skips({key}.bytes)) {{")
         else:
-            self.out(f"if (!{skip}.active()) {{")
+            self.out(f"if ({'!' + host_only + ' && ' if host_only else ''}!{skip}.active()) {{")
         offer = self.offer(loop, names, types)
-        scope = "nullptr" if loop.nest_id in self.lone_nests else "&unpy_scope"
+        scope = "&unpy_scope" if scoped else "nullptr"
         key_arg = f"&{key}.bytes" if keyed else "nullptr"
         replay_arg = f"&{replay}" if replay else "nullptr"
         reduced = [r.var for r in loop.reductions if r.var not in names]
@@ -960,7 +967,9 @@ class FunctionEmitter(CExprPrinter):
             value = (f"unpy::to_python({cname(n)})" if isinstance(t, Array)
                      else f"py::cast({cname(n)})")
             lines.append(f'    unpy_values["{n}"] = {value};')
-        lines += [f'    py::object unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
+        lines += [f'    if (unpy_scope && !unpy_scope->begin(UNPY_MODULE_NAME, "{self.fn.name}", '
+                  f"{loop.nest_id}, unpy_values, unpy_key)) return false;",
+                  f'    py::object unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
                   f"{loop.nest_id}, unpy_values, unpy_skip, unpy_key, unpy_timer, unpy_replay);",
                   "    if (unpy_result.is_none() || unpy_split.take(unpy_result)) return false;"]
         lines += [f'    {cname(v)} = unpy_result["{v}"].cast<{ctype(self.fn.variable_type(v))}>();'
@@ -978,7 +987,9 @@ class FunctionEmitter(CExprPrinter):
         nests = {s.nest_id for s in walk_stmts(self.fn.body)
                  if isinstance(s, ir.For) and s.nest_id is not None}
         keeps = "true" if nests - self.lone_nests else "false"
-        self.out(f"unpy::CallScope unpy_scope({keeps});")
+        if keeps == "true":
+            self.out("static unpy::HookSkip unpy_calls_memo;")
+        self.out(f"unpy::CallScope unpy_scope({keeps}{', &unpy_calls_memo' if keeps == 'true' else ''});")
         dead = dying_locals(self.fn)
         if dead:
             adds = " ".join(f"unpy_dead.add({cname(name)});" for name in dead)

@@ -2020,12 +2020,21 @@ inline void flush_host(const ByteRanges& reads, const ByteRanges& writes) {
 // stay on the device for the rest of the call); when the call ends, by a return or an
 // exception, what is still stale is copied back, except the local arrays that die with the call
 // (`dead`), and the call's device copies are dropped.
+// Where the call keeps data, the whole call is also what jitgpu/calls.py chooses between the
+// device and OpenMP: its first offer asks which way the call runs (`begin`), and the call's
+// seconds, its copies back included, go back with the answer's token when it ends. `memo`: the
+// first nests' inputs of the function's calls that the choice keeps on OpenMP without asking.
 struct CallScope {
     bool enabled;
+    HookSkip* memo;
     int64_t id_ = 0;
+    bool begun = false, host_only = false;
+    int64_t token = 0;
+    double started = 0;
     std::function<void(ByteRanges&)> dead;
 
-    explicit CallScope(bool on) : enabled(on) {}
+    explicit CallScope(bool on, HookSkip* calls_memo = nullptr)
+        : enabled(on), memo(calls_memo), started(on && calls_memo ? omp_get_wtime() : 0) {}
     CallScope(const CallScope&) = delete;
     CallScope& operator=(const CallScope&) = delete;
 
@@ -2035,17 +2044,52 @@ struct CallScope {
         return id_;
     }
 
+    // Whether the nest with inputs `key` runs with OpenMP without the hook: the call runs all
+    // its nests so, by the choice's answer or by the memo of its first nest's inputs.
+    bool host_only_for(const std::string& key) {
+        if (!begun && memo && memo->skips(key)) begun = host_only = true;
+        return host_only;
+    }
+
+    // At a nest's offer (with the GIL and its values): whether the hook is asked (false: the
+    // call runs every nest with OpenMP). The first offer asks jitgpu.calls.begin_call.
+    bool begin(const char* module, const char* function, int nest, const py::dict& values,
+               const std::string* key) {
+        if (begun || !memo) return !host_only;
+        begun = true;
+        try {
+            static py::object* ask = new py::object(
+                py::module_::import("jitgpu.calls").attr("begin_call"));
+            py::tuple answer = (*ask)(module, function, nest, values);
+            host_only = answer[0].cast<bool>();
+            token = answer[1].cast<int64_t>();
+            if (answer[2].cast<bool>() && key) memo->set_refused(*key);
+        } catch (py::error_already_set& e) {
+            if (e.matches(PyExc_KeyboardInterrupt)) throw Interrupted();
+            residency_warning(std::string("the call's GPU choice failed: ") + e.what());
+        }
+        return !host_only;
+    }
+
     ~CallScope() {
-        if (id_ <= 0 || !anything_resident()) return;
+        const bool close_ = id_ > 0 && anything_resident();
+        if (!close_ && !token) return;
         py::gil_scoped_acquire gil;
         PyObject *type, *value, *trace;
         PyErr_Fetch(&type, &value, &trace);      // an exception on its way out stays as it is
         try {
-            ByteRanges dying;
-            if (dead) dead(dying);
-            static py::object* close = new py::object(
-                py::module_::import("gpurts.residency").attr("close_scope"));
-            (*close)(id_, dying.to_python());
+            if (close_) {
+                ByteRanges dying;
+                if (dead) dead(dying);
+                static py::object* close = new py::object(
+                    py::module_::import("gpurts.residency").attr("close_scope"));
+                (*close)(id_, dying.to_python());
+            }
+            if (token) {
+                static py::object* timed = new py::object(
+                    py::module_::import("jitgpu.calls").attr("call_timed"));
+                (*timed)(token, omp_get_wtime() - started);
+            }
         } catch (py::error_already_set& e) {
             residency_warning(std::string("copying device data back failed: ") + e.what());
         } catch (...) {

@@ -1,0 +1,202 @@
+"""Whether a call whose nests keep data on the device runs them there at all (issue 20, items 3
+and 4): the whole call measured both ways where the nests' estimates are not clear.
+
+A nest alone is decided by its estimate where it is clear and by measured calls where it is
+close (jitgpu/decide.py). A call that keeps data on the device (a time loop, several nests
+sharing arrays) cannot be decided nest by nest: each nest's time depends on where the others
+left the data, so its nests go where their shared-copies estimates lean, and the estimates'
+errors add up over thousands of launches (H100, cavity flow 201x201: 309 ms with the nests where
+their estimates put them, 49.6 ms all on OpenMP). So the call is the unit of the choice:
+
+- Its first offer asks `begin_call`, with that nest's values, which way the call runs: as its
+  nests decide ("device"), or every nest with OpenMP without asking the hook ("openmp"). The
+  compiled caller (unpy::CallScope) times the whole call, its copies back at the end included,
+  and reports the seconds with the answer's token (`call_timed`).
+- A "device" call in which no nest ran on the device says nothing: after QUIET such calls the
+  function's calls with these inputs are left to their nests (nothing to choose).
+- A "device" call whose every device nest was clear by its estimate's margin (`decide.
+  by_estimate`) settles on the device: what the estimate decides for a nest alone it decides
+  for the call.
+- Otherwise the two sides are a `Choice` (jitgpu/choice.py, decide.RULES): one uncounted call
+  each, then counted calls until one side is twice as fast or each has two; the faster kept,
+  watched, and measured again when later calls contradict it. A call kept on OpenMP whose calls
+  are shorter than decide.WATCH_OPENMP_S is not watched: the compiled caller remembers its
+  first nest's inputs and runs the next such call on OpenMP without Python.
+
+The key is the first offered nest and its arrays' layouts (shapes, strides, dtypes) with the
+switches that change what the device runs; the scalars (a number of steps) are not in it.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from jitgpu.choice import Choice
+
+log = logging.getLogger("unpy")
+
+DEVICE, OPENMP = "device", "openmp"
+QUIET = 3               # timed calls without a device nest before the call has nothing to choose
+
+_CALLS = OrderedDict()  # key -> CallTrial, most recent last
+_CALLS_KEPT = 256
+_TIMED = {}             # token -> (CallTrial, side, scope id) of a call being timed
+_TIMED_KEPT = 64
+_SCOPES = {}            # scope id -> ScopeTally of a timed "device" call
+_tokens = itertools.count(1)
+_lock = threading.Lock()
+
+
+@dataclass
+class ScopeTally:
+    """What a timed "device" call's nests did: whether any ran on the device, and whether every
+    one that did was clear by its estimate."""
+    device: bool = False
+    clear: bool = True
+
+
+@dataclass
+class CallTrial:
+    """The measured calls of one kind of call and, once settled, the side kept."""
+    choice: Choice = field(default_factory=lambda: Choice(_rules(), (DEVICE, OPENMP)))
+    quiet: int = 0                  # timed "device" calls in a row without a device nest
+    by_estimate: bool = False       # settled on the device by the nests' estimates
+    why: str = ""
+
+    @property
+    def idle(self) -> bool:
+        """Nothing to choose: the nests stay on OpenMP by themselves."""
+        return self.quiet >= QUIET
+
+    def next(self) -> Optional[str]:
+        """The side the next call runs; None where the call is left to its nests, untimed.
+        (The device's calls come first, and only those with a device nest are counted: OpenMP
+        is timed once a call has put a nest on the device.)"""
+        if self.idle or self.by_estimate:
+            return None
+        return self.choice.next()
+
+    def record(self, side: str, seconds: float, tally: Optional[ScopeTally]) -> None:
+        if side == DEVICE and (tally is None or not tally.device):
+            self.quiet += 1
+            return
+        self.quiet = 0
+        if side == DEVICE and tally.clear and not self.choice.settled:
+            self.by_estimate = True
+            self.why = "every nest that ran on the device was clear by its estimate"
+            return
+        self.choice.record(side, seconds)
+
+    def describe(self) -> str:
+        def fastest(side):
+            t = self.choice.fastest(side)
+            return "not yet" if t is None else f"{t * 1e3:.3f} ms"
+        measured = (f"whole calls {fastest(DEVICE)} with nests on the device vs "
+                    f"{fastest(OPENMP)} all with OpenMP, the fastest of each")
+        if self.choice.chosen is None:
+            return f"the call is measured both ways: {measured}"
+        kept = "the device" if self.choice.chosen == DEVICE else "OpenMP"
+        return f"measured {kept} faster for the whole call: {measured}"
+
+
+def _rules():
+    from jitgpu.decide import RULES
+    return RULES
+
+
+def call_key(module, function, nest_id, values, settings) -> tuple:
+    arrays = tuple((name, v.shape, v.strides, v.dtype.str) for name, v in values.items()
+                   if isinstance(v, np.ndarray))
+    return (module, function, nest_id, arrays, settings.device, settings.gpu_opt,
+            settings.gpu_search, settings.pin, settings.gpu_mem_limit)
+
+
+def begin_call(module: str, function: str, nest_id: int, values: dict) -> tuple:
+    """From the compiled caller's first offer of a call that keeps data: (run every nest with
+    OpenMP, the token to report the call's seconds with (0: untimed), whether to remember these
+    inputs as kept on OpenMP in C++)."""
+    from jitgpu.decide import WATCH_OPENMP_S
+    from jitgpu.relaunch import SCOPE_KEY
+    from unpy.settings import current
+    from gpurts.device import is_list_spec
+    from jitgpu.multi import device_spec
+    settings = current()
+    if settings.switched_off or settings.force_gpu or \
+            is_list_spec(device_spec(module, function, settings)):
+        return False, 0, False      # (several participants: the split's shares decide)
+    key = call_key(module, function, nest_id, values, settings)
+    with _lock:
+        trial = _CALLS.get(key)
+        if trial is None:
+            trial = _CALLS[key] = CallTrial()
+            while len(_CALLS) > _CALLS_KEPT:
+                _CALLS.popitem(last=False)
+        _CALLS.move_to_end(key)
+        side = trial.next()
+        if side is None:
+            return False, 0, False
+        host_only = side == OPENMP
+        if host_only and trial.choice.settled and \
+                trial.choice.fastest(OPENMP) < WATCH_OPENMP_S:
+            _openmp_reports(module, function, trial)
+            return True, 0, True
+        token = next(_tokens)
+        scope = values.get(SCOPE_KEY, -1)
+        _TIMED[token] = (trial, side, scope)
+        while len(_TIMED) > _TIMED_KEPT:        # calls that never ended (a crash)
+            _SCOPES.pop(_TIMED.popitem(last=False)[1][2], None)
+        if not host_only:
+            _SCOPES[scope] = ScopeTally()
+    if host_only:
+        _openmp_reports(module, function, trial)
+    return host_only, token, False
+
+
+def nest_ran(scope: int, clear: bool) -> None:
+    """A nest of call `scope` ran on the device (jitgpu/offload.py); `clear`: its estimate
+    alone put it there."""
+    tally = _SCOPES.get(scope)
+    if tally is not None:
+        tally.device = True
+        tally.clear = tally.clear and clear
+
+
+def measured_seconds(side: str, seconds: float) -> float:
+    """The seconds a whole call of `side` counts: the measured ones (a seam: tests replace
+    this to decide synthetic situations on the CPU OpenCL device)."""
+    return seconds
+
+
+def call_timed(token: int, seconds: float) -> None:
+    """From the compiled caller: the call `begin_call` answered `token` took `seconds`."""
+    with _lock:
+        found = _TIMED.pop(token, None)
+        if found is None:
+            return
+        trial, side, scope = found
+        trial.record(side, measured_seconds(side, seconds), _SCOPES.pop(scope, None))
+    if log.isEnabledFor(logging.INFO):
+        log.info("call timed at %.3f ms (%s): %s", seconds * 1e3,
+                 "nests on the device" if side == DEVICE else "all with OpenMP",
+                 trial.describe())
+
+
+def _openmp_reports(module, function, trial) -> None:
+    """What explain shows of the nests of a call run all with OpenMP."""
+    from jitgpu import report
+    reason = trial.describe()
+    for nest_id in report.nests_reported(module, function):
+        report.record(module, function, nest_id, report.NestReport(nest_id, "openmp", reason))
+
+
+def forget() -> None:
+    with _lock:
+        _CALLS.clear()
+        _TIMED.clear()
+        _SCOPES.clear()

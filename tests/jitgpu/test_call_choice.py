@@ -1,0 +1,106 @@
+"""The whole call as the unit of the GPU-or-OpenMP choice where its nests keep data on the device
+(jitgpu/calls.py): the rules with synthetic seconds, then time loops on the tested OpenCL device
+with synthetic call times through the `measured_seconds` seam (never the host's timing)."""
+import numpy as np
+import pytest
+
+from jitgpu import calls, report
+from jitgpu.calls import DEVICE, OPENMP, CallTrial, ScopeTally
+
+RNG = np.random.default_rng(2026)
+
+
+def run(trial, seconds: dict, tallies: dict):
+    """One call: the side `trial` picks, recorded with that side's synthetic seconds."""
+    side = trial.next()
+    if side is not None:
+        trial.record(side, seconds[side], tallies.get(side))
+    return side
+
+
+def test_calls_without_a_device_nest_leave_the_choice_to_the_nests():
+    trial = CallTrial()
+    sides = [run(trial, {DEVICE: 1.0}, {DEVICE: ScopeTally()}) for _ in range(calls.QUIET + 2)]
+    assert sides == [DEVICE] * calls.QUIET + [None, None]
+
+
+def test_device_nests_clear_by_their_estimates_settle_without_measuring_openmp():
+    trial = CallTrial()
+    assert run(trial, {DEVICE: 1.0}, {DEVICE: ScopeTally(device=True, clear=True)}) == DEVICE
+    assert trial.next() is None and trial.by_estimate
+    assert trial.choice.times[OPENMP] == []
+
+
+def test_close_calls_are_measured_both_ways_and_the_faster_kept():
+    trial = CallTrial()
+    close = {DEVICE: ScopeTally(device=True, clear=False)}
+    seconds = {DEVICE: 0.300, OPENMP: 0.050}
+    sides = [run(trial, seconds, close) for _ in range(6)]
+    # One uncounted call of each side, then one counted: OpenMP is 6x faster, the device is
+    # dropped after its one counted call.
+    assert sides == [DEVICE, DEVICE, OPENMP, OPENMP, OPENMP, OPENMP], sides
+    assert trial.choice.chosen == OPENMP
+    assert "measured OpenMP faster for the whole call" in trial.describe()
+
+
+def test_a_device_call_without_device_nests_does_not_count_as_a_sample():
+    trial = CallTrial()
+    close = ScopeTally(device=True, clear=False)
+    run(trial, {DEVICE: 1.0}, {DEVICE: close})         # warm-up
+    run(trial, {DEVICE: 1.0}, {DEVICE: ScopeTally()})   # nothing ran there: no sample
+    assert trial.choice.times[DEVICE] == [] and trial.quiet == 1
+    run(trial, {DEVICE: 0.5}, {DEVICE: close})
+    assert trial.choice.times[DEVICE] == [0.5] and trial.quiet == 0
+
+
+# --- on the tested device ------------------------------------------------------------------
+
+@pytest.fixture
+def unforced(device_env, monkeypatch):
+    """The automatic mode, each nest put on the device by its estimate but none clear by its
+    margin: the whole call is what is measured."""
+    from jitgpu import decide, session
+    from jitgpu.plan import GpuPlan
+    device_env.delenv("UNPY_FORCE_GPU")
+    monkeypatch.setattr(GpuPlan, "profitable", property(lambda plan: True))
+    monkeypatch.setattr(decide, "by_estimate", lambda plan: None)
+    session.forget()
+    yield monkeypatch
+    session.forget()
+
+
+@pytest.mark.parametrize("faster", [OPENMP, DEVICE])
+def test_a_time_loop_runs_where_its_whole_calls_were_faster(loops, unforced, faster):
+    seconds = {faster: 0.010, ({DEVICE, OPENMP} - {faster}).pop(): 1.0}
+    unforced.setattr(calls, "measured_seconds", lambda side, s: seconds[side])
+    a = RNG.random((18, 18))
+    ran = []
+    for _ in range(6):
+        loops.check("jacobi2d", 3, a, np.zeros_like(a), rtol=1e-12, ran_on=None)
+        ran.append({n.ran_on.split(":")[0] for n in loops.explain("jacobi2d").nests})
+    # device (warm-up), device, OpenMP (warm-up), OpenMP: then the faster side for good
+    assert ran[:4] == [{"opencl"}, {"opencl"}, {"openmp"}, {"openmp"}], ran
+    want = "openmp" if faster == OPENMP else "opencl"
+    assert ran[4:] == [{want}, {want}], ran
+    assert "faster for the whole call" in loops.explain("jacobi2d").nests[0].reason \
+        or faster == DEVICE
+
+
+def test_short_calls_kept_on_openmp_skip_python(loops, unforced):
+    """Kept on OpenMP with calls shorter than a watch is worth: the compiled caller remembers
+    the first nest's inputs and asks nothing more (no report is written)."""
+    unforced.setattr(calls, "measured_seconds",
+                     lambda side, s: 1.0 if side == DEVICE else 1e-4)
+    a, b = RNG.random((18, 18)), np.zeros((18, 18))
+    for _ in range(5):
+        loops.compiled.jacobi2d(2, a, b)
+    assert calls._CALLS and next(iter(calls._CALLS.values())).choice.chosen == OPENMP
+    key = (loops.compiled.__name__, "jacobi2d")
+    marks = {nest_id: report.NestReport(nest_id, None, "before the call") for nest_id in (0, 1)}
+    report._last[key] = dict(marks)
+    a_copy, b_copy = a.copy(), b.copy()
+    loops.compiled.jacobi2d(2, a, b)
+    loops.interpreted.jacobi2d(2, a_copy, b_copy)
+    assert report._last[key] == marks, report._last[key]
+    np.testing.assert_allclose(a, a_copy, rtol=1e-12)
+    np.testing.assert_allclose(b, b_copy, rtol=1e-12)

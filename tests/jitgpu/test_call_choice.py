@@ -104,3 +104,25 @@ def test_short_calls_kept_on_openmp_skip_python(loops, unforced):
     assert report._last[key] == marks, report._last[key]
     np.testing.assert_allclose(a, a_copy, rtol=1e-12)
     np.testing.assert_allclose(b, b_copy, rtol=1e-12)
+
+
+def test_calls_whose_nests_refuse_by_themselves_skip_python(loops, unforced):
+    """Every nest refused by its estimate for QUIET calls in a row: later calls with the same
+    inputs ask nothing, though the step's coefficient `c` in the nest's inputs changes every
+    launch (a refusal remembered by the inputs would bring each launch to Python)."""
+    from jitgpu.plan import GpuPlan
+    unforced.setattr(GpuPlan, "profitable", property(lambda plan: False))
+    a, b = RNG.random(40), RNG.random(40)
+    for _ in range(calls.QUIET + 1):
+        loops.compiled.host_coefficient(4, a, b)
+    reasons = [n.reason for n in loops.explain("host_coefficient").nests]
+    assert all("not profitable" in r for r in reasons), reasons
+    key = (loops.compiled.__name__, "host_coefficient")
+    marks = {0: report.NestReport(0, None, "before the call")}
+    report._last[key] = dict(marks)
+    a_copy, b_copy = a.copy(), b.copy()
+    loops.compiled.host_coefficient(4, a, b)
+    loops.interpreted.host_coefficient(4, a_copy, b_copy)
+    assert report._last[key] == marks, report._last[key]
+    np.testing.assert_allclose(a, a_copy, rtol=1e-12)
+    np.testing.assert_allclose(b, b_copy, rtol=1e-12)

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <atomic>
 #include <functional>
 #include <tuple>
@@ -2085,7 +2086,7 @@ struct CallScope {
                     py::module_::import("gpurts.residency").attr("close_scope"));
                 (*close)(id_, dying.to_python());
             }
-            if (token) {
+            if (token && !std::uncaught_exceptions()) {    // (a call that raised is no sample)
                 static py::object* timed = new py::object(
                     py::module_::import("jitgpu.calls").attr("call_timed"));
                 (*timed)(token, omp_get_wtime() - started);

@@ -173,7 +173,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
         # from its record now or once the worker's builds are timed by later calls.
         chosen, outcome, pending = search.start(f"{module}.{function} nest {nest_id}",
                                                 plan.parts[0], values, device, opt, bound,
-                                                kernels[0], limits)
+                                                kernels[0], limits, default_runs=True)
         kernels = [chosen]
         if pending is None:
             # A settled search: tiles get its choice (`prepared_call` prepares a large
@@ -388,10 +388,14 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         results, timings = execute(plan, [(k, built.kernel) for k, _, built in prepared.kernels],
                                    values, {device.label: device}, prepared.recipes, scope, log)
     except KernelFlagged as e:
+        if prepared.pending is not None:
+            prepared.pending.abandon(str(e))
         raise NotOffloadable(str(e)) from None
     except DeviceError as e:
         raise DeviceFailure(str(e)) from e
     total_s = time.perf_counter() - started
+    if prepared.pending is not None:
+        prepared.pending.default_ran(timings.kernel_seconds)   # (the search's baseline)
     if keep:
         calls.nest_ran(scope, decide.by_estimate(prepared.plan) is True)
     if trial is not None:

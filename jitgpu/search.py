@@ -359,20 +359,22 @@ def time_kernel(device, part, kernel: KernelNest, cl_kernel, values,
 
 
 def start(nest: str, part, values: dict, device, level: str, bound: KernelNest, default: tuple,
-          limits=None) -> tuple:
+          limits=None, default_runs: bool = False) -> tuple:
     """(the kernel to run: (KernelNest, source, BuiltKernel), Outcome, Pending or None) for the
     single part of a plan at its first call; `default` is the default candidate, built
     (offload.build_part). A complete disk record decides at once (the choice built: a
     kernel-cache hit where the search left it, else a build now); otherwise the candidates the
     record lacks go to the worker, and the default runs until the search settles
-    (`Pending.step` at later calls)."""
+    (`Pending.step` at later calls). `default_runs`: the layout's calls run the default kernel
+    while the search is pending, and their kernel's time is the default's (`default_ran`)."""
     from gpurts import BuildError
     first = Candidate(Tuning(), default[0], default[1])
     key = layout_key(nest, device, level, values, first)
     path = record_path(key)
     record = load_record(path, key) or Record({}, {}, False)
     if not record.complete:
-        pending = Pending(nest, device, level, bound, limits, first, default, key, path, record)
+        pending = Pending(nest, device, level, bound, limits, first, default, key, path, record,
+                          default_runs)
         _submit(pending)
         return default, pending.outcome(), pending
     choice = record.fastest() or first.label
@@ -410,7 +412,8 @@ class Pending:
     The worker and the calls share `ready` and the counts under `_state`; one call steps at a
     time (another call meanwhile runs without stepping)."""
 
-    def __init__(self, nest, device, level, bound, limits, first, default, key, path, record):
+    def __init__(self, nest, device, level, bound, limits, first, default, key, path, record,
+                 default_runs=False):
         self.nest, self.device, self.level, self.bound, self.limits = (nest, device, level,
                                                                        bound, limits)
         self.first, self.default, self.key, self.path = first, default, key, path
@@ -427,13 +430,43 @@ class Pending:
         self.over = False                # settled or abandoned: nothing left to step
         self._state = threading.Lock()
         self._stepping = threading.Lock()
-        # Built (Candidate, BuiltKernel or None: failed), not yet taken by a step. The default
-        # is timed on a kernel object of its own (a memory hit): a timed run binds the
-        # arguments to its own buffers, which the layout's runs would not bind again.
-        self.ready = [] if first.label in record.times else [
+        # Built (Candidate, BuiltKernel or None: failed), not yet taken by a step. Where the
+        # layout's calls run the default (`default_runs`), its time is their kernel's
+        # (`default_ran`): a timed run of its own allocates and fills buffers of its own (H100,
+        # mmult f32 2048: the second call took 13.9 ms against 3.3 ms settled). Otherwise (a
+        # split's parts run, not the whole) it is timed on a kernel object of its own (a memory
+        # hit): a timed run binds the arguments to its own buffers, which the layout's runs
+        # would not bind again.
+        self.ready = [] if first.label in record.times or default_runs else [
             (first, _built(device, first))]
         self.queued: Optional[int] = None     # builds the worker does, once it has made them
         self.finished = 0
+
+    def default_ran(self, seconds: float) -> None:
+        """A call of the layout ran the default kernel in `seconds` (its event's): the
+        default's time, the fastest of such calls (a first run may be slow), rewritten in
+        the record (arrays new at every call make a new search each, which reads it)."""
+        label = self.first.label
+        if self.over or not self._stepping.acquire(blocking=False):
+            return
+        try:
+            known = self.record.times.get(label)
+            if known is not None and known <= seconds:
+                return
+            self.measured += known is None
+            self.record.times[label] = seconds
+            self.record.tunings[label] = self.first.tuning
+            self.choice.offer(label)
+            self.choice.record(label, seconds)
+            store_record(self.path, self.key, self.record, self.record.fastest() or label)
+        finally:
+            self._stepping.release()
+
+    def abandon(self, why: str) -> None:
+        """The layout's own run met what every candidate would (the error flag): no more
+        builds or steps, the default stays."""
+        log.info("unpy: search of %s abandoned (%s); default kernel kept", self.nest, why)
+        self.stopped = self.over = True
 
     def build_all(self) -> None:
         """(the worker) Make the candidates and build each, a failed build kept as None."""
@@ -510,7 +543,8 @@ class Pending:
                 self.over = True
                 return None, None, True
             with self._state:
-                over = self.queued is not None and self.finished == self.queued and not self.ready
+                over = (self.queued is not None and self.finished == self.queued
+                        and not self.ready and self.first.label in self.record.times)
             if over or self.choice.settled:
                 return self._settled()
             if timed:

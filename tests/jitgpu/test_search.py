@@ -61,22 +61,35 @@ def runs(device_env, monkeypatch, tmp_path):
         timed.append(kernel)
         return real(device, part, kernel, cl_kernel, values, **options)
     monkeypatch.setattr(search, "time_kernel", counted)
+    default_ran = search.Pending.default_ran
+
+    def default_counted(pending, seconds):     # (timed by the layout's own call)
+        if pending.first.label not in pending.record.times:
+            timed.append(pending.first.kernel)
+        default_ran(pending, seconds)
+    monkeypatch.setattr(search.Pending, "default_ran", default_counted)
     session.forget()
     yield timed
     assert search.settle(120)
 
 
 def _fastest_after_default(monkeypatch):
-    """Time every candidate for real but report the first (the default) as the slowest: the
-    search then chooses the first alternative."""
+    """Time every candidate for real but report the default as the slowest (its time from a
+    call's own run, or a timed run of its own in a split's search): the search then chooses
+    the first alternative."""
     real = search.time_kernel
 
     def faked(device, part, kernel, cl_kernel, values, **options):
         real(device, part, kernel, cl_kernel, values, **options)
         faked.calls += 1
-        return 1.0 if faked.calls == 1 else 1e-3 / faked.calls
+        if any(kernel is pending.first.kernel for pending in list(search._IN_FLIGHT)):
+            return 1.0
+        return 1e-3 / faked.calls
     faked.calls = 0
     monkeypatch.setattr(search, "time_kernel", faked)
+    default_ran = search.Pending.default_ran
+    monkeypatch.setattr(search.Pending, "default_ran",
+                        lambda pending, seconds: default_ran(pending, 1.0))
     return faked
 
 
@@ -278,8 +291,9 @@ def test_the_first_call_builds_the_default_only_and_later_calls_switch(srch, run
         logger.setLevel(level)
     built = len(worker_builds)
     assert built >= 2
-    # One candidate timed a call (the default first), the last call switching.
-    assert len(nests) == built + 1 == len(runs)
+    # One candidate timed a call (the default by the calls' own runs), the last call
+    # switching.
+    assert len(nests) == built and len(runs) == built + 1
     assert all(n.source == first.source for n in nests[:-1])
     assert nests[-1].source != first.source and nests[-1].source in worker_builds
     assert nests[-1].details["search"].startswith(f"{built + 1} candidates timed "
@@ -381,7 +395,7 @@ def test_the_record_is_complete_and_a_fresh_preparation_builds_nothing(srch, dev
     record = json.loads(path.read_text())
     assert record["choice"] == choice and record["complete"] is True
     assert record["candidates"]["default"][3] == 1.0
-    assert len(record["candidates"]) == len(nests) - 1
+    assert len(record["candidates"]) == len(nests)
 
     def not_measured(*_):
         raise AssertionError("a search run although the record has every candidate")
@@ -398,9 +412,8 @@ def test_the_record_is_complete_and_a_fresh_preparation_builds_nothing(srch, dev
 def test_an_incomplete_record_is_searched_on_by_the_next_preparation(srch, runs, monkeypatch,
                                                                      tmp_path):
     args = _matmul_args()
-    _call(srch, "matmul_f64", args)
+    _call(srch, "matmul_f64", args)             # the default timed by its own run
     assert search.settle(120)
-    _call(srch, "matmul_f64", args)             # the default timed
     _call(srch, "matmul_f64", args)             # and one alternative
     (path,) = _records(tmp_path)
     record = json.loads(path.read_text())
@@ -483,15 +496,15 @@ def test_an_error_flag_abandons_the_search_and_keeps_the_default(srch, runs, mon
     idx = RNG.integers(0, 5, 17)
     idx[3] = 40
     args = (rand(13, 5), rand(5, 5), idx, np.zeros((13, 17)))
-    for _ in range(2):       # the call's own run flags; the second times the default: flagged
+    for _ in range(2):       # the call's own run flags: the search is abandoned
         with pytest.raises(IndexError):     # from the OpenMP code, as the interpreter's
             srch.compiled.gathered(*args)
         nest = srch.explain("gathered").nests[0]
         assert nest.ran_on == "openmp" and "error for" in nest.reason
-    assert len(runs) == 1 and _records(tmp_path) == []
+    assert len(runs) == 0 and _records(tmp_path) == []
     with pytest.raises(IndexError):
         srch.compiled.gathered(*args)
-    assert len(runs) == 1                    # the search is over: nothing more timed
+    assert len(runs) == 0                    # the search is over: nothing timed
     runs.clear()
     idx[3] = 4                               # in range: searched, and as the interpreter
     session.forget()

@@ -12,7 +12,8 @@ fastest:
       alternatives) -> build (the process's one worker thread, through the device's kernel
       cache: a later process gets hits) -> time (a later call of the layout, at most
       TIMED_PER_CALL candidates a call: the part run on the call's data with its writes
-      dropped, the kernel's event timed), until jitgpu/choice.py's rules (RULES) stop it ->
+      dropped, the kernel's event timed; the default's time is its kernel's in the layout's
+      own calls, `Pending.default_ran`), until jitgpu/choice.py's rules (RULES) stop it ->
       the fastest, recorded on disk per (nest, device, level, array shapes and strides)
       under UNPY_CACHE_DIR/search
 

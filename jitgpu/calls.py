@@ -128,9 +128,11 @@ def begin_call(module: str, function: str, nest_id: int, values: dict) -> tuple:
     from gpurts.device import is_list_spec
     from jitgpu.multi import device_spec
     settings = current()
-    if settings.switched_off or settings.force_gpu or \
+    if settings.switched_off or settings.force_gpu or not settings.resident or \
             is_list_spec(device_spec(module, function, settings)):
-        return False, 0, False      # (several participants: the split's shares decide)
+        # (UNPY_RESIDENT=0: no call keeps data, each nest decides alone; several
+        # participants: the split's shares decide)
+        return False, 0, False
     key = call_key(module, function, nest_id, values, settings)
     with _lock:
         trial = _CALLS.get(key)

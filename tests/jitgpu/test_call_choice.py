@@ -126,3 +126,16 @@ def test_calls_whose_nests_refuse_by_themselves_skip_python(loops, unforced):
     assert report._last[key] == marks, report._last[key]
     np.testing.assert_allclose(a, a_copy, rtol=1e-12)
     np.testing.assert_allclose(b, b_copy, rtol=1e-12)
+
+
+def test_without_residency_each_nest_decides_alone(loops, unforced):
+    """UNPY_RESIDENT=0: no call keeps data, so the nests' own decisions stand (here close
+    calls, measured nest by nest; their calls may replay from C++, which a whole call's count
+    of device nests would not see): no whole call is measured or kept on OpenMP."""
+    unforced.setenv("UNPY_RESIDENT", "0")
+    a = RNG.random((18, 18))
+    for _ in range(calls.QUIET + 3):
+        loops.check("jacobi2d", 2, a, np.zeros_like(a), rtol=1e-12, ran_on=None)
+        reason = loops.explain("jacobi2d").nests[0].reason
+        assert "close call" in reason or reason.startswith("measured OpenMP faster: "), reason
+    assert not calls._CALLS

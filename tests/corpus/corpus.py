@@ -11,13 +11,15 @@ compiling (no g++); `--write-pending` rewrites tests/corpus/pending.txt from wha
 (tests/corpus/test_corpus.py keeps that list true); `-v` prints whole errors and mismatches.
 
 A kernel module has `import numpy as np`, `import unpython` (and `from unpython import prange`,
-`import math` where used), one or two decorated functions, and, undecorated, `inputs(rng)` (the
-arguments of one call) and `FUNCTION` (the function to call). "Compiles" means the typed IR and
-the C++ of the module are made without an error: no g++, a fraction of a second for the whole
-corpus. The compiling kernels are then built together: concatenated into ONE generated module
-(their imports merged, `inputs`/`FUNCTION` left out: names must be unique across the corpus),
-since a module costs g++ about six seconds before its first function; those in pending.txt in
-another. Both come from the build cache when neither the kernels nor unpy changed.
+`import math` where used), one or two decorated functions, and, undecorated, `inputs(rng,
+scale=1)` (the arguments of one call; a larger `scale` grows the problem), `LARGE` (the scale of
+bench/corpus_decisions.py's large size) and `FUNCTION` (the function to call). "Compiles" means
+the typed IR and the C++ of the module are made without an error: no g++, a fraction of a second
+for the whole corpus. The compiling kernels are then built together: concatenated into ONE
+generated module (their imports merged, `inputs`/`LARGE`/`FUNCTION` left out: names must be
+unique across the corpus), since a module costs g++ about six seconds before its first function;
+those in pending.txt in another. Both come from the build cache when neither the kernels nor unpy
+changed.
 
 The interpreter (the kernel's .py) is the reference; results and the array arguments after the
 call are compared within rtol (and atol) 1e-9 for float64 and 1e-4 for float32 and complex64,
@@ -58,7 +60,9 @@ PENDING = HERE / "pending.txt"
 MODULE = "unpy_corpus"              # the generated module of the kernels not pending
 SEED = 20261125
 # Names a kernel module defines for the harness only: never compiled, never concatenated.
-HARNESS_NAMES = ("inputs", "FUNCTION")
+# `inputs(rng, scale=1)`: the arguments of one call, larger with `scale` (bench/corpus_decisions.py
+# calls it with `LARGE`, the scale of its "large" size).
+HARNESS_NAMES = ("inputs", "FUNCTION", "LARGE")
 MODES = ("openmp", "gpu")
 # Each mode's switches (read by the compiled module at every call).
 MODE_ENV = {"openmp": {"UNPY_DEVICE": "none", "UNPY_FORCE_GPU": None},
@@ -83,8 +87,9 @@ class Kernel:
             self._module = diffcheck._load(f"corpus_{self.name}", self.path)
         return self._module
 
-    def arguments(self) -> tuple:
-        return tuple(self.interpreted.inputs(np.random.default_rng(SEED)))
+    def arguments(self, scale: int = 1) -> tuple:
+        """The arguments of one call: at scale 1 the tested size, at LARGE the benchmark's."""
+        return tuple(self.interpreted.inputs(np.random.default_rng(SEED), scale))
 
 
 def load_kernels(names=None) -> list[Kernel]:

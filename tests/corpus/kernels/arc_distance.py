@@ -14,10 +14,11 @@ def arc_distance(theta_1, phi_1, theta_2, phi_2):
     return 2 * np.arctan2(np.sqrt(temp), np.sqrt(1 - temp))
 
 
-def inputs(rng):
-    n = 4000
+def inputs(rng, scale=1):
+    n = 4000 * scale
     return (rng.uniform(-1.5, 1.5, n), rng.uniform(-3.0, 3.0, n), rng.uniform(-1.5, 1.5, n),
             rng.uniform(-3.0, 3.0, n))
 
 
+LARGE = 480
 FUNCTION = "arc_distance"

@@ -10,9 +10,10 @@ def atax(a, x):
     return (a @ x) @ a
 
 
-def inputs(rng):
-    m, n = 60, 80
+def inputs(rng, scale=1):
+    m, n = 60 * scale, 80 * scale
     return rng.random((m, n)), rng.random(n)
 
 
+LARGE = 69
 FUNCTION = "atax"

@@ -17,9 +17,11 @@ def autocorrelation(x, max_lag=20):
     return acf
 
 
-def inputs(rng):
-    t = np.arange(600)
-    return np.sin(0.1 * t) + 0.3 * rng.standard_normal(600), 25
+def inputs(rng, scale=1):
+    n = 600 * scale
+    t = np.arange(n)
+    return np.sin(0.1 * t) + 0.3 * rng.standard_normal(n), 25
 
 
+LARGE = 7800
 FUNCTION = "autocorrelation"

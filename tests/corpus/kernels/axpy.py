@@ -10,10 +10,11 @@ def axpy(alpha, x, y):
     y += alpha * x
 
 
-def inputs(rng):
-    n = 5000
+def inputs(rng, scale=1):
+    n = 5000 * scale
     return (np.float32(2.5), rng.random(n).astype(np.float32),
             rng.random(n).astype(np.float32))
 
 
+LARGE = 30000
 FUNCTION = "axpy"

@@ -21,11 +21,12 @@ def batch_norm_forward(x, gamma, beta, running_mean, running_var, momentum=0.9, 
     return out, x_hat, inv_std
 
 
-def inputs(rng):
-    f = 16
-    return (rng.standard_normal((64, f)).astype(np.float32) * 3 + 1,
+def inputs(rng, scale=1):
+    batch, f = 64 * scale, 16 * scale
+    return (rng.standard_normal((batch, f)).astype(np.float32) * 3 + 1,
             rng.random(f).astype(np.float32) + 0.5, rng.standard_normal(f).astype(np.float32),
             np.zeros(f, np.float32), np.ones(f, np.float32), 0.9, 1e-5)
 
 
+LARGE = 110
 FUNCTION = "batch_norm_forward"

@@ -28,9 +28,10 @@ def bellman_ford(n, src, dst, w, source=0):
     return dist, negative_cycle
 
 
-def inputs(rng):
-    n, m = 40, 160
+def inputs(rng, scale=1):
+    n, m = 40 * scale, 160 * scale
     return n, rng.integers(0, n, m), rng.integers(0, n, m), rng.uniform(0.5, 5.0, m), 0
 
 
+LARGE = 5800
 FUNCTION = "bellman_ford"

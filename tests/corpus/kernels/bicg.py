@@ -13,9 +13,10 @@ def bicg(a, p, r):
     return r @ a, a @ p
 
 
-def inputs(rng):
-    m, n = 70, 60
+def inputs(rng, scale=1):
+    m, n = 70 * scale, 60 * scale
     return rng.random((m, n)), rng.random(n), rng.random(m)
 
 
+LARGE = 79
 FUNCTION = "bicg"

@@ -32,8 +32,9 @@ def bilinear_resize(img, new_h, new_w):
     return out
 
 
-def inputs(rng):
-    return rng.random((20, 30)), 33, 47
+def inputs(rng, scale=1):
+    return rng.random((20 * scale, 30 * scale)), 33 * scale, 47 * scale
 
 
+LARGE = 180
 FUNCTION = "bilinear_resize"

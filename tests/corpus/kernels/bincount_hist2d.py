@@ -14,8 +14,10 @@ def hist2d_bincount(x, y, bins=16):
     return np.bincount(flat, minlength=bins * bins).reshape(bins, bins)
 
 
-def inputs(rng):
-    return rng.beta(2.0, 3.0, 1000), rng.random(1000), 16
+def inputs(rng, scale=1):
+    n = 1000 * scale
+    return rng.beta(2.0, 3.0, n), rng.random(n), 16
 
 
+LARGE = 30000
 FUNCTION = "hist2d_bincount"

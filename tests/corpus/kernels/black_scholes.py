@@ -29,10 +29,11 @@ def black_scholes(price, strike, t, rate, vol, call, put):
     put[:] = discount * (1.0 - nd2) - price * (1.0 - nd1)
 
 
-def inputs(rng):
-    n = 2000
+def inputs(rng, scale=1):
+    n = 2000 * scale
     return (rng.uniform(5.0, 30.0, n), rng.uniform(1.0, 100.0, n), rng.uniform(0.25, 10.0, n),
             0.02, 0.30, np.zeros(n), np.zeros(n))
 
 
+LARGE = 3300
 FUNCTION = "black_scholes"

@@ -22,8 +22,9 @@ def box_blur(img):
     return out / 9
 
 
-def inputs(rng):
-    return (rng.random((48, 64)).astype(np.float32),)
+def inputs(rng, scale=1):
+    return (rng.random((48 * scale, 64 * scale)).astype(np.float32),)
 
 
+LARGE = 110
 FUNCTION = "box_blur"

@@ -22,9 +22,11 @@ def cholesky_manual(a):
     return lower
 
 
-def inputs(rng):
-    m = rng.standard_normal((20, 20))
-    return (m @ m.T + 20 * np.eye(20),)
+def inputs(rng, scale=1):
+    n = 20 * scale
+    m = rng.standard_normal((n, n))
+    return (m @ m.T + n * np.eye(n),)
 
 
+LARGE = 27
 FUNCTION = "cholesky_manual"

@@ -15,10 +15,11 @@ def clip_outliers(x):
     return y
 
 
-def inputs(rng):
-    x = rng.standard_normal(3000)
+def inputs(rng, scale=1):
+    x = rng.standard_normal(3000 * scale)
     x[::250] += 25.0
     return (x,)
 
 
+LARGE = 15000
 FUNCTION = "clip_outliers"

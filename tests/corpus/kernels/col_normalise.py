@@ -10,8 +10,9 @@ def col_normalise(a):
     return a / a.sum(axis=0)
 
 
-def inputs(rng):
-    return (rng.random((50, 30)) + 0.01,)
+def inputs(rng, scale=1):
+    return (rng.random((50 * scale, 30 * scale)) + 0.01,)
 
 
+LARGE = 150
 FUNCTION = "col_normalise"

@@ -11,9 +11,10 @@ def complex_rotate(z, theta):
     return z * np.exp(1j * theta)
 
 
-def inputs(rng):
-    n = 2000
+def inputs(rng, scale=1):
+    n = 2000 * scale
     return rng.standard_normal(n) + 1j * rng.standard_normal(n), rng.uniform(-np.pi, np.pi, n)
 
 
+LARGE = 3700
 FUNCTION = "complex_rotate"

@@ -16,8 +16,9 @@ def conv1d(x, w):
     return out
 
 
-def inputs(rng):
-    return rng.standard_normal(3000), rng.standard_normal(9)
+def inputs(rng, scale=1):
+    return rng.standard_normal(3000 * scale), rng.standard_normal(9)
 
 
+LARGE = 6200
 FUNCTION = "conv1d"

@@ -22,9 +22,11 @@ def conv2d_relu(x, filters, bias):
     return np.maximum(out, 0.0)
 
 
-def inputs(rng):
-    return (rng.standard_normal((3, 16, 16)), rng.standard_normal((4, 3, 3, 3)) * 0.3,
+def inputs(rng, scale=1):
+    side = 16 * scale       # the image grows; the layer (4 filters of 3x3x3) stays
+    return (rng.standard_normal((3, side, side)), rng.standard_normal((4, 3, 3, 3)) * 0.3,
             rng.standard_normal(4) * 0.1)
 
 
+LARGE = 67
 FUNCTION = "conv2d_relu"

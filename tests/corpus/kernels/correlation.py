@@ -19,10 +19,11 @@ def correlation(data):
     return corr
 
 
-def inputs(rng):
-    data = rng.random((60, 25))
+def inputs(rng, scale=1):
+    data = rng.random((60 * scale, 25 * scale))
     data[:, 3] = 0.5 + 0.01 * data[:, 3]      # a near-constant column: std below the cut
     return (data,)
 
 
+LARGE = 50
 FUNCTION = "correlation"

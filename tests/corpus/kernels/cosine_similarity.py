@@ -10,9 +10,10 @@ def cosine_similarity(x, y):
     return np.dot(x, y) / (np.linalg.norm(x) * np.linalg.norm(y))
 
 
-def inputs(rng):
-    n = 1000
+def inputs(rng, scale=1):
+    n = 1000 * scale
     return rng.standard_normal(n), rng.standard_normal(n)
 
 
+LARGE = 63000
 FUNCTION = "cosine_similarity"

@@ -13,8 +13,9 @@ def covariance(data):
     return centred.T @ centred / (n - 1.0)
 
 
-def inputs(rng):
-    return (rng.random((80, 30)),)
+def inputs(rng, scale=1):
+    return (rng.random((80 * scale, 30 * scale)),)
 
 
+LARGE = 41
 FUNCTION = "covariance"

@@ -21,13 +21,21 @@ def csr_spmv(indptr, indices, data, x):
     return y
 
 
-def inputs(rng):
-    n_rows, n_cols = 200, 150
-    dense = rng.random((n_rows, n_cols)) * (rng.random((n_rows, n_cols)) < 0.05)
-    rows, cols = np.nonzero(dense)
+def inputs(rng, scale=1):
+    n_rows, n_cols = 200 * scale, 150 * scale
+    if scale == 1:
+        dense = rng.random((n_rows, n_cols)) * (rng.random((n_rows, n_cols)) < 0.05)
+        rows, cols = np.nonzero(dense)
+        values = dense[rows, cols]
+    else:   # the same density, drawn sparse: the dense matrix would not fit
+        flat = np.sort(rng.integers(0, n_rows * n_cols, rng.binomial(n_rows * n_cols, 0.05)))
+        flat = flat[np.concatenate(([True], flat[1:] != flat[:-1]))]    # each entry once
+        rows, cols = np.divmod(flat, n_cols)
+        values = rng.random(flat.shape[0])
     indptr = np.zeros(n_rows + 1, np.int64)
-    np.add.at(indptr, rows + 1, 1)
-    return np.cumsum(indptr), cols.astype(np.int64), dense[rows, cols], rng.random(n_cols)
+    indptr[1:] = np.bincount(rows, minlength=n_rows)
+    return np.cumsum(indptr), cols.astype(np.int64), values, rng.random(n_cols)
 
 
+LARGE = 150
 FUNCTION = "csr_spmv"

@@ -15,8 +15,9 @@ def dft_matrix(x):
     return w @ x
 
 
-def inputs(rng):
-    return (rng.standard_normal(64),)
+def inputs(rng, scale=1):
+    return (rng.standard_normal(64 * scale),)
 
 
+LARGE = 57
 FUNCTION = "dft_matrix"

@@ -23,10 +23,12 @@ def power_spectrum_db(x):
     return 10.0 * np.log10(np.maximum(power, 1e-12))
 
 
-def inputs(rng):
-    t = np.arange(256)
-    x = np.sin(2 * np.pi * 20 * t / 256) + 0.1 * rng.standard_normal(256)
+def inputs(rng, scale=1):
+    n = 256 * scale
+    t = np.arange(n)
+    x = np.sin(2 * np.pi * 20 * t / n) + 0.1 * rng.standard_normal(n)
     return (x.astype(np.float32),)
 
 
+LARGE = 17
 FUNCTION = "power_spectrum_db"

@@ -20,9 +20,10 @@ def gradient_roundtrip(f, h):
     return g, back - f + 0.0 * steps.mean()
 
 
-def inputs(rng):
-    x = np.linspace(0.0, 3.0, 400)
+def inputs(rng, scale=1):
+    x = np.linspace(0.0, 3.0, 400 * scale)
     return np.sin(x) * np.exp(-0.3 * x), x[1] - x[0]
 
 
+LARGE = 34000
 FUNCTION = "gradient_roundtrip"

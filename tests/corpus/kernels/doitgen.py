@@ -14,9 +14,10 @@ def doitgen(a, c4):
         a[r, :, :] = a[r, :, :] @ c4
 
 
-def inputs(rng):
-    nr, nq, p = 10, 12, 14
+def inputs(rng, scale=1):
+    nr, nq, p = 10 * scale, 12 * scale, 14 * scale
     return rng.random((nr, nq, p)), rng.random((p, p))
 
 
+LARGE = 11
 FUNCTION = "doitgen"

@@ -16,8 +16,9 @@ def drawdown_accumulate(prices):
     return drawdown[worst], worst, returns
 
 
-def inputs(rng):
-    return (100.0 * np.exp(np.cumsum(0.01 * rng.standard_normal(500))),)
+def inputs(rng, scale=1):
+    return (100.0 * np.exp(np.cumsum(0.01 * rng.standard_normal(500 * scale))),)
 
 
+LARGE = 31000
 FUNCTION = "drawdown_accumulate"

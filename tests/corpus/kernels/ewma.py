@@ -20,8 +20,10 @@ def ewma(prices, span=10):
     return out
 
 
-def inputs(rng):
-    return (100.0 + np.cumsum(rng.standard_normal((12, 200)), axis=1)).astype(np.float32), 12
+def inputs(rng, scale=1):
+    series, steps = 12 * scale, 200 * scale
+    return (100.0 + np.cumsum(rng.standard_normal((series, steps)), axis=1)).astype(np.float32), 12
 
 
+LARGE = 150
 FUNCTION = "ewma"

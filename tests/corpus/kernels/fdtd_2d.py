@@ -16,11 +16,12 @@ def fdtd_2d(tmax, ex, ey, hz, fict):
         hz[:-1, :-1] -= 0.7 * (ex[:-1, 1:] - ex[:-1, :-1] + ey[1:, :-1] - ey[:-1, :-1])
 
 
-def inputs(rng):
-    tmax, nx, ny = 8, 40, 50
+def inputs(rng, scale=1):
+    tmax, nx, ny = 8, 40 * scale, 50 * scale
     i, j = np.indices((nx, ny), np.float64)
     return (tmax, i * (j + 1) / nx, i * (j + 2) / ny, i * (j + 3) / nx,
             np.arange(tmax, dtype=np.float64))
 
 
+LARGE = 62
 FUNCTION = "fdtd_2d"

@@ -18,8 +18,9 @@ def fir_filter(x, taps):
     return y
 
 
-def inputs(rng):
-    return rng.standard_normal(500), np.hanning(15) / np.hanning(15).sum()
+def inputs(rng, scale=1):
+    return rng.standard_normal(500 * scale), np.hanning(15) / np.hanning(15).sum()
 
 
+LARGE = 380
 FUNCTION = "fir_filter"

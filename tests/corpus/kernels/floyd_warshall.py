@@ -15,11 +15,12 @@ def floyd_warshall(weights):
     return dist
 
 
-def inputs(rng):
-    n = 30
+def inputs(rng, scale=1):
+    n = 30 * scale
     w = np.where(rng.random((n, n)) < 0.15, rng.uniform(1.0, 10.0, (n, n)), np.inf)
     np.fill_diagonal(w, 0.0)
     return (w,)
 
 
+LARGE = 15
 FUNCTION = "floyd_warshall"

@@ -19,11 +19,12 @@ def game_of_life(board, steps):
     return x
 
 
-def inputs(rng):
-    board = (rng.random((40, 50)) < 0.35).astype(np.int64)
+def inputs(rng, scale=1):
+    board = (rng.random((40 * scale, 50 * scale)) < 0.35).astype(np.int64)
     board[0, :] = board[-1, :] = 0
     board[:, 0] = board[:, -1] = 0
     return board, 6
 
 
+LARGE = 51
 FUNCTION = "game_of_life"

@@ -25,10 +25,11 @@ def gauss_seidel(a, b, max_sweeps=200):
     return x, sweeps
 
 
-def inputs(rng):
-    n = 25
+def inputs(rng, scale=1):
+    n = 25 * scale
     a = rng.random((n, n)) + 2 * n * np.eye(n)
     return a, rng.random(n), 200
 
 
+LARGE = 100
 FUNCTION = "gauss_seidel"

@@ -19,8 +19,9 @@ def asian_call_mc(s0, strike, rate, sigma, horizon, normals):
     return payoff.mean(), payoff.std() / np.sqrt(n_paths)
 
 
-def inputs(rng):
-    return 100.0, 100.0, 0.03, 0.2, 1.0, rng.standard_normal((400, 24))
+def inputs(rng, scale=1):
+    return 100.0, 100.0, 0.03, 0.2, 1.0, rng.standard_normal((400 * scale, 24))
 
 
+LARGE = 2200
 FUNCTION = "asian_call_mc"

@@ -12,9 +12,10 @@ def gemm(alpha, beta, c, a, b):
     c += alpha * a @ b
 
 
-def inputs(rng):
-    ni, nj, nk = 40, 50, 60
+def inputs(rng, scale=1):
+    ni, nj, nk = 40 * scale, 50 * scale, 60 * scale
     return 1.5, 1.2, rng.random((ni, nj)), rng.random((ni, nk)), rng.random((nk, nj))
 
 
+LARGE = 34
 FUNCTION = "gemm"

@@ -11,9 +11,10 @@ def gemv(alpha, a, x, beta, y):
     return alpha * a @ x + beta * y
 
 
-def inputs(rng):
-    m, n = 70, 50
+def inputs(rng, scale=1):
+    m, n = 70 * scale, 50 * scale
     return 0.5, rng.random((m, n)), rng.random(n), -2.0, rng.random(m)
 
 
+LARGE = 190
 FUNCTION = "gemv"

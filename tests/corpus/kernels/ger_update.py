@@ -11,9 +11,10 @@ def ger_update(alpha, x, y, a):
     a += alpha * np.outer(x, y)
 
 
-def inputs(rng):
-    m, n = 60, 45
+def inputs(rng, scale=1):
+    m, n = 60 * scale, 45 * scale
     return 0.75, rng.random(m), rng.random(n), rng.random((m, n))
 
 
+LARGE = 220
 FUNCTION = "ger_update"

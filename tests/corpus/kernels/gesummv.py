@@ -11,9 +11,10 @@ def gesummv(alpha, beta, a, b, x):
     return alpha * a @ x + beta * b @ x
 
 
-def inputs(rng):
-    n = 64
+def inputs(rng, scale=1):
+    n = 64 * scale
     return 1.5, 1.2, rng.random((n, n)), rng.random((n, n)), rng.random(n)
 
 
+LARGE = 120
 FUNCTION = "gesummv"

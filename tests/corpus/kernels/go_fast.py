@@ -14,8 +14,9 @@ def go_fast(a):
     return a + trace
 
 
-def inputs(rng):
-    return (rng.random((60, 60)),)
+def inputs(rng, scale=1):
+    return (rng.random((60 * scale, 60 * scale)),)
 
 
+LARGE = 150
 FUNCTION = "go_fast"

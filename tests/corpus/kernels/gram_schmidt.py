@@ -18,8 +18,9 @@ def gram_schmidt(a):
     return q
 
 
-def inputs(rng):
-    return (rng.random((30, 12)),)
+def inputs(rng, scale=1):
+    return (rng.random((30 * scale, 12 * scale)),)
 
 
+LARGE = 23
 FUNCTION = "gram_schmidt"

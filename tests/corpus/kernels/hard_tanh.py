@@ -10,8 +10,9 @@ def hard_tanh(x):
     return np.clip(2.0 * x - 1.0, -1.0, 1.0)
 
 
-def inputs(rng):
-    return (rng.random((50, 40)),)
+def inputs(rng, scale=1):
+    return (rng.random((50 * scale, 40 * scale)),)
 
 
+LARGE = 170
 FUNCTION = "hard_tanh"

@@ -19,8 +19,10 @@ def haversine_nearest(lat0, lon0, lats, lons):
     return d, k, d[k]
 
 
-def inputs(rng):
-    return 51.5, -0.12, rng.uniform(-60.0, 70.0, 500), rng.uniform(-180.0, 180.0, 500)
+def inputs(rng, scale=1):
+    n = 500 * scale
+    return 51.5, -0.12, rng.uniform(-60.0, 70.0, n), rng.uniform(-180.0, 180.0, n)
 
 
+LARGE = 4500
 FUNCTION = "haversine_nearest"

@@ -21,11 +21,13 @@ def heat_2d_explicit(u0, steps):
     return u, u.mean()
 
 
-def inputs(rng):
-    u = np.zeros((40, 40), np.float32)
-    u[15:25, 15:25] = 100.0
+def inputs(rng, scale=1):
+    n = 40 * scale
+    u = np.zeros((n, n), np.float32)
+    u[15 * scale:25 * scale, 15 * scale:25 * scale] = 100.0
     u[0, :] = 20.0
-    return u + rng.random((40, 40)).astype(np.float32), 30
+    return u + rng.random((n, n)).astype(np.float32), 30
 
 
+LARGE = 62
 FUNCTION = "heat_2d_explicit"

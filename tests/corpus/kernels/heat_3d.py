@@ -21,11 +21,12 @@ def heat_3d(tsteps, a, b):
             + b[1:-1, 1:-1, 1:-1])
 
 
-def inputs(rng):
-    n = 20
+def inputs(rng, scale=1):
+    n = 20 * scale
     i, j, k = np.indices((n, n, n), np.float32)
     a = (i + j + (n - k)) * np.float32(10.0 / n)
     return 10, a, a.copy()
 
 
+LARGE = 13
 FUNCTION = "heat_3d"

@@ -21,8 +21,9 @@ def hist_equalize(img):
     return lut[img]
 
 
-def inputs(rng):
-    return ((rng.beta(2.0, 5.0, (30, 40)) * 180).astype(np.uint8),)
+def inputs(rng, scale=1):
+    return ((rng.beta(2.0, 5.0, (30 * scale, 40 * scale)) * 180).astype(np.uint8),)
 
 
+LARGE = 200
 FUNCTION = "hist_equalize"

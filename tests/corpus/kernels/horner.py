@@ -14,8 +14,9 @@ def horner(coeffs, x):
     return y
 
 
-def inputs(rng):
-    return rng.standard_normal(8), np.linspace(-1.5, 1.5, 2500)
+def inputs(rng, scale=1):
+    return rng.standard_normal(8), np.linspace(-1.5, 1.5, 2500 * scale)
 
 
+LARGE = 5900
 FUNCTION = "horner"

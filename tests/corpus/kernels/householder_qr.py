@@ -22,8 +22,9 @@ def householder_qr(a):
     return q, np.triu(r)
 
 
-def inputs(rng):
-    return (rng.standard_normal((18, 12)),)
+def inputs(rng, scale=1):
+    return (rng.standard_normal((18 * scale, 12 * scale)),)
 
 
+LARGE = 31
 FUNCTION = "householder_qr"

@@ -22,11 +22,12 @@ def iir_biquad(x, b, a):
     return y
 
 
-def inputs(rng):
-    x = rng.standard_normal(800).astype(np.float32)
+def inputs(rng, scale=1):
+    x = rng.standard_normal(800 * scale).astype(np.float32)
     b = np.array([0.0675, 0.1349, 0.0675], np.float32)
     a = np.array([1.0, -1.1430, 0.4128], np.float32)
     return x, b, a
 
 
+LARGE = 48000
 FUNCTION = "iir_biquad"

@@ -15,9 +15,12 @@ def image_centroid(img):
     return cy, cx
 
 
-def inputs(rng):
-    i, j = np.indices((60, 80))
-    return (np.exp(-((i - 20.0) ** 2 + (j - 50.0) ** 2) / 100.0) + 0.01 * rng.random((60, 80)),)
+def inputs(rng, scale=1):
+    h, w = 60 * scale, 80 * scale
+    i, j = np.indices((h, w))
+    blob = ((i - 20.0 * scale) ** 2 + (j - 50.0 * scale) ** 2) / (100.0 * scale ** 2)
+    return (np.exp(-blob) + 0.01 * rng.random((h, w)),)
 
 
+LARGE = 110
 FUNCTION = "image_centroid"

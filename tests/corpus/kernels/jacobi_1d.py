@@ -13,9 +13,10 @@ def jacobi_1d(tsteps, a, b):
         a[1:-1] = 0.33333 * (b[:-2] + b[1:-1] + b[2:])
 
 
-def inputs(rng):
-    n = 400
+def inputs(rng, scale=1):
+    n = 400 * scale
     return 20, rng.random(n), rng.random(n)
 
 
+LARGE = 11000
 FUNCTION = "jacobi_1d"

@@ -14,10 +14,11 @@ def jacobi_2d(tsteps, a, b):
                                + b[:-2, 1:-1])
 
 
-def inputs(rng):
-    n = 60
+def inputs(rng, scale=1):
+    n = 60 * scale
     i, j = np.indices((n, n), np.float64)
     return 10, (i * (j + 2) + 2) / n, (i * (j + 3) + 3) / n
 
 
+LARGE = 42
 FUNCTION = "jacobi_2d"

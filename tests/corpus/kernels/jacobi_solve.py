@@ -18,10 +18,11 @@ def jacobi_solve(a, b, iters):
     return x
 
 
-def inputs(rng):
-    n = 60
+def inputs(rng, scale=1):
+    n = 60 * scale
     a = rng.random((n, n)) + n * np.eye(n)
     return a, rng.random(n), 10
 
 
+LARGE = 69
 FUNCTION = "jacobi_solve"

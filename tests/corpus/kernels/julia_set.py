@@ -20,8 +20,9 @@ def julia_set(c, width, height, max_iter=40):
     return counts
 
 
-def inputs(rng):
-    return complex(-0.8, 0.156), 60, 40, 40
+def inputs(rng, scale=1):
+    return complex(-0.8, 0.156), 60 * scale, 40 * scale, 40
 
 
+LARGE = 11
 FUNCTION = "julia_set"

@@ -19,9 +19,11 @@ def kmeans_assign(x, centroids, labels):
     return inertia
 
 
-def inputs(rng):
-    x = rng.random((300, 4))
-    return x, x[:7].copy() + 0.01, np.zeros(300, np.int64)
+def inputs(rng, scale=1):
+    n = 300 * scale
+    x = rng.random((n, 4))
+    return x, x[:7].copy() + 0.01, np.zeros(n, np.int64)
 
 
+LARGE = 6700
 FUNCTION = "kmeans_assign"

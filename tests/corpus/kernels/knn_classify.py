@@ -23,11 +23,13 @@ def knn_classify(train, labels, queries, n_classes, k=5):
     return pred
 
 
-def inputs(rng):
+def inputs(rng, scale=1):
+    n_train, n_queries = 150 * scale, 60 * scale
     centers = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]])
-    labels = rng.integers(0, 3, 150)
-    train = centers[labels] + rng.standard_normal((150, 2))
-    return train, labels, rng.uniform(-1.0, 4.0, (60, 2)), 3, 5
+    labels = rng.integers(0, 3, n_train)
+    train = centers[labels] + rng.standard_normal((n_train, 2))
+    return train, labels, rng.uniform(-1.0, 4.0, (n_queries, 2)), 3, 5
 
 
+LARGE = 16
 FUNCTION = "knn_classify"

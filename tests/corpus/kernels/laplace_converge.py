@@ -21,8 +21,10 @@ def laplace_converge(interior, boundary, tol, max_iter):
     return u
 
 
-def inputs(rng):
-    return rng.random((16, 20)), 1.0, 0.04, 100
+def inputs(rng, scale=1):
+    interior = rng.random((16 * scale, 20 * scale))
+    return interior, 1.0, 0.04, 100
 
 
+LARGE = 29
 FUNCTION = "laplace_converge"

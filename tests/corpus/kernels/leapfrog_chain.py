@@ -20,9 +20,11 @@ def leapfrog_chain(x, v, dt, steps):
     return 0.5 * np.sum(v ** 2) + 0.5 * SPRING_K * np.sum((np.roll(x, -1) - x) ** 2)
 
 
-def inputs(rng):
-    n = 128
-    return np.sin(2 * np.pi * np.arange(n) / n) + 0.01 * rng.standard_normal(n), np.zeros(n), 0.05, 40
+def inputs(rng, scale=1):
+    n = 128 * scale
+    x = np.sin(2 * np.pi * np.arange(n) / n) + 0.01 * rng.standard_normal(n)
+    return x, np.zeros(n), 0.05, 40
 
 
+LARGE = 8800
 FUNCTION = "leapfrog_chain"

@@ -29,11 +29,13 @@ def lennard_jones(pos, box, eps=1.0, sigma=1.0):
     return forces, energy
 
 
-def inputs(rng):
-    side = 5
+def inputs(rng, scale=1):
+    side = 5 * scale        # atoms on a side of the lattice: side ** 3 atoms
     g = np.arange(side) * 1.2
-    pos = np.array([[a, b, c] for a in g for b in g for c in g]) + 0.05 * rng.standard_normal((side ** 3, 3))
+    lattice = np.array([[a, b, c] for a in g for b in g for c in g])
+    pos = lattice + 0.05 * rng.standard_normal((side ** 3, 3))
     return pos, side * 1.2, 1.0, 1.0
 
 
+LARGE = 3
 FUNCTION = "lennard_jones"

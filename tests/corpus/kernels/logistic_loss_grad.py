@@ -30,10 +30,12 @@ def fit_logistic(x, y, steps, lr=0.5):
     return w, history
 
 
-def inputs(rng):
-    x = rng.standard_normal((150, 4))
-    y = (x @ np.array([1.5, -1.0, 0.0, 0.5]) + 0.3 * rng.standard_normal(150) > 0).astype(float)
+def inputs(rng, scale=1):
+    n = 150 * scale
+    x = rng.standard_normal((n, 4))
+    y = (x @ np.array([1.5, -1.0, 0.0, 0.5]) + 0.3 * rng.standard_normal(n) > 0).astype(float)
     return x, y, 20, 0.5
 
 
+LARGE = 2000
 FUNCTION = "fit_logistic"

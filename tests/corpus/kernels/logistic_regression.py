@@ -17,10 +17,11 @@ def logistic_regression(x, y, lr, iters):
     return w
 
 
-def inputs(rng):
-    x = rng.standard_normal((200, 5))
+def inputs(rng, scale=1):
+    x = rng.standard_normal((200 * scale, 5))
     y = (x @ np.array([1.0, -2.0, 0.5, 0.0, 1.5]) > 0).astype(np.float64)
     return x, y, 0.5, 15
 
 
+LARGE = 2700
 FUNCTION = "logistic_regression"

@@ -14,8 +14,10 @@ def logsumexp_rows(x, out):
         out[i] = m + np.log(np.sum(np.exp(x[i, :] - m)))
 
 
-def inputs(rng):
-    return rng.standard_normal((50, 120)) * 10.0, np.zeros(50)
+def inputs(rng, scale=1):
+    rows = 50 * scale
+    return rng.standard_normal((rows, 120 * scale)) * 10.0, np.zeros(rows)
 
 
+LARGE = 87
 FUNCTION = "logsumexp_rows"

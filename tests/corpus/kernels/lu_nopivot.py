@@ -18,9 +18,10 @@ def lu_nopivot(a):
     return lower, upper
 
 
-def inputs(rng):
-    n = 24
+def inputs(rng, scale=1):
+    n = 24 * scale
     return (rng.random((n, n)) + n * np.eye(n),)
 
 
+LARGE = 28
 FUNCTION = "lu_nopivot"

@@ -18,8 +18,9 @@ def mandelbrot_complex(xs, ys, maxiter):
     return counts
 
 
-def inputs(rng):
-    return np.linspace(-2.0, 0.6, 80), np.linspace(-1.2, 1.2, 60), 20
+def inputs(rng, scale=1):
+    return np.linspace(-2.0, 0.6, 80 * scale), np.linspace(-1.2, 1.2, 60 * scale), 20
 
 
+LARGE = 13
 FUNCTION = "mandelbrot_complex"

@@ -11,8 +11,9 @@ def mask_clip(a, lo, hi):
     a[a > hi] = hi
 
 
-def inputs(rng):
-    return rng.standard_normal((60, 70)), -0.5, 1.0
+def inputs(rng, scale=1):
+    return rng.standard_normal((60 * scale, 70 * scale)), -0.5, 1.0
 
 
+LARGE = 170
 FUNCTION = "mask_clip"

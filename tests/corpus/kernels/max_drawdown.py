@@ -25,9 +25,10 @@ def max_drawdown(equity):
     return worst, at
 
 
-def inputs(rng):
-    returns = 0.0005 + 0.01 * rng.standard_normal((10, 250))
+def inputs(rng, scale=1):
+    returns = 0.0005 + 0.01 * rng.standard_normal((10 * scale, 250 * scale))
     return (100.0 * np.exp(np.cumsum(returns, axis=1)),)
 
 
+LARGE = 190
 FUNCTION = "max_drawdown"

@@ -18,11 +18,13 @@ def median_filter(x, width=5):
     return out
 
 
-def inputs(rng):
-    x = np.sin(np.linspace(0.0, 6.0, 300))
-    spikes = rng.random(300) < 0.05
+def inputs(rng, scale=1):
+    n = 300 * scale
+    x = np.sin(np.linspace(0.0, 6.0, n))
+    spikes = rng.random(n) < 0.05
     x[spikes] += 5.0
     return x, 7
 
 
+LARGE = 2600
 FUNCTION = "median_filter"

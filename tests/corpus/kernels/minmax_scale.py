@@ -11,8 +11,9 @@ def minmax_scale(x):
     return (x - lo) / (x.max() - lo)
 
 
-def inputs(rng):
-    return (rng.standard_normal(3000) * 4.0 + 2.0,)
+def inputs(rng, scale=1):
+    return (rng.standard_normal(3000 * scale) * 4.0 + 2.0,)
 
 
+LARGE = 9400
 FUNCTION = "minmax_scale"

@@ -13,8 +13,8 @@ def mlp_relu(x, w1, b1, w2, b2):
     return h @ w2 + b2
 
 
-def inputs(rng):
-    batch, n_in, n_hidden, n_out = 32, 20, 64, 10
+def inputs(rng, scale=1):
+    batch, n_in, n_hidden, n_out = 32 * scale, 20 * scale, 64 * scale, 10 * scale
     f32 = np.float32
     return ((rng.standard_normal((batch, n_in))).astype(f32),
             (rng.standard_normal((n_in, n_hidden)) * 0.2).astype(f32),
@@ -23,4 +23,5 @@ def inputs(rng):
             (rng.standard_normal(n_out) * 0.1).astype(f32))
 
 
+LARGE = 53
 FUNCTION = "mlp_relu"

@@ -15,8 +15,9 @@ def moving_average(x, k):
     return (c[k:] - c[:-k]) / k
 
 
-def inputs(rng):
-    return rng.standard_normal(2000), 7
+def inputs(rng, scale=1):
+    return rng.standard_normal(2000 * scale), 7
 
 
+LARGE = 12000
 FUNCTION = "moving_average"

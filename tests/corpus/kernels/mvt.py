@@ -12,9 +12,10 @@ def mvt(x1, x2, y1, y2, a):
     x2 += y2 @ a
 
 
-def inputs(rng):
-    n = 70
+def inputs(rng, scale=1):
+    n = 70 * scale
     return rng.random(n), rng.random(n), rng.random(n), rng.random(n), rng.random((n, n))
 
 
+LARGE = 76
 FUNCTION = "mvt"

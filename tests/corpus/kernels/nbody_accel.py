@@ -24,9 +24,10 @@ def nbody_accel(pos, mass, g, softening):
     return acc
 
 
-def inputs(rng):
-    n = 100
+def inputs(rng, scale=1):
+    n = 100 * scale
     return rng.standard_normal((n, 3)), rng.uniform(0.5, 2.0, n), 1.0, 0.1
 
 
+LARGE = 28
 FUNCTION = "nbody_accel"

@@ -13,8 +13,9 @@ def nearest_centroid(x, centroids):
     return np.argmin(dist, axis=1)
 
 
-def inputs(rng):
-    return rng.random((200, 3)).astype(np.float32), rng.random((5, 3)).astype(np.float32)
+def inputs(rng, scale=1):
+    return rng.random((200 * scale, 3)).astype(np.float32), rng.random((5, 3)).astype(np.float32)
 
 
+LARGE = 17000
 FUNCTION = "nearest_centroid"

@@ -29,8 +29,10 @@ def newton_basins(z0, iters=25):
     return basin
 
 
-def inputs(rng):
-    return (rng.uniform(-1.5, 1.5, 300) + 1j * rng.uniform(-1.5, 1.5, 300),)
+def inputs(rng, scale=1):
+    n = 300 * scale
+    return (rng.uniform(-1.5, 1.5, n) + 1j * rng.uniform(-1.5, 1.5, n),)
 
 
+LARGE = 1200
 FUNCTION = "newton_basins"

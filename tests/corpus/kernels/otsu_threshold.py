@@ -24,10 +24,12 @@ def otsu_threshold(img, nbins=64):
     return t, img > t
 
 
-def inputs(rng):
-    img = np.where(rng.random((40, 40)) < 0.4, rng.normal(0.25, 0.05, (40, 40)),
-                   rng.normal(0.7, 0.08, (40, 40)))
+def inputs(rng, scale=1):
+    shape = (40 * scale, 40 * scale)
+    img = np.where(rng.random(shape) < 0.4, rng.normal(0.25, 0.05, shape),
+                   rng.normal(0.7, 0.08, shape))
     return np.clip(img, 0.0, 1.0), 64
 
 
+LARGE = 79
 FUNCTION = "otsu_threshold"

@@ -12,8 +12,9 @@ def pairwise_distances(x, y):
     return np.sqrt(np.sum(diff ** 2, axis=-1))
 
 
-def inputs(rng):
-    return rng.random((60, 3)), rng.random((50, 3))
+def inputs(rng, scale=1):
+    return rng.random((60 * scale, 3)), rng.random((50 * scale, 3))
 
 
+LARGE = 78
 FUNCTION = "pairwise_distances"

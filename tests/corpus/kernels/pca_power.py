@@ -24,9 +24,10 @@ def leading_component(data, iters=50):
     return v, v @ cov @ v
 
 
-def inputs(rng):
+def inputs(rng, scale=1):
     mix = np.array([[3.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 0.3]])
-    return rng.standard_normal((200, 3)) @ mix, 60
+    return rng.standard_normal((200 * scale, 3)) @ mix, 60
 
 
+LARGE = 25000
 FUNCTION = "leading_component"

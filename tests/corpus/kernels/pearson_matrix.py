@@ -15,10 +15,11 @@ def pearson_matrix(data):
     return z.T @ z / n
 
 
-def inputs(rng):
-    base = rng.standard_normal((250, 8))
+def inputs(rng, scale=1):
+    base = rng.standard_normal((250 * scale, 8 * scale))
     base[:, 1] += 0.8 * base[:, 0]
     return (base,)
 
 
+LARGE = 55
 FUNCTION = "pearson_matrix"

@@ -21,8 +21,10 @@ def pic_deposit(x, q, n_cells, length):
     return rho / dx
 
 
-def inputs(rng):
-    return rng.uniform(0.0, 10.0, 900), rng.choice([-1.0, 1.0], 900), 32, 10.0
+def inputs(rng, scale=1):
+    n = 900 * scale
+    return rng.uniform(0.0, 10.0, n), rng.choice([-1.0, 1.0], n), 32 * scale, 10.0
 
 
+LARGE = 10000
 FUNCTION = "pic_deposit"

@@ -27,11 +27,12 @@ def points_in_polygon(points, poly):
     return inside
 
 
-def inputs(rng):
+def inputs(rng, scale=1):
     t = np.linspace(0.0, 2 * np.pi, 13)[:-1]
     r = np.where(np.arange(12) % 2 == 0, 1.0, 0.45)
     poly = np.stack([r * np.cos(t), r * np.sin(t)], axis=1)
-    return rng.uniform(-1.1, 1.1, (400, 2)), poly
+    return rng.uniform(-1.1, 1.1, (400 * scale, 2)), poly
 
 
+LARGE = 18000
 FUNCTION = "points_in_polygon"

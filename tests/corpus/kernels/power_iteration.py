@@ -16,9 +16,10 @@ def power_iteration(a, iters):
     return x @ a @ x
 
 
-def inputs(rng):
-    m = rng.random((50, 50))
+def inputs(rng, scale=1):
+    m = rng.random((50 * scale, 50 * scale))
     return m @ m.T, 15
 
 
+LARGE = 65
 FUNCTION = "power_iteration"

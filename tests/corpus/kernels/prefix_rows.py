@@ -12,8 +12,9 @@ def prefix_rows(a):
         a[i, :] += a[i - 1, :]
 
 
-def inputs(rng):
-    return (rng.random((80, 50)),)
+def inputs(rng, scale=1):
+    return (rng.random((80 * scale, 50 * scale)),)
 
 
+LARGE = 180
 FUNCTION = "prefix_rows"

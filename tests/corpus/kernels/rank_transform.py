@@ -22,10 +22,11 @@ def spearman_first_column(data):
     return rho
 
 
-def inputs(rng):
-    x = rng.standard_normal((120, 5))
+def inputs(rng, scale=1):
+    x = rng.standard_normal((120 * scale, 5))
     x[:, 2] = x[:, 0] ** 3 + 0.1 * x[:, 2]
     return (x,)
 
 
+LARGE = 850
 FUNCTION = "spearman_first_column"

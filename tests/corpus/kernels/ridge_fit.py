@@ -18,9 +18,11 @@ def ridge_fit(x, y, lam, lr, iters):
     return w
 
 
-def inputs(rng):
-    x = rng.standard_normal((100, 6))
-    return x, x @ np.arange(1.0, 7.0) + 0.1 * rng.standard_normal(100), 0.1, 0.2, 20
+def inputs(rng, scale=1):
+    n = 100 * scale
+    x = rng.standard_normal((n, 6))
+    return x, x @ np.arange(1.0, 7.0) + 0.1 * rng.standard_normal(n), 0.1, 0.2, 20
 
 
+LARGE = 61000
 FUNCTION = "ridge_fit"

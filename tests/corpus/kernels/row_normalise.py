@@ -13,8 +13,10 @@ def row_normalise(a, out):
         out[i, :] = a[i, :] / np.linalg.norm(a[i, :])
 
 
-def inputs(rng):
-    return rng.random((80, 30)) + 0.1, np.zeros((80, 30))
+def inputs(rng, scale=1):
+    shape = (80 * scale, 30 * scale)
+    return rng.random(shape) + 0.1, np.zeros(shape)
 
 
+LARGE = 160
 FUNCTION = "row_normalise"

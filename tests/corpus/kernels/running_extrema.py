@@ -17,8 +17,9 @@ def running_extrema(x):
     return lo, hi
 
 
-def inputs(rng):
-    return (np.cumsum(rng.standard_normal(700)),)
+def inputs(rng, scale=1):
+    return (np.cumsum(rng.standard_normal(700 * scale)),)
 
 
+LARGE = 19000
 FUNCTION = "running_extrema"

@@ -18,10 +18,12 @@ def polygon_area_centroid(x, y):
     return abs(area), cx, cy
 
 
-def inputs(rng):
-    t = np.sort(rng.uniform(0.0, 2 * np.pi, 40))
-    r = 1.0 + 0.3 * rng.random(40)
+def inputs(rng, scale=1):
+    n = 40 * scale
+    t = np.sort(rng.uniform(0.0, 2 * np.pi, n))
+    r = 1.0 + 0.3 * rng.random(n)
     return r * np.cos(t) + 2.0, r * np.sin(t) - 1.0
 
 
+LARGE = 610000
 FUNCTION = "polygon_area_centroid"

@@ -19,10 +19,13 @@ def sobel_edges(img, rel_threshold):
     return edges
 
 
-def inputs(rng):
-    y, x = np.mgrid[0:40, 0:50]
-    img = ((x - 25) ** 2 + (y - 20) ** 2 < 150).astype(np.float64) + 0.05 * rng.random((40, 50))
+def inputs(rng, scale=1):
+    h, w = 40 * scale, 50 * scale
+    y, x = np.mgrid[0:h, 0:w]
+    disc = (x - 25 * scale) ** 2 + (y - 20 * scale) ** 2 < 150 * scale ** 2
+    img = disc.astype(np.float64) + 0.05 * rng.random((h, w))
     return img, 0.3
 
 
+LARGE = 66
 FUNCTION = "sobel_edges"

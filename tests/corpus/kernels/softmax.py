@@ -13,8 +13,9 @@ def softmax(x):
     return e / np.sum(e, axis=1)[:, None]
 
 
-def inputs(rng):
-    return (rng.standard_normal((64, 100)) * 5.0,)
+def inputs(rng, scale=1):
+    return (rng.standard_normal((64 * scale, 100 * scale)) * 5.0,)
 
 
+LARGE = 69
 FUNCTION = "softmax"

@@ -20,8 +20,10 @@ def softmax_cross_entropy(logits, labels):
     return loss, grad / n
 
 
-def inputs(rng):
-    return rng.standard_normal((64, 10)) * 2.0, rng.integers(0, 10, 64)
+def inputs(rng, scale=1):
+    n, classes = 64 * scale, 10 * scale
+    return rng.standard_normal((n, classes)) * 2.0, rng.integers(0, classes, n)
 
 
+LARGE = 140
 FUNCTION = "softmax_cross_entropy"

@@ -14,8 +14,9 @@ def sq_distances_gemm(x, y):
     return np.maximum(d, 0.0)
 
 
-def inputs(rng):
-    return rng.random((70, 8)), rng.random((40, 8))
+def inputs(rng, scale=1):
+    return rng.random((70 * scale, 8)), rng.random((40 * scale, 8))
 
 
+LARGE = 74
 FUNCTION = "sq_distances_gemm"

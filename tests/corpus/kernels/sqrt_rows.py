@@ -14,8 +14,10 @@ def sqrt_rows(a, out):
         out[i, :] = np.sqrt(a[i, :]) * 2
 
 
-def inputs(rng):
-    return rng.random((100, 40)), np.zeros((100, 40))
+def inputs(rng, scale=1):
+    shape = (100 * scale, 40 * scale)
+    return rng.random(shape), np.zeros(shape)
 
 
+LARGE = 130
 FUNCTION = "sqrt_rows"

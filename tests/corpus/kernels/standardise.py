@@ -13,8 +13,9 @@ def standardise(x):
     return (x - mu) / sigma
 
 
-def inputs(rng):
-    return ((rng.standard_normal((200, 12)) * 3.0 + 1.0).astype(np.float32),)
+def inputs(rng, scale=1):
+    return ((rng.standard_normal((200 * scale, 12 * scale)) * 3.0 + 1.0).astype(np.float32),)
 
 
+LARGE = 96
 FUNCTION = "standardise"

@@ -16,9 +16,10 @@ def syrk(alpha, beta, c, a):
             c[i, :i + 1] += alpha * a[i, k] * a[:i + 1, k]
 
 
-def inputs(rng):
-    n, m = 50, 30
+def inputs(rng, scale=1):
+    n, m = 50 * scale, 30 * scale
     return 1.5, 1.2, rng.random((n, n)), rng.random((n, m))
 
 
+LARGE = 18
 FUNCTION = "syrk"

@@ -10,8 +10,9 @@ def top_row(a):
     return np.argmax(a.sum(axis=1))
 
 
-def inputs(rng):
-    return (rng.random((90, 40)),)
+def inputs(rng, scale=1):
+    return (rng.random((90 * scale, 40 * scale)),)
 
 
+LARGE = 190
 FUNCTION = "top_row"

@@ -13,8 +13,9 @@ def trapezoid(lo, hi, n):
     return h * (np.sum(y) - 0.5 * (y[0] + y[-1]))
 
 
-def inputs(rng):
-    return -2.0, 3.0, 1001
+def inputs(rng, scale=1):
+    return -2.0, 3.0, 1000 * scale + 1
 
 
+LARGE = 31000
 FUNCTION = "trapezoid"

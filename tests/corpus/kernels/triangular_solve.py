@@ -31,11 +31,12 @@ def lu_solve_by_hand(lower, upper, b):
     return back_substitution(upper, forward_substitution(lower, b))
 
 
-def inputs(rng):
-    n = 30
+def inputs(rng, scale=1):
+    n = 30 * scale
     lower = np.tril(rng.random((n, n))) + n * np.eye(n)
     upper = np.triu(rng.random((n, n))) + n * np.eye(n)
     return lower, upper, rng.random(n)
 
 
+LARGE = 260
 FUNCTION = "lu_solve_by_hand"

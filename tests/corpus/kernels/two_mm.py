@@ -12,10 +12,11 @@ def two_mm(alpha, beta, a, b, c, d):
     d += alpha * a @ b @ c
 
 
-def inputs(rng):
-    ni, nj, nk, nl = 30, 35, 40, 45
+def inputs(rng, scale=1):
+    ni, nj, nk, nl = 30 * scale, 35 * scale, 40 * scale, 45 * scale
     return (1.5, 1.2, rng.random((ni, nk)), rng.random((nk, nj)), rng.random((nj, nl)),
             rng.random((ni, nl)))
 
 
+LARGE = 38
 FUNCTION = "two_mm"

@@ -18,11 +18,12 @@ def wave_1d(steps, courant, u0):
     return u
 
 
-def inputs(rng):
-    x = np.linspace(0.0, 1.0, 300)
+def inputs(rng, scale=1):
+    x = np.linspace(0.0, 1.0, 300 * scale)
     u0 = np.exp(-200.0 * (x - 0.3) ** 2)
     u0[0] = u0[-1] = 0.0
     return 150, 0.9, u0
 
 
+LARGE = 2400
 FUNCTION = "wave_1d"

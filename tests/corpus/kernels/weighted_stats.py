@@ -18,8 +18,10 @@ def weighted_stats(x, w):
     return mean, var
 
 
-def inputs(rng):
-    return rng.standard_normal((300, 6)) * 2.0 + 1.0, rng.random(300)
+def inputs(rng, scale=1):
+    n = 300 * scale
+    return rng.standard_normal((n, 6)) * 2.0 + 1.0, rng.random(n)
 
 
+LARGE = 14000
 FUNCTION = "weighted_stats"

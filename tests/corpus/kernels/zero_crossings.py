@@ -17,8 +17,9 @@ def zero_crossing_rate(signal, frame_len):
     return rates
 
 
-def inputs(rng):
-    return rng.standard_normal(1000), 50
+def inputs(rng, scale=1):
+    return rng.standard_normal(1000 * scale), 50
 
 
+LARGE = 3600
 FUNCTION = "zero_crossing_rate"

@@ -19,10 +19,12 @@ def zscore_outliers(x):
     return counts, clean_mean
 
 
-def inputs(rng):
-    x = rng.standard_normal((400, 5))
-    x[rng.random((400, 5)) < 0.01] *= 20.0
+def inputs(rng, scale=1):
+    n = 400 * scale
+    x = rng.standard_normal((n, 5))
+    x[rng.random((n, 5)) < 0.01] *= 20.0
     return (x,)
 
 
+LARGE = 12000
 FUNCTION = "zscore_outliers"

@@ -22,9 +22,9 @@ their estimates put them, 49.6 ms all on OpenMP). So the call is the unit of the
   each, then counted calls until one side is twice as fast or each has two; the faster kept,
   watched, and measured again when later calls contradict it. A call kept on OpenMP whose calls
   are shorter than decide.WATCH_OPENMP_S is not watched: the compiled caller remembers its
-  first nest's inputs and runs the next such call on OpenMP without Python.
+  arguments' layouts and runs the next such call on OpenMP without Python.
 
-The key is the first offered nest and its arrays' layouts (shapes, strides, dtypes) with the
+The key is the function and its array arguments' layouts (dtypes, shapes, strides), with the
 switches that change what the device runs; the scalars (a number of steps) are not in it.
 """
 from __future__ import annotations
@@ -36,14 +36,12 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Optional
 
-import numpy as np
-
 from jitgpu.choice import Choice
 
 log = logging.getLogger("unpy")
 
 DEVICE, OPENMP = "device", "openmp"
-QUIET = 3               # timed calls without a device nest before the call has nothing to choose
+QUIET = 2               # timed calls without a device nest before the call has nothing to choose
 
 _CALLS = OrderedDict()  # key -> CallTrial, most recent last
 _CALLS_KEPT = 256
@@ -111,29 +109,23 @@ def _rules():
     return RULES
 
 
-def call_key(module, function, nest_id, values, settings) -> tuple:
-    arrays = tuple((name, v.shape, v.strides, v.dtype.str) for name, v in values.items()
-                   if isinstance(v, np.ndarray))
-    return (module, function, nest_id, arrays, settings.device, settings.gpu_opt,
-            settings.gpu_search, settings.pin, settings.gpu_mem_limit)
-
-
-def begin_call(module: str, function: str, nest_id: int, values: dict) -> tuple:
-    """From the compiled caller's first offer of a call that keeps data: (run every nest with
-    OpenMP, the token to report the call's seconds with (0: untimed), whether to remember these
-    inputs as kept on OpenMP in C++)."""
-    from jitgpu.decide import WATCH_OPENMP_S
-    from jitgpu.relaunch import SCOPE_KEY
-    from unpy.settings import current
+def begin_call(module: str, function: str, layout: bytes, scope: int) -> tuple:
+    """From the compiled caller's first offer of a call that keeps data (`layout`: the dtypes,
+    shapes and strides of the function's array arguments; `scope`: the call's id): (run every
+    nest with OpenMP, the token to report the call's seconds with (0: untimed), whether to
+    remember these layouts as kept on OpenMP in C++)."""
     from gpurts.device import is_list_spec
+    from jitgpu.decide import WATCH_OPENMP_S
     from jitgpu.multi import device_spec
+    from unpy.settings import current
     settings = current()
     if settings.switched_off or settings.force_gpu or not settings.resident or \
             is_list_spec(device_spec(module, function, settings)):
         # (UNPY_RESIDENT=0: no call keeps data, each nest decides alone; several
         # participants: the split's shares decide)
         return False, 0, False
-    key = call_key(module, function, nest_id, values, settings)
+    key = (module, function, layout, settings.device, settings.gpu_opt, settings.gpu_search,
+           settings.pin, settings.gpu_mem_limit)
     with _lock:
         trial = _CALLS.get(key)
         if trial is None:
@@ -143,8 +135,10 @@ def begin_call(module: str, function: str, nest_id: int, values: dict) -> tuple:
         _CALLS.move_to_end(key)
         if trial.idle:
             # Its nests refuse by themselves: the compiled caller skips their hooks too, which
-            # a changing scalar in their inputs would otherwise bring to Python every launch
-            # (H100, an n-body leapfrog of 3600 launches a call: 22.5 ms against 16.0 ms).
+            # a changing scalar or a new array in their inputs would otherwise bring to Python
+            # every launch (H100, an n-body leapfrog of 3600 launches a call: 22.5 ms against
+            # 16.0 ms; PoCL, the corpus's Floyd-Warshall, a new `dist` every step: 137 ms
+            # against 0.064 ms).
             return True, 0, True
         side = trial.next()
         if side is None:
@@ -155,7 +149,6 @@ def begin_call(module: str, function: str, nest_id: int, values: dict) -> tuple:
             _openmp_reports(module, function, trial)
             return True, 0, True
         token = next(_tokens)
-        scope = values.get(SCOPE_KEY, -1)
         _TIMED[token] = (trial, side, scope)
         while len(_TIMED) > _TIMED_KEPT:        # calls that never ended (a crash)
             _SCOPES.pop(_TIMED.popitem(last=False)[1][2], None)

@@ -88,7 +88,7 @@ def test_a_time_loop_runs_where_its_whole_calls_were_faster(loops, unforced, fas
 
 def test_short_calls_kept_on_openmp_skip_python(loops, unforced):
     """Kept on OpenMP with calls shorter than a watch is worth: the compiled caller remembers
-    the first nest's inputs and asks nothing more (no report is written)."""
+    its arguments' layouts and asks nothing more (no report is written)."""
     unforced.setattr(calls, "measured_seconds",
                      lambda side, s: 1.0 if side == DEVICE else 1e-4)
     a, b = RNG.random((18, 18)), np.zeros((18, 18))
@@ -107,14 +107,15 @@ def test_short_calls_kept_on_openmp_skip_python(loops, unforced):
 
 
 def test_calls_whose_nests_refuse_by_themselves_skip_python(loops, unforced):
-    """Every nest refused by its estimate for QUIET calls in a row: later calls with the same
-    inputs ask nothing, though the step's coefficient `c` in the nest's inputs changes every
-    launch (a refusal remembered by the inputs would bring each launch to Python)."""
+    """Every nest refused by its estimate for QUIET calls in a row: later calls with arrays of
+    the same layouts ask nothing, though they are new arrays and the step's coefficient `c` in
+    the nest's inputs changes every launch (a refusal remembered by the inputs would bring
+    each launch to Python)."""
     from jitgpu.plan import GpuPlan
     unforced.setattr(GpuPlan, "profitable", property(lambda plan: False))
-    a, b = RNG.random(40), RNG.random(40)
     for _ in range(calls.QUIET + 1):
-        loops.compiled.host_coefficient(4, a, b)
+        loops.compiled.host_coefficient(4, RNG.random(40), RNG.random(40))
+    a, b = RNG.random(40), RNG.random(40)
     reasons = [n.reason for n in loops.explain("host_coefficient").nests]
     assert all("not profitable" in r for r in reasons), reasons
     key = (loops.compiled.__name__, "host_coefficient")

@@ -909,27 +909,22 @@ class FunctionEmitter(CExprPrinter):
         replay = self.fresh("replay") if keyed and not loop.reductions else None
         if replay:
             self.out(f"static unpy::Replay {replay};")
-        self.out("if (!omp_in_parallel()) {")
-        self.depth += 1
         scoped = loop.nest_id not in self.lone_nests
         # A call the call choice runs all with OpenMP (jitgpu/calls.py) asks nothing.
-        host_only = (f"unpy_scope.host_only_for({key + '.bytes' if keyed else 'std::string()'})"
-                     if scoped else None)
+        self.out("if (!omp_in_parallel()" + (" && !unpy_scope.host_only()) {" if scoped else ") {"))
+        self.depth += 1
         if keyed:
             self.out(f"unpy::HookKey {key};")
             for name in names:
                 self.out(f"{key}.add({cname(name)});")
-            first = "if"
-            if host_only:
-                self.out(f"if ({host_only}) {{")
-                first = "} else if"
             if replay:
-                self.out(f"{first} ({replay}.run({key}.bytes)) {{")
+                self.out(f"if ({replay}.run({key}.bytes)) {{")
                 self.out(f"    {done} = true;")
-                first = "} else if"
-            self.out(f"{first} (!{skip}.skips({key}.bytes)) {{")
+                self.out(f"}} else if (!{skip}.skips({key}.bytes)) {{")
+            else:
+                self.out(f"if (!{skip}.skips({key}.bytes)) {{")
         else:
-            self.out(f"if ({'!' + host_only + ' && ' if host_only else ''}!{skip}.active()) {{")
+            self.out(f"if (!{skip}.active()) {{")
         offer = self.offer(loop, names, types)
         scope = "&unpy_scope" if scoped else "nullptr"
         key_arg = f"&{key}.bytes" if keyed else "nullptr"
@@ -967,8 +962,8 @@ class FunctionEmitter(CExprPrinter):
             value = (f"unpy::to_python({cname(n)})" if isinstance(t, Array)
                      else f"py::cast({cname(n)})")
             lines.append(f'    unpy_values["{n}"] = {value};')
-        lines += [f'    if (unpy_scope && !unpy_scope->begin(UNPY_MODULE_NAME, "{self.fn.name}", '
-                  f"{loop.nest_id}, unpy_values, unpy_key)) return false;",
+        lines += [f'    if (unpy_scope && !unpy_scope->begin(UNPY_MODULE_NAME, "{self.fn.name}")) '
+                  "return false;",
                   f'    py::object unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
                   f"{loop.nest_id}, unpy_values, unpy_skip, unpy_key, unpy_timer, unpy_replay);",
                   "    if (unpy_result.is_none() || unpy_split.take(unpy_result)) return false;"]
@@ -986,10 +981,15 @@ class FunctionEmitter(CExprPrinter):
         # nest is not alone in it (otherwise the call keeps what `unpython.resident` holds).
         nests = {s.nest_id for s in walk_stmts(self.fn.body)
                  if isinstance(s, ir.For) and s.nest_id is not None}
-        keeps = "true" if nests - self.lone_nests else "false"
-        if keeps == "true":
+        if nests - self.lone_nests:
+            # The whole call is what jitgpu/calls.py chooses for, by its arrays' layouts.
             self.out("static unpy::HookSkip unpy_calls_memo;")
-        self.out(f"unpy::CallScope unpy_scope({keeps}{', &unpy_calls_memo' if keeps == 'true' else ''});")
+            self.out("unpy::CallScope unpy_scope(true, &unpy_calls_memo);")
+            adds = " ".join(f"unpy_layout.add_layout({cname(p.name)});" for p in self.fn.params
+                            if isinstance(p.type, ir.Array))
+            self.out(f"unpy_scope.layout_of = [&](unpy::HookKey& unpy_layout) {{ {adds} }};")
+        else:
+            self.out("unpy::CallScope unpy_scope(false);")
         dead = dying_locals(self.fn)
         if dead:
             adds = " ".join(f"unpy_dead.add({cname(name)});" for name in dead)

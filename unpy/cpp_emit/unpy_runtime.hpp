@@ -1718,6 +1718,16 @@ struct HookKey {
         }
     }
 
+    // The array's dtype, shape and strides, not its address (jitgpu/calls.py's key).
+    template <typename T, int N>
+    void add_layout(const Array<T, N>& a) {
+        put(type_code<T>() | int64_t(N) << 16);
+        for (int d = 0; d < N; ++d) {
+            put(a.shape[d]);
+            put(a.strides[d]);
+        }
+    }
+
     template <typename T, typename = std::enable_if_t<std::is_arithmetic<T>::value>>
     void add(const T& v) {
         int64_t bits = 0;
@@ -2022,16 +2032,19 @@ inline void flush_host(const ByteRanges& reads, const ByteRanges& writes) {
 // exception, what is still stale is copied back, except the local arrays that die with the call
 // (`dead`), and the call's device copies are dropped.
 // Where the call keeps data, the whole call is also what jitgpu/calls.py chooses between the
-// device and OpenMP: its first offer asks which way the call runs (`begin`), and the call's
-// seconds, its copies back included, go back with the answer's token when it ends. `memo`: the
-// first nests' inputs of the function's calls that the choice keeps on OpenMP without asking.
+// device and OpenMP, by the layouts of the function's array arguments (`layout_of`): its first
+// offer asks which way the call runs (`begin`), and the call's seconds, its copies back
+// included, go back with the answer's token when it ends. `memo`: the layouts of the
+// function's calls that the choice keeps on OpenMP without asking.
 struct CallScope {
     bool enabled;
     HookSkip* memo;
     int64_t id_ = 0;
-    bool begun = false, host_only = false;
+    bool begun = false, host_only_ = false, memo_read = false;
     int64_t token = 0;
     double started = 0;
+    std::function<void(HookKey&)> layout_of;    // adds the function's arrays' layouts
+    std::string layout_;
     std::function<void(ByteRanges&)> dead;
 
     explicit CallScope(bool on, HookSkip* calls_memo = nullptr)
@@ -2045,31 +2058,43 @@ struct CallScope {
         return id_;
     }
 
-    // Whether the nest with inputs `key` runs with OpenMP without the hook: the call runs all
-    // its nests so, by the choice's answer or by the memo of its first nest's inputs.
-    bool host_only_for(const std::string& key) {
-        if (!begun && memo && memo->skips(key)) begun = host_only = true;
-        return host_only;
+    const std::string& layout() {      // (made when first needed)
+        if (layout_.empty() && layout_of) {
+            HookKey key;
+            layout_of(key);
+            layout_ = key.bytes + '\x1f';
+        }
+        return layout_;
     }
 
-    // At a nest's offer (with the GIL and its values): whether the hook is asked (false: the
-    // call runs every nest with OpenMP). The first offer asks jitgpu.calls.begin_call.
-    bool begin(const char* module, const char* function, int nest, const py::dict& values,
-               const std::string* key) {
-        if (begun || !memo) return !host_only;
+    // Whether the call runs its nests with OpenMP without the hook: by the choice's answer,
+    // or by the memo of its layouts (read once a call).
+    bool host_only() {
+        if (!memo_read) {
+            memo_read = true;
+            if (!begun && memo && __atomic_load_n(&memo->refused, __ATOMIC_RELAXED) &&
+                memo->skips(layout())) begun = host_only_ = true;
+        }
+        return host_only_;
+    }
+
+    // At a nest's offer (with the GIL): whether the hook is asked (false: the call runs every
+    // nest with OpenMP). The first offer asks jitgpu.calls.begin_call.
+    bool begin(const char* module, const char* function) {
+        if (begun || !memo) return !host_only_;
         begun = true;
         try {
             static py::object* ask = new py::object(
                 py::module_::import("jitgpu.calls").attr("begin_call"));
-            py::tuple answer = (*ask)(module, function, nest, values);
-            host_only = answer[0].cast<bool>();
+            py::tuple answer = (*ask)(module, function, py::bytes(layout()), id());
+            host_only_ = answer[0].cast<bool>();
             token = answer[1].cast<int64_t>();
-            if (answer[2].cast<bool>() && key) memo->set_refused(*key);
+            if (answer[2].cast<bool>()) memo->set_refused(layout());
         } catch (py::error_already_set& e) {
             if (e.matches(PyExc_KeyboardInterrupt)) throw Interrupted();
             residency_warning(std::string("the call's GPU choice failed: ") + e.what());
         }
-        return !host_only;
+        return !host_only_;
     }
 
     ~CallScope() {

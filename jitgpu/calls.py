@@ -16,8 +16,9 @@ their estimates put them, 49.6 ms all on OpenMP). So the call is the unit of the
   row, the nests refuse by themselves, and the compiled caller runs such calls with OpenMP
   without asking (as below).
 - A "device" call whose every device nest was clear by its estimate's margin (`decide.
-  by_estimate`) settles on the device: what the estimate decides for a nest alone it decides
-  for the call.
+  by_estimate`) settles on the device, what the estimate decides for a nest alone it decides
+  for the call, where the call took at most AGREE times its nests' estimated seconds: a call
+  the estimates misjudge that much is measured both ways.
 - Otherwise the two sides are a `Choice` (jitgpu/choice.py, decide.RULES): one uncounted call
   each, then counted calls until one side is twice as fast or each has two; the faster kept,
   watched, and measured again when later calls contradict it. A call kept on OpenMP whose calls
@@ -42,6 +43,11 @@ log = logging.getLogger("unpy")
 
 DEVICE, OPENMP = "device", "openmp"
 QUIET = 2               # timed calls without a device nest before the call has nothing to choose
+# A device call whose nests were clear by their estimates settles on the device only where it
+# took at most this many times their estimated seconds (H100, the corpus's autocorrelation at
+# its large size: its 52 reductions estimated at 0.11 ms on the device, 22x faster than
+# OpenMP; the calls took 83-97 ms there, 14.9 ms with OpenMP).
+AGREE = 4.0
 
 _CALLS = OrderedDict()  # key -> CallTrial, most recent last
 _CALLS_KEPT = 256
@@ -54,10 +60,11 @@ _lock = threading.Lock()
 
 @dataclass
 class ScopeTally:
-    """What a timed "device" call's nests did: whether any ran on the device, and whether every
-    one that did was clear by its estimate."""
+    """What a timed "device" call's nests did: whether any ran on the device, whether every one
+    that did was clear by its estimate, and their estimated seconds there, launch by launch."""
     device: bool = False
     clear: bool = True
+    estimated_s: float = 0.0
 
 
 @dataclass
@@ -66,7 +73,6 @@ class CallTrial:
     choice: Choice = field(default_factory=lambda: Choice(_rules(), (DEVICE, OPENMP)))
     quiet: int = 0                  # timed "device" calls in a row without a device nest
     by_estimate: bool = False       # settled on the device by the nests' estimates
-    why: str = ""
 
     @property
     def idle(self) -> bool:
@@ -86,9 +92,9 @@ class CallTrial:
             self.quiet += 1
             return
         self.quiet = 0
-        if side == DEVICE and tally.clear and not self.choice.settled:
+        if side == DEVICE and tally.clear and not self.choice.settled \
+                and seconds <= AGREE * tally.estimated_s:
             self.by_estimate = True
-            self.why = "every nest that ran on the device was clear by its estimate"
             return
         self.choice.record(side, seconds)
 
@@ -159,13 +165,14 @@ def begin_call(module: str, function: str, layout: bytes, scope: int) -> tuple:
     return host_only, token, False
 
 
-def nest_ran(scope: int, clear: bool) -> None:
-    """A nest of call `scope` ran on the device (jitgpu/offload.py); `clear`: its estimate
-    alone put it there."""
+def nest_ran(scope: int, clear: bool, estimate_s: float) -> None:
+    """A nest of call `scope` ran on the device (jitgpu/offload.py, jitgpu/relaunch.py);
+    `clear`: its estimate alone put it there; `estimate_s`: its estimated seconds there."""
     tally = _SCOPES.get(scope)
     if tally is not None:
         tally.device = True
         tally.clear = tally.clear and clear
+        tally.estimated_s += estimate_s
 
 
 def measured_seconds(side: str, seconds: float) -> float:

@@ -397,7 +397,8 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     if prepared.pending is not None:
         prepared.pending.default_ran(timings.kernel_seconds)   # (the search's baseline)
     if keep:
-        calls.nest_ran(scope, decide.by_estimate(prepared.plan) is True)
+        calls.nest_ran(scope, decide.by_estimate(prepared.plan) is True,
+                       prepared.plan.estimate.device_s)
     if trial is not None:
         # (a search's step times candidates, not this call's run)
         trial.record("device", total_s - prepared_s - step_s)

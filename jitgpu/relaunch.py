@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from jitgpu import calls
 from unpy import ir
 from unpy.ir import Scalar
 from unpy.settings import current as current_settings
@@ -228,6 +229,8 @@ class Launch:
     relaunch: object              # gpurts.executor.relaunch
     count: object                 # jitgpu.residency.nest_calls_share (the estimate's share)
     relaunches: int = 0           # launches of this record so far
+    clear: bool = False           # its estimate alone put it on the device (jitgpu/calls.py)
+    estimate_s: float = 0.0       # its estimated seconds on the device
 
 
 @dataclass
@@ -308,12 +311,13 @@ def try_relaunch(module, function, nest_id, values, key):
             launch.relaunch(launch.device, launch.cl_kernel, launch.kernel)
     launch.relaunches += 1
     launch.count(module, function, scope)
-    calls = RELAUNCHES.call(module, function, scope)
-    calls.launches += 1
-    calls.relaunched += 1
+    calls.nest_ran(scope, launch.clear, launch.estimate_s)
+    counts = RELAUNCHES.call(module, function, scope)
+    counts.launches += 1
+    counts.relaunched += 1
     spent = time.perf_counter() - started
-    calls.host_s += spent
-    calls.relaunch_s += spent
+    counts.host_s += spent
+    counts.relaunch_s += spent
     return {}
 
 
@@ -323,6 +327,7 @@ def offer(module, function, nest_id, scope, key, values, settings, device, plan,
     allows, and return it (else forget the nest's earlier one, and return None)."""
     from gpurts.executor import relaunch, scalar_positions, set_scalars
     from gpurts.residency import TABLE
+    from jitgpu.decide import by_estimate
     from jitgpu.nest import load_nest
     from jitgpu.residency import nest_calls_share
     nest = load_nest(module, function, nest_id)
@@ -345,5 +350,6 @@ def offer(module, function, nest_id, scope, key, values, settings, device, plan,
     found = RELAUNCHES.launches[where] = Launch(
         scope, _cut(key, segments), segments, settings, TABLE.version, device, kernel,
         built.kernel, recipe, scalar_positions(kernel, scalar_roles(nest).changing), checks,
-        TABLE, set_scalars, relaunch, nest_calls_share)
+        TABLE, set_scalars, relaunch, nest_calls_share,
+        clear=by_estimate(prepared.plan) is True, estimate_s=prepared.plan.estimate.device_s)
     return found

@@ -26,9 +26,19 @@ def test_calls_without_a_device_nest_leave_the_choice_to_the_nests():
 
 def test_device_nests_clear_by_their_estimates_settle_without_measuring_openmp():
     trial = CallTrial()
-    assert run(trial, {DEVICE: 1.0}, {DEVICE: ScopeTally(device=True, clear=True)}) == DEVICE
+    clear = ScopeTally(device=True, clear=True, estimated_s=0.5)
+    assert run(trial, {DEVICE: 1.0}, {DEVICE: clear}) == DEVICE
     assert trial.next() is None and trial.by_estimate
     assert trial.choice.times[OPENMP] == []
+
+
+def test_a_call_its_clear_estimates_misjudge_is_measured_both_ways():
+    trial = CallTrial()
+    misjudged = {DEVICE: ScopeTally(device=True, clear=True, estimated_s=1e-3)}
+    sides = [run(trial, {DEVICE: calls.AGREE * 1e-3 * 20, OPENMP: 1e-3}, misjudged)
+             for _ in range(5)]
+    assert sides == [DEVICE, DEVICE, OPENMP, OPENMP, OPENMP], sides
+    assert not trial.by_estimate and trial.choice.chosen == OPENMP
 
 
 def test_close_calls_are_measured_both_ways_and_the_faster_kept():

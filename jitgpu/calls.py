@@ -120,16 +120,20 @@ def begin_call(module: str, function: str, layout: bytes, scope: int) -> tuple:
     shapes and strides of the function's array arguments; `scope`: the call's id): (run every
     nest with OpenMP, the token to report the call's seconds with (0: untimed), whether to
     remember these layouts as kept on OpenMP in C++)."""
-    from gpurts.device import is_list_spec
-    from jitgpu.decide import WATCH_OPENMP_S
-    from jitgpu.multi import device_spec
     from unpy.settings import current
     settings = current()
-    if settings.switched_off or settings.force_gpu or not settings.resident or \
-            is_list_spec(device_spec(module, function, settings)):
-        # (UNPY_RESIDENT=0: no call keeps data, each nest decides alone; several
-        # participants: the split's shares decide)
+    if settings.switched_off or settings.force_gpu or not settings.resident:
+        # (UNPY_DEVICE=none: before any import of the GPU stack; UNPY_RESIDENT=0: no call
+        # keeps data, each nest decides alone)
         return False, 0, False
+    try:
+        from gpurts.device import is_list_spec
+        from jitgpu.decide import WATCH_OPENMP_S
+        from jitgpu.multi import device_spec
+    except ImportError:         # without the extra `gpu`: the hook says so
+        return False, 0, False
+    if is_list_spec(device_spec(module, function, settings)):
+        return False, 0, False      # several participants: the split's shares decide
     key = (module, function, layout, settings.device, settings.gpu_opt, settings.gpu_search,
            settings.pin, settings.gpu_mem_limit)
     with _lock:

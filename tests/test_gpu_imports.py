@@ -40,6 +40,7 @@ CALL = """
     a = np.arange(4.0)
     dropin.scale(a, 2.0)            # its prange nest is offered to the GPU hook
     dropin.scale(a, 2.0)
+    dropin.scale_steps(a, 1.0, 2)   # a call that keeps data: the call's choice is asked too
     loaded = sorted(sys.modules)
     print(json.dumps({{"modules": loaded, "scaled": a.tolist(),
                       "explain": str(unpython.explain(dropin.scale))}}))

@@ -38,6 +38,17 @@ def scale(a, x):
         a[i] = a[i] * x
 
 
+@unpython.gpu
+@unpython.type('ndarray[float64, 1]', 'float64', 'int64', None)
+def scale_steps(a, x, steps):
+    """Two nests a step: a call that keeps data on the device (jitgpu/calls.py asks first)."""
+    for t in range(steps):
+        for i in prange(a.shape[0]):
+            a[i] = a[i] * x
+        for i in prange(a.shape[0]):
+            a[i] = a[i] + 0.0
+
+
 @unpython.type('int64', 'int64')
 def no_loops(n):
     return n * 2

@@ -5,7 +5,8 @@ each outermost prange nest of a @gpu function. It returns None ("not done": run 
 or a dict of the nest's reduction results when the nest ran on the OpenCL device; False when no
 device can be used at all, so that the nest skips the hook until UNPY_DEVICE changes; REFUSED
 when the analysis or the profitability estimate refused the call's inputs, so that the nest
-skips the hook while the same inputs and switches come again; or, for a nest split across
+skips the hook while the same inputs and switches come again (REFUSED_LAYOUT: inputs of the
+same layouts and scalars, at any addresses); or, for a nest split across
 several participants one of which is its own OpenMP code (jitgpu/multi.py), `(lo, hi, spare,
 handle)`: run the OpenMP code on iterations [lo, hi) of the outer loop, then call
 `jitgpu.multi.finish_split(handle, reductions)`; or an int, when a close call is being measured
@@ -41,6 +42,9 @@ _configure_logging()
 
 
 REFUSED = "refused"
+# A refusal that holds for arrays of the same layouts at other addresses (nest.Refused.by_layout):
+# a temporary the function allocates anew every call then skips the hook too.
+REFUSED_LAYOUT = "refused by layout"
 
 # gpurts.device's reason for the spec 'none', so that explain says the same either way.
 SWITCHED_OFF = "UNPY_DEVICE=none: OpenCL is switched off"
@@ -101,7 +105,9 @@ def run_nest(module: str, function: str, nest_id: int, values: dict, key: bytes 
         return e.token
     except Refused as e:
         _fall_back(module, function, nest_id, where, str(e), logging.INFO, e.details)
-        return REFUSED if key is not None and not log.isEnabledFor(logging.INFO) else None
+        if key is None or log.isEnabledFor(logging.INFO):
+            return None
+        return REFUSED_LAYOUT if e.by_layout else REFUSED
     except DeviceFailure as e:
         return _fall_back(module, function, nest_id, where, str(e), logging.WARNING)
     except NotOffloadable as e:

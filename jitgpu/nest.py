@@ -26,11 +26,14 @@ class NotOffloadable(Exception):
 class Refused(NotOffloadable):
     """Refused on grounds that depend only on the call's inputs (array layouts, scalars) and the
     switches: the analysis or the profitability estimate. The same inputs are refused again.
-    `details`: what the nest's report shows beside the reason (a split's share history)."""
+    `details`: what the nest's report shows beside the reason (a split's share history).
+    `by_layout`: so are arrays of the same dtypes, shapes and strides at other addresses (the
+    estimate's refusal, or a measured choice of OpenMP: neither reads addresses)."""
 
-    def __init__(self, reason: str, details: dict | None = None):
+    def __init__(self, reason: str, details: dict | None = None, by_layout: bool = False):
         super().__init__(reason)
         self.details = details or {}
+        self.by_layout = by_layout
 
 
 class DeviceFailure(NotOffloadable):

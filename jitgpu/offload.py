@@ -363,7 +363,9 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     if prepared.refusal:
         # The first call of a function that keeps data does not know yet how many nest calls
         # share its copies: its refusal is not to be remembered (the C++ caller would skip).
-        raise (NotOffloadable if keep and share is None else Refused)(prepared.refusal)
+        if keep and share is None:
+            raise NotOffloadable(prepared.refusal)
+        raise Refused(prepared.refusal, by_layout=prepared.plan is not None)
     trial = prepared.trial
     if trial is not None and measure:
         replay.harvest(prepared, trial)     # a replayed call's time is a device sample
@@ -373,7 +375,7 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         trial = None
     if trial is not None and trial.on_device is False:
         raise (decide.ask_openmp(trial) if measure and trial.watches_openmp()
-               else Refused(str(trial)))
+               else Refused(str(trial), by_layout=True))
     if trial is not None and trial.on_device is None and trial.wants_openmp():
         raise decide.ask_openmp(trial)
     log = None

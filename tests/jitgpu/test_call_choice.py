@@ -150,3 +150,26 @@ def test_without_residency_each_nest_decides_alone(loops, unforced):
         reason = loops.explain("jacobi2d").nests[0].reason
         assert "close call" in reason or reason.startswith("measured OpenMP faster: "), reason
     assert not calls._CALLS
+
+
+def test_a_refusal_by_the_estimate_holds_for_new_arrays_of_the_same_layouts(gpu, device_env,
+                                                                            monkeypatch):
+    """A lone nest that its estimate refuses is skipped in C++ for arrays of the same dtypes,
+    shapes and strides at other addresses (a temporary allocated every call), not only for the
+    same arrays; other shapes ask again. An analysis refusal stays tied to the arrays
+    themselves (tests/jitgpu/test_gpu_refusals.py)."""
+    from jitgpu import session
+    from jitgpu.plan import GpuPlan
+    device_env.delenv("UNPY_FORCE_GPU")
+    monkeypatch.setattr(GpuPlan, "profitable", property(lambda plan: False))
+    session.forget()
+    gpu.check("axpy", RNG.random(64), RNG.random(64), 2.0, ran_on="openmp",
+              reason="not profitable")
+    key = (gpu.compiled.__name__, "axpy")
+    marks = {0: report.NestReport(0, None, "before the call")}
+    report._last[key] = dict(marks)
+    gpu.check("axpy", RNG.random(64), RNG.random(64), 2.0, ran_on=None)
+    assert report._last[key] == marks, report._last[key]
+    gpu.check("axpy", RNG.random(65), RNG.random(65), 2.0, ran_on="openmp",
+              reason="not profitable")
+    session.forget()

@@ -920,14 +920,14 @@ class FunctionEmitter(CExprPrinter):
             if replay:
                 self.out(f"if ({replay}.run({key}.bytes)) {{")
                 self.out(f"    {done} = true;")
-                self.out(f"}} else if (!{skip}.skips({key}.bytes)) {{")
+                self.out(f"}} else if (!{skip}.skips({key})) {{")
             else:
-                self.out(f"if (!{skip}.skips({key}.bytes)) {{")
+                self.out(f"if (!{skip}.skips({key})) {{")
         else:
             self.out(f"if (!{skip}.active()) {{")
         offer = self.offer(loop, names, types)
         scope = "&unpy_scope" if scoped else "nullptr"
-        key_arg = f"&{key}.bytes" if keyed else "nullptr"
+        key_arg = f"&{key}" if keyed else "nullptr"
         replay_arg = f"&{replay}" if replay else "nullptr"
         reduced = [r.var for r in loop.reductions if r.var not in names]
         args = [cname(n) for n in names + reduced]
@@ -952,7 +952,7 @@ class FunctionEmitter(CExprPrinter):
                   + [f"{ctype(self.fn.variable_type(v))}& {cname(v)}" for v in reduced
                      if v not in names]
                   + ["unpy::CallScope* unpy_scope", "unpy::SplitRange& unpy_split",
-                     "unpy::HookSkip& unpy_skip", "const std::string* unpy_key",
+                     "unpy::HookSkip& unpy_skip", "const unpy::HookKey* unpy_key",
                      "unpy::NestTimer* unpy_timer", "unpy::Replay* unpy_replay"])
         lines = [f"static bool {name}({', '.join(params)}) {{",
                  "    py::gil_scoped_acquire unpy_gil;",
@@ -985,7 +985,7 @@ class FunctionEmitter(CExprPrinter):
             # The whole call is what jitgpu/calls.py chooses for, by its arrays' layouts.
             self.out("static unpy::HookSkip unpy_calls_memo;")
             self.out("unpy::CallScope unpy_scope(true, &unpy_calls_memo);")
-            adds = " ".join(f"unpy_layout.add_layout({cname(p.name)});" for p in self.fn.params
+            adds = " ".join(f"unpy_layout.add({cname(p.name)});" for p in self.fn.params
                             if isinstance(p.type, ir.Array))
             self.out(f"unpy_scope.layout_of = [&](unpy::HookKey& unpy_layout) {{ {adds} }};")
         else:

@@ -1699,8 +1699,15 @@ inline bool span_within(const Span& s, int64_t n) {
 // strides; each scalar's type and bits.
 struct HookKey {
     std::string bytes;
+    // The same without the arrays' addresses: a refusal by the estimate holds for any arrays
+    // of these layouts (a function's temporaries are new arrays every call).
+    std::string layout;
 
     void put(int64_t v) { bytes.append(reinterpret_cast<const char*>(&v), sizeof v); }
+    void put_both(int64_t v) {
+        put(v);
+        layout.append(reinterpret_cast<const char*>(&v), sizeof v);
+    }
 
     template <typename T>
     static int64_t type_code() {
@@ -1711,20 +1718,10 @@ struct HookKey {
     template <typename T, int N>
     void add(const Array<T, N>& a) {
         put(int64_t(reinterpret_cast<intptr_t>(a.data)));
-        put(type_code<T>() | int64_t(N) << 16);
+        put_both(type_code<T>() | int64_t(N) << 16);
         for (int d = 0; d < N; ++d) {
-            put(a.shape[d]);
-            put(a.strides[d]);
-        }
-    }
-
-    // The array's dtype, shape and strides, not its address (jitgpu/calls.py's key).
-    template <typename T, int N>
-    void add_layout(const Array<T, N>& a) {
-        put(type_code<T>() | int64_t(N) << 16);
-        for (int d = 0; d < N; ++d) {
-            put(a.shape[d]);
-            put(a.strides[d]);
+            put_both(a.shape[d]);
+            put_both(a.strides[d]);
         }
     }
 
@@ -1732,13 +1729,13 @@ struct HookKey {
     void add(const T& v) {
         int64_t bits = 0;
         std::memcpy(&bits, &v, sizeof v);
-        put(type_code<T>());
-        put(bits);
+        put_both(type_code<T>());
+        put_both(bits);
     }
 
     template <typename T>
     void add(const std::complex<T>& v) {
-        put(int64_t(1) << 11);          // a complex number: its two parts follow
+        put_both(int64_t(1) << 11);     // a complex number: its two parts follow
         add(v.real());
         add(v.imag());
     }
@@ -1757,7 +1754,7 @@ struct HookSkip {
     std::mutex mutex;
     bool no_device = false;
     std::string spec;
-    bool refused = false;
+    bool refused = false, by_layout = false;
     std::string refused_key, refused_switches;
     const int64_t* epoch = nullptr;     // the replay epoch's word, and its value at the refusal
     int64_t refused_epoch = 0;
@@ -1785,7 +1782,16 @@ struct HookSkip {
     bool skips(const std::string& key) {
         std::lock_guard<std::mutex> lock(mutex);
         if (no_device && device_spec() == spec) return true;
-        return refused && key == refused_key && switches() == refused_switches &&
+        return refused && !by_layout && key == refused_key && still_refused();
+    }
+    // The same, where a refusal may hold for the layouts of the inputs (`HookKey::layout`).
+    bool skips(const HookKey& key) {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (no_device && device_spec() == spec) return true;
+        return refused && (by_layout ? key.layout : key.bytes) == refused_key && still_refused();
+    }
+    bool still_refused() {
+        return switches() == refused_switches &&
                __atomic_load_n(epoch, __ATOMIC_ACQUIRE) == refused_epoch;
     }
     void set() {
@@ -1793,9 +1799,10 @@ struct HookSkip {
         no_device = true;
         spec = device_spec();
     }
-    void set_refused(const std::string& key) {
+    void set_refused(const std::string& key, bool layout_only = false) {
         std::lock_guard<std::mutex> lock(mutex);
         refused = true;
+        by_layout = layout_only;
         refused_key = key;
         refused_switches = switches();
         epoch = replay_epoch_word();
@@ -1840,8 +1847,9 @@ inline void take_record(Replay& replay, py::object& answer, const std::string& k
                         const std::string& switches);
 
 inline py::object gpu_hook(const char* module, const char* function, int nest, py::dict values,
-                           HookSkip& skip, const std::string* key = nullptr,
+                           HookSkip& skip, const HookKey* inputs = nullptr,
                            NestTimer* timer = nullptr, Replay* replay = nullptr) {
+    const std::string* key = inputs ? &inputs->bytes : nullptr;
     try {
         // Leaked on purpose: a static py::object would be destroyed after the interpreter.
         static py::object* hook = new py::object(py::module_::import("jitgpu.hook").attr("run_nest"));
@@ -1856,8 +1864,11 @@ inline py::object gpu_hook(const char* module, const char* function, int nest, p
             skip.set();
             return py::none();
         }
-        if (PyUnicode_Check(result.ptr())) {     // "refused": the same inputs are refused again
-            if (key) skip.set_refused(*key);
+        // "refused": the same inputs are refused again; "refused by layout": so are any arrays
+        // of the same layouts, with the same scalars (jitgpu/hook.py)
+        if (PyUnicode_Check(result.ptr())) {
+            const bool by_layout = result.cast<std::string>() == "refused by layout";
+            if (inputs) skip.set_refused(by_layout ? inputs->layout : inputs->bytes, by_layout);
             return py::none();
         }
         if (PyLong_CheckExact(result.ptr())) {   // a trial number: run the OpenMP code, timed
@@ -2062,7 +2073,7 @@ struct CallScope {
         if (layout_.empty() && layout_of) {
             HookKey key;
             layout_of(key);
-            layout_ = key.bytes + '\x1f';
+            layout_ = key.layout + '\x1f';
         }
         return layout_;
     }

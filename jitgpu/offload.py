@@ -365,7 +365,11 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         # share its copies: its refusal is not to be remembered (the C++ caller would skip).
         if keep and share is None:
             raise NotOffloadable(prepared.refusal)
-        raise Refused(prepared.refusal, by_layout=prepared.plan is not None)
+        # By layout only for a nest alone in its call: the nests of a call that keeps data are
+        # skipped together, once a call, by the call's own choice (jitgpu/calls.py), where
+        # refusals remembered nest by nest would check the switches at every launch (H100,
+        # the corpus at its test size: 2-3x slower calls than OpenMP's).
+        raise Refused(prepared.refusal, by_layout=prepared.plan is not None and not keep)
     trial = prepared.trial
     if trial is not None and measure:
         replay.harvest(prepared, trial)     # a replayed call's time is a device sample
@@ -375,7 +379,7 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         trial = None
     if trial is not None and trial.on_device is False:
         raise (decide.ask_openmp(trial) if measure and trial.watches_openmp()
-               else Refused(str(trial), by_layout=True))
+               else Refused(str(trial), by_layout=not keep))
     if trial is not None and trial.on_device is None and trial.wants_openmp():
         raise decide.ask_openmp(trial)
     log = None

@@ -8,8 +8,9 @@ left the data, so its nests go where their shared-copies estimates lean, and the
 errors add up over thousands of launches (H100, cavity flow 201x201: 309 ms with the nests where
 their estimates put them, 49.6 ms all on OpenMP). So the call is the unit of the choice:
 
-- Its first offer asks `begin_call`, with that nest's values, which way the call runs: as its
-  nests decide ("device"), or every nest with OpenMP without asking the hook ("openmp"). The
+- Its first offer asks `begin_call`, with the layouts of the function's array arguments, which
+  way the call runs: as its nests decide ("device"), or every nest with OpenMP without asking
+  the hook ("openmp"). The
   compiled caller (unpy::CallScope) times the whole call, its copies back at the end included,
   and reports the seconds with the answer's token (`call_timed`).
 - A "device" call in which no nest ran on the device says nothing: after QUIET such calls in a
@@ -154,19 +155,19 @@ def begin_call(module: str, function: str, layout: bytes, scope: int) -> tuple:
         if side is None:
             return False, 0, False
         host_only = side == OPENMP
-        if host_only and trial.choice.settled and \
-                trial.choice.fastest(OPENMP) < WATCH_OPENMP_S:
-            _openmp_reports(module, function, trial)
-            return True, 0, True
-        token = next(_tokens)
-        _TIMED[token] = (trial, side, scope)
-        while len(_TIMED) > _TIMED_KEPT:        # calls that never ended (a crash)
-            _SCOPES.pop(_TIMED.popitem(last=False)[1][2], None)
-        if not host_only:
-            _SCOPES[scope] = ScopeTally()
+        # Kept on OpenMP, calls too short to watch are remembered in C++.
+        remember = host_only and trial.choice.settled and \
+            trial.choice.fastest(OPENMP) < WATCH_OPENMP_S
+        token = 0 if remember else next(_tokens)
+        if token:
+            _TIMED[token] = (trial, side, scope)
+            while len(_TIMED) > _TIMED_KEPT:        # calls that never ended (a crash)
+                _SCOPES.pop(_TIMED.popitem(last=False)[1][2], None)
+            if not host_only:
+                _SCOPES[scope] = ScopeTally()
     if host_only:
         _openmp_reports(module, function, trial)
-    return host_only, token, False
+    return host_only, token, remember
 
 
 def nest_ran(scope: int, clear: bool, estimate_s: float) -> None:

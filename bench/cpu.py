@@ -80,6 +80,21 @@ def unpy_module(kernel):
     return module, "built" + (f" ({message.rsplit('(', 1)[-1]}" if "(" in message else "")
 
 
+def example_sizes(kernels: str, sizes: str):
+    """(module, case, n) of each built example of `kernels` at each of its named `sizes`
+    (comma-separated: tiny, small, dev, accel; of a tuple, its first); an example that is not
+    built is said and skipped."""
+    for kernel in kernels.split(","):
+        module, note = unpy_module(kernel)
+        if module is None:
+            print(f"{kernel}: {note}", flush=True)
+            continue
+        for case in module.CASES:
+            for size in sizes.split(","):
+                n = module.SIZES[size]
+                yield module, case, n[0] if isinstance(n, tuple) else n
+
+
 def pythran_module():
     """bench/pythran_kernels.py compiled with OpenMP into bench/build; (module or None, note)."""
     try:

@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "bench")]
 
-from cpu import KERNELS, unpy_module  # noqa: E402
+from cpu import KERNELS, example_sizes, unpy_module  # noqa: E402
 from gpu import AUTO, measure, ms, set_switches, switched_runner  # noqa: E402
 
 from jitgpu import decide, offload  # noqa: E402
@@ -145,17 +145,9 @@ def main(argv=None):
              "auto host 'other' (ms) | why |",
              "|---|---:|---:|---:|---:|---:|---|---|---:|---|"]
     print("\n".join(lines), flush=True)
-    for kernel in options.kernels.split(","):
-        module, note = unpy_module(kernel)
-        if module is None:
-            print(f"{kernel}: {note}")
-            continue
-        for case in module.CASES:
-            for size in options.sizes.split(","):
-                sizes = module.SIZES[size]
-                n = sizes[0] if isinstance(sizes, tuple) else sizes
-                lines.append(row(module, case, n, device, options.repeat))
-                print(lines[-1], flush=True)
+    for module, case, n in example_sizes(options.kernels, options.sizes):
+        lines.append(row(module, case, n, device, options.repeat))
+        print(lines[-1], flush=True)
     if options.out:
         Path(options.out).write_text("\n".join(lines) + "\n")
 

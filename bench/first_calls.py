@@ -36,6 +36,7 @@ def one(kernel: str, func: str, n: int, calls: int) -> dict:
     """In this (fresh) process: the probe's seconds and every call's."""
     import importlib
 
+    import _harness
     import numpy as np
     import unpython
     module = importlib.import_module(kernel)
@@ -56,7 +57,6 @@ def one(kernel: str, func: str, n: int, calls: int) -> dict:
         function(*args)
         seconds.append(time.perf_counter() - started)
         if k == 0:
-            import _harness
             ok = bool(_harness.matches(args[case.out], want, case.rtol))
     nests = unpython.explain(function).nests
     return {"probe_s": probe_s, "device": getattr(selection.device, "label", None),
@@ -123,7 +123,7 @@ def main(argv=None):
         kernel, func, n, calls = options.one.split(",")
         print(json.dumps(one(kernel, func, int(n), int(calls))))
         return 0
-    from cpu import unpy_module
+    from cpu import example_sizes
     header = [f"# First calls of a fresh process, default switches: "
               f"{datetime.date.today().isoformat()}", "",
               f"- machine: {cpu_model()}, "
@@ -132,17 +132,9 @@ def main(argv=None):
               f"{options.sizes} --calls {options.calls}`; steady: the median of the last "
               f"{STEADY_CALLS} calls"]
     rows = []
-    for kernel in options.kernels.split(","):
-        module, note = unpy_module(kernel)
-        if module is None:
-            print(f"{kernel}: {note}", flush=True)
-            continue
-        for case in module.CASES:
-            for size in options.sizes.split(","):
-                sizes = module.SIZES[size]
-                n = sizes[0] if isinstance(sizes, tuple) else sizes
-                rows.append(row(kernel, case.func, case.label, n, options.calls))
-                print(table(rows[-1:], []).splitlines()[3], flush=True)
+    for module, case, n in example_sizes(options.kernels, options.sizes):
+        rows.append(row(module.__name__, case.func, case.label, n, options.calls))
+        print(table(rows[-1:], []).splitlines()[3], flush=True)
     text = table(rows, header)
     print(text)
     if options.out:

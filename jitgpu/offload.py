@@ -402,9 +402,9 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     total_s = time.perf_counter() - started
     if prepared.pending is not None:
         prepared.pending.default_ran(timings.kernel_seconds)   # (the search's baseline)
+    clear = keep and decide.by_estimate(prepared.plan) is True   # (the call's choice)
     if keep:
-        calls.nest_ran(scope, decide.by_estimate(prepared.plan) is True,
-                       prepared.plan.estimate.device_s)
+        calls.nest_ran(scope, clear, prepared.plan.estimate.device_s)
     if trial is not None:
         # (a search's step times candidates, not this call's run)
         trial.record("device", total_s - prepared_s - step_s)
@@ -418,7 +418,7 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     if keep and key is not None:
         nest_report.relaunch = relaunch.offer(
             module, function, nest_id, scope, key, values, current_settings(), device, plan,
-            prepared, prepared.checks)
+            prepared, prepared.checks, clear)
     return results, nest_report
 
 

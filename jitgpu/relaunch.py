@@ -322,12 +322,12 @@ def try_relaunch(module, function, nest_id, values, key):
 
 
 def offer(module, function, nest_id, scope, key, values, settings, device, plan, prepared,
-          checks):
+          checks, clear=False):
     """After a full launch on the device: keep it for relaunching where its decided plan
-    allows, and return it (else forget the nest's earlier one, and return None)."""
+    allows, and return it (else forget the nest's earlier one, and return None). `clear`: its
+    estimate alone put it on the device (each relaunch tells the call's choice)."""
     from gpurts.executor import relaunch, scalar_positions, set_scalars
     from gpurts.residency import TABLE
-    from jitgpu.decide import by_estimate
     from jitgpu.nest import load_nest
     from jitgpu.residency import nest_calls_share
     nest = load_nest(module, function, nest_id)
@@ -351,5 +351,5 @@ def offer(module, function, nest_id, scope, key, values, settings, device, plan,
         scope, _cut(key, segments), segments, settings, TABLE.version, device, kernel,
         built.kernel, recipe, scalar_positions(kernel, scalar_roles(nest).changing), checks,
         TABLE, set_scalars, relaunch, nest_calls_share,
-        clear=by_estimate(prepared.plan) is True, estimate_s=prepared.plan.estimate.device_s)
+        clear=clear, estimate_s=prepared.plan.estimate.device_s)
     return found

@@ -139,7 +139,11 @@ def test_without_residency_each_nest_decides_alone(loops, unforced):
     """UNPY_RESIDENT=0: no call keeps data, so the nests' own decisions stand (here close
     calls, measured nest by nest; their calls may replay from C++, which a whole call's count
     of device nests would not see): no whole call is measured or kept on OpenMP."""
+    from jitgpu import decide
     unforced.setenv("UNPY_RESIDENT", "0")
+    # (the nests' own close calls judged on synthetic seconds, not this machine's load)
+    unforced.setattr(decide, "measured_seconds",
+                     lambda side, s, path: 1.0 if side == "device" else 1e-3)
     a = RNG.random((18, 18))
     for _ in range(calls.QUIET + 3):
         loops.check("jacobi2d", 2, a, np.zeros_like(a), rtol=1e-12, ran_on=None)

@@ -255,6 +255,16 @@ class Table:
                 self.entries.remove(entry)
             self._changed()
 
+    def memory_dies(self, lo: int, hi: int) -> None:
+        """Compiled code frees the memory [lo, hi): the entries within it are forgotten; one
+        reaching beyond it (a group that also covers live memory) is copied back first."""
+        with self.lock:
+            for entry in self.find(lo, hi):
+                if entry.lo < lo or hi < entry.hi:
+                    self._flush(entry)
+                self.entries.remove(entry)
+            self._changed()
+
     def flush_ranges(self, reads, writes) -> None:
         """A host statement is about to read the bytes of `reads` and write those of `writes`
         ([(lo, hi)]): copy back what is stale there; forget the device copies of `writes`."""
@@ -319,6 +329,11 @@ TABLE = Table()
 def flush_ranges(reads, writes) -> None:
     """Called by the compiled flush points (see the module docstring)."""
     TABLE.flush_ranges(reads, writes)
+
+
+def memory_dies(lo: int, hi: int) -> None:
+    """Called by compiled code as it frees an array's memory (unpy_runtime.hpp)."""
+    TABLE.memory_dies(lo, hi)
 
 
 def close_scope(scope: int, dead=()) -> None:

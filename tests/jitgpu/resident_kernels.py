@@ -116,3 +116,21 @@ def while_reads(a, limit):
             a[i] = a[i] + 1.0
         k += 1
     return k
+
+
+@unpython.type(F1, F1)
+def shifted(a):
+    out = np.empty(a.shape[0], np.float64)      # fresh memory, written by host code
+    for i in range(a.shape[0]):
+        out[i] = a[i] + 1.0
+    return out
+
+
+@unpython.gpu
+@unpython.type(F1, 'int64', None)
+def fresh_temporaries(a, steps):
+    n = a.shape[0]
+    for s in range(steps):
+        g = shifted(a)        # from the third step: the memory of the g of two steps before
+        for i in prange(n):
+            a[i] = g[n - 1 - i] * 0.5

@@ -53,6 +53,16 @@ def test_openmp_nest_between_device_nests(res):
         where[2].startswith("opencl:"), str(report)
 
 
+def test_memory_freed_and_taken_again_meets_no_device_copy(res):
+    """Each step's array from a call is freed and its memory (a 1 MiB block, kept by the
+    runtime for the next allocation of the size) taken again two steps later: the device copy
+    of the dead array must not pass for the new one, which the host wrote (found on the
+    corpus's logistic regression, where it drifted 1 %, when malloc gave a small array the
+    same address)."""
+    a = RNG.random(1 << 17)
+    res.check("fresh_temporaries", a, 6, rtol=1e-12)
+
+
 def test_view_of_a_resident_array(res):
     a = RNG.random(40)
     got, _ = res.check("through_view", a, a[3:], rtol=1e-12)

@@ -400,6 +400,8 @@ struct BlockPool {
 };
 inline BlockPool block_pool;
 
+inline void memory_dies(const void* p, size_t bytes);   // (residency, below)
+
 template <typename T, int N>
 Array<T, N> allocate(const int64_t (&shape)[N], int fill) {  // fill: 0 zeros, 1 ones, 2 empty
     Array<T, N> a;
@@ -416,7 +418,10 @@ Array<T, N> allocate(const int64_t (&shape)[N], int fill) {  // fill: 0 zeros, 1
     if (!p) throw std::bad_alloc();
     if (fill == 0) std::memset(p, 0, sizeof(T) * n);
     if (fill == 1) for (int64_t i = 0; i < n; ++i) p[i] = T(1);
-    a.memory = std::shared_ptr<T>(p, [bytes](T* q) { block_pool.give(q, bytes); });
+    a.memory = std::shared_ptr<T>(p, [bytes](T* q) {
+        memory_dies(q, bytes);
+        block_pool.give(q, bytes);
+    });
     a.data = p;
     return a;
 }
@@ -2035,6 +2040,24 @@ inline void flush_host(const ByteRanges& reads, const ByteRanges& writes) {
         (*flush)(reads.to_python(), writes.to_python());
     } catch (py::error_already_set& e) {
         residency_warning(std::string("copying device data back failed: ") + e.what());
+    }
+}
+
+// Compiled code frees an array's memory. A device copy of it is of dead memory, which the next
+// allocation may hand to another array: a nest would take that copy for the new array's
+// current data, or copy it back over the new array's values. So its entries are forgotten
+// (gpurts/residency.py `memory_dies`) while the memory is still ours.
+inline void memory_dies(const void* p, size_t bytes) {
+    if (!anything_resident() || !Py_IsInitialized()) return;
+    py::gil_scoped_acquire gil;
+    try {
+        static py::object* dies = new py::object(
+            py::module_::import("gpurts.residency").attr("memory_dies"));
+        const int64_t lo = int64_t(reinterpret_cast<intptr_t>(p));
+        (*dies)(lo, lo + int64_t(bytes));
+    } catch (py::error_already_set& e) {
+        residency_warning(std::string("forgetting a dead array's device copy failed: ") +
+                          e.what());
     }
 }
 

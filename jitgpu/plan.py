@@ -224,15 +224,16 @@ def live_arrays(instance: NestInstance, values) -> list:
 
 
 def work(instance: NestInstance) -> float:
-    """A rough operation count of one call (arithmetic, calls, memory accesses): each
-    statement's operations times the trips of the loops around it, so that loops one after
-    the other add (a mean, then a variance) and only nested ones multiply. A `while` counts
-    once, a branch as its longer side."""
+    """A rough operation count of one call (arithmetic, calls, memory accesses, and the extra
+    of the expensive ones: unpy/work.py): each statement's operations times the trips of the
+    loops around it, so that loops one after the other add (a mean, then a variance) and only
+    nested ones multiply. A `while` counts once, a branch as its longer side."""
     from unpy.typeinfer.reductions import walk_exprs
+    from unpy.work import extra_work
 
     def count(node):
-        return sum(1 for e in walk_exprs(node) if isinstance(e, (ir.BinOp, ir.Call,
-                                                                  ir.Subscript)))
+        return sum(1 + extra_work(e) for e in walk_exprs(node)
+                   if isinstance(e, (ir.BinOp, ir.Call, ir.CallCompiled, ir.Subscript)))
 
     def ops(body):
         total = 0

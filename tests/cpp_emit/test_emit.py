@@ -78,6 +78,20 @@ def test_small_nests_run_on_one_thread():
     assert f"num_threads({team}) if({team} > 1)" in cpp
 
 
+def test_libm_calls_weigh_on_the_team():
+    """A statement of two libm calls counts 1 + 2 x 20 (unpy/work.py): 4000 haversine
+    distances reach the team, where counted as one statement they ran on one thread."""
+    cpp = cpp_of("""
+        @unpython.type('ndarray[float64, 1]', None)
+        def f(a):
+            for i in prange(a.shape[0]):
+                if np.cos(a[i]) > 0.0:
+                    a[i] = np.sin(a[i]) * 2.0 + np.exp(a[i])
+        """)
+    clause = re.search(r"unpy::nest_team\((.*)\);", cpp).group(1)
+    assert re.fullmatch(r"double\(unpy_n\d+\) \* \(20 \+ \(41\)\) >= 32768", clause), clause
+
+
 def test_unchecked_index_wrapping_only_where_an_index_may_be_negative():
     cpp = cpp_of("""
         @unpython.type('ndarray[float64, 1]', 'int64', 'float64')

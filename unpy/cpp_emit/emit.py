@@ -18,6 +18,7 @@ from unpy.typeinfer.array_races import update_parts
 from unpy.typeinfer.lower_linalg import LIBRARY_OUTPUTS, library_arrays
 from unpy.typeinfer.reductions import (assigned_names, escapes, reads_of, walk_exprs,
                                        walk_stmts)
+from unpy.work import expensive_work
 
 CTYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
           "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t",
@@ -757,9 +758,9 @@ class FunctionEmitter(CExprPrinter):
         self.if_else(" && ".join(tests), privately, lambda: loops(clauses))
 
     def work_estimate(self, body, varying: set) -> str:
-        """C++ for the operations an iteration of `body` makes, roughly: a statement one, a
-        loop its trip count (GUESSED_TRIPS where its bounds vary in the nest or could raise)
-        times its body's."""
+        """C++ for the operations an iteration of `body` makes, roughly: a statement one and
+        its expensive operations' extra (unpy/work.py: a libm call 20), a loop its trip count
+        (GUESSED_TRIPS where its bounds vary in the nest or could raise) times its body's."""
         total, loops = 0, []
         for s in body:
             if isinstance(s, (ir.For, ir.While)):
@@ -773,9 +774,10 @@ class FunctionEmitter(CExprPrinter):
                 inner = self.work_estimate(s.body, varying)
                 loops.append(trips if inner == "1" else f"{trips} * ({inner})")
             elif isinstance(s, ir.If):
+                total += expensive_work(s.test)
                 loops.append(f"({self.work_estimate(s.body + s.orelse, varying)})")
             else:
-                total += 1
+                total += 1 + expensive_work(s)
         return " + ".join([str(total)] * bool(total) + loops) or "1"
 
     def last_values(self, loop, levels, names):

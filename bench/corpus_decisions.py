@@ -72,7 +72,7 @@ import corpus  # noqa: E402
 import diffcheck  # noqa: E402
 import unpython  # noqa: E402
 from cpu import cpu_model  # noqa: E402
-from jitgpu import session  # noqa: E402
+from jitgpu import search, session  # noqa: E402
 from decisions import SHORT_S, STEADY_CALLS  # noqa: E402
 from gpu import SETTLE_SECONDS, Runner, ms, set_switches, settle_search, versions  # noqa: E402
 
@@ -229,7 +229,11 @@ def measure_row(kernel: corpus.Kernel, compiled, size: str, options) -> dict:
     reference, reference_s = reference_outcome(kernel, args, options.reference_timeout)
     checked_against = "interpreter" if reference is not None else \
         f"OpenMP (the interpreter ran past {options.reference_timeout:g} s)"
-    # Let OpenBLAS's threads (the reference's `@`) stop spinning before the timed calls.
+    # Let OpenBLAS's threads (the reference's `@`) stop spinning before the timed calls, and
+    # an earlier row's search finish its builds (its auto column's: a build takes a core from
+    # this row's OpenMP calls; on the H100 host a kernel whose code had not changed measured
+    # 0.057 ms in one run, 0.66 ms in the next).
+    search.settle(SETTLE_SECONDS)
     time.sleep(0.2)
     f = getattr(compiled, kernel.function)
     columns = {}

@@ -2046,9 +2046,11 @@ inline void flush_host(const ByteRanges& reads, const ByteRanges& writes) {
 // Compiled code frees an array's memory. A device copy of it is of dead memory, which the next
 // allocation may hand to another array: a nest would take that copy for the new array's
 // current data, or copy it back over the new array's values. So its entries are forgotten
-// (gpurts/residency.py `memory_dies`) while the memory is still ours.
+// (gpurts/residency.py `memory_dies`) while the memory is still ours. Not inside a parallel
+// loop: no nest runs on a device from there, so what its iterations allocate and free never
+// had a device copy (and their threads would queue for the GIL).
 inline void memory_dies(const void* p, size_t bytes) {
-    if (!anything_resident() || !Py_IsInitialized()) return;
+    if (!anything_resident() || omp_in_parallel() || !Py_IsInitialized()) return;
     py::gil_scoped_acquire gil;
     try {
         static py::object* dies = new py::object(

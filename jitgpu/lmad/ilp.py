@@ -30,6 +30,24 @@ _SOLUTIONS: dict = {}     # normalised problem -> (solution or None, why not)
 _MAX_CACHED = 4096
 
 
+class QuietHiGHS(pulp.HiGHS):
+    """PuLP's in-process HiGHS with its log off from the start. highspy's `Highs()` prints
+    HiGHS's banner ("Running HiGHS 1.16.0 ...", C-level stdout, once per process) from its
+    constructor, before PuLP sets `output_flag`: a user's program printed it in the middle of
+    its own output at the first GPU call that solved this ILP. Where highspy has no plain solver
+    object to build (`_core._Highs`, the class its `Highs` extends), PuLP's own is used."""
+
+    def createAndConfigureSolver(self, lp):
+        import highspy
+        plain = getattr(getattr(highspy, "_core", None), "_Highs", None)
+        if plain is None:
+            return super().createAndConfigureSolver(lp)
+        lp.solverModel = plain()
+        lp.solverModel.setOptionValue("output_flag", False)
+        if self.timeLimit is not None:
+            lp.solverModel.setOptionValue("time_limit", float(self.timeLimit))
+
+
 @dataclass(frozen=True)
 class IlpOutcome:
     layout: Optional[PackedLayout]
@@ -89,7 +107,7 @@ def _solve(strides: tuple, members: tuple, time_limit: float) -> tuple:
     for k in range(d - 1):
         problem += pulp.lpSum(strides[p] * (upper[p] - 1) for p in range(k + 1, d)) \
             <= strides[k] - sd                                                    # (32)
-    status = problem.solve(pulp.HiGHS(msg=False, timeLimit=time_limit))
+    status = problem.solve(QuietHiGHS(msg=False, timeLimit=time_limit))
     if status == pulp.LpStatusInfeasible:
         return None, "the ILP (constraints 29-34) is infeasible: no G' covers the group"
     if any(v.value() is None for v in problem.variables()):

@@ -1,4 +1,9 @@
 """The ILP heuristic of section 4.3.4 (constraints 29-34, objective 33, Algorithm 1)."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pulp
 
@@ -38,6 +43,20 @@ def test_five_point_stencil_on_a_strided_view_is_stretched_by_the_ilp():
     span = (2 + 9 * 40 + 9 * 2) - 2 + 1 - 4
     assert group.device_elems < span
     check_plan(plan, loops, arrays, accesses)
+
+
+def test_solving_prints_nothing():
+    """HiGHS's banner (printed once per process by highspy's constructor, at the C level)
+    stays out of a user's stdout: a fresh process solves the stencil's ILP."""
+    root = Path(__file__).resolve().parents[2]
+    code = ("import sys; sys.path.insert(0, 'tests')\n"
+            "from lmad.test_ilp import five_point_stencil\n"
+            "from jitgpu.lmad import analyse\n"
+            "assert analyse(*five_point_stencil()).groups[0].case == 'ilp'\n")
+    run = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == ""
 
 
 def test_solutions_are_cached_by_the_normalised_problem(monkeypatch):

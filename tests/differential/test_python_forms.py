@@ -7,8 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import testdevice
+import unpython
 from diffcheck import assert_same
-from npstrategies import scalars
+from npstrategies import arrays, scalars
 
 SETTINGS = settings(max_examples=30, deadline=None)
 f64, f32 = np.float64, np.float32
@@ -94,6 +96,57 @@ def test_iterate_inside_prange(python_forms_kernels):
     coeffs, x = RNG.standard_normal(7), np.linspace(-2.0, 2.0, 301)
     python_forms_kernels.check("horner_prange", coeffs, x, np.zeros_like(x))
     python_forms_kernels.check("horner_prange", coeffs[::-2], x, np.zeros_like(x))
+
+
+# --- builtin sum, any, all ----------------------------------------------------------------------
+
+@SETTINGS
+@given(arrays(f64, 1, max_side=9, values=st.floats(-4, 4)))
+def test_builtin_sum_any_all(python_forms_kernels, a):
+    python_forms_kernels.check("builtin_sum", a, rtol=1e-12)
+    python_forms_kernels.check("builtin_any_all", a)
+
+
+@SETTINGS
+@given(arrays(np.int64, 1, max_side=9, values=st.integers(-1000, 1000)))
+def test_builtin_sum_of_ints(python_forms_kernels, a):
+    got = python_forms_kernels.check("builtin_sum_ints", a)
+    assert isinstance(got, (int, np.integer))
+
+
+@pytest.mark.parametrize("device", ["openmp", "gpu"])
+def test_builtin_sum_of_rows_in_a_prange(python_forms_kernels, monkeypatch, device):
+    if device == "gpu":
+        monkeypatch.setenv("UNPY_DEVICE", testdevice.SPEC)
+        monkeypatch.setenv("UNPY_FORCE_GPU", "1")
+        testdevice.tested_device()
+    else:
+        monkeypatch.setenv("UNPY_DEVICE", "none")
+    m = RNG.standard_normal((37, 11))
+    m[3] = -np.abs(m[3])            # a row with no positive element
+    python_forms_kernels.check("builtin_sum_of_rows", m, np.zeros(37), rtol=1e-12)
+    python_forms_kernels.check("builtin_sum_of_rows", m[::-2, 1::3], np.zeros(19), rtol=1e-12)
+    report = unpython.explain(python_forms_kernels.compiled.builtin_sum_of_rows)
+    where = [n.ran_on for n in report.nests]
+    assert all(w.startswith("opencl:") if device == "gpu" else w == "openmp" for w in where), where
+
+
+def test_builtin_sum_of_a_matrix_says_what_to_write():
+    from unpy.errors import CompileError
+    import irtools
+    with pytest.raises(CompileError, match=r"sum\(\) of a 2-D array walks its rows; write "
+                                           r"np\.sum\(a, axis=0\)"):
+        irtools.typed("""
+            @unpython.type('ndarray[float64, 2]', 'float64')
+            def f(m):
+                return sum(m)
+            """)
+    with pytest.raises(CompileError, match="a generator expression is not supported"):
+        irtools.typed("""
+            @unpython.type('ndarray[float64, 1]', 'float64')
+            def f(a):
+                return sum(x * x for x in a)
+            """)
 
 
 # --- defaults -----------------------------------------------------------------------------------

@@ -155,6 +155,30 @@ def loop_variable_after_the_loop(a):
     return x
 
 
+# --- builtin sum, any, all of a 1-D array --------------------------------------------------------
+
+@unpython.type('ndarray[float64, 1]', 'float64')
+def builtin_sum(a):
+    return sum(a) + sum(a * a, 1.5)
+
+
+@unpython.type('ndarray[int64, 1]', 'int64')
+def builtin_sum_ints(a):
+    return sum(a) + sum(a > 0, 10)
+
+
+@unpython.type('ndarray[float64, 1]', 'bool')
+def builtin_any_all(a):
+    return any(a > 0.5) or all(a < 0.0)
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', None)
+def builtin_sum_of_rows(m, out):
+    for i in prange(m.shape[0]):
+        out[i] = sum(m[i]) if any(m[i] > 0.0) else -1.0
+
+
 # --- defaults -----------------------------------------------------------------------------------
 
 @unpython.type('float64', 'float64', 'int64', 'bool', 'float64')

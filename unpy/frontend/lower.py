@@ -84,7 +84,7 @@ def ufunc_arity(name: str):
 
 def builtin_name(qualified: str):
     """The IR name of a builtin call ('math.sqrt', 'np.sqrt', 'abs', 'cast:float32'), or None."""
-    if qualified in ("abs", "min", "max"):
+    if qualified in ("abs", "min", "max", "sum", "any", "all"):
         return qualified
     if qualified in ("int", "float", "bool"):
         return "cast:" + qualified          # Python's int()/float()/bool(): typeinfer knows
@@ -474,6 +474,12 @@ class Lowering:
             return self.attribute(e)
         if isinstance(e, gast.Call):
             return self.call(e)
+        if isinstance(e, (gast.GeneratorExp, gast.ListComp)):
+            what = "generator expression" if isinstance(e, gast.GeneratorExp) else \
+                "list comprehension"
+            raise self.error(f"a {what} is not supported in compiled functions; write an array "
+                             "expression (np.sum(a * a), np.sin(x)) or a loop into a variable "
+                             "or an array", e)
         raise self.error(f"'{type(e).__name__}' expressions are not supported in compiled "
                          "functions", e)
 

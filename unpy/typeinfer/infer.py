@@ -703,6 +703,8 @@ class TypeInference:
     def expr_Call(self, e):
         if e.func == "np.round":
             return self.rounded(e)
+        if e.func in ("sum", "any", "all"):
+            return self.builtin_reduction(e)
         args = [self.expr(a) for a in e.args]
         for a in args:
             if a.type is None:
@@ -892,6 +894,29 @@ class TypeInference:
 
     def expr_ArrayCall(self, e):
         return type_array_call(self, e)
+
+    def builtin_reduction(self, e):
+        """Python's sum(a[, start]), any(a) and all(a) of a 1-D array: they walk its elements,
+        as np.sum, np.any and np.all do (sum adds `start`, 0 by default, which keeps the
+        array's dtype as NumPy's scalar + int does; its additions may be grouped otherwise, as
+        a prange reduction's are). Of an array of more dimensions they walk its rows: refused
+        with what to write."""
+        most = 2 if e.func == "sum" else 1
+        if not 1 <= len(e.args) <= most:
+            takes = "an array and a start value" if e.func == "sum" else "one array"
+            raise self.error(f"{e.func}() takes {takes} in compiled code", e)
+        array = self.expr(copy.deepcopy(e.args[0]))      # its type only: typed again below
+        if not isinstance(array.type, Array):
+            raise self.error(f"{e.func}() takes an array in compiled code (a generator or a "
+                             "list is not supported: write the loop, or an array expression)",
+                             e)
+        if array.type.ndim != 1:
+            numpy = f"np.{e.func}(a, axis=0)" if e.func == "sum" else f"np.{e.func}(a)"
+            raise self.error(f"{e.func}() of a {array.type.ndim}-D array walks its rows; write "
+                             f"{numpy}", e)
+        reduced = ir.ArrayCall(e.func, [e.args[0]], {}, e.loc)
+        return self.expr(reduced if len(e.args) == 1 else ir.BinOp("+", e.args[1], reduced,
+                                                                    e.loc))
 
     def shape_dims(self, shape, node):
         """A shape argument (expressions, `a.shape` as one ArrayAttr without a dimension) as

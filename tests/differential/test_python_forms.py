@@ -131,6 +131,15 @@ def test_builtin_sum_of_rows_in_a_prange(python_forms_kernels, monkeypatch, devi
     assert all(w.startswith("opencl:") if device == "gpu" else w == "openmp" for w in where), where
 
 
+@SETTINGS
+@given(arrays(f64, 1, max_side=9, values=st.floats(-4, 4)), st.integers(-12, 12),
+       st.integers(-12, 12))
+def test_reversed_ranges(python_forms_kernels, a, lo, hi):
+    """Every value of reversed(range(...)) in Python's order, empty ranges included, and the
+    loop variable's last value after the loop."""
+    python_forms_kernels.check("reversed_ranges", a, lo, hi, rtol=1e-15)
+
+
 def test_builtin_sum_of_a_matrix_says_what_to_write():
     from unpy.errors import CompileError
     import irtools

@@ -179,6 +179,19 @@ def builtin_sum_of_rows(m, out):
         out[i] = sum(m[i]) if any(m[i] > 0.0) else -1.0
 
 
+@unpython.type('ndarray[float64, 1]', 'int64', 'int64', 'float64')
+def reversed_ranges(a, lo, hi):
+    i = j = k = -100
+    s = 0.0
+    for i in reversed(range(a.shape[0])):
+        s = s * 0.5 + a[i]
+    for j in reversed(range(lo, hi, 3)):
+        s = s * 0.25 + j
+    for k in reversed(range(hi, lo, -2)):
+        s = s * 0.75 - k
+    return s + i + 10 * j + 100 * k
+
+
 # --- defaults -----------------------------------------------------------------------------------
 
 @unpython.type('float64', 'float64', 'int64', 'bool', 'float64')

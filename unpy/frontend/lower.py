@@ -307,11 +307,51 @@ class Lowering:
             return self.for_tuples(s, kind)
         if not isinstance(s.target, gast.Name):
             raise self.error("the loop variable must be a plain name", s.target)
+        if kind == "reversed" and it.args and isinstance(it.args[0], gast.Call) and \
+                self.qualified(it.args[0].func) == "range":
+            return self.reversed_range(s, it)
         if kind not in ("range", "unpython.prange"):
             return self.for_sequences(s, [(s.target, it)])
         args = self.range_args(it, kind)
         return [ir.For(s.target.id, args[0], args[1], args[2], self.body(s.body),
                        parallel=(kind == "unpython.prange"), loc=loc)]
+
+    def evaluated_once(self, value, before: list, loc):
+        """A maker of `value`'s nodes, `value` evaluated once before a loop (a temporary
+        assigned in `before`, unless a constant), as Python evaluates range's arguments."""
+        if isinstance(value, ir.Const):
+            return lambda: ir.Const(value.value, value.loc)
+        temp = self.fresh("v")
+        self.assigned.add(temp)
+        before.append(ir.Assign(ir.Name(temp, value.loc), value, loc))
+        return lambda: ir.Name(temp, value.loc)
+
+    @staticmethod
+    def range_count(start, stop, step: ir.Const, loc):
+        """The length of range(start(), stop(), step) (makers of the bounds' nodes)."""
+        first, last = (start(), stop()) if step.value > 0 else (stop(), start())
+        span = ir.BinOp("+", ir.BinOp("-", last, first, loc),
+                        ir.Const(abs(step.value) - 1, loc), loc)
+        return ir.Call("max", [ir.BinOp("//", span, ir.Const(abs(step.value), loc), loc),
+                               ir.Const(0, loc)], loc)
+
+    def reversed_range(self, s, it):
+        """`for i in reversed(range(start, stop, step))`: the range from its last value down
+        to `start`, by -step (a literal), its bounds evaluated once, before the loop."""
+        loc = loc_of(s)
+        if it.keywords or len(it.args) != 1:
+            raise self.error("reversed() takes one range() here", it)
+        start, stop, step = self.range_args(it.args[0], "range")
+        if not isinstance(step, ir.Const):
+            raise self.error("reversed(range()) needs a literal step here", it)
+        before = []
+        start, stop = (self.evaluated_once(v, before, loc) for v in (start, stop))
+        count = self.range_count(start, stop, step, loc)
+        last = ir.BinOp("+", start(), ir.BinOp("*", ir.BinOp("-", count, ir.Const(1, loc), loc),
+                                               ir.Const(step.value, loc), loc), loc)
+        past = ir.BinOp("-", start(), ir.Const(step.value, loc), loc)
+        return before + [ir.For(s.target.id, last, past, ir.Const(-step.value, loc),
+                                self.body(s.body), loc=loc)]
 
     def range_args(self, it, kind):
         """[start, stop, step] of `range(...)` (or prange)."""
@@ -361,13 +401,7 @@ class Lowering:
         before, lengths, items = [], [], []
 
         def once(value):
-            """`value`, evaluated before the loop (as Python evaluates range's arguments)."""
-            if isinstance(value, ir.Const):
-                return lambda: ir.Const(value.value, value.loc)
-            temp = self.fresh("v")
-            self.assigned.add(temp)
-            before.append(ir.Assign(ir.Name(temp, value.loc), value, loc))
-            return lambda: ir.Name(temp, value.loc)
+            return self.evaluated_once(value, before, loc)
 
         for target, seq in pairs:
             kind = self.qualified(seq.func) if isinstance(seq, gast.Call) else None
@@ -377,12 +411,7 @@ class Lowering:
                 if not isinstance(step, ir.Const):
                     raise self.error("a range() zipped or enumerated needs a literal step here",
                                      seq)
-                first, last = (start(), stop()) if step.value > 0 else (stop(), start())
-                span = ir.BinOp("+", ir.BinOp("-", last, first, loc),
-                                ir.Const(abs(step.value) - 1, loc), loc)
-                lengths.append(ir.Call("max", [ir.BinOp("//", span, ir.Const(abs(step.value),
-                                                                              loc), loc),
-                                               ir.Const(0, loc)], loc))
+                lengths.append(self.range_count(start, stop, step, loc))
                 items.append((target, ir.BinOp("+", start(), ir.BinOp("*", index(), step, loc),
                                                loc)))
                 continue
@@ -397,8 +426,8 @@ class Lowering:
                 raise self.error("loops over a shape tuple are not supported; unpack it "
                                  "(m, n = a.shape) or loop over range(a.ndim)", seq)
             if kind == "reversed":
-                raise self.error("reversed() is not supported in compiled functions; loop "
-                                 "over a[::-1] or range(n - 1, -1, -1)", seq)
+                raise self.error("reversed() of an array is not supported in compiled "
+                                 "functions; loop over a[::-1] (reversed(range(...)) is)", seq)
             if isinstance(seq, gast.Name) and not self.is_module(seq):
                 array = seq.id
                 rebound = [n for stmt in s.body for n in gast.walk(stmt)

@@ -140,6 +140,31 @@ def test_reversed_ranges(python_forms_kernels, a, lo, hi):
     python_forms_kernels.check("reversed_ranges", a, lo, hi, rtol=1e-15)
 
 
+@SETTINGS
+@given(arrays(f64, 1, max_side=9, values=st.floats(-4, 4)), st.data())
+def test_generator_reductions(python_forms_kernels, a, data):
+    k = data.draw(arrays(np.int64, 1, min_side=a.shape[0], max_side=a.shape[0],
+                         values=st.integers(-8, 8)))
+    python_forms_kernels.check("generator_sums", a, k, rtol=1e-12)
+    python_forms_kernels.check("generator_min_max", a)      # raises ValueError when empty
+
+
+@pytest.mark.parametrize("device", ["openmp", "gpu"])
+def test_generator_reduction_in_a_prange(python_forms_kernels, monkeypatch, device):
+    if device == "gpu":
+        monkeypatch.setenv("UNPY_DEVICE", testdevice.SPEC)
+        monkeypatch.setenv("UNPY_FORCE_GPU", "1")
+        testdevice.tested_device()
+    else:
+        monkeypatch.setenv("UNPY_DEVICE", "none")
+    m = RNG.standard_normal((29, 13))
+    python_forms_kernels.check("generator_in_a_prange", m, np.zeros(29), rtol=1e-12)
+    python_forms_kernels.check("generator_in_a_prange", m[::-3, ::2], np.zeros(10), rtol=1e-12)
+    report = unpython.explain(python_forms_kernels.compiled.generator_in_a_prange)
+    where = [n.ran_on for n in report.nests]
+    assert all(w.startswith("opencl:") if device == "gpu" else w == "openmp" for w in where), where
+
+
 def test_builtin_sum_of_a_matrix_says_what_to_write():
     from unpy.errors import CompileError
     import irtools
@@ -150,11 +175,28 @@ def test_builtin_sum_of_a_matrix_says_what_to_write():
             def f(m):
                 return sum(m)
             """)
-    with pytest.raises(CompileError, match="a generator expression is not supported"):
+    with pytest.raises(CompileError, match="a generator expression is not supported in "
+                                           "compiled functions except as the argument of"):
         irtools.typed("""
             @unpython.type('ndarray[float64, 1]', 'float64')
             def f(a):
-                return sum(x * x for x in a)
+                g = (x * x for x in a)
+                return sum(g)
+            """)
+    with pytest.raises(CompileError, match="inside a conditional expression"):
+        irtools.typed("""
+            @unpython.type('ndarray[float64, 1]', 'float64')
+            def f(a):
+                return a[0] if a[0] > 0 else sum(x for x in a)
+            """)
+    with pytest.raises(CompileError, match="in a while condition"):
+        irtools.typed("""
+            @unpython.type('ndarray[float64, 1]', 'float64')
+            def f(a):
+                s = 0.0
+                while s < sum(x for x in a):
+                    s += 1.0
+                return s
             """)
 
 

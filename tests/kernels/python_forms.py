@@ -179,6 +179,31 @@ def builtin_sum_of_rows(m, out):
         out[i] = sum(m[i]) if any(m[i] > 0.0) else -1.0
 
 
+@unpython.type('ndarray[float64, 1]', 'ndarray[int64, 1]', 'float64')
+def generator_sums(a, k):
+    x = 5.0                                 # the generators' x is their own
+    s = sum(x * x for x in a) + sum((v for v, j in zip(a, k) if j > 0), 1.5)
+    n = sum(1 for x in a if x > 0.5)
+    big = any(x > 3.0 for x in a)
+    small = all(j >= -5 for j in k)
+    return s + n + x + (10.0 if big else 0.0) + (100.0 if small else 0.0)
+
+
+@unpython.type('ndarray[float64, 1]', 'float64')
+def generator_min_max(a):
+    lo = min(v * v - v for v in a)          # ValueError when a is empty, as in Python
+    hi = max(abs(v) for i, v in enumerate(a) if i % 2 == 0)
+    return lo + hi
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', None)
+def generator_in_a_prange(m, out):
+    for i in prange(m.shape[0]):
+        out[i] = sum(m[i, j] * j for j in range(m.shape[1])) + max(
+            m[i, j] for j in range(m.shape[1] - 1, -1, -1) if j != 2)
+
+
 @unpython.type('ndarray[float64, 1]', 'int64', 'int64', 'float64')
 def reversed_ranges(a, lo, hi):
     i = j = k = -100

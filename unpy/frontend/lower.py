@@ -2,6 +2,7 @@
 subset (SPEC section 3) is refused here with its location."""
 from __future__ import annotations
 
+import contextlib
 import copy
 
 import gast
@@ -122,6 +123,11 @@ class Lowering:
         self.assigned = {n.id for n in gast.walk(self.fn)
                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         self.assigned |= {a.id for a in self.fn.args.args}
+        # The statements a statement's generator reductions (`sum(x * x for x in a)`) run
+        # first (`generator_reduction`), and whether an expression is evaluated only on a
+        # condition (a branch of `x if c else y`, an operand of and/or after the first).
+        self.hoisted = None
+        self.conditional = 0
 
     def error(self, message, node):
         return self.errors.error(message, loc_of(node))
@@ -141,6 +147,15 @@ class Lowering:
         return out
 
     def stmt(self, s):
+        """The statements of `s`: those its generator reductions run first, then its own."""
+        outer, self.hoisted = self.hoisted, []
+        try:
+            lowered = self.statement(s)
+            return self.hoisted + lowered
+        finally:
+            self.hoisted = outer
+
+    def statement(self, s):
         loc = loc_of(s)
         if isinstance(s, gast.Assign):
             return self.assign(s)
@@ -157,7 +172,12 @@ class Lowering:
         if isinstance(s, gast.While):
             if s.orelse:
                 raise self.error("'while ... else' is not supported", s)
-            return [ir.While(self.expr(s.test), self.body(s.body), loc)]
+            test = self.expr(s.test)
+            if self.hoisted:
+                raise self.error("a generator expression in a while condition is not "
+                                 "supported: compute it into a variable before the loop and at "
+                                 "the end of its body", s.test)
+            return [ir.While(test, self.body(s.body), loc)]
         if isinstance(s, gast.If):
             return [ir.If(self.expr(s.test), self.body(s.body), self.body(s.orelse), loc)]
         if isinstance(s, gast.Break):
@@ -492,9 +512,13 @@ class Lowering:
             return ir.Compare(self.expr(e.left), ops, [self.expr(c) for c in e.comparators], loc)
         if isinstance(e, gast.BoolOp):
             op = "and" if isinstance(e.op, gast.And) else "or"
-            return ir.BoolOp(op, [self.expr(v) for v in e.values], loc)
+            first = self.expr(e.values[0])
+            with self.on_condition():
+                return ir.BoolOp(op, [first] + [self.expr(v) for v in e.values[1:]], loc)
         if isinstance(e, gast.IfExp):
-            return ir.IfExp(self.expr(e.test), self.expr(e.body), self.expr(e.orelse), loc)
+            test = self.expr(e.test)
+            with self.on_condition():
+                return ir.IfExp(test, self.expr(e.body), self.expr(e.orelse), loc)
         if isinstance(e, gast.Subscript):
             return self.subscript_or_shape(e)
         if isinstance(e, gast.Tuple):
@@ -502,15 +526,102 @@ class Lowering:
         if isinstance(e, gast.Attribute):
             return self.attribute(e)
         if isinstance(e, gast.Call):
+            if e.args and isinstance(e.args[0], gast.GeneratorExp) and \
+                    self.qualified(e.func) in GENERATOR_REDUCTIONS:
+                return self.generator_reduction(e)
             return self.call(e)
         if isinstance(e, (gast.GeneratorExp, gast.ListComp)):
             what = "generator expression" if isinstance(e, gast.GeneratorExp) else \
                 "list comprehension"
-            raise self.error(f"a {what} is not supported in compiled functions; write an array "
-                             "expression (np.sum(a * a), np.sin(x)) or a loop into a variable "
-                             "or an array", e)
+            raise self.error(f"a {what} is not supported in compiled functions except as the "
+                             "argument of sum(), min(), max(), any() or all(); write an array "
+                             "expression (np.sin(x), a[a > 0]) or a loop into an array", e)
         raise self.error(f"'{type(e).__name__}' expressions are not supported in compiled "
                          "functions", e)
+
+    @contextlib.contextmanager
+    def on_condition(self):
+        self.conditional += 1
+        try:
+            yield
+        finally:
+            self.conditional -= 1
+
+    def generator_reduction(self, e):
+        """`sum(elt for t in it if c)` (and min, max, any, all): a loop that the statement
+        runs first, into a variable of its own, as Python's builtin walks the generator: sum
+        adds each item to `start` (0 by default) in turn; min and max keep an item that
+        compares less (greater) than the one kept, the first to begin with, and raise
+        ValueError when there is none; any and all stop at the first true (false) item. The
+        generator's names are its own (Python's scope): renamed, they touch no local."""
+        name = self.qualified(e.func)
+        gen = e.args[0]
+        if self.hoisted is None or self.conditional:
+            raise self.error(f"{name}() of a generator expression inside a conditional "
+                             "expression (x if c else y, and, or) is not supported: compute "
+                             "it in a statement of its own first", e)
+        most = 2 if name == "sum" else 1
+        if e.keywords or len(e.args) > most:
+            raise self.error(f"{name}() of a generator expression takes "
+                             f"{'a start value' if name == 'sum' else 'no other argument'} "
+                             "here", e)
+        if len(gen.generators) != 1:
+            raise self.error("a generator expression with one 'for' is supported here; write "
+                             "the nested loops", gen)
+        comp = gen.generators[0]
+        targets = comp.target.elts if isinstance(comp.target, gast.Tuple) else [comp.target]
+        if not all(isinstance(t, gast.Name) for t in targets):
+            raise self.error("a generator's loop variables must be plain names", comp.target)
+        renamed = {t.id: self.fresh("g") for t in targets}
+        self.assigned |= set(renamed.values())
+        elt, target = _renamed(gen.elt, renamed), _renamed(comp.target, renamed)
+        conditions = [_renamed(c, renamed) for c in comp.ifs]
+        acc, seen, item = self.fresh("acc"), self.fresh("seen"), self.fresh("item")
+        self.assigned |= {acc, seen, item}
+
+        def at(node):
+            return gast.copy_location(node, e)
+
+        def load(n):
+            return at(gast.Name(n, gast.Load(), None, None))
+
+        def assign(n, value):
+            return at(gast.Assign([at(gast.Name(n, gast.Store(), None, None))], value, None))
+
+        def const(v):
+            return at(gast.Constant(v, None))
+        start = e.args[1] if len(e.args) > 1 else const(0)
+        first = {"sum": [assign(acc, start)], "any": [assign(acc, const(False))],
+                 "all": [assign(acc, const(True))]}.get(
+            name, [assign(seen, const(False)), assign(acc, const(0))])
+        if name == "sum":
+            step = [assign(acc, at(gast.BinOp(load(acc), gast.Add(), elt)))]
+        elif name in ("any", "all"):
+            test = elt if name == "any" else at(gast.UnaryOp(gast.Not(), elt))
+            step = [at(gast.If(test, [assign(acc, const(name == "any")), at(gast.Break())],
+                               []))]
+        else:
+            beats = at(gast.Compare(load(item), [gast.Lt() if name == "min" else gast.Gt()],
+                                    [load(acc)]))
+            keep = at(gast.BoolOp(gast.Or(), [at(gast.UnaryOp(gast.Not(), load(seen))),
+                                              beats]))
+            step = [assign(item, elt),
+                    at(gast.If(keep, [assign(acc, load(item)), assign(seen, const(True))],
+                               []))]
+        if conditions:
+            test = conditions[0] if len(conditions) == 1 else \
+                at(gast.BoolOp(gast.And(), conditions))
+            step = [at(gast.If(test, step, []))]
+        loop = at(gast.For(target, comp.iter, step, [], None))
+        lowered = []
+        for stmt in first + [loop]:
+            lowered += self.stmt(stmt)
+        if name in ("min", "max"):
+            lowered.append(ir.If(ir.UnaryOp("not", ir.Name(seen, loc_of(e)), loc_of(e)),
+                                 [ir.Raise("ValueError", f"{name}() arg is an empty sequence",
+                                           loc_of(e))], [], loc_of(e)))
+        self.hoisted += lowered
+        return ir.Name(acc, loc_of(e))
 
     def module_constant(self, use):
         """The value of a module-level numeric constant the function reads: the interpreter
@@ -856,6 +967,25 @@ class Lowering:
                              "'a.dtype' of an array a, or a parameter of type 'type[float64]'",
                              node if node is not None else call)
         return dtype.name
+
+
+# The builtins whose generator-expression argument becomes a loop (generator_reduction).
+GENERATOR_REDUCTIONS = ("sum", "min", "max", "any", "all")
+
+
+class _Renamer(gast.NodeTransformer):
+    def __init__(self, names: dict):
+        self.names = names
+
+    def visit_Name(self, node):
+        if node.id in self.names:
+            return gast.copy_location(gast.Name(self.names[node.id], node.ctx, None, None), node)
+        return node
+
+
+def _renamed(node, names: dict):
+    """A copy of `node` with the names of `names` renamed (a generator's own variables)."""
+    return _Renamer(names).visit(copy.deepcopy(node))
 
 
 def is_ellipsis(index) -> bool:

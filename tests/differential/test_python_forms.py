@@ -149,6 +149,20 @@ def test_generator_reductions(python_forms_kernels, a, data):
     python_forms_kernels.check("generator_min_max", a)      # raises ValueError when empty
 
 
+@SETTINGS
+@given(arrays(f64, 1, max_side=9, values=st.floats(-4, 4)))
+def test_builtin_min_max_of_arrays(python_forms_kernels, a):
+    python_forms_kernels.check("builtin_min_max_of_arrays", a)   # ValueError when empty
+
+
+def test_builtin_min_max_keep_pythons_nan_rule(python_forms_kernels):
+    """Python's max keeps an item that compares greater: a NaN first stays, a NaN later is
+    passed over (np.max would give NaN for both)."""
+    nan = np.nan
+    for values in ([1.0, nan, 2.0], [nan, 1.0, 2.0], [2.0, 1.0, nan], [-0.0, 0.0]):
+        python_forms_kernels.check("builtin_min_max_of_arrays", np.array(values))
+
+
 @pytest.mark.parametrize("device", ["openmp", "gpu"])
 def test_generator_reduction_in_a_prange(python_forms_kernels, monkeypatch, device):
     if device == "gpu":

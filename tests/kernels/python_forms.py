@@ -196,6 +196,11 @@ def generator_min_max(a):
     return lo + hi
 
 
+@unpython.type('ndarray[float64, 1]', 'float64')
+def builtin_min_max_of_arrays(a):
+    return max(a) - min(a[::-1]) + min(a * 2.0)
+
+
 @unpython.gpu
 @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', None)
 def generator_in_a_prange(m, out):

@@ -529,6 +529,16 @@ class Lowering:
             if e.args and isinstance(e.args[0], gast.GeneratorExp) and \
                     self.qualified(e.func) in GENERATOR_REDUCTIONS:
                 return self.generator_reduction(e)
+            if self.qualified(e.func) in ("min", "max") and len(e.args) == 1 and \
+                    not e.keywords:
+                # min(a) of one argument walks it: min(v for v in a)
+                v = self.fresh("v")
+                gen = gast.copy_location(gast.GeneratorExp(
+                    gast.Name(v, gast.Load(), None, None),
+                    [gast.comprehension(gast.Name(v, gast.Store(), None, None), e.args[0], [],
+                                        0)]), e)
+                return self.generator_reduction(gast.copy_location(
+                    gast.Call(e.func, [gen], []), e))
             return self.call(e)
         if isinstance(e, (gast.GeneratorExp, gast.ListComp)):
             what = "generator expression" if isinstance(e, gast.GeneratorExp) else \

@@ -114,21 +114,29 @@ def test_builtin_sum_of_ints(python_forms_kernels, a):
     assert isinstance(got, (int, np.integer))
 
 
-@pytest.mark.parametrize("device", ["openmp", "gpu"])
-def test_builtin_sum_of_rows_in_a_prange(python_forms_kernels, monkeypatch, device):
-    if device == "gpu":
+@pytest.fixture(params=["openmp", "gpu"])
+def device(request, monkeypatch):
+    """The OpenMP path (no device), or the GPU path forced onto the tested device."""
+    if request.param == "gpu":
         monkeypatch.setenv("UNPY_DEVICE", testdevice.SPEC)
         monkeypatch.setenv("UNPY_FORCE_GPU", "1")
         testdevice.tested_device()
     else:
         monkeypatch.setenv("UNPY_DEVICE", "none")
+    return request.param
+
+
+def assert_ran_on(pair, func, device):
+    where = [n.ran_on for n in unpython.explain(getattr(pair.compiled, func)).nests]
+    assert all(w.startswith("opencl:") if device == "gpu" else w == "openmp" for w in where), where
+
+
+def test_builtin_sum_of_rows_in_a_prange(python_forms_kernels, device):
     m = RNG.standard_normal((37, 11))
     m[3] = -np.abs(m[3])            # a row with no positive element
     python_forms_kernels.check("builtin_sum_of_rows", m, np.zeros(37), rtol=1e-12)
     python_forms_kernels.check("builtin_sum_of_rows", m[::-2, 1::3], np.zeros(19), rtol=1e-12)
-    report = unpython.explain(python_forms_kernels.compiled.builtin_sum_of_rows)
-    where = [n.ran_on for n in report.nests]
-    assert all(w.startswith("opencl:") if device == "gpu" else w == "openmp" for w in where), where
+    assert_ran_on(python_forms_kernels, "builtin_sum_of_rows", device)
 
 
 @SETTINGS
@@ -163,20 +171,11 @@ def test_builtin_min_max_keep_pythons_nan_rule(python_forms_kernels):
         python_forms_kernels.check("builtin_min_max_of_arrays", np.array(values))
 
 
-@pytest.mark.parametrize("device", ["openmp", "gpu"])
-def test_generator_reduction_in_a_prange(python_forms_kernels, monkeypatch, device):
-    if device == "gpu":
-        monkeypatch.setenv("UNPY_DEVICE", testdevice.SPEC)
-        monkeypatch.setenv("UNPY_FORCE_GPU", "1")
-        testdevice.tested_device()
-    else:
-        monkeypatch.setenv("UNPY_DEVICE", "none")
+def test_generator_reduction_in_a_prange(python_forms_kernels, device):
     m = RNG.standard_normal((29, 13))
     python_forms_kernels.check("generator_in_a_prange", m, np.zeros(29), rtol=1e-12)
     python_forms_kernels.check("generator_in_a_prange", m[::-3, ::2], np.zeros(10), rtol=1e-12)
-    report = unpython.explain(python_forms_kernels.compiled.generator_in_a_prange)
-    where = [n.ran_on for n in report.nests]
-    assert all(w.startswith("opencl:") if device == "gpu" else w == "openmp" for w in where), where
+    assert_ran_on(python_forms_kernels, "generator_in_a_prange", device)
 
 
 def test_builtin_sum_of_a_matrix_says_what_to_write():

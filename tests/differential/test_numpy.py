@@ -261,6 +261,8 @@ CASES = {
                                            np.zeros(2, np.float32)),
     "diagonals": lambda: (rand(4), rand(5, 4)),
     "diagonals short": lambda: (rand(1), rand(2, 2)),
+    "integrals": lambda: (rand(7), rand(3, 7), np.sort(rand(7)), np.array([1.5, np.nan, 2.0])),
+    "integrals short": lambda: (rand(1), rand(2, 1), rand(1), np.array([np.nan])),
     "counted": lambda: (np.array([3, 0, 3, 7, 1]), rand(5), 0),
     "counted minlength": lambda: (np.array([3, 0, 3, 7, 1]), rand(5), 12),
     "counted negative": lambda: (np.array([3, -1]), rand(2), 0),

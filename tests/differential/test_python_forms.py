@@ -140,6 +140,12 @@ def test_builtin_sum_of_rows_in_a_prange(python_forms_kernels, device):
 
 
 @SETTINGS
+@given(st.floats(-1e3, 1e3), st.integers(-50, 50), st.integers(-6, 6))
+def test_pow_and_divmod(python_forms_kernels, x, i, j):
+    python_forms_kernels.check("pow_and_divmod", x, i, j, rtol=1e-15)
+
+
+@SETTINGS
 @given(arrays(f64, 1, max_side=9, values=st.floats(-4, 4)), st.integers(-12, 12),
        st.integers(-12, 12))
 def test_reversed_ranges(python_forms_kernels, a, lo, hi):

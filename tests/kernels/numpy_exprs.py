@@ -1125,3 +1125,13 @@ def diagonals(x, a):
     np.expand_dims."""
     return (np.diag(x) + np.diag(x[1:], 1) + np.diag(x[1:], k=-1), np.diag(a, -1) + 0.0,
             np.diag(a, 2)[None, :] + np.expand_dims(x[:1], 0), np.expand_dims(a, axis=-1))
+
+
+@unpython.gpu
+@unpython.type(F1, F2, F1, F1, ('float64', 'ndarray[float64, 1]', 'float64', 'float64',
+                                'ndarray[float64, 1]'))
+def integrals(y, m, x, z):
+    """np.trapezoid of a vector (dx, x) and of a matrix's rows against x (NumPy's formula),
+    np.nansum of a vector with NaNs and along an axis."""
+    return (np.trapezoid(y) + np.trapezoid(y, dx=0.5), np.trapezoid(m, x), np.trapezoid(y, x),
+            np.nansum(z), np.nansum(m * z[0], axis=0))

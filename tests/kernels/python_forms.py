@@ -209,6 +209,13 @@ def generator_in_a_prange(m, out):
             m[i, j] for j in range(m.shape[1] - 1, -1, -1) if j != 2)
 
 
+@unpython.type('float64', 'int64', 'int64', 'float64')
+def pow_and_divmod(x, i, j):
+    q, r = divmod(i, j)                     # ZeroDivisionError where j == 0, as in Python
+    fq, fr = divmod(x, 0.75)
+    return pow(x, 2) + pow(abs(x), 0.5) + q * 1000 + r + fq + fr + pow(i, 2)
+
+
 @unpython.type('ndarray[float64, 1]', 'int64', 'int64', 'float64')
 def reversed_ranges(a, lo, hi):
     i = j = k = -100

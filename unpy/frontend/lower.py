@@ -549,6 +549,47 @@ class Lowering:
         raise self.error(f"'{type(e).__name__}' expressions are not supported in compiled "
                          "functions", e)
 
+    def reused(self, value, node):
+        """A maker of copies of `value`, an expression a construct reads more than once:
+        evaluated once, into a variable the statement sets first, unless a name or a
+        constant."""
+        if isinstance(value, (ir.Name, ir.Const)):
+            return lambda: copy.deepcopy(value)
+        if self.hoisted is None or self.conditional:
+            raise self.error("this argument is read more than once here: put it in a variable "
+                             "first", node)
+        temp = self.fresh("r")
+        self.assigned.add(temp)
+        self.hoisted.append(ir.Assign(ir.Name(temp, value.loc), value, value.loc))
+        return lambda: ir.Name(temp, value.loc)
+
+    def trapezoid(self, e, name):
+        """np.trapezoid(y, x=None, dx=1.0) (np.trapz before NumPy 2) along the last axis, as
+        NumPy computes it: sum(d * (y[..., 1:] + y[..., :-1]) / 2.0, axis=-1), with
+        d = np.diff(x) where x is given, else dx."""
+        loc = loc_of(e)
+        given = dict(zip(("y", "x", "dx", "axis"), e.args))
+        for kw in e.keywords:
+            if kw.arg not in ("x", "dx", "axis") or kw.arg in given:
+                raise self.error(f"np.{name}(y, x=None, dx=1.0) takes y, x and dx here", e)
+            given[kw.arg] = kw.value
+        axis = given.get("axis")
+        if "y" not in given or (axis is not None and not (
+                isinstance(axis, gast.UnaryOp) and isinstance(axis.op, gast.USub)
+                and isinstance(axis.operand, gast.Constant) and axis.operand.value == 1)):
+            raise self.error(f"np.{name}(y, x=None, dx=1.0) integrates along the last axis "
+                             "here (axis=-1)", e)
+        y = self.reused(self.expr(given["y"]), given["y"])
+        ends = [ir.Subscript(y(), [ir.Const(Ellipsis, loc), ir.Slice(*bounds, None, loc)], loc)
+                for bounds in ((ir.Const(1, loc), None), (None, ir.Const(-1, loc)))]
+        if given.get("x") is not None:
+            d = ir.ArrayCall("diff", [self.expr(given["x"])], {}, loc)
+        else:
+            d = self.expr(given["dx"]) if "dx" in given else ir.Const(1.0, loc)
+        heights = ir.BinOp("/", ir.BinOp("*", d, ir.BinOp("+", *ends, loc), loc),
+                           ir.Const(2.0, loc), loc)
+        return ir.ArrayCall("sum", [heights], {"axis": ir.Const(-1, loc)}, loc)
+
     @contextlib.contextmanager
     def on_condition(self):
         self.conditional += 1
@@ -772,6 +813,16 @@ class Lowering:
                 return self.ufunc_at(e, name[:-3])
             if name in ("isclose", "allclose"):
                 return self.closeness(e, name)
+            if name in ("trapezoid", "trapz"):
+                return self.trapezoid(e, name)
+            if name == "nansum":
+                if len(e.args) != 1 or set(k.arg for k in e.keywords) - {"axis", "keepdims"}:
+                    raise self.error("np.nansum(a, axis=k) takes one array here", e)
+                # NumPy's: the NaNs replaced by 0, then np.sum (integers as they are)
+                a = self.reused(self.expr(e.args[0]), e)
+                kept = ir.Call("np.where", [ir.Call("np.isnan", [a()], loc), ir.Const(0, loc),
+                                            a()], loc)
+                return ir.ArrayCall("sum", [kept], self.keywords(e), loc)
             if name == "count_nonzero":
                 if len(e.args) != 1 or set(k.arg for k in e.keywords) - {"axis", "keepdims"}:
                     raise self.error("np.count_nonzero(a, axis=k) takes one array here", e)
@@ -794,6 +845,14 @@ class Lowering:
                 return ir.Call("np." + name, [self.expr(a) for a in e.args], loc)
         if e.keywords and not self.is_allocator(e):
             raise self.error(f"keyword arguments of '{qualified}' are not supported here", e)
+        if qualified in ("pow", "divmod"):
+            if len(e.args) != 2:
+                raise self.error(f"{qualified}() takes two numbers in compiled code", e)
+            if qualified == "pow":
+                return ir.BinOp("**", self.expr(e.args[0]), self.expr(e.args[1]), loc)
+            a, b = (self.reused(self.expr(x), x) for x in e.args)
+            return ir.TupleValue([ir.BinOp("//", a(), b(), loc), ir.BinOp("%", a(), b(), loc)],
+                                 loc)
         if qualified == "len":
             if len(e.args) != 1:
                 raise self.error("len() takes one array", e)

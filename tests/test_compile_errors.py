@@ -289,7 +289,7 @@ CASES = [
         @unpython.type('float64', 'float64')
         def f(x):
             return min(x)
-        """, r"min\(\) needs two or more scalar arguments", 3, "min"),
+        """, r"'x' is not an array", 3, "x)"),       # min of one argument walks an array
     ("compiled call arity", """
         @unpython.type('float64', 'float64')
         def g(x):

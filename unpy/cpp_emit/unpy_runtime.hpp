@@ -1972,8 +1972,12 @@ inline int64_t* residency_counters() {   // [0]: entries in the table; [1]: last
         static int64_t none[2] = {0, 0};
         py::gil_scoped_acquire gil;
         try {
-            return reinterpret_cast<int64_t*>(py::module_::import("unpy.residency_counters")
-                                                  .attr("COUNTERS_ADDRESS").cast<intptr_t>());
+            py::module_ counters_module = py::module_::import("unpy.residency_counters");
+            // The array is never freed: arrays' memory dies (memory_dies) until the
+            // interpreter's very end, after the module's globals are gone.
+            new py::object(counters_module.attr("COUNTERS"));
+            return reinterpret_cast<int64_t*>(counters_module.attr("COUNTERS_ADDRESS")
+                                                  .cast<intptr_t>());
         } catch (py::error_already_set&) {
             return static_cast<int64_t*>(none);   // no unpy: nothing is ever on a device
         }

@@ -80,15 +80,21 @@ def unpy_module(kernel):
     return module, "built" + (f" ({message.rsplit('(', 1)[-1]}" if "(" in message else "")
 
 
-def example_sizes(kernels: str, sizes: str):
-    """(module, case, n) of each built example of `kernels` at each of its named `sizes`
-    (comma-separated: tiny, small, dev, accel; of a tuple, its first); an example that is not
+def built_examples(kernels: str):
+    """The built example module of each of `kernels` (comma-separated); an example that is not
     built is said and skipped."""
     for kernel in kernels.split(","):
         module, note = unpy_module(kernel)
         if module is None:
             print(f"{kernel}: {note}", flush=True)
             continue
+        yield module
+
+
+def example_sizes(kernels: str, sizes: str):
+    """(module, case, n) of each built example of `kernels` at each of its named `sizes`
+    (comma-separated: tiny, small, dev, accel; of a tuple, its first)."""
+    for module in built_examples(kernels):
         for case in module.CASES:
             for size in sizes.split(","):
                 n = module.SIZES[size]

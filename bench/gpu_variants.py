@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "examples"), str(ROOT / "bench")]
 
 import _harness  # noqa: E402
 import unpython  # noqa: E402
-from cpu import unpy_module  # noqa: E402
+from cpu import built_examples  # noqa: E402
 
 TILES = "jitgpu.loopopt.local_tiles"
 JAM = "jitgpu.loopopt.unroll_and_jam"
@@ -128,11 +128,7 @@ def run_variant(case, func, args, want, level, changes, repeat):
 def example_cases(kernels: str, sizes: str):
     """(case, compiled function, n, args, expected) of each built example of `kernels` at each
     of `sizes` (comma-separated); an example that is not built is said and skipped."""
-    for kernel in kernels.split(","):
-        module, note = unpy_module(kernel)
-        if module is None:
-            print(f"{kernel}: {note}", flush=True)
-            continue
+    for module in built_examples(kernels):
         for case in module.CASES:
             for n in [int(x) for x in sizes.split(",")]:
                 args = case.args(n)

@@ -12,6 +12,7 @@ counted as one (as every call was) made a nest of 4000 haversine distances run o
 from __future__ import annotations
 
 from unpy import ir
+from unpy.typeinfer.reductions import walk_exprs
 
 # Extra operations of a call to a function of the C math library (a loop of them does not
 # vectorise without -ffast-math).
@@ -52,5 +53,4 @@ def extra_work(node) -> int:
 
 def expensive_work(node) -> int:
     """The extra operations of every expression below `node` (a statement or an expression)."""
-    from unpy.typeinfer.reductions import walk_exprs
     return sum(extra_work(e) for e in walk_exprs(node))

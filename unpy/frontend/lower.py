@@ -558,10 +558,7 @@ class Lowering:
         if self.hoisted is None or self.conditional:
             raise self.error("this argument is read more than once here: put it in a variable "
                              "first", node)
-        temp = self.fresh("r")
-        self.assigned.add(temp)
-        self.hoisted.append(ir.Assign(ir.Name(temp, value.loc), value, value.loc))
-        return lambda: ir.Name(temp, value.loc)
+        return self.evaluated_once(value, self.hoisted, value.loc)
 
     def trapezoid(self, e, name):
         """np.trapezoid(y, x=None, dx=1.0) (np.trapz before NumPy 2) along the last axis, as

@@ -184,6 +184,28 @@ def test_generator_reduction_in_a_prange(python_forms_kernels, device):
     assert_ran_on(python_forms_kernels, "generator_in_a_prange", device)
 
 
+@pytest.mark.parametrize("body, message", [
+    ("for x in reversed(a):\n        s += x",
+     r"reversed\(\) of an array is not supported.*a\[::-1\]"),
+    ("s = sum(x * y for x in a for y in a)",
+     "one 'for' is supported here; write the nested loops"),
+    ("s = max((x for x in a), default=0.0)",
+     r"max\(\) of a generator expression takes no other"),
+    ("s = np.trapezoid(a, axis=0)", r"integrates along the last axis here \(axis=-1\)"),
+    ("q, r = divmod(a[0], 2.0, 1.0)\n    s = q", r"divmod\(\) takes two numbers"),
+    ("s = np.nansum(a, a)", r"np\.nansum\(a, axis=k\) takes one array here"),
+    ("s = 1.0 if a[0] > 0 else np.nansum(a * 2.0)", "read more than once here: put it in a "
+                                                   "variable first"),
+])
+def test_refusals_of_the_builtin_forms_say_what_to_write(body, message):
+    from unpy.errors import CompileError
+    import irtools
+    source = ("@unpython.type('ndarray[float64, 1]', 'float64')\ndef f(a):\n    s = 0.0\n"
+              f"    {body}\n    return s\n")
+    with pytest.raises(CompileError, match=message):
+        irtools.typed(source)
+
+
 def test_builtin_sum_of_a_matrix_says_what_to_write():
     from unpy.errors import CompileError
     import irtools

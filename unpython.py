@@ -7,7 +7,6 @@ the compiled function instead of the Python one, so module-level code sees the c
 from its definition on.
 """
 import functools
-import inspect
 import types as _types
 
 __all__ = ["type", "locals", "gpu", "prange", "explain", "devices", "resident", "sync"]
@@ -29,24 +28,12 @@ def _bind(f):
 
 
 def _behind_signature(compiled, f):
-    """`compiled` called as `f` is: inspect.signature, help() and the docstring are f's, and a
-    call with a wrong number of arguments or an unknown keyword raises Python's own TypeError
-    naming the function and the argument (the compiled module's message prints the arguments,
-    arrays in full)."""
-    signature = inspect.signature(f)
-
+    """`compiled` called as `f` is: inspect.signature, help() and the docstring are f's (the
+    compiled function itself binds the arguments as Python does, and its TypeErrors name the
+    function and the argument)."""
     @functools.wraps(f)
     def call(*args, **kwargs):
-        try:
-            return compiled(*args, **kwargs)
-        except TypeError as e:
-            if "incompatible function arguments" not in str(e):
-                raise
-            try:
-                signature.bind(*args, **kwargs)
-            except TypeError as why:
-                raise TypeError(f"{f.__name__}() {why}") from None
-            raise
+        return compiled(*args, **kwargs)
     call.__unpy_compiled__ = compiled         # the compiled function itself
     call.__doc__ = "\n\n".join(d for d in (f.__doc__, compiled.__doc__) if d)
     return call

@@ -66,7 +66,7 @@ def defined(unit: str) -> set:
     """The names of the compiled functions whose dispatcher `unit` defines."""
     return {line.split("(")[0].split()[-1] for line in unit.splitlines()
             if line.endswith(") {") and not line.startswith(("static", " ", "template"))
-            and "PYBIND11_MODULE" not in line}
+            and "PyInit_" not in line}
 
 
 def test_kernel_unit_count():
@@ -81,8 +81,8 @@ def test_a_caller_shares_its_unit_with_its_callees():
     module = irtools.typed(SOURCE.split("from unpython import prange\n", 1)[1])
     glue, *kernels = emit_units(module, SOURCE, kernel_units=3)
     assert len(kernels) == 3
-    assert "PYBIND11_MODULE(unit, m)" in glue and "_body" not in glue
-    assert not any("PYBIND11_MODULE" in unit for unit in kernels)
+    assert "PyInit_unit()" in glue and "_body" not in glue
+    assert not any("PyInit_" in unit or "unpy_glue.hpp" in unit for unit in kernels)
     names = [defined(unit) for unit in kernels]
     assert sorted(n for unit in names for n in unit) == sorted(f.name for f in module.functions)
     assert any({"halved_total", "half"} <= unit for unit in names)
@@ -90,7 +90,7 @@ def test_a_caller_shares_its_unit_with_its_callees():
     for f in module.functions:
         assert re.search(rf"^\w[\w:<>, ]* {f.name}\(.*\);$", glue, re.M), f.name
         assert not re.search(rf"^static .* {f.name}\(", glue, re.M)
-        assert f"static py::object py_{f.name}(" in glue
+        assert f"static PyObject* py_{f.name}(" in glue
 
 
 def test_one_kernel_unit_or_none():

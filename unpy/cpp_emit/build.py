@@ -5,9 +5,10 @@ A build is keyed by the source text, the unpy sources, the flags, the Python ver
 compiler; a cached build is copied into place, and the copy is atomic (a failed or interrupted
 build never leaves a half-written module). A large module compiles as several translation
 units (module.emit_units: the glue, and the compiled functions in groups), as many at once as
-there are CPUs; a small one as one unit, since g++ spends most of its time on what every unit
-holds (pybind11's and the runtime's code: about 5 s of the 2-core machine). Each unit's object
-is kept in the cache by its text, so an edit recompiles the units it changed.
+there are CPUs; a small one as one unit. No unit includes pybind11: the runtime's part that
+talks to Python (unpy_python.cpp, 10 s of g++ on the 2-core machine) is compiled once per set
+of flags and linked into every module. Each object is kept in the cache by its text, so an edit
+recompiles the units it changed.
 """
 from __future__ import annotations
 
@@ -105,7 +106,7 @@ def _unpy_fingerprint() -> str:
     h = hashlib.sha256(unpy.__version__.encode())
     pkg = Path(unpy.__file__).parent
     for path in sorted(pkg.rglob("*")):
-        if path.suffix in (".py", ".hpp"):
+        if path.suffix in (".py", ".hpp", ".cpp"):
             h.update(path.read_bytes())
     return h.hexdigest()
 
@@ -167,21 +168,29 @@ def object_path(text: str, flags: list) -> Path:
     return cache_dir() / "objects" / f"{h.hexdigest()[:32]}.o"
 
 
+# The runtime's Python-facing part, compiled once per set of flags and linked into every
+# module (its units include neither pybind11 nor Python's headers but the glue's C API).
+RUNTIME_SOURCE = RUNTIME_DIR / "unpy_python.cpp"
+
+
 def compile_cpp(unit_paths: list, so_path: Path, options: BuildOptions, progress=None):
-    """Compile the translation units (module.emit_units) with up to build_jobs() g++ at once,
-    each object kept in the cache, and link them into `so_path`."""
+    """Compile the translation units (module.emit_units) and, the first time for these flags,
+    the runtime (RUNTIME_SOURCE), with up to build_jobs() g++ at once, each object kept in the
+    cache, and link them into `so_path`."""
     objects, commands = [], []
     flags = options.unit_flags()
-    for i, cpp_path in enumerate(unit_paths):
+    for i, cpp_path in enumerate([*unit_paths, RUNTIME_SOURCE]):
         cached = object_path(Path(cpp_path).read_text(), flags)
         objects.append(cached)
         if not cached.exists():
             tmp = Path(so_path).parent / f"unit{i}.o"
             commands.append(([CXX, *flags, *_includes(), str(cpp_path), "-o", str(tmp)],
                              tmp, cached))
-    if progress and len(commands) < len(objects):
-        progress(f"{len(objects) - len(commands)} of {len(objects)} units unchanged (from the "
-                 "build cache)")
+    if progress and len(commands) < len(objects) - 1:
+        progress(f"{len(objects) - 1 - len(commands)} of {len(objects) - 1} units unchanged "
+                 "(from the build cache)")
+    if progress and any(cpp == str(RUNTIME_SOURCE) for cpp in (c[0][-3] for c in commands)):
+        progress("compiling unpy's runtime for these flags (once: kept in the build cache) ...")
     _run_all(commands, progress)
     # -z initfirst: the module's constructors run before those of the libraries its import
     # loads, so that unpy::bound_spinning sets GOMP_SPINCOUNT before libgomp reads it.

@@ -101,21 +101,6 @@ def special_float(value, dtype):
     return f"{limits}::infinity()" if value > 0 else f"(-{limits}::infinity())"
 
 
-def default_literal(p: ir.Param) -> str:
-    """The default of scalar parameter `p` as C++ of the parameter's type, for the pybind11
-    glue (`py::arg("x") = ...`): pybind11 makes it the Python number a call without `x` gets,
-    converted like any argument."""
-    dtype = p.type.dtype
-    if isinstance(p.type, ir.DtypeType):
-        return f'"{p.default}"'     # np.dtype reads the name as the dtype
-    if dtype == "bool":
-        return "true" if p.default else "false"
-    if dtype[0] in "iu":
-        return int_literal(int(p.default), dtype)
-    value = float(p.default)
-    return repr(value) if math.isfinite(value) else special_float(value, "float64")
-
-
 def narrow(text, dtype):
     """C++ computes small integers in `int`: back to their own type (wrapping)."""
     return f"static_cast<{CTYPES[dtype]}>{text}" if dtype in SMALL_INTS else text
@@ -879,12 +864,12 @@ class FunctionEmitter(CExprPrinter):
         params = ["unpy::SplitRange& unpy_split"] + [f"{t}& {c}" for c, t, _ in reduced]
         head = f"static void {name}({', '.join(params)}) {{"
         if head not in self.helpers:
-            self.helpers += [head, "    py::gil_scoped_acquire unpy_gil;",
-                             "    py::dict unpy_reductions;"]
-            self.helpers += [f'    unpy_reductions["{v}"] = py::cast({c});' for c, _, v in reduced]
-            self.helpers += ["    py::object unpy_combined = unpy_split.finish(unpy_reductions);",
-                             "    if (unpy_combined.is_none()) return;"]
-            self.helpers += [f'    {c} = unpy_combined["{v}"].cast<{t}>();' for c, t, v in reduced]
+            self.helpers += [head, "    unpy::Gil unpy_gil;", "    unpy::HookValues unpy_reductions;"]
+            self.helpers += [f'    unpy_reductions.add("{v}", {c});' for c, _, v in reduced]
+            self.helpers += ["    unpy::PyRef unpy_combined = unpy_split.finish(unpy_reductions);",
+                             "    if (!unpy_combined.get()) return;"]
+            self.helpers += [f'    {c} = unpy::answer_get<{t}>(unpy_combined, "{v}");'
+                             for c, t, v in reduced]
             self.helpers += ["}", ""]
         args = ", ".join([split] + [c for c, _, _ in reduced])
         self.out(f"if ({split}.pending()) {name}({args});")
@@ -957,20 +942,17 @@ class FunctionEmitter(CExprPrinter):
                      "unpy::HookSkip& unpy_skip", "const unpy::HookKey* unpy_key",
                      "unpy::NestTimer* unpy_timer", "unpy::Replay* unpy_replay"])
         lines = [f"static bool {name}({', '.join(params)}) {{",
-                 "    py::gil_scoped_acquire unpy_gil;",
-                 "    py::dict unpy_values;",
-                 '    unpy_values["__unpy_scope__"] = unpy_scope ? unpy_scope->id() : -1;']
-        for n, t in zip(names, types):
-            value = (f"unpy::to_python({cname(n)})" if isinstance(t, Array)
-                     else f"py::cast({cname(n)})")
-            lines.append(f'    unpy_values["{n}"] = {value};')
+                 "    unpy::Gil unpy_gil;",
+                 "    unpy::HookValues unpy_values;",
+                 '    unpy_values.add("__unpy_scope__", int64_t(unpy_scope ? unpy_scope->id() : -1));']
+        lines += [f'    unpy_values.add("{n}", {cname(n)});' for n in names]
         lines += [f'    if (unpy_scope && !unpy_scope->begin(UNPY_MODULE_NAME, "{self.fn.name}")) '
                   "return false;",
-                  f'    py::object unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
+                  f'    unpy::PyRef unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
                   f"{loop.nest_id}, unpy_values, unpy_skip, unpy_key, unpy_timer, unpy_replay);",
-                  "    if (unpy_result.is_none() || unpy_split.take(unpy_result)) return false;"]
-        lines += [f'    {cname(v)} = unpy_result["{v}"].cast<{ctype(self.fn.variable_type(v))}>();'
-                  for v in reduced]
+                  "    if (!unpy_result.get() || unpy_split.take(unpy_result)) return false;"]
+        lines += [f'    {cname(v)} = unpy::answer_get<{ctype(self.fn.variable_type(v))}>('
+                  f'unpy_result, "{v}");' for v in reduced]
         self.helpers += lines + ["    return true;", "}", ""]
         return name
 

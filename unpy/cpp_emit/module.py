@@ -3,15 +3,16 @@ every argument, the embedded IR of @gpu nests, and the module's own source for t
 """
 from __future__ import annotations
 
+import math
+
 from unpy import ir
-from unpy.cpp_emit.emit import (CTYPES, cname, ctype, default_literal, emit_function,
-                                has_loops, nest_free_variables, recursive_functions)
+from unpy.cpp_emit.emit import (CTYPES, cname, ctype, emit_function, has_loops,
+                                nest_free_variables, recursive_functions, special_float)
 from unpy.cpp_emit.nest_contents import dead_after_nests, undefined_at_nests
 from unpy.ir import Array
 from unpy.typeinfer import overloads
 from unpy.typeinfer.overloads import Signature
 from unpy.typeinfer.reductions import outermost_pranges, walk_exprs, walk_stmts
-from unpy.typeinfer.types import literal_type
 
 
 def written_params(functions) -> dict:
@@ -140,65 +141,82 @@ def raw_string(text: str) -> str:
 
 
 def glue(fn: ir.Function, written: set, polls: bool = True) -> list:
-    """The Python-facing wrapper: check and convert arguments, release the GIL (armed for
-    Ctrl-C), convert back."""
-    params = ", ".join(f"py::handle {cname(p.name)}" for p in fn.params)
-    lines = [f"static py::object py_{fn.name}({params}) {{"]
+    """The Python-facing wrapper of one signature, given the call's arguments bound to its
+    parameters (`unpy_in`, see entry): check and convert them, release the GIL (armed for
+    Ctrl-C), convert back; a C++ exception becomes its Python one (unpy::python_error)."""
+    lines = [f"static PyObject* py_{fn.name}(PyObject* const* unpy_in) {{", "    try {"]
     args = []
-    for p in fn.params:
+    for k, p in enumerate(fn.params):
         local = f"unpy_arg_{p.name}"
         args.append(local)
+        given = f"unpy_in[{k}]"
         if isinstance(p.type, Array):
             flag = "true" if p.name in written else "false"
-            lines.append(f'    auto {local} = unpy::array_arg<{CTYPES[p.type.dtype]}, '
-                         f'{p.type.ndim}>({cname(p.name)}, "{fn.python_name}", "{p.name}", '
+            lines.append(f'        auto {local} = unpy::array_arg<{CTYPES[p.type.dtype]}, '
+                         f'{p.type.ndim}>({given}, "{fn.python_name}", "{p.name}", '
                          f'"{p.type}", {flag});')
         elif isinstance(p.type, ir.DtypeType):
-            lines.append(f'    auto {local} = unpy::dtype_arg({cname(p.name)}, "{fn.python_name}", '
+            lines.append(f'        auto {local} = unpy::dtype_arg({given}, "{fn.python_name}", '
                          f'"{p.name}", "{p.type.dtype}");')
         elif is_weak(p.type):
-            lines.append(f'    auto {local} = unpy::python_scalar_arg<{CTYPES[p.type.dtype]}>('
-                         f'{cname(p.name)}, "{fn.python_name}", "{p.name}", '
+            lines.append(f'        auto {local} = unpy::python_scalar_arg<{CTYPES[p.type.dtype]}>('
+                         f'{given}, "{fn.python_name}", "{p.name}", '
                          f'"a Python {PYTHON_NAMES[p.type.dtype]}");')
         else:
-            lines.append(f'    auto {local} = unpy::scalar_arg<{CTYPES[p.type.dtype]}>('
-                         f'{cname(p.name)}, "{fn.python_name}", "{p.name}", "{p.type.dtype}");')
+            lines.append(f'        auto {local} = unpy::scalar_arg<{CTYPES[p.type.dtype]}>('
+                         f'{given}, "{fn.python_name}", "{p.name}", "{p.type.dtype}");')
     call = f"unpy_module::{cname(fn.name)}({', '.join(args)})"
+    if fn.return_type is not None:
+        lines.append(f"        {ctype(fn.return_type)} unpy_result;")
+        call = f"unpy_result = {call}"
     # Ctrl-C stops the call (unpy::InterruptScope): Interrupted comes out of it, caught here
-    # with the GIL back, and becomes Python's KeyboardInterrupt.
-    interruptible = ["    unpy::InterruptScope unpy_interrupt;", "    try {",
-                     "        py::gil_scoped_release unpy_release;"]
-    caught = ["    } catch (const unpy::Interrupted&) {",
-              "        unpy_interrupt.keyboard_interrupt();", "    }"]
-    if not polls:
-        interruptible, caught = ["    {", "        py::gil_scoped_release unpy_release;"], ["    }"]
-    if fn.return_type is None:
-        lines += interruptible + [f"        {call};"] + caught + ["    return py::none();", "}"]
-        return lines
-    convert = "to_python" if isinstance(fn.return_type, Array) else \
-        "tuple_result" if isinstance(fn.return_type, ir.TupleType) else "scalar_result"
-    lines += ([f"    {ctype(fn.return_type)} unpy_result;"] + interruptible
-              + [f"        unpy_result = {call};"] + caught
-              + [f"    return unpy::{convert}(unpy_result);", "}"])
-    return lines
+    # with the GIL back and the scope still armed, and becomes Python's KeyboardInterrupt.
+    if polls:
+        lines += ["        {", "            unpy::InterruptScope unpy_interrupt;",
+                  "            try {", "                unpy::GilRelease unpy_release;",
+                  f"                {call};",
+                  "            } catch (const unpy::Interrupted&) {",
+                  "                return unpy::keyboard_interrupt();", "            }",
+                  "        }"]
+    else:
+        lines += ["        {", "            unpy::GilRelease unpy_release;",
+                  f"            {call};", "        }"]
+    lines.append("        return unpy::result(unpy_result);" if fn.return_type is not None
+                 else "        Py_RETURN_NONE;")
+    return lines + ["    } catch (...) {", "        return unpy::python_error();", "    }", "}"]
+
+
+def entry(python_name: str, params: list, target: str) -> list:
+    """The function Python calls (a vectorcall): its arguments bound to the parameters as
+    Python binds them (positional, keywords, defaults from `unpy_defaults_<name>`), then
+    `target` (one signature's glue, or the chooser of several)."""
+    n = len(params)
+    names = ", ".join(f'"{p.name}"' for p in params) or "nullptr"
+    return [f"static PyObject* unpy_defaults_{python_name}[{max(n, 1)}];",
+            f"static PyObject* unpy_entry_{python_name}(PyObject*, PyObject* const* unpy_args, "
+            "Py_ssize_t unpy_nargs, PyObject* unpy_kwnames) {",
+            f"    static const char* const unpy_names[] = {{{names}}};",
+            f"    PyObject* unpy_in[{max(n, 1)}];",
+            f'    if (!unpy::bind_arguments("{python_name}", {n}, unpy_names, '
+            f"unpy_defaults_{python_name}, unpy_args, unpy_nargs, unpy_kwnames, unpy_in))",
+            "        return nullptr;",
+            f"    return {target}(unpy_in);", "}"]
 
 
 def signature_dispatcher(signatures: list, slot: int) -> list:
-    """The Python-facing function of a function with several signatures (one ir.Function
-    each, in source order): the first signature that takes the arguments' own dtypes, else the
-    first that takes them converted within their kinds (a Python float for a float32), else
-    the first that takes them converted as a single signature's glue does (a Python int for a
-    float64); unpy/typeinfer/overloads.py chooses alike for calls inside the module. Arrays are
-    never converted, so a float32 array never goes to a float64 signature. When none takes
-    them, a TypeError names the parameter where the signatures that took the most arguments
-    stop, what they expect there, what came, and every signature. A signature's weak variant
+    """The chooser of a function with several signatures (one ir.Function each, in source
+    order): the first signature that takes the arguments' own dtypes, else the first that takes
+    them converted within their kinds (a Python float for a float32), else the first that takes
+    them converted as a single signature's glue does (a Python int for a float64);
+    unpy/typeinfer/overloads.py chooses alike for calls inside the module. Arrays are never
+    converted, so a float32 array never goes to a float64 signature. When none takes them, a
+    TypeError names the parameter where the signatures that took the most arguments stop, what
+    they expect there, what came, and every signature. A signature's weak variant
     (typeinfer/weak_params.py, just before it) is taken instead where its weak parameters
     receive Python scalars. The signature taken is noted in `unpy_called_last[slot]` (for
     unpython.explain)."""
     first = signatures[0]
     n = len(first.params)
-    params = ", ".join(f"py::handle {cname(p.name)}" for p in first.params)
-    handles = ", ".join(cname(p.name) for p in first.params)
     variants = weak_variants(signatures)
     declared = [f for f in signatures if f not in variants.values()]
 
@@ -206,40 +224,43 @@ def signature_dispatcher(signatures: list, slot: int) -> list:
         lines = []
         v = variants.get(f.name)
         if v:
-            python = " && ".join(f"unpy::python_scalar<{CTYPES[p.type.dtype]}>({cname(p.name)})"
-                                 for p in v.params if is_weak(p.type))
+            python = " && ".join(f"unpy::python_scalar<{CTYPES[p.type.dtype]}>(unpy_in[{k}])"
+                                 for k, p in enumerate(v.params) if is_weak(p.type))
             lines += [f"{indent}if ({python}) {{",
                       f'{indent}    unpy_called_last[{slot}] = "{v.name}";',
-                      f"{indent}    return py_{v.name}({handles});", f"{indent}}}"]
+                      f"{indent}    return py_{v.name}(unpy_in);", f"{indent}}}"]
         return lines + [f'{indent}unpy_called_last[{slot}] = "{f.name}";',
-                        f"{indent}return py_{f.name}({handles});"]
+                        f"{indent}return py_{f.name}(unpy_in);"]
 
-    lines = [f"static py::object py_choose_{first.python_name}({params}) {{"]
+    lines = [f"static PyObject* py_choose_{first.python_name}(PyObject* const* unpy_in) {{"]
     if len(declared) == 1:      # its own glue converts the arguments or names what is wrong
         return lines + call(declared[0], "    ") + ["}"]
     fits = []
     for f in declared:
         # How many leading arguments this signature takes with conversions up to unpy_rank
         # (unpy::scalar_rank).
-        fits.append(f"static int unpy_fit_{f.name}({params}, int unpy_rank) {{")
+        fits.append(f"static int unpy_fit_{f.name}(PyObject* const* unpy_in, int unpy_rank) {{")
         for k, p in enumerate(f.params):
             t = CTYPES[p.type.dtype]
-            takes = (f"unpy::array_takes<{t}, {p.type.ndim}>({cname(p.name)})"
+            given = f"unpy_in[{k}]"
+            takes = (f"unpy::array_takes<{t}, {p.type.ndim}>({given})"
                      if isinstance(p.type, Array) else
-                     f'unpy::dtype_takes({cname(p.name)}, "{p.type.dtype}")'
+                     f'unpy::dtype_takes({given}, "{p.type.dtype}")'
                      if isinstance(p.type, ir.DtypeType) else
-                     f"unpy::scalar_rank<{t}>({cname(p.name)}) <= unpy_rank")
+                     f"unpy::scalar_rank<{t}>({given}) <= unpy_rank")
             fits.append(f"    if (!({takes})) return {k};")
         fits += [f"    return {n};", "}", ""]
-    lines = fits + lines + ["    for (int unpy_rank = 0; unpy_rank <= 2; ++unpy_rank) {"]
+    lines = fits + lines + ["    try {", "        for (int unpy_rank = 0; unpy_rank <= 2; ++unpy_rank) {"]
     for f in declared:
-        lines += [f"        if (unpy_fit_{f.name}({handles}, unpy_rank) == {n}) {{"]
-        lines += call(f, "            ") + ["        }"]
+        lines += [f"            if (unpy_fit_{f.name}(unpy_in, unpy_rank) == {n}) {{"]
+        lines += call(f, "                ") + ["            }"]
     names = ", ".join(f'"{p.name}"' for p in first.params)
+    handles = ", ".join(f"unpy_in[{k}]" for k in range(n))
     types = ", ".join("{" + ", ".join(f'"{p.type}"' for p in f.params) + "}" for f in declared)
-    fitted = ", ".join(f"unpy_fit_{f.name}({handles}, 2)" for f in declared)
-    lines += ["    }", f'    unpy::no_signature("{first.python_name}", {{{names}}}, {{{handles}}}, '
-              f'{{{types}}}, {{{fitted}}});', "}"]
+    fitted = ", ".join(f"unpy_fit_{f.name}(unpy_in, 2)" for f in declared)
+    lines += ["        }", f'        unpy::no_signature("{first.python_name}", {{{names}}}, '
+              f'{{{handles}}}, {{{types}}}, {{{fitted}}});',
+              "    } catch (...) {", "        return unpy::python_error();", "    }", "}"]
     return lines
 
 
@@ -267,10 +288,30 @@ def by_python_name(functions) -> dict:
     return found
 
 
-def python_default(p: ir.Param) -> str:
-    """The default of a parameter of a function with several signatures, as the Python value
-    written (an int stays an int), which then chooses the signature as a given value would."""
-    return default_literal(ir.Param(p.name, literal_type(p.default), p.default))
+def python_default(p: ir.Param, several: bool) -> str:
+    """C++ making the Python value a call without argument `p` gets: the default converted to
+    the parameter's type, or, for a function with several signatures, as written (an int stays
+    an int, and then chooses the signature as a given value would)."""
+    value = p.default
+    if isinstance(p.type, ir.DtypeType):
+        return f'PyUnicode_FromString("{value}")'     # np.dtype reads the name as the dtype
+    kind = type(value).__name__ if several else {"b": "bool", "i": "int", "u": "int", "f": "float",
+                                                "c": "complex"}[p.type.dtype[0]]
+    if kind == "bool":
+        return f"PyBool_FromLong({int(bool(value))})"
+    if kind == "int":
+        value = int(value)
+        return (f"PyLong_FromLongLong({value}LL)" if -2**63 < value < 2**63 else
+                f"PyLong_FromUnsignedLongLong({value}ULL)" if 0 <= value < 2**64 else
+                f'PyLong_FromString("{value}", nullptr, 10)')
+    if kind == "complex":
+        value = complex(value)
+        return f"PyComplex_FromDoubles({c_double(value.real)}, {c_double(value.imag)})"
+    return f"PyFloat_FromDouble({c_double(float(value))})"
+
+
+def c_double(value: float) -> str:
+    return repr(value) if math.isfinite(value) else special_float(value, "float64")
 
 
 def emit_module(module: ir.Module, source: str, checks: str = "unproved",
@@ -281,7 +322,8 @@ def emit_module(module: ir.Module, source: str, checks: str = "unproved",
 
 
 def _one_unit(module: ir.Module, source: str, fastmath: bool, emitted: list) -> str:
-    out = _preamble(module) + [f"static {signature};" for signature, _, _ in emitted] + [""]
+    out = _preamble(module, glue=True) + [f"static {signature};" for signature, _, _ in emitted]
+    out.append("")
     for _, body, dispatcher in emitted:
         out += body + [""] + dispatcher + [""]
     out.append("}  // namespace unpy_module")
@@ -322,7 +364,7 @@ def emit_units(module: ir.Module, source: str, checks: str = "unproved",
     if kernel_units == 0:
         return [_one_unit(module, source, fastmath, list(emitted.values()))]
     declarations = [f"{signature};" for signature, _, _ in emitted.values()]
-    glue_unit = _preamble(module) + declarations + ["}  // namespace unpy_module", ""]
+    glue_unit = _preamble(module, glue=True) + declarations + ["}  // namespace unpy_module", ""]
     units = [glue_unit + _glue_and_init(module, source, fastmath)]
     for names in kernel_groups(module.functions, kernel_units, emitted):
         out = _preamble(module) + [f"{emitted[name][0]};" for name in names] + [""]
@@ -366,16 +408,18 @@ def _emit_functions(module: ir.Module, checks: str) -> list:
     return [emit_function(f, module.name, checks, signatures) for f in module.functions]
 
 
-def _preamble(module: ir.Module) -> list:
-    return [f"// Generated by unpy from {module.path}. Do not edit.",
-            '#include "unpy_runtime.hpp"',
-            f"#define UNPY_MODULE_NAME \"{module.name}\"", "namespace py = pybind11;",
-            "", "namespace unpy_module {", "namespace py = pybind11;", "using unpy::Array;", ""]
+def _preamble(module: ir.Module, glue: bool = False) -> list:
+    """The head of a unit: the glue's unit includes Python's C API (unpy_glue.hpp), a unit of
+    compiled functions only the runtime."""
+    header = "unpy_glue.hpp" if glue else "unpy_runtime.hpp"
+    return [f"// Generated by unpy from {module.path}. Do not edit.", f'#include "{header}"',
+            f"#define UNPY_MODULE_NAME \"{module.name}\"", "",
+            "namespace unpy_module {", "using unpy::Array;", ""]
 
 
 def _glue_and_init(module: ir.Module, source: str, fastmath: bool) -> list:
-    """The lines after the compiled functions: the glue of each, the dispatchers of functions
-    with several signatures, and the module's init."""
+    """The lines after the compiled functions: the glue of each signature, the choosers of
+    functions with several, the functions Python calls, and the module's init."""
     written = written_params(module.functions)
     out = []
     polling = polling_functions(module.functions)
@@ -389,46 +433,51 @@ def _glue_and_init(module: ir.Module, source: str, fastmath: bool) -> list:
                 ", ".join(f'"{overloads[0].name}"' for overloads in several) + "};", ""]
     for slot, overloads in enumerate(several):
         out += signature_dispatcher(overloads, slot) + [""]
-    out.append("static void unpy_locate() {}")
-    out.append("")
-    out.append(f"PYBIND11_MODULE({module.name}, m) {{")
-    out.append("    unpy::register_errors();")
+    methods, defaults = [], []
     for name, overloads in visible.items():
-        default = default_literal if len(overloads) == 1 else python_default
-        chooser = f"py_{name}" if len(overloads) == 1 else f"py_choose_{name}"
-        arg_names = "".join(f', py::arg("{p.name}")' + (
-            "" if p.default is None else f" = {default(p)}") for p in overloads[0].params)
+        target = f"py_{overloads[0].name}" if len(overloads) == 1 else f"py_choose_{name}"
+        out += entry(name, overloads[0].params, target) + [""]
+        defaults += [f"        unpy_defaults_{name}[{k}] = "
+                     f"{python_default(p, len(overloads) > 1)};"
+                     for k, p in enumerate(overloads[0].params) if p.default is not None]
         variants = weak_variants(overloads).values()
         doc = "; ".join(f"{name}({', '.join(f'{p.name}: {p.type}' for p in f.params)}) -> "
                         f"{f.return_type}" for f in overloads
                         if f not in variants) + ": compiled by unpy"
-        out.append(f'    m.def("{name}", &{chooser}{arg_names}, "{doc}");')
-    if several:
-        out += ['    m.def("__unpy_called_last__", []() {', "        py::dict called;"]
-        out += [f'        called["{overloads[0].python_name}"] = unpy_called_last[{slot}];'
-                for slot, overloads in enumerate(several)]
-        out += ["        return called;", '    }, "function -> the name of its signature '
-                'called last (see jitgpu/report.py)");']
-    out.append("    py::dict functions, nests;")
+        methods.append(f'    {{"{name}", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>('
+                       f'unpy_entry_{name})), METH_FASTCALL | METH_KEYWORDS, "{doc}"}},')
+    out += ["static PyMethodDef unpy_methods[] = {"] + methods + [
+        "    {nullptr, nullptr, 0, nullptr}};", "",
+        f'static PyModuleDef unpy_module_def = {{PyModuleDef_HEAD_INIT, "{module.name}", '
+        "nullptr, -1, unpy_methods};", "",
+        "static void unpy_locate() {}", "",
+        f"PyMODINIT_FUNC PyInit_{module.name}() {{",
+        "    PyObject* m = PyModule_Create(&unpy_module_def);",
+        "    if (!m) return nullptr;", "    try {"]
+    out += defaults
     for f in module.functions:
         # Keyed by the ir.Function's name, which the GPU hook gives (jitgpu/report.py finds
         # a function's signatures by their Python name).
         fn_nests = gpu_nests(f, fastmath, {g.name: g for g in module.functions})
         signature = f"({', '.join(str(p.type) for p in f.params)}) -> {f.return_type}"
-        out.append(f'    functions["{f.name}"] = py::dict(py::arg("gpu") = {str(f.gpu).lower()}, '
-                   f'py::arg("nests") = {len(list(outermost_pranges(f.body)))}, '
-                   f'py::arg("name") = "{f.python_name}", '
-                   f'py::arg("signature") = "{signature}");')
+        out.append(f'        unpy::add_function_record(m, "{f.name}", {str(f.gpu).lower()}, '
+                   f'{len(list(outermost_pranges(f.body)))}, "{f.python_name}", "{signature}");')
         if fn_nests:
-            out.append(f'    nests["{f.name}"] = py::make_tuple(' + ", ".join(
-                raw_string(ir.to_json(n)) for n in fn_nests) + ");")
-    out.append('    m.attr("__unpy_functions__") = functions;')
-    out.append('    m.attr("__unpy_nests__") = nests;')
-    out.append("    Dl_info unpy_info;")
-    out.append("    dladdr(reinterpret_cast<void*>(&unpy_locate), &unpy_info);")
-    out.append("    unpy::def_thread_hooks(m, unpy_info.dli_fname);")
+            out.append(f"        static const char* const unpy_nests_{f.name}[] = {{" + ", ".join(
+                raw_string(ir.to_json(n)) for n in fn_nests) + "};")
+            out.append(f'        unpy::add_nest_records(m, "{f.name}", unpy_nests_{f.name}, '
+                       f"{len(fn_nests)});")
+    if several:
+        names = ", ".join(f'"{overloads[0].python_name}"' for overloads in several)
+        out += [f"        static const char* const unpy_several[] = {{{names}}};",
+                f"        unpy::def_called_last(m, unpy_several, unpy_called_last, "
+                f"{len(several)});"]
     names = ", ".join(f'"{name}"' for name in visible)
-    out.append(f"    unpy::exec_source(m, {raw_string(source)}, {raw_string(module.path)}, "
-               f"unpy_info.dli_fname, {{{names}}});")
-    out.append("}")
+    out += ["        Dl_info unpy_info;",
+            "        dladdr(reinterpret_cast<void*>(&unpy_locate), &unpy_info);",
+            f"        static const char* const unpy_compiled[] = {{{names}}};",
+            f"        unpy::finish_module(m, unpy_info.dli_fname, {raw_string(source)}, "
+            f"{raw_string(module.path)}, unpy_compiled, {len(visible)});",
+            "    } catch (...) {", "        Py_DECREF(m);", "        return unpy::python_error();",
+            "    }", "    return m;", "}"]
     return out

@@ -1,0 +1,122 @@
+// What the glue of a generated module needs (unpy/cpp_emit/module.py): Python's C API, the
+// runtime, and templates that convert arguments and results through the non-template functions
+// of unpy_python.cpp. The glue's functions take a vectorcall (METH_FASTCALL | METH_KEYWORDS).
+#pragma once
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include "unpy_runtime.hpp"
+
+namespace unpy {
+
+// The call threw Interrupted: Python's handler runs now (KeyboardInterrupt); returns nullptr.
+inline PyObject* keyboard_interrupt() {
+    if (PyErr_CheckSignals() == 0) PyErr_SetNone(PyExc_KeyboardInterrupt);
+    return nullptr;
+}
+
+// --- arguments --------------------------------------------------------------------------------
+
+// The arguments of a call bound to the function's `n` parameters, as Python binds them
+// (positional, then keywords, then defaults: `defaults[k]` null where parameter k has none);
+// false with Python's TypeError set (too many, an unknown keyword, a value twice, missing).
+bool bind_arguments(const char* fn, int n, const char* const* names,
+                    PyObject* const* defaults, PyObject* const* args, Py_ssize_t nargs,
+                    PyObject* kwnames, PyObject** out);
+
+// An ndarray of the kind, itemsize and ndim, taken as it is (never converted): its data, shape
+// and strides in elements; else a TypeError naming the function, parameter, what it expects
+// and what came (a ValueError where it is written and read-only).
+void array_argument(PyObject* o, const char* fn, const char* param, const char* expected,
+                    char kind, int itemsize, int ndim, bool written, void** data,
+                    int64_t* shape, int64_t* strides);
+// A Python or NumPy scalar converted as NumPy converts it (an OverflowError out of range).
+void scalar_argument(PyObject* o, const char* fn, const char* param, const char* expected,
+                     char kind, int itemsize, void* out);
+// The same for a weak parameter: a Python scalar only (unpy/typeinfer/weak_params.py).
+void python_scalar_argument(PyObject* o, const char* fn, const char* param,
+                            const char* expected, char kind, int itemsize, void* out);
+// A parameter of type `type[name]` (a dtype known while compiling): nothing at run time.
+int64_t dtype_arg(PyObject* o, const char* fn, const char* param, const char* name);
+
+template <typename T, int N>
+Array<T, N> array_arg(PyObject* o, const char* fn, const char* param, const char* expected,
+                      bool written) {
+    Array<T, N> v;
+    void* data = nullptr;
+    array_argument(o, fn, param, expected, dtype_kind<T>(), int(sizeof(T)), N, written, &data,
+                   v.shape, v.strides);
+    v.data = static_cast<T*>(data);
+    v.pyobj = o;
+    return v;
+}
+
+template <typename T>
+T scalar_arg(PyObject* o, const char* fn, const char* param, const char* expected) {
+    T v{};
+    scalar_argument(o, fn, param, expected, dtype_kind<T>(), int(sizeof(T)), &v);
+    return v;
+}
+
+template <typename T>
+T python_scalar_arg(PyObject* o, const char* fn, const char* param, const char* expected) {
+    T v{};
+    python_scalar_argument(o, fn, param, expected, dtype_kind<T>(), int(sizeof(T)), &v);
+    return v;
+}
+
+// --- functions with several signatures (unpy/cpp_emit/module.py, signature_dispatcher) -----
+
+bool array_takes(PyObject* o, char kind, int itemsize, int ndim);
+bool dtype_takes(PyObject* o, const char* name);
+int scalar_rank(PyObject* o, char kind, int itemsize);
+bool python_scalar(PyObject* o, char kind);
+
+template <typename T, int N>
+bool array_takes(PyObject* o) { return array_takes(o, dtype_kind<T>(), int(sizeof(T)), N); }
+template <typename T>
+int scalar_rank(PyObject* o) { return scalar_rank(o, dtype_kind<T>(), int(sizeof(T))); }
+template <typename T>
+bool python_scalar(PyObject* o) { return python_scalar(o, dtype_kind<T>()); }
+
+// No signature takes the arguments: a TypeError naming the parameter where the signatures
+// that took the most leading arguments (`taken`, one count per signature) stop, the types they
+// expect there, what came, and every signature.
+[[noreturn]] void no_signature(const char* fn, const std::vector<const char*>& params,
+                               const std::vector<PyObject*>& args,
+                               const std::vector<std::vector<const char*>>& signatures,
+                               const std::vector<int>& taken);
+
+// --- results ------------------------------------------------------------------------------------
+
+// A Python bool, float, int or complex for bool, float64, int64 and complex128, else NumPy's
+// scalar of the dtype (np.float32, ...).
+PyObject* scalar_result(char kind, int itemsize, const void* value);
+
+template <typename T>
+PyObject* result(const T& v) { return scalar_result(dtype_kind<T>(), int(sizeof(T)), &v); }
+template <typename T, int N>
+PyObject* result(const Array<T, N>& a) { return to_python(a); }
+template <typename... T>
+PyObject* result(const std::tuple<T...>& values) {
+    return std::apply([](const auto&... v) {
+        PyObject* items[] = {result(v)...};
+        return make_tuple(items, int(sizeof...(T)));
+    }, values);
+}
+
+// --- the module's init ------------------------------------------------------------------------
+
+// What jitgpu reads of the module: __unpy_functions__[name] (keyed by the ir.Function's name)
+// and __unpy_nests__[name] (the nests' IR as JSON).
+void add_function_record(PyObject* m, const char* name, bool gpu, int nests,
+                         const char* python_name, const char* signature);
+void add_nest_records(PyObject* m, const char* name, const char* const* jsons, int count);
+// __unpy_called_last__(): function -> the name of its signature called last.
+void def_called_last(PyObject* m, const char* const* python_names, const char** called_last,
+                     int count);
+// The threads' hooks, then the module's own source run in its namespace with the compiled
+// functions handed to unpython's decorators (unpython._bind).
+void finish_module(PyObject* m, const char* so_path, const char* source, const char* py_path,
+                   const char* const* compiled, int count);
+
+}  // namespace unpy

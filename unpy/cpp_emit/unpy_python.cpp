@@ -1,0 +1,855 @@
+// The part of the runtime that talks to Python: argument conversion, results, the GPU hook,
+// residency, Ctrl-C and the module's init. The build compiles it once per set of flags into its
+// cache and links it into every module (unpy/cpp_emit/build.py), so that the units of compiled
+// functions and the glue include neither pybind11 nor its templates (about 7 s of g++ each).
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/numpy.h>
+#include <pybind11/complex.h>
+#include "unpy_glue.hpp"
+
+namespace unpy {
+namespace py = pybind11;
+
+// --- errors, the GIL, logging ---------------------------------------------------------------
+
+PyObject* python_error() {
+    try {
+        throw;
+    } catch (const PythonErrorSet&) {
+    } catch (py::error_already_set& e) {
+        e.restore();
+    } catch (const py::builtin_exception& e) {
+        e.set_error();
+    } catch (const Interrupted&) {
+        return keyboard_interrupt();
+    } catch (const Error& e) {
+        PyObject* type = PyExc_RuntimeError;
+        switch (e.kind) {
+            case ErrorKind::zero_division: type = PyExc_ZeroDivisionError; break;
+            case ErrorKind::index: type = PyExc_IndexError; break;
+            case ErrorKind::value: type = PyExc_ValueError; break;
+            case ErrorKind::overflow: type = PyExc_OverflowError; break;
+            case ErrorKind::unbound_local: type = PyExc_UnboundLocalError; break;
+            case ErrorKind::linalg: {      // numpy.linalg.LinAlgError (a ValueError)
+                try {
+                    py::object error = py::module_::import("numpy.linalg").attr("LinAlgError");
+                    PyErr_SetString(error.ptr(), e.what());
+                    return nullptr;
+                } catch (py::error_already_set& failed) {
+                    failed.restore();
+                    return nullptr;
+                }
+            }
+            default: break;
+        }
+        PyErr_SetString(type, e.what());
+    } catch (const std::bad_alloc&) {
+        PyErr_NoMemory();
+    } catch (const std::exception& e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (...) {
+        PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception in a compiled call");
+    }
+    return nullptr;
+}
+
+Gil::Gil() : state(int(PyGILState_Ensure())) {}
+Gil::~Gil() { PyGILState_Release(PyGILState_STATE(state)); }
+GilRelease::GilRelease() : saved(PyEval_SaveThread()) {}
+GilRelease::~GilRelease() { PyEval_RestoreThread(static_cast<PyThreadState*>(saved)); }
+
+void log_warning(const std::string& message) {
+    try {
+        py::module_::import("logging").attr("getLogger")("unpy").attr("warning")(message);
+    } catch (...) {
+        PyErr_Clear();
+    }
+}
+
+void PyRef::release(PyObject* owned) { Py_DECREF(owned); }
+
+// --- Ctrl-C (unpy_runtime.hpp) ----------------------------------------------------------------
+
+// With the GIL: the process's state (made by the first module that asks), or nullptr.
+static InterruptState* interrupt_state() {
+    if (InterruptState* s = interrupt_state_ptr.load()) return s;
+    static const char* name = "unpy.interrupt_state.1";
+    PyObject* holder = PyImport_AddModule("_unpy_interrupt");    // borrowed; made if missing
+    if (!holder) { PyErr_Clear(); return nullptr; }
+    InterruptState* s = nullptr;
+    if (PyObject* capsule = PyObject_GetAttrString(holder, "state")) {
+        s = static_cast<InterruptState*>(PyCapsule_GetPointer(capsule, name));
+        Py_DECREF(capsule);
+        if (!s) { PyErr_Clear(); return nullptr; }
+    } else {
+        PyErr_Clear();
+        auto made = std::make_unique<InterruptState>();
+        try {
+            made->handler = &on_sigint;
+            made->getsignal = py::object(py::module_::import("_signal").attr("getsignal"))
+                                  .release().ptr();
+            py::module_ signal = py::module_::import("signal");
+            made->default_handler = py::object(signal.attr("default_int_handler")).release().ptr();
+            made->sigint = py::int_(SIGINT).release().ptr();
+            made->main_thread = py::module_::import("threading").attr("main_thread")()
+                                    .attr("ident").cast<unsigned long>();
+            py::capsule capsule(made.get(), name);
+            py::setattr(holder, "state", capsule);
+        } catch (py::error_already_set&) {
+            PyErr_Clear();
+            return nullptr;
+        }
+        // Lives as long as the process (its handler may stay installed); the handler is the
+        // one of the module that made the state, which every module installs.
+        s = made.release();
+    }
+    interrupt_state_ptr.store(s);
+    interrupt_flag.store(&s->flag);
+    return s;
+}
+
+InterruptScope::InterruptScope() {
+    s = interrupt_state();
+    if (!s || PyThread_get_thread_ident() != s->main_thread) return;
+    if (s->depth++ > 0) return;     // inside an armed call (a GPU hook's Python code)
+    PyObject* handler = PyObject_CallOneArg(s->getsignal, s->sigint);
+    if (!handler) { PyErr_Clear(); return; }
+    const bool python_default = handler == s->default_handler;
+    Py_DECREF(handler);
+    if (!python_default) return;
+    struct sigaction current;
+    if (sigaction(SIGINT, nullptr, &current) != 0) return;
+    if (!((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == s->handler)) {
+        s->chained = current;       // before ours can run
+        struct sigaction ours = current;
+        ours.sa_sigaction = s->handler;
+        ours.sa_flags = (current.sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
+        if (sigaction(SIGINT, &ours, nullptr) != 0) return;
+    }
+    s->flag.store(false);
+    s->armed.store(true);
+    armed = true;
+}
+
+InterruptScope::~InterruptScope() {
+    if (!s || PyThread_get_thread_ident() != s->main_thread) return;
+    --s->depth;
+    if (!armed) return;
+    s->armed.store(false);
+    s->flag.store(false);
+}
+
+// --- arrays and scalars to Python -------------------------------------------------------------
+
+static py::dtype dtype_of(char kind, int itemsize) {
+    return py::dtype(std::string(1, kind) + std::to_string(itemsize));
+}
+
+PyObject* array_object(const ArrayInfo& a) {
+    if (a.pyobj && a.whole) return py::reinterpret_borrow<py::object>(a.pyobj).release().ptr();
+    std::vector<py::ssize_t> shape(a.shape, a.shape + a.ndim), strides(a.ndim);
+    for (int d = 0; d < a.ndim; ++d) strides[d] = a.strides[d] * py::ssize_t(a.itemsize);
+    py::dtype dt = dtype_of(a.kind, a.itemsize);
+    if (a.pyobj)        // a view of a parameter: the parameter's array owns the memory
+        return py::array(dt, shape, strides, a.data,
+                         py::reinterpret_borrow<py::object>(a.pyobj)).release().ptr();
+    auto* keep = new std::shared_ptr<void>(a.memory);
+    py::capsule owner(keep, [](void* p) { delete static_cast<std::shared_ptr<void>*>(p); });
+    return py::array(dt, shape, strides, a.data, owner).release().ptr();
+}
+
+// A C++ scalar of NumPy's kind and itemsize, read as a double, int64, uint64 or complex.
+template <typename F>
+static auto with_scalar(char kind, int itemsize, const void* v, F f) {
+    switch (kind) {
+        case 'b': return f(*static_cast<const bool*>(v));
+        case 'f': return itemsize == 4 ? f(double(*static_cast<const float*>(v)))
+                                       : f(*static_cast<const double*>(v));
+        case 'c': return itemsize == 8
+                      ? f(std::complex<double>(*static_cast<const std::complex<float>*>(v)))
+                      : f(*static_cast<const std::complex<double>*>(v));
+        case 'i': switch (itemsize) {
+            case 1: return f(int64_t(*static_cast<const int8_t*>(v)));
+            case 2: return f(int64_t(*static_cast<const int16_t*>(v)));
+            case 4: return f(int64_t(*static_cast<const int32_t*>(v)));
+            default: return f(*static_cast<const int64_t*>(v));
+        }
+        default: switch (itemsize) {
+            case 1: return f(uint64_t(*static_cast<const uint8_t*>(v)));
+            case 2: return f(uint64_t(*static_cast<const uint16_t*>(v)));
+            case 4: return f(uint64_t(*static_cast<const uint32_t*>(v)));
+            default: return f(*static_cast<const uint64_t*>(v));
+        }
+    }
+}
+
+static PyObject* python_number(bool v) { return PyBool_FromLong(v); }
+static PyObject* python_number(double v) { return PyFloat_FromDouble(v); }
+static PyObject* python_number(int64_t v) { return PyLong_FromLongLong(v); }
+static PyObject* python_number(uint64_t v) { return PyLong_FromUnsignedLongLong(v); }
+static PyObject* python_number(std::complex<double> v) {
+    return PyComplex_FromDoubles(v.real(), v.imag());
+}
+
+PyObject* scalar_object(char kind, int itemsize, const void* value) {
+    PyObject* o = with_scalar(kind, itemsize, value, [](auto v) { return python_number(v); });
+    if (!o) throw py::error_already_set();
+    return o;
+}
+
+PyObject* scalar_result(char kind, int itemsize, const void* value) {
+    PyObject* o = scalar_object(kind, itemsize, value);
+    const bool python_type = kind == 'b' || (kind == 'f' && itemsize == 8) ||
+                             (kind == 'i' && itemsize == 8) || (kind == 'c' && itemsize == 16);
+    if (python_type) return o;
+    // The NumPy scalar type (np.float32, ...) of the dtype, looked up once per dtype.
+    py::object number = py::reinterpret_steal<py::object>(o);
+    return dtype_of(kind, itemsize).attr("type")(number).release().ptr();
+}
+
+PyObject* make_tuple(PyObject* const* items, int n) {
+    PyObject* t = PyTuple_New(n);
+    bool failed = !t;
+    for (int k = 0; k < n; ++k) {
+        if (!items[k]) failed = true;
+        else if (t) PyTuple_SET_ITEM(t, k, items[k]);
+        else Py_DECREF(items[k]);
+    }
+    if (failed) {
+        Py_XDECREF(t);
+        throw PythonErrorSet();
+    }
+    return t;
+}
+
+// --- argument conversion ----------------------------------------------------------------------
+
+static std::string describe(py::handle h) {
+    if (py::isinstance<py::array>(h)) {
+        py::array a = py::reinterpret_borrow<py::array>(h);
+        return "ndarray[" + py::str(a.dtype()).cast<std::string>() + ", " +
+               std::to_string(a.ndim()) + "]";
+    }
+    if (PyType_Check(h.ptr()))      // a type given for a dtype (np.int64): its name
+        return "type[" + py::str(h.attr("__name__")).cast<std::string>() + "]";
+    return py::str(py::type::handle_of(h).attr("__name__")).cast<std::string>();
+}
+
+[[noreturn]] static void type_error(const char* fn, const char* param, const char* expected,
+                                    py::handle got, const std::string& detail = "") {
+    throw py::type_error(std::string(fn) + "() argument '" + param + "': expected " + expected +
+                         ", got " + describe(got) + detail);
+}
+
+// Whether `dt` is the dtype of kind and itemsize (in native byte order): arguments are taken
+// as they are, never converted.
+static bool dtype_is(const py::dtype& dt, char kind, int itemsize) {
+    return dt.kind() == kind && dt.itemsize() == itemsize && dt.attr("isnative").cast<bool>();
+}
+
+void array_argument(PyObject* o, const char* fn, const char* param, const char* expected,
+                    char kind, int itemsize, int ndim, bool written, void** data,
+                    int64_t* shape, int64_t* strides) {
+    py::handle h(o);
+    if (!py::isinstance<py::array>(h)) type_error(fn, param, expected, h);
+    py::array a = py::reinterpret_borrow<py::array>(h);
+    if (a.ndim() != ndim || !dtype_is(a.dtype(), kind, itemsize))
+        type_error(fn, param, expected, h);
+    if (written && !a.writeable())
+        throw py::value_error(std::string(fn) + "() argument '" + param +
+                              "': assignment destination is read-only");
+    *data = const_cast<void*>(a.data());
+    for (int d = 0; d < ndim; ++d) {
+        shape[d] = a.shape(d);
+        if (a.strides(d) % itemsize != 0)
+            type_error(fn, param, expected, h, " (strides not a multiple of the item size)");
+        strides[d] = a.strides(d) / itemsize;
+    }
+}
+
+// OverflowError, as NumPy raises for `np.int8(300)`.
+[[noreturn]] static void out_of_range(const char* fn, const char* param, const char* expected,
+                                      py::handle value) {
+    throw Error(ErrorKind::overflow, std::string(fn) + "() argument '" + param + "': " +
+                py::str(value).cast<std::string>() + " is out of range for " + expected);
+}
+
+template <typename T>
+static void store(void* out, T v) { std::memcpy(out, &v, sizeof v); }
+
+void scalar_argument(PyObject* o, const char* fn, const char* param, const char* expected,
+                     char kind, int itemsize, void* out) {
+    py::handle h(o);
+    static PyObject* numpy_bool =
+        py::object(py::module_::import("numpy").attr("bool_")).release().ptr();
+    const bool is_bool = PyBool_Check(o) || PyObject_IsInstance(o, numpy_bool) == 1;
+    if (kind == 'b') {
+        if (!is_bool) type_error(fn, param, expected, h);
+        store(out, PyObject_IsTrue(o) == 1);
+    } else if (kind == 'c') {
+        // Any Python or NumPy number but a bool, as NumPy's complex128(x) takes it.
+        if (is_bool || py::isinstance<py::array>(h) || PyUnicode_Check(o) ||
+            !(PyNumber_Check(o) || PyComplex_Check(o)))
+            type_error(fn, param, expected, h);
+        Py_complex v = PyComplex_AsCComplex(o);
+        if (v.real == -1.0 && PyErr_Occurred()) { PyErr_Clear(); type_error(fn, param, expected, h); }
+        if (itemsize == 8) store(out, std::complex<float>(float(v.real), float(v.imag)));
+        else store(out, std::complex<double>(v.real, v.imag));
+    } else if (kind == 'f') {
+        if (py::isinstance<py::array>(h) || PyUnicode_Check(o) || !PyNumber_Check(o) ||
+            PyComplex_Check(o))
+            type_error(fn, param, expected, h);
+        double v = PyFloat_AsDouble(o);
+        if (v == -1.0 && PyErr_Occurred()) { PyErr_Clear(); type_error(fn, param, expected, h); }
+        if (itemsize == 4) store(out, float(v));
+        else store(out, v);
+    } else {
+        if (is_bool || py::isinstance<py::array>(h) || !PyIndex_Check(o))
+            type_error(fn, param, expected, h);
+        PyObject* index = PyNumber_Index(o);
+        if (!index) { PyErr_Clear(); type_error(fn, param, expected, h); }
+        py::int_ value = py::reinterpret_steal<py::int_>(index);
+        const int bits = 8 * itemsize;
+        if (kind == 'i') {
+            int overflow = 0;
+            long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+            const long long hi = bits == 64 ? INT64_MAX : (1LL << (bits - 1)) - 1;
+            if (overflow || v < -hi - 1 || v > hi) out_of_range(fn, param, expected, value);
+            switch (itemsize) {
+                case 1: store(out, int8_t(v)); break;
+                case 2: store(out, int16_t(v)); break;
+                case 4: store(out, int32_t(v)); break;
+                default: store(out, int64_t(v));
+            }
+        } else {
+            unsigned long long v = PyLong_AsUnsignedLongLong(value.ptr());
+            const unsigned long long hi = bits == 64 ? UINT64_MAX : (1ULL << bits) - 1;
+            if (PyErr_Occurred() || v > hi) {
+                PyErr_Clear();
+                out_of_range(fn, param, expected, value);
+            }
+            switch (itemsize) {
+                case 1: store(out, uint8_t(v)); break;
+                case 2: store(out, uint16_t(v)); break;
+                case 4: store(out, uint32_t(v)); break;
+                default: store(out, uint64_t(v));
+            }
+        }
+    }
+}
+
+bool dtype_takes(PyObject* o, const char* name) {
+    static PyObject* numpy_dtype =
+        py::object(py::module_::import("numpy").attr("dtype")).release().ptr();
+    try {
+        return py::str(py::handle(numpy_dtype)(py::handle(o)).attr("name"))
+                   .cast<std::string>() == name;
+    } catch (const py::error_already_set&) {
+        return false;
+    }
+}
+
+int64_t dtype_arg(PyObject* o, const char* fn, const char* param, const char* name) {
+    if (!dtype_takes(o, name))
+        throw py::type_error(std::string(fn) + "() argument '" + param + "': expected the dtype " +
+                             name + " (np." + name + "), got " +
+                             py::repr(py::handle(o)).cast<std::string>());
+    return 0;
+}
+
+// --- calls: arguments bound to parameters, functions with several signatures ----------------
+
+static std::string quoted_list(const std::vector<std::string>& names) {
+    std::string text;
+    for (size_t k = 0; k < names.size(); ++k) {
+        if (k) text += names.size() == 2 ? " and " : k + 1 == names.size() ? ", and " : ", ";
+        text += "'" + names[k] + "'";
+    }
+    return text;
+}
+
+bool bind_arguments(const char* fn, int n, const char* const* names,
+                    PyObject* const* defaults, PyObject* const* args, Py_ssize_t nargs,
+                    PyObject* kwnames, PyObject** out) {
+    if (nargs > n) {
+        int required = 0;
+        for (int k = 0; k < n; ++k) required += defaults[k] == nullptr;
+        const std::string takes = required == n ? std::to_string(n)
+                                                : "from " + std::to_string(required) + " to " +
+                                                      std::to_string(n);
+        PyErr_Format(PyExc_TypeError, "%s() takes %s positional argument%s but %zd %s given",
+                     fn, takes.c_str(), n == 1 ? "" : "s", nargs, nargs == 1 ? "was" : "were");
+        return false;
+    }
+    for (int k = 0; k < n; ++k) out[k] = k < nargs ? args[k] : nullptr;
+    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t j = 0; j < nkw; ++j) {
+        PyObject* key = PyTuple_GET_ITEM(kwnames, j);
+        const char* name = PyUnicode_AsUTF8(key);
+        if (!name) return false;
+        int k = 0;
+        while (k < n && std::strcmp(names[k], name) != 0) ++k;
+        if (k == n) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'", fn,
+                         name);
+            return false;
+        }
+        if (out[k]) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fn,
+                         name);
+            return false;
+        }
+        out[k] = args[nargs + j];
+    }
+    std::vector<std::string> missing;
+    for (int k = 0; k < n; ++k) {
+        if (!out[k]) out[k] = defaults[k];
+        if (!out[k]) missing.push_back(names[k]);
+    }
+    if (!missing.empty()) {
+        PyErr_Format(PyExc_TypeError, "%s() missing %zu required positional argument%s: %s", fn,
+                     missing.size(), missing.size() == 1 ? "" : "s",
+                     quoted_list(missing).c_str());
+        return false;
+    }
+    return true;
+}
+
+bool array_takes(PyObject* o, char kind, int itemsize, int ndim) {
+    py::handle h(o);
+    if (!py::isinstance<py::array>(h)) return false;
+    py::array a = py::reinterpret_borrow<py::array>(h);
+    return a.ndim() == ndim && dtype_is(a.dtype(), kind, itemsize);
+}
+
+// How a scalar parameter of kind and itemsize takes `o`: 0 as it is (a NumPy scalar of its
+// dtype, or a Python bool, int, float or complex for bool, int64, float64 or complex128,
+// NumPy's types for them), 1 converted within its kind (bool, integer, floating, complex), 2
+// converted otherwise as scalar_argument does, 3 not at all (a value out of range too: another
+// signature may take it). unpy/typeinfer/overloads.py ranks the arguments of calls inside the
+// module alike.
+int scalar_rank(PyObject* o, char kind, int itemsize) {
+    std::complex<double> scratch;
+    try {
+        scalar_argument(o, "", "", "", kind, itemsize, &scratch);
+    } catch (const py::type_error&) {
+        return 3;
+    } catch (const Error&) {
+        return 3;
+    }
+    static PyObject* numpy_generic =
+        py::object(py::module_::import("numpy").attr("generic")).release().ptr();
+    char own_kind = 0;          // of o's own type
+    bool own = false;
+    const bool wide = (kind == 'b') || itemsize == (kind == 'c' ? 16 : 8);
+    if (PyBool_Check(o)) {
+        own_kind = 'b', own = kind == 'b';
+    } else if (PyLong_Check(o)) {
+        own_kind = 'i', own = kind == 'i' && wide;
+    } else if (PyFloat_Check(o)) {
+        own_kind = 'f', own = kind == 'f' && wide;
+    } else if (PyComplex_Check(o)) {
+        own_kind = 'c', own = kind == 'c' && wide;
+    } else if (PyObject_IsInstance(o, numpy_generic) == 1) {
+        py::dtype dt = py::reinterpret_borrow<py::object>(o).attr("dtype");
+        own_kind = dt.kind(), own = dtype_is(dt, kind, itemsize);
+    }
+    if (own) return 0;
+    auto family = [](char k) { return k == 'u' ? 'i' : k; };   // signed or not: integers
+    return own_kind && family(own_kind) == family(kind) ? 1 : 2;
+}
+
+// Whether `o` is a Python scalar that NumPy would take as the parameter's type or narrower (a
+// bool, int, float or complex object, not a NumPy scalar): weak in NEP 50, it takes a weak
+// variant's parameter (unpy/typeinfer/weak_params.py).
+bool python_scalar(PyObject* o, char kind) {
+    if (PyBool_Check(o)) return true;
+    if (kind == 'b') return false;
+    if (PyLong_CheckExact(o)) return true;
+    if (kind == 'i' || kind == 'u') return false;
+    if (PyFloat_CheckExact(o)) return true;
+    return kind == 'c' && PyComplex_CheckExact(o);
+}
+
+void python_scalar_argument(PyObject* o, const char* fn, const char* param,
+                            const char* expected, char kind, int itemsize, void* out) {
+    if (!python_scalar(o, kind))
+        type_error(fn, param, expected, py::handle(o),
+                   " (the function compiles only for a Python scalar there, weak in NEP 50; a "
+                   "NumPy one would give its results other dtypes)");
+    scalar_argument(o, fn, param, expected, kind, itemsize, out);
+}
+
+void no_signature(const char* fn, const std::vector<const char*>& params,
+                  const std::vector<PyObject*>& args,
+                  const std::vector<std::vector<const char*>>& signatures,
+                  const std::vector<int>& taken) {
+    const int stop = std::min(*std::max_element(taken.begin(), taken.end()),
+                              (int)params.size() - 1);
+    std::vector<std::string> expected;
+    for (size_t s = 0; s < signatures.size(); ++s)
+        if (taken[s] == stop &&
+            std::find(expected.begin(), expected.end(), signatures[s][stop]) == expected.end())
+            expected.push_back(signatures[s][stop]);
+    auto listed = [&](const std::function<std::string(size_t)>& type_of) {
+        std::string text = "(";
+        for (size_t k = 0; k < params.size(); ++k)
+            text += (k ? ", " : "") + std::string(params[k]) + ": " + type_of(k);
+        return text + ")";
+    };
+    std::string message = std::string(fn) + "() argument '" + params[stop] + "': expected ";
+    for (size_t k = 0; k < expected.size(); ++k)
+        message += (k ? " or " : "") + expected[k];
+    message += ", got " + describe(args[stop]) + "; no signature of " + fn + "() takes " +
+               listed([&](size_t k) { return describe(args[k]); }) + "; its signatures are ";
+    for (size_t s = 0; s < signatures.size(); ++s)
+        message += (s ? ", " : "") +
+                   listed([&](size_t k) { return std::string(signatures[s][k]); });
+    throw py::type_error(message);
+}
+
+// --- OpenMP's threads and NumPy's BLAS (unpy_runtime.hpp) ---------------------------------------
+
+// At the module's import: "user" (the user's variables rule), "bounded" (GOMP_SPINCOUNT set
+// before libgomp read it, here or by a module before), or "too late" (libgomp was loaded
+// before: logged at debug level, and the variable removed again, so that another module does
+// not take it for a bound in force).
+static std::string report_spin_bound(const char* so_path) {
+    if (spin_bound == SpinBound::user) return "user";
+    if (spin_bound == SpinBound::set_before || !libgomp_loaded_before(so_path)) return "bounded";
+    unsetenv("GOMP_SPINCOUNT");
+    try {
+        py::module_::import("logging").attr("getLogger")("unpy").attr("debug")(
+            "libgomp was loaded before this module: OpenMP's idle threads spin as libgomp's "
+            "defaults say (GOMP_SPINCOUNT set too late; OMP_WAIT_POLICY=passive before Python "
+            "starts bounds them)");
+    } catch (py::error_already_set&) {
+    }
+    return "too late";
+}
+
+// At a module's import: how its OpenMP threads wait (__unpy_spin__), and the seams of
+// tests/cpp_emit/test_threads.py.
+static void def_thread_hooks(py::module_& m, const char* so_path) {
+    m.attr("__unpy_spin__") = report_spin_bound(so_path);
+    m.def("__unpy_team_size__", &team_size, "tests: unpy::team_size(cpus, online, runnable, "
+          "own, limit)");
+    m.def("__unpy_fake_load__", [](py::object reading) {
+        std::lock_guard<std::mutex> lock(team_choice.fake_mutex);
+        if (!reading.is_none()) {
+            auto r = reading.cast<py::tuple>();
+            team_choice.fake = {r[0].cast<int>(), r[1].cast<int>(), r[2].cast<int>(),
+                                r[3].cast<int>()};
+        }
+        team_choice.faking = !reading.is_none();
+        team_choice.read_at = std::numeric_limits<int64_t>::min() / 2;
+    }, "tests: (cpus, online, runnable, own) to use instead of the machine's load, or None");
+    m.def("__unpy_last_team__", [] { return team_choice.last.load(); },
+          "tests: the team of the last parallel nest (1: it ran on the calling thread)");
+}
+
+// The library NumPy has loaded (numpy.libs/libscipy_openblas64_*.so), found once; null where
+// NumPy was built otherwise (the products then run through numpy.matmul, np.linalg raises).
+void* numpy_openblas() {
+    static void* lib = [] {
+        void* found = nullptr;
+        Gil gil;
+        try {
+            py::module_ os = py::module_::import("os");
+            std::string root = py::str(os.attr("path").attr("dirname")(
+                py::module_::import("numpy").attr("__file__")));
+            py::list paths = py::module_::import("glob").attr("glob")(
+                root + "/../numpy.libs/libscipy_openblas64_*.so*");
+            for (auto path : paths) {
+                void* lib = dlopen(path.cast<std::string>().c_str(), RTLD_NOW | RTLD_NOLOAD);
+                if (lib && dlsym(lib, "scipy_cblas_dgemm64_")) { found = lib; break; }
+            }
+        } catch (py::error_already_set&) {
+        }
+        return found;
+    }();
+    return lib;
+}
+
+// --- the GPU hook (unpy_runtime.hpp) ----------------------------------------------------------
+
+// Leaked on purpose: a static py::object would be destroyed after the interpreter.
+static py::object& python_function(const char* module, const char* name) {
+    return *new py::object(py::module_::import(module).attr(name));
+}
+
+static void warn_failed(const char* what, py::error_already_set& e) {
+    log_warning(std::string(what) + e.what());
+}
+
+const int64_t* replay_epoch_word() {
+    static const int64_t* word = reinterpret_cast<const int64_t*>(
+        py::module_::import("gpurts.epoch").attr("REPLAY_EPOCH").attr("ctypes").attr("data")
+            .cast<intptr_t>());
+    return word;
+}
+
+void report_openmp_time(int64_t token, double seconds) {
+    Gil gil;
+    try {
+        static py::object& hook = python_function("jitgpu.hook", "openmp_timed");
+        hook(token, seconds);
+    } catch (py::error_already_set& e) {
+        warn_failed("GPU decision's timing failed: ", e);
+    }
+}
+
+HookValues::HookValues() : dict(PyDict_New()) {
+    if (!dict.get()) throw PythonErrorSet();
+}
+
+void HookValues::put(const char* name, PyObject* owned) {
+    PyRef value(owned);
+    if (!owned || PyDict_SetItemString(dict.get(), name, owned) != 0) throw PythonErrorSet();
+}
+
+void answer_value(const PyRef& answer, const char* name, char kind, int itemsize, void* out) {
+    py::object v = py::reinterpret_borrow<py::object>(answer.get())[name];
+    if (kind == 'b') {
+        store(out, v.cast<bool>());
+    } else if (kind == 'f') {
+        const double d = v.cast<double>();
+        if (itemsize == 4) store(out, float(d));
+        else store(out, d);
+    } else if (kind == 'c') {
+        const auto c = v.cast<std::complex<double>>();
+        if (itemsize == 8) store(out, std::complex<float>(c));
+        else store(out, c);
+    } else {
+        const int64_t i = kind == 'i' ? v.cast<int64_t>() : int64_t(v.cast<uint64_t>());
+        std::memcpy(out, &i, size_t(itemsize));     // (little-endian: the low bytes)
+    }
+}
+
+// With the GIL, after the hook answered: its record (taken out of the answer) becomes the
+// nest's; without one, the nest's record is stale.
+static void take_record(Replay& replay, py::object& answer, const std::string& key,
+                        const std::string& switches) {
+    PyObject* found = PyDict_Check(answer.ptr())
+                          ? PyDict_GetItemString(answer.ptr(), "__unpy_replay__")   // borrowed
+                          : nullptr;
+    std::unique_lock<std::mutex> lock(replay.mutex, std::try_to_lock);
+    if (!found || !lock.owns_lock()) {    // (replaying: the next answer brings it again)
+        replay.stale.store(true, std::memory_order_release);
+        if (found) PyDict_DelItemString(answer.ptr(), "__unpy_replay__");
+        return;
+    }
+    py::object record = py::reinterpret_borrow<py::object>(found);
+    PyDict_DelItemString(answer.ptr(), "__unpy_replay__");
+    replay.stale.store(false, std::memory_order_release);
+    if (replay.record == record.ptr() && replay.words) return;
+    int64_t* words = reinterpret_cast<int64_t*>(record.attr("address").cast<intptr_t>());
+    PyObject* old = replay.record;
+    replay.record = record.release().ptr();
+    replay.words = words;
+    replay.key = key;
+    replay.switches = switches;
+    Py_XDECREF(old);
+}
+
+PyRef gpu_hook(const char* module, const char* function, int nest, HookValues& values,
+               HookSkip& skip, const HookKey* inputs, NestTimer* timer, Replay* replay) {
+    const std::string* key = inputs ? &inputs->bytes : nullptr;
+    try {
+        static py::object& hook = python_function("jitgpu.hook", "run_nest");
+        // The switches the answer was made under (read before: the hook reads them too).
+        const std::string switches = replay && key ? replay_switches() : std::string();
+        py::handle dict(values.dict.get());
+        py::object result = key ? hook(module, function, nest, dict, py::bytes(*key))
+                                : hook(module, function, nest, dict);
+        // Any answer but a record leaves the nest's record stale: the report `explain` shows is
+        // this call's, so a later replay would not be the call it describes.
+        if (replay && key) take_record(*replay, result, *key, switches);
+        if (result.ptr() == Py_False) {
+            skip.set();
+            return PyRef();
+        }
+        // "refused": the same inputs are refused again; "refused by layout": so are any arrays
+        // of the same layouts, with the same scalars (jitgpu/hook.py)
+        if (PyUnicode_Check(result.ptr())) {
+            const bool by_layout = result.cast<std::string>() == "refused by layout";
+            if (inputs) skip.set_refused(by_layout ? inputs->layout : inputs->bytes, by_layout);
+            return PyRef();
+        }
+        if (PyLong_CheckExact(result.ptr())) {   // a trial number: run the OpenMP code, timed
+            if (timer) timer->start(result.cast<int64_t>());
+            return PyRef();
+        }
+        if (result.is_none()) return PyRef();
+        return PyRef(result.release().ptr());
+    } catch (py::error_already_set& e) {
+        // Ctrl-C while the hook planned or ran the nest: the call stops (the glue raises
+        // KeyboardInterrupt), rather than running the nest on OpenMP after a warning.
+        if (e.matches(PyExc_KeyboardInterrupt)) throw Interrupted();
+        warn_failed("GPU hook failed, running OpenMP: ", e);
+        return PyRef();
+    }
+}
+
+bool SplitRange::take(const PyRef& answer) {
+    if (!PyTuple_Check(answer.get())) return false;
+    py::tuple t = py::reinterpret_borrow<py::tuple>(answer.get());
+    lo = split_lo = t[0].cast<int64_t>();
+    hi = split_hi = t[1].cast<int64_t>();
+    spare = t[2].cast<int>();
+    handle = t[3].cast<int64_t>();
+    return true;
+}
+
+PyRef SplitRange::finish(HookValues& reductions) {
+    int64_t h = handle;
+    handle = 0;
+    PyRef result;
+    try {
+        static py::object& hook = python_function("jitgpu.multi", "finish_split");
+        py::object answer = hook(h, py::handle(reductions.dict.get()));
+        if (!answer.is_none()) result = PyRef(answer.release().ptr());
+    } catch (py::error_already_set& e) {
+        warn_failed("GPU finish hook failed, running OpenMP: ", e);
+    }
+    if (!result.get()) left = 2;
+    return result;
+}
+
+// --- residency (unpy_runtime.hpp) -------------------------------------------------------------
+
+int64_t* find_residency_counters() {
+    static int64_t* counters = [] {
+        static int64_t none[2] = {0, 0};
+        Gil gil;
+        try {
+            py::module_ counters_module = py::module_::import("unpy.residency_counters");
+            // The array is never freed: arrays' memory dies (memory_dies) until the
+            // interpreter's very end, after the module's globals are gone.
+            new py::object(counters_module.attr("COUNTERS"));
+            return reinterpret_cast<int64_t*>(counters_module.attr("COUNTERS_ADDRESS")
+                                                  .cast<intptr_t>());
+        } catch (py::error_already_set&) {
+            return static_cast<int64_t*>(none);   // no unpy: nothing is ever on a device
+        }
+    }();
+    residency_counters_found.store(counters, std::memory_order_release);
+    return counters;
+}
+
+static py::list ranges_list(const ByteRanges& r) {
+    py::list out;
+    for (const auto& range : r.ranges) out.append(py::make_tuple(range.first, range.second));
+    return out;
+}
+
+void flush_host(const ByteRanges& reads, const ByteRanges& writes) {
+    Gil gil;
+    try {
+        static py::object& flush = python_function("gpurts.residency", "flush_ranges");
+        flush(ranges_list(reads), ranges_list(writes));
+    } catch (py::error_already_set& e) {
+        warn_failed("copying device data back failed: ", e);
+    }
+}
+
+void forget_device_copies(const void* p, size_t bytes) {
+    if (!Py_IsInitialized()) return;
+    Gil gil;
+    try {
+        static py::object& dies = python_function("gpurts.residency", "memory_dies");
+        const int64_t lo = int64_t(reinterpret_cast<intptr_t>(p));
+        dies(lo, lo + int64_t(bytes));
+    } catch (py::error_already_set& e) {
+        warn_failed("forgetting a dead array's device copy failed: ", e);
+    }
+}
+
+bool CallScope::begin(const char* module, const char* function) {
+    if (begun || !memo) return !host_only_;
+    begun = true;
+    try {
+        static py::object& ask = python_function("jitgpu.calls", "begin_call");
+        py::tuple answer = ask(module, function, py::bytes(layout()), id());
+        host_only_ = answer[0].cast<bool>();
+        token = answer[1].cast<int64_t>();
+        if (answer[2].cast<bool>()) memo->set_refused(layout());
+    } catch (py::error_already_set& e) {
+        if (e.matches(PyExc_KeyboardInterrupt)) throw Interrupted();
+        warn_failed("the call's GPU choice failed: ", e);
+    }
+    return !host_only_;
+}
+
+void CallScope::close() {
+    const bool close_ = id_ > 0 && anything_resident();
+    Gil gil;
+    PyObject *type, *value, *trace;
+    PyErr_Fetch(&type, &value, &trace);      // an exception on its way out stays as it is
+    try {
+        if (close_) {
+            ByteRanges dying;
+            if (dead) dead(dying);
+            static py::object& close_scope = python_function("gpurts.residency", "close_scope");
+            close_scope(id_, ranges_list(dying));
+        }
+        if (token && !std::uncaught_exceptions()) {    // (a call that raised is no sample)
+            static py::object& timed = python_function("jitgpu.calls", "call_timed");
+            timed(token, omp_get_wtime() - started);
+        }
+    } catch (py::error_already_set& e) {
+        warn_failed("copying device data back failed: ", e);
+    } catch (...) {
+    }
+    PyErr_Restore(type, value, trace);
+}
+
+// --- the module's init ------------------------------------------------------------------------
+
+void add_function_record(PyObject* m, const char* name, bool gpu, int nests,
+                         const char* python_name, const char* signature) {
+    py::module_ module = py::reinterpret_borrow<py::module_>(m);
+    if (!py::hasattr(module, "__unpy_functions__")) {
+        module.attr("__unpy_functions__") = py::dict();
+        module.attr("__unpy_nests__") = py::dict();
+    }
+    module.attr("__unpy_functions__")[name] = py::dict(
+        py::arg("gpu") = gpu, py::arg("nests") = nests, py::arg("name") = python_name,
+        py::arg("signature") = signature);
+}
+
+void add_nest_records(PyObject* m, const char* name, const char* const* jsons, int count) {
+    py::tuple records(count);
+    for (int k = 0; k < count; ++k) records[k] = py::str(jsons[k]);
+    py::reinterpret_borrow<py::module_>(m).attr("__unpy_nests__")[name] = records;
+}
+
+void def_called_last(PyObject* m, const char* const* python_names, const char** called_last,
+                     int count) {
+    py::reinterpret_borrow<py::module_>(m).def("__unpy_called_last__", [=]() {
+        py::dict called;
+        for (int k = 0; k < count; ++k) called[python_names[k]] = called_last[k];
+        return called;
+    }, "function -> the name of its signature called last (see jitgpu/report.py)");
+}
+
+// Runs the module's own source in the extension module's namespace. `__unpy_compiled__` holds
+// the compiled functions, and unpython's decorators hand them back in place of the Python ones
+// (see unpython._bind), so the module's code sees the compiled functions from their definition
+// on.
+void finish_module(PyObject* m, const char* so_path, const char* source, const char* py_path,
+                   const char* const* compiled, int count) {
+    py::module_ module = py::reinterpret_borrow<py::module_>(m);
+    def_thread_hooks(module, so_path);
+    py::dict globals = module.attr("__dict__");
+    globals["__file__"] = so_path;
+    py::dict functions;
+    for (int k = 0; k < count; ++k) functions[compiled[k]] = module.attr(compiled[k]);
+    globals["__unpy_compiled__"] = functions;
+    py::object builtins = py::module_::import("builtins");
+    builtins.attr("exec")(builtins.attr("compile")(source, py_path, "exec"), globals);
+}
+
+}  // namespace unpy

@@ -4,7 +4,9 @@ in a subprocess as a user runs it. With several --trees (e.g. `before=/tmp/head`
 `git archive HEAD | tar -x -C /tmp/head`, and `after=.`), their builds of each module alternate,
 so that a shared machine's load falls on all alike. A cell: the median wall time over --repeat
 builds, and the median CPU time of the build (user + sys of `unpy build` and its compilers),
-in s; the 1-minute load average is noted before each module. Opt-in (not a test).
+in s; the 1-minute load average is noted before each module. The cache of each build holds the
+runtime's compiled objects, as after the first build on a machine (which compiles them once per
+set of flags: the row "first build" measures that). Opt-in (not a test).
 
     python bench/build_time.py [--repeat 3] [--trees after=.] [--out bench/results]
         [--modules examples/stencil.py,...]
@@ -18,6 +20,7 @@ import datetime
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -37,12 +40,17 @@ def functions_of(path: Path) -> int:
                for k, line in enumerate(lines) if k)
 
 
-def build_seconds(tree: Path, path: Path) -> tuple:
+def build_seconds(tree: Path, path: Path, runtime: Path | None = None) -> tuple:
     """(wall s, compiler CPU s) of one `unpy build` of `path` with the unpy of `tree`, from a
-    clean cache, into a temporary folder."""
+    clean cache, into a temporary folder; `runtime`: a cache folder whose compiled objects (the
+    runtime's, unpy_python.cpp) are copied in first, as a user's cache holds them after the
+    first build on the machine."""
     with tempfile.TemporaryDirectory(prefix="unpy-bt-") as tmp:
-        env = dict(os.environ, UNPY_CACHE_DIR=os.path.join(tmp, "cache"),
-                   OMP_WAIT_POLICY="passive", PYTHONPATH=str(tree))
+        cache = os.path.join(tmp, "cache")
+        if runtime is not None and (runtime / "build" / "objects").exists():
+            shutil.copytree(runtime / "build" / "objects", os.path.join(cache, "build", "objects"))
+        env = dict(os.environ, UNPY_CACHE_DIR=cache, OMP_WAIT_POLICY="passive",
+                   PYTHONPATH=str(tree))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "unpy.cli", "build", str(path), "-o", tmp],
@@ -50,6 +58,27 @@ def build_seconds(tree: Path, path: Path) -> tuple:
         wall = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+WARM_UP = """import unpython
+
+
+@unpython.type('float64', 'float64')
+def warm_up(x):
+    return x
+"""
+
+
+def warm_runtime(tree: Path, folder: Path) -> Path:
+    """A cache folder holding what the first build on a machine leaves: `tree`'s runtime
+    compiled (by building a module of one function that no measured module holds)."""
+    env = dict(os.environ, UNPY_CACHE_DIR=str(folder), PYTHONPATH=str(tree))
+    with tempfile.TemporaryDirectory(prefix="unpy-bt-") as out:
+        source = Path(out) / "warm_up.py"
+        source.write_text(WARM_UP)
+        subprocess.run([sys.executable, "-m", "unpy.cli", "build", str(source), "-o", out],
+                       check=True, env=env, cwd=tree, stdout=subprocess.DEVNULL)
+    return folder
 
 
 def main(argv=None):
@@ -62,13 +91,15 @@ def main(argv=None):
     trees = [(label, Path(path).resolve()) for label, path in
              (item.split("=", 1) for item in args.trees.split(","))]
     rows = []
+    warm = tempfile.TemporaryDirectory(prefix="unpy-bt-warm-")
+    runtimes = {label: warm_runtime(tree, Path(warm.name) / label) for label, tree in trees}
     for name in args.modules.split(","):
         path = ROOT / name
         load = os.getloadavg()[0]
         runs = {label: [] for label, _ in trees}
         for _ in range(args.repeat):
             for label, tree in trees:
-                runs[label].append(build_seconds(tree, path))
+                runs[label].append(build_seconds(tree, path, runtimes[label]))
         cells = []
         for label, _ in trees:
             wall = statistics.median(w for w, _ in runs[label])
@@ -76,6 +107,11 @@ def main(argv=None):
             cells.append(f"{wall:.1f} ({cpu:.1f})")
         rows.append(f"| {name} | {functions_of(path)} | {load:.2f} | " + " | ".join(cells) + " |")
         print(rows[-1], flush=True)
+    first = [build_seconds(tree, ROOT / "bench" / "build_time" / "three.py") for _, tree in trees]
+    rows.append(f"| first build (empty cache): bench/build_time/three.py | 3 | "
+                f"{os.getloadavg()[0]:.2f} | " + " | ".join(f"{w:.1f} ({c:.1f})" for w, c in first)
+                + " |")
+    print(rows[-1], flush=True)
     cores = os.cpu_count()
     compiler = subprocess.run([os.environ.get("CXX", "g++"), "--version"], capture_output=True,
                               text=True).stdout.splitlines()[0]

@@ -1,9 +1,9 @@
 """A large module compiles as several translation units in parallel, a small one as one
 (unpy/cpp_emit/module.py, emit_units; unpy/cpp_emit/build.py, compile_cpp): a function stays in
-one unit with the functions it calls, the linked module gives the interpreter's results, two
-split modules with functions of the same names load side by side, each unit's object is kept
-in the cache (a changed function recompiles its unit and the glue only), and a failing unit
-stops the others."""
+one unit with the functions it calls, the glue beside the smallest group, the linked module
+gives the interpreter's results, two split modules with functions of the same names load side
+by side, each unit's object is kept in the cache (a changed function recompiles its unit and
+the glue's only), and a failing unit stops the others."""
 import importlib.util
 import os
 import re
@@ -70,35 +70,35 @@ def defined(unit: str) -> set:
 
 
 def test_kernel_unit_count():
-    assert kernel_unit_count(UNIT_LINES - 1, 16) == 0      # one unit: glue and functions
+    assert kernel_unit_count(2 * UNIT_LINES - 1, 16) == 0      # one unit
     assert kernel_unit_count(100 * UNIT_LINES, 1) == 0
-    assert kernel_unit_count(UNIT_LINES, 2) == 1
-    assert kernel_unit_count(3 * UNIT_LINES, 2) == 2       # at most one per job
+    assert kernel_unit_count(2 * UNIT_LINES, 2) == 2
+    assert kernel_unit_count(5 * UNIT_LINES, 2) == 2       # at most one per job
     assert kernel_unit_count(3 * UNIT_LINES, 16) == 3
 
 
 def test_a_caller_shares_its_unit_with_its_callees():
     module = irtools.typed(SOURCE.split("from unpython import prange\n", 1)[1])
-    glue, *kernels = emit_units(module, SOURCE, kernel_units=3)
-    assert len(kernels) == 3
-    assert "PyInit_unit()" in glue and "_body" not in glue
-    assert not any("PyInit_" in unit or "unpy_glue.hpp" in unit for unit in kernels)
-    names = [defined(unit) for unit in kernels]
+    units = emit_units(module, SOURCE, units=3)
+    assert len(units) == 3
+    glue, *others = units
+    assert "PyInit_unit()" in glue and '#include "unpy_glue.hpp"' in glue
+    assert not any("PyInit_" in unit or "unpy_glue.hpp" in unit for unit in others)
+    names = [defined(unit) for unit in units]
     assert sorted(n for unit in names for n in unit) == sorted(f.name for f in module.functions)
     assert any({"halved_total", "half"} <= unit for unit in names)
-    # The glue declares each function it calls (defined, not static, in a kernel unit).
+    # The glue declares each function it calls (defined, not static, in its unit or another).
     for f in module.functions:
         assert re.search(rf"^\w[\w:<>, ]* {f.name}\(.*\);$", glue, re.M), f.name
         assert not re.search(rf"^static .* {f.name}\(", glue, re.M)
         assert f"static PyObject* py_{f.name}(" in glue
 
 
-def test_one_kernel_unit_or_none():
+def test_one_unit_under_two():
     module = irtools.typed(SOURCE.split("from unpython import prange\n", 1)[1])
-    glue, *kernels = emit_units(module, SOURCE, kernel_units=1)
-    assert len(kernels) == 1 and defined(kernels[0]) == {f.name for f in module.functions}
-    assert emit_units(module, SOURCE, kernel_units=0) == [emit_module(module, SOURCE)]
-    assert emit_units(module, SOURCE, jobs=16) == [emit_module(module, SOURCE)]   # small
+    one = [emit_module(module, SOURCE)]
+    assert emit_units(module, SOURCE, units=1) == emit_units(module, SOURCE, units=0) == one
+    assert emit_units(module, SOURCE, jobs=16) == one       # small
 
 
 def load(path: Path, name: str):
@@ -109,20 +109,21 @@ def load(path: Path, name: str):
 
 
 def build_on_3_cpus(mp, path: Path, out: Path, ran: list):
-    """build(path, out) as on a 3-CPU machine, split as a large module (the glue and 3 units),
-    the number of units compiled appended to `ran`."""
+    """build(path, out) as on a 3-CPU machine, split as a large module (3 units), the number of
+    the module's units compiled appended to `ran` (the runtime's, compiled once, not counted)."""
     run_all = build_module._run_all
     mp.setattr(build_module, "build_jobs", lambda: 3)
     mp.setattr(module_module, "UNIT_LINES", 10)
-    mp.setattr(build_module, "_run_all", lambda commands, progress=None:
-               ran.append(len(commands)) or run_all(commands, progress))
+    runtime = str(build_module.RUNTIME_SOURCE)
+    mp.setattr(build_module, "_run_all", lambda commands, progress=None: ran.append(
+        sum(runtime not in command for command, _, _ in commands)) or run_all(commands, progress))
     return build_module.build(str(path), str(out))
 
 
 @pytest.fixture(scope="module")
 def split(tmp_path_factory):
-    """SOURCE built as 3 units beside the glue, with the number of units each build compiled;
-    also the interpreted module."""
+    """SOURCE built as 3 units, with the number of units each build compiled; also the
+    interpreted module."""
     folder = tmp_path_factory.mktemp("units")
     (folder / "units.py").write_text(SOURCE)
     ran = []
@@ -138,7 +139,7 @@ def split(tmp_path_factory):
 
 def test_split_module_gives_the_interpreter_s_results(split):
     _, result, compiled, interpreted, ran = split
-    assert ran == [4]       # the glue and 3 units
+    assert ran == [3]
     rng = np.random.default_rng(7)
     a = rng.random(1000)
     assert compiled.halved_total(a) == interpreted.halved_total(a)
@@ -169,10 +170,13 @@ def test_two_split_modules_with_the_same_function_names_load_side_by_side(split,
 def test_a_changed_function_recompiles_its_unit_and_the_glue(split, monkeypatch):
     """(The source edited in place: each unit names its file.)"""
     folder, _, _, _, ran = split
+    module = irtools.typed(SOURCE.split("from unpython import prange\n", 1)[1])
+    units = emit_units(module, SOURCE, units=3)
+    with_glue = "collatz_steps" in defined(units[0])
     (folder / "units.py").write_text(SOURCE.replace("steps += 1", "steps += 2"))
     ran = []
     result = build_on_3_cpus(monkeypatch, folder / "units.py", folder / "changed", ran)
-    assert ran == [2]
+    assert ran == [1 if with_glue else 2]
     # In a fresh interpreter: this one holds the first build's `units`.
     check = subprocess.run([sys.executable, "-c", "import units; print(units.collatz_steps(27))"],
                            cwd=result.output.parent, capture_output=True, text=True, timeout=60,

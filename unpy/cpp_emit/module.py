@@ -331,55 +331,57 @@ def _one_unit(module: ir.Module, source: str, fastmath: bool, emitted: list) -> 
     return "\n".join(out + _glue_and_init(module, source, fastmath)) + "\n"
 
 
-# Generated lines of compiled functions worth a unit of their own. Every unit costs g++ about
-# 5 s of the 2-core machine for what each holds (pybind11's and the runtime's code, which it
-# compiles again in each), so a small module stays one unit: split in two it took 50 % more
-# CPU time and saved under 1 s on an idle machine (examples/stencil.py, mmult.py,
-# tests/kernels/loops.py; bench/results/build-time-2core.md).
-UNIT_LINES = 3000
+# Generated lines of compiled functions worth a unit of their own. A unit costs g++ about 0.7 s
+# of the 2-core machine for what each holds (the runtime's header), and 440 lines of mmult's
+# compiled function 1.7 s more: examples/mmult.py's two functions build in 2.9 s as two units,
+# in 3.6 s as one (bench/results/build-time-2core.md).
+UNIT_LINES = 400
 
 
 def kernel_unit_count(lines: int, jobs: int) -> int:
-    """How many units beside the glue's hold `lines` generated lines of compiled functions when
-    `jobs` g++ run at once: 0 (the whole module in one unit) for a module of under UNIT_LINES
-    or a single job, else one per UNIT_LINES, at most one per job."""
-    if jobs < 2 or lines < UNIT_LINES:
-        return 0
-    return min(jobs, -(-lines // UNIT_LINES))
+    """How many units hold `lines` generated lines of compiled functions when `jobs` g++ run
+    at once: one per UNIT_LINES, at most one per job; 0 (the whole module in emit_module's one
+    unit) where that is under 2."""
+    count = min(jobs, lines // UNIT_LINES)
+    return count if count >= 2 else 0
 
 
 def emit_units(module: ir.Module, source: str, checks: str = "unproved",
-               fastmath: bool = False, jobs: int = 1, kernel_units: int | None = None) -> list:
+               fastmath: bool = False, jobs: int = 1, units: int | None = None) -> list:
     """The C++ of `module` as translation units that g++ compiles in parallel, then links into
-    one extension module (unpy/cpp_emit/build.py): emit_module's one unit when `kernel_units`
-    (by default kernel_unit_count's) is 0; else first the glue (argument checks, the module's
-    init), then the units holding the compiled functions (fewer when the module has fewer call
-    groups), each with all the functions it calls (so that calls inline as in one file). The
-    functions the glue calls then lose `static` (they stay hidden: -fvisibility=hidden); every
-    other line is emit_module's."""
+    one extension module (unpy/cpp_emit/build.py): emit_module's one unit when `units` (by
+    default kernel_unit_count's) is under 2; else units holding the compiled functions (fewer
+    when the module has fewer call groups), each with all the functions it calls (so that calls
+    inline as in one file), the first (the smallest) also the glue (argument checks, the
+    module's init). The functions the glue calls then lose `static` (they stay hidden:
+    -fvisibility=hidden); every other line is emit_module's."""
     emitted = dict(zip((f.name for f in module.functions), _emit_functions(module, checks)))
-    if kernel_units is None:
+    if units is None:
         lines = sum(len(body) + len(dispatcher) for _, body, dispatcher in emitted.values())
-        kernel_units = kernel_unit_count(lines, jobs)
-    if kernel_units == 0:
+        units = kernel_unit_count(lines, jobs)
+    if units < 2:
         return [_one_unit(module, source, fastmath, list(emitted.values()))]
-    declarations = [f"{signature};" for signature, _, _ in emitted.values()]
-    glue_unit = _preamble(module, glue=True) + declarations + ["}  // namespace unpy_module", ""]
-    units = [glue_unit + _glue_and_init(module, source, fastmath)]
-    for names in kernel_groups(module.functions, kernel_units, emitted):
-        out = _preamble(module) + [f"{emitted[name][0]};" for name in names] + [""]
+    texts = []
+    groups = kernel_groups(module.functions, units, emitted)
+    for k, names in enumerate(groups):
+        declared = emitted if k == 0 else names
+        out = _preamble(module, glue=k == 0) + [f"{emitted[name][0]};" for name in declared]
+        out.append("")
         for name in names:
             _, body, dispatcher = emitted[name]
             assert dispatcher[0].startswith("static ")
             out += body + [""] + [dispatcher[0][len("static "):]] + dispatcher[1:] + [""]
-        units.append(out + ["}  // namespace unpy_module", ""])
-    return ["\n".join(unit) + "\n" for unit in units]
+        out += ["}  // namespace unpy_module", ""]
+        if k == 0:
+            out += _glue_and_init(module, source, fastmath)
+        texts.append("\n".join(out) + "\n")
+    return texts
 
 
 def kernel_groups(functions, count: int, emitted: dict) -> list:
     """The names of `functions` in at most `count` groups, each closed under calls and about
     equal in generated lines (the largest call group first into the smallest group), in source
-    order within a group; empty groups dropped."""
+    order within a group, the smallest group first; empty groups dropped."""
     parent = {f.name: f.name for f in functions}
 
     def root(name):
@@ -400,7 +402,7 @@ def kernel_groups(functions, count: int, emitted: dict) -> list:
     for names in sorted(components.values(), key=lines, reverse=True):
         min(groups, key=lines).extend(names)
     order = {f.name: i for i, f in enumerate(functions)}
-    return [sorted(g, key=order.get) for g in groups if g]
+    return sorted((sorted(g, key=order.get) for g in groups if g), key=lines)
 
 
 def _emit_functions(module: ir.Module, checks: str) -> list:

@@ -143,15 +143,29 @@ InterruptScope::~InterruptScope() {
 
 // --- arrays and scalars to Python -------------------------------------------------------------
 
-static py::dtype dtype_of(char kind, int itemsize) {
-    return py::dtype(std::string(1, kind) + std::to_string(itemsize));
+// NumPy's dtype of kind and itemsize (native byte order), made once (leaked like the hooks).
+static py::handle dtype_of(char kind, int itemsize) {
+    static PyObject* made[5][17] = {};
+    const int k = std::string("bfciu").find(kind);
+    PyObject*& dt = made[k][itemsize];
+    if (!dt) dt = py::dtype(std::string(1, kind) + std::to_string(itemsize)).release().ptr();
+    return dt;
+}
+
+// Its scalar type (np.float32, ...).
+static py::handle scalar_type(char kind, int itemsize) {
+    static PyObject* made[5][17] = {};
+    const int k = std::string("bfciu").find(kind);
+    PyObject*& type = made[k][itemsize];
+    if (!type) type = py::object(dtype_of(kind, itemsize).attr("type")).release().ptr();
+    return type;
 }
 
 PyObject* array_object(const ArrayInfo& a) {
     if (a.pyobj && a.whole) return py::reinterpret_borrow<py::object>(a.pyobj).release().ptr();
     std::vector<py::ssize_t> shape(a.shape, a.shape + a.ndim), strides(a.ndim);
     for (int d = 0; d < a.ndim; ++d) strides[d] = a.strides[d] * py::ssize_t(a.itemsize);
-    py::dtype dt = dtype_of(a.kind, a.itemsize);
+    py::dtype dt = py::reinterpret_borrow<py::dtype>(dtype_of(a.kind, a.itemsize));
     if (a.pyobj)        // a view of a parameter: the parameter's array owns the memory
         return py::array(dt, shape, strides, a.data,
                          py::reinterpret_borrow<py::object>(a.pyobj)).release().ptr();
@@ -204,9 +218,8 @@ PyObject* scalar_result(char kind, int itemsize, const void* value) {
     const bool python_type = kind == 'b' || (kind == 'f' && itemsize == 8) ||
                              (kind == 'i' && itemsize == 8) || (kind == 'c' && itemsize == 16);
     if (python_type) return o;
-    // The NumPy scalar type (np.float32, ...) of the dtype, looked up once per dtype.
     py::object number = py::reinterpret_steal<py::object>(o);
-    return dtype_of(kind, itemsize).attr("type")(number).release().ptr();
+    return scalar_type(kind, itemsize)(number).release().ptr();
 }
 
 PyObject* make_tuple(PyObject* const* items, int n) {

@@ -40,6 +40,12 @@ def functions_of(path: Path) -> int:
                for k, line in enumerate(lines) if k)
 
 
+def python_path(tree: Path) -> str:
+    """PYTHONPATH with `tree` first (the rest kept: a machine without a venv may have the
+    dependencies there)."""
+    return os.pathsep.join([str(tree)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+
+
 def build_seconds(tree: Path, path: Path, runtime: Path | None = None) -> tuple:
     """(wall s, compiler CPU s) of one `unpy build` of `path` with the unpy of `tree`, from a
     clean cache, into a temporary folder; `runtime`: a cache folder whose compiled objects (the
@@ -50,7 +56,7 @@ def build_seconds(tree: Path, path: Path, runtime: Path | None = None) -> tuple:
         if runtime is not None and (runtime / "build" / "objects").exists():
             shutil.copytree(runtime / "build" / "objects", os.path.join(cache, "build", "objects"))
         env = dict(os.environ, UNPY_CACHE_DIR=cache, OMP_WAIT_POLICY="passive",
-                   PYTHONPATH=str(tree))
+                   PYTHONPATH=python_path(tree))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "unpy.cli", "build", str(path), "-o", tmp],
@@ -72,7 +78,7 @@ def warm_up(x):
 def warm_runtime(tree: Path, folder: Path) -> Path:
     """A cache folder holding what the first build on a machine leaves: `tree`'s runtime
     compiled (by building a module of one function that no measured module holds)."""
-    env = dict(os.environ, UNPY_CACHE_DIR=str(folder), PYTHONPATH=str(tree))
+    env = dict(os.environ, UNPY_CACHE_DIR=str(folder), PYTHONPATH=python_path(tree))
     with tempfile.TemporaryDirectory(prefix="unpy-bt-") as out:
         source = Path(out) / "warm_up.py"
         source.write_text(WARM_UP)

@@ -187,6 +187,22 @@ def test_the_estimate_keeps_a_small_nest_on_openmp(example, device_env):
     assert_ran(report, "openmp")
 
 
+@pytest.mark.parametrize("spec", SPECS)
+def test_the_shares_kept_on_openmp_hold_for_the_layout(example, device_env, spec):
+    """The shares that keep a small nest on the OpenMP code alone hold for the arrays' layout:
+    a call with arrays of that layout at other addresses (a time loop's temporaries) runs the
+    OpenMP code without asking the hook."""
+    from jitgpu import report as reports
+    device_env.delenv("UNPY_FORCE_GPU")
+    device_env.setenv("UNPY_DEVICE", SPECS[spec])
+    pair = example("mmult")
+    case = pair.interpreted.CASES[1]
+    pair.check(case.func, *case.args(7), rtol=case.rtol, ran_on="openmp", reason="does not pay")
+    reports._last.pop((pair.compiled.__name__, case.func), None)
+    _, again = pair.check(case.func, *case.args(7), rtol=case.rtol, ran_on=None)
+    assert [nest.ran_on for nest in again.nests] == [None], str(again)      # not asked
+
+
 # --- the shares on a synthetic imbalance (jitgpu.multi.slowdown) ------------------------------
 
 @pytest.fixture

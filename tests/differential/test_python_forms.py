@@ -127,8 +127,10 @@ def device(request, monkeypatch):
 
 
 def assert_ran_on(pair, func, device):
-    where = [n.ran_on for n in unpython.explain(getattr(pair.compiled, func)).nests]
-    assert all(w.startswith("opencl:") if device == "gpu" else w == "openmp" for w in where), where
+    report = unpython.explain(getattr(pair.compiled, func))
+    where = [n.ran_on for n in report.nests]
+    assert all(w.startswith("opencl:") if device == "gpu" else w == "openmp" for w in where), \
+        str(report)
 
 
 def test_builtin_sum_of_rows_in_a_prange(python_forms_kernels, device):
@@ -143,6 +145,21 @@ def test_builtin_sum_of_rows_in_a_prange(python_forms_kernels, device):
 @given(st.floats(-1e3, 1e3), st.integers(-50, 50), st.integers(-6, 6))
 def test_pow_and_divmod(python_forms_kernels, x, i, j):
     python_forms_kernels.check("pow_and_divmod", x, i, j, rtol=1e-15)
+
+
+@SETTINGS
+@given(st.floats(-1e12, 1e12) | st.sampled_from([0.5, 1.5, 2.5, -0.5, -2.5, np.inf, np.nan]),
+       st.floats(-1e6, 1e6, width=32), st.integers(-2 ** 40, 2 ** 40))
+def test_builtin_round(python_forms_kernels, x, y, i):
+    """round(x) as Python's: an int, halves to even; inf and nan raise as Python does."""
+    got = python_forms_kernels.check("builtin_round", x, f32(y), i)
+    assert isinstance(got, (int, OverflowError, ValueError))
+
+
+def test_builtin_round_in_a_prange(python_forms_kernels, device):
+    a = np.concatenate([RNG.standard_normal(40) * 4, [0.5, 1.5, -0.5, -2.5, 0.2, 0.6]])
+    python_forms_kernels.check("rounded_in_a_prange", a, np.zeros(a.shape[0], np.int64))
+    assert_ran_on(python_forms_kernels, "rounded_in_a_prange", device)
 
 
 @SETTINGS
@@ -194,6 +211,9 @@ def test_generator_reduction_in_a_prange(python_forms_kernels, device):
     ("s = np.trapezoid(a, axis=0)", r"integrates along the last axis here \(axis=-1\)"),
     ("q, r = divmod(a[0], 2.0, 1.0)\n    s = q", r"divmod\(\) takes two numbers"),
     ("s = np.nansum(a, a)", r"np\.nansum\(a, axis=k\) takes one array here"),
+    ("s = round(a[0], 2)", r"round\(x, ndigits\) is not supported.*np\.round\(x, ndigits\)"),
+    ("s = round(a)", r"round\(\) takes a number here; for arrays use np\.round\(a\)"),
+    ("s = np.median(a, axis=0)", r"np\.median\(a\) of a whole array is supported here"),
     ("s = 1.0 if a[0] > 0 else np.nansum(a * 2.0)", "read more than once here: put it in a "
                                                    "variable first"),
 ])

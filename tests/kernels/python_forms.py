@@ -216,6 +216,19 @@ def pow_and_divmod(x, i, j):
     return pow(x, 2) + pow(abs(x), 0.5) + q * 1000 + r + fq + fr + pow(i, 2)
 
 
+@unpython.type('float64', 'float32', 'int64', 'int64')
+def builtin_round(x, y, i):
+    # Python's int, halves to even; OverflowError / ValueError for inf / nan, as in Python
+    return round(x) * 1000 + round(y) + round(i) + round(True)
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 1]', 'ndarray[int64, 1]', None)
+def rounded_in_a_prange(a, out):
+    for i in prange(a.shape[0]):
+        out[i] = round(a[i] * 2.5) - round(a[i])
+
+
 @unpython.type('ndarray[float64, 1]', 'int64', 'int64', 'float64')
 def reversed_ranges(a, lo, hi):
     i = j = k = -100

@@ -85,7 +85,7 @@ def ufunc_arity(name: str):
 
 def builtin_name(qualified: str):
     """The IR name of a builtin call ('math.sqrt', 'np.sqrt', 'abs', 'cast:float32'), or None."""
-    if qualified in ("abs", "min", "max", "sum", "any", "all"):
+    if qualified in ("abs", "min", "max", "sum", "any", "all", "round"):
         return qualified
     if qualified in ("int", "float", "bool"):
         return "cast:" + qualified          # Python's int()/float()/bool(): typeinfer knows
@@ -587,6 +587,29 @@ class Lowering:
                            ir.Const(2.0, loc), loc)
         return ir.ArrayCall("sum", [heights], {"axis": ir.Const(-1, loc)}, loc)
 
+    def median(self, e):
+        """np.median(a) of the whole array, as NumPy computes it: the mean of the two middle
+        values of the sorted elements (the middle one of an odd count), NaN where any element
+        is NaN (which sorts last)."""
+        loc = loc_of(e)
+        if len(e.args) != 1 or e.keywords:
+            raise self.error("np.median(a) of a whole array is supported here (not axis= or "
+                             "out=): for rows, sort them (np.sort(a)) and take the middle", e)
+        flat = ir.ArrayCall("ravel", [self.expr(e.args[0])], {}, loc)
+        s = self.reused(ir.ArrayCall("sort", [flat], {}, loc), e)
+
+        def at(index):
+            return ir.Subscript(s(), [index], loc)
+
+        def count(minus, half):
+            n = ir.ArrayAttr(s(), "shape", 0, loc)
+            n = ir.BinOp("-", n, ir.Const(minus, loc), loc) if minus else n
+            return ir.BinOp("//", n, ir.Const(2, loc), loc) if half else n
+        middle = ir.BinOp("/", ir.BinOp("+", at(count(1, True)), at(count(0, True)), loc),
+                          ir.Const(2, loc), loc)
+        last = at(count(1, False))
+        return ir.IfExp(ir.Call("np.isnan", [last], loc), at(count(1, False)), middle, loc)
+
     @contextlib.contextmanager
     def on_condition(self):
         self.conditional += 1
@@ -820,6 +843,8 @@ class Lowering:
                 kept = ir.Call("np.where", [ir.Call("np.isnan", [a()], loc), ir.Const(0, loc),
                                             a()], loc)
                 return ir.ArrayCall("sum", [kept], self.keywords(e), loc)
+            if name == "median":
+                return self.median(e)
             if name == "count_nonzero":
                 if len(e.args) != 1 or set(k.arg for k in e.keywords) - {"axis", "keepdims"}:
                     raise self.error("np.count_nonzero(a, axis=k) takes one array here", e)

@@ -703,6 +703,8 @@ class TypeInference:
     def expr_Call(self, e):
         if e.func == "np.round":
             return self.rounded(e)
+        if e.func == "round":
+            return self.builtin_round(e)
         if e.func in ("sum", "any", "all"):
             return self.builtin_reduction(e)
         args = [self.expr(a) for a in e.args]
@@ -782,6 +784,21 @@ class TypeInference:
         # for an infinite y).
         e.type = t
         return e
+
+    def builtin_round(self, e):
+        """Python's `round(x)` of a real scalar: an int, the nearest to x, halves to even
+        (np.rint), OverflowError and ValueError for inf and nan as int() raises them."""
+        if len(e.args) != 1:
+            raise self.error("round(x, ndigits) is not supported in compiled code: "
+                             "np.round(x, ndigits) rounds as NumPy does (its last digit may "
+                             "differ from Python's round)", e)
+        x = self.expr(e.args[0])
+        if x.type is None or isinstance(x.type, (Array, TupleType)):
+            raise self.error("round() takes a number here; for arrays use np.round(a)", e)
+        self.refuse_complex([x], "round()", e)
+        if is_float(x.type):
+            x = self.elementwise(ir.Call("np.rint", [x], e.loc), [x])
+        return ir.Call("cast:int", [x], e.loc, Scalar("int64", weak=True))
 
     def rounded(self, e):
         """`np.round(x, decimals)` as NumPy computes it: np.rint(x) for 0 decimals, else

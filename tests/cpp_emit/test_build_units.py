@@ -204,6 +204,34 @@ def test_object_path_depends_on_text_flags_and_runtime(tmp_path, monkeypatch):
         build_module._runtime_fingerprint.cache_clear()
 
 
+def test_the_runtime_compiles_once_per_set_of_flags(tmp_path, monkeypatch):
+    """In an empty cache, the first build compiles the runtime's Python-facing part beside the
+    module; a build of another module finds it in the cache (other flags: another object,
+    test_object_path_depends_on_text_flags_and_runtime)."""
+    monkeypatch.setenv("UNPY_CACHE_DIR", str(tmp_path / "cache"))
+    runtime, run_all, compiled = str(build_module.RUNTIME_SOURCE), build_module._run_all, []
+    monkeypatch.setattr(build_module, "_run_all", lambda commands, progress=None: compiled.append(
+        sum(runtime in command for command, _, _ in commands)) or run_all(commands, progress))
+    for k in range(2):
+        path = tmp_path / f"tiny{k}.py"
+        path.write_text(f"import unpython\n\n\n@unpython.type('int64', 'int64')\n"
+                        f"def tiny{k}(x):\n    return x + {k}\n")
+        built = build_module.build(str(path), str(tmp_path))
+        assert load(built.output, f"tiny{k}").__dict__[f"tiny{k}"](1) == 1 + k
+    assert compiled == [1, 0]
+
+
+def test_the_runtime_is_in_the_package_data():
+    """Every file of the runtime that a build includes or compiles is installed with unpy."""
+    import tomllib
+    root = Path(__file__).resolve().parents[2]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["unpy.cpp_emit"]
+    files = [p for p in build_module.RUNTIME_DIR.iterdir() if p.suffix in (".hpp", ".cpp")]
+    assert build_module.RUNTIME_SOURCE in files
+    assert all(any(f.match(pattern) for pattern in patterns) for f in files), files
+
+
 def test_unit_flags_are_the_module_s_flags_but_shared():
     options = build_module.BuildOptions(fastmath=True)
     flags = options.unit_flags()

@@ -98,10 +98,7 @@ template <typename T, int N>
 PyObject* result(const Array<T, N>& a) { return to_python(a); }
 template <typename... T>
 PyObject* result(const std::tuple<T...>& values) {
-    return std::apply([](const auto&... v) {
-        PyObject* items[] = {result(v)...};
-        return make_tuple(items, int(sizeof...(T)));
-    }, values);
+    return tuple_of(values, [](const auto& v) { return result(v); });
 }
 
 // --- the module's init ------------------------------------------------------------------------

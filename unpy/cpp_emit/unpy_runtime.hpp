@@ -1507,12 +1507,17 @@ template <typename T>
 PyObject* python_value(const T& v) { return scalar_object(dtype_kind<T>(), int(sizeof(T)), &v); }
 template <typename T, int N>
 PyObject* python_value(const Array<T, N>& a) { return to_python(a); }
-template <typename... T>
-PyObject* python_value(const std::tuple<T...>& values) {
-    return std::apply([](const auto&... v) {
-        PyObject* items[] = {python_value(v)...};
+// A tuple of each item converted by `convert` (a new reference each).
+template <typename F, typename... T>
+PyObject* tuple_of(const std::tuple<T...>& values, F convert) {
+    return std::apply([&](const auto&... v) {
+        PyObject* items[] = {convert(v)...};
         return make_tuple(items, int(sizeof...(T)));
     }, values);
+}
+template <typename... T>
+PyObject* python_value(const std::tuple<T...>& values) {
+    return tuple_of(values, [](const auto& v) { return python_value(v); });
 }
 
 // What a nest is offered with, or a split's reductions: a dict of name -> Python value (with

@@ -177,20 +177,23 @@ def compile_cpp(unit_paths: list, so_path: Path, options: BuildOptions, progress
     """Compile the translation units (module.emit_units) and, the first time for these flags,
     the runtime (RUNTIME_SOURCE), with up to build_jobs() g++ at once, each object kept in the
     cache, and link them into `so_path`."""
-    objects, commands = [], []
     flags = options.unit_flags()
-    for i, cpp_path in enumerate([*unit_paths, RUNTIME_SOURCE]):
+
+    def compiled(k, cpp_path):
+        """(the object kept in the cache, the command that makes it, or None if it is there)"""
         cached = object_path(Path(cpp_path).read_text(), flags)
-        objects.append(cached)
-        if not cached.exists():
-            tmp = Path(so_path).parent / f"unit{i}.o"
-            commands.append(([CXX, *flags, *_includes(), str(cpp_path), "-o", str(tmp)],
-                             tmp, cached))
-    if progress and len(commands) < len(objects) - 1:
-        progress(f"{len(objects) - 1 - len(commands)} of {len(objects) - 1} units unchanged "
-                 "(from the build cache)")
-    if progress and any(cpp == str(RUNTIME_SOURCE) for cpp in (c[0][-3] for c in commands)):
+        tmp = Path(so_path).parent / f"unit{k}.o"
+        return cached, None if cached.exists() else (
+            [CXX, *flags, *_includes(), str(cpp_path), "-o", str(tmp)], tmp, cached)
+    units = [compiled(k, path) for k, path in enumerate(unit_paths)]
+    runtime = compiled(len(units), RUNTIME_SOURCE)
+    unchanged = sum(command is None for _, command in units)
+    if progress and unchanged:
+        progress(f"{unchanged} of {len(units)} units unchanged (from the build cache)")
+    if progress and runtime[1]:
         progress("compiling unpy's runtime for these flags (once: kept in the build cache) ...")
+    objects = [cached for cached, _ in units + [runtime]]
+    commands = [command for _, command in units + [runtime] if command]
     _run_all(commands, progress)
     # -z initfirst: the module's constructors run before those of the libraries its import
     # loads, so that unpy::bound_spinning sets GOMP_SPINCOUNT before libgomp reads it.

@@ -1127,6 +1127,7 @@ def diagonals(x, a):
             np.diag(a, 2)[None, :] + np.expand_dims(x[:1], 0), np.expand_dims(a, axis=-1))
 
 
+@unpython.gpu
 @unpython.type(F1, 'ndarray[float32, 2]', 'ndarray[int32, 1]', ('float64', 'float32', 'float64'))
 def medians(x, m, k):
     """np.median of a whole array (odd and even counts, a NaN anywhere, a matrix flattened, an

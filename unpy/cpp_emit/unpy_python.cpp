@@ -143,29 +143,30 @@ InterruptScope::~InterruptScope() {
 
 // --- arrays and scalars to Python -------------------------------------------------------------
 
-// NumPy's dtype of kind and itemsize (native byte order), made once (leaked like the hooks).
-static py::handle dtype_of(char kind, int itemsize) {
-    static PyObject* made[5][17] = {};
-    const int k = std::string("bfciu").find(kind);
-    PyObject*& dt = made[k][itemsize];
-    if (!dt) dt = py::dtype(std::string(1, kind) + std::to_string(itemsize)).release().ptr();
-    return dt;
-}
+// NumPy's dtype of kind and itemsize (native byte order) and its scalar type (np.float32, ...),
+// made once per dtype (leaked like the hooks).
+struct NumpyDtype {
+    PyObject* dtype = nullptr;
+    PyObject* type = nullptr;
+};
 
-// Its scalar type (np.float32, ...).
-static py::handle scalar_type(char kind, int itemsize) {
-    static PyObject* made[5][17] = {};
-    const int k = std::string("bfciu").find(kind);
-    PyObject*& type = made[k][itemsize];
-    if (!type) type = py::object(dtype_of(kind, itemsize).attr("type")).release().ptr();
-    return type;
+static const NumpyDtype& numpy_dtype(char kind, int itemsize) {
+    static NumpyDtype made[5][17];
+    static const char* const kinds = "bfciu";
+    NumpyDtype& d = made[std::strchr(kinds, kind) - kinds][itemsize];
+    if (!d.dtype) {
+        py::dtype dt(std::string(1, kind) + std::to_string(itemsize));
+        d.type = py::object(dt.attr("type")).release().ptr();
+        d.dtype = dt.release().ptr();
+    }
+    return d;
 }
 
 PyObject* array_object(const ArrayInfo& a) {
     if (a.pyobj && a.whole) return py::reinterpret_borrow<py::object>(a.pyobj).release().ptr();
     std::vector<py::ssize_t> shape(a.shape, a.shape + a.ndim), strides(a.ndim);
     for (int d = 0; d < a.ndim; ++d) strides[d] = a.strides[d] * py::ssize_t(a.itemsize);
-    py::dtype dt = py::reinterpret_borrow<py::dtype>(dtype_of(a.kind, a.itemsize));
+    py::dtype dt = py::reinterpret_borrow<py::dtype>(numpy_dtype(a.kind, a.itemsize).dtype);
     if (a.pyobj)        // a view of a parameter: the parameter's array owns the memory
         return py::array(dt, shape, strides, a.data,
                          py::reinterpret_borrow<py::object>(a.pyobj)).release().ptr();
@@ -219,7 +220,7 @@ PyObject* scalar_result(char kind, int itemsize, const void* value) {
                              (kind == 'i' && itemsize == 8) || (kind == 'c' && itemsize == 16);
     if (python_type) return o;
     py::object number = py::reinterpret_steal<py::object>(o);
-    return scalar_type(kind, itemsize)(number).release().ptr();
+    return py::handle(numpy_dtype(kind, itemsize).type)(number).release().ptr();
 }
 
 PyObject* make_tuple(PyObject* const* items, int n) {

@@ -236,6 +236,7 @@ def run_row(program: str, size_name: str, module, callers: dict, reference, repe
         if result["ok"] and column == FORCED:
             launches = unpython.explain(func).launches
             result.update(launches=launches.launches, relaunched=launches.relaunched,
+                          from_cpp=launches.compiled,
                           us_per_launch=launches.us_per_launch,
                           us_per_relaunch=launches.us_per_relaunch,
                           devices=sorted({n.ran_on for n in unpython.explain(func).nests
@@ -270,7 +271,9 @@ def short(reason: str) -> str:
 
 def write_markdown(path: Path, rows: list, machine: str, header: dict) -> None:
     lines = [f"# Time loops: {machine}" + (" (relaunch off: before)" if not header["relaunch"]
-                                           else ""), "",
+                                           else "")
+             + (" (UNPY_REPLAY=0: relaunches through Python)"
+                if not header.get("from_cpp", True) else ""), "",
              f"`bench/time_loops.py`, {', '.join(sorted({r['date'] for r in rows}))}; host: "
              f"{header['cpu']}, {header['cores']} cores; GPU columns: UNPY_DEVICE="
              f"{header['device_spec']} ({header['opencl']}); CUDA device: {header['cuda']}",
@@ -278,15 +281,17 @@ def write_markdown(path: Path, rows: list, machine: str, header: dict) -> None:
              f"ms of a whole call from NumPy arrays, median of {header['repeat']} after 2 untimed "
              "calls (the first checked against OpenMP: 'differs' where max |error| exceeds rtol "
              "times the largest value); automatic: where its nests ran; launches and host us "
-             "per relaunch: the GPU forced call's (`unpython.explain`).", "",
+             "per relaunch: the GPU forced call's (`unpython.explain`; from C++: relaunched by the "
+             "compiled caller without Python, off with UNPY_REPLAY=0).", "",
              "| program | size | " + " | ".join(f"{c} ms" for c in COLUMNS)
-             + " | launches per call | relaunched | host us per relaunch | rtol |",
+             + " | launches per call | relaunched (from C++) | host us per relaunch | rtol |",
              "|---|---|" + "---:|" * len(COLUMNS) + "---:|---:|---:|---:|"]
     for r in rows:
         forced = r["columns"][FORCED]
         lines.append(f"| {r['program']} | {r['size']} | "
                      + " | ".join(cell(r["columns"][c]) for c in COLUMNS) + " | "
-                     + (f"{forced['launches']} | {forced['relaunched']} | "
+                     + (f"{forced['launches']} | {forced['relaunched']} "
+                        f"({forced.get('from_cpp', 0)}) | "
                         f"{forced['us_per_relaunch']:.1f}" if forced["ok"] else "— | — | —")
                      + f" | {r['rtol']:g} |")
     lines += ["", "## Notes", ""]
@@ -349,7 +354,8 @@ def header_of(device: str, repeat: int, relaunch: bool) -> dict:
     from gpu import cuda_device_name, versions
     return {"cpu": cpu_model(), "cores": os.cpu_count(), "device_spec": device, "opencl": "none",
             "cuda": cuda_device_name(), "versions": versions(), "repeat": repeat,
-            "relaunch": relaunch, "platform": platform.platform()}
+            "relaunch": relaunch, "platform": platform.platform(),
+            "from_cpp": os.environ.get("UNPY_REPLAY", "1") != "0"}
 
 
 def main(argv=None) -> int:

@@ -290,18 +290,31 @@ def relaunch(device, cl_kernel, kernel) -> None:
         raise device_error("launching the kernel", device, e) from e
 
 
-def bind_args(cl, cl_kernel, kernel, kit, recipe) -> None:
-    """Bind the kernel's arguments to the kit's buffers and the recipe's scalars."""
+def bind_args(cl, cl_kernel, kernel, kit, recipe, buffers=None) -> None:
+    """Bind the kernel's arguments to the kit's buffers (or `buffers`, {group: buffer}) and
+    the recipe's scalars."""
     args = _converted_args(cl, kernel, recipe)
+    buffers = kit.buffers if buffers is None else buffers
     for position, p in enumerate(kernel.params):
         if p.kind == "buffer":
-            cl_kernel.set_arg(position, kit.buffers[p.group])
+            cl_kernel.set_arg(position, buffers[p.group])
         elif p.kind == "flag":
             cl_kernel.set_arg(position, kit.flag_buf)
         elif p.kind == "partial":
             cl_kernel.set_arg(position, kit.partials[p.name][0])
         else:
             cl_kernel.set_arg(position, args[position])
+
+
+def bound_copy(kernel, recipe):
+    """(a kernel of its own bound as the recipe's bound kernel is: the same buffers, error
+    flag and scalars; those buffers), for a caller that launches it without the recipe's lock
+    (a relaunch from C++, jitgpu/relaunch.py); call with the recipe's lock held."""
+    cl, _ = load_opencl()
+    kit, cl_kernel, buffers = recipe["bound"]
+    own = cl.Kernel(cl_kernel.get_info(cl.kernel_info.PROGRAM), cl_kernel.function_name)
+    bind_args(cl, own, kernel, kit, recipe, dict(zip(kit.buffers, buffers)))
+    return own, buffers
 
 
 def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None, residency=None,

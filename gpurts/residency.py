@@ -168,7 +168,7 @@ class Table:
 
     def _held_changed(self) -> None:
         self._held = tuple((h.lo, h.hi) for h in self.held)
-        self.version += 1
+        self._new_version()
         invalidate_replays()      # a replayed call would not keep held memory on the device
 
     def _changed(self) -> None:
@@ -176,8 +176,12 @@ class Table:
         if identity != self._identity:
             self._identity = identity
             self._snapshot = tuple(e.state() for e in self.entries)
-            self.version += 1
+            self._new_version()
         COUNTERS[0] = len(self.entries)
+
+    def _new_version(self) -> None:
+        self.version += 1
+        COUNTERS[2] = self.version         # (what a relaunch from C++ compares)
 
     def log(self, scope) -> TransferLog:
         """The transfer log of call `scope` (a fresh one for an unknown scope)."""

@@ -21,7 +21,7 @@ import time
 import traceback
 
 from jitgpu import report
-from jitgpu.relaunch import RELAUNCHES, SCOPE_KEY, try_relaunch
+from jitgpu.relaunch import RELAUNCHES, SCOPE_KEY, harvest, try_relaunch
 from unpy.settings import current as current_settings
 
 log = logging.getLogger("unpy")
@@ -57,6 +57,7 @@ def run_nest(module: str, function: str, nest_id: int, values: dict, key: bytes 
     nest launched again in its call with only scalars changed is relaunched first thing
     (jitgpu/relaunch.py)."""
     started = time.perf_counter()
+    harvest()      # (what C++ relaunched since: counted before anything decides by it)
     if key is not None and not log.isEnabledFor(logging.INFO):
         done = try_relaunch(module, function, nest_id, values, key)
         if done is not None:

@@ -419,6 +419,8 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         nest_report.relaunch = relaunch.offer(
             module, function, nest_id, scope, key, values, current_settings(), device, plan,
             prepared, prepared.checks, clear)
+        if nest_report.relaunch is not None and nest_report.relaunch.record is not None:
+            results[relaunch.RECORD_KEY] = nest_report.relaunch.record
     return results, nest_report
 
 

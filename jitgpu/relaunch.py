@@ -34,6 +34,7 @@ made from the decided plan of a full launch (`offer`), and only carries it out a
 """
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import dataclass, field
@@ -50,6 +51,8 @@ from unpy.typeinfer.reductions import reads_of, walk_exprs, walk_stmts
 # The key of the call scope in the values a compiled caller passes (unpy::CallScope): not one of
 # the inputs of `unpy::HookKey`.
 SCOPE_KEY = "__unpy_scope__"
+
+log = logging.getLogger("unpy")
 
 
 @dataclass(frozen=True)
@@ -181,6 +184,24 @@ class IndexChecks:
                 return False
         return True
 
+    def constraints(self, roles: ScalarRoles, values) -> tuple | None:
+        """((lo, hi, {index scalar: coefficient}), ...), one per check: at other values of the
+        index scalars (the rest as in `values`) the check holds exactly where lo <= the sum of
+        coefficient * value <= hi (what the compiled caller compares, without Python); None
+        where a check is not affine in them."""
+        from jitgpu.nest import interval
+        found = []
+        for e, n in self.checks:
+            coefficients = {name: _coefficient(e, name)
+                            for name in sorted(set(reads_of(e)) & roles.indices)}
+            now = interval(e, values, self.boxes)
+            if now is None or None in coefficients.values():
+                return None
+            # e = sum + rest, the rest's interval independent of the index scalars
+            at = sum(c * int(values[name]) for name, c in coefficients.items())
+            found.append((at - now.lo, n - 1 - now.hi + at, coefficients))
+        return tuple(found)
+
 
 def index_checks(instance, roles: ScalarRoles, plan, values):
     """The IndexChecks of a prepared plan, or None where its plan cannot serve other values of
@@ -207,6 +228,32 @@ def index_checks(instance, roles: ScalarRoles, plan, values):
     return found if found.hold(values) else None
 
 
+
+def _coefficient(e, name: str):
+    """c where `e` is c * name plus terms that do not read `name` (integer arithmetic), or
+    None where it is not affine in `name`."""
+    if isinstance(e, ir.Cast):
+        return _coefficient(e.value, name)
+    if isinstance(e, ir.Name):
+        return 1 if e.id == name else 0
+    if name not in set(reads_of(e)):
+        return 0
+    if isinstance(e, ir.UnaryOp) and e.op in ("-", "+"):
+        c = _coefficient(e.operand, name)
+        return None if c is None else (c if e.op == "+" else -c)
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
+        a, b = _coefficient(e.left, name), _coefficient(e.right, name)
+        if a is None or b is None:
+            return None
+        return a + b if e.op == "+" else a - b
+    if isinstance(e, ir.BinOp) and e.op == "*":
+        for factor, other in ((e.left, e.right), (e.right, e.left)):
+            if isinstance(factor, ir.Const) and type(factor.value) is int:
+                c = _coefficient(other, name)
+                return None if c is None else c * factor.value
+    return None
+
+
 # --- the fast path -------------------------------------------------------------------------
 
 @dataclass(eq=False)
@@ -231,6 +278,97 @@ class Launch:
     relaunches: int = 0           # launches of this record so far
     clear: bool = False           # its estimate alone put it on the device (jitgpu/calls.py)
     estimate_s: float = 0.0       # its estimated seconds on the device
+    where: tuple = ()             # (module, function, nest id)
+    record: object = None         # the Record C++ relaunches from, or None
+
+
+# --- the record the compiled caller relaunches from (unpy::Relaunch) ----------------------
+
+# The key of the record in the hook's answer (the reductions dict; see replay.RECORD_KEY).
+RECORD_KEY = "__unpy_relaunch__"
+# The words of a record (unpy::relaunch_word in unpy_runtime.hpp reads them so): STATUS (0:
+# live; 1: dropped by Python, 2: an OpenCL error in C++), the call scope, the residency
+# table's version word (address, value), the replay epoch's (address, value), the entry points
+# clSetKernelArg and clEnqueueNDRangeKernel, the queue, the kernel, its dims and global and
+# local sizes; LAUNCHES and HOST_NS: counted by C++ (`harvest`); then the counts of segments,
+# changing scalars and checks, the key's segments that must be equal, per changing scalar its
+# argument position (-1: none), its offset in the key and the argument's type, and per check of
+# an index (`IndexChecks.constraints`) lo, hi and a coefficient per changing scalar.
+(STATUS, SCOPE, VERSION_ADDRESS, VERSION, EPOCH_ADDRESS, EPOCH, SET_ARG, ENQUEUE, QUEUE,
+ KERNEL, DIMS, GLOBAL) = range(12)
+LOCAL = GLOBAL + 3
+LAUNCHES = LOCAL + 3
+HOST_NS, SEGMENTS, SCALARS, CHECKS, ITEMS = range(LAUNCHES + 1, LAUNCHES + 6)
+MOST_SCALARS = 16                 # (unpy::Relaunch converts at most this many)
+
+
+class Record:
+    """What C++ relaunches from: `words` (int64), and the kernel of its own and the buffers it
+    is bound to, held so that nothing is freed while the compiled caller may launch it."""
+
+    def __init__(self, words, keep):
+        self.words = np.array(words, np.int64)
+        self.address = self.words.ctypes.data
+        self.keep = keep
+        self.harvested = 0            # C++ launches counted in Python so far
+        self.harvested_ns = 0
+
+    def drop(self) -> None:
+        if self.words[STATUS] == 0:
+            self.words[STATUS] = 1
+
+
+def _argument_type(dtype: str):
+    """unpy::relaunch_argument's code of a kernel argument's type, or None."""
+    d = np.dtype(np.uint8 if dtype == "bool" else dtype)
+    if d.kind not in "biuf":
+        return None
+    return d.itemsize | (d.kind == "f") << 8
+
+
+def record_of(launch: "Launch", values: dict, key: bytes, roles: ScalarRoles):
+    """The Record of a Launch for the compiled caller, or None where C++ cannot relaunch it
+    (UNPY_REPLAY=0, a complex or unsigned changing scalar, an index proof not affine in the
+    index scalars, more than MOST_SCALARS changing scalars)."""
+    from gpurts.epoch import REPLAY_EPOCH
+    from gpurts.executor import bound_copy
+    from jitgpu.replay import entry_points
+    from unpy.residency_counters import COUNTERS
+    changing = sorted(roles.changing)
+    if not launch.settings.replay or len(changing) > MOST_SCALARS:
+        return None
+    constraints = launch.checks.constraints(roles, values)
+    if constraints is None:
+        return None
+    offsets, at = {}, 0
+    for name, value in values.items():
+        if name != SCOPE_KEY:
+            offsets[name] = at
+            at += _segment_bytes(value)
+    arguments = {name: (position, dtype) for position, name, dtype in launch.positions}
+    scalars = []
+    for name in changing:
+        value = values[name]
+        position, dtype = arguments.get(name, (-1, np.asarray(value).dtype.name))
+        kind = _argument_type(dtype)
+        if kind is None or not isinstance(value, (bool, int, float)):
+            return None
+        scalars += [position, offsets[name], kind]
+    checks = [x for lo, hi, coefficients in constraints
+              for x in (lo, hi, *(coefficients.get(name, 0) for name in changing))]
+    kernel = launch.kernel
+    dims = len(kernel.global_size)
+    pad = [1] * (3 - dims)
+    with launch.recipe["lock"]:
+        own, buffers = bound_copy(kernel, launch.recipe)
+    segments = [x for segment in launch.segments for x in segment] or [0, len(key)]
+    words = [0, launch.scope, COUNTERS.ctypes.data + 2 * COUNTERS.itemsize, launch.version,
+             REPLAY_EPOCH.ctypes.data, int(REPLAY_EPOCH[0]),
+             *entry_points("clSetKernelArg", "clEnqueueNDRangeKernel"),
+             launch.device.queue.int_ptr, own.int_ptr, dims, *kernel.global_size, *pad,
+             *kernel.local_size, *pad, 0, 0, len(segments) // 2, len(changing),
+             len(constraints), *segments, *scalars, *checks]
+    return Record(words, (own, buffers, launch.device))
 
 
 @dataclass
@@ -239,6 +377,7 @@ class CallLaunches:
     scope: int
     launches: int = 0             # nests launched on the device
     relaunched: int = 0           # of them, by the fast path
+    compiled: int = 0             # of those, by the compiled caller (no Python)
     prepared: int = 0             # preparations (transfer analysis, plan, kernel)
     host_s: float = 0.0           # seconds in the hook for the launches
     relaunch_s: float = 0.0       # of them, for the relaunches
@@ -253,7 +392,8 @@ class CallLaunches:
 
     def __str__(self):
         return (f"launches of the last call: {self.launches} on the device ({self.relaunched} "
-                f"relaunched with only scalars set, {self.prepared} prepared), "
+                f"relaunched with only scalars set, {self.compiled} of them from C++ without "
+                f"Python, {self.prepared} prepared), "
                 f"{self.us_per_launch:.1f} us of host work per launch "
                 f"({self.us_per_relaunch:.1f} per relaunch)")
 
@@ -269,6 +409,9 @@ class Relaunches:
 
     def forget(self) -> None:
         with self.lock:
+            for launch in self.launches.values():
+                if launch.record is not None:
+                    launch.record.drop()
             self.launches.clear()
             self.calls.clear()
 
@@ -286,9 +429,40 @@ def forget() -> None:
     RELAUNCHES.forget()
 
 
+def harvest() -> None:
+    """Count the launches C++ made from records since the last harvest, as `try_relaunch`
+    counts its own (the launches of each call for explain, the nest calls a call shares its
+    copies among, the call's choice): before the hook decides, and before anything reads the
+    counts."""
+    for launch in list(RELAUNCHES.launches.values()):
+        record = launch.record
+        if record is None:
+            continue
+        launches, ns = int(record.words[LAUNCHES]), int(record.words[HOST_NS])
+        n = launches - record.harvested
+        if n <= 0:
+            continue
+        spent = (ns - record.harvested_ns) * 1e-9
+        record.harvested, record.harvested_ns = launches, ns
+        launch.relaunches += n
+        module, function, _ = launch.where
+        counts = RELAUNCHES.calls.get((module, function))
+        if counts is None or counts.scope != launch.scope:
+            continue        # (a call that ended before a later one began: nothing to tell)
+        launch.count(module, function, launch.scope, n)
+        calls.nest_ran(launch.scope, launch.clear, launch.estimate_s * n)
+        counts.launches += n
+        counts.relaunched += n
+        counts.compiled += n
+        counts.host_s += spent
+        counts.relaunch_s += spent
+
+
 def try_relaunch(module, function, nest_id, values, key):
     """The hook's answer ({}: done, no reductions) when the nest could be relaunched as its
-    last launch was; else None (the full path). See the module docstring."""
+    last launch was; else None (the full path). See the module docstring. The answer carries
+    the launch's record again: the compiled caller's check failed where Python's held (a
+    conversion C++ leaves to Python, another thread relaunching)."""
     started = time.perf_counter()
     launch = RELAUNCHES.launches.get((module, function, nest_id))
     if launch is None or key is None:
@@ -318,7 +492,7 @@ def try_relaunch(module, function, nest_id, values, key):
     spent = time.perf_counter() - started
     counts.host_s += spent
     counts.relaunch_s += spent
-    return {}
+    return {RECORD_KEY: launch.record} if launch.record is not None else {}
 
 
 def offer(module, function, nest_id, scope, key, values, settings, device, plan, prepared,
@@ -344,12 +518,21 @@ def offer(module, function, nest_id, scope, key, values, settings, device, plan,
               and "lock" in prepared.recipes[0])
     recipe = prepared.recipes.get(0, {})
     bound = recipe.get("bound")
+    harvest()          # (the launch it replaces may have been relaunched from C++)
+    old = RELAUNCHES.launches.pop(where, None)
+    if old is not None and old.record is not None:
+        old.record.drop()
     if not usable or bound is None or bound[1] is not built.kernel:
-        RELAUNCHES.launches.pop(where, None)
         return None
-    found = RELAUNCHES.launches[where] = Launch(
+    roles = scalar_roles(nest)
+    found = Launch(
         scope, _cut(key, segments), segments, settings, TABLE.version, device, kernel,
-        built.kernel, recipe, scalar_positions(kernel, scalar_roles(nest).changing), checks,
+        built.kernel, recipe, scalar_positions(kernel, roles.changing), checks,
         TABLE, set_scalars, relaunch, nest_calls_share,
-        clear=clear, estimate_s=prepared.plan.estimate.device_s)
+        clear=clear, estimate_s=prepared.plan.estimate.device_s, where=where)
+    try:
+        found.record = record_of(found, values, key, roles)
+    except Exception as e:      # never a crash: the Python relaunch stays
+        log.debug("no relaunch record for %s: %s: %s", where, type(e).__name__, e)
+    RELAUNCHES.launches[where] = found
     return found

@@ -247,13 +247,13 @@ class Record:
 
 
 _ENTRY_POINTS = ("clEnqueueWriteBuffer", "clEnqueueReadBuffer", "clEnqueueNDRangeKernel",
-                 "clFinish")
+                 "clFinish", "clSetKernelArg")
 
 
-def _entry_points() -> tuple:
-    """(clEnqueueWriteBuffer, clEnqueueReadBuffer, clEnqueueNDRangeKernel, clFinish) of the
-    libOpenCL that pyopencl loaded (another loader's handles would mean nothing), through
-    cffi: the loader is opened only if it is loaded already (RTLD_NOLOAD)."""
+def entry_points(*names) -> tuple:
+    """The addresses of OpenCL functions (of _ENTRY_POINTS) in the libOpenCL that pyopencl
+    loaded (another loader's handles would mean nothing), through cffi: the loader is opened
+    only if it is loaded already (RTLD_NOLOAD)."""
     global _entries
     if _entries is None:
         import cffi
@@ -261,9 +261,9 @@ def _entry_points() -> tuple:
         # Only the functions' addresses are taken (the compiled caller calls them).
         ffi.cdef("".join(f"int {name}(void);" for name in _ENTRY_POINTS))
         lib = ffi.dlopen(opencl_loader_path(), ffi.RTLD_NOLOAD | ffi.RTLD_LAZY)
-        _entries = tuple(int(ffi.cast("uintptr_t", getattr(lib, name)))
-                         for name in _ENTRY_POINTS)
-    return _entries
+        _entries = {name: int(ffi.cast("uintptr_t", getattr(lib, name)))
+                    for name in _ENTRY_POINTS}
+    return tuple(_entries[name] for name in names)
 
 
 def opencl_loader_path() -> str:
@@ -355,7 +355,8 @@ def record(device, part, kernel, built_kernel, values, recipe, group_sources, ma
         buffers = {k: b.int_ptr for k, b in kit.buffers.items()}
         ops = op_words(copy_list, buffers, staging, own_kernel.int_ptr, kernel.global_size,
                        kernel.local_size, kit.flag_buf.int_ptr, kit.flag.ctypes.data, may_flag)
-        header = [LIVE, 0, int(REPLAY_EPOCH[0]), REPLAY_EPOCH.ctypes.data, *_entry_points(),
+        header = [LIVE, 0, int(REPLAY_EPOCH[0]), REPLAY_EPOCH.ctypes.data, *entry_points("clEnqueueWriteBuffer", "clEnqueueReadBuffer",
+                                "clEnqueueNDRangeKernel", "clFinish"),
                   device.queue.int_ptr, 0, 0, 0, 0, len(ops)]
     except Exception:
         _release(nbytes)

@@ -221,7 +221,9 @@ def _launches_of(module: str, function: str):
     """A copy of the launch counts of the function's last call (jitgpu/relaunch.py)."""
     if "jitgpu.relaunch" not in sys.modules:
         return None
-    found = sys.modules["jitgpu.relaunch"].RELAUNCHES.calls.get((module, function))
+    relaunch = sys.modules["jitgpu.relaunch"]
+    relaunch.harvest()
+    found = relaunch.RELAUNCHES.calls.get((module, function))
     return dataclasses.replace(found) if found is not None else None
 
 

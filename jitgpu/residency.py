@@ -212,15 +212,15 @@ def amortised(plan, share: int):
 _NEST_CALLS = {}
 
 
-def nest_calls_share(module: str, function: str, scope: int):
-    """Count a nest call of call `scope`; returns the most nest calls an earlier call of the
-    function made, rounded down to a power of two (None during its first call). The most, not
-    the last: a nest whose refusal the compiled caller remembers no longer calls in."""
+def nest_calls_share(module: str, function: str, scope: int, calls: int = 1):
+    """Count `calls` nest calls of call `scope`; returns the most nest calls an earlier call of
+    the function made, rounded down to a power of two (None during its first call). The most,
+    not the last: a nest whose refusal the compiled caller remembers no longer calls in."""
     state = _NEST_CALLS.get((module, function))
     if state is None or state[0] != scope:
         most = None if state is None else max(state[1], state[2] or 1)
         state = _NEST_CALLS[(module, function)] = [scope, 0, most]
-    state[1] += 1
+    state[1] += calls
     return None if state[2] is None else 1 << (state[2].bit_length() - 1)
 
 

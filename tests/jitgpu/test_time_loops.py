@@ -30,6 +30,8 @@ def test_jacobi_relaunches_without_planning(loops):
     assert counts.launches == 16, counts
     assert counts.prepared <= 2, counts
     assert counts.relaunched >= 16 - 4, counts
+    # ... by the compiled caller, without Python (unpy::Relaunch)
+    assert counts.compiled == counts.relaunched, counts
     assert loops.explain("jacobi2d").transfers == {"a": (1, 1), "b": (1, 1)}
     assert "relaunched with only scalars set" in str(loops.explain("jacobi2d"))
 
@@ -61,6 +63,59 @@ def test_floyd_warshall_pivot(loops):
     counts = launches(loops, "floyd_warshall")
     assert counts.launches == n and counts.prepared == 1, counts
     assert counts.relaunched == n - 2, counts
+    # k's range (0 <= k < n, where path[i, k] and path[k, j] stay inside) is C++'s check
+    assert counts.compiled == n - 2, counts
+
+
+def test_without_replay_the_relaunches_take_python(loops, device_env):
+    """UNPY_REPLAY=0: nothing runs from C++ records; the relaunches go through the hook."""
+    device_env.setenv("UNPY_REPLAY", "0")
+    a, b = RNG.random((20, 20)), np.zeros((20, 20))
+    loops.check("jacobi2d", 8, a, b, rtol=1e-12)
+    counts = launches(loops, "jacobi2d")
+    assert counts.relaunched >= 16 - 4 and counts.compiled == 0, counts
+
+
+def test_a_float32_coefficient_set_from_cpp(loops):
+    """A float32 scalar computed on the host each step: a 4-byte argument set by C++."""
+    a, b = RNG.random(40).astype(np.float32), RNG.random(40).astype(np.float32)
+    loops.check("float32_coefficient", 9, a, b)
+    counts = launches(loops, "float32_coefficient")
+    # (its two nests are fused into one: 9 launches)
+    assert counts.launches == 9 and counts.compiled == 9 - 2, counts
+
+
+def test_a_step_read_downwards_into_negative_rows(loops):
+    """`grid[rows - 1 - t, j]`: C++ relaunches while the row is inside [0, rows) (a negative
+    coefficient's range); the rows past 0 (Python's -1, -2) take the Python path, which plans
+    the wrapped row."""
+    rows = 5
+    loops.check("rows_from_the_bottom", rows + 2, RNG.random((rows, 7)), np.zeros(7),
+                rtol=1e-12)
+    counts = launches(loops, "rows_from_the_bottom")
+    # (fused: one launch a step) rows 4..1 and -2 from C++, rows 4 and -1 prepared
+    assert counts.launches == rows + 2 and counts.prepared == 2, counts
+    assert counts.compiled == rows - 1, counts
+
+
+def test_a_step_past_the_last_row_raises_as_python(loops):
+    """`grid[2 * t, j]` past the last row: not relaunched from C++ (out of its range); the
+    launch through Python finds the index outside and OpenMP raises IndexError as the
+    interpreter does, with the rows before summed and the device's data copied back."""
+    rows, m = 7, 6
+    grid = RNG.random((rows, m))
+    results = []
+    for f in (loops.interpreted.rows_past_the_end, loops.compiled.rows_past_the_end):
+        g, out = grid.copy(), np.zeros(m)
+        with pytest.raises(IndexError):
+            f(rows, g, out)
+        results.append((g, out))
+    (g0, out0), (g1, out1) = results
+    np.testing.assert_array_equal(out1, out0)
+    np.testing.assert_array_equal(g1, g0)
+    counts = launches(loops, "rows_past_the_end")
+    # (fused: one launch a step) rows 0, 2, 4, 6; every relaunch from C++
+    assert counts.launches == 4 and counts.compiled == counts.relaunched >= 2, counts
 
 
 def test_a_pivot_loop_kept_on_openmp_decides_once(loops, device_env, monkeypatch):

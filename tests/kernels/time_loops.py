@@ -259,3 +259,43 @@ def rows_around_zero(steps, grid, out):
     for t in range(steps):
         for j in prange(m):
             out[j] = out[j] + grid[t - 2, j]
+
+
+@unpython.gpu
+@unpython.type('int64', 'ndarray[float32, 1]', 'ndarray[float32, 1]', None)
+def float32_coefficient(steps, a, b):
+    """A float32 coefficient the host computes each step: a 4-byte kernel argument."""
+    n = a.shape[0]
+    for t in range(steps):
+        c = np.float32(0.5) / np.float32(t + 1)
+        for i in prange(n):
+            a[i] = a[i] * c + b[i]
+        for i in prange(n):
+            b[i] = b[i] - c
+
+
+@unpython.gpu
+@unpython.type('int64', F2, F1, None)
+def rows_from_the_bottom(steps, grid, out):
+    """Row `rows - 1 - t`: the step read with a negative coefficient, down to row 0 and past it
+    into Python's negative indices (-1, -2: the last rows again)."""
+    rows = grid.shape[0]
+    m = grid.shape[1]
+    for t in range(steps):
+        for j in prange(m):
+            out[j] = out[j] * 0.5 + grid[rows - 1 - t, j]
+        for j in prange(m):
+            grid[rows - 1 - t, j] = grid[rows - 1 - t, j] + 1.0
+
+
+@unpython.gpu
+@unpython.type('int64', F2, F1, None)
+def rows_past_the_end(steps, grid, out):
+    """Row `2 * t`: an IndexError once 2 * t passes the last row, after the rows before it
+    were summed."""
+    m = grid.shape[1]
+    for t in range(steps):
+        for j in prange(m):
+            out[j] = out[j] + grid[2 * t, j]
+        for j in prange(m):
+            grid[2 * t, j] = 0.0

@@ -897,6 +897,10 @@ class FunctionEmitter(CExprPrinter):
         if replay:
             self.out(f"static unpy::Replay {replay};")
         scoped = loop.nest_id not in self.lone_nests
+        # One launched again in its call, only scalars changed, from C++ (jitgpu/relaunch.py).
+        relaunch = self.fresh("relaunch") if replay and scoped else None
+        if relaunch:
+            self.out(f"static unpy::Relaunch {relaunch};")
         # A call the call choice runs all with OpenMP (jitgpu/calls.py) asks nothing.
         self.out("if (!omp_in_parallel()" + (" && !unpy_scope.host_only()) {" if scoped else ") {"))
         self.depth += 1
@@ -905,7 +909,10 @@ class FunctionEmitter(CExprPrinter):
             for name in names:
                 self.out(f"{key}.add({cname(name)});")
             if replay:
-                self.out(f"if ({replay}.run({key}.bytes)) {{")
+                ran = f"{replay}.run({key}.bytes)"
+                if relaunch:
+                    ran = f"{relaunch}.run({key}.bytes, unpy_scope.id_) || {ran}"
+                self.out(f"if ({ran}) {{")
                 self.out(f"    {done} = true;")
                 self.out(f"}} else if (!{skip}.skips({key})) {{")
             else:
@@ -916,10 +923,11 @@ class FunctionEmitter(CExprPrinter):
         scope = "&unpy_scope" if scoped else "nullptr"
         key_arg = f"&{key}" if keyed else "nullptr"
         replay_arg = f"&{replay}" if replay else "nullptr"
+        relaunch_arg = f"&{relaunch}" if relaunch else "nullptr"
         reduced = [r.var for r in loop.reductions if r.var not in names]
         args = [cname(n) for n in names + reduced]
         self.out(f"    {done} = {offer}({', '.join(args + [scope, split, skip, key_arg])}, "
-                 f"&{timer}, {replay_arg});")
+                 f"&{timer}, {replay_arg}, {relaunch_arg});")
         self.out("}")
         self.depth -= 1
         self.out("}")
@@ -940,7 +948,8 @@ class FunctionEmitter(CExprPrinter):
                      if v not in names]
                   + ["unpy::CallScope* unpy_scope", "unpy::SplitRange& unpy_split",
                      "unpy::HookSkip& unpy_skip", "const unpy::HookKey* unpy_key",
-                     "unpy::NestTimer* unpy_timer", "unpy::Replay* unpy_replay"])
+                     "unpy::NestTimer* unpy_timer", "unpy::Replay* unpy_replay",
+                     "unpy::Relaunch* unpy_relaunch"])
         lines = [f"static bool {name}({', '.join(params)}) {{",
                  "    unpy::Gil unpy_gil;",
                  "    unpy::HookValues unpy_values;",
@@ -949,7 +958,8 @@ class FunctionEmitter(CExprPrinter):
         lines += [f'    if (unpy_scope && !unpy_scope->begin(UNPY_MODULE_NAME, "{self.fn.name}")) '
                   "return false;",
                   f'    unpy::PyRef unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
-                  f"{loop.nest_id}, unpy_values, unpy_skip, unpy_key, unpy_timer, unpy_replay);",
+                  f"{loop.nest_id}, unpy_values, unpy_skip, unpy_key, unpy_timer, unpy_replay, "
+                  "unpy_relaunch);",
                   "    if (!unpy_result.get() || unpy_split.take(unpy_result)) return false;"]
         lines += [f'    {cname(v)} = unpy::answer_get<{ctype(self.fn.variable_type(v))}>('
                   f'unpy_result, "{v}");' for v in reduced]

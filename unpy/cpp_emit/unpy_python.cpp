@@ -668,19 +668,45 @@ static void take_record(Replay& replay, py::object& answer, const std::string& k
     Py_XDECREF(old);
 }
 
+// The relaunch record of the hook's answer (jitgpu/relaunch.py), if any, taken out of it; any
+// other answer drops the nest's record (a newer launch decided otherwise).
+static void take_relaunch(Relaunch& relaunch, py::object& answer, const std::string& key,
+                          const std::string& switches) {
+    PyObject* found = PyDict_Check(answer.ptr())
+                          ? PyDict_GetItemString(answer.ptr(), "__unpy_relaunch__")   // borrowed
+                          : nullptr;
+    py::object record = found ? py::reinterpret_borrow<py::object>(found) : py::object();
+    if (found) PyDict_DelItemString(answer.ptr(), "__unpy_relaunch__");
+    std::unique_lock<std::mutex> lock(relaunch.mutex, std::try_to_lock);
+    if (!lock.owns_lock()) return;      // (relaunching: this answer's record is not needed)
+    PyObject* old = relaunch.record;
+    relaunch.record = nullptr;
+    relaunch.words = nullptr;
+    if (found) {
+        relaunch.words = reinterpret_cast<int64_t*>(record.attr("address").cast<intptr_t>());
+        relaunch.record = record.release().ptr();
+        relaunch.key = key;
+        relaunch.switches = switches;
+    }
+    Py_XDECREF(old);
+}
+
 PyRef gpu_hook(const char* module, const char* function, int nest, HookValues& values,
-               HookSkip& skip, const HookKey* inputs, NestTimer* timer, Replay* replay) {
+               HookSkip& skip, const HookKey* inputs, NestTimer* timer, Replay* replay,
+               Relaunch* relaunch) {
     const std::string* key = inputs ? &inputs->bytes : nullptr;
     try {
         static py::object& hook = python_function("jitgpu.hook", "run_nest");
         // The switches the answer was made under (read before: the hook reads them too).
-        const std::string switches = replay && key ? replay_switches() : std::string();
+        const std::string switches =
+            (replay || relaunch) && key ? replay_switches() : std::string();
         py::handle dict(values.dict.get());
         py::object result = key ? hook(module, function, nest, dict, py::bytes(*key))
                                 : hook(module, function, nest, dict);
         // Any answer but a record leaves the nest's record stale: the report `explain` shows is
         // this call's, so a later replay would not be the call it describes.
         if (replay && key) take_record(*replay, result, *key, switches);
+        if (relaunch && key) take_relaunch(*relaunch, result, *key, switches);
         if (result.ptr() == Py_False) {
             skip.set();
             return PyRef();

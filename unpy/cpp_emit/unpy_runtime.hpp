@@ -1540,15 +1540,17 @@ T answer_get(const PyRef& answer, const char* name) {
     return v;
 }
 
-// A repeated call replayed without Python (jitgpu/replay.py); defined after the residency part.
+// A repeated call replayed without Python (jitgpu/replay.py), and a nest launched again
+// within its call (jitgpu/relaunch.py); defined after the residency part.
 struct Replay;
+struct Relaunch;
 
 // With the GIL: offers nest `nest` of `function` to jitgpu.hook.run_nest. Empty when the nest
 // runs with OpenMP (also when the hook failed: logged), else the hook's answer: the reductions
 // of a nest the device ran, or a split (SplitRange::take). Takes the answer's replay record.
 PyRef gpu_hook(const char* module, const char* function, int nest, HookValues& values,
                HookSkip& skip, const HookKey* inputs = nullptr, NestTimer* timer = nullptr,
-               Replay* replay = nullptr);
+               Replay* replay = nullptr, Relaunch* relaunch = nullptr);
 
 // --- one nest on several participants (SPEC section 6, jitgpu/multi.py) ---------------------
 // The hook may answer a tuple (lo, hi, spare, handle): the devices are running their parts, and
@@ -1847,6 +1849,161 @@ struct Replay {
         if (words[r::calls] == 0 || ns < words[r::fastest_ns]) words[r::fastest_ns] = ns;
         if (words[r::budget] > 0) --words[r::budget];   // a close call: one sample per arming
         __atomic_add_fetch(&words[r::calls], 1, __ATOMIC_RELEASE);
+        return true;
+    }
+};
+
+// --- relaunching a nest within its call (jitgpu/relaunch.py) --------------------------------
+// A nest of a sequential loop (`for t in range(T)`) launched again in the same call with only
+// scalars changed: after a launch through Python whose plan keeps every array on the device and
+// copies nothing, the hook's answer may carry a record (int64 words in Python memory, layout in
+// jitgpu/relaunch.py): a kernel of its own, bound to the residency table's buffers, and which of
+// its arguments are the call's changing scalars. A later launch in the same call scope, while the
+// residency table is at the record's version (nothing moved, nothing changed staleness), with
+// the same other inputs (the key's bytes outside the changing scalars), index scalars for which
+// the proofs of the indices that read them hold, and the same switches, sets those arguments
+// and enqueues the kernel here: no GIL, nothing waited for. Anything else takes the Python path.
+
+namespace relaunch_word {
+enum : int { status, scope, version_address, version, epoch_address, epoch, set_arg, enqueue,
+             queue, kernel, dims, global, local = global + 3, launches = local + 3, host_ns,
+             segments, scalars, checks, items };
+// After the segments' (start, stop) pairs, per changing scalar: its argument position (-1: not
+// an argument), the offset of its 16 bytes in the key (type code, bits) and the argument's type
+// (bytes | float << 8); then per index proof: [lo, hi] and a coefficient per scalar, the proof
+// holding where lo <= sum(coefficient * value) <= hi.
+enum : int { position, offset, kernel_type, scalar_words };
+}  // namespace relaunch_word
+
+// A scalar of the key (HookKey type code `code`, bits `bits`) as the kernel argument of type
+// `kernel_type` (relaunch_word; `size` its bytes), and as an integer in `integer` where it is
+// one. False where it would not convert as NumPy converts it (the Python path then decides,
+// and raises as it would).
+inline bool relaunch_argument(int64_t code, int64_t bits, int64_t kernel_type,
+                              unsigned char* out, size_t& size, int64_t& integer) {
+    const int host_size = int(code & 0xff);
+    const bool host_float = code >> 8 & 1, host_signed = code >> 9 & 1, host_bool = code >> 10 & 1;
+    size = size_t(kernel_type & 0xff);
+    const bool to_float = kernel_type >> 8 & 1;
+    if (code >> 11 & 1 || host_float != to_float) return false;   // a complex number, a cast
+    if (to_float) {
+        double v;
+        if (host_size == 8) {
+            std::memcpy(&v, &bits, 8);
+        } else {
+            float f;
+            std::memcpy(&f, &bits, 4);
+            v = f;
+        }
+        if (size == 8) {
+            std::memcpy(out, &v, 8);
+        } else {
+            const float f = float(v);
+            std::memcpy(out, &f, 4);
+        }
+        return true;
+    }
+    int64_t v = bits;
+    if (host_signed && host_size < 8) {        // sign-extend the bits of a narrower integer
+        const int shift = 64 - 8 * host_size;
+        v = int64_t(uint64_t(bits) << shift) >> shift;
+    } else if (!host_signed && !host_bool && host_size == 8 && v < 0) {
+        return false;                          // a uint64 past int64's range
+    }
+    if (size < 8) {
+        const int64_t top = int64_t(1) << (8 * size - 1);
+        if (v < -top || v >= top) return false;   // NumPy would refuse the conversion
+    }
+    std::memcpy(out, &v, size);                // (little-endian: the low bytes)
+    integer = v;
+    return true;
+}
+
+struct Relaunch {
+    std::mutex mutex;               // a busy relaunch sends the other callers to Python
+    PyObject* record = nullptr;     // owned: keeps the kernel and buffers the words name alive
+    int64_t* words = nullptr;       // null once dropped
+    std::string key, switches;      // the inputs and switches of the launch it was made from
+
+    // Without the GIL: whether this launch of the nest, in call scope `scope` with inputs
+    // `call_key`, was enqueued from the record.
+    bool run(const std::string& call_key, int64_t scope) {
+        namespace r = relaunch_word;
+        if (scope <= 0) return false;
+        std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
+        if (!lock.owns_lock() || !words) return false;
+        const double started = omp_get_wtime();
+        int64_t* w = words;
+        auto word = [](int64_t address) {
+            return __atomic_load_n(reinterpret_cast<const int64_t*>(address), __ATOMIC_ACQUIRE);
+        };
+        if (__atomic_load_n(&w[r::status], __ATOMIC_ACQUIRE) != 0 || w[r::scope] != scope ||
+            call_key.size() != key.size() || word(w[r::version_address]) != w[r::version] ||
+            word(w[r::epoch_address]) != w[r::epoch])
+            return false;
+        const int64_t* segment = w + r::items;
+        for (int64_t k = 0; k < w[r::segments]; ++k, segment += 2)
+            if (std::memcmp(call_key.data() + segment[0], key.data() + segment[0],
+                            size_t(segment[1] - segment[0])) != 0)
+                return false;
+        // Every argument converted and every proof checked before any argument is set.
+        constexpr int most = 16;
+        const int64_t count = w[r::scalars];
+        if (count > most) return false;
+        unsigned char values[most][8];
+        size_t sizes[most];
+        int64_t integers[most] = {};
+        const int64_t* scalars = segment;
+        for (int64_t k = 0; k < count; ++k) {
+            const int64_t* scalar = scalars + k * r::scalar_words;
+            int64_t code, bits;
+            std::memcpy(&code, call_key.data() + scalar[r::offset], 8);
+            std::memcpy(&bits, call_key.data() + scalar[r::offset] + 8, 8);
+            if (!relaunch_argument(code, bits, scalar[r::kernel_type], values[k], sizes[k],
+                                   integers[k]))
+                return false;
+        }
+        const int64_t* check = scalars + count * r::scalar_words;
+        for (int64_t c = 0; c < w[r::checks]; ++c, check += 2 + count) {
+            int64_t sum = 0;
+            for (int64_t k = 0; k < count; ++k) {
+                int64_t term;
+                if (__builtin_mul_overflow(check[2 + k], integers[k], &term) ||
+                    __builtin_add_overflow(sum, term, &sum))
+                    return false;
+            }
+            if (sum < check[0] || sum > check[1]) return false;   // outside what is proved
+        }
+        if (replay_switches() != switches) return false;
+        using SetArg = int32_t (*)(void*, uint32_t, size_t, const void*);
+        using Launch = int32_t (*)(void*, void*, uint32_t, const size_t*, const size_t*,
+                                   const size_t*, uint32_t, const void*, void*);
+        auto set_arg = reinterpret_cast<SetArg>(w[r::set_arg]);
+        auto launch = reinterpret_cast<Launch>(w[r::enqueue]);
+        void* kernel = reinterpret_cast<void*>(w[r::kernel]);
+        bool ok = true;
+        for (int64_t k = 0; ok && k < count; ++k) {
+            const int64_t position = scalars[k * r::scalar_words + r::position];
+            if (position >= 0) ok = set_arg(kernel, uint32_t(position), sizes[k], values[k]) == 0;
+        }
+        if (ok) {
+            size_t global[3], local[3];
+            for (int d = 0; d < 3; ++d) {
+                global[d] = size_t(w[r::global + d]);
+                local[d] = size_t(w[r::local + d]);
+            }
+            ok = launch(reinterpret_cast<void*>(w[r::queue]), kernel, uint32_t(w[r::dims]),
+                        nullptr, global, local, 0, nullptr, nullptr) == 0;
+        }
+        if (!ok) {      // the Python path launches it (and reports the device's trouble)
+            __atomic_store_n(&w[r::status], int64_t(2), __ATOMIC_RELEASE);
+            words = nullptr;
+            return false;
+        }
+        // Counted for jitgpu.relaunch.harvest (the mutex is held: one writer); time first.
+        __atomic_add_fetch(&w[r::host_ns], int64_t((omp_get_wtime() - started) * 1e9),
+                           __ATOMIC_RELEASE);
+        __atomic_add_fetch(&w[r::launches], 1, __ATOMIC_RELEASE);
         return true;
     }
 };

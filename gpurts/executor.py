@@ -279,42 +279,57 @@ def set_scalars(cl_kernel, kernel, recipe, positions, values) -> None:
             cl_kernel.set_arg(position, new)
 
 
-def relaunch(device, cl_kernel, kernel) -> None:
+def relaunch(device, cl_kernel, kernel, values, partials=None) -> dict:
     """Enqueue a kernel whose arguments are bound already (its buffers on the device, its
-    results kept there, its error flag never set): the whole launch, nothing waited for."""
+    results kept there, its error flag never set): the whole launch, nothing waited for but
+    its reductions' partial results (`partials`: {var: (buffer, host)} it is bound to), which
+    are combined with their initial `values`. Returns {reduction var: result}."""
     cl, _ = load_opencl()
     try:
         cl.enqueue_nd_range_kernel(device.queue, cl_kernel, kernel.global_size,
                                    kernel.local_size)
+        if not kernel.reductions:
+            return {}
+        for buffer, host in partials.values():
+            cl.enqueue_copy(device.queue, host, buffer, is_blocking=False)
+        device.queue.finish()
     except cl.Error as e:
-        raise device_error("launching the kernel", device, e) from e
+        raise device_error("running the kernel", device, e) from e
+    return {var: combine(op, values[var], partials[var][1], dtype)
+            for var, op, dtype in kernel.reductions}
 
 
-def bind_args(cl, cl_kernel, kernel, kit, recipe, buffers=None) -> None:
-    """Bind the kernel's arguments to the kit's buffers (or `buffers`, {group: buffer}) and
-    the recipe's scalars."""
+def bind_args(cl, cl_kernel, kernel, kit, recipe, buffers=None, partials=None) -> None:
+    """Bind the kernel's arguments to the kit's buffers and partial results (or `buffers`,
+    {group: buffer}, and `partials`, {var: (buffer, host)}) and the recipe's scalars."""
     args = _converted_args(cl, kernel, recipe)
     buffers = kit.buffers if buffers is None else buffers
+    partials = kit.partials if partials is None else partials
     for position, p in enumerate(kernel.params):
         if p.kind == "buffer":
             cl_kernel.set_arg(position, buffers[p.group])
         elif p.kind == "flag":
             cl_kernel.set_arg(position, kit.flag_buf)
         elif p.kind == "partial":
-            cl_kernel.set_arg(position, kit.partials[p.name][0])
+            cl_kernel.set_arg(position, partials[p.name][0])
         else:
             cl_kernel.set_arg(position, args[position])
 
 
-def bound_copy(kernel, recipe):
+def bound_copy(kernel, recipe, device):
     """(a kernel of its own bound as the recipe's bound kernel is: the same buffers, error
-    flag and scalars; those buffers), for a caller that launches it without the recipe's lock
-    (a relaunch from C++, jitgpu/relaunch.py); call with the recipe's lock held."""
+    flag and scalars, but reductions' partial results of its own; those buffers; its partials
+    {var: (device buffer, host array)}), for a caller that launches it without the recipe's
+    lock (a relaunch from C++, jitgpu/relaunch.py); call with the recipe's lock held."""
     cl, _ = load_opencl()
     kit, cl_kernel, buffers = recipe["bound"]
     own = cl.Kernel(cl_kernel.get_info(cl.kernel_info.PROGRAM), cl_kernel.function_name)
-    bind_args(cl, own, kernel, kit, recipe, dict(zip(kit.buffers, buffers)))
-    return own, buffers
+    partials = {}
+    for var, (_, host) in kit.partials.items():
+        mine = np.empty_like(host)
+        partials[var] = (device.pool.allocate(mine.nbytes), mine)
+    bind_args(cl, own, kernel, kit, recipe, dict(zip(kit.buffers, buffers)), partials)
+    return own, buffers, partials
 
 
 def run_part(device, part, kernel, cl_kernel, values, timings, recipe=None, residency=None,
@@ -427,13 +442,15 @@ def keep_resident(device, part, kit, residency, scope, log) -> None:
 
 
 def combine(op, initial, partials, dtype):
-    """The final pass of a reduction: the initial value combined with every group's part."""
+    """The final pass of a reduction: the initial value combined with every group's part, in
+    order (a sum or product folded from the left, as the compiled caller's relaunch combines
+    them, unpy::relaunch_combine)."""
     values = np.asarray(partials, dtype=dtype)
     init = np.asarray(initial, dtype=dtype)[()]
-    if op == "+":
-        return (init + values.sum(dtype=dtype))[()]
-    if op == "*":
-        return (init * values.prod(dtype=dtype))[()]
+    if op in ("+", "*"):
+        fold = np.add if op == "+" else np.multiply
+        return fold.accumulate(np.concatenate([[init], values]).astype(dtype),
+                               dtype=dtype)[-1]
     if op == "min":
         m = values.min() if values.size else init
         return m if m < init else init

@@ -289,16 +289,21 @@ RECORD_KEY = "__unpy_relaunch__"
 # The words of a record (unpy::relaunch_word in unpy_runtime.hpp reads them so): STATUS (0:
 # live; 1: dropped by Python, 2: an OpenCL error in C++), the call scope, the residency
 # table's version word (address, value), the replay epoch's (address, value), the entry points
-# clSetKernelArg and clEnqueueNDRangeKernel, the queue, the kernel, its dims and global and
+# clSetKernelArg, clEnqueueNDRangeKernel and clEnqueueReadBuffer, the queue, the kernel, its dims and global and
 # local sizes; LAUNCHES and HOST_NS: counted by C++ (`harvest`); then the counts of segments,
-# changing scalars and checks, the key's segments that must be equal, per changing scalar its
-# argument position (-1: none), its offset in the key and the argument's type, and per check of
-# an index (`IndexChecks.constraints`) lo, hi and a coefficient per changing scalar.
-(STATUS, SCOPE, VERSION_ADDRESS, VERSION, EPOCH_ADDRESS, EPOCH, SET_ARG, ENQUEUE, QUEUE,
- KERNEL, DIMS, GLOBAL) = range(12)
+# changing scalars, checks and reductions, the key's segments that must be equal, per changing
+# scalar its argument position (-1: none), its offset in the key and the argument's type, per
+# check of an index (`IndexChecks.constraints`) lo, hi and a coefficient per changing scalar.
+(STATUS, SCOPE, VERSION_ADDRESS, VERSION, EPOCH_ADDRESS, EPOCH, SET_ARG, ENQUEUE, READ, QUEUE,
+ KERNEL, DIMS, GLOBAL) = range(13)
 LOCAL = GLOBAL + 3
 LAUNCHES = LOCAL + 3
-HOST_NS, SEGMENTS, SCALARS, CHECKS, ITEMS = range(LAUNCHES + 1, LAUNCHES + 6)
+HOST_NS, SEGMENTS, SCALARS, CHECKS, REDUCTIONS, ITEMS = range(LAUNCHES + 1, LAUNCHES + 7)
+# Per reduction, after the checks: its operation (the index in OPERATIONS), its type code, the
+# number of partial results, their device buffer and host memory.
+OPERATIONS = ("+", "*", "min", "max", "&", "|", "^")
+# The reductions' types C++ combines (unpy::relaunch_reduce).
+COMBINED = ("float64", "float32", "int64", "int32")
 MOST_SCALARS = 16                 # (unpy::Relaunch converts at most this many)
 
 
@@ -316,6 +321,12 @@ class Record:
     def drop(self) -> None:
         if self.words[STATUS] == 0:
             self.words[STATUS] = 1
+
+
+def type_code(dtype) -> int:
+    """unpy::HookKey::type_code of a NumPy type."""
+    d = np.dtype(dtype)
+    return d.itemsize | (d.kind == "f") << 8 | (d.kind in "if") << 9 | (d.kind == "b") << 10
 
 
 def _argument_type(dtype: str):
@@ -357,18 +368,26 @@ def record_of(launch: "Launch", values: dict, key: bytes, roles: ScalarRoles):
     checks = [x for lo, hi, coefficients in constraints
               for x in (lo, hi, *(coefficients.get(name, 0) for name in changing))]
     kernel = launch.kernel
+    if any(np.dtype(dtype).name not in COMBINED for _, _, dtype in kernel.reductions):
+        return None
     dims = len(kernel.global_size)
     pad = [1] * (3 - dims)
     with launch.recipe["lock"]:
-        own, buffers = bound_copy(kernel, launch.recipe)
+        own, buffers, partials = bound_copy(kernel, launch.recipe, launch.device)
+    reductions = []
+    for var, op, dtype in kernel.reductions:
+        buffer, host = partials[var]
+        reductions += [OPERATIONS.index(op), type_code(dtype), host.size, buffer.int_ptr,
+                       host.ctypes.data]
     segments = [x for segment in launch.segments for x in segment] or [0, len(key)]
     words = [0, launch.scope, COUNTERS.ctypes.data + 2 * COUNTERS.itemsize, launch.version,
              REPLAY_EPOCH.ctypes.data, int(REPLAY_EPOCH[0]),
-             *entry_points("clSetKernelArg", "clEnqueueNDRangeKernel"),
+             *entry_points("clSetKernelArg", "clEnqueueNDRangeKernel", "clEnqueueReadBuffer"),
              launch.device.queue.int_ptr, own.int_ptr, dims, *kernel.global_size, *pad,
              *kernel.local_size, *pad, 0, 0, len(segments) // 2, len(changing),
-             len(constraints), *segments, *scalars, *checks]
-    return Record(words, (own, buffers, launch.device))
+             len(constraints), len(kernel.reductions), *segments, *scalars, *checks,
+             *reductions]
+    return Record(words, (own, buffers, partials, launch.device))
 
 
 @dataclass
@@ -479,10 +498,14 @@ def try_relaunch(module, function, nest_id, values, key):
         if table.version != launch.version:
             return None
         with launch.recipe["lock"]:
+            bound = launch.recipe.get("bound")
+            if bound is None or bound[1] is not launch.cl_kernel:
+                return None
             if launch.positions:
                 launch.set_scalars(launch.cl_kernel, launch.kernel, launch.recipe,
                                    launch.positions, values)
-            launch.relaunch(launch.device, launch.cl_kernel, launch.kernel)
+            results = launch.relaunch(launch.device, launch.cl_kernel, launch.kernel, values,
+                                      bound[0].partials)
     launch.relaunches += 1
     launch.count(module, function, scope)
     calls.nest_ran(scope, launch.clear, launch.estimate_s)
@@ -492,7 +515,9 @@ def try_relaunch(module, function, nest_id, values, key):
     spent = time.perf_counter() - started
     counts.host_s += spent
     counts.relaunch_s += spent
-    return {RECORD_KEY: launch.record} if launch.record is not None else {}
+    if launch.record is not None:
+        results[RECORD_KEY] = launch.record
+    return results
 
 
 def offer(module, function, nest_id, scope, key, values, settings, device, plan, prepared,
@@ -513,7 +538,7 @@ def offer(module, function, nest_id, scope, key, values, settings, device, plan,
               and len(plan.parts) == 1 and not plan.overlap and residency is not None
               and residency.flagless and not residency.flush and residency.groups
               and all(g.reuse and g.keep for g in residency.groups)
-              and not kernel.reductions and prepared.pending is None
+              and prepared.pending is None
               and prepared.trial is None and 0 in prepared.recipes
               and "lock" in prepared.recipes[0])
     recipe = prepared.recipes.get(0, {})

@@ -255,3 +255,27 @@ def test_cavity_flow_keeps_p_on_the_device(loops):
     assert loops.explain("cavity_flow").transfers["p"] == (1, 1)
     counts = launches(loops, "cavity_flow")
     assert counts.relaunched >= counts.launches // 2, counts
+
+
+def test_a_convergence_loop(loops):
+    """`while err > tol`, `err` the largest change, a reduction computed by a nest each sweep:
+    the interpreter's sweeps and results; the sweep and the copy are relaunched."""
+    a = np.zeros((12, 14))
+    a[0, :], a[:, 0] = 1.0, 0.5
+    loops.check("jacobi_until_converged", a, a.copy(), 1e-3, 500, rtol=0.0)
+    counts = launches(loops, "jacobi_until_converged")
+    sweeps = counts.launches // 3
+    assert 5 < sweeps < 500, counts
+    # every later launch, the reduction's too (its partial results combined in C++)
+    assert counts.compiled == counts.relaunched >= 3 * (sweeps - 2), counts
+
+
+def test_reductions_of_four_types_combined_in_cpp(loops):
+    n, steps = 300, 9
+    x = RNG.random(n).astype(np.float32)
+    k = RNG.integers(-1000, 1000, n)
+    m = RNG.integers(0, 1 << 20, n).astype(np.int32)
+    loops.check("step_reductions", steps, x, k, m, np.zeros(steps), rtol=1e-6)
+    counts = launches(loops, "step_reductions")
+    assert counts.launches == steps and counts.compiled == counts.relaunched >= steps - 2, \
+        counts

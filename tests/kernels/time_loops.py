@@ -299,3 +299,46 @@ def rows_past_the_end(steps, grid, out):
             out[j] = out[j] + grid[2 * t, j]
         for j in prange(m):
             grid[2 * t, j] = 0.0
+
+
+@unpython.gpu
+@unpython.type(F2, F2, 'float64', 'int64', None)
+def jacobi_until_converged(a, b, tol, most):
+    """A convergence loop: Jacobi sweeps until the largest change (a reduction computed by a
+    nest) is at most `tol`, or `most` sweeps."""
+    n = a.shape[0]
+    m = a.shape[1]
+    err = tol + 1.0
+    sweeps = 0
+    while err > tol and sweeps < most:
+        for i in prange(1, n - 1):
+            for j in range(1, m - 1):
+                b[i, j] = 0.25 * (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1])
+        err = 0.0
+        for i in prange(1, n - 1):
+            for j in range(1, m - 1):
+                err = max(err, abs(b[i, j] - a[i, j]))
+        for i in prange(1, n - 1):
+            for j in range(1, m - 1):
+                a[i, j] = b[i, j]
+        sweeps += 1
+
+
+@unpython.gpu
+@unpython.type('int64', 'ndarray[float32, 1]', 'ndarray[int64, 1]', 'ndarray[int32, 1]', F1,
+               None)
+def step_reductions(steps, x, k, m, trace):
+    """Reductions of four types in a time loop (a float32 sum, an int64 min and max, an int32
+    bitwise or), read by the host each step."""
+    n = x.shape[0]
+    for t in range(steps):
+        s = np.float32(0.0)
+        lo = 1 << 40
+        hi = -(1 << 40)
+        bits = np.int32(0)
+        for i in prange(n):
+            s += x[i] * np.float32(t + 1)
+            lo = min(lo, k[i] - t)
+            hi = max(hi, k[i] + t)
+            bits |= m[i] + np.int32(t)
+        trace[t] = float(s) + float(lo) * 1e-3 + float(hi) * 1e-6 + float(bits)

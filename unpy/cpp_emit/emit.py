@@ -879,7 +879,9 @@ class FunctionEmitter(CExprPrinter):
         call's inputs as bytes (`unpy::HookKey`) go along: the Python side keys its reused
         analysis by them, and a nest whose inputs were refused last time skips the hook (and the
         GIL) while they come again; a nest without reductions replays a call that ran on the
-        device from the hook's record while they come again (`unpy::Replay`, no GIL). Returns
+        device from the hook's record while they come again (`unpy::Replay`, no GIL), and a nest
+        launched again in its call with only scalars changed is relaunched from the hook's
+        record (`unpy::Relaunch`, no GIL; its reductions combined there). Returns
         the name of the nest's `unpy::NestTimer`, which times the OpenMP code when the hook
         measures a close call (jitgpu/decide.py)."""
         done = self.fresh("done")
@@ -898,9 +900,17 @@ class FunctionEmitter(CExprPrinter):
             self.out(f"static unpy::Replay {replay};")
         scoped = loop.nest_id not in self.lone_nests
         # One launched again in its call, only scalars changed, from C++ (jitgpu/relaunch.py).
-        relaunch = self.fresh("relaunch") if replay and scoped else None
+        relaunch = self.fresh("relaunch") if keyed and scoped else None
+        outs = ""
         if relaunch:
             self.out(f"static unpy::Relaunch {relaunch};")
+            if loop.reductions:
+                outs = self.fresh("outs")
+                items = ", ".join(
+                    f"{{&{cname(r.var)}, unpy::HookKey::type_code<"
+                    f"{ctype(self.fn.variable_type(r.var))}>()}}" for r in loop.reductions)
+                self.out(f"const unpy::ReductionOut {outs}[] = {{{items}}};")
+                outs = f", {outs}, {len(loop.reductions)}"
         # A call the call choice runs all with OpenMP (jitgpu/calls.py) asks nothing.
         self.out("if (!omp_in_parallel()" + (" && !unpy_scope.host_only()) {" if scoped else ") {"))
         self.depth += 1
@@ -908,11 +918,10 @@ class FunctionEmitter(CExprPrinter):
             self.out(f"unpy::HookKey {key};")
             for name in names:
                 self.out(f"{key}.add({cname(name)});")
-            if replay:
-                ran = f"{replay}.run({key}.bytes)"
-                if relaunch:
-                    ran = f"{relaunch}.run({key}.bytes, unpy_scope.id_) || {ran}"
-                self.out(f"if ({ran}) {{")
+            ran = ([f"{relaunch}.run({key}.bytes, unpy_scope.id_{outs})"] if relaunch else []
+                   ) + ([f"{replay}.run({key}.bytes)"] if replay else [])
+            if ran:
+                self.out(f"if ({' || '.join(ran)}) {{")
                 self.out(f"    {done} = true;")
                 self.out(f"}} else if (!{skip}.skips({key})) {{")
             else:

@@ -1866,14 +1866,80 @@ struct Replay {
 
 namespace relaunch_word {
 enum : int { status, scope, version_address, version, epoch_address, epoch, set_arg, enqueue,
-             queue, kernel, dims, global, local = global + 3, launches = local + 3, host_ns,
-             segments, scalars, checks, items };
+             read, queue, kernel, dims, global, local = global + 3, launches = local + 3, host_ns,
+             segments, scalars, checks, reductions, items };
 // After the segments' (start, stop) pairs, per changing scalar: its argument position (-1: not
 // an argument), the offset of its 16 bytes in the key (type code, bits) and the argument's type
 // (bytes | float << 8); then per index proof: [lo, hi] and a coefficient per scalar, the proof
-// holding where lo <= sum(coefficient * value) <= hi.
+// holding where lo <= sum(coefficient * value) <= hi; then per reduction: its operation (+ * min
+// max & | ^ as 0-6), its type (HookKey::type_code), the number of work-groups' partial results,
+// their device buffer and host memory.
 enum : int { position, offset, kernel_type, scalar_words };
+enum : int { operation, type, parts, buffer, host, reduction_words };
 }  // namespace relaunch_word
+
+// A reduction's variable in the compiled caller: its value is the initial one, and the result.
+struct ReductionOut {
+    void* value;
+    int64_t type;       // HookKey::type_code of the variable's type
+};
+
+// `value` combined with the `n` partial results `parts` in order, as jitgpu's executor combines
+// them (gpurts.executor.combine: a sum or product folded from the left; a min or max of the parts,
+// NaN if any is, kept only where it is below or above `value`).
+template <typename T, bool = std::is_integral<T>::value>
+struct Wrapping { using type = T; };                          // (floats: T itself)
+template <typename T>
+struct Wrapping<T, true> { using type = std::make_unsigned_t<T>; };   // integers wrap
+
+template <typename T>
+T relaunch_combine(int64_t op, const T* parts, int64_t n, T value) {
+    using Bits = typename Wrapping<T>::type;
+    if (op == 2 || op == 3) {       // min, max
+        if (n == 0) return value;
+        T m = parts[0];
+        for (int64_t k = 1; k < n; ++k) {
+            if constexpr (std::is_floating_point<T>::value)
+                if (std::isnan(m)) break;
+            const T p = parts[k];
+            if constexpr (std::is_floating_point<T>::value)
+                if (std::isnan(p)) { m = p; break; }
+            m = op == 2 ? (p < m ? p : m) : (p > m ? p : m);
+        }
+        return (op == 2 ? m < value : m > value) ? m : value;
+    }
+    Bits v = Bits(value);           // (integers wrap, as NumPy's do)
+    for (int64_t k = 0; k < n; ++k) {
+        const Bits p = Bits(parts[k]);
+        if (op == 0) v = Bits(v + p);
+        else if (op == 1) v = Bits(v * p);
+        if constexpr (std::is_integral<T>::value) {
+            if (op == 4) v &= p;
+            else if (op == 5) v |= p;
+            else if (op == 6) v ^= p;
+        }
+    }
+    return T(v);
+}
+
+// The reduction `r` (relaunch_word) of host memory filled by the device into `out`: false where
+// its type is not one this combines (the record is then not made: jitgpu/relaunch.py).
+inline bool relaunch_reduce(const int64_t* r, const ReductionOut& out) {
+    namespace w = relaunch_word;
+    if (out.type != r[w::type]) return false;
+    const void* parts = reinterpret_cast<const void*>(r[w::host]);
+    auto combine = [&](auto* value) {
+        using T = std::remove_pointer_t<decltype(value)>;
+        *value = relaunch_combine<T>(r[w::operation], static_cast<const T*>(parts), r[w::parts],
+                                     *value);
+        return true;
+    };
+    if (out.type == HookKey::type_code<double>()) return combine(static_cast<double*>(out.value));
+    if (out.type == HookKey::type_code<float>()) return combine(static_cast<float*>(out.value));
+    if (out.type == HookKey::type_code<int64_t>()) return combine(static_cast<int64_t*>(out.value));
+    if (out.type == HookKey::type_code<int32_t>()) return combine(static_cast<int32_t*>(out.value));
+    return false;
+}
 
 // A scalar of the key (HookKey type code `code`, bits `bits`) as the kernel argument of type
 // `kernel_type` (relaunch_word; `size` its bytes), and as an integer in `integer` where it is
@@ -1926,8 +1992,10 @@ struct Relaunch {
     std::string key, switches;      // the inputs and switches of the launch it was made from
 
     // Without the GIL: whether this launch of the nest, in call scope `scope` with inputs
-    // `call_key`, was enqueued from the record.
-    bool run(const std::string& call_key, int64_t scope) {
+    // `call_key`, was enqueued from the record (and, where it has reductions, waited for and
+    // `outs` set).
+    bool run(const std::string& call_key, int64_t scope, const ReductionOut* outs = nullptr,
+             int n_outs = 0) {
         namespace r = relaunch_word;
         if (scope <= 0) return false;
         std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
@@ -1974,6 +2042,10 @@ struct Relaunch {
             }
             if (sum < check[0] || sum > check[1]) return false;   // outside what is proved
         }
+        const int64_t* reductions = check;
+        if (w[r::reductions] != n_outs) return false;
+        for (int k = 0; k < n_outs; ++k)
+            if (outs[k].type != reductions[k * r::reduction_words + r::type]) return false;
         if (replay_switches() != switches) return false;
         using SetArg = int32_t (*)(void*, uint32_t, size_t, const void*);
         using Launch = int32_t (*)(void*, void*, uint32_t, const size_t*, const size_t*,
@@ -1994,6 +2066,21 @@ struct Relaunch {
             }
             ok = launch(reinterpret_cast<void*>(w[r::queue]), kernel, uint32_t(w[r::dims]),
                         nullptr, global, local, 0, nullptr, nullptr) == 0;
+        }
+        if (ok && n_outs) {     // the partial results back, then combined
+            using Read = int32_t (*)(void*, void*, uint32_t, size_t, size_t, void*, uint32_t,
+                                     const void*, void*);
+            auto read = reinterpret_cast<Read>(w[r::read]);
+            void* queue = reinterpret_cast<void*>(w[r::queue]);
+            for (int k = 0; ok && k < n_outs; ++k) {
+                const int64_t* red = reductions + k * r::reduction_words;
+                const size_t bytes = size_t(red[r::parts]) * size_t(red[r::type] & 0xff);
+                ok = read(queue, reinterpret_cast<void*>(red[r::buffer]),
+                          uint32_t(k + 1 == n_outs), 0, bytes,
+                          reinterpret_cast<void*>(red[r::host]), 0, nullptr, nullptr) == 0;
+            }
+            for (int k = 0; ok && k < n_outs; ++k)
+                relaunch_reduce(reductions + k * r::reduction_words, outs[k]);
         }
         if (!ok) {      // the Python path launches it (and reports the device's trouble)
             __atomic_store_n(&w[r::status], int64_t(2), __ATOMIC_RELEASE);

@@ -9,8 +9,8 @@ copies of the same start grid (so every call makes the same sweeps):
   compiled caller (the reduction's partial results read back and combined there);
 - GPU, through Python: the same with UNPY_REPLAY=0 (the relaunches go through the hook);
 - OpenMP: UNPY_DEVICE=none, on all the machine's cores.
-With the sweeps a call makes and the host's work per launch of the GPU columns
-(`unpython.explain`).
+With the sweeps a call makes and the host's work per relaunch of the GPU columns
+(`unpython.explain`: for the reduction's nest it includes the wait for its kernel).
 
     python bench/convergence_loop.py --sizes 512,1024 --machine h100
     UNPY_DEVICE=cpu python bench/convergence_loop.py --sizes 64 --machine pocl
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
              f"{options.most} sweeps; ms of a whole call, median of {options.repeat} after 2 "
              "untimed calls.", "",
              "| n | sweeps | " + " | ".join(f"{c} ms" for c in COLUMNS)
-             + " | host us per launch (from C++ / through Python) | same result |",
+             + " | host us per relaunch (from C++ / through Python) | same result |",
              "|---:|---:|" + "---:|" * len(COLUMNS) + "---:|---|"]
     for n in (int(x) for x in options.sizes.split(",")):
         row, results, launches = {}, [], {}
@@ -91,13 +91,13 @@ def main(argv=None) -> int:
             row[column] = seconds
             results.append(result)
             launches[column] = counts
-            print(f"  n={n} {column}: {seconds * 1e3:.3f} ms ({counts})", flush=True)
+            print(f"  n={n} {column}: {seconds * 1e3:.3f} ms", flush=True)
         sweeps = launches["GPU, from C++"].launches // 3
         same = all(np.array_equal(results[0], r) for r in results[1:])
         lines.append(f"| {n} | {sweeps} | "
                      + " | ".join(f"{row[c] * 1e3:.3g}" for c in COLUMNS) + " | "
-                     + f"{launches['GPU, from C++'].us_per_launch:.1f} / "
-                     f"{launches['GPU, through Python'].us_per_launch:.1f} | "
+                     + f"{launches['GPU, from C++'].us_per_relaunch:.1f} / "
+                     f"{launches['GPU, through Python'].us_per_relaunch:.1f} | "
                      + ("yes" if same else "no") + " |")
     options.results.mkdir(parents=True, exist_ok=True)
     path = options.results / f"convergence-loop-{options.machine}.md"

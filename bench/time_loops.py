@@ -74,6 +74,10 @@ RTOL = {"jacobi2d": 1e-12, "heat3d": 1e-12, "fdtd2d": 1e-10, "floyd_warshall": 0
 FORCED, AUTO, OPENMP, NUMBA, CUPY = ("GPU forced", "automatic", "OpenMP", "Numba parallel=True",
                                      "CuPy from NumPy")
 COLUMNS = (FORCED, AUTO, OPENMP, NUMBA, CUPY)
+# Calls after the automatic column's timed ones before it is timed again, settled: its first
+# calls measure the call both ways (jitgpu/calls.py: one uncounted call a side, then up to two
+# counted each).
+SETTLE = 6
 SWITCHES = ("UNPY_DEVICE", "UNPY_FORCE_GPU")
 
 
@@ -182,25 +186,34 @@ def column_callers(module, device: str) -> dict:
             CUPY: missing_cupy or peers.CUPY.get}
 
 
-def measure(call, args: tuple, want: list, rtol: float, repeat: int) -> dict:
+def measure(call, args: tuple, want: list, rtol: float, repeat: int, settle: int = 0) -> dict:
     """The first call on fresh copies of `args`, checked against `want`, one more untimed,
-    then the median of `repeat`."""
+    then the median of `repeat`; with `settle`, also the median of `repeat` calls after
+    `settle` more (the automatic choice measures both ways in its first calls)."""
     work = fresh(args)
+
+    def median_of(count):
+        times = []
+        for _ in range(count):
+            started = time.perf_counter()
+            call(*work)
+            times.append(time.perf_counter() - started)
+        return statistics.median(times)
     try:
         started = time.perf_counter()
         call(*work)
         first = time.perf_counter() - started
         error = relative_error(arrays(work), want)
         call(*work)
-        times = []
-        for _ in range(repeat):
-            started = time.perf_counter()
-            call(*work)
-            times.append(time.perf_counter() - started)
+        result = {"ok": True, "first": first, "median": median_of(repeat),
+                  "error": float(error), "agrees": bool(error <= rtol)}
+        if settle:
+            for _ in range(settle):
+                call(*work)
+            result["settled"] = median_of(repeat)
     except Exception as failure:    # one column's failure is reported, not fatal to the others
         return {"ok": False, "reason": why(failure)}
-    return {"ok": True, "first": first, "median": statistics.median(times),
-            "error": float(error), "agrees": bool(error <= rtol)}
+    return result
 
 
 def where_nests_ran(report) -> dict:
@@ -232,7 +245,7 @@ def run_row(program: str, size_name: str, module, callers: dict, reference, repe
         if call is None:
             result = {"ok": False, "reason": caller if isinstance(caller, str) else "no version"}
         else:
-            result = measure(call, args, want, rtol, repeat)
+            result = measure(call, args, want, rtol, repeat, SETTLE if column == AUTO else 0)
         if result["ok"] and column == FORCED:
             launches = unpython.explain(func).launches
             result.update(launches=launches.launches, relaunched=launches.relaunched,
@@ -261,6 +274,8 @@ def cell(result: dict) -> str:
         text += f" (differs: {result['error']:.1e})"
     if "ran_on" in result:
         text += f" ({result['ran_on']['summary']})"
+    if "settled" in result:
+        text += f"; settled {ms(result['settled'])}"
     return text
 
 
@@ -280,7 +295,9 @@ def write_markdown(path: Path, rows: list, machine: str, header: dict) -> None:
              "; ".join(f"{k} {v}" for k, v in header["versions"].items()), "",
              f"ms of a whole call from NumPy arrays, median of {header['repeat']} after 2 untimed "
              "calls (the first checked against OpenMP: 'differs' where max |error| exceeds rtol "
-             "times the largest value); automatic: where its nests ran; launches and host us "
+             "times the largest value); automatic: where its nests ran, and the median of "
+             f"{header['repeat']} calls after {SETTLE} more (settled: the choice measures both "
+             "ways in its first calls); launches and host us "
              "per relaunch: the GPU forced call's (`unpython.explain`; from C++: relaunched by the "
              "compiled caller without Python, off with UNPY_REPLAY=0).", "",
              "| program | size | " + " | ".join(f"{c} ms" for c in COLUMNS)

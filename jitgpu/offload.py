@@ -404,7 +404,7 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         prepared.pending.default_ran(timings.kernel_seconds)   # (the search's baseline)
     clear = keep and decide.by_estimate(prepared.plan) is True   # (the call's choice)
     if keep:
-        calls.nest_ran(scope, clear, prepared.plan.estimate.device_s)
+        calls.nest_ran(scope, clear, prepared.plan.estimate.device_s, prepared_s + step_s)
     if trial is not None:
         # (a search's step times candidates, not this call's run)
         trial.record("device", total_s - prepared_s - step_s)

@@ -865,6 +865,20 @@ CASES = [
             return np.linalg.cholesky(a)
         """, r"np.linalg.cholesky\(\) of complex arrays is not supported in compiled code "
              r"\(solve, inv and det are\)", 3, "np.linalg.cholesky(a)"),
+    ("interp with a period", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[float64, 1]',
+                       'ndarray[float64, 1]')
+        def f(x, xp, fp):
+            return np.interp(x, xp, fp, period=360.0)
+        """, r"np.interp\(\) with period= is not supported in compiled code; reduce x modulo "
+             r"the period", 4, "np.interp(x, xp, fp, period=360.0)"),
+    ("interp of complex values", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[complex128, 1]',
+                       'ndarray[float64, 1]')
+        def f(x, xp, fp):
+            return np.interp(x, xp, fp)
+        """, r"np.interp\(\) of ndarray\[complex128, 1\] \(fp\) is not supported in "
+             r"compiled code", 4, "fp)"),
     ("histogram with weights", """
         @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[float64, 1]')
         def f(a, w):

@@ -266,6 +266,21 @@ CASES = {
     "medians nan": lambda: (np.array([1.0, np.nan, 3.0, 2.0]),
                             np.array([[1.0, 2.0], [np.nan, 0.0]], np.float32),
                             np.array([3], np.int32)),
+    "interpolated": lambda: (np.concatenate([rand(9) * 2, [np.nan, np.inf, -0.3, 0.7]]),
+                             np.array([-0.3, 0.1, 0.1, 0.4, 0.7]), rand(5),
+                             RNG.integers(-1, 2, (3, 4)).astype(np.int32),
+                             rand(5, dtype=np.float32)),
+    "interpolated one point": lambda: (np.array([0.1, 0.5, np.nan, 2.0]), np.array([0.5]),
+                                       np.array([3.0]), np.zeros((2, 2), np.int32),
+                                       np.array([1.5], np.float32)),
+    "interpolated infinite values": lambda: (np.array([0.5, 1.5, 2.5]),
+                                             np.array([0.0, 1.0, 2.0, 3.0]),
+                                             np.array([0.0, np.inf, np.inf, 1.0]),
+                                             np.ones((1, 1), np.int32), rand(4, dtype=np.float32)),
+    "interpolated empty": lambda: (rand(3), np.zeros(0), np.zeros(0), np.zeros((1, 1), np.int32),
+                                   np.zeros(0, np.float32)),
+    "interpolated mismatched": lambda: (rand(3), rand(4), rand(3), np.zeros((1, 1), np.int32),
+                                       rand(4, dtype=np.float32)),
     "integrals": lambda: (rand(7), rand(3, 7), np.sort(rand(7)), np.array([1.5, np.nan, 2.0])),
     "integrals short": lambda: (rand(1), rand(2, 1), rand(1), np.array([np.nan])),
     "counted": lambda: (np.array([3, 0, 3, 7, 1]), rand(5), 0),
@@ -455,3 +470,16 @@ def test_a_dtype_of_no_signature_raises_type_error(numpy_exprs_kernels):
         compiled.linspace_of(0.0, 1.0, 3, "no such dtype")
     assert compiled.ramp_of(3).dtype == np.float32          # the default, np.float32
     assert compiled.ramp_of(3, "int32").dtype == np.int32
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from([-2.0, -0.5, 0.0, 0.25, 1.0, 3.0]), min_size=1, max_size=6),
+       arrays(np.float64, 1, max_side=6), st.lists(
+           st.sampled_from([-2.5, -2.0, -0.5, -0.1, 0.0, 0.25, 0.6, 1.0, 3.0, 4.0, np.nan]),
+           min_size=0, max_size=9))
+def test_interp_any_sample_points(numpy_exprs_kernels, points, values, x):
+    """Rising sample points with repeats, values at, between and outside them, NaN."""
+    xp = np.sort(np.array(points))
+    fp = np.resize(values if values.size else np.ones(1), xp.size)
+    numpy_exprs_kernels.check("interpolated", np.array(x), xp, fp, np.zeros((1, 2), np.int32),
+                              fp.astype(np.float32))

@@ -1136,6 +1136,16 @@ def medians(x, m, k):
 
 
 @unpython.gpu
+@unpython.type(F1, F1, F1, 'ndarray[int32, 2]', 'ndarray[float32, 1]',
+               ('ndarray[float64, 1]', 'ndarray[float64, 2]', 'float64'))
+def interpolated(x, xp, fp, k, fp32):
+    """np.interp of a vector (NaN, the ends, the sample points themselves), of an int32 matrix
+    with left and right given, of a scalar against float32 values."""
+    return (np.interp(x, xp, fp), np.interp(k, xp, fp, left=-1.0, right=np.inf),
+            np.interp(x[0] * 0.5, xp, fp32))
+
+
+@unpython.gpu
 @unpython.type(F1, F2, F1, F1, ('float64', 'ndarray[float64, 1]', 'float64', 'float64',
                                 'ndarray[float64, 1]'))
 def integrals(y, m, x, z):

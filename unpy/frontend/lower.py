@@ -64,7 +64,7 @@ ARRAY_FUNCTIONS.update({"maximum.accumulate": "cummax", "minimum.accumulate": "c
                         "fliplr": "fliplr", "flipud": "flipud", "nanmax": "max", "nanmin": "min"})
 ARRAY_FUNCTIONS.update({f"linalg.{name}": name for name in ("solve", "inv", "cholesky", "det",
                                                             "eigh")})
-ARRAY_FUNCTIONS.update({"cov": "cov", "histogram": "histogram"})
+ARRAY_FUNCTIONS.update({"cov": "cov", "histogram": "histogram", "interp": "interp"})
 ARRAY_FUNCTIONS.pop("nanmax"), ARRAY_FUNCTIONS.pop("nanmin")
 # NumPy functions whose dtype may be given by position (np.full(n, v, np.float32)): the index
 # of that argument in NumPy's signature. It becomes the dtype= keyword.

@@ -165,6 +165,8 @@ def type_array_call(infer, e: ir.ArrayCall):
         return covariance(infer, e)
     if f == "histogram":
         return histogram(infer, e)
+    if f == "interp":
+        return interp(infer, e)
     if f == "fill":
         array_arg(infer, e)
         e.args[1] = infer.expr(e.args[1])
@@ -768,6 +770,45 @@ def histogram(infer, e):
         sample_of(x.type, k) for k, x in enumerate(items)) if "range" in e.keywords
         else None)[1].dtype.name
     e.type = TupleType((Array("int64", 1), Array(edges_dtype, 1)))
+    return e
+
+
+def interp(infer, e):
+    """`np.interp(x, xp, fp, left=None, right=None)` of real numbers: x a scalar or an array,
+    xp and fp 1-D arrays; float64 (NumPy converts every argument to float64), an array of x's
+    shape or a scalar. Kept as the arguments [x, xp, fp] and the keywords left and right where
+    given (float64 scalars)."""
+    names = ("x", "xp", "fp", "left", "right", "period")
+    given = dict(zip(names, e.args))
+    for k, value in e.keywords.items():
+        if k not in names or k in given:
+            raise infer.error(f"np.interp(x, xp, fp, left=None, right=None) got '{k}' "
+                              f"{'twice' if k in given else 'which it does not take'}", value)
+        given[k] = value
+    if "period" in given and not (isinstance(given["period"], ir.Const)
+                                  and given["period"].value is None):
+        raise infer.error("np.interp() with period= is not supported in compiled code; "
+                          "reduce x modulo the period and wrap xp and fp by hand", e)
+    if not all(k in given for k in names[:3]):
+        raise infer.error("np.interp(x, xp, fp) needs x, xp and fp", e)
+    typed = {k: infer.expr(v) for k, v in given.items()
+             if k != "period" and not (isinstance(v, ir.Const) and v.value is None)}
+    for k in ("x", "xp", "fp", "left", "right"):
+        if k not in typed:
+            continue
+        t = typed[k].type
+        if not isinstance(t, (Array, Scalar)) or np.dtype(t.dtype).kind not in "fiub":
+            raise infer.error(f"np.interp() of {t} ({k}) is not supported in compiled code: "
+                              "x, xp, fp, left and right must be real numbers (complex fp "
+                              "is not supported)", typed[k])
+        if k in ("xp", "fp") and (not isinstance(t, Array) or t.ndim != 1):
+            raise infer.error(f"{k} of np.interp() must be a 1-D array here, got {t}", typed[k])
+        if k in ("left", "right") and not isinstance(t, Scalar):
+            raise infer.error(f"{k} of np.interp() must be a number here, got {t}", typed[k])
+    e.args = [typed["x"], typed["xp"], typed["fp"]]
+    e.keywords = {k: typed[k] for k in ("left", "right") if k in typed}
+    x = typed["x"].type
+    e.type = Array("float64", x.ndim) if isinstance(x, Array) else Scalar("float64")
     return e
 
 

@@ -26,8 +26,8 @@ LIBRARY_OUTPUTS = {"linalg.solve": 1, "linalg.inv": 1, "linalg.cholesky": 1, "li
                    "linalg.det": 0}
 # ArrayCalls lowered here: array results (allocated by the caller, filled by `library_into`)
 # and the others (a scalar or a tuple, from `library_value`).
-ARRAY_RESULTS = {"solve", "inv", "cholesky", "cov"}
-OTHER_RESULTS = {"det", "eigh", "histogram"}
+ARRAY_RESULTS = {"solve", "inv", "cholesky", "cov", "interp"}
+OTHER_RESULTS = {"det", "eigh", "histogram", "interp"}     # (np.interp of a scalar x)
 
 
 def working_dtype(e: ir.ArrayCall) -> str:
@@ -51,6 +51,8 @@ class LinalgLowering:
         if e.func == "cov":
             variables = self.shape(e.args[0])[0 if e.keywords["rowvar"].value else 1]
             return [variables, variables]
+        if e.func == "interp":
+            return self.shape(e.args[0])
         # inv, cholesky: the argument's shape, square unless the call raises LinAlgError
         # (which it must before any shape check of the statement could raise).
         return self.shape(e.args[0])
@@ -68,6 +70,11 @@ class LinalgLowering:
         """Statements filling the new array `out` with `e` (ARRAY_RESULTS)."""
         if e.func == "cov":
             return self.covariance_into(out, e, loc)
+        if e.func == "interp":
+            x = e.args[0] if self.readable(e.args[0]) else self.materialize(e.args[0])
+            at = self.interpolation(e)
+            return self.nest(self.shape(x), lambda idx: at(self.element(x, idx), lambda r: [
+                ir.Assign(self.element(out, idx), r, loc)]))
         work = working_dtype(e)
         if out.type.dtype == work:
             return [self.library_call(e, [out], loc)]
@@ -103,9 +110,77 @@ class LinalgLowering:
             for w, o in zip(wide, out):
                 self.pre += self.narrowed(w, o, e.loc)
             return ir.TupleValue(out, e.loc, e.type)
+        if e.func == "interp":
+            r = self.temp("r", Scalar("float64"))
+            self.pre += self.interpolation(e)(self.scalar(e.args[0]),
+                                              lambda value: [ir.Assign(r, value, e.loc)])
+            return r
         if isinstance(e.args[1].type, Array):
             return self.histogram_edges_value(e)
         return self.histogram_value(e)
+
+    # --- np.interp ----------------------------------------------------------------------------
+
+    def interpolation(self, e):
+        """np.interp(x, xp, fp, left, right) as NumPy computes it (arr_interp in numpy/_core/
+        src/multiarray/compiled_base.c), every argument as float64: ValueError for an empty xp
+        or an fp of another length; with one sample point, left below it, right above it and
+        fp[0] otherwise; else NaN for NaN, left below xp[0], right above xp[-1], and otherwise
+        the last j with xp[j] <= x (a bisection: xp must increase, as NumPy requires without
+        checking), fp[j] where x is xp[j] or j the last, else slope * (x - xp[j]) + fp[j]
+        with slope = (fp[j+1] - fp[j]) / (xp[j+1] - xp[j]), and where that is NaN the same from
+        the right end, and fp[j] where that is NaN too and fp[j] == fp[j+1]. Returns, for one
+        x, statements that hand the result to `store` (which returns statements)."""
+        loc = e.loc
+        f64 = "float64"
+        x_, xp, fp = e.args
+        xp = xp if self.readable(xp) else self.materialize(xp)
+        fp = fp if self.readable(fp) else self.materialize(fp)
+        m = self.shape(xp)[0]
+        self.check(compare("==", m, const(0)), "array of sample points is empty")
+        self.check(compare("!=", self.shape(fp)[0], m), "fp and xp are not of the same length.")
+        last = sub(m, const(1))
+        at = lambda array, i: convert(self.element(array, [i]), f64)
+        ends = {k: self.scalar_temp(k[0], convert(self.scalar(e.keywords[k]), f64))
+                if k in e.keywords else None for k in ("left", "right")}
+
+        def interpolate(value, store):
+            x = self.temp("x", Scalar(f64))
+            lval = ends["left"] if ends["left"] is not None else at(fp, const(0))
+            rval = ends["right"] if ends["right"] is not None else at(fp, last)
+            lo, hi, mid = (self.temp("k", Scalar("int64")) for _ in range(3))
+            slope, r = self.temp("s", Scalar(f64)), self.temp("r", Scalar(f64))
+            j = sub(lo, const(1))
+            after = add(j, const(1))
+            isnan = lambda v: scalar_function("isnan", [v], "bool")
+            one_point = ir.If(compare("<", x, at(xp, const(0))), store(lval), [
+                ir.If(compare(">", x, at(xp, const(0))), store(rval),
+                      store(at(fp, const(0))), loc)], loc)
+            bisection = [
+                ir.Assign(lo, const(0), loc), ir.Assign(hi, m, loc),
+                ir.While(compare("<", lo, hi), [
+                    ir.Assign(mid, binop("//", add(lo, hi), const(2)), loc),
+                    ir.If(compare(">=", x, at(xp, mid)), [ir.Assign(lo, add(mid, const(1)), loc)],
+                          [ir.Assign(hi, mid, loc)], loc)], loc),
+                ir.If(either(compare("==", j, last), compare("==", at(xp, j), x)),
+                      store(at(fp, j)), [
+                    ir.Assign(slope, binop("/", binop("-", at(fp, after), at(fp, j)),
+                                           binop("-", at(xp, after), at(xp, j))), loc),
+                    ir.Assign(r, binop("+", binop("*", slope, binop("-", x, at(xp, j))),
+                                       at(fp, j)), loc),
+                    ir.If(isnan(r), [
+                        ir.Assign(r, binop("+", binop("*", slope, binop("-", x, at(xp, after))),
+                                           at(fp, after)), loc),
+                        ir.If(ir.BoolOp("and", [isnan(r), compare("==", at(fp, j), at(fp, after))],
+                                        (0, 0), BOOL), [ir.Assign(r, at(fp, j), loc)], [], loc)],
+                          [], loc)] + store(r), loc)]
+            many_points = ir.If(isnan(x), store(x), [
+                ir.If(compare(">", x, at(xp, last)), store(rval), [
+                    ir.If(compare("<", x, at(xp, const(0))), store(lval), bisection, loc)],
+                      loc)], loc)
+            return [ir.Assign(x, convert(value, f64), loc),
+                    ir.If(compare("==", m, const(1)), [one_point], [many_points], loc)]
+        return interpolate
 
     def new_array(self, t, shape, fill, loc):
         out = self.temp("a", t)

@@ -865,6 +865,13 @@ CASES = [
             return np.linalg.cholesky(a)
         """, r"np.linalg.cholesky\(\) of complex arrays is not supported in compiled code "
              r"\(solve, inv and det are\)", 3, "np.linalg.cholesky(a)"),
+    ("searchsorted with a sorter", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[int64, 1]',
+                       'ndarray[int64, 1]')
+        def f(a, v, order):
+            return np.searchsorted(a, v, sorter=order)
+        """, r"np.searchsorted\(\) with sorter= is not supported in compiled code; search "
+             r"a\[sorter\]", 4, "np.searchsorted(a, v, sorter=order)"),
     ("interp with a period", """
         @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[float64, 1]',
                        'ndarray[float64, 1]')

@@ -266,6 +266,11 @@ CASES = {
     "medians nan": lambda: (np.array([1.0, np.nan, 3.0, 2.0]),
                             np.array([[1.0, 2.0], [np.nan, 0.0]], np.float32),
                             np.array([3], np.int32)),
+    "inserted": lambda: (np.array([-np.inf, 0.0, 1.0, 1.0, 2.0, 3.0, np.nan, np.nan]),
+                         np.array([-1, 0, 1, 1.5, 2, 3, 4, np.nan, np.inf, -np.inf]),
+                         np.array([1, 3, 3, 7], np.int32), RNG.integers(-1, 9, (3, 4))),
+    "inserted empty": lambda: (np.zeros(0), rand(3), np.zeros(0, np.int32),
+                               np.zeros((2, 0), np.int64)),
     "interpolated": lambda: (np.concatenate([rand(9) * 2, [np.nan, np.inf, -0.3, 0.7]]),
                              np.array([-0.3, 0.1, 0.1, 0.4, 0.7]), rand(5),
                              RNG.integers(-1, 2, (3, 4)).astype(np.int32),
@@ -483,3 +488,17 @@ def test_interp_any_sample_points(numpy_exprs_kernels, points, values, x):
     fp = np.resize(values if values.size else np.ones(1), xp.size)
     numpy_exprs_kernels.check("interpolated", np.array(x), xp, fp, np.zeros((1, 2), np.int32),
                               fp.astype(np.float32))
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from([-2.0, -0.5, 0.0, 0.25, 1.0, 3.0, np.inf, np.nan]),
+                max_size=7),
+       st.lists(st.sampled_from([-3.0, -0.5, 0.0, 0.1, 1.0, 3.0, 5.0, np.inf, np.nan]),
+                max_size=6))
+def test_searchsorted_any_sorted_array(numpy_exprs_kernels, points, values):
+    """Sorted arrays with repeats, infinities and NaNs (last, as np.sort puts them)."""
+    a = np.sort(np.array(points))
+    k = np.sort(np.array([int(x) for x in points if np.isfinite(x)], np.int32))
+    numpy_exprs_kernels.check("inserted", a, np.array(values), k,
+                              np.array(values[:4] or [0.0]).astype(np.int64).reshape(1, -1)
+                              if all(np.isfinite(values[:4])) else np.zeros((1, 1), np.int64))

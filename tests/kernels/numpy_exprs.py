@@ -1136,6 +1136,17 @@ def medians(x, m, k):
 
 
 @unpython.gpu
+@unpython.type(F1, F1, 'ndarray[int32, 1]', 'ndarray[int64, 2]',
+               ('ndarray[int64, 1]', 'ndarray[int64, 1]', 'int64', 'ndarray[int64, 2]'))
+def inserted(a, v, k, m):
+    """np.searchsorted of floats (NaN sorted last) both sides, a.searchsorted of an int32 array
+    at a float, an int32 array against an int64 matrix (the promoted dtype)."""
+    return (np.searchsorted(a, v), np.searchsorted(a, v, side='right'),
+            k.searchsorted(1.5) + np.searchsorted(k, 3, 'right'),
+            np.searchsorted(k, m, side='left'))
+
+
+@unpython.gpu
 @unpython.type(F1, F1, F1, 'ndarray[int32, 2]', 'ndarray[float32, 1]',
                ('ndarray[float64, 1]', 'ndarray[float64, 2]', 'float64'))
 def interpolated(x, xp, fp, k, fp32):

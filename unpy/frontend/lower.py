@@ -64,7 +64,8 @@ ARRAY_FUNCTIONS.update({"maximum.accumulate": "cummax", "minimum.accumulate": "c
                         "fliplr": "fliplr", "flipud": "flipud", "nanmax": "max", "nanmin": "min"})
 ARRAY_FUNCTIONS.update({f"linalg.{name}": name for name in ("solve", "inv", "cholesky", "det",
                                                             "eigh")})
-ARRAY_FUNCTIONS.update({"cov": "cov", "histogram": "histogram", "interp": "interp"})
+ARRAY_FUNCTIONS.update({"cov": "cov", "histogram": "histogram", "interp": "interp",
+                        "searchsorted": "searchsorted"})
 ARRAY_FUNCTIONS.pop("nanmax"), ARRAY_FUNCTIONS.pop("nanmin")
 # NumPy functions whose dtype may be given by position (np.full(n, v, np.float32)): the index
 # of that argument in NumPy's signature. It becomes the dtype= keyword.
@@ -73,7 +74,8 @@ DTYPE_POSITION = {"full": 2, "full_like": 2, "zeros_like": 1, "ones_like": 1, "e
 # Methods of arrays (ir.ArrayCall with the array first).
 ARRAY_METHODS = {"sum", "prod", "mean", "std", "var", "argmin", "argmax", "any", "all", "dot",
                  "copy", "transpose", "reshape", "ravel", "flatten", "max", "min", "astype",
-                 "trace", "cumsum", "cumprod", "fill", "argsort", "sort", "clip", "round"}
+                 "trace", "cumsum", "cumprod", "fill", "argsort", "sort", "clip", "round",
+                 "searchsorted"}
 
 
 def ufunc_arity(name: str):
@@ -782,8 +784,8 @@ class Lowering:
             raise self.error("'**' arguments are not supported in compiled functions", kw.value)
         if kw.arg == "dtype":
             return self.dtype_value(kw.value)
-        if kw.arg == "kind" and isinstance(kw.value, gast.Constant) and \
-                isinstance(kw.value.value, str):        # np.sort(a, kind='stable')
+        if kw.arg in ("kind", "side") and isinstance(kw.value, gast.Constant) and \
+                isinstance(kw.value.value, str):   # np.sort(a, kind='stable'), side='right'
             return ir.Const(kw.value.value, loc_of(kw.value))
         if kw.arg == "axis" and isinstance(kw.value, gast.Constant) and kw.value.value is None:
             return ir.Const(None, loc_of(kw.value))     # np.sum(a, axis=None)
@@ -927,6 +929,8 @@ class Lowering:
         array = self.shape_source(a)
         if array is not None:
             return [ir.ArrayAttr(array, "shape", None, loc_of(a))]
+        if isinstance(a, gast.Constant) and isinstance(a.value, str):
+            return ir.Const(a.value, loc_of(a))   # np.searchsorted(a, v, 'right'), a kind
         return self.expr(a)
 
     def method(self, e):

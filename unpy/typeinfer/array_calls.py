@@ -167,6 +167,8 @@ def type_array_call(infer, e: ir.ArrayCall):
         return histogram(infer, e)
     if f == "interp":
         return interp(infer, e)
+    if f == "searchsorted":
+        return searchsorted(infer, e)
     if f == "fill":
         array_arg(infer, e)
         e.args[1] = infer.expr(e.args[1])
@@ -809,6 +811,39 @@ def interp(infer, e):
     e.keywords = {k: typed[k] for k in ("left", "right") if k in typed}
     x = typed["x"].type
     e.type = Array("float64", x.ndim) if isinstance(x, Array) else Scalar("float64")
+    return e
+
+
+def searchsorted(infer, e):
+    """`np.searchsorted(a, v, side='left')` (and `a.searchsorted(v)`) of real numbers: `a` a
+    1-D array, `v` a scalar or an array; int64 indices of v's shape (a scalar for a scalar).
+    Kept as the arguments [a, v] and the keyword `side` ('left' or 'right')."""
+    names = ("a", "v", "side", "sorter")
+    given = dict(zip(names, e.args))
+    for k, value in e.keywords.items():
+        if k not in names or k in given:
+            raise infer.error(f"np.searchsorted(a, v, side='left') got '{k}' "
+                              f"{'twice' if k in given else 'which it does not take'}", value)
+        given[k] = value
+    if "sorter" in given and not (isinstance(given["sorter"], ir.Const)
+                                  and given["sorter"].value is None):
+        raise infer.error("np.searchsorted() with sorter= is not supported in compiled code; "
+                          "search a[sorter] (sorted first) and map the index back", e)
+    if "a" not in given or "v" not in given:
+        raise infer.error("np.searchsorted(a, v) needs a and v", e)
+    side = given.get("side", ir.Const("left", e.loc))
+    if not (isinstance(side, ir.Const) and side.value in ("left", "right")):
+        raise infer.error("the side of np.searchsorted() must be 'left' or 'right' (written "
+                          "out) in compiled code", side)
+    a, v = infer.expr(given["a"]), infer.expr(given["v"])
+    for name, x in (("a", a), ("v", v)):
+        if not isinstance(x.type, (Array, Scalar)) or np.dtype(x.type.dtype).kind not in "fiub":
+            raise infer.error(f"np.searchsorted() of {x.type} ({name}) is not supported in "
+                              "compiled code: a and v must be real numbers", x)
+    if not isinstance(a.type, Array) or a.type.ndim != 1:
+        raise infer.error(f"the array of np.searchsorted() must be 1-D, got {a.type}", a)
+    e.args, e.keywords = [a, v], {"side": ir.Const(side.value, e.loc)}
+    e.type = Array("int64", v.type.ndim) if isinstance(v.type, Array) else Scalar("int64")
     return e
 
 

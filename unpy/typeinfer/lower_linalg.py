@@ -1,4 +1,4 @@
-"""np.linalg, np.cov and np.histogram in the array lowering. A mixin of `ArrayLowering`
+"""np.linalg, np.cov, np.histogram, np.searchsorted and np.interp in the array lowering. A mixin of `ArrayLowering`
 (unpy/typeinfer/lower_arrays.py), whose state it shares.
 
 `np.linalg.solve`, `inv`, `cholesky`, `det`, `eigh` (solve, inv, det also of complex matrices)
@@ -7,7 +7,7 @@ become a call of the LAPACK NumPy ships
 new arrays allocated before it (det gives its value). It runs on the host, outside any nest, on
 copies of its inputs (LAPACK overwrites them), and raises LinAlgError as NumPy does. `np.cov`
 and `np.histogram` become nests: a mean along the rows and a product, and two scans with NumPy's
-rule for the bin of a value.
+rule for the bin of a value; `np.searchsorted` and `np.interp` a bisection per value.
 """
 from __future__ import annotations
 
@@ -26,8 +26,9 @@ LIBRARY_OUTPUTS = {"linalg.solve": 1, "linalg.inv": 1, "linalg.cholesky": 1, "li
                    "linalg.det": 0}
 # ArrayCalls lowered here: array results (allocated by the caller, filled by `library_into`)
 # and the others (a scalar or a tuple, from `library_value`).
-ARRAY_RESULTS = {"solve", "inv", "cholesky", "cov", "interp"}
-OTHER_RESULTS = {"det", "eigh", "histogram", "interp"}     # (np.interp of a scalar x)
+ARRAY_RESULTS = {"solve", "inv", "cholesky", "cov", "interp", "searchsorted"}
+# (np.interp and np.searchsorted of a scalar x)
+OTHER_RESULTS = {"det", "eigh", "histogram", "interp", "searchsorted"}
 
 
 def working_dtype(e: ir.ArrayCall) -> str:
@@ -53,6 +54,8 @@ class LinalgLowering:
             return [variables, variables]
         if e.func == "interp":
             return self.shape(e.args[0])
+        if e.func == "searchsorted":
+            return self.shape(e.args[1])
         # inv, cholesky: the argument's shape, square unless the call raises LinAlgError
         # (which it must before any shape check of the statement could raise).
         return self.shape(e.args[0])
@@ -70,9 +73,10 @@ class LinalgLowering:
         """Statements filling the new array `out` with `e` (ARRAY_RESULTS)."""
         if e.func == "cov":
             return self.covariance_into(out, e, loc)
-        if e.func == "interp":
-            x = e.args[0] if self.readable(e.args[0]) else self.materialize(e.args[0])
-            at = self.interpolation(e)
+        if e.func in ("interp", "searchsorted"):
+            k = 0 if e.func == "interp" else 1
+            x = e.args[k] if self.readable(e.args[k]) else self.materialize(e.args[k])
+            at = self.interpolation(e) if e.func == "interp" else self.insertion(e)
             return self.nest(self.shape(x), lambda idx: at(self.element(x, idx), lambda r: [
                 ir.Assign(self.element(out, idx), r, loc)]))
         work = working_dtype(e)
@@ -110,16 +114,51 @@ class LinalgLowering:
             for w, o in zip(wide, out):
                 self.pre += self.narrowed(w, o, e.loc)
             return ir.TupleValue(out, e.loc, e.type)
-        if e.func == "interp":
-            r = self.temp("r", Scalar("float64"))
-            self.pre += self.interpolation(e)(self.scalar(e.args[0]),
-                                              lambda value: [ir.Assign(r, value, e.loc)])
+        if e.func in ("interp", "searchsorted"):
+            r = self.temp("r", e.type)
+            at, x = ((self.interpolation(e), e.args[0]) if e.func == "interp"
+                     else (self.insertion(e), e.args[1]))
+            self.pre += at(self.scalar(x), lambda value: [ir.Assign(r, value, e.loc)])
             return r
         if isinstance(e.args[1].type, Array):
             return self.histogram_edges_value(e)
         return self.histogram_value(e)
 
-    # --- np.interp ----------------------------------------------------------------------------
+    # --- np.searchsorted, np.interp ----------------------------------------------------------
+
+    def insertion(self, e):
+        """np.searchsorted(a, v, side) as NumPy computes it (npy_binsearch): a and v compared
+        in the dtype NumPy promotes them to, by the order np.sort uses (NaN after every
+        number), a bisection for the first index whose element is not below v ('left') or is
+        above it ('right'); `a` must be sorted (NumPy does not check it either). Returns, for
+        one v, statements that hand the index to `store`."""
+        loc = e.loc
+        a, _ = e.args
+        a = a if self.readable(a) else self.materialize(a)
+        dtype = np.result_type(np.dtype(a.type.dtype), np.dtype(e.args[1].type.dtype)).name
+        n = self.shape(a)[0]
+        floats = np.dtype(dtype).kind == "f"
+
+        def below(p, q):        # p < q, NaN the largest (NumPy's sort order)
+            less = compare("<", p, q)
+            if not floats:
+                return less
+            return either(less, ir.BoolOp("and", [compare("!=", q, q), compare("==", p, p)],
+                                          (0, 0), BOOL))
+
+        def search(value, store):
+            v = self.temp("v", Scalar(dtype))
+            lo, hi, mid = (self.temp("k", Scalar("int64")) for _ in range(3))
+            item = convert(self.element(a, [mid]), dtype)
+            go_right = below(item, v) if e.keywords["side"].value == "left" else \
+                ir.UnaryOp("not", below(v, item), (0, 0), BOOL)
+            return [ir.Assign(v, convert(value, dtype), loc),
+                    ir.Assign(lo, const(0), loc), ir.Assign(hi, n, loc),
+                    ir.While(compare("<", lo, hi), [
+                        ir.Assign(mid, binop("//", add(lo, hi), const(2)), loc),
+                        ir.If(go_right, [ir.Assign(lo, add(mid, const(1)), loc)],
+                              [ir.Assign(hi, mid, loc)], loc)], loc)] + store(lo)
+        return search
 
     def interpolation(self, e):
         """np.interp(x, xp, fp, left, right) as NumPy computes it (arr_interp in numpy/_core/

@@ -1136,6 +1136,37 @@ def medians(x, m, k):
 
 
 @unpython.gpu
+@unpython.type(F2, 'int64', 'ndarray[int32, 1]',
+               ('ndarray[float64, 1]', 'ndarray[float64, 2]', 'ndarray[float64, 2]',
+                'ndarray[int32, 1]', 'ndarray[int32, 2]', 'ndarray[float64, 3]'))
+def repeated(a, r, v):
+    """np.repeat flattened and along each axis (a.repeat too), np.tile by an integer and by
+    tuples longer than the array's dimensions."""
+    return (np.repeat(a, r), np.repeat(a, r, axis=1), a.repeat(2, axis=-2), np.tile(v, r),
+            np.tile(v, (2, r)), np.tile(a, (r, 1, 2)))
+
+
+@unpython.gpu
+@unpython.type(F1, F2, 'ndarray[int64, 1]', 'float64',
+               ('ndarray[float64, 2]', 'float64', 'ndarray[float64, 1]', 'int64'))
+def polynomials(p, x, k, t):
+    """np.polyval of a matrix (NaN, infinities, -0.0), of a scalar, of an int64 polynomial
+    at a float vector and at an integer."""
+    return np.polyval(p, x), np.polyval(p, t), np.polyval(k, x[0]), np.polyval(k, 3)
+
+
+@unpython.gpu
+@unpython.type(F1, 'ndarray[float32, 1]', 'ndarray[int64, 1]',
+               ('ndarray[float64, 2]', 'ndarray[float32, 2]', 'ndarray[float64, 3]', 'float64'))
+def grids(x, y, z):
+    """np.meshgrid of two arrays ('xy': rows along y), of three ('ij'), a grid used in an
+    expression."""
+    gx, gy = np.meshgrid(x, y)
+    a, b, c = np.meshgrid(x, z, x, indexing='ij')
+    return gx, gy, a * b - c, np.sum(np.meshgrid(z, x)[0] * 2.0)
+
+
+@unpython.gpu
 @unpython.type(F1, F1, 'ndarray[int32, 1]', 'ndarray[int64, 2]',
                ('ndarray[int64, 1]', 'ndarray[int64, 1]', 'int64', 'ndarray[int64, 2]'))
 def inserted(a, v, k, m):

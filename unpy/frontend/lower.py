@@ -65,7 +65,8 @@ ARRAY_FUNCTIONS.update({"maximum.accumulate": "cummax", "minimum.accumulate": "c
 ARRAY_FUNCTIONS.update({f"linalg.{name}": name for name in ("solve", "inv", "cholesky", "det",
                                                             "eigh")})
 ARRAY_FUNCTIONS.update({"cov": "cov", "histogram": "histogram", "interp": "interp",
-                        "searchsorted": "searchsorted"})
+                        "searchsorted": "searchsorted", "polyval": "polyval",
+                        "meshgrid": "meshgrid", "repeat": "repeat", "tile": "tile"})
 ARRAY_FUNCTIONS.pop("nanmax"), ARRAY_FUNCTIONS.pop("nanmin")
 # NumPy functions whose dtype may be given by position (np.full(n, v, np.float32)): the index
 # of that argument in NumPy's signature. It becomes the dtype= keyword.
@@ -75,7 +76,7 @@ DTYPE_POSITION = {"full": 2, "full_like": 2, "zeros_like": 1, "ones_like": 1, "e
 ARRAY_METHODS = {"sum", "prod", "mean", "std", "var", "argmin", "argmax", "any", "all", "dot",
                  "copy", "transpose", "reshape", "ravel", "flatten", "max", "min", "astype",
                  "trace", "cumsum", "cumprod", "fill", "argsort", "sort", "clip", "round",
-                 "searchsorted"}
+                 "searchsorted", "repeat"}
 
 
 def ufunc_arity(name: str):
@@ -784,7 +785,7 @@ class Lowering:
             raise self.error("'**' arguments are not supported in compiled functions", kw.value)
         if kw.arg == "dtype":
             return self.dtype_value(kw.value)
-        if kw.arg in ("kind", "side") and isinstance(kw.value, gast.Constant) and \
+        if kw.arg in ("kind", "side", "indexing") and isinstance(kw.value, gast.Constant) and \
                 isinstance(kw.value.value, str):   # np.sort(a, kind='stable'), side='right'
             return ir.Const(kw.value.value, loc_of(kw.value))
         if kw.arg == "axis" and isinstance(kw.value, gast.Constant) and kw.value.value is None:

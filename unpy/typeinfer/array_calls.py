@@ -169,6 +169,12 @@ def type_array_call(infer, e: ir.ArrayCall):
         return interp(infer, e)
     if f == "searchsorted":
         return searchsorted(infer, e)
+    if f == "polyval":
+        return polyval(infer, e)
+    if f == "meshgrid":
+        return meshgrid(infer, e)
+    if f in ("repeat", "tile"):
+        return repeat_or_tile(infer, e)
     if f == "fill":
         array_arg(infer, e)
         e.args[1] = infer.expr(e.args[1])
@@ -844,6 +850,85 @@ def searchsorted(infer, e):
         raise infer.error(f"the array of np.searchsorted() must be 1-D, got {a.type}", a)
     e.args, e.keywords = [a, v], {"side": ir.Const(side.value, e.loc)}
     e.type = Array("int64", v.type.ndim) if isinstance(v.type, Array) else Scalar("int64")
+    return e
+
+
+def polyval(infer, e):
+    """`np.polyval(p, x)`: p a 1-D array of coefficients (highest power first), x a scalar or
+    an array; NumPy's dtype (x's, as an array, promoted with p's: the loop `y = y * x + pv`
+    from `y = np.zeros_like(x)`), an array of x's shape or a scalar."""
+    check_keywords(infer, e, set())
+    if len(e.args) != 2:
+        raise infer.error("np.polyval(p, x) takes the coefficients and x", e)
+    p, x = (infer.expr(a) for a in e.args)
+    for name, a in (("p", p), ("x", x)):
+        if not isinstance(a.type, (Array, Scalar)) or np.dtype(a.type.dtype).kind not in "iufc":
+            raise infer.error(f"np.polyval() of {a.type} ({name}) is not supported in compiled "
+                              "code: p and x must be numbers", a)
+    if not isinstance(p.type, Array) or p.type.ndim != 1:
+        raise infer.error(f"the coefficients of np.polyval() must be a 1-D array here, got "
+                          f"{p.type} (np.poly1d is not supported)", p)
+    e.args = [p, x]
+    dtype = np.result_type(np.dtype(x.type.dtype), np.dtype(p.type.dtype)).name
+    e.type = Array(dtype, x.type.ndim) if isinstance(x.type, Array) else Scalar(dtype)
+    return e
+
+
+def meshgrid(infer, e):
+    """`np.meshgrid(x1, x2, ..., indexing='xy')` of 1-D arrays: the tuple of new arrays (NumPy's
+    copies), each of its input's dtype, of shape (len(x2), len(x1), len(x3), ...) for 'xy'
+    ((len(x1), len(x2), ...) for 'ij'). Kept as the arguments and the keyword `indexing`."""
+    check_keywords(infer, e, {"indexing"})
+    indexing = e.keywords.get("indexing", ir.Const("xy", e.loc))
+    if not (isinstance(indexing, ir.Const) and indexing.value in ("xy", "ij")):
+        raise infer.error("the indexing of np.meshgrid() must be 'xy' or 'ij' (written out)",
+                          indexing)
+    if not e.args:
+        raise infer.error("np.meshgrid() needs at least one array in compiled code", e)
+    arrays = [infer.expr(a) for a in e.args]
+    for a in arrays:
+        if not isinstance(a.type, Array) or a.type.ndim != 1:
+            raise infer.error(f"np.meshgrid() takes 1-D arrays in compiled code, got {a.type}; "
+                              "ravel it first", a)
+    e.args, e.keywords = arrays, {"indexing": ir.Const(indexing.value, e.loc)}
+    e.type = TupleType(tuple(Array(a.type.dtype, len(arrays)) for a in arrays))
+    return e
+
+
+def repeat_or_tile(infer, e):
+    """`np.repeat(a, r, axis=None)` (`a.repeat(r)`) with r an integer: a new array of a's
+    dtype, flattened without an axis; `np.tile(a, reps)` with reps an integer or a tuple of
+    them: ndim max(a.ndim, len(reps)). Kept as [a, r] (`axis` an int keyword, normalised) and
+    [a, [reps...]]."""
+    a = array_arg(infer, e)
+    if e.func == "repeat":
+        check_keywords(infer, e, {"repeats", "axis"})
+        repeats, axis = positional_or_keyword(infer, e, ["repeats", "axis"])
+        if repeats is None or isinstance(repeats, list):
+            raise infer.error("np.repeat(a, r) takes the repeats as one integer here (an array "
+                              "of repeats per element is not supported)", e)
+        repeats = infer.expr(repeats)
+        if not is_int(repeats.type):
+            raise infer.error(f"the repeats of np.repeat() must be an integer here, got "
+                              f"{repeats.type}", repeats)
+        e.args, e.keywords = [a, repeats], {}
+        if axis is not None and not (isinstance(axis, ir.Const) and axis.value is None):
+            e.keywords["axis"] = ir.Const(literal_axis(infer, e, axis, a.type.ndim), e.loc)
+            e.type = Array(a.type.dtype, a.type.ndim)
+        else:
+            e.type = Array(a.type.dtype, 1)
+        return e
+    check_keywords(infer, e, set())
+    if len(e.args) != 2:
+        raise infer.error("np.tile(a, reps) takes the array and the repetitions", e)
+    reps = e.args[1] if isinstance(e.args[1], list) else [e.args[1]]
+    reps = [infer.expr(r) for r in reps]
+    for r in reps:
+        if not is_int(r.type) or isinstance(r.type, Array):
+            raise infer.error("the repetitions of np.tile() must be an integer or a tuple of "
+                              "integers here", r)
+    e.args = [a, reps]
+    e.type = Array(a.type.dtype, max(a.type.ndim, len(reps)))
     return e
 
 

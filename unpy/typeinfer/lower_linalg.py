@@ -1,4 +1,5 @@
-"""np.linalg, np.cov, np.histogram, np.searchsorted and np.interp in the array lowering. A mixin of `ArrayLowering`
+"""np.linalg, np.cov, np.histogram, np.meshgrid, np.polyval, np.searchsorted and np.interp in
+the array lowering. A mixin of `ArrayLowering`
 (unpy/typeinfer/lower_arrays.py), whose state it shares.
 
 `np.linalg.solve`, `inv`, `cholesky`, `det`, `eigh` (solve, inv, det also of complex matrices)
@@ -7,7 +8,8 @@ become a call of the LAPACK NumPy ships
 new arrays allocated before it (det gives its value). It runs on the host, outside any nest, on
 copies of its inputs (LAPACK overwrites them), and raises LinAlgError as NumPy does. `np.cov`
 and `np.histogram` become nests: a mean along the rows and a product, and two scans with NumPy's
-rule for the bin of a value; `np.searchsorted` and `np.interp` a bisection per value.
+rule for the bin of a value; `np.meshgrid` a copy per grid, `np.polyval` Horner's loop per value,
+`np.searchsorted` and `np.interp` a bisection per value.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import numpy as np
 from unpy import ir
 from unpy.ir import Array, Scalar
 from unpy.typeinfer.array_calls import cast_array, sample_of
-from unpy.typeinfer.build_ir import (BOOL, Check, add, binop, call, choose, compare, const,
+from unpy.typeinfer.build_ir import (BOOL, Check, add, binop, call, choose, compare, const, mul,
                                      convert, either, scalar_function, sub)
 
 # The library calls: how many leading arguments each writes (the rest it only reads).
@@ -26,9 +28,13 @@ LIBRARY_OUTPUTS = {"linalg.solve": 1, "linalg.inv": 1, "linalg.cholesky": 1, "li
                    "linalg.det": 0}
 # ArrayCalls lowered here: array results (allocated by the caller, filled by `library_into`)
 # and the others (a scalar or a tuple, from `library_value`).
-ARRAY_RESULTS = {"solve", "inv", "cholesky", "cov", "interp", "searchsorted"}
-# (np.interp and np.searchsorted of a scalar x)
-OTHER_RESULTS = {"det", "eigh", "histogram", "interp", "searchsorted"}
+ARRAY_RESULTS = {"solve", "inv", "cholesky", "cov", "interp", "searchsorted", "polyval",
+                 "repeat", "tile"}
+# (np.interp, np.searchsorted and np.polyval of a scalar x)
+OTHER_RESULTS = {"det", "eigh", "histogram", "interp", "searchsorted", "polyval", "meshgrid"}
+# Their argument whose shape the result has, and the builder of one element's statements.
+ELEMENTWISE = {"interp": (0, "interpolation"), "searchsorted": (1, "insertion"),
+               "polyval": (1, "polynomial")}
 
 
 def working_dtype(e: ir.ArrayCall) -> str:
@@ -52,10 +58,10 @@ class LinalgLowering:
         if e.func == "cov":
             variables = self.shape(e.args[0])[0 if e.keywords["rowvar"].value else 1]
             return [variables, variables]
-        if e.func == "interp":
-            return self.shape(e.args[0])
-        if e.func == "searchsorted":
-            return self.shape(e.args[1])
+        if e.func in ELEMENTWISE:
+            return self.shape(e.args[ELEMENTWISE[e.func][0]])
+        if e.func in ("repeat", "tile"):
+            return self.repeated_shape(e)
         # inv, cholesky: the argument's shape, square unless the call raises LinAlgError
         # (which it must before any shape check of the statement could raise).
         return self.shape(e.args[0])
@@ -73,10 +79,12 @@ class LinalgLowering:
         """Statements filling the new array `out` with `e` (ARRAY_RESULTS)."""
         if e.func == "cov":
             return self.covariance_into(out, e, loc)
-        if e.func in ("interp", "searchsorted"):
-            k = 0 if e.func == "interp" else 1
+        if e.func in ("repeat", "tile"):
+            return self.repeated_into(out, e, loc)
+        if e.func in ELEMENTWISE:
+            k, builder = ELEMENTWISE[e.func]
             x = e.args[k] if self.readable(e.args[k]) else self.materialize(e.args[k])
-            at = self.interpolation(e) if e.func == "interp" else self.insertion(e)
+            at = getattr(self, builder)(e)
             return self.nest(self.shape(x), lambda idx: at(self.element(x, idx), lambda r: [
                 ir.Assign(self.element(out, idx), r, loc)]))
         work = working_dtype(e)
@@ -114,15 +122,111 @@ class LinalgLowering:
             for w, o in zip(wide, out):
                 self.pre += self.narrowed(w, o, e.loc)
             return ir.TupleValue(out, e.loc, e.type)
-        if e.func in ("interp", "searchsorted"):
+        if e.func in ELEMENTWISE:
             r = self.temp("r", e.type)
-            at, x = ((self.interpolation(e), e.args[0]) if e.func == "interp"
-                     else (self.insertion(e), e.args[1]))
-            self.pre += at(self.scalar(x), lambda value: [ir.Assign(r, value, e.loc)])
+            k, builder = ELEMENTWISE[e.func]
+            self.pre += getattr(self, builder)(e)(self.scalar(e.args[k]),
+                                                  lambda value: [ir.Assign(r, value, e.loc)])
             return r
+        if e.func == "meshgrid":
+            return self.grids(e)
         if isinstance(e.args[1].type, Array):
             return self.histogram_edges_value(e)
         return self.histogram_value(e)
+
+    # --- np.repeat, np.tile -------------------------------------------------------------------
+
+    def repeat_source(self, e):
+        """(the array read: a flattened for np.repeat without an axis, the counts as int64
+        locals, checked as NumPy checks them), made once per call."""
+        key = ("repeated", id(e))
+        if key in self.memo:
+            return self.memo[key]
+        a = e.args[0]
+        if e.func == "repeat" and "axis" not in e.keywords:
+            a = ir.ArrayCall("ravel", [a], {}, e.loc, Array(a.type.dtype, 1))
+        a = a if self.readable(a) else self.materialize(a)
+        counts = [e.args[1]] if e.func == "repeat" else e.args[1]
+        counts = [self.scalar_temp("r", convert(self.scalar(c), "int64")) for c in counts]
+        for c in counts:
+            self.check(compare("<", c, const(0)), "negative dimensions are not allowed")
+        self.memo[key] = a, counts
+        return a, counts
+
+    def repeated_shape(self, e):
+        a, counts = self.repeat_source(e)
+        shape = self.shape(a)
+        if e.func == "repeat":
+            k = e.keywords["axis"].value if "axis" in e.keywords else 0
+            return [mul(d, counts[0]) if j == k else d for j, d in enumerate(shape)]
+        ndim = e.type.ndim
+        shape = [const(1)] * (ndim - len(shape)) + shape
+        counts = [const(1)] * (ndim - len(counts)) + counts
+        return [mul(d, c) for d, c in zip(shape, counts)]
+
+    def repeated_into(self, out, e, loc):
+        """np.repeat: element i of the repeated axis reads element i // r; np.tile: element i
+        of each axis reads element i % (a's length there), a's axes the last ones."""
+        a, counts = self.repeat_source(e)
+        shape = self.shape(out)
+        lengths = self.shape(a)
+        if e.func == "repeat":
+            k = e.keywords["axis"].value if "axis" in e.keywords else 0
+            source = lambda idx: [binop("//", i, counts[0]) if j == k else i
+                                  for j, i in enumerate(idx)]
+        else:
+            skip = e.type.ndim - a.type.ndim
+            source = lambda idx: [binop("%", i, n) for i, n in zip(idx[skip:], lengths)]
+        return self.nest(shape, lambda idx: [ir.Assign(self.element(out, idx),
+                                                       self.element(a, source(idx)), loc)])
+
+    # --- np.meshgrid, np.polyval --------------------------------------------------------------
+
+    def grids(self, e):
+        """np.meshgrid(x1, x2, ..., indexing): new arrays, grid k holding xk along its axis
+        (for 'xy' the first two axes swapped, as NumPy's)."""
+        inputs = [a if self.readable(a) else self.materialize(a) for a in e.args]
+        lengths = [self.shape(a)[0] for a in inputs]
+        axes = list(range(len(inputs)))
+        if e.keywords["indexing"].value == "xy" and len(axes) > 1:
+            axes[0], axes[1] = 1, 0
+        shape = [lengths[axes.index(d)] for d in range(len(axes))]
+        grids = []
+        for k, (a, t) in enumerate(zip(inputs, e.type.items)):
+            out = self.new_array(t, shape, "empty", e.loc)
+            self.pre += self.nest(shape, lambda idx, a=a, out=out, k=k: [ir.Assign(
+                self.element(out, idx), self.element(a, [idx[axes[k]]]), e.loc)])
+            grids.append(out)
+        return ir.TupleValue(grids, e.loc, e.type)
+
+    def polynomial(self, e):
+        """np.polyval(p, x) as NumPy computes it: y = np.zeros_like(x), then y = y * x + pv for
+        each coefficient pv in turn (the first product in x's dtype, the rest in the promoted
+        one); with no coefficient, 0. Returns, for one x, statements handing y to `store`."""
+        loc = e.loc
+        p, x_ = e.args
+        p = p if self.readable(p) else self.materialize(p)
+        dtype, xtype = e.type.dtype, x_.type.dtype
+        n = self.shape(p)[0]
+
+        def evaluate(value, store):
+            x, y = self.temp("x", Scalar(xtype)), self.temp("y", Scalar(dtype))
+            k = self.temp("k", Scalar("int64"))
+            coefficient = lambda i: convert(self.element(p, [i]), dtype)
+            step = lambda y0: binop("+", binop("*", y0, convert(x, dtype), dtype),
+                                    coefficient(k), dtype)
+            first = binop("*", convert(const(0), xtype), x, xtype)
+            return [ir.Assign(x, convert(value, xtype), loc),
+                    ir.Assign(y, convert(const(0), dtype), loc),
+                    ir.If(compare(">", n, const(0)), [
+                        ir.Assign(k, const(0), loc),
+                        ir.Assign(y, binop("+", convert(first, dtype), coefficient(k), dtype),
+                                  loc),
+                        ir.Assign(k, const(1), loc),
+                        ir.While(compare("<", k, n), [
+                            ir.Assign(y, step(y), loc),
+                            ir.Assign(k, add(k, const(1)), loc)], loc)], [], loc)] + store(y)
+        return evaluate
 
     # --- np.searchsorted, np.interp ----------------------------------------------------------
 

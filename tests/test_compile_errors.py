@@ -865,6 +865,18 @@ CASES = [
             return np.linalg.cholesky(a)
         """, r"np.linalg.cholesky\(\) of complex arrays is not supported in compiled code "
              r"\(solve, inv and det are\)", 3, "np.linalg.cholesky(a)"),
+    ("meshgrid of a matrix", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 2]', 'ndarray[float64, 2]')
+        def f(x, m):
+            return np.meshgrid(x, m)[0]
+        """, r"np.meshgrid\(\) takes 1-D arrays in compiled code, got ndarray\[float64, 2\]; "
+             r"ravel it first", 3, "m)[0]"),
+    ("repeat by an array of counts", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[int64, 1]', 'ndarray[float64, 1]')
+        def f(a, counts):
+            return np.repeat(a, counts)
+        """, r"the repeats of np.repeat\(\) must be an integer here, got ndarray\[int64, 1\]",
+     3, "counts)"),
     ("searchsorted with a sorter", """
         @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[int64, 1]',
                        'ndarray[int64, 1]')

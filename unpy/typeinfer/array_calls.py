@@ -781,26 +781,36 @@ def histogram(infer, e):
     return e
 
 
+def bound_arguments(infer, e, names, signature: str) -> dict:
+    """{name: argument} of `e`, bound to NumPy's parameters `names` by position, then by
+    keyword; a keyword given twice or not among them is an error showing `signature`."""
+    given = dict(zip(names, e.args))
+    for k, value in e.keywords.items():
+        if k not in names or k in given:
+            raise infer.error(f"{signature} got '{k}' "
+                              f"{'twice' if k in given else 'which it does not take'}", value)
+        given[k] = value
+    return given
+
+
+def is_none(value) -> bool:
+    """Whether an argument is left out or given as None."""
+    return value is None or (isinstance(value, ir.Const) and value.value is None)
+
+
 def interp(infer, e):
     """`np.interp(x, xp, fp, left=None, right=None)` of real numbers: x a scalar or an array,
     xp and fp 1-D arrays; float64 (NumPy converts every argument to float64), an array of x's
     shape or a scalar. Kept as the arguments [x, xp, fp] and the keywords left and right where
     given (float64 scalars)."""
     names = ("x", "xp", "fp", "left", "right", "period")
-    given = dict(zip(names, e.args))
-    for k, value in e.keywords.items():
-        if k not in names or k in given:
-            raise infer.error(f"np.interp(x, xp, fp, left=None, right=None) got '{k}' "
-                              f"{'twice' if k in given else 'which it does not take'}", value)
-        given[k] = value
-    if "period" in given and not (isinstance(given["period"], ir.Const)
-                                  and given["period"].value is None):
+    given = bound_arguments(infer, e, names, "np.interp(x, xp, fp, left=None, right=None)")
+    if not is_none(given.get("period")):
         raise infer.error("np.interp() with period= is not supported in compiled code; "
                           "reduce x modulo the period and wrap xp and fp by hand", e)
     if not all(k in given for k in names[:3]):
         raise infer.error("np.interp(x, xp, fp) needs x, xp and fp", e)
-    typed = {k: infer.expr(v) for k, v in given.items()
-             if k != "period" and not (isinstance(v, ir.Const) and v.value is None)}
+    typed = {k: infer.expr(v) for k, v in given.items() if k != "period" and not is_none(v)}
     for k in ("x", "xp", "fp", "left", "right"):
         if k not in typed:
             continue
@@ -824,15 +834,9 @@ def searchsorted(infer, e):
     """`np.searchsorted(a, v, side='left')` (and `a.searchsorted(v)`) of real numbers: `a` a
     1-D array, `v` a scalar or an array; int64 indices of v's shape (a scalar for a scalar).
     Kept as the arguments [a, v] and the keyword `side` ('left' or 'right')."""
-    names = ("a", "v", "side", "sorter")
-    given = dict(zip(names, e.args))
-    for k, value in e.keywords.items():
-        if k not in names or k in given:
-            raise infer.error(f"np.searchsorted(a, v, side='left') got '{k}' "
-                              f"{'twice' if k in given else 'which it does not take'}", value)
-        given[k] = value
-    if "sorter" in given and not (isinstance(given["sorter"], ir.Const)
-                                  and given["sorter"].value is None):
+    given = bound_arguments(infer, e, ("a", "v", "side", "sorter"),
+                            "np.searchsorted(a, v, side='left')")
+    if not is_none(given.get("sorter")):
         raise infer.error("np.searchsorted() with sorter= is not supported in compiled code; "
                           "search a[sorter] (sorted first) and map the index back", e)
     if "a" not in given or "v" not in given:

@@ -1,4 +1,4 @@
-"""A nest launched again within one call with only scalars changed (issue 21, item 1).
+"""A nest launched again within one call with only scalars changed (issue 21, items 1 and 2).
 
 A sequential loop of a @gpu function (`for t in range(T)`, `for k in range(n)`) calls the hook
 of each of its nests once per iteration, with the same arrays and other scalars: the step `t`,
@@ -22,15 +22,22 @@ value and index scalars' bytes: `offload.prepared_call` finds the `Prepared` of 
 under it, and only the scalar arguments are set anew (`gpurts.executor.set_scalars`).
 
 The fast path (`try_relaunch`, first thing in the hook): a nest whose last launch in this call
-(the same call scope) reused every group from the residency table, copied nothing, cannot set
-its error flag and has no reduction, launched again with the same family key while the table is
-at the version that launch left it (`gpurts.residency.Table.version`: the same entries, equally
-stale, so the same buffers the kernel is bound to) and the same settings, is enqueued right away:
-its changed scalar arguments set, one `enqueue_nd_range_kernel`, nothing waited for. That is
-legal because everything the plan, its residency decisions and the bound kernel depend on is the
-same; a host access between launches (a flush point) or another nest's other layout changes the
-table's version and the next launch takes the full path. Decide, then do: the `Launch` record is
-made from the decided plan of a full launch (`offer`), and only carries it out again.
+(the same call scope) reused every group from the residency table, copied nothing and cannot
+set its error flag, launched again with the same family key while the table is at the version
+that launch left it (`gpurts.residency.Table.version`: the same entries, equally stale, so the
+same buffers the kernel is bound to) and the same settings, is enqueued right away: its changed
+scalar arguments set, one `enqueue_nd_range_kernel`, nothing waited for but the partial results
+of its reductions (combined in order with the variables' values). That is legal because
+everything the plan, its residency decisions and the bound kernel depend on is the same; a host
+access between launches (a flush point) or another nest's other layout changes the table's
+version and the next launch takes the full path. Decide, then do: the `Launch` is made from the
+decided plan of a full launch (`offer`), and only carries it out again.
+
+From C++: the first relaunch makes a `Record` (int64 words: a kernel of its own bound to the
+same buffers, which key bytes must be equal, where the changing scalars are, the index proofs as
+linear constraints, `IndexChecks.constraints`) that the hook's answer hands to the compiled
+caller (`unpy::Relaunch`), which makes the later launches of the call itself, without Python;
+`harvest` counts them in Python.
 """
 from __future__ import annotations
 
@@ -228,7 +235,6 @@ def index_checks(instance, roles: ScalarRoles, plan, values):
     return found if found.hold(values) else None
 
 
-
 def _coefficient(e, name: str):
     """c where `e` is c * name plus terms that do not read `name` (integer arithmetic), or
     None where it is not affine in `name`."""
@@ -279,7 +285,9 @@ class Launch:
     clear: bool = False           # its estimate alone put it on the device (jitgpu/calls.py)
     estimate_s: float = 0.0       # its estimated seconds on the device
     where: tuple = ()             # (module, function, nest id)
+    roles: ScalarRoles = None
     record: object = None         # the Record C++ relaunches from, or None
+    recorded: bool = False        # whether a record was made (or tried)
 
 
 # --- the record the compiled caller relaunches from (unpy::Relaunch) ----------------------
@@ -288,12 +296,14 @@ class Launch:
 RECORD_KEY = "__unpy_relaunch__"
 # The words of a record (unpy::relaunch_word in unpy_runtime.hpp reads them so): STATUS (0:
 # live; 1: dropped by Python, 2: an OpenCL error in C++), the call scope, the residency
-# table's version word (address, value), the replay epoch's (address, value), the entry points
-# clSetKernelArg, clEnqueueNDRangeKernel and clEnqueueReadBuffer, the queue, the kernel, its dims and global and
-# local sizes; LAUNCHES and HOST_NS: counted by C++ (`harvest`); then the counts of segments,
-# changing scalars, checks and reductions, the key's segments that must be equal, per changing
-# scalar its argument position (-1: none), its offset in the key and the argument's type, per
-# check of an index (`IndexChecks.constraints`) lo, hi and a coefficient per changing scalar.
+# table's version word (address, value), the replay epoch's (address, value), the entry
+# points clSetKernelArg, clEnqueueNDRangeKernel and clEnqueueReadBuffer, the queue, the
+# kernel, its dims and global and local sizes; LAUNCHES and HOST_NS: counted by C++
+# (`harvest`); then the counts of segments, changing scalars, checks and reductions, the key's
+# segments that must be equal, per changing scalar its argument position (-1: none), its
+# offset in the key and the argument's type, per check of an index
+# (`IndexChecks.constraints`) lo, hi and a coefficient per changing scalar, per reduction the
+# words below.
 (STATUS, SCOPE, VERSION_ADDRESS, VERSION, EPOCH_ADDRESS, EPOCH, SET_ARG, ENQUEUE, READ, QUEUE,
  KERNEL, DIMS, GLOBAL) = range(13)
 LOCAL = GLOBAL + 3
@@ -478,10 +488,11 @@ def harvest() -> None:
 
 
 def try_relaunch(module, function, nest_id, values, key):
-    """The hook's answer ({}: done, no reductions) when the nest could be relaunched as its
-    last launch was; else None (the full path). See the module docstring. The answer carries
-    the launch's record again: the compiled caller's check failed where Python's held (a
-    conversion C++ leaves to Python, another thread relaunching)."""
+    """The hook's answer (the reductions' results: done) when the nest could be relaunched as
+    its last launch was; else None (the full path). See the module docstring. The answer
+    carries the launch's record for the compiled caller, made at the first relaunch (a nest
+    launched once a call never costs one), and again where the compiled caller's check failed
+    while Python's held (a conversion C++ leaves to Python, another thread relaunching)."""
     started = time.perf_counter()
     launch = RELAUNCHES.launches.get((module, function, nest_id))
     if launch is None or key is None:
@@ -515,6 +526,12 @@ def try_relaunch(module, function, nest_id, values, key):
     spent = time.perf_counter() - started
     counts.host_s += spent
     counts.relaunch_s += spent
+    if not launch.recorded:
+        launch.recorded = True
+        try:
+            launch.record = record_of(launch, values, key, launch.roles)
+        except Exception as e:      # never a crash: the Python relaunch stays
+            log.debug("no relaunch record for %s: %s: %s", launch.where, type(e).__name__, e)
     if launch.record is not None:
         results[RECORD_KEY] = launch.record
     return results
@@ -554,10 +571,6 @@ def offer(module, function, nest_id, scope, key, values, settings, device, plan,
         scope, _cut(key, segments), segments, settings, TABLE.version, device, kernel,
         built.kernel, recipe, scalar_positions(kernel, roles.changing), checks,
         TABLE, set_scalars, relaunch, nest_calls_share,
-        clear=clear, estimate_s=prepared.plan.estimate.device_s, where=where)
-    try:
-        found.record = record_of(found, values, key, roles)
-    except Exception as e:      # never a crash: the Python relaunch stays
-        log.debug("no relaunch record for %s: %s: %s", where, type(e).__name__, e)
+        clear=clear, estimate_s=prepared.plan.estimate.device_s, where=where, roles=roles)
     RELAUNCHES.launches[where] = found
     return found

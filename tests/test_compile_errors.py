@@ -133,8 +133,8 @@ CASES = [
     ("unsupported array method", """
         @unpython.type('ndarray[float64, 2]', 'float64')
         def f(a):
-            return a.nonzero()
-        """, r"the array method '.nonzero\(\)' is not supported", 3, "a.nonzero"),
+            return a.tolist()
+        """, r"the array method '.tolist\(\)' is not supported", 3, "a.tolist"),
     ("transpose axes not literals", """
         @unpython.type('ndarray[float64, 2]', 'int64', 'float64')
         def f(a, k):

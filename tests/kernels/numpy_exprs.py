@@ -1136,6 +1136,18 @@ def medians(x, m, k):
 
 
 @unpython.gpu
+@unpython.type(F2, 'ndarray[int32, 1]', F1,
+               ('ndarray[int64, 1]', 'ndarray[int64, 1]', 'ndarray[int64, 1]', 'ndarray[int64, 2]',
+                'ndarray[int64, 1]', 'float64'))
+def indices_where(a, k, x):
+    """np.nonzero of a condition (C order), np.flatnonzero, np.argwhere, np.where of one
+    argument, a.nonzero() selecting elements."""
+    i, j = np.nonzero(a > 0.5)
+    return (i, j, np.flatnonzero(a), np.argwhere(a < 0.2), np.where(k != 0)[0],
+            np.sum(x[k.nonzero()[0]]))
+
+
+@unpython.gpu
 @unpython.type(F2, 'int64', 'ndarray[int32, 1]',
                ('ndarray[float64, 1]', 'ndarray[float64, 2]', 'ndarray[float64, 2]',
                 'ndarray[int32, 1]', 'ndarray[int32, 2]', 'ndarray[float64, 3]'))

@@ -66,7 +66,9 @@ ARRAY_FUNCTIONS.update({f"linalg.{name}": name for name in ("solve", "inv", "cho
                                                             "eigh")})
 ARRAY_FUNCTIONS.update({"cov": "cov", "histogram": "histogram", "interp": "interp",
                         "searchsorted": "searchsorted", "polyval": "polyval",
-                        "meshgrid": "meshgrid", "repeat": "repeat", "tile": "tile"})
+                        "meshgrid": "meshgrid", "repeat": "repeat", "tile": "tile",
+                        "nonzero": "nonzero", "flatnonzero": "flatnonzero",
+                        "argwhere": "argwhere"})
 ARRAY_FUNCTIONS.pop("nanmax"), ARRAY_FUNCTIONS.pop("nanmin")
 # NumPy functions whose dtype may be given by position (np.full(n, v, np.float32)): the index
 # of that argument in NumPy's signature. It becomes the dtype= keyword.
@@ -76,7 +78,7 @@ DTYPE_POSITION = {"full": 2, "full_like": 2, "zeros_like": 1, "ones_like": 1, "e
 ARRAY_METHODS = {"sum", "prod", "mean", "std", "var", "argmin", "argmax", "any", "all", "dot",
                  "copy", "transpose", "reshape", "ravel", "flatten", "max", "min", "astype",
                  "trace", "cumsum", "cumprod", "fill", "argsort", "sort", "clip", "round",
-                 "searchsorted", "repeat"}
+                 "searchsorted", "repeat", "nonzero"}
 
 
 def ufunc_arity(name: str):
@@ -830,6 +832,9 @@ class Lowering:
                 args = [self.array_call_arg(a) for a in args]
                 return ir.ArrayCall(ARRAY_FUNCTIONS[name], args, keywords, loc)
             name = "conjugate" if name == "conj" else name
+            if name == "where" and len(e.args) == 1 and not e.keywords:
+                # np.where(condition): the indices where it holds, as np.nonzero gives them
+                return ir.ArrayCall("nonzero", [self.expr(e.args[0])], {}, loc)
             if name in ("round", "around"):
                 return self.rounding(e, list(e.args))
             if name.endswith(".at") and name[:-3] in UNBUFFERED_UFUNCS:

@@ -175,6 +175,14 @@ def type_array_call(infer, e: ir.ArrayCall):
         return meshgrid(infer, e)
     if f in ("repeat", "tile"):
         return repeat_or_tile(infer, e)
+    if f in ("nonzero", "flatnonzero", "argwhere"):
+        check_keywords(infer, e, set())
+        if len(e.args) != 1:
+            raise infer.error(f"np.{f}(a) takes one array", e)
+        a = array_arg(infer, e)
+        e.type = (TupleType((Array("int64", 1),) * a.type.ndim) if f == "nonzero"
+                  else Array("int64", 1 if f == "flatnonzero" else 2))
+        return e
     if f == "fill":
         array_arg(infer, e)
         e.args[1] = infer.expr(e.args[1])

@@ -832,10 +832,6 @@ class TypeInference:
         with NumPy's dtype for it."""
         func = e.func.split(".")[-1]
         func = {"abs": "abs"}.get(func, func)
-        if func == "where" and len(args) == 1:
-            raise self.error("np.where(condition) with one argument (the indices where it "
-                             "holds) is not supported; select with the mask (a[condition]) "
-                             "or np.arange(n)[condition]", e)
         rule = ELEMENTWISE_RULES.get(func) or NUMPY_MATH.get(func)
         arity = {"where": 3, "clip": 3}.get(func, rule.nin if hasattr(rule, "nin") else 1)
         self.arity(e, args, arity)

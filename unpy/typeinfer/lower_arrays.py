@@ -38,7 +38,7 @@ from unpy.typeinfer.build_ir import (ALLOCATING, BOOL, ELEMENT_CALLS, FUNCTIONS,
                                      Check, add, assemble, binop, call, choose, compare, const,
                                      convert, either, is_float, mul, name, same, scalar_function,
                                      sub, truth)
-from unpy.typeinfer.lower_linalg import ARRAY_RESULTS, LinalgLowering
+from unpy.typeinfer.lower_linalg import ARRAY_RESULTS, SIZED_BY_VALUES, LinalgLowering
 from unpy.typeinfer.lower_reductions import CUMULATIVE, ReductionLowering
 from unpy.typeinfer.lower_sorting import SortLowering
 from unpy.typeinfer.array_calls import transposed_axes
@@ -374,6 +374,8 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
             value.test = self.scalar(value.test)
             value.body, value.orelse = (self.materialize(x) for x in (value.body, value.orelse))
             return [ir.Assign(target, value, loc)]
+        if isinstance(value, ir.ArrayCall) and value.func in SIZED_BY_VALUES:
+            return [ir.Assign(target, self.library_value(value), loc)]
         shape = self.shape(value)
         # np.zeros_like & co. are an allocation only; anything else is computed into it.
         fill = ALLOCATING.get(value.func) if isinstance(value, ir.ArrayCall) else None

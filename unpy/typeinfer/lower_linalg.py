@@ -21,7 +21,7 @@ from unpy import ir
 from unpy.ir import Array, Scalar
 from unpy.typeinfer.array_calls import cast_array, sample_of
 from unpy.typeinfer.build_ir import (BOOL, Check, add, binop, call, choose, compare, const, mul,
-                                     convert, either, scalar_function, sub)
+                                     convert, either, scalar_function, sub, truth)
 
 # The library calls: how many leading arguments each writes (the rest it only reads).
 LIBRARY_OUTPUTS = {"linalg.solve": 1, "linalg.inv": 1, "linalg.cholesky": 1, "linalg.eigh": 2,
@@ -31,7 +31,10 @@ LIBRARY_OUTPUTS = {"linalg.solve": 1, "linalg.inv": 1, "linalg.cholesky": 1, "li
 ARRAY_RESULTS = {"solve", "inv", "cholesky", "cov", "interp", "searchsorted", "polyval",
                  "repeat", "tile"}
 # (np.interp, np.searchsorted and np.polyval of a scalar x)
-OTHER_RESULTS = {"det", "eigh", "histogram", "interp", "searchsorted", "polyval", "meshgrid"}
+OTHER_RESULTS = {"det", "eigh", "histogram", "interp", "searchsorted", "polyval", "meshgrid",
+                 "nonzero", "flatnonzero", "argwhere"}
+# Arrays whose length is known only once they are computed (from `library_value`).
+SIZED_BY_VALUES = {"flatnonzero", "argwhere"}
 # Their argument whose shape the result has, and the builder of one element's statements.
 ELEMENTWISE = {"interp": (0, "interpolation"), "searchsorted": (1, "insertion"),
                "polyval": (1, "polynomial")}
@@ -130,9 +133,50 @@ class LinalgLowering:
             return r
         if e.func == "meshgrid":
             return self.grids(e)
+        if e.func in ("nonzero", "flatnonzero", "argwhere"):
+            return self.indices_where(e)
         if isinstance(e.args[1].type, Array):
             return self.histogram_edges_value(e)
         return self.histogram_value(e)
+
+    # --- np.nonzero, np.where(condition), np.flatnonzero, np.argwhere ---------------------
+
+    def indices_where(self, e):
+        """The indices of the elements that are true (not zero), in C order as NumPy gives
+        them: counted, then written by a second scan. np.nonzero (np.where of one argument):
+        one int64 array per axis; np.flatnonzero: the flat indices; np.argwhere: a (count,
+        ndim) array."""
+        loc = e.loc
+        a = e.args[0] if self.readable(e.args[0]) else self.materialize(e.args[0])
+        shape = self.shape(a)
+        ndim = len(shape)
+        count, k = self.temp("n", Scalar("int64")), self.temp("k", Scalar("int64"))
+        holds = lambda idx: truth(self.element(a, idx))
+        self.pre.append(ir.Assign(count, const(0), loc))
+        with self.sequential():
+            self.pre += self.nest(shape, lambda idx: [ir.If(
+                holds(idx), [ir.Assign(count, add(count, const(1)), loc)], [], loc)])
+        if e.func == "argwhere":
+            outs = [self.new_array(e.type, [count, const(ndim)], "empty", loc)]
+            writes = lambda idx: [ir.Assign(self.element(outs[0], [k, const(d)]), i, loc)
+                                  for d, i in enumerate(idx)]
+        elif e.func == "flatnonzero":
+            outs = [self.new_array(e.type, [count], "empty", loc)]
+
+            def writes(idx):
+                flat = const(0)
+                for i, n in zip(idx, shape):
+                    flat = add(mul(flat, n), i)
+                return [ir.Assign(self.element(outs[0], [k]), flat, loc)]
+        else:
+            outs = [self.new_array(t, [count], "empty", loc) for t in e.type.items]
+            writes = lambda idx: [ir.Assign(self.element(out, [k]), i, loc)
+                                  for out, i in zip(outs, idx)]
+        self.pre.append(ir.Assign(k, const(0), loc))
+        with self.sequential():
+            self.pre += self.nest(shape, lambda idx: [ir.If(
+                holds(idx), writes(idx) + [ir.Assign(k, add(k, const(1)), loc)], [], loc)])
+        return ir.TupleValue(outs, loc, e.type) if e.func == "nonzero" else outs[0]
 
     # --- np.repeat, np.tile -------------------------------------------------------------------
 

@@ -207,11 +207,11 @@ REFUSED = {
         def f(a):
             return np.array([a, a])
         """, 2, 22, "np.concatenate, np.stack or np.vstack"),
-    "np.where with one argument": ("""
-        @unpython.type('ndarray[float64, 1]', 'ndarray[int64, 1]')
+    "np.interp with a period": ("""
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
         def f(a):
-            return np.where(a > 0)[0]
-        """, 2, 12, "np.arange(n)[condition]"),
+            return np.interp(a, a, a, period=2.0)
+        """, 2, 12, "reduce x modulo the period"),
     "a 2-D index array of an expression": ("""
         @unpython.type('ndarray[float64, 1]', 'ndarray[int64, 2]', 'ndarray[float64, 2]')
         def f(lut, img):

@@ -149,17 +149,25 @@ def key_segments(nest: ir.Nest, values: dict, key: bytes):
     changing = scalar_roles(nest).changing
     if not changing:
         return ()
-    kept, at = [], 0
+    spans = key_spans(values)
+    if spans is None or (list(spans.values())[-1][1] if spans else 0) != len(key):
+        return None
+    return tuple(span for name, span in spans.items() if name not in changing)
+
+
+def key_spans(values: dict):
+    """{name: (start, stop)} of each value's bytes in the compiled caller's key of `values`
+    (the call scope left out), or None for a value the key does not encode."""
+    spans, at = {}, 0
     for name, value in values.items():
         if name == SCOPE_KEY:
             continue
         size = _segment_bytes(value)
         if size is None:
             return None
-        if name not in changing:
-            kept.append((at, at + size))
+        spans[name] = (at, at + size)
         at += size
-    return tuple(kept) if at == len(key) else None
+    return spans
 
 
 def _cut(key: bytes, segments: tuple) -> bytes:
@@ -361,11 +369,7 @@ def record_of(launch: "Launch", values: dict, key: bytes, roles: ScalarRoles):
     constraints = launch.checks.constraints(roles, values)
     if constraints is None:
         return None
-    offsets, at = {}, 0
-    for name, value in values.items():
-        if name != SCOPE_KEY:
-            offsets[name] = at
-            at += _segment_bytes(value)
+    spans = key_spans(values)
     arguments = {name: (position, dtype) for position, name, dtype in launch.positions}
     scalars = []
     for name in changing:
@@ -374,7 +378,7 @@ def record_of(launch: "Launch", values: dict, key: bytes, roles: ScalarRoles):
         kind = _argument_type(dtype)
         if kind is None or not isinstance(value, (bool, int, float)):
             return None
-        scalars += [position, offsets[name], kind]
+        scalars += [position, spans[name][0], kind]
     checks = [x for lo, hi, coefficients in constraints
               for x in (lo, hi, *(coefficients.get(name, 0) for name in changing))]
     kernel = launch.kernel
@@ -434,14 +438,15 @@ class Relaunches:
     def __init__(self):
         self.lock = threading.Lock()
         self.launches = {}        # (module, function, nest id) -> Launch
+        self.recorded = {}        # the same, of the launches with a record (`harvest` reads)
         self.calls = {}           # (module, function) -> CallLaunches
 
     def forget(self) -> None:
         with self.lock:
-            for launch in self.launches.values():
-                if launch.record is not None:
-                    launch.record.drop()
+            for launch in self.recorded.values():
+                launch.record.drop()
             self.launches.clear()
+            self.recorded.clear()
             self.calls.clear()
 
     def call(self, module, function, scope) -> CallLaunches:
@@ -463,10 +468,8 @@ def harvest() -> None:
     counts its own (the launches of each call for explain, the nest calls a call shares its
     copies among, the call's choice): before the hook decides, and before anything reads the
     counts."""
-    for launch in list(RELAUNCHES.launches.values()):
+    for launch in list(RELAUNCHES.recorded.values()):
         record = launch.record
-        if record is None:
-            continue
         launches, ns = int(record.words[LAUNCHES]), int(record.words[HOST_NS])
         n = launches - record.harvested
         if n <= 0:
@@ -530,6 +533,8 @@ def try_relaunch(module, function, nest_id, values, key):
         launch.recorded = True
         try:
             launch.record = record_of(launch, values, key, launch.roles)
+            if launch.record is not None:
+                RELAUNCHES.recorded[launch.where] = launch
         except Exception as e:      # never a crash: the Python relaunch stays
             log.debug("no relaunch record for %s: %s: %s", launch.where, type(e).__name__, e)
     if launch.record is not None:
@@ -561,8 +566,9 @@ def offer(module, function, nest_id, scope, key, values, settings, device, plan,
     recipe = prepared.recipes.get(0, {})
     bound = recipe.get("bound")
     harvest()          # (the launch it replaces may have been relaunched from C++)
-    old = RELAUNCHES.launches.pop(where, None)
-    if old is not None and old.record is not None:
+    RELAUNCHES.launches.pop(where, None)
+    old = RELAUNCHES.recorded.pop(where, None)
+    if old is not None:
         old.record.drop()
     if not usable or bound is None or bound[1] is not built.kernel:
         return None

@@ -661,6 +661,11 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
         test = compare("!=", length, nest_length)
         self.versions.setdefault(format_expr(test), test)
 
+    def in_place(self, e):
+        """`e` itself where it is read element by element where it stands, else a name holding
+        it (`materialize`)."""
+        return e if self.readable(e) else self.materialize(e)
+
     def readable(self, e):
         """Whether `e` is read element by element where it stands (no array needed)."""
         if isinstance(e, ir.Name):

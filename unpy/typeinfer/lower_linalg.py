@@ -86,7 +86,7 @@ class LinalgLowering:
             return self.repeated_into(out, e, loc)
         if e.func in ELEMENTWISE:
             k, builder = ELEMENTWISE[e.func]
-            x = e.args[k] if self.readable(e.args[k]) else self.materialize(e.args[k])
+            x = self.in_place(e.args[k])
             at = getattr(self, builder)(e)
             return self.nest(self.shape(x), lambda idx: at(self.element(x, idx), lambda r: [
                 ir.Assign(self.element(out, idx), r, loc)]))
@@ -147,7 +147,7 @@ class LinalgLowering:
         one int64 array per axis; np.flatnonzero: the flat indices; np.argwhere: a (count,
         ndim) array."""
         loc = e.loc
-        a = e.args[0] if self.readable(e.args[0]) else self.materialize(e.args[0])
+        a = self.in_place(e.args[0])
         shape = self.shape(a)
         ndim = len(shape)
         count, k = self.temp("n", Scalar("int64")), self.temp("k", Scalar("int64"))
@@ -189,7 +189,7 @@ class LinalgLowering:
         a = e.args[0]
         if e.func == "repeat" and "axis" not in e.keywords:
             a = ir.ArrayCall("ravel", [a], {}, e.loc, Array(a.type.dtype, 1))
-        a = a if self.readable(a) else self.materialize(a)
+        a = self.in_place(a)
         counts = [e.args[1]] if e.func == "repeat" else e.args[1]
         counts = [self.scalar_temp("r", convert(self.scalar(c), "int64")) for c in counts]
         for c in counts:
@@ -229,7 +229,7 @@ class LinalgLowering:
     def grids(self, e):
         """np.meshgrid(x1, x2, ..., indexing): new arrays, grid k holding xk along its axis
         (for 'xy' the first two axes swapped, as NumPy's)."""
-        inputs = [a if self.readable(a) else self.materialize(a) for a in e.args]
+        inputs = [self.in_place(a) for a in e.args]
         lengths = [self.shape(a)[0] for a in inputs]
         axes = list(range(len(inputs)))
         if e.keywords["indexing"].value == "xy" and len(axes) > 1:
@@ -249,7 +249,7 @@ class LinalgLowering:
         one); with no coefficient, 0. Returns, for one x, statements handing y to `store`."""
         loc = e.loc
         p, x_ = e.args
-        p = p if self.readable(p) else self.materialize(p)
+        p = self.in_place(p)
         dtype, xtype = e.type.dtype, x_.type.dtype
         n = self.shape(p)[0]
 
@@ -282,7 +282,7 @@ class LinalgLowering:
         one v, statements that hand the index to `store`."""
         loc = e.loc
         a, _ = e.args
-        a = a if self.readable(a) else self.materialize(a)
+        a = self.in_place(a)
         dtype = np.result_type(np.dtype(a.type.dtype), np.dtype(e.args[1].type.dtype)).name
         n = self.shape(a)[0]
         floats = np.dtype(dtype).kind == "f"
@@ -296,16 +296,12 @@ class LinalgLowering:
 
         def search(value, store):
             v = self.temp("v", Scalar(dtype))
-            lo, hi, mid = (self.temp("k", Scalar("int64")) for _ in range(3))
-            item = convert(self.element(a, [mid]), dtype)
-            go_right = below(item, v) if e.keywords["side"].value == "left" else \
-                ir.UnaryOp("not", below(v, item), (0, 0), BOOL)
-            return [ir.Assign(v, convert(value, dtype), loc),
-                    ir.Assign(lo, const(0), loc), ir.Assign(hi, n, loc),
-                    ir.While(compare("<", lo, hi), [
-                        ir.Assign(mid, binop("//", add(lo, hi), const(2)), loc),
-                        ir.If(go_right, [ir.Assign(lo, add(mid, const(1)), loc)],
-                              [ir.Assign(hi, mid, loc)], loc)], loc)] + store(lo)
+            item = lambda mid: convert(self.element(a, [mid]), dtype)
+            lo, steps = self.bisection(n, (lambda mid: below(item(mid), v))
+                                       if e.keywords["side"].value == "left" else
+                                       (lambda mid: ir.UnaryOp("not", below(v, item(mid)),
+                                                               (0, 0), BOOL)), loc)
+            return [ir.Assign(v, convert(value, dtype), loc)] + steps + store(lo)
         return search
 
     def interpolation(self, e):
@@ -321,8 +317,8 @@ class LinalgLowering:
         loc = e.loc
         f64 = "float64"
         x_, xp, fp = e.args
-        xp = xp if self.readable(xp) else self.materialize(xp)
-        fp = fp if self.readable(fp) else self.materialize(fp)
+        xp = self.in_place(xp)
+        fp = self.in_place(fp)
         m = self.shape(xp)[0]
         self.check(compare("==", m, const(0)), "array of sample points is empty")
         self.check(compare("!=", self.shape(fp)[0], m), "fp and xp are not of the same length.")
@@ -335,7 +331,7 @@ class LinalgLowering:
             x = self.temp("x", Scalar(f64))
             lval = ends["left"] if ends["left"] is not None else at(fp, const(0))
             rval = ends["right"] if ends["right"] is not None else at(fp, last)
-            lo, hi, mid = (self.temp("k", Scalar("int64")) for _ in range(3))
+            lo, steps = self.bisection(m, lambda mid: compare(">=", x, at(xp, mid)), loc)
             slope, r = self.temp("s", Scalar(f64)), self.temp("r", Scalar(f64))
             j = sub(lo, const(1))
             after = add(j, const(1))
@@ -343,12 +339,7 @@ class LinalgLowering:
             one_point = ir.If(compare("<", x, at(xp, const(0))), store(lval), [
                 ir.If(compare(">", x, at(xp, const(0))), store(rval),
                       store(at(fp, const(0))), loc)], loc)
-            bisection = [
-                ir.Assign(lo, const(0), loc), ir.Assign(hi, m, loc),
-                ir.While(compare("<", lo, hi), [
-                    ir.Assign(mid, binop("//", add(lo, hi), const(2)), loc),
-                    ir.If(compare(">=", x, at(xp, mid)), [ir.Assign(lo, add(mid, const(1)), loc)],
-                          [ir.Assign(hi, mid, loc)], loc)], loc),
+            bisection = steps + [
                 ir.If(either(compare("==", j, last), compare("==", at(xp, j), x)),
                       store(at(fp, j)), [
                     ir.Assign(slope, binop("/", binop("-", at(fp, after), at(fp, j)),
@@ -368,6 +359,17 @@ class LinalgLowering:
             return [ir.Assign(x, convert(value, f64), loc),
                     ir.If(compare("==", m, const(1)), [one_point], [many_points], loc)]
         return interpolate
+
+    def bisection(self, n, goes_right, loc):
+        """(lo, statements): a bisection over [0, n) leaving in `lo` the first index whose
+        `goes_right(mid)` (a test of a sorted array's element at `mid`) is false."""
+        lo, hi, mid = (self.temp("k", Scalar("int64")) for _ in range(3))
+        return lo, [
+            ir.Assign(lo, const(0), loc), ir.Assign(hi, n, loc),
+            ir.While(compare("<", lo, hi), [
+                ir.Assign(mid, binop("//", add(lo, hi), const(2)), loc),
+                ir.If(goes_right(mid), [ir.Assign(lo, add(mid, const(1)), loc)],
+                      [ir.Assign(hi, mid, loc)], loc)], loc)]
 
     def new_array(self, t, shape, fill, loc):
         out = self.temp("a", t)
@@ -421,7 +423,7 @@ class LinalgLowering:
         to; values outside the edges (and NaN) count nowhere. The edges are the array given,
         as NumPy returns it."""
         loc = e.loc
-        a = e.args[0] if self.readable(e.args[0]) else self.materialize(e.args[0])
+        a = self.in_place(e.args[0])
         edges = self.materialize(e.args[1])
         shape = self.shape(a)
         m = self.shape(edges)[0]
@@ -437,16 +439,10 @@ class LinalgLowering:
 
         def count(idx):
             x = self.temp("v", Scalar(ktype))
-            lo, hi, mid = (self.temp(stem, Scalar("int64")) for stem in ("k", "k", "k"))
-            below = lambda i: compare("<=", convert(edge(i), ktype), x)
             # lo = how many edges are not above x (the edges rise: a bisection)
-            return [
-                ir.Assign(x, convert(self.element(a, idx), ktype), loc),
-                ir.Assign(lo, const(0), loc), ir.Assign(hi, m, loc),
-                ir.While(compare("<", lo, hi), [
-                    ir.Assign(mid, binop("//", add(lo, hi), const(2)), loc),
-                    ir.If(below(mid), [ir.Assign(lo, add(mid, const(1)), loc)],
-                          [ir.Assign(hi, mid, loc)], loc)], loc),
+            lo, steps = self.bisection(
+                m, lambda mid: compare("<=", convert(edge(mid), ktype), x), loc)
+            return [ir.Assign(x, convert(self.element(a, idx), ktype), loc)] + steps + [
                 # x above the last edge is outside; equal to it, in the last bin
                 ir.If(ir.BoolOp("and", [compare("==", lo, m), compare(">", lo, const(1)),
                                         compare("==", convert(edge(last), ktype), x)],
@@ -467,7 +463,7 @@ class LinalgLowering:
         range counted in the bin its first guess (the fraction of the range times the bins)
         lands in, moved by one where the edges say otherwise (the last bin closed)."""
         loc = e.loc
-        a = e.args[0] if self.readable(e.args[0]) else self.materialize(e.args[0])
+        a = self.in_place(e.args[0])
         shape = self.shape(a)
         counts_t, edges_t = e.type.items
         bins = self.scalar_temp("n", convert(self.scalar(e.args[1]), "int64"))

@@ -877,6 +877,18 @@ CASES = [
             return np.repeat(a, counts)
         """, r"the repeats of np.repeat\(\) must be an integer here, got ndarray\[int64, 1\]",
      3, "counts)"),
+    ("tile by a float", """
+        @unpython.type('ndarray[float64, 1]', 'float64', 'ndarray[float64, 1]')
+        def f(a, r):
+            return np.tile(a, r)
+        """, r"the repetitions of np.tile\(\) must be an integer or a tuple of integers here",
+     3, "r)"),
+    ("polyval of a matrix of coefficients", """
+        @unpython.type('ndarray[float64, 2]', 'float64', 'float64')
+        def f(p, x):
+            return np.polyval(p, x)
+        """, r"the coefficients of np.polyval\(\) must be a 1-D array here, got "
+             r"ndarray\[float64, 2\] \(np.poly1d is not supported\)", 3, "p, x)"),
     ("searchsorted with a sorter", """
         @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[int64, 1]',
                        'ndarray[int64, 1]')

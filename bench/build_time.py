@@ -5,7 +5,7 @@ in a subprocess as a user runs it. With several --trees (e.g. `before=/tmp/head`
 so that a shared machine's load falls on all alike. A cell: the median wall time over --repeat
 builds, and the median CPU time of the build (user + sys of `unpy build` and its compilers),
 in s; the 1-minute load average is noted before each module. The cache of each build holds the
-runtime's compiled objects, as after the first build on a machine (which compiles them once per
+runtime's compiled objects and precompiled headers, as after the first build on a machine (which compiles them once per
 set of flags: the row "first build" measures that). Opt-in (not a test).
 
     python bench/build_time.py [--repeat 3] [--trees after=.] [--out bench/results]
@@ -49,12 +49,13 @@ def python_path(tree: Path) -> str:
 def build_seconds(tree: Path, path: Path, runtime: Path | None = None) -> tuple:
     """(wall s, compiler CPU s) of one `unpy build` of `path` with the unpy of `tree`, from a
     clean cache, into a temporary folder; `runtime`: a cache folder whose compiled objects (the
-    runtime's, unpy_python.cpp) are copied in first, as a user's cache holds them after the
-    first build on the machine."""
+    runtime's, unpy_python.cpp) and precompiled headers are copied in first, as a user's cache
+    holds them after the first build on the machine."""
     with tempfile.TemporaryDirectory(prefix="unpy-bt-") as tmp:
         cache = os.path.join(tmp, "cache")
-        if runtime is not None and (runtime / "build" / "objects").exists():
-            shutil.copytree(runtime / "build" / "objects", os.path.join(cache, "build", "objects"))
+        for kept in ("objects", "pch") if runtime is not None else ():
+            if (runtime / "build" / kept).exists():
+                shutil.copytree(runtime / "build" / kept, os.path.join(cache, "build", kept))
         env = dict(os.environ, UNPY_CACHE_DIR=cache, OMP_WAIT_POLICY="passive",
                    PYTHONPATH=python_path(tree))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -110,13 +110,20 @@ def load(path: Path, name: str):
 
 def build_on_3_cpus(mp, path: Path, out: Path, ran: list):
     """build(path, out) as on a 3-CPU machine, split as a large module (3 units), the number of
-    the module's units compiled appended to `ran` (the runtime's, compiled once, not counted)."""
+    the module's units compiled appended to `ran` (the runtime and its precompiled headers,
+    made once, not counted)."""
     run_all = build_module._run_all
     mp.setattr(build_module, "build_jobs", lambda: 3)
     mp.setattr(module_module, "UNIT_LINES", 10)
     runtime = str(build_module.RUNTIME_SOURCE)
-    mp.setattr(build_module, "_run_all", lambda commands, progress=None: ran.append(
-        sum(runtime not in command for command, _, _ in commands)) or run_all(commands, progress))
+
+    def counted(commands, progress=None):
+        units = sum(runtime not in command and "c++-header" not in command
+                    for command, _, _ in commands)
+        if units or not commands:
+            ran.append(units)
+        return run_all(commands, progress)
+    mp.setattr(build_module, "_run_all", counted)
     return build_module.build(str(path), str(out))
 
 
@@ -206,19 +213,26 @@ def test_object_path_depends_on_text_flags_and_runtime(tmp_path, monkeypatch):
 
 def test_the_runtime_compiles_once_per_set_of_flags(tmp_path, monkeypatch):
     """In an empty cache, the first build compiles the runtime's Python-facing part beside the
-    module; a build of another module finds it in the cache (other flags: another object,
+    module and precompiles the two headers units start with (before the units); a build of
+    another module finds them in the cache (other flags: another object,
     test_object_path_depends_on_text_flags_and_runtime)."""
     monkeypatch.setenv("UNPY_CACHE_DIR", str(tmp_path / "cache"))
     runtime, run_all, compiled = str(build_module.RUNTIME_SOURCE), build_module._run_all, []
-    monkeypatch.setattr(build_module, "_run_all", lambda commands, progress=None: compiled.append(
-        sum(runtime in command for command, _, _ in commands)) or run_all(commands, progress))
+
+    def counted(commands, progress=None):
+        compiled.append((sum(runtime in command for command, _, _ in commands),
+                         sum("c++-header" in command for command, _, _ in commands)))
+        return run_all(commands, progress)
+    monkeypatch.setattr(build_module, "_run_all", counted)
     for k in range(2):
         path = tmp_path / f"tiny{k}.py"
         path.write_text(f"import unpython\n\n\n@unpython.type('int64', 'int64')\n"
                         f"def tiny{k}(x):\n    return x + {k}\n")
         built = build_module.build(str(path), str(tmp_path))
         assert load(built.output, f"tiny{k}").__dict__[f"tiny{k}"](1) == 1 + k
-    assert compiled == [1, 0]
+    headers = len(build_module.PRECOMPILED_HEADERS)
+    assert compiled == [(0, headers), (1, 0), (0, 0)]
+    assert len(list((tmp_path / "cache" / "build" / "pch").glob("*/*.gch"))) == headers
 
 
 def test_the_runtime_is_in_the_package_data():

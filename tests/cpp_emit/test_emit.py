@@ -34,7 +34,7 @@ def test_reduction_and_schedule_clauses():
     assert "unpy::check_errors();" in cpp
 
 
-def test_collapse_of_perfect_nests_and_triangular_schedule():
+def test_flattened_perfect_nests_and_triangular_schedule():
     cpp = cpp_of("""
         @unpython.type('ndarray[float64, 2]', None)
         def rect(a):
@@ -50,8 +50,11 @@ def test_collapse_of_perfect_nests_and_triangular_schedule():
         """)
     rect = cpp[cpp.index("rect_body"):cpp.index("tri_body")]
     tri = cpp[cpp.index("tri_body"):]
-    assert "collapse(2)" in rect
-    assert "schedule(static, 1)" in tri and "collapse" not in tri
+    # The rectangular nest's flattened iterations shared out in blocks (unpy::Share over
+    # rows x columns), walked a row's run at a time: one parallel region, no second form.
+    assert re.search(r"const unpy::Share (\w+)\(0, \(\w+ - \w+\) \* \w+, false\);", rect)
+    assert rect.count("#pragma omp parallel") == 1 and "collapse" not in rect
+    assert "schedule(static, 1)" in tri and "collapse" not in tri and "unpy::Share" not in tri
 
 
 def test_small_nests_run_on_one_thread():

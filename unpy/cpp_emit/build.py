@@ -7,7 +7,8 @@ build never leaves a half-written module). A large module compiles as several tr
 units (module.emit_units: the glue, and the compiled functions in groups), as many at once as
 there are CPUs; a small one as one unit. No unit includes pybind11: the runtime's part that
 talks to Python (unpy_python.cpp, 10 s of g++ on the 2-core machine) is compiled once per set
-of flags and linked into every module. Each object is kept in the cache by its text, so an edit
+of flags and linked into every module, and the headers each unit starts with are precompiled
+once per set of flags. Each object is kept in the cache by its text, so an edit
 recompiles the units it changed.
 """
 from __future__ import annotations
@@ -172,21 +173,44 @@ def object_path(text: str, flags: list) -> Path:
 # module (its units include neither pybind11 nor Python's headers but the glue's C API).
 RUNTIME_SOURCE = RUNTIME_DIR / "unpy_python.cpp"
 
+# The headers a unit starts with (module._preamble), precompiled once per set of flags: parsing
+# them cost each unit about 0.7 s of the 2-core machine's g++.
+PRECOMPILED_HEADERS = ("unpy_runtime.hpp", "unpy_glue.hpp")
+
+
+def precompiled_headers(flags: list, work_dir: Path):
+    """(the folder of the precompiled headers for these flags, the commands that make those
+    missing). g++ looks for `<header>.gch` in each folder of the search path before the
+    header, and uses it only where it was made with the same flags; else it reads the header."""
+    h = hashlib.sha256(_runtime_fingerprint().encode() + " ".join(flags).encode())
+    folder = cache_dir() / "pch" / h.hexdigest()[:32]
+    commands = []
+    for name in PRECOMPILED_HEADERS:
+        cached = folder / f"{name}.gch"
+        if not cached.exists():
+            tmp = work_dir / f"{name}.gch"
+            commands.append(([CXX, *flags, "-x", "c++-header", *_includes(),
+                              str(RUNTIME_DIR / name), "-o", str(tmp)], tmp, cached))
+    return folder, commands
+
 
 def compile_cpp(unit_paths: list, so_path: Path, options: BuildOptions, progress=None):
     """Compile the translation units (module.emit_units) and, the first time for these flags,
     the runtime (RUNTIME_SOURCE), with up to build_jobs() g++ at once, each object kept in the
     cache, and link them into `so_path`."""
     flags = options.unit_flags()
+    work_dir = Path(so_path).parent
+    headers, header_commands = precompiled_headers(flags, work_dir)
 
-    def compiled(k, cpp_path):
+    def compiled(k, cpp_path, includes):
         """(the object kept in the cache, the command that makes it, or None if it is there)"""
         cached = object_path(Path(cpp_path).read_text(), flags)
-        tmp = Path(so_path).parent / f"unit{k}.o"
+        tmp = work_dir / f"unit{k}.o"
         return cached, None if cached.exists() else (
-            [CXX, *flags, *_includes(), str(cpp_path), "-o", str(tmp)], tmp, cached)
-    units = [compiled(k, path) for k, path in enumerate(unit_paths)]
-    runtime = compiled(len(units), RUNTIME_SOURCE)
+            [CXX, *flags, *includes, str(cpp_path), "-o", str(tmp)], tmp, cached)
+    units = [compiled(k, path, [f"-I{headers}", *_includes()])
+             for k, path in enumerate(unit_paths)]
+    runtime = compiled(len(units), RUNTIME_SOURCE, _includes())
     unchanged = sum(command is None for _, command in units)
     if progress and unchanged:
         progress(f"{unchanged} of {len(units)} units unchanged (from the build cache)")
@@ -194,6 +218,11 @@ def compile_cpp(unit_paths: list, so_path: Path, options: BuildOptions, progress
         progress("compiling unpy's runtime for these flags (once: kept in the build cache) ...")
     objects = [cached for cached, _ in units + [runtime]]
     commands = [command for _, command in units + [runtime] if command]
+    if header_commands and any(command for _, command in units):
+        if progress:
+            progress("precompiling unpy's headers for these flags (once: kept in the build "
+                     "cache) ...")
+        _run_all(header_commands)
     _run_all(commands, progress)
     # -z initfirst: the module's constructors run before those of the libraries its import
     # loads, so that unpy::bound_spinning sets GOMP_SPINCOUNT before libgomp reads it.

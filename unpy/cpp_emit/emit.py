@@ -655,7 +655,6 @@ class FunctionEmitter(CExprPrinter):
         if split:
             self.out("do {")
             self.depth += 1
-        outer = f"{split}.hi - {split}.lo" if split else names[0][2]
         if loop.blocked:
             # The register-blocked form (unpy/loopopt) where OpenMP runs the whole nest and
             # the arrays it writes overlap none it reads; compiled for contiguous rows only
@@ -677,20 +676,7 @@ class FunctionEmitter(CExprPrinter):
             self.out(f"if (!{taken}) {{")
             self.depth += 1
         def loops(clauses):
-            if len(levels) == 1 or self.may_throw_index_errors(levels[-1].body):
-                self.omp_loops(loop, levels, names, clauses, triangular, split)
-                return
-            # Collapsing flattens the nest, which keeps the innermost loop from vectorising:
-            # collapse only when the outer loop alone has too few iterations for the threads.
-            self.out(f"if ({outer} >= 4 * omp_get_max_threads()) {{")
-            self.depth += 1
             self.omp_loops(loop, levels, names, clauses, triangular, split)
-            self.depth -= 1
-            self.out("} else {")
-            self.depth += 1
-            self.omp_loops(loop, levels, names, clauses, triangular, split, collapse=True)
-            self.depth -= 1
-            self.out("}")
         self.with_private_copies(loop, clauses, loops, *private)
         if loop.blocked:
             self.depth -= 1
@@ -775,36 +761,50 @@ class FunctionEmitter(CExprPrinter):
                 self.out(f"if ({' && '.join(counts)}) {cname(level.var)} = {start} + ({n} - 1) "
                          f"* {step};")
 
-    def omp_loops(self, loop, levels, names, clauses, triangular, split=None, collapse=False):
+    def omp_loops(self, loop, levels, names, clauses, triangular, split=None):
         """The OpenMP loop nest over `levels` (trip counts computed), with its private variables;
         a @gpu nest's outer level over its `split` range. `triangular`: the outer iterations
-        go round-robin to the threads (else in blocks); `collapse`: all levels are shared out.
+        go round-robin to the threads (else in blocks).
 
-        Iterations that may throw IndexError (unpy::out_of_bounds) run in a parallel region
-        that shares the outer iterations out itself, each thread's share in a `try` that
-        records the error (unpy::record): nothing is thrown out of the region, and the loops
-        keep their values in registers (a `catch` per iteration, that the loop goes on from,
-        would have them reloaded at every iteration)."""
+        Several levels (not triangular) run in a parallel region that shares out their
+        flattened iterations in blocks, as collapse() would, but walks each block a run of the
+        innermost level at a time: one form that balances a short outer level and keeps the
+        innermost loop a plain loop that vectorises (two forms, per row and collapsed, doubled
+        the nest's g++ time). Iterations that may throw IndexError (unpy::out_of_bounds) run in
+        such a region too, each thread's share in a `try` that records the error
+        (unpy::record): nothing is thrown out of the region, and the loops keep their values in
+        registers (a `catch` per iteration, that the loop goes on from, would have them
+        reloaded at every iteration)."""
         body = levels[-1].body
         loop_vars = {l.var for l in levels}
         throws = self.may_throw_index_errors(body)
+        flat = len(levels) > 1 and not triangular
         bounds = [(f"{split}.lo", f"{split}.hi") if split and k == 0 else ("0", n)
                   for k, (_, _, n, _) in enumerate(names)]
-        if throws:
+        if throws or flat:
             self.out(f"#pragma omp parallel {clauses}")
             self.out("{")
             self.depth += 1
             share = self.fresh("share")
             (lo, hi), t = bounds[0], names[0][3]
-            self.out(f"const unpy::Share {share}({lo}, {hi}, {'true' if triangular else 'false'});")
-            self.out("try {")
-            self.depth += 1
-            self.out(f"for (int64_t {t} = {share}.first; {t} < {share}.last; {t} += {share}.step)")
-            headers = list(zip(names, bounds))[1:]
+            if flat:
+                count = " * ".join([f"({hi} - {lo})"] + [n for _, _, n, _ in names[1:]])
+                self.out(f"const unpy::Share {share}(0, {count}, false);")
+            else:
+                self.out(f"const unpy::Share {share}({lo}, {hi}, "
+                         f"{'true' if triangular else 'false'});")
+            if throws:
+                self.out("try {")
+                self.depth += 1
+            if flat:
+                headers = [self.flat_run(share, names, lo)]
+            else:
+                self.out(f"for (int64_t {t} = {share}.first; {t} < {share}.last; "
+                         f"{t} += {share}.step)")
+                headers = list(zip(names, bounds))[1:]
         else:
             schedule = "schedule(static, 1)" if triangular else "schedule(static)"
-            self.out(f"#pragma omp parallel for {schedule} {clauses}"
-                     + (f" collapse({len(levels)})" if collapse else ""))
+            self.out(f"#pragma omp parallel for {schedule} {clauses}")
             headers = list(zip(names, bounds))
         for (_, _, _, t), (lo, hi) in headers:
             self.out(f"for (int64_t {t} = {lo}; {t} < {hi}; ++{t})")
@@ -840,11 +840,34 @@ class FunctionEmitter(CExprPrinter):
             self.leave_loop_var(level, old)
         self.depth -= 1
         self.out("}")
+        if flat:
+            self.depth -= 1
+            self.out("}")
         if throws:
             self.depth -= 1
             self.out("} catch (const unpy::Error& unpy_error) { unpy::record(unpy_error); }")
+        if throws or flat:
             self.depth -= 1
             self.out("}")
+
+    def flat_run(self, share, names, lo):
+        """Opens the loop over a thread's block of a nest's flattened iterations (omp_loops), a
+        run of the innermost level at a time: sets the outer levels' counters; returns the
+        innermost level's loop header (names, (first, end))."""
+        f, first, end, rest = (self.fresh(x) for x in ("f", "first", "end", "rest"))
+        innermost = names[-1][2]
+        self.out(f"for (int64_t {f} = {share}.first; {f} < {share}.last;)")
+        self.out("{")
+        self.depth += 1
+        self.out(f"const int64_t {first} = {f} % {innermost};")
+        self.out(f"const int64_t {end} = std::min({innermost}, {first} + ({share}.last - {f}));")
+        self.out(f"int64_t {rest} = {f} / {innermost};")
+        for _, _, n, t in reversed(names[1:-1]):
+            self.out(f"const int64_t {t} = {rest} % {n};")
+            self.out(f"{rest} /= {n};")
+        self.out(f"const int64_t {names[0][3]} = {lo} + {rest};")
+        self.out(f"{f} += {end} - {first};")
+        return names[-1], (first, end)
 
     def may_throw_index_errors(self, body) -> bool:
         """Whether `body` has a checked index, or calls a compiled function (which may)."""

@@ -2,7 +2,7 @@
 build, Numba, Pythran and NumPy/BLAS, written to bench/results/cpu-<machine>.md and .png.
 
     .venv/bin/python bench/cpu.py [--machine dev-2core] [--sizes dev|accel]
-        [--kernels mmult,nbody] [--quick]
+        [--kernels mmult,nbody] [--columns "unpy OpenMP,NumPy/BLAS"] [--fastmath] [--quick]
 
 Every column is checked against NumPy on its first call (for Numba, compile and run: reported as
 its "first call"); after a short warm-up, times are medians of calls interleaved round-robin
@@ -67,11 +67,12 @@ def run_quietly(command):
     return result.returncode == 0, lines[-1]
 
 
-def unpy_module(kernel):
+def unpy_module(kernel, fastmath=False):
     """The compiled example module, after `unpy build` (which does nothing when the build is up to
-    date); (module or None, note)."""
+    date); (module or None, note). `fastmath`: built with --fastmath."""
     source = EXAMPLES_DIR / f"{kernel}.py"
-    ok, message = run_quietly([sys.executable, "-m", "unpy.cli", "build", str(source)])
+    ok, message = run_quietly([sys.executable, "-m", "unpy.cli", "build", str(source)]
+                              + ["--fastmath"] * fastmath)
     if not ok:
         return None, f"not built: `unpy build` failed: {message}"
     module = importlib.import_module(kernel)
@@ -209,7 +210,8 @@ def write_markdown(path, rows, machine, options, notes):
         f"- sizes: {options.sizes}; median of at least {options.repeat} timed calls (and at least "
         f"{options.min_seconds} s of them) after one warm-up call, every result checked against "
         "NumPy first",
-        "- unpy OpenMP: UNPY_DEVICE=none (the examples' @unpython.gpu nests stay on OpenMP)",
+        "- unpy OpenMP: UNPY_DEVICE=none (the examples' @unpython.gpu nests stay on OpenMP)"
+        + ("; built with `unpy build --fastmath` (FMA contraction)" if options.fastmath else ""),
         "- times in ms; interpreter: one call at the small size given beside it; "
         "Numba first call: compile and run; Numba/unpy > 1 means unpy is faster",
         "",
@@ -267,6 +269,10 @@ def main(argv=None):
     parser.add_argument("--sizes", choices=["dev", "accel"], default="dev")
     parser.add_argument("--kernels", default=",".join(KERNELS),
                         help="comma-separated subset of " + ",".join(KERNELS))
+    parser.add_argument("--columns", default=",".join(COLUMNS),
+                        help="comma-separated subset of the timed columns: " + ",".join(COLUMNS))
+    parser.add_argument("--fastmath", action="store_true",
+                        help="build the examples with `unpy build --fastmath` (FMA contraction)")
     parser.add_argument("--quick", action="store_true",
                         help="at least 3 timed calls and 0.05 s instead of 7 calls and 0.5 s")
     options = parser.parse_args(argv)
@@ -277,6 +283,9 @@ def main(argv=None):
     unknown = set(kernels) - set(KERNELS)
     if unknown:
         parser.error(f"unknown kernels: {', '.join(sorted(unknown))}")
+    columns = [c for c in options.columns.split(",") if c]
+    if set(columns) - set(COLUMNS):
+        parser.error(f"unknown columns: {', '.join(sorted(set(columns) - set(COLUMNS)))}")
 
     numba_kernels, numba_note = numba_status()
     pythran_kernels, pythran_note = pythran_module()
@@ -287,7 +296,7 @@ def main(argv=None):
     unpy_notes = {}  # note -> kernels it applies to
     rows = []
     for kernel in kernels:
-        compiled, unpy_note = unpy_module(kernel)
+        compiled, unpy_note = unpy_module(kernel, options.fastmath)
         unpy_notes.setdefault(unpy_note, []).append(kernel)
         implementations = {
             "unpy OpenMP": lambda case: getattr(compiled, case.func, None),
@@ -295,6 +304,7 @@ def main(argv=None):
             "Pythran": lambda case: getattr(pythran_kernels, case.func, None),
             "NumPy/BLAS": lambda case: NUMPY_KERNELS.get(case.kernel),
         }
+        implementations = {c: make for c, make in implementations.items() if c in columns}
         module = _harness.interpreted(kernel)
         for case in module.CASES:
             rows += bench_case(case, module.SIZES[options.sizes], implementations,

@@ -261,13 +261,13 @@ def combined_source(stems: list) -> str:
     return "\n".join(imports) + "\n\n" + "\n\n".join(parts) + "\n"
 
 
-def build_modules(stems: list) -> dict:
+def build_modules(stems: list, fastmath: bool = False) -> dict:
     """{stem: the module holding its compiled function, or the exact error (str)} for
     bench/numpy_expr/<stem>.py. Each file is compiled by unpy on its own first (its errors are
     its own); those that compile are built together, one module of the _expr.py files and one of
     the _loops.py files (bench/numpy_expr/build/nx_kernels_<part>.py), in parallel; where g++
     fails on a combined module, each of its files is built on its own. The build cache makes a
-    rebuild a copy."""
+    rebuild a copy. `fastmath`: built as `unpy build --fastmath` does."""
     try:
         from unpy.cpp_emit.build import BuildOptions, build, load
     except Exception as error:  # unpy's dependencies missing
@@ -286,7 +286,7 @@ def build_modules(stems: list) -> dict:
 
     def build_one(path: Path):
         try:
-            return build(str(path), str(BUILD_DIR), BuildOptions())
+            return build(str(path), str(BUILD_DIR), BuildOptions(fastmath=fastmath))
         except Exception as error:
             return f"{type(error).__name__}: {str(error).strip()}"
 
@@ -757,7 +757,9 @@ def write_markdown(path, rows, header):
              f"{header.get('min_seconds', 0):g} s of them) after a checked first call and "
              f"{WARMUP_SECONDS:g} s of warm-up; times in ms of a whole call",
              "- versions: " + ", ".join(f"{k} {v}" for k, v in header["versions"].items()),
-             "- unpy: " + revisions(rows)]
+             "- unpy: " + revisions(rows)
+             + ("; built with --fastmath (FMA contraction, reassociation)"
+                if header.get("fastmath") else "")]
     if has_gpu:
         lines.append(f"- GPU: OpenCL device {header['opencl']} (UNPY_DEVICE={header['device']});"
                      f" CUDA device (CuPy): {header['cuda']}")
@@ -981,6 +983,9 @@ def main(argv=None):
                         help="results folder (default bench/results)")
     parser.add_argument("--tag", help="name in the result files (default "
                         "<small|large>-<cores>core[-<GPU>])")
+    parser.add_argument("--fastmath", action="store_true",
+                        help="build unpy's modules with --fastmath (floating-point contraction "
+                        "and reassociation: FMA); the tag gains -fastmath")
     parser.add_argument("--redraw", type=Path, metavar="JSON",
                         help="only rewrite the .md and .png of a saved .json")
     options = parser.parse_args(argv)
@@ -1021,14 +1026,16 @@ def main(argv=None):
                 cuda = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
     gpu_name = opencl if opencl and opencl != "none" else cuda
     tag = options.tag or f"{size_set}-{os.cpu_count()}core" + (
-        f"-{short_name(gpu_name)}" if gpu is not None else "")
+        f"-{short_name(gpu_name)}" if gpu is not None else "") + (
+        "-fastmath" if options.fastmath and not options.tag else "")
 
     threads = ", ".join(f"{k}={os.environ[k]}" for k in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS")
                         if k in os.environ) or "defaults (all cores)"
     header = {"tag": tag, "cpu": cpu_model(), "cores": os.cpu_count(), "threads": threads,
               "set": size_set, "repeat": options.repeat, "min_seconds": options.min_seconds,
               "versions": {},
-              "opencl": opencl or "none", "device": options.device, "cuda": cuda, "load": ""}
+              "opencl": opencl or "none", "device": options.device, "cuda": cuda, "load": "",
+              "fastmath": options.fastmath}
     options.out.mkdir(parents=True, exist_ok=True)
     base = options.out / f"numpy_expr-{tag}"
     saved = json.loads(base.with_suffix(".json").read_text())["rows"] \
@@ -1047,7 +1054,8 @@ def main(argv=None):
         write_markdown(base.with_suffix(".md"), rows_all, header)
         return rows_all
 
-    modules = build_modules([f"{n}_{part}" for n in names for part in ("expr", "loops")])
+    modules = build_modules([f"{n}_{part}" for n in names for part in ("expr", "loops")],
+                            options.fastmath)
     rows = []
     for name in names:
         kernel = BY_NAME[name]

@@ -26,6 +26,7 @@ KERNELS = TESTS / "kernels"
 KERNEL_MODULES = ["numpy_exprs", "arith", "loops", "arrays", "prange", "mathfuncs", "checked",
                   "python_forms", "complex_numbers", "signatures"]
 BOUNDSCHECKED = {"checked"}
+FASTMATH = {"matmul_loops"}
 
 
 @contextmanager
@@ -49,7 +50,7 @@ def build_lock(name: str, wait: bool = True):
 
 def _options(name):
     from unpy.cpp_emit.build import BuildOptions
-    return BuildOptions(boundscheck=name in BOUNDSCHECKED)
+    return BuildOptions(boundscheck=name in BOUNDSCHECKED, fastmath=name in FASTMATH)
 
 
 def _build(name: str, out_dir: Path) -> Path:

@@ -51,10 +51,10 @@ def cmd_show(args) -> int:
         print(f"unpy: {args.file}: error: {e}", file=sys.stderr)
         return 1
     from unpy.loopopt import optimise_for_cpu
-    checks = _options(args).checks
+    options = _options(args)
     for fn in module.functions:
         print(f"# --- typed IR of {fn.name}, with the C++ path's loop optimisations ---")
-        print(ir.format_function(optimise_for_cpu(fn, checks)))
+        print(ir.format_function(optimise_for_cpu(fn, options.checks, options.fastmath)))
         print()
     print("// --- generated C++ ---")
     print(cpp)

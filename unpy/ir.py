@@ -351,6 +351,10 @@ class For:
     # [out, a, b] when the nest computes `out = a @ b` (float arrays): the CPU path may call
     # a BLAS for it instead of running the loops (lower_arrays makes it; cpp_emit calls it).
     blas: list = field(default_factory=list)
+    # Conditions (bool expressions) under which `blas` computes what the loops do: a matrix
+    # product written as loops (unpy/loopopt/matmul_loops, --fastmath) runs over the operands'
+    # dimensions exactly.
+    blas_when: list = field(default_factory=list)
     # Made by lower_arrays for an array statement: different arrays it reads and writes are
     # different memory (SPEC section 3), which fusion may rely on.
     lowered: bool = False
@@ -679,6 +683,11 @@ def format_stmts(body, indent=1) -> list:
                 extra += f" (fused: the nests at lines {', '.join(map(str, s.fused))})"
             lines.append(f"{pad}for {s.var} in {kind}({format_expr(s.start)}, "
                          f"{format_expr(s.stop)}, {format_expr(s.step)}):{extra}")
+            if s.blas:
+                out, a, b = (format_expr(x) for x in s.blas)
+                when = " and ".join(format_expr(c) for c in s.blas_when)
+                lines.append(f"{pad}    # the C++ path: {out} = {a} @ {b} by a BLAS"
+                             + (f" where {when}" if when else "") + ", else:")
             lines += format_stmts(s.body, indent + 1)
             lines += format_blocked(s, indent)
             if s.proof:

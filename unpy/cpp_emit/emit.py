@@ -643,14 +643,14 @@ class FunctionEmitter(CExprPrinter):
     def openmp_nest(self, loop, names, clauses, split, triangular, private=((), None, None)):
         """The OpenMP code of an outermost nest (after its bounds and GPU hook): a BLAS for a
         matrix product, else the register-blocked form where it may run, else the loops
-        (collapsed where the outer one has too few iterations for the threads, unless they
-        may throw); each part of a split nest in turn."""
+        (omp_loops); each part of a split nest in turn."""
         levels = self.collapsed_levels(loop)
         if loop.blas:
             # A matrix product: the BLAS when the whole nest runs here (not a split's part).
             whole = f"{split}.lo == 0 && {split}.hi == {names[0][2]} && " if split else ""
-            operands = ", ".join(cname(x.id) for x in loop.blas)
-            self.out(f"if (!({whole}unpy::blas_matmul({operands}))) {{")
+            when = "".join(f"{self.expr(c)} && " for c in loop.blas_when)
+            operands = ", ".join(self.expr(x) for x in loop.blas)
+            self.out(f"if (!({whole}{when}unpy::blas_matmul({operands}))) {{")
             self.depth += 1
         if split:
             self.out("do {")
@@ -1358,9 +1358,10 @@ def _own_expressions(s) -> list:
     return [getattr(s, "value", None)]
 
 
-def emit_function(fn, module_name, checks, signatures):
+def emit_function(fn, module_name, checks, signatures, fastmath=False):
     """(signature, body, dispatcher) of `fn`, its indices checked as `checks` says
-    (unpy.loopopt.CHECKS)."""
-    emitter = FunctionEmitter(optimise_for_cpu(fn, checks), module_name, checks, signatures)
+    (unpy.loopopt.CHECKS), optimised as a --fastmath build may be where `fastmath`."""
+    emitter = FunctionEmitter(optimise_for_cpu(fn, checks, fastmath), module_name, checks,
+                              signatures)
     body = emitter.emit()
     return emitter.signature(cname(fn.name)), body, emitter.dispatcher()

@@ -318,7 +318,7 @@ def emit_module(module: ir.Module, source: str, checks: str = "unproved",
                 fastmath: bool = False) -> str:
     """The C++ of `module` as one file (what `unpy show` and --emit-cpp give); `checks`: which
     indices are checked (unpy.loopopt.CHECKS)."""
-    return _one_unit(module, source, fastmath, _emit_functions(module, checks))
+    return _one_unit(module, source, fastmath, _emit_functions(module, checks, fastmath))
 
 
 def _one_unit(module: ir.Module, source: str, fastmath: bool, emitted: list) -> str:
@@ -355,7 +355,8 @@ def emit_units(module: ir.Module, source: str, checks: str = "unproved",
     inline as in one file), the first (the smallest) also the glue (argument checks, the
     module's init). The functions the glue calls then lose `static` (they stay hidden:
     -fvisibility=hidden); every other line is emit_module's."""
-    emitted = dict(zip((f.name for f in module.functions), _emit_functions(module, checks)))
+    emitted = dict(zip((f.name for f in module.functions), _emit_functions(module, checks,
+                                                                           fastmath)))
     if units is None:
         lines = sum(len(body) + len(dispatcher) for _, body, dispatcher in emitted.values())
         units = kernel_unit_count(lines, jobs)
@@ -405,9 +406,10 @@ def kernel_groups(functions, count: int, emitted: dict) -> list:
     return sorted((sorted(g, key=order.get) for g in groups if g), key=lines)
 
 
-def _emit_functions(module: ir.Module, checks: str) -> list:
+def _emit_functions(module: ir.Module, checks: str, fastmath: bool) -> list:
     signatures = {f.name: f for f in module.functions}
-    return [emit_function(f, module.name, checks, signatures) for f in module.functions]
+    return [emit_function(f, module.name, checks, signatures, fastmath)
+            for f in module.functions]
 
 
 def _preamble(module: ir.Module, glue: bool = False) -> list:

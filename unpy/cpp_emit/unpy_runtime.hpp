@@ -714,14 +714,25 @@ void gemm(const NumpyBlas& blas, bool ta, bool tb, int64_t m, int64_t n, int64_t
                    c, ldc);
 }
 
-// True when it computed `out` (a new C-ordered array that neither operand overlaps); false
-// leaves it to the nest's loops: a small product, inside a parallel region, or operands whose
-// layout no BLAS takes.
+template <typename T, int N, typename U, int M>
+bool disjoint(const Array<T, N>& a, const Array<U, M>& b);
+
+// True when it computed `out = a @ b`; false leaves it to the nest's loops: a small product,
+// inside a parallel region, operands whose layout no BLAS takes, or an `out` that is not
+// C-ordered, not of the product's shape or overlapping an operand (a product written as loops,
+// unpy/loopopt/matmul_loops: `@` makes a new array).
 template <typename T, int NO, int NA, int NB>
 bool blas_matmul(const Array<T, NO>& out, const Array<T, NA>& a, const Array<T, NB>& b) {
     const int64_t m = NA == 2 ? a.shape[0] : 1, k = a.shape[NA - 1];
     const int64_t n = NB == 2 ? b.shape[1] : 1;
     if (double(m) * double(n) * double(k) < 32.0 * 32.0 * 32.0 || omp_in_parallel())
+        return false;
+    if constexpr (NO == 2) {
+        if (out.shape[0] != m || out.shape[1] != n) return false;
+    } else {
+        if (out.shape[0] != m * n) return false;
+    }
+    if (b.shape[0] != k || !out.c_contiguous() || !disjoint(out, a) || !disjoint(out, b))
         return false;
     const NumpyBlas& blas = numpy_blas();
     bool ta, tb;

@@ -2,7 +2,8 @@
 module, applied by cpp_emit to the function it prints (the IR embedded for the GPU path keeps
 the loops as written: jitgpu/loopopt optimises its kernels at the call). Each pass's docstring
 says when it is legal; a pass adds alternatives that cpp_emit runs where their run-time
-conditions hold, so results stay the interpreter's.
+conditions hold, so results stay the interpreter's; under --fastmath, matmul_loops also lets a
+matrix product written as loops call the BLAS, which sums in its own order.
 
 Which passes run depends on the indices the build checks (`BuildOptions.checks`): under
 --unchecked none is checked and none needs proving; by default index_proof proves what it can
@@ -14,6 +15,7 @@ from unpy import ir
 from unpy.loopopt.cache_tiles import cache_tiles
 from unpy.loopopt.index_proof import prove_indices
 from unpy.loopopt.interchange import interchange
+from unpy.loopopt.matmul_loops import matmul_loops
 from unpy.loopopt.register_blocks import register_blocks
 from unpy.typeinfer.reductions import walk_stmts
 
@@ -25,8 +27,11 @@ REWRITES = (register_blocks, interchange, cache_tiles)
 PASSES = {"none": REWRITES, "unproved": REWRITES + (prove_indices,), "all": ()}
 
 
-def optimise_for_cpu(fn: ir.Function, checks: str = "unproved") -> ir.Function:
-    for apply in PASSES[checks]:
+def optimise_for_cpu(fn: ir.Function, checks: str = "unproved",
+                     fastmath: bool = False) -> ir.Function:
+    """`fn` with the C++ path's loop optimisations of a build that checks `checks`; with those
+    only --fastmath allows (a sum in another order: matmul_loops) where `fastmath`."""
+    for apply in ((matmul_loops,) if fastmath else ()) + PASSES[checks]:
         fn = apply(fn)
     return fn
 

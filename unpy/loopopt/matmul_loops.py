@@ -93,10 +93,12 @@ def _with_blas(outer: ir.For, fn: ir.Function, reads: list):
         return None
     a_view, a_rows, a_cols = _view(a, [i, k])
     b_view, b_rows, b_cols = _view(b, [k, j])
-    when = [_equal(outer.stop, a_rows), _equal(inner.stop, a_cols),
-            _equal(inner.stop, b_rows), _equal(middle.stop, b_cols)]
+    pairs = [(outer.stop, a_rows), (inner.stop, a_cols), (inner.stop, b_rows),
+             (middle.stop, b_cols)]
+    when = {f"{ir.format_expr(x)} == {ir.format_expr(y)}": _equal(x, y) for x, y in pairs
+            if ir.format_expr(x) != ir.format_expr(y)}
     return dataclasses.replace(outer, blas=[ir.Name(out.array.id, type=out.array.type),
-                                            a_view, b_view], blas_when=when)
+                                            a_view, b_view], blas_when=list(when.values()))
 
 
 def _is_zero(e) -> bool:

@@ -63,6 +63,23 @@ def both_transposed(a, b, c):
             c[i, j] = s
 
 
+@unpython.type(F2, F2, F2, F2, None)
+def chained(a, b, c, d):
+    tmp = np.empty((a.shape[0], b.shape[1]))
+    for i in prange(a.shape[0]):
+        for j in range(b.shape[1]):
+            s = 0.0
+            for k in range(a.shape[1]):
+                s += a[i, k] * b[k, j]
+            tmp[i, j] = s
+    for i in prange(tmp.shape[0]):
+        for j in range(c.shape[1]):
+            s = 0.0
+            for k in range(tmp.shape[1]):
+                s += tmp[i, k] * c[k, j]
+            d[i, j] = s
+
+
 # --- near misses: loops as written --------------------------------------------------------
 
 @unpython.type(F2, F2, F2, None)

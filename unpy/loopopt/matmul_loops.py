@@ -15,8 +15,9 @@ its result differs from the loops' in the last bits. That is what --fastmath all
 of the default keeps every result equal to the interpreter's: no pass reorders a sum there).
 The loops compute the product exactly where they run from 0 to the operands' dimensions with
 step 1 (checked at run time: `ir.For.blas_when`) and nothing else happens in them: the
-accumulator, `j` and `k` are not read after the nest (the BLAS does not set them), and the
-arrays are distinct and not written elsewhere in the nest (unpy::blas_matmul checks that `c`
+accumulator, `j` and `k` are assigned in the prange's iterations, so the function does not
+read them after the nest (typeinfer refuses that: the BLAS leaves them unset), and the arrays
+are distinct and not written elsewhere in the nest (unpy::blas_matmul checks that `c`
 overlaps neither operand). Under those conditions no index can be out of range, so the BLAS
 also raises nothing the loops would."""
 from __future__ import annotations
@@ -33,13 +34,11 @@ DTYPES = ("float32", "float64")
 
 def matmul_loops(fn: ir.Function) -> ir.Function:
     """`fn` with `blas` and `blas_when` set on each outermost prange nest of the form above."""
-    reads = reads_of(fn.body)
-
     def visit(body):
         out = []
         for s in body:
             if isinstance(s, ir.For) and s.parallel:
-                out.append(_with_blas(s, fn, reads) or s)
+                out.append(_with_blas(s, fn) or s)
             elif isinstance(s, (ir.For, ir.While)):
                 out.append(dataclasses.replace(s, body=visit(s.body)))
             elif isinstance(s, ir.If):
@@ -50,9 +49,8 @@ def matmul_loops(fn: ir.Function) -> ir.Function:
     return dataclasses.replace(fn, body=visit(fn.body))
 
 
-def _with_blas(outer: ir.For, fn: ir.Function, reads: list):
-    """`outer` with its BLAS call, or None where it is not a matrix product of the form
-    (`reads`: the names the function reads, once per read)."""
+def _with_blas(outer: ir.For, fn: ir.Function):
+    """`outer` with its BLAS call, or None where it is not a matrix product of the form."""
     if outer.blas or outer.reductions or len(outer.body) != 1:
         return None
     middle = outer.body[0]
@@ -69,9 +67,7 @@ def _with_blas(outer: ir.For, fn: ir.Function, reads: list):
         return None
     s = init.target.id
     dtype = getattr(fn.locals.get(s), "dtype", None)
-    # The function reads the accumulator, j and k only in the nest (where they are set first).
-    inside = reads_of(outer)
-    if dtype not in DTYPES or any(reads.count(x) != inside.count(x) for x in (s, j, k)):
+    if dtype not in DTYPES:
         return None
     product = _accumulated(inner.body[0], s)
     if product is None or not (isinstance(store, ir.Assign) and not store.atomic):

@@ -217,7 +217,8 @@ def compile_cpp(unit_paths: list, so_path: Path, options: BuildOptions, progress
     if progress and runtime[1]:
         progress("compiling unpy's runtime for these flags (once: kept in the build cache) ...")
     objects = [cached for cached, _ in units + [runtime]]
-    commands = [command for _, command in units + [runtime] if command]
+    # The runtime first: it is the longest (about 10 s), the units take the other CPUs.
+    commands = [command for _, command in [runtime] + units if command]
     if header_commands and any(command for _, command in units):
         if progress:
             progress("precompiling unpy's headers for these flags (once: kept in the build "

@@ -13,6 +13,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
+import numpy as np
+
 from jitgpu.lmad import Access, AffineForm, LoopDim
 from unpy import ir
 from unpy.loopopt.rewrite import fresh, rename, transform
@@ -512,8 +514,39 @@ def with_wrapped_indices(node, wraps: dict):
     return transform(node, fn) if wraps else node
 
 
+def independent_levels(loop: ir.For, env: dict) -> ir.For:
+    """`loop` with the `range` loops proved independent (ir.For.independent, directly below
+    its pranges) made parallel levels, where no array the nest writes overlaps another array of
+    the call: the proof compared names, this compares memory."""
+    marked = []
+    level = loop
+    while len(level.body) == 1 and isinstance(level.body[0], ir.For) and (
+            level.body[0].parallel or level.body[0].independent):
+        level = level.body[0]
+        marked.append(level.independent)
+    if not any(marked):
+        return loop
+    arrays = {e.array.id for e in walk_exprs(loop) if isinstance(e, ir.Subscript)}
+    written = {s.target.array.id for s in walk_stmts(loop.body)
+               if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)}
+    values = {name: env.get(name) for name in arrays}
+    if not all(hasattr(v, "__array_interface__") for v in values.values()) or any(
+            np.may_share_memory(values[w], values[x]) for w in written for x in arrays - {w}):
+        return loop
+
+    def promote(level):
+        body = level.body
+        if len(body) == 1 and isinstance(body[0], ir.For) and (body[0].parallel
+                                                                or body[0].independent):
+            return dataclasses.replace(level, body=[promote(dataclasses.replace(
+                body[0], parallel=True))])
+        return level
+    return promote(loop)
+
+
 def instantiate(nest: ir.Nest, env: dict) -> NestInstance:
     """Bind the nest to live values: loop boxes, trip counts, accesses and their proofs."""
+    nest = dataclasses.replace(nest, loop=independent_levels(nest.loop, env))
     loop = nest.loop
     levels = parallel_levels(loop)
     assigned = _assigned(loop.body)

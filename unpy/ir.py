@@ -366,6 +366,9 @@ class For:
     # names) overlaps the other (on a serial loop: interchange's prange moved outward).
     simd: bool = False
     unroll: bool = False
+    # A `range` loop of a @gpu nest whose iterations are proved independent
+    # (unpy/typeinfer/independent_loops.py): a kernel may run it as an NDRange level.
+    independent: bool = False
     blocked: list = field(default_factory=list)
     disjoint: list = field(default_factory=list)
     # The C++ path's run-time proof that some indices of this outermost nest stay in range

@@ -782,3 +782,49 @@ def rows_in_place(a):
     for i in prange(a.shape[0]):
         for k in range(a.shape[1] - 1):
             a[i, k] = a[i, k + 1] * 0.5 + a[i, k]
+
+
+# --- inner range loops run as NDRange levels (unpy/typeinfer/independent_loops.py) --------
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', 'ndarray[float64,2]', None)
+def matmul_range(a, b, c):
+    for i in prange(a.shape[0]):
+        for j in range(b.shape[1]):
+            s = 0.0
+            for k in range(a.shape[1]):
+                s += a[i, k] * b[k, j]
+            c[i, j] = s
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', None)
+def shift_right(a, out):
+    for i in prange(a.shape[0]):
+        for j in range(1, a.shape[1]):
+            out[i, j] = a[i, j - 1] + 1.0
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', None)
+def running_sum(a):
+    for i in prange(a.shape[0]):
+        for j in range(1, a.shape[1]):
+            a[i, j] += a[i, j - 1]
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,3]', 'ndarray[float64,3]', None)
+def scale3_ranges(a, out):
+    for i in prange(a.shape[0]):
+        for j in range(a.shape[1]):
+            for k in range(a.shape[2]):
+                out[i, j, k] = 2.0 * a[i, j, k] - k
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', None)
+def lower_triangle_range(a, b):
+    for i in prange(a.shape[0]):
+        for j in range(i + 1):
+            a[i, j] = 0.5 * a[i, j] + b[j, i] + (i - j)

@@ -110,9 +110,12 @@ def rotate(a, out, n):
 @unpython.gpu
 @unpython.type('ndarray[float64,2]', None)
 def empty_inner(a):
+    # Each row's iterations read its first element, which the first writes: the loop over j
+    # stays a loop of the work-item (an independent one would be an NDRange level, unpy/
+    # typeinfer/independent_loops.py, and a level of no iteration is not run on the device).
     for i in prange(a.shape[0]):
         for j in range(a.shape[1]):
-            a[i, j] = 2.0 * a[i, j]
+            a[i, j] = 2.0 * a[i, j] + a[i, 0]
 
 
 @unpython.gpu

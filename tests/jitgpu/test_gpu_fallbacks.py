@@ -153,8 +153,12 @@ def test_tiling_under_a_memory_limit(gpu, device_env, func, args, limit, rtol):
     _, report = gpu.check(func, *args(), rtol=rtol)
     timings = report.nests[0].timings
     assert timings["tiles"] > 1 and "tiles" in tiles_of(report), str(report)
-    # Every tile runs the same kernel (the tile bounds are arguments): one build at most.
-    assert timings["cache_hits"] >= timings["tiles"] - 1, str(report)
+    # Every tile runs the same kernel (the tile bounds are arguments): one build at most; but
+    # syrk's two levels (its loop over j is independent, a level) read a's rows i and j
+    # through one buffer in a tile where they overlap, through two elsewhere: two builds.
+    builds = len(report.nests[0].sources)
+    assert builds == (2 if func == "syrk" else 1), str(report)
+    assert timings["cache_hits"] >= timings["tiles"] - builds, str(report)
 
 
 def test_tiling_with_aliased_views(gpu, device_env):

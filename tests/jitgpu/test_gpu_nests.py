@@ -375,3 +375,46 @@ def test_chained_comparisons_and_value_returning_and_or(gpu):
     k = np.arange(-6, 14, dtype=np.int64)
     x = np.array([0.0, -0.0, 1.5, -2.5, np.nan, 0.5, -0.75, 3.0, 0.0, 1.0] * 2)
     gpu.check("logic_ops", k, x, np.zeros((20, 5), np.int64), np.zeros((20, 5)), rtol=F64_TOL)
+
+
+# --- inner range loops as NDRange levels (unpy/typeinfer/independent_loops.py) -------------
+
+def ndrange_dims(report) -> int:
+    """How many NDRange dimensions the function's (one) nest ran with."""
+    import re
+    found = re.search(r"ndrange: global \(([^)]*)\)", str(report))
+    assert found, str(report)
+    return len([x for x in found.group(1).split(",") if x.strip()])
+
+
+@pytest.mark.parametrize("m, n, p", [(1, 1, 1), (7, 13, 5), (33, 17, 40)])
+def test_an_independent_inner_range_is_a_level(gpu, m, n, p):
+    _, report = gpu.check("matmul_range", rand(m, p), rand(p, n), np.zeros((m, n)),
+                          rtol=F64_TOL)
+    assert ndrange_dims(report) == 2
+    x = rand(9, 12)
+    _, report = gpu.check("shift_right", x, np.zeros((9, 12)))
+    assert ndrange_dims(report) == 2
+    _, report = gpu.check("scale3_ranges", rand(4, 5, 6), np.zeros((4, 5, 6))[:, ::-1])
+    assert ndrange_dims(report) == 3
+    _, report = gpu.check("lower_triangle_range", rand(11, 11), rand(11, 11))
+    assert ndrange_dims(report) == 2
+
+
+def test_a_dependent_inner_range_stays_in_the_work_item(gpu):
+    _, report = gpu.check("running_sum", rand(6, 20))
+    assert ndrange_dims(report) == 1
+
+
+@pytest.mark.parametrize("alias", ["same array", "overlapping view"])
+def test_arrays_that_overlap_at_the_call_keep_the_loop(gpu, alias):
+    """The proof compared names: where the array written overlaps the one read, each row's
+    iterations run in order in one work-item, as the interpreter runs them."""
+    base = rand(9, 12)
+
+    def make():
+        x = base.copy()
+        out = x if alias == "same array" else x[:, :]
+        return (x, out), [x]
+    _, report = gpu.check_fresh("shift_right", make)
+    assert ndrange_dims(report) == 1

@@ -80,9 +80,16 @@ def test_sibling_loops_keep_their_own_ranges(refusals):
 
 
 def test_guard_narrows_the_proof(refusals):
-    """`g[k, e - w]` under `if e - w >= 0`: affine and proved over e in [w, m), no check."""
+    """`g[k, e - w]` under `if e - w >= 0`: affine and proved over e in [w, m), no check,
+    where the loop over e runs in the work-item (its iterations are independent: here it is
+    kept a loop, as where the arrays overlap at the call)."""
+    import dataclasses
     from jitgpu.nest import instantiate, load_nest
+    from unpy import ir
+    from unpy.loopopt.rewrite import transform
     nest = load_nest("refusal_kernels", "guarded_shift", 0)
+    nest = dataclasses.replace(nest, loop=transform(nest.loop, lambda n: dataclasses.replace(
+        n, independent=False) if isinstance(n, ir.For) else n))
     instance = instantiate(nest, {"g": np.zeros((4, 9)), "out": np.zeros((4, 9)), "w": 3})
     [(read, access)] = [(e, a) for e, a in instance.accesses if e.array.id == "g"]
     assert access.is_affine and access.domain == (("e", 3, 9),)

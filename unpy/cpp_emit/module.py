@@ -11,6 +11,7 @@ from unpy.cpp_emit.emit import (CTYPES, cname, ctype, emit_function, has_loops,
 from unpy.cpp_emit.nest_contents import dead_after_nests, undefined_at_nests
 from unpy.ir import Array
 from unpy.typeinfer import overloads
+from unpy.typeinfer.independent_loops import with_independent_levels
 from unpy.typeinfer.overloads import Signature
 from unpy.typeinfer.reductions import outermost_pranges, walk_exprs, walk_stmts
 
@@ -97,7 +98,7 @@ def gpu_nests(fn: ir.Function, fastmath: bool = False, functions: dict = None):
     for s in walk_stmts(fn.body):
         if isinstance(s, ir.For) and s.nest_id is not None:
             free = [ir.Param(n, fn.variable_type(n)) for n in nest_free_variables(s, fn)]
-            nests.append(ir.Nest(fn.name, s.nest_id, s, free, fastmath,
+            nests.append(ir.Nest(fn.name, s.nest_id, with_independent_levels(s), free, fastmath,
                                  kernel_helpers(s, functions or {}), undefined[s.nest_id],
                                  dead[s.nest_id]))
     return nests

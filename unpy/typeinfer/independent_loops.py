@@ -1,0 +1,127 @@
+"""Inner `range` loops of a @gpu nest whose iterations are independent (`ir.For.independent`):
+a GPU kernel may run them as NDRange levels too, not one after the other in each work-item.
+
+Users mark the outer loop `prange` and leave the inner one a `range` (as Numba's examples do):
+
+    for i in prange(m):
+        for j in range(n):          # independent: each iteration writes c[i, j] alone
+            s = 0.0
+            for k in range(p):
+                s += a[i, k] * b[k, j]
+            c[i, j] = s
+
+Only the loops that a kernel could make levels are marked: a `range` that is the only
+statement of an outermost prange's body, or of a loop so marked (at most three levels in all,
+as jitgpu.nest.parallel_levels takes). Its iterations are independent when, for two different
+iterations, none reads or writes what the other writes:
+- no scalar carries a value from one iteration to the next: every name the body assigns is
+  assigned before it is read in the iteration (reductions.UpwardExposed), the loop variable
+  is not assigned, and nothing leaves the loop early (`break`, `return`);
+- every element written is written by one iteration only, and every element read of an array
+  the loop writes is one that its own iteration writes or none writes: the writes pairwise, and
+  each read against each write, are *separated* as array_races proves it for a prange (indices
+  `c*j + r` with windows narrower than the step, else a linear system without solution);
+- no compiled function is called with an array (it could write it).
+
+As array_races does, this compares names, not memory: two names for overlapping memory would
+hide a dependence, so jitgpu runs such a loop as a level only where, at the call, no array the
+nest writes overlaps another array of the nest (jitgpu.nest.instantiate); the C++ path runs the
+loop as written."""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+from unpy import ir
+from unpy.typeinfer.array_races import _Prange, _Write
+from unpy.typeinfer.reductions import UpwardExposed, assigned_names, walk_exprs, walk_stmts
+
+MAX_LEVELS = 3
+
+
+def with_independent_levels(outer: ir.For) -> ir.For:
+    """The outermost prange `outer` with `independent` set on the `range` loops below its
+    perfectly nested pranges that a kernel may add as levels."""
+    def mark(loop: ir.For, depth: int) -> ir.For:
+        body = loop.body
+        if depth >= MAX_LEVELS or len(body) != 1 or not isinstance(body[0], ir.For):
+            return loop
+        inner = body[0]
+        if not inner.parallel:
+            if not independent(inner):
+                return loop
+            inner = dataclasses.replace(inner, independent=True)
+        return dataclasses.replace(loop, body=[mark(inner, depth + 1)])
+    return mark(outer, 1)
+
+
+def independent(loop: ir.For) -> bool:
+    """Whether no iteration of the `range` loop reads or writes what another writes (above)."""
+    step = loop.step.value if isinstance(loop.step, ir.Const) else None
+    if loop.parallel or not isinstance(step, int) or not step:
+        return False
+    body = loop.body
+    if _leaves(body) or any(isinstance(s, ir.Return) for s in walk_stmts(body)):
+        return False
+    if any(isinstance(e, ir.CallCompiled) and any(isinstance(a.type, ir.Array) for a in e.args)
+           for e in walk_exprs(body)):
+        return False
+    assigned = set(assigned_names(body))
+    exposed = UpwardExposed()
+    exposed.block(body, {loop.var})
+    if loop.var in assigned or assigned & set(exposed.exposed):
+        return False
+    p = _Prange(loop)
+    writes = {}
+    for s, env, facts in p.writes(body, {}, []):
+        element = p.written_element(s.target, env)
+        if element is not None:
+            writes.setdefault(element[0], []).append(_Write(s, element[1], facts))
+    for array, ws in writes.items():
+        if not all(p.separated(w, x) for w, x in itertools.combinations_with_replacement(ws, 2)):
+            return False
+    for array, read in _reads(p, body, {}, [], set(writes)):
+        if not all(p.separated(read, w) for w in writes[array]):
+            return False
+    return True
+
+
+def _leaves(body) -> bool:
+    """Whether a `break` of `body` leaves its loop (one inside an inner loop does not)."""
+    for s in body:
+        if isinstance(s, ir.Break):
+            return True
+        if isinstance(s, ir.If) and (_leaves(s.body) or _leaves(s.orelse)):
+            return True
+    return False
+
+
+def _reads(p: _Prange, body, env, facts, written: set):
+    """(array, the read as a _Write) of each element read of an array in `written` (through
+    the views the body binds), with the loops and branch facts around it."""
+    def of(node, env, facts):
+        for e in walk_exprs(node):
+            if isinstance(e, ir.Subscript):
+                element = p.written_element(e, env)
+                if element is not None and element[0] in written:
+                    yield element[0], _Write(None, element[1], facts)
+
+    for s in body:
+        if isinstance(s, ir.Assign):
+            yield from of(s.value, env, facts)
+            if isinstance(s.target, ir.Subscript):
+                yield from of(s.target.indices, env, facts)
+        elif isinstance(s, ir.For):
+            yield from of([s.start, s.stop, s.step], env, facts)
+            yield from _reads(p, s.body, dict(env, **{s.var: s}), facts, written)
+        elif isinstance(s, ir.While):
+            yield from of(s.test, env, facts)
+            yield from _reads(p, s.body, env, facts, written)
+        elif isinstance(s, ir.If):
+            yield from of(s.test, env, facts)
+            yield from _reads(p, s.body, env, facts + p.facts(s.test, env, True), written)
+            yield from _reads(p, s.orelse, env, facts + p.facts(s.test, env, False), written)
+        elif isinstance(s, (ir.Return, ir.ExprStmt)) and s.value is not None:
+            yield from of(s.value, env, facts)
+        elif isinstance(s, ir.Raise):
+            yield from of(s.values, env, facts)

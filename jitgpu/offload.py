@@ -459,7 +459,8 @@ def _report(nest_id, device, plan, prepared, timings, total_s, first_call,
             "groups": [f"{', '.join(g.arrays)}: case {g.case}, {g.device_elems} elements "
                        f"({g.device_elems * g.itemsize} B), copy-in {g.copy_in}, "
                        f"copy-back {g.copy_back}" for g in plan.parts[0].transfers.groups],
-            "ndrange": f"global {kernel.global_size}, local {kernel.local_size}"
+            "ndrange": f"global {kernel.global_size}, local {kernel.local_size} over "
+                       + ", ".join(level.var for level in kernel.levels)
                        + (f", {len(plan.parts)} {'overlapped ' if plan.overlap else ''}tiles"
                           if len(plan.parts) > 1 else ""),
             "bytes": f"moved {moved} B (h2d {timings.h2d_bytes}, d2h {timings.d2h_bytes}), "

@@ -675,9 +675,8 @@ class FunctionEmitter(CExprPrinter):
             self.out("}")
             self.out(f"if (!{taken}) {{")
             self.depth += 1
-        def loops(clauses):
-            self.omp_loops(loop, levels, names, clauses, triangular, split)
-        self.with_private_copies(loop, clauses, loops, *private)
+        self.with_private_copies(loop, clauses, lambda clauses: self.omp_loops(
+            loop, levels, names, clauses, triangular, split), *private)
         if loop.blocked:
             self.depth -= 1
             self.out("}")

@@ -515,33 +515,53 @@ def with_wrapped_indices(node, wraps: dict):
 
 
 def independent_levels(loop: ir.For, env: dict) -> ir.For:
-    """`loop` with the `range` loops proved independent (ir.For.independent, directly below
-    its pranges) made parallel levels, where no array the nest writes overlaps another array of
-    the call: the proof compared names, this compares memory."""
-    marked = []
-    level = loop
-    while len(level.body) == 1 and isinstance(level.body[0], ir.For) and (
-            level.body[0].parallel or level.body[0].independent):
-        level = level.body[0]
-        marked.append(level.independent)
-    if not any(marked):
-        return loop
+    """`loop` with the `range` loops proved independent (ir.For.independent, below its
+    pranges) made parallel levels, where no array the nest writes overlaps another array of
+    the call (the proof compared names, this compares memory) and a loop that computes the
+    statements sunk into it (ir.For.sunk) runs at least once for these bounds (so they run as
+    often as before or more, raising what they raise); else the loops as written."""
+    chain, level = [], loop
+    while len(chain) < 2:
+        *before, inner = level.body or [None]
+        if not isinstance(inner, ir.For) or not (
+                inner.parallel and not before or inner.independent and len(before) == inner.sunk):
+            break
+        chain.append(inner)
+        level = inner
+    if not any(l.independent for l in chain) or not _disjoint_writes(loop, env) or not all(
+            _runs(l, env, set(_assigned([loop])) | {loop.var} | {c.var for c in chain})
+            for l in chain if l.sunk):
+        return transform(loop, lambda n: dataclasses.replace(
+            n, body=n.body[n.sunk:], sunk=0, independent=False) if isinstance(n, ir.For)
+            and n.independent else n)
+
+    def promote(level, depth):
+        inner = level.body[-1]
+        if depth == len(chain):
+            return level
+        return dataclasses.replace(level, body=[promote(dataclasses.replace(
+            inner, parallel=True, sunk=0), depth + 1)])
+    return promote(loop, 0)
+
+
+def _disjoint_writes(loop: ir.For, env: dict) -> bool:
+    """Whether no array the nest writes overlaps another array it uses, at this call."""
     arrays = {e.array.id for e in walk_exprs(loop) if isinstance(e, ir.Subscript)}
     written = {s.target.array.id for s in walk_stmts(loop.body)
                if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)}
     values = {name: env.get(name) for name in arrays}
-    if not all(hasattr(v, "__array_interface__") for v in values.values()) or any(
-            np.may_share_memory(values[w], values[x]) for w in written for x in arrays - {w}):
-        return loop
+    return all(hasattr(v, "__array_interface__") for v in values.values()) and not any(
+        np.may_share_memory(values[w], values[x]) for w in written for x in arrays - {w})
 
-    def promote(level):
-        body = level.body
-        if len(body) == 1 and isinstance(body[0], ir.For) and (body[0].parallel
-                                                                or body[0].independent):
-            return dataclasses.replace(level, body=[promote(dataclasses.replace(
-                body[0], parallel=True))])
-        return level
-    return promote(loop)
+
+def _runs(level: ir.For, env: dict, nest_names: set) -> bool:
+    """Whether `level` runs at least one iteration, its bounds read from the call's values
+    alone (none of the `nest_names` the nest sets)."""
+    bounds = [level.start, level.stop, level.step]
+    if set(reads_of(bounds)) & nest_names:
+        return False
+    start, stop, step = (evaluate(x, env) for x in bounds)
+    return None not in (start, stop, step) and step != 0 and range_length(start, stop, step) > 0
 
 
 def instantiate(nest: ir.Nest, env: dict) -> NestInstance:

@@ -367,8 +367,11 @@ class For:
     simd: bool = False
     unroll: bool = False
     # A `range` loop of a @gpu nest whose iterations are proved independent
-    # (unpy/typeinfer/independent_loops.py): a kernel may run it as an NDRange level.
+    # (unpy/typeinfer/independent_loops.py): a kernel may run it as an NDRange level; then
+    # its first `sunk` statements are copies of the scalar assignments just before it, which
+    # each of its iterations computes for itself (as a loop it skips them).
     independent: bool = False
+    sunk: int = 0
     blocked: list = field(default_factory=list)
     disjoint: list = field(default_factory=list)
     # The C++ path's run-time proof that some indices of this outermost nest stay in range

@@ -47,6 +47,7 @@ CASES = {
     "fill_slice": lambda: (rand(6, 7),),
     "masked": lambda: (rand(6, 7), rand(7)),
     "masked_pair": lambda: (rand(9), rand(9)),
+    "mask_reads_target": lambda: (rand(9, dtype=np.int64), rand(9, dtype=np.int64)),
     "user_loop_with_numpy": lambda: (rand(6, 7),),
     "reductions": lambda: (rand(6, 7),),
     "reductions of nothing": lambda: (np.zeros((0, 3)),),

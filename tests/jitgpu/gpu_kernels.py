@@ -828,3 +828,19 @@ def lower_triangle_range(a, b):
     for i in prange(a.shape[0]):
         for j in range(i + 1):
             a[i, j] = 0.5 * a[i, j] + b[j, i] + (i - j)
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'int64', 'int64', 'ndarray[float64,2]', None)
+def resize_rows(img, new_h, new_w, out):
+    # Scalars of the row computed before the loop over columns: sunk into it as a level.
+    h, w = img.shape
+    sy = (h - 1) / max(new_h - 1, 1)
+    sx = (w - 1) / max(new_w - 1, 1)
+    for i in prange(new_h):
+        y = i * sy
+        y0 = int(math.floor(y))
+        fy = y - y0
+        for j in range(new_w):
+            x0 = int(math.floor(j * sx))
+            out[i, j] = (1.0 - fy) * img[y0, x0] + fy * img[min(y0 + 1, h - 1), x0]

@@ -418,3 +418,15 @@ def test_arrays_that_overlap_at_the_call_keep_the_loop(gpu, alias):
         return (x, out), [x]
     _, report = gpu.check_fresh("shift_right", make)
     assert ndrange_dims(report) == 1
+
+
+@pytest.mark.parametrize("new_h, new_w", [(7, 9), (1, 5), (4, 1), (3, 0)])
+def test_scalars_before_an_independent_loop_are_sunk_into_it(gpu, new_h, new_w):
+    """The row's scalars, computed before the loop over columns, are computed by each
+    work-item of the level; where the loop has no iteration it stays a loop (the statements
+    before it then run once per row, as written)."""
+    img = rand(6, 8)
+    _, report = gpu.check("resize_rows", img, new_h, new_w, np.zeros((new_h, max(new_w, 1))),
+                          rtol=F64_TOL, ran_on="opencl:" if new_w else None)
+    if new_w:
+        assert ndrange_dims(report) == 2

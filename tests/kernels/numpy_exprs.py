@@ -165,6 +165,14 @@ def masked_pair(a, b):
 
 
 @unpython.gpu
+@unpython.type(I1, I1, None)
+def mask_reads_target(a, b):
+    # The mask reads `a` reversed, which the store changes: NumPy computes it whole first
+    # (found by tests/fuzz, seed 7191).
+    a[(a[::-1] | b) < (b + a)] = b.sum()
+
+
+@unpython.gpu
 @unpython.type(F2, F2)
 def user_loop_with_numpy(a):
     out = np.empty_like(a)

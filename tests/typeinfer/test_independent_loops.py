@@ -17,10 +17,11 @@ def marked(args: str, body: str) -> list:
                                 + "\n".join("    " + line for line in body.strip("\n").splitlines()))
     outer = next(s for s in fn.body if isinstance(s, ir.For) and s.parallel)
     found, loop = [], with_independent_levels(outer)
-    while len(loop.body) == 1 and isinstance(loop.body[0], ir.For):
-        loop = loop.body[0]
+    while loop.body and isinstance(loop.body[-1], ir.For):
+        before, loop = loop.body[:-1], loop.body[-1]
         if loop.independent:
-            found.append(loop.var)
+            assert loop.body[:loop.sunk] == before      # the statements before, copied in
+            found.append(loop.var + "+" * loop.sunk)
     return found
 
 
@@ -64,6 +65,29 @@ for i in prange(a.shape[0]):
         c[i, 2 * j] = a[i, j]
         c[i, 2 * j + 1] = b[i, j]
 """,
+}
+
+SUNK = {
+    "scalars of the row first": ("""
+for i in prange(a.shape[0]):
+    y = 0.5 * i
+    y0 = int(math.floor(y))
+    for j in range(a.shape[1]):
+        c[i, j] = a[y0 % a.shape[0], j] * y
+""", ["j++"]),
+    "a scalar the loop assigns too": ("""
+for i in prange(a.shape[0]):
+    t = a[i, 0]
+    for j in range(a.shape[1]):
+        t = a[i, j] * 2.0
+        c[i, j] = t
+""", []),
+    "a view before the loop": ("""
+for i in prange(a.shape[0]):
+    row = a[i]
+    for j in range(a.shape[1]):
+        c[i, j] = row[j]
+""", []),
 }
 
 CARRIED = {
@@ -128,3 +152,9 @@ for i in prange(a.shape[0]):
         for k in range(c.shape[1]):
             c[i, k] = c[i, k] + a[i, j]
 """) == []
+
+
+@pytest.mark.parametrize("case", list(SUNK))
+def test_scalar_assignments_before_the_loop_are_sunk_into_it(case):
+    body, expected = SUNK[case]
+    assert marked(ARGS2, body) == expected, case

@@ -10,9 +10,11 @@ Users mark the outer loop `prange` and leave the inner one a `range` (as Numba's
                 s += a[i, k] * b[k, j]
             c[i, j] = s
 
-Only the loops that a kernel could make levels are marked: a `range` that is the only
+Only the loops that a kernel could make levels are marked: a `range` that is the last
 statement of an outermost prange's body, or of a loop so marked (at most three levels in all,
-as jitgpu.nest.parallel_levels takes). Its iterations are independent when, for two different
+as jitgpu.nest.parallel_levels takes), after nothing but assignments of scalars that it does
+not assign itself (`y0 = int(math.floor(i * sy))`): those are copied into it (`ir.For.sunk`),
+and a level computes them in each of its iterations. Its iterations are independent when, for two different
 iterations, none reads or writes what the other writes:
 - no scalar carries a value from one iteration to the next: every name the body assigns is
   assigned before it is read in the iteration (reductions.UpwardExposed), the loop variable
@@ -43,16 +45,30 @@ def with_independent_levels(outer: ir.For) -> ir.For:
     """The outermost prange `outer` with `independent` set on the `range` loops below its
     perfectly nested pranges that a kernel may add as levels."""
     def mark(loop: ir.For, depth: int) -> ir.For:
-        body = loop.body
-        if depth >= MAX_LEVELS or len(body) != 1 or not isinstance(body[0], ir.For):
+        *before, inner = loop.body or [None]
+        if depth >= MAX_LEVELS or not isinstance(inner, ir.For) or (before and inner.parallel):
             return loop
-        inner = body[0]
         if not inner.parallel:
-            if not independent(inner):
+            if not _sinkable(before, inner):
                 return loop
-            inner = dataclasses.replace(inner, independent=True)
-        return dataclasses.replace(loop, body=[mark(inner, depth + 1)])
+            sunk = dataclasses.replace(inner, body=before + inner.body)
+            if not independent(sunk):
+                return loop
+            inner = dataclasses.replace(sunk, independent=True, sunk=len(before))
+        return dataclasses.replace(loop, body=before + [mark(inner, depth + 1)])
     return mark(outer, 1)
+
+
+def _sinkable(before: list, inner: ir.For) -> bool:
+    """Whether the statements `before` the loop may be computed in each of its iterations:
+    assignments of scalars, none of a name the loop assigns (so each iteration computes the
+    values they had), none making an array."""
+    names = {s.target.id for s in before if isinstance(s, ir.Assign)
+             and isinstance(s.target, ir.Name)}
+    return len(names) == len(before) and not names & (set(assigned_names(inner.body))
+                                                      | {inner.var}) and not any(
+        isinstance(s.value.type, ir.Array) for s in before) and not any(
+        isinstance(e, (ir.AllocArray, ir.CallCompiled, ir.NamedExpr)) for e in walk_exprs(before))
 
 
 def independent(loop: ir.For) -> bool:

@@ -1186,7 +1186,20 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
                              "into a slice of an array variable (or of its view a.T, "
                              "np.flip(a))", target)
         mask = target.mask if isinstance(target, ir.Masked) else None
+        shared = self.memory.get(root.id, {root.id})
+        written_array = target.array if mask is not None else target
+
+        def reads_elsewhere(e) -> bool:
+            """Whether `e` reads an element of the written memory at another index than the
+            one written (or through another name: a view): NumPy computes it whole first, so
+            a copy is made first."""
+            probe = [name(f"__probe{k}", PY_INT) for k in range(len(self.shape(written_array)))]
+            written = self.element(written_array, probe)
+            return any(r.array.id in shared and (scatter or not same(r, written))
+                       for r in self.element_reads(e, probe))
         if mask is not None:
+            if reads_elsewhere(mask):
+                mask = self.copy(mask)
             value = self.unmask(value, mask)
             target = target.array       # written where the mask holds, element by element
         shape = self.shape(target)
@@ -1194,17 +1207,10 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
             self.check_mask(mask, shape)
         if isinstance(value.type, Array):
             self.check_fits(value, shape)
-            probe = [name(f"__probe{k}", PY_INT) for k in range(len(shape))]
-            reads = self.element_reads(value, probe)
-            written = self.element(target, probe)
-            # What the value needs whole (a product, a reduction) is computed before the
-            # nest; an element it reads of the written memory at another index than the one
-            # written (or through another name: a view) needs a copy first, as NumPy makes.
-            shared = self.memory.get(root.id, {root.id})
+            # What the value needs whole (a product, a reduction) is computed before the nest.
             # np.add.at & co read the array as it is at each element (the value reads the
             # written element through index arrays of its own: the same, computed again).
-            if not unbuffered and any(r.array.id in shared and (scatter or not same(r, written))
-                                      for r in reads):
+            if not unbuffered and reads_elsewhere(value):
                 value = self.copy(value)
         else:
             value = self.scalar(value)

@@ -1186,17 +1186,18 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
                              "into a slice of an array variable (or of its view a.T, "
                              "np.flip(a))", target)
         mask = target.mask if isinstance(target, ir.Masked) else None
-        shared = self.memory.get(root.id, {root.id})
         written_array = target.array if mask is not None else target
 
         def reads_elsewhere(e) -> bool:
             """Whether `e` reads an element of the written memory at another index than the
-            one written (or through another name: a view): NumPy computes it whole first, so
-            a copy is made first."""
+            one written (or through another name: a view, which reading `e` may bind): NumPy
+            computes it whole first, so a copy is made first."""
             probe = [name(f"__probe{k}", PY_INT) for k in range(len(self.shape(written_array)))]
             written = self.element(written_array, probe)
+            reads = self.element_reads(e, probe)
+            shared = self.memory.get(root.id, {root.id})
             return any(r.array.id in shared and (scatter or not same(r, written))
-                       for r in self.element_reads(e, probe))
+                       for r in reads)
         if mask is not None:
             if reads_elsewhere(mask):
                 mask = self.copy(mask)

@@ -263,3 +263,23 @@ def test_a_failing_unit_stops_the_others(tmp_path, monkeypatch):
         build_module._run_all(commands)
     assert time.perf_counter() - started < 10
     assert not (tmp_path / "cache").exists()
+
+
+def test_a_build_goes_on_where_the_headers_do_not_precompile(tmp_path, monkeypatch):
+    """Precompiling the headers only saves time: a compiler that fails at it (here a command
+    that cannot run) leaves the units to read the headers themselves."""
+    monkeypatch.setenv("UNPY_CACHE_DIR", str(tmp_path / "cache"))
+    precompiled = build_module.precompiled_headers
+
+    def broken(flags, work_dir):
+        folder, commands = precompiled(flags, work_dir)
+        return folder, [(["false", *cmd[1:]], tmp, cached) for cmd, tmp, cached in commands]
+    monkeypatch.setattr(build_module, "precompiled_headers", broken)
+    path = tmp_path / "tiny.py"
+    path.write_text("import unpython\n\n\n@unpython.type('int64', 'int64')\n"
+                    "def tiny(x):\n    return x + 7\n")
+    said = []
+    built = build_module.build(str(path), str(tmp_path), progress=said.append)
+    assert load(built.output, "tiny").tiny(1) == 8
+    assert any("not precompiled" in line for line in said), said
+    assert not list((tmp_path / "cache" / "build" / "pch").glob("*/*.gch"))

@@ -223,7 +223,11 @@ def compile_cpp(unit_paths: list, so_path: Path, options: BuildOptions, progress
         if progress:
             progress("precompiling unpy's headers for these flags (once: kept in the build "
                      "cache) ...")
-        _run_all(header_commands)
+        try:
+            _run_all(header_commands)
+        except RuntimeError as error:   # only slower: the units read the headers themselves
+            if progress:
+                progress(f"the headers were not precompiled ({str(error).splitlines()[0]})")
     _run_all(commands, progress)
     # -z initfirst: the module's constructors run before those of the libraries its import
     # loads, so that unpy::bound_spinning sets GOMP_SPINCOUNT before libgomp reads it.

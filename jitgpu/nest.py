@@ -528,9 +528,9 @@ def independent_levels(loop: ir.For, env: dict) -> ir.For:
             break
         chain.append(inner)
         level = inner
+    nest_names = set(_assigned([loop])) | {loop.var} | {c.var for c in chain}
     if not any(l.independent for l in chain) or not _disjoint_writes(loop, env) or not all(
-            _runs(l, env, set(_assigned([loop])) | {loop.var} | {c.var for c in chain})
-            for l in chain if l.sunk):
+            _runs(l, env, nest_names) for l in chain if l.sunk):
         return transform(loop, lambda n: dataclasses.replace(
             n, body=n.body[n.sunk:], sunk=0, independent=False) if isinstance(n, ir.For)
             and n.independent else n)

@@ -27,6 +27,7 @@ import dataclasses
 from unpy import ir
 from unpy.ir import Array, Scalar
 from unpy.loopopt.rewrite import const
+from unpy.typeinfer.build_ir import compare
 from unpy.typeinfer.reductions import reads_of
 
 DTYPES = ("float32", "float64")
@@ -91,7 +92,7 @@ def _with_blas(outer: ir.For, fn: ir.Function):
     b_view, b_rows, b_cols = _view(b, [k, j])
     pairs = [(outer.stop, a_rows), (inner.stop, a_cols), (inner.stop, b_rows),
              (middle.stop, b_cols)]
-    when = {f"{ir.format_expr(x)} == {ir.format_expr(y)}": _equal(x, y) for x, y in pairs
+    when = {f"{ir.format_expr(x)} == {ir.format_expr(y)}": compare("==", x, y) for x, y in pairs
             if ir.format_expr(x) != ir.format_expr(y)}
     return dataclasses.replace(outer, blas=[ir.Name(out.array.id, type=out.array.type),
                                             a_view, b_view], blas_when=list(when.values()))
@@ -171,8 +172,3 @@ def _view(element: ir.Subscript, order: list):
     view = ir.StridedView(ir.Name(array.id, type=array.type), [const(0), const(0)], [1, 0],
                           [shape[1], shape[0]], [const(1), const(1)], type=array.type)
     return view, shape[1], shape[0]
-
-
-def _equal(a, b) -> ir.Compare:
-    return ir.Compare(a, ["=="], [b], type=Scalar("bool"),
-                      operand_types=[["int64", "int64"]])

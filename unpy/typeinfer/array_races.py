@@ -286,19 +286,24 @@ class _Prange:
 
     # --- what a write writes
 
-    def writes(self, body, env, facts):
-        """(assignment to an element, {loop variable: its innermost loop around it}, the
-        facts of its branches: forms >= 0) of the statements of `body`."""
+    def statements(self, body, env, facts):
+        """(statement, {loop variable: its innermost loop around it}, the facts of its
+        branches: forms >= 0) of every statement of `body`, those inside others included."""
         for s in body:
-            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript):
-                yield s, env, facts
-            elif isinstance(s, ir.For):
-                yield from self.writes(s.body, dict(env, **{s.var: s}), facts)
+            yield s, env, facts
+            if isinstance(s, ir.For):
+                yield from self.statements(s.body, dict(env, **{s.var: s}), facts)
             elif isinstance(s, ir.While):
-                yield from self.writes(s.body, env, facts)
+                yield from self.statements(s.body, env, facts)
             elif isinstance(s, ir.If):
-                yield from self.writes(s.body, env, facts + self.facts(s.test, env, True))
-                yield from self.writes(s.orelse, env, facts + self.facts(s.test, env, False))
+                yield from self.statements(s.body, env, facts + self.facts(s.test, env, True))
+                yield from self.statements(s.orelse, env,
+                                           facts + self.facts(s.test, env, False))
+
+    def writes(self, body, env, facts):
+        """`statements` that assign an element."""
+        return ((s, env, f) for s, env, f in self.statements(body, env, facts)
+                if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript))
 
     def facts(self, test, env, holds):
         """Forms >= 0 that hold where `test` is `holds`: integer comparisons, and those of

@@ -96,7 +96,7 @@ def independent(loop: ir.For) -> bool:
     for array, ws in writes.items():
         if not all(p.separated(w, x) for w, x in itertools.combinations_with_replacement(ws, 2)):
             return False
-    for array, read in _reads(p, body, {}, [], set(writes)):
+    for array, read in _reads(p, body, set(writes)):
         if not all(p.separated(read, w) for w in writes[array]):
             return False
     return True
@@ -112,32 +112,20 @@ def _leaves(body) -> bool:
     return False
 
 
-def _reads(p: _Prange, body, env, facts, written: set):
+def _reads(p: _Prange, body, written: set):
     """(array, the read as a _Write) of each element read of an array in `written` (through
     the views the body binds), with the loops and branch facts around it."""
-    def of(node, env, facts):
-        for e in walk_exprs(node):
+    for s, env, facts in p.statements(body, {}, []):
+        if isinstance(s, ir.Assign):
+            own = [s.value] + (s.target.indices if isinstance(s.target, ir.Subscript) else [])
+        elif isinstance(s, ir.For):
+            own = [s.start, s.stop, s.step]
+        elif isinstance(s, (ir.While, ir.If)):
+            own = [s.test]
+        else:
+            own = [getattr(s, "value", None), *getattr(s, "values", [])]
+        for e in walk_exprs([x for x in own if x is not None]):
             if isinstance(e, ir.Subscript):
                 element = p.written_element(e, env)
                 if element is not None and element[0] in written:
                     yield element[0], _Write(None, element[1], facts)
-
-    for s in body:
-        if isinstance(s, ir.Assign):
-            yield from of(s.value, env, facts)
-            if isinstance(s.target, ir.Subscript):
-                yield from of(s.target.indices, env, facts)
-        elif isinstance(s, ir.For):
-            yield from of([s.start, s.stop, s.step], env, facts)
-            yield from _reads(p, s.body, dict(env, **{s.var: s}), facts, written)
-        elif isinstance(s, ir.While):
-            yield from of(s.test, env, facts)
-            yield from _reads(p, s.body, env, facts, written)
-        elif isinstance(s, ir.If):
-            yield from of(s.test, env, facts)
-            yield from _reads(p, s.body, env, facts + p.facts(s.test, env, True), written)
-            yield from _reads(p, s.orelse, env, facts + p.facts(s.test, env, False), written)
-        elif isinstance(s, (ir.Return, ir.ExprStmt)) and s.value is not None:
-            yield from of(s.value, env, facts)
-        elif isinstance(s, ir.Raise):
-            yield from of(s.values, env, facts)

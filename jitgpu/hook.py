@@ -6,7 +6,7 @@ or a dict of the nest's reduction results when the nest ran on the OpenCL device
 device can be used at all, so that the nest skips the hook until UNPY_DEVICE changes; REFUSED
 when the analysis or the profitability estimate refused the call's inputs, so that the nest
 skips the hook while the same inputs and switches come again (REFUSED_LAYOUT: inputs of the
-same layouts and scalars, at any addresses); or, for a nest split across
+same layouts and scalars, at any addresses; either + IN_CALL: until the call ends); or, for a nest split across
 several participants one of which is its own OpenMP code (jitgpu/multi.py), `(lo, hi, spare,
 handle)`: run the OpenMP code on iterations [lo, hi) of the outer loop, then call
 `jitgpu.multi.finish_split(handle, reductions)`; or an int, when a close call is being measured
@@ -45,6 +45,8 @@ REFUSED = "refused"
 # A refusal that holds for arrays of the same layouts at other addresses (nest.Refused.by_layout):
 # a temporary the function allocates anew every call then skips the hook too.
 REFUSED_LAYOUT = "refused by layout"
+# Either, for the rest of the call only (nest.Refused.in_call).
+IN_CALL = " in this call"
 
 # gpurts.device's reason for the spec 'none', so that explain says the same either way.
 SWITCHED_OFF = "UNPY_DEVICE=none: OpenCL is switched off"
@@ -108,7 +110,7 @@ def run_nest(module: str, function: str, nest_id: int, values: dict, key: bytes 
         _fall_back(module, function, nest_id, where, str(e), logging.INFO, e.details)
         if key is None or log.isEnabledFor(logging.INFO):
             return None
-        return REFUSED_LAYOUT if e.by_layout else REFUSED
+        return (REFUSED_LAYOUT if e.by_layout else REFUSED) + (IN_CALL if e.in_call else "")
     except DeviceFailure as e:
         return _fall_back(module, function, nest_id, where, str(e), logging.WARNING)
     except NotOffloadable as e:

@@ -30,12 +30,16 @@ class Refused(NotOffloadable):
     switches: the analysis or the profitability estimate. The same inputs are refused again.
     `details`: what the nest's report shows beside the reason (a split's share history).
     `by_layout`: so are arrays of the same dtypes, shapes and strides at other addresses (the
-    estimate's refusal, or a measured choice of OpenMP: neither reads addresses)."""
+    estimate's refusal, or a measured choice of OpenMP: neither reads addresses). `in_call`:
+    only until the call ends, while nothing is on the device (an estimate that later calls
+    may revise)."""
 
-    def __init__(self, reason: str, details: dict | None = None, by_layout: bool = False):
+    def __init__(self, reason: str, details: dict | None = None, by_layout: bool = False,
+                 in_call: bool = False):
         super().__init__(reason)
         self.details = details or {}
         self.by_layout = by_layout
+        self.in_call = in_call
 
 
 class DeviceFailure(NotOffloadable):

@@ -362,9 +362,10 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         raise decide.ask_openmp(prepared.trial)     # kept on OpenMP, watched (decide.py)
     if prepared.refusal:
         # The first call of a function that keeps data does not know yet how many nest calls
-        # share its copies: its refusal is not to be remembered (the C++ caller would skip).
+        # share its copies: its refusal holds for the rest of this call only (a time loop's
+        # first call would otherwise ask here at every launch: 30-60 us each).
         if keep and share is None:
-            raise NotOffloadable(prepared.refusal)
+            raise Refused(prepared.refusal, by_layout=prepared.plan is not None, in_call=True)
         # By layout only for a nest alone in its call: the nests of a call that keeps data are
         # skipped together, once a call, by the call's own choice (jitgpu/calls.py), where
         # refusals remembered nest by nest would check the switches at every launch (H100,

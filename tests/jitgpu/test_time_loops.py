@@ -137,6 +137,30 @@ def test_a_pivot_loop_kept_on_openmp_decides_once(loops, device_env, monkeypatch
     assert len(prepared) == 1, len(prepared)
 
 
+def test_a_first_call_kept_on_openmp_asks_once_a_nest(loops, device_env, monkeypatch):
+    """In a function's first call the estimate is not final (how many nest calls share the
+    copies is known at the call's end): a nest it keeps on OpenMP asks the hook once, and the
+    refusal holds for the rest of that call only (each launch asked through Python, 30-60 us,
+    before); every launch still counts towards the next call's share."""
+    from jitgpu import hook, residency
+    from jitgpu.plan import GpuPlan
+    device_env.delenv("UNPY_FORCE_GPU")
+    monkeypatch.setattr(GpuPlan, "profitable", property(lambda plan: False))
+    monkeypatch.setattr(residency, "_NEST_CALLS", {})
+    asked = []
+    real = hook.harvest
+    monkeypatch.setattr(hook, "harvest", lambda: asked.append(1) or real())
+    a, b = RNG.random((20, 20)), np.zeros((20, 20))
+    loops.check("jacobi2d", 8, a, b, rtol=1e-12, ran_on="openmp")
+    assert len(asked) == 2, asked
+    assert residency._NEST_CALLS[(loops.compiled.__name__, "jacobi2d")][1] == 16
+    # The next call is no first call: it asks again, its share the 16 launches (rounded).
+    asked.clear()
+    loops.check("jacobi2d", 8, a, b, rtol=1e-12, ran_on="openmp")
+    assert len(asked) == 2, asked
+    assert "shared by the 16 nest calls" in loops.explain("jacobi2d").nests[0].reason
+
+
 def test_a_small_nest_runs_where_the_steps_data_is(loops, device_env, monkeypatch):
     """FDTD's first nest a step (`ey[0, j] = fict[t]`) is no profit on the device by itself,
     but `ey` is there, kept by the step's other nests: it runs there too, instead of copying

@@ -936,20 +936,21 @@ class FunctionEmitter(CExprPrinter):
         # A call the call choice runs all with OpenMP (jitgpu/calls.py) asks nothing.
         self.out("if (!omp_in_parallel()" + (" && !unpy_scope.host_only()) {" if scoped else ") {"))
         self.depth += 1
+        now = "unpy_scope.switches()"      # (read once a call)
         if keyed:
             self.out(f"unpy::HookKey {key};")
             for name in names:
                 self.out(f"{key}.add({cname(name)});")
-            ran = ([f"{relaunch}.run({key}.bytes, unpy_scope.id_{outs})"] if relaunch else []
-                   ) + ([f"{replay}.run({key}.bytes)"] if replay else [])
+            ran = ([f"{relaunch}.run({key}.bytes, {now}, unpy_scope.id_{outs})"] if relaunch
+                   else []) + ([f"{replay}.run({key}.bytes, {now})"] if replay else [])
             if ran:
                 self.out(f"if ({' || '.join(ran)}) {{")
                 self.out(f"    {done} = true;")
-                self.out(f"}} else if (!{skip}.skips({key})) {{")
+                self.out(f"}} else if (!{skip}.skips({key}, {now}, unpy_scope.id_, &unpy_scope.skipped_in_call)) {{")
             else:
-                self.out(f"if (!{skip}.skips({key})) {{")
+                self.out(f"if (!{skip}.skips({key}, {now}, unpy_scope.id_, &unpy_scope.skipped_in_call)) {{")
         else:
-            self.out(f"if (!{skip}.active()) {{")
+            self.out(f"if (!{skip}.active({now})) {{")
         offer = self.offer(loop, names, types)
         scope = "&unpy_scope" if scoped else "nullptr"
         key_arg = f"&{key}" if keyed else "nullptr"
@@ -957,7 +958,7 @@ class FunctionEmitter(CExprPrinter):
         relaunch_arg = f"&{relaunch}" if relaunch else "nullptr"
         reduced = [r.var for r in loop.reductions if r.var not in names]
         args = [cname(n) for n in names + reduced]
-        self.out(f"    {done} = {offer}({', '.join(args + [scope, split, skip, key_arg])}, "
+        self.out(f"    {done} = {offer}({', '.join(args + [now, scope, split, skip, key_arg])}, "
                  f"&{timer}, {replay_arg}, {relaunch_arg});")
         self.out("}")
         self.depth -= 1
@@ -977,7 +978,8 @@ class FunctionEmitter(CExprPrinter):
                    for n, t in zip(names, types)]
                   + [f"{ctype(self.fn.variable_type(v))}& {cname(v)}" for v in reduced
                      if v not in names]
-                  + ["unpy::CallScope* unpy_scope", "unpy::SplitRange& unpy_split",
+                  + ["const std::string& unpy_switches", "unpy::CallScope* unpy_scope",
+                     "unpy::SplitRange& unpy_split",
                      "unpy::HookSkip& unpy_skip", "const unpy::HookKey* unpy_key",
                      "unpy::NestTimer* unpy_timer", "unpy::Replay* unpy_replay",
                      "unpy::Relaunch* unpy_relaunch"])
@@ -989,8 +991,9 @@ class FunctionEmitter(CExprPrinter):
         lines += [f'    if (unpy_scope && !unpy_scope->begin(UNPY_MODULE_NAME, "{self.fn.name}")) '
                   "return false;",
                   f'    unpy::PyRef unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
-                  f"{loop.nest_id}, unpy_values, unpy_skip, unpy_key, unpy_timer, unpy_replay, "
-                  "unpy_relaunch);",
+                  f"{loop.nest_id}, unpy_values, unpy_switches, "
+                  "unpy_scope ? unpy_scope->id() : -1, unpy_skip, unpy_key, unpy_timer, "
+                  "unpy_replay, unpy_relaunch);",
                   "    if (!unpy_result.get() || unpy_split.take(unpy_result)) return false;"]
         lines += [f'    {cname(v)} = unpy::answer_get<{ctype(self.fn.variable_type(v))}>('
                   f'unpy_result, "{v}");' for v in reduced]

@@ -692,14 +692,11 @@ static void take_relaunch(Relaunch& relaunch, py::object& answer, const std::str
 }
 
 PyRef gpu_hook(const char* module, const char* function, int nest, HookValues& values,
-               HookSkip& skip, const HookKey* inputs, NestTimer* timer, Replay* replay,
-               Relaunch* relaunch) {
+               const std::string& switches, int64_t scope, HookSkip& skip,
+               const HookKey* inputs, NestTimer* timer, Replay* replay, Relaunch* relaunch) {
     const std::string* key = inputs ? &inputs->bytes : nullptr;
     try {
         static py::object& hook = python_function("jitgpu.hook", "run_nest");
-        // The switches the answer was made under (read before: the hook reads them too).
-        const std::string switches =
-            (replay || relaunch) && key ? replay_switches() : std::string();
         py::handle dict(values.dict.get());
         py::object result = key ? hook(module, function, nest, dict, py::bytes(*key))
                                 : hook(module, function, nest, dict);
@@ -708,14 +705,20 @@ PyRef gpu_hook(const char* module, const char* function, int nest, HookValues& v
         if (replay && key) take_record(*replay, result, *key, switches);
         if (relaunch && key) take_relaunch(*relaunch, result, *key, switches);
         if (result.ptr() == Py_False) {
-            skip.set();
+            skip.set(switches);
             return PyRef();
         }
         // "refused": the same inputs are refused again; "refused by layout": so are any arrays
-        // of the same layouts, with the same scalars (jitgpu/hook.py)
+        // of the same layouts, with the same scalars; "... in this call": until the call ends
+        // (jitgpu/hook.py)
         if (PyUnicode_Check(result.ptr())) {
-            const bool by_layout = result.cast<std::string>() == "refused by layout";
-            if (inputs) skip.set_refused(by_layout ? inputs->layout : inputs->bytes, by_layout);
+            const std::string answer = result.cast<std::string>();
+            const bool by_layout = answer.rfind("refused by layout", 0) == 0;
+            const bool in_call = answer.size() >= 12 &&
+                                 answer.compare(answer.size() - 12, 12, "in this call") == 0;
+            if (inputs && (!in_call || scope > 0))
+                skip.set_refused(by_layout ? inputs->layout : inputs->bytes, switches, by_layout,
+                                 in_call ? scope : 0);
             return PyRef();
         }
         if (PyLong_CheckExact(result.ptr())) {   // a trial number: run the OpenMP code, timed
@@ -808,6 +811,8 @@ void forget_device_copies(const void* p, size_t bytes) {
 }
 
 bool CallScope::begin(const char* module, const char* function) {
+    module_ = module;
+    function_ = function;
     if (begun || !memo) return !host_only_;
     begun = true;
     try {
@@ -815,7 +820,7 @@ bool CallScope::begin(const char* module, const char* function) {
         py::tuple answer = ask(module, function, py::bytes(layout()), id());
         host_only_ = answer[0].cast<bool>();
         token = answer[1].cast<int64_t>();
-        if (answer[2].cast<bool>()) memo->set_refused(layout());
+        if (answer[2].cast<bool>()) memo->set_refused(layout(), switches());
     } catch (py::error_already_set& e) {
         if (e.matches(PyExc_KeyboardInterrupt)) throw Interrupted();
         warn_failed("the call's GPU choice failed: ", e);
@@ -834,6 +839,10 @@ void CallScope::close() {
             if (dead) dead(dying);
             static py::object& close_scope = python_function("gpurts.residency", "close_scope");
             close_scope(id_, ranges_list(dying));
+        }
+        if (skipped_in_call && module_) {
+            static py::object& count = python_function("jitgpu.residency", "nest_calls_share");
+            count(module_, function_, id_, skipped_in_call);
         }
         if (token && !std::uncaught_exceptions()) {    // (a call that raised is no sample)
             static py::object& timed = python_function("jitgpu.calls", "call_timed");

@@ -1357,7 +1357,8 @@ inline bool span_within(const Span& s, int64_t n) {
 // the GIL it needs) until UNPY_DEVICE changes. It answers "refused" when it refused the call on
 // grounds that depend only on the call's inputs (the transfer analysis, the profitability
 // estimate): the nest then skips it while the same inputs (`HookKey`) and switches come again,
-// so that a nest that stays on OpenMP pays well under 10 us. Its last report stays true meanwhile.
+// so that a nest that stays on OpenMP pays well under 10 us ("refused in this call": only
+// until the call ends). Its last report stays true meanwhile.
 
 // The inputs of one call of a nest as bytes: each array's data pointer, element type, shape and
 // strides; each scalar's type and bits.
@@ -1366,6 +1367,11 @@ struct HookKey {
     // The same without the arrays' addresses: a refusal by the estimate holds for any arrays
     // of these layouts (a function's temporaries are new arrays every call).
     std::string layout;
+
+    HookKey() {     // (one allocation each for a nest of a few arrays, not one per doubling)
+        bytes.reserve(256);
+        layout.reserve(256);
+    }
 
     void put(int64_t v) { bytes.append(reinterpret_cast<const char*>(&v), sizeof v); }
     void put_both(int64_t v) {
@@ -1409,61 +1415,73 @@ struct HookKey {
 // the refusals made so far too. Found with the GIL, at the first refusal.
 const int64_t* replay_epoch_word();
 
+inline bool anything_resident();
+
+// The switches that a remembered answer (a refusal, a replay or relaunch record) was made
+// under besides the inputs. A call reads them once (`CallScope::switches`): getenv scans the
+// whole environment, and a time loop's nest may launch thousands of times a call.
+inline std::string read_switches() {
+    std::string all;
+    for (const char* name : {"UNPY_DEVICE", "UNPY_FORCE_GPU", "UNPY_GPU_MEM_LIMIT", "UNPY_GPU_OPT",
+                             "UNPY_PIN", "UNPY_GPU_SEARCH", "UNPY_RESIDENT", "UNPY_REPLAY"}) {
+        const char* value = std::getenv(name);
+        all += value ? value : "";
+        all += '\x1f';
+    }
+    return all;
+}
+
 struct HookSkip {
     std::mutex mutex;
     bool no_device = false;
-    std::string spec;
+    std::string no_device_switches;
     bool refused = false, by_layout = false;
+    // > 0: the refusal holds only in that call (a call scope's id), while nothing is on the
+    // device (the first call of a function that keeps data: its estimate is not final).
+    int64_t refused_scope = 0;
     std::string refused_key, refused_switches;
     const int64_t* epoch = nullptr;     // the replay epoch's word, and its value at the refusal
     int64_t refused_epoch = 0;
 
-    static std::string device_spec() {
-        const char* spec = std::getenv("UNPY_DEVICE");
-        return spec ? spec : "";
-    }
-    // The switches a refusal depends on besides the inputs.
-    static std::string switches() {
-        std::string all;
-        for (const char* name : {"UNPY_DEVICE", "UNPY_FORCE_GPU", "UNPY_GPU_MEM_LIMIT", "UNPY_GPU_OPT",
-                                 "UNPY_PIN", "UNPY_GPU_SEARCH"}) {
-            const char* value = std::getenv(name);
-            all += value ? value : "";
-            all += '\x1f';
-        }
-        return all;
-    }
-    bool active() {
+    // Whether the nest skips the hook because no device can be used under switches `now`.
+    bool active(const std::string& now) {
         std::lock_guard<std::mutex> lock(mutex);
-        return no_device && device_spec() == spec;
+        return no_device && now == no_device_switches;
     }
-    // Whether a call with inputs `key` skips the hook.
-    bool skips(const std::string& key) {
+    // Whether a call with inputs `key` (bytes) skips the hook.
+    bool skips(const std::string& key, const std::string& now) {
         std::lock_guard<std::mutex> lock(mutex);
-        if (no_device && device_spec() == spec) return true;
-        return refused && !by_layout && key == refused_key && still_refused();
+        if (no_device && now == no_device_switches) return true;
+        return refused && !by_layout && !refused_scope && key == refused_key && still_refused(now);
     }
-    // The same, where a refusal may hold for the layouts of the inputs (`HookKey::layout`).
-    bool skips(const HookKey& key) {
+    // The same, where a refusal may hold for the layouts of the inputs (`HookKey::layout`) or
+    // only in call `scope` (such skips are counted in `*in_call`).
+    bool skips(const HookKey& key, const std::string& now, int64_t scope, int64_t* in_call) {
         std::lock_guard<std::mutex> lock(mutex);
-        if (no_device && device_spec() == spec) return true;
-        return refused && (by_layout ? key.layout : key.bytes) == refused_key && still_refused();
+        if (no_device && now == no_device_switches) return true;
+        if (refused_scope && (refused_scope != scope || anything_resident())) return false;
+        const bool skip = refused && (by_layout ? key.layout : key.bytes) == refused_key &&
+                          still_refused(now);
+        if (skip && refused_scope) ++*in_call;
+        return skip;
     }
-    bool still_refused() {
-        return switches() == refused_switches &&
+    bool still_refused(const std::string& now) {
+        return now == refused_switches &&
                __atomic_load_n(epoch, __ATOMIC_ACQUIRE) == refused_epoch;
     }
-    void set() {
+    void set(const std::string& now) {
         std::lock_guard<std::mutex> lock(mutex);
         no_device = true;
-        spec = device_spec();
+        no_device_switches = now;
     }
-    void set_refused(const std::string& key, bool layout_only = false) {
+    void set_refused(const std::string& key, const std::string& now, bool layout_only = false,
+                     int64_t scope = 0) {
         std::lock_guard<std::mutex> lock(mutex);
         refused = true;
         by_layout = layout_only;
+        refused_scope = scope;
         refused_key = key;
-        refused_switches = switches();
+        refused_switches = now;
         epoch = replay_epoch_word();
         refused_epoch = __atomic_load_n(epoch, __ATOMIC_ACQUIRE);
     }
@@ -1560,7 +1578,8 @@ struct Relaunch;
 // runs with OpenMP (also when the hook failed: logged), else the hook's answer: the reductions
 // of a nest the device ran, or a split (SplitRange::take). Takes the answer's replay record.
 PyRef gpu_hook(const char* module, const char* function, int nest, HookValues& values,
-               HookSkip& skip, const HookKey* inputs = nullptr, NestTimer* timer = nullptr,
+               const std::string& switches, int64_t scope, HookSkip& skip,
+               const HookKey* inputs = nullptr, NestTimer* timer = nullptr,
                Replay* replay = nullptr, Relaunch* relaunch = nullptr);
 
 // --- one nest on several participants (SPEC section 6, jitgpu/multi.py) ---------------------
@@ -1692,6 +1711,11 @@ struct CallScope {
     std::function<void(HookKey&)> layout_of;    // adds the function's arrays' layouts
     std::string layout_;
     std::function<void(ByteRanges&)> dead;
+    std::string switches_;
+    // The nest launches skipped by refusals for this call only, and whose: the share of the
+    // copies among a call's nest calls counts them (jitgpu/residency.py), at the call's end.
+    int64_t skipped_in_call = 0;
+    const char *module_ = nullptr, *function_ = nullptr;
 
     explicit CallScope(bool on, HookSkip* calls_memo = nullptr)
         : enabled(on), memo(calls_memo), started(on && calls_memo ? omp_get_wtime() : 0) {}
@@ -1713,13 +1737,18 @@ struct CallScope {
         return layout_;
     }
 
+    const std::string& switches() {     // (read once a call, at the first need)
+        if (switches_.empty()) switches_ = read_switches();
+        return switches_;
+    }
+
     // Whether the call runs its nests with OpenMP without the hook: by the choice's answer,
     // or by the memo of its layouts (read once a call).
     bool host_only() {
         if (!memo_read) {
             memo_read = true;
             if (!begun && memo && __atomic_load_n(&memo->refused, __ATOMIC_RELAXED) &&
-                memo->skips(layout())) begun = host_only_ = true;
+                memo->skips(layout(), switches())) begun = host_only_ = true;
         }
         return host_only_;
     }
@@ -1729,7 +1758,7 @@ struct CallScope {
     bool begin(const char* module, const char* function);
 
     ~CallScope() {
-        if ((id_ > 0 && anything_resident()) || token) close();
+        if ((id_ > 0 && anything_resident()) || token || skipped_in_call) close();
     }
     void close();      // with the GIL taken: copies back, the call's seconds
 };
@@ -1742,16 +1771,6 @@ struct CallScope {
 // while nothing is on the device (`anything_resident()`) and the replay epoch is the record's.
 // A set error flag or an OpenCL error drops the record (its status word): the call then takes
 // the Python path, which falls back to OpenMP and raises as the interpreter does.
-
-inline std::string replay_switches() {
-    std::string all = HookSkip::switches();
-    for (const char* name : {"UNPY_RESIDENT", "UNPY_REPLAY"}) {
-        const char* value = std::getenv(name);
-        all += value ? value : "";
-        all += '\x1f';
-    }
-    return all;
-}
 
 namespace replay_word {
 enum : int { status, calls, epoch, epoch_address, write, read, launch, finish, queue, total_ns,
@@ -1832,8 +1851,8 @@ struct Replay {
     std::string key, switches;
     std::atomic<bool> stale{false}; // the hook answered a later call without this record
 
-    // Without the GIL: whether this call of the nest ran from the record.
-    bool run(const std::string& call_key) {
+    // Without the GIL: whether this call of the nest, with switches `now`, ran from the record.
+    bool run(const std::string& call_key, const std::string& now) {
         namespace r = replay_word;
         std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
         if (!lock.owns_lock() || !words) return false;
@@ -1845,7 +1864,7 @@ struct Replay {
         if (__atomic_load_n(&words[r::status], __ATOMIC_ACQUIRE) != 0 || call_key != key ||
             anything_resident() || __atomic_load_n(epoch, __ATOMIC_ACQUIRE) != words[r::epoch] ||
             __atomic_load_n(&words[r::budget], __ATOMIC_ACQUIRE) == 0 ||
-            replay_switches() != switches)
+            now != switches)
             return false;
         const double started = omp_get_wtime();
         if (const int64_t failed = replay_ops(words)) {
@@ -2003,10 +2022,10 @@ struct Relaunch {
     std::string key, switches;      // the inputs and switches of the launch it was made from
 
     // Without the GIL: whether this launch of the nest, in call scope `scope` with inputs
-    // `call_key`, was enqueued from the record (and, where it has reductions, waited for and
+    // `call_key` and switches `now`, was enqueued from the record (and, where it has reductions, waited for and
     // `outs` set).
-    bool run(const std::string& call_key, int64_t scope, const ReductionOut* outs = nullptr,
-             int n_outs = 0) {
+    bool run(const std::string& call_key, const std::string& now, int64_t scope,
+             const ReductionOut* outs = nullptr, int n_outs = 0) {
         namespace r = relaunch_word;
         if (scope <= 0) return false;
         std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
@@ -2057,7 +2076,7 @@ struct Relaunch {
         if (w[r::reductions] != n_outs) return false;
         for (int k = 0; k < n_outs; ++k)
             if (outs[k].type != reductions[k * r::reduction_words + r::type]) return false;
-        if (replay_switches() != switches) return false;
+        if (now != switches) return false;
         using SetArg = int32_t (*)(void*, uint32_t, size_t, const void*);
         using Launch = int32_t (*)(void*, void*, uint32_t, const size_t*, const size_t*,
                                    const size_t*, uint32_t, const void*, void*);

@@ -355,6 +355,13 @@ class For:
     # product written as loops (unpy/loopopt/matmul_loops, --fastmath) runs over the operands'
     # dimensions exactly.
     blas_when: list = field(default_factory=list)
+    # A centred product written as loops (matmul_loops): `[ca, cb]`, an element of the vector
+    # subtracted from each row of `a` (indexed by the outer variable), and one from each
+    # column of `b` (by the middle one), each None where that operand is taken as it is; and
+    # the nest that runs instead of the loops after the BLAS wrote `out`, a new local: the
+    # loops with their sum read from `out`.
+    blas_centres: list = field(default_factory=list)
+    blas_then: list = field(default_factory=list)
     # Made by lower_arrays for an array statement: different arrays it reads and writes are
     # different memory (SPEC section 3), which fusion may rely on.
     lowered: bool = False
@@ -690,11 +697,14 @@ def format_stmts(body, indent=1) -> list:
             lines.append(f"{pad}for {s.var} in {kind}({format_expr(s.start)}, "
                          f"{format_expr(s.stop)}, {format_expr(s.step)}):{extra}")
             if s.blas:
-                out, a, b = (format_expr(x) for x in s.blas)
                 when = " and ".join(format_expr(c) for c in s.blas_when)
-                lines.append(f"{pad}    # the C++ path: {out} = {a} @ {b} by a BLAS"
-                             + (f" where {when}" if when else "") + ", else:")
+                then = ", then the nest after these loops" if s.blas_then else ""
+                lines.append(f"{pad}    # the C++ path: {format_blas(s)} by a BLAS"
+                             + (f" where {when}" if when else "") + f"{then}, else:")
             lines += format_stmts(s.body, indent + 1)
+            if s.blas_then:
+                lines.append(f"{pad}# the C++ path's nest after the BLAS:")
+                lines += format_stmts(s.blas_then, indent + 1)
             lines += format_blocked(s, indent)
             if s.proof:
                 lines += format_proof(s.proof, indent)
@@ -719,6 +729,17 @@ def format_stmts(body, indent=1) -> list:
         else:
             lines.append(f"{pad}{type(s).__name__.lower()}")
     return lines
+
+
+def format_blas(s: For) -> str:
+    """`out = a @ b` of a nest's BLAS call, a centred operand as `(a - ca[:, None])`, `(b -
+    cb)` (NumPy's broadcasting: a vector subtracted from each row of a, each column of b)."""
+    out, a, b = (format_expr(x) for x in s.blas)
+    if s.blas_centres:
+        ca, cb = (c and format_expr(c.array) for c in s.blas_centres)
+        a = f"({a} - {ca}[:, None])" if ca else a
+        b = f"({b} - {cb})" if cb else b
+    return f"{out} = {a} @ {b}"
 
 
 def format_blocked(s: For, indent: int) -> list:

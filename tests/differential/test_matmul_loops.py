@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from unpy import ir
+from unpy.cli import main
 from unpy.loopopt import optimise_for_cpu
 from unpy.pipeline import compile_to_ir
 
@@ -73,10 +74,87 @@ def test_chained_products(matmul_loops_kernels, first, second):
 
 @SETTINGS
 @given(operands("mp", "pn", "mn"))
+def test_scaled_store(matmul_loops_kernels, args):
+    matmul_loops_kernels.check("scaled_store", *args)
+
+
+@st.composite
+def centred(draw, dtype=np.float64):
+    """(data, its columns' centres, the result): n x m, m, m x m in any layout (a vector a row
+    of a matrix: a step where that is strided or transposed), small integers; n - 1 zero or a
+    power of two, for `s / (n - 1)` (-ffast-math multiplies by the reciprocal: exact then)."""
+    m, n = draw(sides), draw(st.sampled_from([1, 2, 3, 5, 9, 17, 33, 65]))
+    data = draw(matrices((n, m), dtype, ints=True)).astype(dtype)
+    mean = draw(matrices((1, m), dtype, ints=True))[0].astype(dtype)
+    return data, mean, draw(matrices((m, m), dtype, ints=True)).astype(dtype)
+
+
+@SETTINGS
+@given(centred())
+def test_covariance_triangle_mirrored(matmul_loops_kernels, args):
+    matmul_loops_kernels.check("covariance", *args)
+
+
+@SETTINGS
+@given(centred())
+def test_covariance_full(matmul_loops_kernels, args):
+    matmul_loops_kernels.check("covariance_full", *args)
+
+
+@SETTINGS
+@given(operands("mp", "pn", "mn", np.float32), st.data())
+def test_centred_and_plain_operands(matmul_loops_kernels, args, data):
+    x, y, c = args
+    mx = data.draw(matrices((1, x.shape[0]), np.float32, ints=True))[0].astype(np.float32)
+    matmul_loops_kernels.check("centred_cross", x, mx, y, c, np.float32(3.0))
+
+
+@SETTINGS
+@given(operands("pm", "pn", "mn"), st.data())
+def test_two_centred_operands_triangle(matmul_loops_kernels, args, data):
+    x, y, c = args
+    mx, my = (data.draw(matrices((1, d), np.float64, ints=True))[0]
+              for d in (x.shape[1], y.shape[1]))
+    matmul_loops_kernels.check("centred_both", x, mx, y, my, c)
+
+
+@pytest.mark.parametrize("name", ["covariance", "covariance_full"])
+def test_covariance_of_strided_views(matmul_loops_kernels, name):
+    """Views with steps as the data, the centres and the result: the centred copies read
+    them, the nest writes the view."""
+    rng = np.random.default_rng(5)
+    base = rng.integers(-50, 50, (129, 200)).astype(np.float64)
+    data, mean = base[::2, 2::4], base[1::2, 3][:50]        # 65 x 50, a column's part
+    out = np.zeros((2 * data.shape[1], 3 * data.shape[1]))
+    matmul_loops_kernels.check(name, data, mean, out[::2, 1::3])
+    matmul_loops_kernels.check(name, data[::-1].T.copy().T, mean[::-1], out[::2, ::3].T)
+
+
+def test_centres_shorter_than_the_data(matmul_loops_kernels):
+    """A vector one short: the BLAS declines, the loops raise IndexError as Python does."""
+    data = np.ones((65, 40))
+    matmul_loops_kernels.check("covariance", data, np.zeros(39), np.zeros((40, 40)))
+    matmul_loops_kernels.check("covariance", data, np.zeros(41), np.zeros((40, 40)))
+
+
+@SETTINGS
+@given(operands("mp", "pn", "mn"))
 def test_near_misses_run_their_loops(matmul_loops_kernels, args):
-    for name in ("columns_reversed", "from_row_one", "starts_at_one", "scaled_store"):
+    for name in ("columns_reversed", "from_row_one", "starts_at_one"):
         matmul_loops_kernels.check(name, *args)
     matmul_loops_kernels.check("integers", *(x.astype(np.int64) for x in args))
+
+
+@SETTINGS
+@given(centred())
+def test_centred_near_misses_run_their_loops(matmul_loops_kernels, args):
+    """Centres read with k or with the other factor's variable, a centre less the element, a
+    float32 operand less a float64 centre (writes_the_mean is a race: compiled, not run)."""
+    data, mean, cov = args
+    matmul_loops_kernels.check("centred_by_k", data, np.resize(mean, data.shape[0]), cov)
+    for name in ("centred_by_the_other_loop", "centre_first"):
+        matmul_loops_kernels.check(name, data, mean, cov)
+    matmul_loops_kernels.check("centred_by_wider", data.astype(np.float32), mean, cov)
 
 
 @pytest.mark.parametrize("shape", [(40, 50), (64, 33)])
@@ -89,7 +167,15 @@ def test_result_larger_than_the_product(matmul_loops_kernels, shape):
     matmul_loops_kernels.check("dot_order", a, b, np.zeros((shape[0] + 3, shape[0] + 1)))
 
 
+TRANSPOSED = "view({0}, offsets=(0, 0), dims=(1:{0}.shape[1]:1, 0:{0}.shape[0]:1))"
 BLAS = {"dot_order": "c = a @ b", "dot_order_f32": "c = a @ b",
+        "scaled_store": "unpy_product = a @ b",
+        "covariance": f"unpy_product = ({TRANSPOSED.format('data')} - mean[:, None]) @ "
+                      "(data - mean)",
+        "covariance_full": f"unpy_product = ({TRANSPOSED.format('data')} - mean[:, None]) @ "
+                           "(data - mean)",
+        "centred_cross": "unpy_product = (x - mx[:, None]) @ y",
+        "centred_both": f"unpy_product = ({TRANSPOSED.format('x')} - mx[:, None]) @ (y - my)",
         "chained": "tmp = a @ b; d = tmp @ c",
         "gram": "g = view(x, offsets=(0, 0), dims=(1:x.shape[1]:1, 0:x.shape[0]:1)) @ x",
         "times_transposed": "c = a @ view(b, offsets=(0, 0), dims=(1:b.shape[1]:1, "
@@ -100,7 +186,7 @@ BLAS = {"dot_order": "c = a @ b", "dot_order_f32": "c = a @ b",
 
 
 def test_which_nests_call_the_blas():
-    """Under --fastmath the five forms get their product, the near misses none; the default
+    """Under --fastmath the forms get their product, the near misses none; the default
     build (results equal to the interpreter's bit for bit) gives none to any."""
     path = diffcheck.KERNELS / "matmul_loops.py"
     module = compile_to_ir(str(path), path.read_text())
@@ -108,8 +194,22 @@ def test_which_nests_call_the_blas():
         for fastmath in (True, False):
             nests = [s for s in optimise_for_cpu(fn, "unproved", fastmath).body
                      if isinstance(s, ir.For) and s.parallel]
-            products = [" = ".join([ir.format_expr(s.blas[0]),
-                                    " @ ".join(ir.format_expr(x) for x in s.blas[1:])])
-                        for s in nests if s.blas]
+            products = [ir.format_blas(s) for s in nests if s.blas]
             assert "; ".join(products) == (BLAS.get(fn.name, "") if fastmath else ""), \
                 (fn.name, fastmath)
+
+
+def test_show_prints_the_centred_product(capsys):
+    """`unpy show --fastmath` prints a covariance's BLAS call, its centring, and the nest that
+    runs after it on the product."""
+    assert main(["show", "--fastmath", str(diffcheck.KERNELS / "matmul_loops.py")]) == 0
+    shown = capsys.readouterr().out
+    assert (f"# the C++ path: {BLAS['covariance']} by a BLAS where (m == data.shape[1]) and "
+            "(n == data.shape[0]), then the nest after these loops, else:") in shown
+    after = shown[shown.index("def covariance("):].split("# the C++ path's nest after the BLAS:")
+    assert after[1].splitlines()[1:6] == [
+        "        for i in prange(0, m, 1):",
+        "            for j in range(i, m, 1):",
+        "                s = unpy_product[i, j]",
+        "                cov[i, j] = (s / float64((n - 1)))",
+        "                cov[j, i] = cov[i, j]"]

@@ -649,8 +649,11 @@ class FunctionEmitter(CExprPrinter):
             # A matrix product: the BLAS when the whole nest runs here (not a split's part).
             whole = f"{split}.lo == 0 && {split}.hi == {names[0][2]} && " if split else ""
             when = "".join(f"{self.expr(c)} && " for c in loop.blas_when)
-            operands = ", ".join(self.expr(x) for x in loop.blas)
-            self.out(f"if (!({whole}{when}unpy::blas_matmul({operands}))) {{")
+            if loop.blas_then:
+                self.blas_then(loop, whole + when)
+            else:
+                operands = ", ".join(self.expr(x) for x in loop.blas)
+                self.out(f"if (!({whole}{when}unpy::blas_matmul({operands}))) {{")
             self.depth += 1
         if split:
             self.out("do {")
@@ -687,6 +690,24 @@ class FunctionEmitter(CExprPrinter):
         if loop.blas:
             self.depth -= 1
             self.out("}")
+
+    def blas_then(self, loop, tests: str):
+        """A centred product's BLAS (unpy/loopopt/matmul_loops): `out = (a - ca) @ (b - cb)`,
+        `out` a new array, where the arrays its nest writes overlap none the product reads,
+        then the nest reading its sums from `out`; opens the `else` of the loops."""
+        out, a, b = (self.expr(x) for x in loop.blas)
+        ca, cb = (self.expr(c.array) if c is not None else "nullptr" for c in loop.blas_centres)
+        read = [a, b] + [c for c in (ca, cb) if c != "nullptr"]
+        written = dict.fromkeys(s.target.array.id for s in walk_stmts(loop.blas_then)
+                                if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript))
+        tests += "".join(f"unpy::disjoint({cname(w)}, {r}) && " for w in written for r in read)
+        self.out(f"if ({tests}unpy::blas_centred_matmul({out}, {a}, {ca}, {b}, {cb})) {{")
+        self.depth += 1
+        for s in loop.blas_then:
+            self.parallel_for(s)
+        self.out(f"{out} = {{}};   // its memory back")
+        self.depth -= 1
+        self.out("} else {")
 
     def with_private_copies(self, loop, clauses, loops, arrays, team, work):
         """`loops(clauses)`, the nest's OpenMP loops; where it updates `arrays` (private_updates)

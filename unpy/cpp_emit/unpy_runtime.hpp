@@ -766,6 +766,89 @@ bool blas_matmul(const Array<T, NO>& out, const Array<T, NA>& a, const Array<T, 
     return true;
 }
 
+// `a` less `v[r]` from each row r (`by_rows`) or `v[c]` from each column c (v: a vector, or
+// nullptr for a plain copy), subtracted in T as the loops do, as a new array of a's shape
+// whose elements lie in the order of a's smaller stride (a transposed view's copy is the
+// transpose of a C-ordered array): a centred operand of blas_centred_matmul.
+template <typename T, typename V>
+Array<T, 2> centred_copy(const Array<T, 2>& a, const V& v, bool by_rows) {
+    const bool across = std::abs(a.strides[0]) < std::abs(a.strides[1]);
+    const int64_t outer = a.shape[across], inner = a.shape[!across];
+    const int64_t so = a.strides[across], si = a.strides[!across];
+    const bool centre_outer = by_rows != across;      // v read with the outer index
+    Array<T, 2> copy = allocate<T, 2>({outer, inner}, 2);
+    #pragma omp parallel for num_threads(nest_team(double(outer) * double(inner) >= 65536.0))
+    for (int64_t r = 0; r < outer; ++r) {
+        const T* src = a.data + r * so;
+        T* dst = copy.data + r * inner;
+        if constexpr (std::is_same_v<V, std::nullptr_t>) {
+            for (int64_t c = 0; c < inner; ++c) dst[c] = src[c * si];
+        } else if (centre_outer) {
+            const T centre = v.data[r * v.strides[0]];
+            for (int64_t c = 0; c < inner; ++c) dst[c] = src[c * si] - centre;
+        } else {
+            for (int64_t c = 0; c < inner; ++c) dst[c] = src[c * si] - v.data[c * v.strides[0]];
+        }
+    }
+    if (across) {
+        std::swap(copy.shape[0], copy.shape[1]);
+        std::swap(copy.strides[0], copy.strides[1]);
+    }
+    return copy;
+}
+
+template <typename T>
+Array<T, 2> transposed(Array<T, 2> a) {
+    std::swap(a.shape[0], a.shape[1]);
+    std::swap(a.strides[0], a.strides[1]);
+    return a;
+}
+
+template <typename CA, typename CB>
+bool same_vector(const CA& ca, const CB& cb) {
+    if constexpr (std::is_same_v<CA, std::nullptr_t> || std::is_same_v<CB, std::nullptr_t>)
+        return std::is_same_v<CA, CB>;
+    else
+        return ca.data == cb.data && ca.strides[0] == cb.strides[0];
+}
+
+// True when it computed `out = (a - ca[:, None]) @ (b - cb)` into a new C-ordered `out` (a
+// centred product written as loops, unpy/loopopt/matmul_loops): ca and cb are vectors, or
+// nullptr for an operand taken as it is. False, `out` untouched, where blas_matmul would
+// decline the product or a vector is shorter than its side of it (the loops then raise
+// IndexError). Each centred operand is copied once, a single copy serving both where `b` is
+// a's transpose less the same vector (a covariance); a plain operand is copied only where no
+// BLAS reads its layout (a view with steps).
+template <typename T, typename CA, typename CB>
+bool blas_centred_matmul(Array<T, 2>& out, const Array<T, 2>& a, const CA& ca,
+                         const Array<T, 2>& b, const CB& cb) {
+    const int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+    if (double(m) * double(n) * double(k) < 32.0 * 32.0 * 32.0 || omp_in_parallel() ||
+        b.shape[0] != k || !numpy_blas().template has<T>())
+        return false;
+    if constexpr (!std::is_same_v<CA, std::nullptr_t>)
+        if (ca.shape[0] < m) return false;
+    if constexpr (!std::is_same_v<CB, std::nullptr_t>)
+        if (cb.shape[0] < n) return false;
+    auto as_is = [](const Array<T, 2>& x, bool plain) {
+        bool trans;
+        int64_t ld;
+        return plain && blas_layout(x.shape[0], x.shape[1], x.strides[0], x.strides[1], trans, ld);
+    };
+    const Array<T, 2> ac = as_is(a, std::is_same_v<CA, std::nullptr_t>) ? a
+                                                                        : centred_copy(a, ca, true);
+    const bool gram = a.data == b.data && a.shape[0] == b.shape[1] &&
+                      a.strides[0] == b.strides[1] && a.strides[1] == b.strides[0] &&
+                      same_vector(ca, cb);
+    const Array<T, 2> bc = gram ? transposed(ac)
+                           : as_is(b, std::is_same_v<CB, std::nullptr_t>) ? b
+                                                                          : centred_copy(b, cb, false);
+    Array<T, 2> product = allocate<T, 2>({m, n}, 2);
+    if (!blas_matmul(product, ac, bc)) return false;
+    out = product;
+    return true;
+}
+
 // --- LAPACK (np.linalg) --------------------------------------------------------------------
 // np.linalg.solve, inv, cholesky, det and eigh call the LAPACK routines NumPy's own
 // umath_linalg calls (gesv, potrf 'L', getrf, syevd 'L'), from the same library (ILP64, the

@@ -19,27 +19,51 @@ accumulator, `j` and `k` are assigned in the prange's iterations, so the functio
 read them after the nest (typeinfer refuses that: the BLAS leaves them unset), and the arrays
 are distinct and not written elsewhere in the nest (unpy::blas_matmul checks that `c`
 overlaps neither operand). Under those conditions no index can be out of range, so the BLAS
-also raises nothing the loops would."""
+also raises nothing the loops would.
+
+A centred product, covariance as it is written, takes the BLAS too:
+
+    for i in prange(m):                      P = (x.T - mu[:, None]) @ (x - mu), where
+        for j in range(i, m):    # or 0          unpy::blas_centred_matmul takes it (as above,
+            s = 0.0                              and the vectors long enough), each centred
+            for k in range(n):                   operand copied once (C-ordered, one copy where
+                s += (x[k, i] - mu[i]) * (x[k, j] - mu[j])     both are the same), P a new
+            cov[i, j] = s / (n - 1)              array; then the nest's loops with `s = P[i, j]`
+            cov[j, i] = cov[i, j]                for the sum, its other statements as written
+
+Each factor is an operand's element or that minus an element of a vector of the same dtype
+indexed by the operand's other loop variable (i for the left, j for the right: `mu[k]` or
+`mu[j]` in the left factor stays loops); the middle loop may start at i. After the sum the
+nest may assign scalars and elements of arrays other than those the product reads, from any
+expressions without calls of compiled functions and without `k`: those statements run as
+written, in the same iterations, so the dtype promotions, the elements written (a triangle,
+a mirror only where the source has one) and the errors are the loops'. The product reads all
+its elements before them, so the arrays they write must overlap none it reads (checked at run
+time, with `blas_when`); its copies subtract in the dtype, as the loops do."""
 from __future__ import annotations
 
 import dataclasses
 
 from unpy import ir
 from unpy.ir import Array, Scalar
-from unpy.loopopt.rewrite import const
+from unpy.loopopt.rewrite import const, fresh
 from unpy.typeinfer.build_ir import compare
-from unpy.typeinfer.reductions import reads_of
+from unpy.typeinfer.reductions import reads_of, walk_exprs
 
 DTYPES = ("float32", "float64")
 
 
 def matmul_loops(fn: ir.Function) -> ir.Function:
-    """`fn` with `blas` and `blas_when` set on each outermost prange nest of the form above."""
+    """`fn` with `blas` and `blas_when` set on each outermost prange nest of the forms above
+    (and `blas_centres`, `blas_then` on a centred one, whose product is a new local)."""
+    taken = set(fn.locals) | {p.name for p in fn.params}
+    new_locals = dict(fn.locals)
+
     def visit(body):
         out = []
         for s in body:
             if isinstance(s, ir.For) and s.parallel:
-                out.append(_with_blas(s, fn) or s)
+                out.append(_with_blas(s, fn, taken, new_locals) or s)
             elif isinstance(s, (ir.For, ir.While)):
                 out.append(dataclasses.replace(s, body=visit(s.body)))
             elif isinstance(s, ir.If):
@@ -47,22 +71,24 @@ def matmul_loops(fn: ir.Function) -> ir.Function:
             else:
                 out.append(s)
         return out
-    return dataclasses.replace(fn, body=visit(fn.body))
+    body = visit(fn.body)
+    return dataclasses.replace(fn, body=body, locals=new_locals)
 
 
-def _with_blas(outer: ir.For, fn: ir.Function):
-    """`outer` with its BLAS call, or None where it is not a matrix product of the form."""
+def _with_blas(outer: ir.For, fn: ir.Function, taken: set, new_locals: dict):
+    """`outer` with its BLAS call, or None where it is not a matrix product of the forms."""
     if outer.blas or outer.reductions or len(outer.body) != 1:
         return None
     middle = outer.body[0]
-    if not isinstance(middle, ir.For) or middle.reductions or len(middle.body) != 3:
+    if not isinstance(middle, ir.For) or middle.reductions or len(middle.body) < 3:
         return None
-    init, inner, store = middle.body
+    init, inner, *finals = middle.body
     if not (isinstance(inner, ir.For) and not inner.parallel and len(inner.body) == 1):
         return None
-    if not all(_from_zero_by_one(loop) for loop in (outer, middle, inner)):
-        return None
     i, j, k = outer.var, middle.var, inner.var
+    if not (_from_zero_by_one(outer) and _from_zero_by_one(inner) and _by_one(middle)
+            and (_is_const(middle.start, 0) or _is_name(middle.start, i))):
+        return None
     if not (isinstance(init, ir.Assign) and isinstance(init.target, ir.Name)
             and _is_zero(init.value)):
         return None
@@ -71,18 +97,13 @@ def _with_blas(outer: ir.For, fn: ir.Function):
     if dtype not in DTYPES:
         return None
     product = _accumulated(inner.body[0], s)
-    if product is None or not (isinstance(store, ir.Assign) and not store.atomic):
+    if product is None:
         return None
-    out = store.target
-    if not (_element(out, dtype) and _names(out.indices) == [i, j]
-            and isinstance(store.value, ir.Name) and store.value.id == s):
+    factors = _factors(product, dtype, i, j, k)
+    if factors is None:
         return None
-    operands = _operands(product, dtype, i, j, k)
-    if operands is None:
-        return None
-    a, b = operands
-    if out.array.id in (a.array.id, b.array.id):
-        return None
+    (a, a_centre), (b, b_centre) = factors
+    read = {a.array.id, b.array.id} | {c.array.id for c in (a_centre, b_centre) if c}
     # Nothing in the nest reads the loop bounds' names differently from before it: the bounds
     # are names, constants and shapes, and the nest writes none of those names.
     bounds = [outer.stop, middle.stop, inner.stop]
@@ -94,8 +115,27 @@ def _with_blas(outer: ir.For, fn: ir.Function):
              (middle.stop, b_cols)]
     when = {f"{ir.format_expr(x)} == {ir.format_expr(y)}": compare("==", x, y) for x, y in pairs
             if ir.format_expr(x) != ir.format_expr(y)}
-    return dataclasses.replace(outer, blas=[ir.Name(out.array.id, type=out.array.type),
-                                            a_view, b_view], blas_when=list(when.values()))
+    out = _stored(finals, s, i, j, dtype)
+    if out is not None and out.array.id not in read and not (a_centre or b_centre) \
+            and _is_const(middle.start, 0):
+        return dataclasses.replace(outer, blas=[ir.Name(out.array.id, type=out.array.type),
+                                                a_view, b_view], blas_when=list(when.values()))
+    if not _after_the_sum(finals, read | set(reads_of(bounds)) | {i, j, k}, k, fn):
+        return None
+    # Else the product into a new local, then the nest reading its sums from it.
+    kind = Array(dtype, 2)
+    p = fresh("unpy_product", taken)
+    new_locals[p] = kind
+    index = [ir.Name(x, type=fn.locals.get(x, Scalar("int64"))) for x in (i, j)]
+    from_product = ir.Assign(ir.Name(s, type=Scalar(dtype)),
+                             ir.Subscript(ir.Name(p, type=kind), index, type=Scalar(dtype),
+                                          in_range=[0, 1]), loc=init.loc)
+    then = dataclasses.replace(outer, body=[dataclasses.replace(
+        middle, body=[from_product] + finals)], nest_id=None, fused=[], blocked=[],
+        disjoint=[], proof=None)
+    return dataclasses.replace(outer, blas=[ir.Name(p, type=kind), a_view, b_view],
+                               blas_when=list(when.values()),
+                               blas_centres=[a_centre, b_centre], blas_then=[then])
 
 
 def _is_zero(e) -> bool:
@@ -107,8 +147,19 @@ def _is_zero(e) -> bool:
 
 
 def _from_zero_by_one(loop: ir.For) -> bool:
-    return (isinstance(loop.start, ir.Const) and loop.start.value == 0
-            and isinstance(loop.step, ir.Const) and loop.step.value == 1)
+    return _is_const(loop.start, 0) and _by_one(loop)
+
+
+def _by_one(loop: ir.For) -> bool:
+    return _is_const(loop.step, 1)
+
+
+def _is_const(e, value) -> bool:
+    return isinstance(e, ir.Const) and e.value == value
+
+
+def _is_name(e, name: str) -> bool:
+    return isinstance(e, ir.Name) and e.id == name
 
 
 def _plain(e) -> bool:
@@ -149,17 +200,73 @@ def _names(indices) -> list:
     return [x.id for x in indices if isinstance(x, ir.Name)]
 
 
-def _operands(product: ir.BinOp, dtype: str, i: str, j: str, k: str):
-    """(left operand, right operand) of the product: the element read with i and k, then the
-    one read with k and j (in either index order each)."""
-    x, y = product.left, product.right
-    if not (_element(x, dtype) and _element(y, dtype)):
+def _factors(product: ir.BinOp, dtype: str, i: str, j: str, k: str):
+    """((left operand, its centre), (right operand, its centre)) of the product: the element
+    read with i and k, then the one read with k and j (in either index order each), each
+    maybe less an element of a vector read with its own i (j): that element, else None."""
+    x, y = _centred(product.left, dtype), _centred(product.right, dtype)
+    if x is None or y is None or i == j:
         return None
-    for a, b in ((x, y), (y, x)):
+    for (a, a_centre), (b, b_centre) in ((x, y), (y, x)):
         if sorted(_names(a.indices)) == sorted([i, k]) and \
-                sorted(_names(b.indices)) == sorted([k, j]) and i != j:
-            return a, b
+                sorted(_names(b.indices)) == sorted([k, j]) and \
+                _indexed_by(a_centre, i) and _indexed_by(b_centre, j):
+            return (a, a_centre), (b, b_centre)
     return None
+
+
+def _centred(e, dtype: str):
+    """(element, None) for an element of a 2-D array of `dtype`; (element, centre) for
+    `element - centre`, the centre an element of a 1-D array of `dtype`; else None."""
+    if _element(e, dtype):
+        return e, None
+    if not (isinstance(e, ir.BinOp) and e.op == "-" and _element(e.left, dtype)
+            and getattr(e.type, "dtype", None) == dtype):
+        return None
+    centre = e.right
+    if not (isinstance(centre, ir.Subscript) and isinstance(centre.array.type, Array)
+            and centre.array.type.ndim == 1 and centre.array.type.dtype == dtype
+            and len(_names(centre.indices)) == 1):
+        return None
+    return e.left, centre
+
+
+def _indexed_by(centre, var: str) -> bool:
+    return centre is None or _names(centre.indices) == [var]
+
+
+def _stored(finals: list, s: str, i: str, j: str, dtype: str):
+    """The element `c[i, j]` of `c[i, j] = s`, where that is all the nest does after the sum;
+    else None."""
+    if len(finals) != 1:
+        return None
+    store = finals[0]
+    if not (isinstance(store, ir.Assign) and not store.atomic and _element(store.target, dtype)
+            and _names(store.target.indices) == [i, j] and _is_name(store.value, s)):
+        return None
+    return store.target
+
+
+def _after_the_sum(finals: list, fixed: set, k: str, fn: ir.Function) -> bool:
+    """Whether the statements after the sum may run after the whole product: assignments of
+    scalars and of elements of arrays, none of a name in `fixed` (the product's arrays, the
+    loop variables, the names of the bounds) nor of an element of the product's arrays, none
+    reading `k` (which the loops leave at its last value, the BLAS unset) or calling a
+    compiled function (which might write the product's arrays)."""
+    for stmt in finals:
+        if not isinstance(stmt, ir.Assign) or stmt.atomic:
+            return False
+        target = stmt.target
+        if isinstance(target, ir.Subscript):
+            if target.array.id in fixed:
+                return False
+        elif not (isinstance(target, ir.Name) and target.id not in fixed
+                  and isinstance(fn.locals.get(target.id), Scalar)):
+            return False
+    if k in reads_of(finals):
+        return False
+    return not any(isinstance(e, (ir.CallCompiled, ir.AllocArray, ir.NamedExpr))
+                   for e in walk_exprs(finals))
 
 
 def _view(element: ir.Subscript, order: list):

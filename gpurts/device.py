@@ -82,23 +82,6 @@ class Device:
         cl, _ = load_opencl()
         return self._once("context", lambda: cl.Context([self.cl_device]))
 
-    def warm_up(self, then=None) -> threading.Thread:
-        """Makes the context and queue (then calls `then()`) in a thread of its own, once: where
-        a call has not used the device yet but a later one likely will, so that the later one
-        does not wait for them (an H100's context: ~110 ms). Returns that thread. A failure is
-        only logged: the call that needs the context meets it again."""
-        def work():
-            try:
-                self.queue
-                if then is not None:
-                    then()
-            except Exception as e:      # (the thread must not print a traceback)
-                logging.getLogger("unpy").debug("warming up %s failed: %s", self.label, e)
-        # Not a daemon: the interpreter's exit waits for it rather than tear the driver down
-        # under it.
-        return self._once("warm_up", lambda: _started(threading.Thread(
-            target=work, name=f"unpy warm-up of {self.label}")))
-
     @property
     def queue(self):
         """The device's in-order queue, with profiling on (event times feed `Timings`)."""
@@ -177,11 +160,6 @@ _lock = threading.RLock()
 _selections: dict[str, DeviceSelection] = {}
 _devices: dict[tuple, Device] = {}   # (cl device pointer, copy) -> its one Device
 _reported: set[int] = set()        # cl device pointers whose failed probe was logged
-
-
-def _started(thread: threading.Thread) -> threading.Thread:
-    thread.start()
-    return thread
 
 
 def _device_for(cl_device, copy: int = 0) -> Device:

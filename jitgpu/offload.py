@@ -364,10 +364,7 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         # The first call of a function that keeps data does not know yet how many nest calls
         # share its copies: its refusal holds for the rest of this call only (a time loop's
         # first call would otherwise ask here at every launch: 30-60 us each).
-        # The next call likely decides for the device: its context and the loader's entry
-        # points (cffi's import: 30-50 ms) are made meanwhile.
         if keep and share is None:
-            device.warm_up(then=replay.entry_points)
             raise Refused(prepared.refusal, by_layout=prepared.plan is not None, in_call=True)
         # By layout only for a nest alone in its call: the nests of a call that keeps data are
         # skipped together, once a call, by the call's own choice (jitgpu/calls.py), where

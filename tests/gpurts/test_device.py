@@ -215,22 +215,3 @@ s = device_selection('gpu')
 print(s.device, '|', s.reason)
 """, OCL_ICD_VENDORS=str(tmp_path))
     assert done.stdout.startswith("None | no OpenCL platform found")
-
-
-def test_warm_up_makes_the_context_and_queue_once_in_a_thread(device):
-    """A Device of its own (not the shared one): the warm-up's thread makes its context and
-    queue, then calls `then`; asked again, it starts nothing."""
-    fresh = Device(device.cl_device)
-    called = []
-    thread = fresh.warm_up(then=lambda: called.append(1))
-    thread.join()
-    assert fresh._made.keys() >= {"context", "queue"}
-    assert fresh.warm_up(then=lambda: called.append(2)) is thread
-    assert called == [1]
-
-
-def test_a_failed_warm_up_is_only_logged(device, caplog):
-    fresh = Device(device.cl_device)
-    with caplog.at_level("DEBUG", logger="unpy"):
-        fresh.warm_up(then=lambda: 1 / 0).join()
-    assert "warming up" in caplog.text and "division by zero" in caplog.text

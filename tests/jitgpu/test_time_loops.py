@@ -141,23 +141,18 @@ def test_a_first_call_kept_on_openmp_asks_once_a_nest(loops, device_env, monkeyp
     """In a function's first call the estimate is not final (how many nest calls share the
     copies is known at the call's end): a nest it keeps on OpenMP asks the hook once, and the
     refusal holds for the rest of that call only (each launch asked through Python, 30-60 us,
-    before), and the device's context is made meanwhile; every launch still counts towards the
-    next call's share."""
-    from gpurts import Device
-    from jitgpu import hook, replay, residency
+    before); every launch still counts towards the next call's share."""
+    from jitgpu import hook, residency
     from jitgpu.plan import GpuPlan
     device_env.delenv("UNPY_FORCE_GPU")
     monkeypatch.setattr(GpuPlan, "profitable", property(lambda plan: False))
     monkeypatch.setattr(residency, "_NEST_CALLS", {})
-    asked, warmed = [], []
+    asked = []
     real = hook.harvest
     monkeypatch.setattr(hook, "harvest", lambda: asked.append(1) or real())
-    monkeypatch.setattr(Device, "warm_up", lambda device, then=None: warmed.append(then))
     a, b = RNG.random((20, 20)), np.zeros((20, 20))
     loops.check("jacobi2d", 8, a, b, rtol=1e-12, ran_on="openmp")
     assert len(asked) == 2, asked
-    # ... and the device's context is made meanwhile, for the next call
-    assert warmed and warmed[0] is replay.entry_points, warmed
     assert residency._NEST_CALLS[(loops.compiled.__name__, "jacobi2d")][1] == 16
     # The next call is no first call: it asks again, its share the 16 launches (rounded).
     asked.clear()

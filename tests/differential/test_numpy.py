@@ -267,6 +267,14 @@ CASES = {
     "medians nan": lambda: (np.array([1.0, np.nan, 3.0, 2.0]),
                             np.array([[1.0, 2.0], [np.nan, 0.0]], np.float32),
                             np.array([3], np.int32)),
+    "nan_reductions": lambda: (rand(3, 4), rand(5, dtype=np.float32), rand(2, 3, dtype=np.int32)),
+    "nan_reductions some nan": lambda: (np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, 2.0]]),
+                                        np.array([np.nan, 1.0, 2.0], np.float32),
+                                        rand(1, 2, dtype=np.int32)),
+    "nan_reductions all nan": lambda: (np.full((2, 2), np.nan), np.full(2, np.nan, np.float32),
+                                       rand(1, 1, dtype=np.int32)),
+    "nan_reductions empty": lambda: (np.zeros((0, 2)), np.zeros(0, np.float32),
+                                     rand(1, 1, dtype=np.int32)),
     "indices_where": lambda: (np.array([[0.9, 0.0, 0.1], [0.6, np.nan, 0.3]]),
                               np.array([0, 3, 0, -1, 2], np.int32), rand(5)),
     "indices_where none": lambda: (np.zeros((0, 3)), np.zeros(2, np.int32), rand(2)),
@@ -489,6 +497,24 @@ def test_a_dtype_of_no_signature_raises_type_error(numpy_exprs_kernels):
         compiled.linspace_of(0.0, 1.0, 3, "no such dtype")
     assert compiled.ramp_of(3).dtype == np.float32          # the default, np.float32
     assert compiled.ramp_of(3, "int32").dtype == np.int32
+
+
+def with_nans(draw, shape, dtype):
+    """An array of `shape` of small numbers, infinities and NaNs (anywhere, or everywhere)."""
+    values = [-2.5, -1.0, 0.0, 0.5, 1.0, 4.0, np.inf, -np.inf, np.nan, np.nan]
+    flat = draw(st.lists(st.sampled_from(values), min_size=int(np.prod(shape)),
+                         max_size=int(np.prod(shape))))
+    return np.array(flat, dtype).reshape(shape)
+
+
+@SETTINGS
+@given(st.data(), st.integers(0, 4), st.integers(1, 4), st.integers(1, 6))
+def test_nan_reductions_any_nan_placement(numpy_exprs_kernels, data, m, n, size):
+    """NaNs anywhere (whole rows and columns of them too), empty arrays, views."""
+    a = data.draw(st.sampled_from([lambda a: a, lambda a: a[::-1], lambda a: a.T.copy().T]))(
+        with_nans(data.draw, (m, n), np.float64))
+    x = with_nans(data.draw, (size,), np.float32)
+    numpy_exprs_kernels.check("nan_reductions", a, x, rand(2, 2, dtype=np.int32), rtol=1e-6)
 
 
 @SETTINGS

@@ -1144,6 +1144,19 @@ def medians(x, m, k):
 
 
 @unpython.gpu
+@unpython.type(F2, 'ndarray[float32, 1]', 'ndarray[int32, 2]',
+               ('float64', 'float64', 'float32', 'float32', 'float64', 'float64', F1, F2,
+                'ndarray[float32, 1]', 'float64', 'int32', 'float64', F1, F1))
+def nan_reductions(a, x, k):
+    """np.nanmax, nanmin, nanmean, nanstd, nanvar, nanprod of the whole array and along an axis
+    (keepdims, ddof): NaNs skipped, NaN where none is left; integers as the plain reductions."""
+    return (np.nanmax(a), np.nanmin(a), np.nanmean(x), np.nanstd(x), np.nanvar(a, ddof=1),
+            np.nanprod(a), np.nanmax(a, axis=0), np.nanmean(a, axis=1, keepdims=True),
+            np.nanmin(x, 0, keepdims=True), np.nanmean(k), np.nanmax(k), np.nanstd(a),
+            np.nanvar(a, axis=1), np.nanstd(a, axis=0, ddof=1))
+
+
+@unpython.gpu
 @unpython.type(F2, 'ndarray[int32, 1]', F1,
                ('ndarray[int64, 1]', 'ndarray[int64, 1]', 'ndarray[int64, 1]', 'ndarray[int64, 2]',
                 'ndarray[int64, 1]', 'float64'))

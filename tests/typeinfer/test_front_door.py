@@ -212,6 +212,16 @@ REFUSED = {
         def f(a):
             return np.interp(a, a, a, period=2.0)
         """, 2, 12, "reduce x modulo the period"),
+    "np.nanmean of complex values": ("""
+        @unpython.type('ndarray[complex128, 1]', 'complex128')
+        def f(z):
+            return np.nanmean(z)
+        """, 2, 12, "np.mean(z[~np.isnan(z)])"),
+    "np.nanmax with out=": ("""
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(a):
+            return np.nanmax(a, out=a)
+        """, 2, 29, "does not take the keyword 'out'"),
     "a 2-D index array of an expression": ("""
         @unpython.type('ndarray[float64, 1]', 'ndarray[int64, 2]', 'ndarray[float64, 2]')
         def f(lut, img):

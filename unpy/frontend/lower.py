@@ -61,7 +61,7 @@ ARRAY_FUNCTIONS = {name: name for name in (
 ARRAY_FUNCTIONS.update({"maximum.accumulate": "cummax", "minimum.accumulate": "cummin",
                         "amax": "max", "amin": "min", "array": "copy", "asarray": "asarray",
                         "ascontiguousarray": "copy", "linalg.norm": "norm", "flip": "flip",
-                        "fliplr": "fliplr", "flipud": "flipud", "nanmax": "max", "nanmin": "min"})
+                        "fliplr": "fliplr", "flipud": "flipud"})
 ARRAY_FUNCTIONS.update({f"linalg.{name}": name for name in ("solve", "inv", "cholesky", "det",
                                                             "eigh")})
 ARRAY_FUNCTIONS.update({"cov": "cov", "histogram": "histogram", "interp": "interp",
@@ -69,7 +69,8 @@ ARRAY_FUNCTIONS.update({"cov": "cov", "histogram": "histogram", "interp": "inter
                         "meshgrid": "meshgrid", "repeat": "repeat", "tile": "tile",
                         "nonzero": "nonzero", "flatnonzero": "flatnonzero",
                         "argwhere": "argwhere"})
-ARRAY_FUNCTIONS.pop("nanmax"), ARRAY_FUNCTIONS.pop("nanmin")
+ARRAY_FUNCTIONS.update({name: name for name in ("nanprod", "nanmean", "nanvar", "nanstd",
+                                                 "nanmax", "nanmin")})
 # NumPy functions whose dtype may be given by position (np.full(n, v, np.float32)): the index
 # of that argument in NumPy's signature. It becomes the dtype= keyword.
 DTYPE_POSITION = {"full": 2, "full_like": 2, "zeros_like": 1, "ones_like": 1, "empty_like": 1,

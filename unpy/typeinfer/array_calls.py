@@ -12,7 +12,7 @@ from unpy.ir import Array, Scalar, TupleType
 from unpy.typeinfer.types import INT64, is_int, resolve, UFUNCS
 
 REDUCTIONS = {"sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "any",
-              "all"}
+              "all", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin"}
 ALLOCATIONS = {"zeros", "ones", "empty"}
 LIKE = {"zeros_like": "zeros", "empty_like": "empty", "ones_like": "ones", "full_like": "full"}
 LINALG = {"solve", "inv", "cholesky", "det", "eigh"}
@@ -21,8 +21,9 @@ SORT_KINDS = ("quicksort", "mergesort", "heapsort", "stable")
 AXIS_NONE_FLATTENS = ("sort", "argsort", "concatenate", "diff")
 COMPLEX_REDUCTIONS = {"sum", "prod", "mean", "any", "all"}
 KEYWORDS = {name: {"axis", "keepdims"} for name in REDUCTIONS}
-KEYWORDS.update({"std": {"axis", "keepdims", "ddof"}, "var": {"axis", "keepdims", "ddof"},
-                 "argmin": {"axis"}, "argmax": {"axis"}})
+KEYWORDS.update({name: {"axis", "keepdims", "ddof"} for name in ("std", "var", "nanstd",
+                                                                  "nanvar")})
+KEYWORDS.update({"argmin": {"axis"}, "argmax": {"axis"}})
 
 
 def numpy_result_dtype(func: str, dtype: str) -> str:
@@ -210,6 +211,9 @@ def reduction(infer, e):
             raise infer.error(f"np.{e.func}(a, axis) takes the axis once", e)
         e.keywords["axis"] = e.args.pop()
     dtype = a.type.dtype
+    if np.dtype(dtype).kind == "c" and e.func.startswith("nan"):
+        raise infer.error(f"np.{e.func}() of complex values is not supported in compiled code; "
+                          f"select the numbers first: np.{e.func[3:]}(z[~np.isnan(z)])", e)
     if np.dtype(dtype).kind == "c" and e.func not in COMPLEX_REDUCTIONS:
         raise infer.error(f"np.{e.func}() of complex values is not supported (NumPy orders "
                           "complex numbers lexicographically, or gives a real result); reduce "

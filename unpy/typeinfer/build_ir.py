@@ -197,7 +197,8 @@ def dataclass_replace(e, t):
 FUNCTIONS = {"where", "minimum", "maximum", "fmin", "fmax", "clip", "isnan", "isinf",
              "isfinite", "square", "sign", "logical_and", "logical_or", "logical_xor",
              "logical_not", "negative", "positive", "reciprocal", "degrees", "radians"}
-REDUCING = {"sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "any", "all"}
+REDUCING = {"sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "any", "all",
+            "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin"}
 ALLOCATING = {"zeros_like": "zeros", "ones_like": "ones", "empty_like": "empty"}
 # ArrayCalls read element by element where they stand.
 ELEMENT_CALLS = {"transpose", "copy", "asarray", "astype", "flip", "flipud", "fliplr", "roll",

@@ -63,6 +63,10 @@ class ReductionLowering:
         statements `into` collects)."""
         dtype = e.type.dtype
         src = a.type.dtype
+        if f.startswith("nan"):
+            if is_float(Scalar(src)):
+                return self.nan_reduction(f, shape, e, element_at, into)
+            f = f[len("nan"):]      # no NaN to skip: NumPy's own reduction
         if f in ("sum", "prod"):
             return self.accumulate("+" if f == "sum" else "*", shape,
                                    lambda idx: convert(element_at(idx), dtype), dtype, e.loc,
@@ -91,6 +95,73 @@ class ReductionLowering:
         if f in ("min", "max", "argmin", "argmax"):
             return self.extremum(f, shape, element_at, src, dtype, e, into)
         raise self.error(f"np.{f}() is not supported here", e)
+
+    def nan_reduction(self, f, shape, e, element_at, into):
+        """np.nanprod, nanmean, nanvar, nanstd, nanmax, nanmin of float elements as NumPy's
+        (numpy/lib/_nanfunctions_impl.py): the NaNs skipped; of none left, nanmean and nanvar
+        give NaN (0 / 0; nanvar where the count less ddof is not positive) and nanmax/nanmin
+        give NaN (NumPy also warns "All-NaN slice encountered"); an empty set raises
+        ValueError for nanmax/nanmin, as np.fmax.reduce does."""
+        dtype = e.type.dtype
+        isnan = lambda v: compare("!=", v, v)
+        loc = e.loc
+        if f == "nanprod":
+            return self.accumulate("*", shape, lambda idx: choose(
+                isnan(element_at(idx)), const(1.0, dtype), convert(element_at(idx), dtype)),
+                dtype, loc, into)
+        if f in ("nanmax", "nanmin"):
+            return self.nan_extremum(f, shape, element_at, dtype, loc, into)
+        count = self.accumulate("+", shape, lambda idx: convert(
+            compare("==", element_at(idx), element_at(idx)), "int64"), "int64", loc, into)
+        total = self.accumulate("+", shape, lambda idx: choose(
+            isnan(element_at(idx)), const(0.0, dtype), convert(element_at(idx), dtype)), dtype,
+            loc, into)
+        mean = self.assign_to(binop("/", total, convert(count, dtype), dtype), into)
+        if f == "nanmean":
+            return mean
+        dev = lambda idx: binop("-", convert(element_at(idx), dtype), mean, dtype)
+        squares = self.accumulate("+", shape, lambda idx: choose(
+            isnan(element_at(idx)), const(0.0, dtype), binop("*", dev(idx), dev(idx))), dtype,
+            loc, into)
+        ddof = e.keywords.get("ddof", const(0))
+        ddof = self.scalar(ddof) if into is None else ddof
+        dof = self.assign_to(binop("-", convert(count, ddof.type.dtype), ddof), into)
+        inf = const(math.inf, dtype)
+        var = self.assign_to(choose(compare("<=", dof, const(0, dof.type.dtype)),
+                                    binop("-", inf, inf),
+                                    binop("/", squares, convert(dof, dtype), dtype)), into)
+        return var if f == "nanvar" else self.assign_to(call("np.sqrt", [var], dtype), into)
+
+    def nan_extremum(self, f, shape, element_at, dtype, loc, into):
+        """np.nanmax / np.nanmin (np.fmax.reduce, np.fmin.reduce) of a non-empty set of float
+        elements: the extreme of the numbers, NaN where there is none."""
+        out = self.pre if into is None else into
+        count = const(1)
+        for d in shape:
+            count = mul(count, d)
+        message = (f"zero-size array to reduction operation {f.replace('nan', 'f')} which has "
+                   "no identity")
+        if into is None:
+            self.check(compare("==", count, const(0)), message)
+        else:
+            into.append(Check(compare("==", count, const(0)), message, "ValueError"))
+        op = f[len("nan"):]
+        inf = const(math.inf if op == "min" else -math.inf, dtype)
+        best, seen = self.temp("r", Scalar(dtype)), self.temp("r", BOOL)
+        out += [ir.Assign(best, inf, loc), ir.Assign(seen, const(False, "bool"), loc)]
+
+        def body(idx):
+            stmts = []
+            value = self.scalar_temp_in(element_at(idx), stmts)
+            number = compare("==", value, value)
+            return stmts + [
+                ir.Assign(best, call(op, [best, choose(number, value, inf)], dtype), loc),
+                ir.Assign(seen, binop("|", seen, number, "bool"), loc)]
+        out += self.nest(shape, body)
+        nan = binop("-", const(math.inf, dtype), const(math.inf, dtype))
+        out.append(ir.If(ir.UnaryOp("not", seen, loc, BOOL), [ir.Assign(best, nan, loc)], [],
+                         loc))
+        return best
 
     def assign_to(self, value, into):
         t = self.temp("r", Scalar(value.type.dtype))
@@ -184,7 +255,7 @@ class ReductionLowering:
             a = e.args[0]
             ashape = self.shape(a)
             axis = e.keywords["axis"].value
-            if f in ("min", "max", "argmin", "argmax"):
+            if f in ("min", "max", "argmin", "argmax", "nanmin", "nanmax"):
                 self.check(compare("==", ashape[axis], const(0)),
                            f"zero-size array to reduction operation {f} along an empty axis")
             keep = "keepdims" in e.keywords and e.keywords["keepdims"].value

@@ -1144,6 +1144,21 @@ def medians(x, m, k):
 
 
 @unpython.gpu
+@unpython.type(F2, 'ndarray[float32, 1]', 'ndarray[int8, 1]', 'float64',
+               ('float64', 'float64', 'float32', 'float32', 'int8', 'float64', 'float64',
+                'float64', 'float32', 'float64'))
+def quantiles(a, x, k, q):
+    """np.quantile and np.percentile (method 'linear') of a whole array: q a parameter, a
+    literal, an int (an element); float32 data with a Python q stay float32, int8 data give
+    float64 (b - a computed in int8, as NumPy); ValueError for q out of range, IndexError for
+    no data, NaN for NaN data."""
+    return (np.quantile(a, q), np.percentile(a, q * 100), np.quantile(x, 0.3),
+            np.percentile(x, 30), np.quantile(k, 1), np.percentile(k, 50),
+            np.quantile(a, q, method='linear'), np.percentile(a, 0), np.percentile(x, 100.0),
+            np.quantile(k[::2], q))
+
+
+@unpython.gpu
 @unpython.type(F2, 'ndarray[float32, 1]', 'ndarray[int32, 2]',
                ('float64', 'float64', 'float32', 'float32', 'float64', 'float64', F1, F2,
                 'ndarray[float32, 1]', 'float64', 'int32', 'float64', F1, F1))

@@ -275,6 +275,18 @@ CASES = {
                                        rand(1, 1, dtype=np.int32)),
     "nan_reductions empty": lambda: (np.zeros((0, 2)), np.zeros(0, np.float32),
                                      rand(1, 1, dtype=np.int32)),
+    "quantiles": lambda: (rand(3, 4), rand(5, dtype=np.float32),
+                          np.array([-100, 100, 3, 120, -128], np.int8), np.float64(0.3)),
+    "quantiles above the middle": lambda: (rand(4, 2), rand(3, dtype=np.float32),
+                                           np.array([7, -3], np.int8), np.float64(0.8)),
+    "quantiles nan": lambda: (np.array([[1.0, np.nan, 3.0]]), np.array([np.nan, 1.0], np.float32),
+                              np.array([1], np.int8), np.float64(1.0)),
+    "quantiles out of range": lambda: (rand(3, 1), rand(2, dtype=np.float32),
+                                       np.array([1], np.int8), np.float64(1.5)),
+    "quantiles negative": lambda: (rand(1, 3), rand(2, dtype=np.float32), np.array([1], np.int8),
+                                   np.float64(-0.1)),
+    "quantiles empty": lambda: (np.zeros((0, 2)), rand(2, dtype=np.float32),
+                                np.array([1], np.int8), np.float64(0.5)),
     "indices_where": lambda: (np.array([[0.9, 0.0, 0.1], [0.6, np.nan, 0.3]]),
                               np.array([0, 3, 0, -1, 2], np.int32), rand(5)),
     "indices_where none": lambda: (np.zeros((0, 3)), np.zeros(2, np.int32), rand(2)),
@@ -515,6 +527,19 @@ def test_nan_reductions_any_nan_placement(numpy_exprs_kernels, data, m, n, size)
         with_nans(data.draw, (m, n), np.float64))
     x = with_nans(data.draw, (size,), np.float32)
     numpy_exprs_kernels.check("nan_reductions", a, x, rand(2, 2, dtype=np.int32), rtol=1e-6)
+
+
+@SETTINGS
+@given(st.data(), st.integers(0, 4), st.integers(1, 4), st.integers(1, 6),
+       st.one_of(st.sampled_from([0.0, 0.5, 1.0, 1 / 3, 0.999, -1e-9, 1.0000001, np.nan]),
+                 st.floats(0, 1)))
+def test_quantiles_any_data_and_q(numpy_exprs_kernels, data, m, n, size, q):
+    """q anywhere in [0, 1] (and outside: ValueError), NaNs anywhere, repeated values,
+    infinities, empty data (IndexError), int8 data that overflow b - a as NumPy's do."""
+    a = with_nans(data.draw, (m, n), np.float64)
+    x = with_nans(data.draw, (size,), np.float32)
+    k = np.array(data.draw(st.lists(st.integers(-128, 127), min_size=1, max_size=7)), np.int8)
+    numpy_exprs_kernels.check("quantiles", a, x, k, np.float64(q))
 
 
 @SETTINGS

@@ -222,6 +222,21 @@ REFUSED = {
         def f(a):
             return np.nanmax(a, out=a)
         """, 2, 29, "does not take the keyword 'out'"),
+    "np.quantile along an axis": ("""
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.quantile(a, 0.5, axis=0)
+        """, 2, 37, "for rows, sort them (np.sort(a)) and interpolate"),
+    "np.percentile with another method": ("""
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(a):
+            return np.percentile(a, 50, method='nearest')
+        """, 2, 40, "supports NumPy's default method='linear'"),
+    "np.quantile of an array of q": ("""
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.quantile(a, a)
+        """, 2, 27, "call np.quantile() once for each"),
     "a 2-D index array of an expression": ("""
         @unpython.type('ndarray[float64, 1]', 'ndarray[int64, 2]', 'ndarray[float64, 2]')
         def f(lut, img):

@@ -170,6 +170,8 @@ def type_array_call(infer, e: ir.ArrayCall):
         return interp(infer, e)
     if f == "searchsorted":
         return searchsorted(infer, e)
+    if f in ("quantile", "percentile"):
+        return quantile(infer, e)
     if f == "polyval":
         return polyval(infer, e)
     if f == "meshgrid":
@@ -839,6 +841,51 @@ def interp(infer, e):
     e.keywords = {k: typed[k] for k in ("left", "right") if k in typed}
     x = typed["x"].type
     e.type = Array("float64", x.ndim) if isinstance(x, Array) else Scalar("float64")
+    return e
+
+
+def quantile(infer, e):
+    """`np.quantile(a, q)`, `np.percentile(a, q)` of the whole array, q a real scalar, NumPy's
+    default method ('linear'). The first argument becomes the sorted elements
+    (np.sort(a.ravel())); the dtypes are NumPy's (numpy/lib/_function_base_impl.py,
+    _quantile): q as NumPy takes it (percentile: q / 100), the result the dtype of a's
+    elements interpolated by q's (a Python q weak: float32 data give float32), an integer q
+    of np.quantile picks an element (a's dtype)."""
+    what = f"np.{e.func}(a, q)"
+    refusal = (f"{what} of the whole array takes the array and q in compiled code (not axis=, "
+               "out=, keepdims= or weights=): for rows, sort them (np.sort(a)) and interpolate")
+    for k, value in e.keywords.items():
+        if k != "method":
+            raise infer.error(refusal, value)
+    method = e.keywords.pop("method", None)
+    if method is not None and not (isinstance(method, ir.Const) and method.value == "linear"):
+        raise infer.error(f"{what} supports NumPy's default method='linear' in compiled code; "
+                          "for another, sort the elements (np.sort(a.ravel())) and pick them",
+                          method)
+    if len(e.args) != 2:
+        raise infer.error(refusal, e)
+    a = array_arg(infer, e)
+    if np.dtype(a.type.dtype).kind not in "iuf":
+        raise infer.error(f"np.{e.func}() of {a.type} is not supported in compiled code: it "
+                          "needs real numbers (NumPy refuses complex ones, and cannot subtract "
+                          "bools)", a)
+    q = infer.expr(e.args[1])
+    if not isinstance(q.type, Scalar) or np.dtype(q.type.dtype).kind not in "iuf":
+        raise infer.error(f"q of {what} must be a real number in compiled code, got {q.type}; "
+                          f"for several, call np.{e.func}() once for each", q)
+    qdtype = "float64" if q.type.weak and q.type.dtype[0] == "f" else q.type.dtype
+    if e.func == "percentile":
+        qdtype = np.true_divide(np.ones((), qdtype), 100).dtype.name
+    if qdtype[0] != "f":
+        out = a.type.dtype
+    elif q.type.weak:
+        out = np.result_type(np.dtype(a.type.dtype), 0.0).name
+    else:
+        out = np.result_type(np.dtype(a.type.dtype), np.dtype(qdtype)).name
+    ravelled = ir.ArrayCall("ravel", [a], {}, e.loc)
+    e.args = [infer.expr(ir.ArrayCall("sort", [ravelled], {}, e.loc)), q]
+    e.keywords = {"q_dtype": ir.Const(qdtype, e.loc)}
+    e.type = Scalar(out)
     return e
 
 

@@ -51,6 +51,8 @@ class ReductionLowering:
                 self.element(a, [idx[0], idx[0]]), e.type.dtype), e.type.dtype, e.loc)
         if f in OTHER_RESULTS:
             return self.library_value(e)
+        if f in ("quantile", "percentile"):
+            return self.quantile_value(e)
         if f in REDUCING:
             a = e.args[0]
             shape = self.shape(a)

@@ -1,5 +1,6 @@
-"""Lower `np.sort(a)` and `np.argsort(a)` (along the last axis) to loops: part of the array
-lowering (unpy/typeinfer/lower_arrays.py), a mixin of its pass.
+"""Lower `np.sort(a)` and `np.argsort(a)` (along the last axis) to loops, and np.quantile and
+np.percentile of the sorted elements: part of the array lowering
+(unpy/typeinfer/lower_arrays.py), a mixin of its pass.
 
 Each row of the result is filled with the row's values (sort) or positions (argsort), then put
 in order by a bottom-up merge sort through a buffer of one row: O(n log n) comparisons,
@@ -8,13 +9,14 @@ every number, as in NumPy."""
 from __future__ import annotations
 
 from unpy import ir
-from unpy.ir import Array
-from unpy.typeinfer.build_ir import BOOL, binop, call, compare, const, convert, either
+from unpy.ir import Array, Scalar
+from unpy.typeinfer.build_ir import (BOOL, binop, call, choose, compare, const, convert, either,
+                                     scalar_function, sub)
 from unpy.typeinfer.types import PY_INT
 
 
 class SortLowering:
-    """Mixin of ArrayLowering: `sort_into`."""
+    """Mixin of ArrayLowering: `sort_into`, `quantile_value`."""
 
     def sort_into(self, out, e, shape, loc):
         """`out = np.sort(a)` / `np.argsort(a)`: statements filling `out` (of `shape`)."""
@@ -39,6 +41,59 @@ class SortLowering:
 
         with self.sequential():
             return stmts + self.nest(shape[:-1], row)
+
+    def quantile_value(self, e):
+        """np.quantile(a, q) / np.percentile(a, q) (typed with the sorted elements as the
+        array) as NumPy's method 'linear' computes it (_quantile, _get_indexes, _lerp in
+        numpy/lib/_function_base_impl.py): ValueError for q outside [0, 1] (percentile: q / 100)
+        or NaN, IndexError for no element; the virtual index (n - 1) * q in q's dtype, its
+        floor and the next index (both the last element from n - 1 on, where the floor counts
+        as -1), gamma the index less the floor, then a + (b - a) * gamma, or
+        b - (b - a) * (1 - gamma) for gamma >= 0.5, b - a in a's dtype; NaN where the data
+        hold one (it sorts last). An integer q (np.quantile's 0 or 1) picks an element."""
+        loc = e.loc
+        s, q = e.args
+        qdtype = e.keywords["q_dtype"].value
+        out = e.type.dtype
+        src = s.type.dtype
+        qv = self.scalar_temp("q", convert(self.scalar(q), qdtype))
+        if e.func == "percentile":
+            qv = self.scalar_temp("q", binop("/", qv, const(100, qdtype)))
+            message = "Percentiles must be in the range [0, 100]"
+        else:
+            message = "Quantiles must be in the range [0, 1]"
+        valid = ir.BoolOp("and", [compare("<=", const(0, qdtype), qv),
+                                  compare("<=", qv, const(1, qdtype))], loc, BOOL)
+        self.check(ir.UnaryOp("not", valid, loc, BOOL), message)
+        s = self.materialize(s)
+        n = self.shape(s)[0]
+        self.check(compare("==", n, const(0)), "index -1 is out of bounds for axis 0 with size 0",
+                   "IndexError")
+        last = self.scalar_temp("n", sub(n, const(1)))
+        virtual = self.scalar_temp("v", binop("*", convert(last, qdtype), qv, qdtype))
+        at = lambda k: self.element(s, [k])
+        if qdtype[0] != "f":
+            result = at(virtual)
+        else:
+            floor = self.scalar_temp("f", scalar_function("floor", [virtual], qdtype))
+            above = self.scalar_temp("b", compare(">=", virtual, convert(last, qdtype)))
+            before = self.scalar_temp("k", choose(above, const(-1), convert(floor, "int64")))
+            after = choose(above, const(-1), binop("+", before, const(1)))
+            gamma = self.scalar_temp("g", binop("-", virtual, convert(before, qdtype), qdtype))
+            wrap = lambda k: choose(compare("<", k, const(0)), binop("+", k, n), k)
+            lo = self.scalar_temp("x", at(wrap(before)))
+            hi = self.scalar_temp("x", at(wrap(after)))
+            diff = self.scalar_temp("d", binop("-", hi, lo, src))
+            result = self.scalar_temp("r", binop("+", convert(lo, out), binop(
+                "*", convert(diff, out), convert(gamma, out), out), out))
+            rest = convert(binop("-", const(1, qdtype), gamma, qdtype), out)
+            self.pre.append(ir.If(compare(">=", gamma, const(0.5, qdtype)), [ir.Assign(
+                result, binop("-", convert(hi, out), binop("*", convert(diff, out), rest, out),
+                              out), loc)], [], loc))
+        if src[0] == "f":
+            top = at(last)
+            result = choose(compare("!=", top, top), convert(at(last), out), convert(result, out))
+        return self.scalar_temp("r", convert(result, out))
 
     def sort_in_place(self, e, loc):
         """`a.sort()`: the array (a name or a view) is its own result."""

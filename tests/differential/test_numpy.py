@@ -287,6 +287,16 @@ CASES = {
                                    np.float64(-0.1)),
     "quantiles empty": lambda: (np.zeros((0, 2)), rand(2, dtype=np.float32),
                                 np.array([1], np.int8), np.float64(0.5)),
+    "convolutions": lambda: (rand(5), rand(3), np.array([-100, 100, 3, 120], np.int8),
+                             rand(2, dtype=np.int32)),
+    "convolutions v longer": lambda: (rand(2), rand(6), np.array([7], np.int8),
+                                      rand(4, dtype=np.int32)),
+    "convolutions even": lambda: (rand(4), rand(4), rand(2, dtype=np.int8),
+                                  rand(2, dtype=np.int32)),
+    "convolutions empty": lambda: (np.zeros(0), rand(3), rand(2, dtype=np.int8),
+                                   rand(2, dtype=np.int32)),
+    "convolutions empty v": lambda: (rand(3), np.zeros(0), rand(2, dtype=np.int8),
+                                     rand(2, dtype=np.int32)),
     "indices_where": lambda: (np.array([[0.9, 0.0, 0.1], [0.6, np.nan, 0.3]]),
                               np.array([0, 3, 0, -1, 2], np.int32), rand(5)),
     "indices_where none": lambda: (np.zeros((0, 3)), np.zeros(2, np.int32), rand(2)),
@@ -540,6 +550,19 @@ def test_quantiles_any_data_and_q(numpy_exprs_kernels, data, m, n, size, q):
     x = with_nans(data.draw, (size,), np.float32)
     k = np.array(data.draw(st.lists(st.integers(-128, 127), min_size=1, max_size=7)), np.int8)
     numpy_exprs_kernels.check("quantiles", a, x, k, np.float64(q))
+
+
+@SETTINGS
+@given(st.data(), st.integers(0, 7), st.integers(0, 7))
+def test_convolve_any_lengths(numpy_exprs_kernels, data, n, m):
+    """Every pair of lengths (either longer, equal, empty: ValueError), views, int8 sums that
+    wrap."""
+    step = data.draw(st.sampled_from([1, -1, 2]))
+    a = (RNG.random(abs(step) * n) - 0.5)[::step]
+    v = RNG.random(m) - 0.5
+    k = RNG.integers(-128, 128, n).astype(np.int8)
+    j = RNG.integers(-999, 999, m).astype(np.int32)
+    numpy_exprs_kernels.check("convolutions", a, v, k, j, rtol=1e-12)
 
 
 @SETTINGS

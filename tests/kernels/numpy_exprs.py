@@ -1159,6 +1159,16 @@ def quantiles(a, x, k, q):
 
 
 @unpython.gpu
+@unpython.type(F1, F1, 'ndarray[int8, 1]', 'ndarray[int32, 1]',
+               (F1, F1, F1, 'ndarray[int8, 1]', 'ndarray[int32, 1]', F1))
+def convolutions(a, v, k, j):
+    """np.convolve in its three modes (the longer array first, as NumPy swaps them; either
+    empty: ValueError), int8 wrapping as NumPy's, promoted dtypes, a reversed view."""
+    return (np.convolve(a, v), np.convolve(a, v, 'same'), np.convolve(a, v, mode='valid'),
+            np.convolve(k, k[::-1], mode='same'), np.convolve(k, j), np.convolve(j, a))
+
+
+@unpython.gpu
 @unpython.type(F2, 'ndarray[float32, 1]', 'ndarray[int32, 2]',
                ('float64', 'float64', 'float32', 'float32', 'float64', 'float64', F1, F2,
                 'ndarray[float32, 1]', 'float64', 'int32', 'float64', F1, F1))

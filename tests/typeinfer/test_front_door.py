@@ -237,6 +237,16 @@ REFUSED = {
         def f(a):
             return np.quantile(a, a)
         """, 2, 27, "call np.quantile() once for each"),
+    "np.convolve of a matrix": ("""
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a, v):
+            return np.convolve(a, v)
+        """, 2, 24, "convolve each row in a loop"),
+    "np.convolve in another mode": ("""
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a, v):
+            return np.convolve(a, v, mode='circular')
+        """, 2, 35, "must be 'full', 'same' or 'valid'"),
     "a 2-D index array of an expression": ("""
         @unpython.type('ndarray[float64, 1]', 'ndarray[int64, 2]', 'ndarray[float64, 2]')
         def f(lut, img):

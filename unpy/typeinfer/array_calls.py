@@ -172,6 +172,8 @@ def type_array_call(infer, e: ir.ArrayCall):
         return searchsorted(infer, e)
     if f in ("quantile", "percentile"):
         return quantile(infer, e)
+    if f == "convolve":
+        return convolution(infer, e)
     if f == "polyval":
         return polyval(infer, e)
     if f == "meshgrid":
@@ -886,6 +888,31 @@ def quantile(infer, e):
     e.args = [infer.expr(ir.ArrayCall("sort", [ravelled], {}, e.loc)), q]
     e.keywords = {"q_dtype": ir.Const(qdtype, e.loc)}
     e.type = Scalar(out)
+    return e
+
+
+def convolution(infer, e):
+    """`np.convolve(a, v, mode='full')` of 1-D real arrays: NumPy's dtype (the two promoted),
+    the mode kept as the keyword `mode` (a Const: 'full', 'same' or 'valid')."""
+    check_keywords(infer, e, {"mode"})
+    a, v = array_arg(infer, e, 0), array_arg(infer, e, 1)
+    _, mode = positional_or_keyword(infer, e, ["v", "mode"])
+    mode = mode if mode is not None else ir.Const("full", e.loc)
+    if not (isinstance(mode, ir.Const) and mode.value in ("full", "same", "valid")):
+        raise infer.error("the mode of np.convolve() must be 'full', 'same' or 'valid' "
+                          "(written as a string)", mode)
+    for x in (a, v):
+        if x.type.ndim != 1:
+            raise infer.error(f"np.convolve() takes 1-D arrays, got {x.type}; convolve each "
+                              "row in a loop", x)
+        if np.dtype(x.type.dtype).kind not in "iuf":
+            raise infer.error(f"np.convolve() of {x.type} is not supported in compiled code: "
+                              "it needs real numbers (of complex ones, convolve the real and "
+                              "imaginary parts; of bools, their int8 values)", x)
+    out = np.convolve(np.ones(1, a.type.dtype), np.ones(1, v.type.dtype)).dtype.name
+    e.args = [a, v]
+    e.keywords = {"mode": mode}
+    e.type = Array(out, 1)
     return e
 
 

@@ -282,6 +282,8 @@ class ReductionLowering:
             return self.sort_into(out, e, shape, loc)
         if f == "bincount":
             return self.bincount_into(out, e, shape, loc)
+        if f == "convolve":
+            return self.convolution_into(out, e, shape, loc)
         if f == "array_literal":
             columns = e.keywords["shape"].value[-1]
             return [ir.Assign(self.element(out, [const(k // columns), const(k % columns)]
@@ -306,6 +308,56 @@ class ReductionLowering:
             return self.nest(shape, lambda idx: [ir.Assign(self.element(out, idx),
                                                            self.flat_element(a, idx[0]), loc)])
         raise self.error(f"np.{f}() is not supported here", e)
+
+    def convolution_parts(self, e):
+        """(result length, the longer array's length, the shorter's, whether v is the longer)
+        of np.convolve(a, v, mode): NumPy swaps the arrays where v is longer, raises
+        ValueError where either is empty, and gives L + S - 1 values ('full'), L ('same') or
+        L - S + 1 ('valid')."""
+        key = ("convolve", id(e))
+        if key not in self.memo:
+            n, m = (self.shape(x)[0] for x in e.args)
+            swap = self.scalar_temp("s", compare(">", m, n))
+            longer = self.scalar_temp("n", call("max", [n, m], "int64"))
+            shorter = self.scalar_temp("n", call("min", [n, m], "int64"))
+            self.check(compare("==", longer, const(0)), "a cannot be empty")
+            self.check(compare("==", shorter, const(0)), "v cannot be empty")
+            mode = e.keywords["mode"].value
+            length = {"full": sub(add(longer, shorter), const(1)), "same": longer,
+                      "valid": add(sub(longer, shorter), const(1))}[mode]
+            self.memo[key] = (e, (self.scalar_temp("n", length), longer, shorter, swap))
+        return self.memo[key][1]
+
+    def convolution_into(self, out, e, shape, loc):
+        """`out = np.convolve(a, v, mode)` as NumPy computes it (np.correlate of the longer
+        array L with the shorter S reversed): out[k] is the sum over L's index i, rising, of
+        L[i] * S[t - i], t = k + S - 1 - S // 2 ('same'), k + S - 1 ('valid') or k ('full'),
+        in the promoted dtype (integers wrap as NumPy's)."""
+        dtype = out.type.dtype
+        a, v = (self.materialize(x) for x in e.args)
+        _, longer, shorter, swap = self.convolution_parts(e)
+        mode = e.keywords["mode"].value
+        shift = {"full": const(0), "same": sub(sub(shorter, const(1)),
+                                               binop("//", shorter, const(2))),
+                 "valid": sub(shorter, const(1))}[mode]
+        shift = self.scalar_temp("n", shift)
+
+        def item(first, second, k):
+            return choose(swap, convert(self.element(second, [k]), dtype),
+                          convert(self.element(first, [k]), dtype))
+
+        def body(idx):
+            t, i = self.temp("t", Scalar("int64")), self.temp("i", Scalar("int64"))
+            acc = self.temp("r", Scalar(dtype))
+            start = call("max", [const(0), add(sub(t, shorter), const(1))], "int64")
+            stop = call("min", [add(t, const(1)), longer], "int64")
+            term = binop("*", item(a, v, i), item(v, a, sub(t, i)), dtype)
+            return [ir.Assign(t, add(idx[0], shift), loc),
+                    ir.Assign(acc, convert(const(0), dtype), loc),
+                    self.loop(i, start, stop, [ir.Assign(acc, binop("+", acc, term, dtype),
+                                                         loc)], loc),
+                    ir.Assign(self.element(out, idx), acc, loc)]
+        return self.nest(shape, body)
 
     def bincount_length(self, e):
         """The length of np.bincount(x, weights, minlength): max(max(x) + 1, minlength), x's

@@ -297,6 +297,10 @@ CASES = {
                                    rand(2, dtype=np.int32)),
     "convolutions empty v": lambda: (rand(3), np.zeros(0), rand(2, dtype=np.int8),
                                      rand(2, dtype=np.int32)),
+    "uniques": lambda: (np.array([[2.0, np.nan, 1.0], [1.0, np.inf, np.nan]]),
+                        np.array([3, -1, 3, 0, -1], np.int32),
+                        np.array([np.nan, 1.0, 0.5, 1.0], np.float32)),
+    "uniques empty": lambda: (np.zeros((1, 0)), np.zeros(0, np.int32), np.zeros(0, np.float32)),
     "indices_where": lambda: (np.array([[0.9, 0.0, 0.1], [0.6, np.nan, 0.3]]),
                               np.array([0, 3, 0, -1, 2], np.int32), rand(5)),
     "indices_where none": lambda: (np.zeros((0, 3)), np.zeros(2, np.int32), rand(2)),
@@ -563,6 +567,18 @@ def test_convolve_any_lengths(numpy_exprs_kernels, data, n, m):
     k = RNG.integers(-128, 128, n).astype(np.int8)
     j = RNG.integers(-999, 999, m).astype(np.int32)
     numpy_exprs_kernels.check("convolutions", a, v, k, j, rtol=1e-12)
+
+
+@SETTINGS
+@given(st.data(), st.integers(0, 4), st.integers(0, 5))
+def test_unique_any_values(numpy_exprs_kernels, data, m, n):
+    """Repeats, NaNs anywhere (one NaN comes out), infinities, empty arrays, views."""
+    a = with_nans(data.draw, (m, n), np.float64)
+    if a.shape[0] == 0:
+        a = np.zeros((1, n))       # a[0] is read
+    k = np.array(data.draw(st.lists(st.integers(-3, 3), max_size=8)), np.int32)
+    x = with_nans(data.draw, (n,), np.float32)
+    numpy_exprs_kernels.check("uniques", a, k, x)
 
 
 @SETTINGS

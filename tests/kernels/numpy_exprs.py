@@ -1169,6 +1169,16 @@ def convolutions(a, v, k, j):
 
 
 @unpython.gpu
+@unpython.type(F2, 'ndarray[int32, 1]', 'ndarray[float32, 1]',
+               (F1, 'ndarray[int32, 1]', 'ndarray[float32, 1]', 'int64'))
+def uniques(a, k, x):
+    """np.unique of any array: flattened, sorted, each value once (NaNs one NaN at the end)."""
+    u = np.unique(k)
+    v = np.unique(a[0])
+    return np.unique(a), u, np.unique(x[::-1] * 2), len(v)
+
+
+@unpython.gpu
 @unpython.type(F2, 'ndarray[float32, 1]', 'ndarray[int32, 2]',
                ('float64', 'float64', 'float32', 'float32', 'float64', 'float64', F1, F2,
                 'ndarray[float32, 1]', 'float64', 'int32', 'float64', F1, F1))

@@ -247,6 +247,11 @@ REFUSED = {
         def f(a, v):
             return np.convolve(a, v, mode='circular')
         """, 2, 35, "must be 'full', 'same' or 'valid'"),
+    "np.unique with counts": ("""
+        @unpython.type('ndarray[int64, 1]', 'ndarray[int64, 1]')
+        def f(a):
+            return np.unique(a, return_counts=True)
+        """, 2, 39, "write np.bincount(a)"),
     "a 2-D index array of an expression": ("""
         @unpython.type('ndarray[float64, 1]', 'ndarray[int64, 2]', 'ndarray[float64, 2]')
         def f(lut, img):

@@ -174,6 +174,8 @@ def type_array_call(infer, e: ir.ArrayCall):
         return quantile(infer, e)
     if f == "convolve":
         return convolution(infer, e)
+    if f == "unique":
+        return unique(infer, e)
     if f == "polyval":
         return polyval(infer, e)
     if f == "meshgrid":
@@ -888,6 +890,33 @@ def quantile(infer, e):
     e.args = [infer.expr(ir.ArrayCall("sort", [ravelled], {}, e.loc)), q]
     e.keywords = {"q_dtype": ir.Const(qdtype, e.loc)}
     e.type = Scalar(out)
+    return e
+
+
+def unique(infer, e):
+    """`np.unique(a)`: the sorted distinct elements of the flattened array (NaNs one NaN, at the
+    end, as NumPy 2's equal_nan=True); the argument becomes the sorted elements
+    (np.sort(a.ravel()))."""
+    for k, value in e.keywords.items():
+        if k == "equal_nan" and isinstance(value, ir.Const) and value.value is True:
+            continue
+        if k in ("return_index", "return_inverse", "return_counts"):
+            raise infer.error(f"np.unique(a, {k}=...) is not supported in compiled code: "
+                              "np.unique(a) gives the values; for counts of small "
+                              "non-negative integers write np.bincount(a), for positions "
+                              "np.searchsorted(np.unique(a), a)", value)
+        raise infer.error(f"np.unique() takes the array alone in compiled code (got '{k}='; "
+                          "equal_nan=True is NumPy's default)", value)
+    e.keywords = {}
+    if len(e.args) != 1:
+        raise infer.error("np.unique(a) takes one array in compiled code", e)
+    a = array_arg(infer, e)
+    if np.dtype(a.type.dtype).kind == "c":
+        raise infer.error("np.unique() of complex values is not supported in compiled code "
+                          "(they have no order here)", a)
+    ravelled = ir.ArrayCall("ravel", [a], {}, e.loc)
+    e.args = [infer.expr(ir.ArrayCall("sort", [ravelled], {}, e.loc))]
+    e.type = Array(a.type.dtype, 1)
     return e
 
 

@@ -32,9 +32,9 @@ ARRAY_RESULTS = {"solve", "inv", "cholesky", "cov", "interp", "searchsorted", "p
                  "repeat", "tile"}
 # (np.interp, np.searchsorted and np.polyval of a scalar x)
 OTHER_RESULTS = {"det", "eigh", "histogram", "interp", "searchsorted", "polyval", "meshgrid",
-                 "nonzero", "flatnonzero", "argwhere"}
+                 "nonzero", "flatnonzero", "argwhere", "unique"}
 # Arrays whose length is known only once they are computed (from `library_value`).
-SIZED_BY_VALUES = {"flatnonzero", "argwhere"}
+SIZED_BY_VALUES = {"flatnonzero", "argwhere", "unique"}
 # Their argument whose shape the result has, and the builder of one element's statements.
 ELEMENTWISE = {"interp": (0, "interpolation"), "searchsorted": (1, "insertion"),
                "polyval": (1, "polynomial")}
@@ -135,6 +135,8 @@ class LinalgLowering:
             return self.grids(e)
         if e.func in ("nonzero", "flatnonzero", "argwhere"):
             return self.indices_where(e)
+        if e.func == "unique":
+            return self.unique_values(e)
         if isinstance(e.args[1].type, Array):
             return self.histogram_edges_value(e)
         return self.histogram_value(e)

@@ -95,6 +95,34 @@ class SortLowering:
             result = choose(compare("!=", top, top), convert(at(last), out), convert(result, out))
         return self.scalar_temp("r", convert(result, out))
 
+    def unique_values(self, e):
+        """np.unique(a) of the sorted elements: those unlike the one before them (NaN like NaN,
+        NumPy 2's equal_nan=True), counted, then written by a second scan."""
+        loc = e.loc
+        s = self.materialize(e.args[0])
+        n = self.shape(s)[0]
+        count, k = self.temp("n", Scalar("int64")), self.temp("k", Scalar("int64"))
+
+        def new(idx):
+            i = idx[0]
+            x, before = self.element(s, [i]), self.element(s, [sub(i, const(1))])
+            same = compare("==", x, before)
+            if s.type.dtype[0] == "f":
+                same = either(same, ir.BoolOp("and", [compare("!=", x, x),
+                                                      compare("!=", before, before)], loc, BOOL))
+            return either(compare("==", i, const(0)), ir.UnaryOp("not", same, loc, BOOL))
+        self.pre.append(ir.Assign(count, const(0), loc))
+        with self.sequential():
+            self.pre += self.nest([n], lambda idx: [ir.If(
+                new(idx), [ir.Assign(count, binop("+", count, const(1)), loc)], [], loc)])
+        out = self.new_array(e.type, [count], "empty", loc)
+        self.pre.append(ir.Assign(k, const(0), loc))
+        with self.sequential():
+            self.pre += self.nest([n], lambda idx: [ir.If(
+                new(idx), [ir.Assign(self.element(out, [k]), self.element(s, idx), loc),
+                           ir.Assign(k, binop("+", k, const(1)), loc)], [], loc)])
+        return out
+
     def sort_in_place(self, e, loc):
         """`a.sort()`: the array (a name or a view) is its own result."""
         a = e.args[0]

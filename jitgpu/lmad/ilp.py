@@ -18,10 +18,9 @@ form (strides, base differences, extents), which repeated calls and equal tiles 
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Optional
-
-import pulp
 
 from .cslmad import satisfies_restriction
 from .layout import PackedLayout
@@ -30,22 +29,29 @@ _SOLUTIONS: dict = {}     # normalised problem -> (solution or None, why not)
 _MAX_CACHED = 4096
 
 
-class QuietHiGHS(pulp.HiGHS):
-    """PuLP's in-process HiGHS with its log off from the start. highspy's `Highs()` prints
-    HiGHS's banner ("Running HiGHS 1.16.0 ...", C-level stdout, once per process) from its
-    constructor, before PuLP sets `output_flag`: a user's program printed it in the middle of
-    its own output at the first GPU call that solved this ILP. Where highspy has no plain solver
-    object to build (`_core._Highs`, the class its `Highs` extends), PuLP's own is used."""
+@functools.cache
+def quiet_highs():
+    """PuLP's in-process HiGHS with its log off from the start (a class made at the first
+    ILP: importing PuLP costs 60-130 ms, which a call whose layouts all have closed forms
+    need not pay). highspy's `Highs()` prints HiGHS's banner ("Running HiGHS 1.16.0 ...",
+    C-level stdout, once per process) from its constructor, before PuLP sets `output_flag`: a
+    user's program printed it in the middle of its own output at the first GPU call that
+    solved this ILP. Where highspy has no plain solver object to build (`_core._Highs`, the
+    class its `Highs` extends), PuLP's own is used."""
+    import pulp
 
-    def createAndConfigureSolver(self, lp):
-        import highspy
-        plain = getattr(getattr(highspy, "_core", None), "_Highs", None)
-        if plain is None:
-            return super().createAndConfigureSolver(lp)
-        lp.solverModel = plain()
-        lp.solverModel.setOptionValue("output_flag", False)
-        if self.timeLimit is not None:
-            lp.solverModel.setOptionValue("time_limit", float(self.timeLimit))
+    class QuietHiGHS(pulp.HiGHS):
+        def createAndConfigureSolver(self, lp):
+            import highspy
+            plain = getattr(getattr(highspy, "_core", None), "_Highs", None)
+            if plain is None:
+                return super().createAndConfigureSolver(lp)
+            lp.solverModel = plain()
+            lp.solverModel.setOptionValue("output_flag", False)
+            if self.timeLimit is not None:
+                lp.solverModel.setOptionValue("time_limit", float(self.timeLimit))
+
+    return QuietHiGHS
 
 
 @dataclass(frozen=True)
@@ -90,6 +96,10 @@ def solve_ilp(members: list, max_vars: int = 200, time_limit: float = 0.5) -> Il
 
 def _solve(strides: tuple, members: tuple, time_limit: float) -> tuple:
     """((b' - b_1, residues, u'), "") or (None, why); bases in `members` are relative to b_1."""
+    try:
+        import pulp
+    except ImportError as e:       # installed without the extra `gpu`
+        return None, f"the ILP needs PuLP and HiGHS ({e}; pip install 'unpy[gpu]')"
     s1, sd, d = strides[0], strides[-1], len(strides)
     problem = pulp.LpProblem("g_prime", pulp.LpMinimize)
     shift = problem.add_variable("b", -(s1 - 1), 0, cat="Integer")                     # (34)
@@ -107,7 +117,7 @@ def _solve(strides: tuple, members: tuple, time_limit: float) -> tuple:
     for k in range(d - 1):
         problem += pulp.lpSum(strides[p] * (upper[p] - 1) for p in range(k + 1, d)) \
             <= strides[k] - sd                                                    # (32)
-    status = problem.solve(QuietHiGHS(msg=False, timeLimit=time_limit))
+    status = problem.solve(quiet_highs()(msg=False, timeLimit=time_limit))
     if status == pulp.LpStatusInfeasible:
         return None, "the ILP (constraints 29-34) is infeasible: no G' covers the group"
     if any(v.value() is None for v in problem.variables()):

@@ -103,3 +103,13 @@ def test_members_with_different_stride_sets_share_one_g_prime():
     layout = outcome.layout
     assert layout is not None and layout.extents == (4, 8)
     assert all(layout.place(m) is not None for m in members)
+
+
+def test_the_gpu_path_imports_pulp_only_to_solve():
+    """Importing PuLP costs 60-130 ms: a first call whose layouts all have closed forms does
+    not pay it."""
+    code = ("import sys, jitgpu.hook, jitgpu.multi, jitgpu.offload, jitgpu.calls\n"
+            "assert 'pulp' not in sys.modules and 'highspy' not in sys.modules\n")
+    root = Path(__file__).resolve().parents[2]
+    subprocess.run([sys.executable, "-c", code], check=True,
+                   env=dict(os.environ, PYTHONPATH=str(root)))

@@ -789,8 +789,9 @@ class Lowering:
             raise self.error("'**' arguments are not supported in compiled functions", kw.value)
         if kw.arg == "dtype":
             return self.dtype_value(kw.value)
-        if kw.arg in ("kind", "side", "indexing", "method", "mode") and isinstance(kw.value, gast.Constant) and \
-                isinstance(kw.value.value, str):   # np.sort(a, kind='stable'), side='right'
+        if kw.arg in ("kind", "side", "indexing", "method", "mode") and \
+                isinstance(kw.value, gast.Constant) and isinstance(kw.value.value, str):
+            # np.sort(a, kind='stable'), side='right', np.convolve(a, v, mode='same')
             return ir.Const(kw.value.value, loc_of(kw.value))
         if kw.arg == "axis" and isinstance(kw.value, gast.Constant) and kw.value.value is None:
             return ir.Const(None, loc_of(kw.value))     # np.sum(a, axis=None)

@@ -92,7 +92,7 @@ class SortLowering:
                               out), loc)], [], loc))
         if src[0] == "f":
             top = at(last)
-            result = choose(compare("!=", top, top), convert(at(last), out), convert(result, out))
+            result = choose(compare("!=", top, top), convert(top, out), convert(result, out))
         return self.scalar_temp("r", convert(result, out))
 
     def unique_values(self, e):

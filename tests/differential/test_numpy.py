@@ -298,6 +298,16 @@ CASES = {
                                    rand(2, dtype=np.int32)),
     "convolutions empty v": lambda: (rand(3), np.zeros(0), rand(2, dtype=np.int8),
                                      rand(2, dtype=np.int32)),
+    "einsums": lambda: (rand(2, 3), rand(3, 4), rand(4), rand(3, 3),
+                        np.array([[-100, 100], [120, 90]], np.int8), rand(2, dtype=np.int32)),
+    "einsums broadcast": lambda: (rand(2, 3), rand(1, 4), rand(4), rand(3, 3),
+                                  rand(2, 2, dtype=np.int8), rand(1, dtype=np.int32)),
+    "einsums empty": lambda: (np.zeros((0, 2)), rand(2, 3), rand(3), rand(2, 2),
+                              np.zeros((0, 0), np.int8), np.zeros(0, np.int32)),
+    "einsums mismatched": lambda: (rand(2, 3), rand(2, 4), rand(4), rand(3, 3),
+                                   rand(2, 2, dtype=np.int8), rand(2, dtype=np.int32)),
+    "einsums not square": lambda: (rand(2, 3), rand(3, 4), rand(4), rand(3, 2),
+                                   rand(2, 2, dtype=np.int8), rand(2, dtype=np.int32)),
     "uniques": lambda: (np.array([[2.0, np.nan, 1.0], [1.0, np.inf, np.nan]]),
                         np.array([3, -1, 3, 0, -1], np.int32),
                         np.array([np.nan, 1.0, 0.5, 1.0], np.float32)),
@@ -568,6 +578,20 @@ def test_convolve_any_lengths(numpy_exprs_kernels, data, n, m):
     k = RNG.integers(-128, 128, n).astype(np.int8)
     j = RNG.integers(-999, 999, m).astype(np.int32)
     numpy_exprs_kernels.check("convolutions", a, v, k, j, rtol=1e-12)
+
+
+@SETTINGS
+@given(st.data(), st.integers(0, 4), st.integers(0, 4), st.integers(0, 4))
+def test_einsum_any_shapes(numpy_exprs_kernels, data, m, n, p):
+    """Any lengths (empty, 1: broadcast), views with steps, int8 sums that wrap; lengths that
+    differ raise ValueError as NumPy's."""
+    step = data.draw(st.sampled_from([1, -1, 2]))
+    a = rand(m, abs(step) * n)[:, ::step]
+    b = rand(data.draw(st.sampled_from([n, 1, n + 1])), p)
+    s = rand(n, data.draw(st.sampled_from([n, n, n + 1])))
+    k = RNG.integers(-128, 128, (m, m)).astype(np.int8)
+    j = RNG.integers(-999, 999, data.draw(st.sampled_from([m, 1]))).astype(np.int32)
+    numpy_exprs_kernels.check("einsums", a, b, rand(p), s, k, j, rtol=1e-12)
 
 
 @SETTINGS

@@ -1169,6 +1169,23 @@ def convolutions(a, v, k, j):
 
 
 @unpython.gpu
+@unpython.type(F2, F2, F1, F2, 'ndarray[int8, 2]', 'ndarray[int32, 1]',
+               (F2, F2, 'float64', F1, 'float64', F2, F1, 'ndarray[int8, 2]', 'int8',
+                'ndarray[float64, 3]', 'ndarray[int32, 1]', F2, F2))
+def einsums(a, b, v, s, k, j):
+    """np.einsum, explicit and implicit: a product, a trace, a diagonal, a dot, an outer
+    product, a transpose, a sum of everything (int8 wrapping as NumPy's), three operands,
+    promoted dtypes, a reversed view, optimize= accepted; a length 1 broadcasts, other
+    lengths that differ raise ValueError."""
+    return (np.einsum('ij,jk->ik', a, b), np.einsum('ij,jk', a, b, optimize=True),
+            np.einsum('ii', s), np.einsum('ii->i', s), np.einsum('i,i', v, v),
+            np.einsum('i,j->ij', v, v), np.einsum('jk,k->j', b, v), np.einsum('ji', k),
+            np.einsum('ij->', k), np.einsum('ij,jk,k->ijk', a, b, v, optimize='greedy'),
+            np.einsum('ij,i->j', k, j), np.einsum('ba', a[::-1]),
+            np.einsum('ij,jk,lk->il', a, b, b, optimize=False))
+
+
+@unpython.gpu
 @unpython.type(F2, 'ndarray[int32, 1]', 'ndarray[float32, 1]',
                (F1, 'ndarray[int32, 1]', 'ndarray[float32, 1]', 'int64'))
 def uniques(a, k, x):

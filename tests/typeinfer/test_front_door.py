@@ -252,6 +252,41 @@ REFUSED = {
         def f(a):
             return np.unique(a, return_counts=True)
         """, 2, 39, "write np.bincount(a)"),
+    "np.einsum with an ellipsis": ("""
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.einsum('...i->...', a)
+        """, 2, 12, "name each dimension with a letter"),
+    "np.einsum of subscripts not written out": ("""
+        @unpython.type('ndarray[float64, 2]', 'float64')
+        def f(a):
+            return np.einsum(a, [0, 0])
+        """, 2, 12, "its subscripts as a string literal"),
+    "np.einsum of too few operands": ("""
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]')
+        def f(a):
+            return np.einsum('ij,jk->ik', a)
+        """, 2, 12, "name 2 operand(s), and 1 are given"),
+    "np.einsum of a wrong number of dimensions": ("""
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.einsum('ijk->i', a)
+        """, 2, 12, "operand 0 has 2 dimension(s)"),
+    "np.einsum with an output letter of no operand": ("""
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.einsum('ij->k', a)
+        """, 2, 12, "the output's 'k' is no operand's"),
+    "np.einsum with an optimize path": ("""
+        @unpython.type('ndarray[float64, 2]', 'float64')
+        def f(a):
+            return np.einsum('ii', a, optimize=a)
+        """, 2, 40, "optimize=False, True, 'greedy' or 'optimal'"),
+    "np.einsum of complex values": ("""
+        @unpython.type('ndarray[complex128, 1]', 'complex128')
+        def f(z):
+            return np.einsum('i,i', z, z)
+        """, 2, 29, "needs real numbers"),
     "a 2-D index array of an expression": ("""
         @unpython.type('ndarray[float64, 1]', 'ndarray[int64, 2]', 'ndarray[float64, 2]')
         def f(lut, img):

@@ -71,7 +71,7 @@ ARRAY_FUNCTIONS.update({"cov": "cov", "histogram": "histogram", "interp": "inter
                         "argwhere": "argwhere"})
 ARRAY_FUNCTIONS.update({name: name for name in ("nanprod", "nanmean", "nanvar", "nanstd",
                                                  "nanmax", "nanmin", "quantile", "percentile",
-                                                 "convolve", "unique")})
+                                                 "convolve", "unique", "einsum")})
 # NumPy functions whose dtype may be given by position (np.full(n, v, np.float32)): the index
 # of that argument in NumPy's signature. It becomes the dtype= keyword.
 DTYPE_POSITION = {"full": 2, "full_like": 2, "zeros_like": 1, "ones_like": 1, "empty_like": 1,
@@ -789,7 +789,7 @@ class Lowering:
             raise self.error("'**' arguments are not supported in compiled functions", kw.value)
         if kw.arg == "dtype":
             return self.dtype_value(kw.value)
-        if kw.arg in ("kind", "side", "indexing", "method", "mode") and \
+        if kw.arg in ("kind", "side", "indexing", "method", "mode", "optimize") and \
                 isinstance(kw.value, gast.Constant) and isinstance(kw.value.value, str):
             # np.sort(a, kind='stable'), side='right', np.convolve(a, v, mode='same')
             return ir.Const(kw.value.value, loc_of(kw.value))

@@ -174,6 +174,8 @@ def type_array_call(infer, e: ir.ArrayCall):
         return quantile(infer, e)
     if f == "convolve":
         return convolution(infer, e)
+    if f == "einsum":
+        return einsum(infer, e)
     if f == "unique":
         return unique(infer, e)
     if f == "polyval":
@@ -942,6 +944,74 @@ def convolution(infer, e):
     e.args = [a, v]
     e.keywords = {"mode": mode}
     e.type = Array(out, 1)
+    return e
+
+
+def einsum_subscripts(infer, e, text, ndims):
+    """The subscripts of np.einsum() as (the operands' letters, the output's letters): NumPy's
+    implicit output (the letters met once, in the order of their character codes) where no
+    '->' is written; spaces ignored, as NumPy ignores them."""
+    s = text.replace(" ", "")
+    if "." in s:
+        raise infer.error("np.einsum() with '...' (broadcast dimensions) is not supported in "
+                          "compiled code: name each dimension with a letter", e)
+    lhs, arrow, out = s.partition("->")
+    inputs = lhs.split(",")
+    if any(not (c.isascii() and c.isalpha()) for c in "".join(inputs) + out):
+        raise infer.error(f"np.einsum() subscripts {text!r}: write letters, ',' between the "
+                          "operands and '->' before the output", e)
+    if len(inputs) != len(ndims):
+        raise infer.error(f"np.einsum() subscripts {text!r} name {len(inputs)} operand(s), "
+                          f"and {len(ndims)} are given", e)
+    for k, (sub, n) in enumerate(zip(inputs, ndims)):
+        if len(sub) != n:
+            raise infer.error(f"np.einsum() subscripts {text!r}: operand {k} has {n} "
+                              f"dimension(s), its subscripts {sub!r} name {len(sub)}", e)
+    letters = "".join(inputs)
+    if not arrow:
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    for c in out:
+        if out.count(c) > 1:
+            raise infer.error(f"np.einsum() subscripts {text!r}: the output names '{c}' more "
+                              "than once", e)
+        if c not in letters:
+            raise infer.error(f"np.einsum() subscripts {text!r}: the output's '{c}' is no "
+                              "operand's", e)
+    return inputs, out
+
+
+def einsum(infer, e):
+    """`np.einsum(subscripts, *operands)` with the subscripts a string literal (explicit or
+    implicit output; repeated letters within an operand: its diagonal; letters absent from
+    the output summed over). NumPy's dtype (found by calling np.einsum on arrays of ones);
+    `optimize=` accepted and dropped (the sum is the same up to rounding). The subscripts
+    become the keyword `subscripts` (a Const 'ab,bc->ac', the output always written)."""
+    check_keywords(infer, e, {"optimize"})
+    optimize = e.keywords.pop("optimize", None)
+    if optimize is not None and not (isinstance(optimize, ir.Const) and any(
+            optimize.value is v or optimize.value == v and type(v) is str
+            for v in (True, False, "greedy", "optimal"))):
+        raise infer.error("np.einsum() takes optimize=False, True, 'greedy' or 'optimal' in "
+                          "compiled code (a literal; a path is not supported)", optimize)
+    if not e.args or not (isinstance(e.args[0], ir.Const) and isinstance(e.args[0].value, str)):
+        raise infer.error("np.einsum() takes its subscripts as a string literal in compiled "
+                          "code ('ij,jk->ik'), then the operands", e)
+    if len(e.args) < 2:
+        raise infer.error("np.einsum() needs an operand after the subscripts", e)
+    text = e.args[0].value
+    operands = [array_arg(infer, e, k) for k in range(1, len(e.args))]
+    for x in operands:
+        if np.dtype(x.type.dtype).kind not in "iuf":
+            raise infer.error(f"np.einsum() of {x.type} is not supported in compiled code: it "
+                              "needs real numbers (of complex ones, write the products and "
+                              "np.sum; of bools, their int8 values)", x)
+    inputs, out = einsum_subscripts(infer, e, text, [x.type.ndim for x in operands])
+    subscripts = ",".join(inputs) + "->" + out
+    dtype = np.einsum(subscripts, *(np.ones((1,) * x.type.ndim, x.type.dtype)
+                                    for x in operands)).dtype.name
+    e.args = operands
+    e.keywords = {"subscripts": ir.Const(subscripts, e.loc)}
+    e.type = Array(dtype, len(out)) if out else Scalar(dtype)
     return e
 
 

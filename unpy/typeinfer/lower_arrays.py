@@ -709,6 +709,9 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
             return [self.bincount_length(e)]
         if f == "convolve":
             return [self.convolution_parts(e)[0]]
+        if f == "einsum":
+            _, _, out, sizes = self.einsum_parts(e)
+            return [sizes[c] for c in out]
         if f == "full":
             return [self.scalar(d) for d in e.args[0]]
         if f == "outer":

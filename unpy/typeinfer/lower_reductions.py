@@ -13,6 +13,7 @@ from unpy.typeinfer.build_ir import (BOOL, REDUCING, Check, add, binop, call, ch
                                      const, convert, dataclass_replace, either, is_float, mul,
                                      same, scalar_function, sub, truth)
 from unpy.typeinfer.lower_linalg import ARRAY_RESULTS, OTHER_RESULTS
+from unpy.typeinfer.types import PY_INT
 
 # Cumulative calls (np.cumsum, np.cumprod, np.maximum.accumulate, np.minimum.accumulate): the
 # operator or np.<function> that combines each element with the one before it.
@@ -53,6 +54,10 @@ class ReductionLowering:
             return self.library_value(e)
         if f in ("quantile", "percentile"):
             return self.quantile_value(e)
+        if f == "einsum":
+            stmts, total = self.einsum_sum(e, [], e.loc)
+            self.pre += stmts
+            return total
         if f in REDUCING:
             a = e.args[0]
             shape = self.shape(a)
@@ -284,6 +289,11 @@ class ReductionLowering:
             return self.bincount_into(out, e, shape, loc)
         if f == "convolve":
             return self.convolution_into(out, e, shape, loc)
+        if f == "einsum":
+            def body(idx):
+                stmts, total = self.einsum_sum(e, idx, loc)
+                return stmts + [ir.Assign(self.element(out, idx), total, loc)]
+            return self.nest(shape, body)
         if f == "array_literal":
             columns = e.keywords["shape"].value[-1]
             return [ir.Assign(self.element(out, [const(k // columns), const(k % columns)]
@@ -358,6 +368,77 @@ class ReductionLowering:
                                                          loc)], loc),
                     ir.Assign(self.element(out, idx), acc, loc)]
         return self.nest(shape, body)
+
+    def einsum_parts(self, e):
+        """(the operands' names, their letters, the output's letters, each letter's length) of
+        np.einsum(): a letter repeated within an operand needs equal lengths there, and
+        across operands lengths equal or 1 (NumPy broadcasts a length 1); ValueError
+        otherwise, as NumPy's."""
+        key = ("einsum", id(e))
+        if key not in self.memo:
+            lhs, out = e.keywords["subscripts"].value.split("->")
+            inputs = lhs.split(",")
+            operands = [self.materialize(x) for x in e.args]
+            sizes = {}
+            for c in dict.fromkeys("".join(inputs)):
+                size = None
+                for k, (x, sub) in enumerate(zip(operands, inputs)):
+                    dims = [d for d, letter in zip(self.shape(x), sub) if letter == c]
+                    for d in dims[1:]:
+                        if not same(d, dims[0]):
+                            self.check(compare("!=", d, dims[0]), "dimensions in single operand "
+                                       f"for collapsing index '{c}' don't match")
+                    if not dims:
+                        continue
+                    d = dims[0]
+                    if size is None:
+                        size = d
+                    elif not same(size, d):
+                        self.check(ir.BoolOp("and", [compare("!=", d, size),
+                                                     compare("!=", d, const(1)),
+                                                     compare("!=", size, const(1))], e.loc,
+                                             BOOL),
+                                   "operands could not be broadcast together in np.einsum(): "
+                                   f"the lengths of index '{c}' differ")
+                        size = self.scalar_temp("n", choose(compare("==", size, const(1)), d,
+                                                            size))
+                sizes[c] = size
+            self.memo[key] = (e, (operands, inputs, out, sizes))
+        return self.memo[key][1]
+
+    def einsum_sum(self, e, idx, loc):
+        """(statements, the value) of one element of np.einsum() (`idx`, its output index): the
+        sum over the letters absent from the output, nested in the order they first appear
+        (the first outermost), of the product of the operands' elements, each converted to
+        the result's dtype (integers wrap as NumPy's); the product itself where no letter is
+        summed over. A letter of several operands reads index 0 of an operand whose length
+        there is 1 (broadcast)."""
+        operands, inputs, out, sizes = self.einsum_parts(e)
+        dtype = e.type.dtype
+        letters = "".join(inputs)
+        index = dict(zip(out, idx))
+        summed = [c for c in dict.fromkeys(letters) if c not in out]
+        for c in summed:
+            index[c] = self.temp("i", PY_INT)
+
+        def at(x, axis, c):
+            shared = sum(c in other for other in inputs) > 1
+            d = self.shape(x)[axis]
+            if shared and not same(d, sizes[c]):
+                return call("min", [index[c], sub(d, const(1))], "int64")
+            return index[c]
+        term = None
+        for x, letters_k in zip(operands, inputs):
+            item = convert(self.element(x, [at(x, axis, c) for axis, c in enumerate(letters_k)]),
+                           dtype)
+            term = item if term is None else binop("*", term, item, dtype)
+        if not summed:
+            return [], term
+        acc = self.temp("r", Scalar(dtype))
+        body = [ir.Assign(acc, binop("+", acc, term, dtype), loc)]
+        for c in reversed(summed):
+            body = [self.loop(index[c], const(0), sizes[c], body, loc)]
+        return [ir.Assign(acc, convert(const(0), dtype), loc)] + body, acc
 
     def bincount_length(self, e):
         """The length of np.bincount(x, weights, minlength): max(max(x) + 1, minlength), x's

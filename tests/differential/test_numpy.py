@@ -288,6 +288,18 @@ CASES = {
                                    np.float64(-0.1)),
     "quantiles empty": lambda: (np.zeros((0, 2)), rand(2, dtype=np.float32),
                                 np.array([1], np.int8), np.float64(0.5)),
+    "nan_quantiles": lambda: (np.array([[1.0, np.nan, 3.0, 0.5], [np.nan, 2.0, -1.0, 4.0]]),
+                              np.array([np.nan, 1.0, 0.5, 2.0], np.float32),
+                              np.array([-100, 100, 3, 120, -128], np.int8), np.float64(0.3)),
+    "nan_quantiles no nan": lambda: (rand(3, 4), rand(5, dtype=np.float32),
+                                     np.array([7, -3], np.int8), np.float64(0.8)),
+    "nan_quantiles all nan": lambda: (np.full((2, 3), np.nan),
+                                      np.full(3, np.nan, np.float32), np.array([1], np.int8),
+                                      np.float64(0.5)),
+    "nan_quantiles empty": lambda: (np.zeros((0, 2)), np.zeros(0, np.float32),
+                                    np.array([1], np.int8), np.float64(0.5)),
+    "nan_quantiles out of range": lambda: (rand(3, 1), rand(2, dtype=np.float32),
+                                           np.array([1], np.int8), np.float64(1.5)),
     "convolutions": lambda: (rand(5), rand(3), np.array([-100, 100, 3, 120], np.int8),
                              rand(2, dtype=np.int32)),
     "convolutions v longer": lambda: (rand(2), rand(6), np.array([7], np.int8),
@@ -565,6 +577,19 @@ def test_quantiles_any_data_and_q(numpy_exprs_kernels, data, m, n, size, q):
     x = with_nans(data.draw, (size,), np.float32)
     k = np.array(data.draw(st.lists(st.integers(-128, 127), min_size=1, max_size=7)), np.int8)
     numpy_exprs_kernels.check("quantiles", a, x, k, np.float64(q))
+
+
+@SETTINGS
+@given(st.data(), st.integers(0, 4), st.integers(1, 4), st.integers(0, 6),
+       st.one_of(st.sampled_from([0.0, 0.5, 1.0, 1 / 3, 0.999, -1e-9, np.nan]),
+                 st.floats(0, 1)))
+def test_nan_quantiles_any_nan_placement(numpy_exprs_kernels, data, m, n, size, q):
+    """NaNs anywhere (all of them too), infinities, repeats, no element (NaN), q anywhere in
+    [0, 1] and outside (ValueError), int8 data."""
+    a = with_nans(data.draw, (m, n), np.float64)
+    x = with_nans(data.draw, (size,), np.float32)
+    k = np.array(data.draw(st.lists(st.integers(-128, 127), min_size=1, max_size=7)), np.int8)
+    numpy_exprs_kernels.check("nan_quantiles", a, x, k, np.float64(q))
 
 
 @SETTINGS

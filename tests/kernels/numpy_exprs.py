@@ -1159,6 +1159,19 @@ def quantiles(a, x, k, q):
 
 
 @unpython.gpu
+@unpython.type(F2, 'ndarray[float32, 1]', 'ndarray[int8, 1]', 'float64',
+               ('float64', 'float32', 'float64', 'float64', 'float64', 'float32', 'float32',
+                'int8', 'float64', 'float64', 'float64', 'float64'))
+def nan_quantiles(a, x, k, q):
+    """np.nanmedian, np.nanquantile and np.nanpercentile of a whole array: the NaNs skipped,
+    NaN where none is left (or no element), NumPy's dtypes; integers as np.median/quantile."""
+    return (np.nanmedian(a), np.nanmedian(x), np.nanmedian(k), np.nanquantile(a, q),
+            np.nanpercentile(a, q * 100), np.nanquantile(x, 0.3), np.nanpercentile(x, 50),
+            np.nanquantile(k, 1), np.nanpercentile(k, 50), np.nanmedian(a[:, ::2]),
+            np.nanquantile(a, q, method='linear'), np.nanquantile(k[::2], q))
+
+
+@unpython.gpu
 @unpython.type(F1, F1, 'ndarray[int8, 1]', 'ndarray[int32, 1]',
                (F1, F1, F1, 'ndarray[int8, 1]', 'ndarray[int32, 1]', F1))
 def convolutions(a, v, k, j):

@@ -287,6 +287,21 @@ REFUSED = {
         def f(z):
             return np.einsum('i,i', z, z)
         """, 2, 29, "needs real numbers"),
+    "np.nanmedian along an axis": ("""
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.nanmedian(a, axis=0)
+        """, 2, 12, "take the middle of the numbers"),
+    "np.nanpercentile along an axis": ("""
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.nanpercentile(a, 50, axis=0)
+        """, 2, 41, "for rows, sort them (np.sort(a)) and interpolate"),
+    "np.nanmedian of complex values": ("""
+        @unpython.type('ndarray[complex128, 1]', 'complex128')
+        def f(z):
+            return np.nanmedian(z)
+        """, 2, 25, "needs real numbers"),
     "a 2-D index array of an expression": ("""
         @unpython.type('ndarray[float64, 1]', 'ndarray[int64, 2]', 'ndarray[float64, 2]')
         def f(lut, img):

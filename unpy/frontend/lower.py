@@ -71,7 +71,8 @@ ARRAY_FUNCTIONS.update({"cov": "cov", "histogram": "histogram", "interp": "inter
                         "argwhere": "argwhere"})
 ARRAY_FUNCTIONS.update({name: name for name in ("nanprod", "nanmean", "nanvar", "nanstd",
                                                  "nanmax", "nanmin", "quantile", "percentile",
-                                                 "convolve", "unique", "einsum")})
+                                                 "convolve", "unique", "einsum",
+                                                 "nanmedian", "nanquantile", "nanpercentile")})
 # NumPy functions whose dtype may be given by position (np.full(n, v, np.float32)): the index
 # of that argument in NumPy's signature. It becomes the dtype= keyword.
 DTYPE_POSITION = {"full": 2, "full_like": 2, "zeros_like": 1, "ones_like": 1, "empty_like": 1,

@@ -170,8 +170,10 @@ def type_array_call(infer, e: ir.ArrayCall):
         return interp(infer, e)
     if f == "searchsorted":
         return searchsorted(infer, e)
-    if f in ("quantile", "percentile"):
+    if f in ("quantile", "percentile", "nanquantile", "nanpercentile"):
         return quantile(infer, e)
+    if f == "nanmedian":
+        return nan_median(infer, e)
     if f == "convolve":
         return convolution(infer, e)
     if f == "einsum":
@@ -880,7 +882,7 @@ def quantile(infer, e):
         raise infer.error(f"q of {what} must be a real number in compiled code, got {q.type}; "
                           f"for several, call np.{e.func}() once for each", q)
     qdtype = "float64" if q.type.weak and q.type.dtype[0] == "f" else q.type.dtype
-    if e.func == "percentile":
+    if e.func.endswith("percentile"):
         qdtype = np.true_divide(np.ones((), qdtype), 100).dtype.name
     if qdtype[0] != "f":
         out = a.type.dtype
@@ -944,6 +946,24 @@ def convolution(infer, e):
     e.args = [a, v]
     e.keywords = {"mode": mode}
     e.type = Array(out, 1)
+    return e
+
+
+def nan_median(infer, e):
+    """`np.nanmedian(a)` of the whole array: typed with the sorted elements (NaNs last) as the
+    array, NumPy's dtype (float32 stays float32, integers give float64)."""
+    if len(e.args) != 1 or e.keywords:
+        raise infer.error("np.nanmedian(a) of a whole array is supported in compiled code (not "
+                          "axis=, out= or keepdims=): for rows, sort them (np.sort(a)) and "
+                          "take the middle of the numbers", e)
+    a = array_arg(infer, e)
+    if np.dtype(a.type.dtype).kind not in "iuf":
+        raise infer.error(f"np.nanmedian() of {a.type} is not supported in compiled code: it "
+                          "needs real numbers", a)
+    out = np.nanmedian(np.ones(1, a.type.dtype)).dtype.name
+    ravelled = ir.ArrayCall("ravel", [a], {}, e.loc)
+    e.args = [infer.expr(ir.ArrayCall("sort", [ravelled], {}, e.loc))]
+    e.type = Scalar(out)
     return e
 
 

@@ -52,8 +52,10 @@ class ReductionLowering:
                 self.element(a, [idx[0], idx[0]]), e.type.dtype), e.type.dtype, e.loc)
         if f in OTHER_RESULTS:
             return self.library_value(e)
-        if f in ("quantile", "percentile"):
+        if f in ("quantile", "percentile", "nanquantile", "nanpercentile"):
             return self.quantile_value(e)
+        if f == "nanmedian":
+            return self.nan_median_value(e)
         if f == "einsum":
             stmts, total = self.einsum_sum(e, [], e.loc)
             self.pre += stmts

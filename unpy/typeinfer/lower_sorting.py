@@ -8,6 +8,8 @@ sequential, stable (equal keys keep their order, as NumPy's kind='stable'). NaN 
 every number, as in NumPy."""
 from __future__ import annotations
 
+import math
+
 from unpy import ir
 from unpy.ir import Array, Scalar
 from unpy.typeinfer.build_ir import (BOOL, binop, call, choose, compare, const, convert, either,
@@ -50,14 +52,17 @@ class SortLowering:
         floor and the next index (both the last element from n - 1 on, where the floor counts
         as -1), gamma the index less the floor, then a + (b - a) * gamma, or
         b - (b - a) * (1 - gamma) for gamma >= 0.5, b - a in a's dtype; NaN where the data
-        hold one (it sorts last). An integer q (np.quantile's 0 or 1) picks an element."""
+        hold one (it sorts last). An integer q (np.quantile's 0 or 1) picks an element.
+        np.nanquantile / np.nanpercentile: the same of the numbers (the elements before the
+        first NaN), NaN where there is none (numpy/lib/_nanfunctions_impl.py: np.nanmean of
+        no data, _remove_nan_1d, then _quantile)."""
         loc = e.loc
         s, q = e.args
         qdtype = e.keywords["q_dtype"].value
         out = e.type.dtype
         src = s.type.dtype
         qv = self.scalar_temp("q", convert(self.scalar(q), qdtype))
-        if e.func == "percentile":
+        if e.func.endswith("percentile"):
             qv = self.scalar_temp("q", binop("/", qv, const(100, qdtype)))
             message = "Percentiles must be in the range [0, 100]"
         else:
@@ -67,8 +72,14 @@ class SortLowering:
         self.check(ir.UnaryOp("not", valid, loc, BOOL), message)
         s = self.materialize(s)
         n = self.shape(s)[0]
-        self.check(compare("==", n, const(0)), "index -1 is out of bounds for axis 0 with size 0",
-                   "IndexError")
+        skip_nan = e.func.startswith("nan")
+        guarded = skip_nan and out[0] == "f"
+        if skip_nan and src[0] == "f":
+            n = self.numbers_before_nan(s, n, loc)
+        if not guarded:
+            self.check(compare("==", n, const(0)),
+                       "index -1 is out of bounds for axis 0 with size 0", "IndexError")
+        outer, self.pre = self.pre, []
         last = self.scalar_temp("n", sub(n, const(1)))
         virtual = self.scalar_temp("v", binop("*", convert(last, qdtype), qv, qdtype))
         at = lambda k: self.element(s, [k])
@@ -90,10 +101,50 @@ class SortLowering:
             self.pre.append(ir.If(compare(">=", gamma, const(0.5, qdtype)), [ir.Assign(
                 result, binop("-", convert(hi, out), binop("*", convert(diff, out), rest, out),
                               out), loc)], [], loc))
-        if src[0] == "f":
+        if src[0] == "f" and not skip_nan:
             top = at(last)
             result = choose(compare("!=", top, top), convert(top, out), convert(result, out))
-        return self.scalar_temp("r", convert(result, out))
+        return self.when_numbers(outer, n, convert(result, out), out, loc, guarded)
+
+    def nan_median_value(self, e):
+        """np.nanmedian(a) (typed with the sorted elements as the array) as NumPy computes it:
+        of the numbers (the elements before the first NaN), the middle one of an odd count,
+        else the mean of the two middle ones, in the result's dtype; NaN where there is none."""
+        loc = e.loc
+        out = e.type.dtype
+        s = self.materialize(e.args[0])
+        n = self.shape(s)[0]
+        if s.type.dtype[0] == "f":
+            n = self.numbers_before_nan(s, n, loc)
+        outer, self.pre = self.pre, []
+        lo = convert(self.element(s, [binop("//", sub(n, const(1)), const(2))]), out)
+        hi = self.scalar_temp("x", convert(self.element(s, [binop("//", n, const(2))]), out))
+        mean = binop("/", binop("+", lo, hi, out), const(2.0, out), out)
+        odd = compare("==", binop("%", n, const(2)), const(1))
+        return self.when_numbers(outer, n, choose(odd, hi, mean), out, loc)
+
+    def numbers_before_nan(self, s, n, loc):
+        """The count of the sorted float elements `s` (of length `n`) that are not NaN: the
+        NaNs sort last."""
+        with self.sequential():
+            return self.accumulate("+", [n], lambda idx: convert(
+                compare("==", self.element(s, idx), self.element(s, idx)), "int64"), "int64",
+                loc)
+
+    def when_numbers(self, outer, n, value, out, loc, guarded=True):
+        """A local holding `value`, whose statements (`self.pre` since `outer` was set aside)
+        run where `n` > 0 (NaN elsewhere) when `guarded`, else always."""
+        body = self.pre + []
+        self.pre = outer
+        result = self.temp("r", Scalar(out))
+        body.append(ir.Assign(result, value, loc))
+        if not guarded:
+            self.pre += body
+            return result
+        inf = const(math.inf, out)
+        self.pre.append(ir.If(compare(">", n, const(0)), body,
+                              [ir.Assign(result, binop("-", inf, inf), loc)], loc))
+        return result
 
     def unique_values(self, e):
         """np.unique(a) of the sorted elements: those unlike the one before them (NaN like NaN,

@@ -300,6 +300,8 @@ CASES = {
                                     np.array([1], np.int8), np.float64(0.5)),
     "nan_quantiles out of range": lambda: (rand(3, 1), rand(2, dtype=np.float32),
                                            np.array([1], np.int8), np.float64(1.5)),
+    "computed_shapes": lambda: (rand(3, 4), np.array([3, 1, 3, 0, -1], np.int32)),
+    "computed_shapes empty": lambda: (np.zeros((0, 2)), np.zeros(0, np.int32)),
     "convolutions": lambda: (rand(5), rand(3), np.array([-100, 100, 3, 120], np.int8),
                              rand(2, dtype=np.int32)),
     "convolutions v longer": lambda: (rand(2), rand(6), np.array([7], np.int8),

@@ -1172,6 +1172,20 @@ def nan_quantiles(a, x, k, q):
 
 
 @unpython.gpu
+@unpython.type(F2, 'ndarray[int32, 1]',
+               ('int64', 'int64', 'int64', 'int64', 'int64', 'int64', 'int64'))
+def computed_shapes(a, k):
+    """len(), .shape, .size and .ndim of array expressions (np.unique, np.nonzero's arrays,
+    views, products, masks): each evaluated once, before its statement."""
+    n = 0
+    for i in range(len(np.unique(k))):
+        n += i
+    m, p = (a * 2).shape
+    return (len(np.unique(k)), np.nonzero(a > 0.5)[0].size, (a[1:] + 1).shape[0] + n,
+            a.T.shape[0] * m + p, np.unique(a).ndim, (a @ a.T).size, len(a[a > 0.2]))
+
+
+@unpython.gpu
 @unpython.type(F1, F1, 'ndarray[int8, 1]', 'ndarray[int32, 1]',
                (F1, F1, F1, 'ndarray[int8, 1]', 'ndarray[int32, 1]', F1))
 def convolutions(a, v, k, j):

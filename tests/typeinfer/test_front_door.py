@@ -302,6 +302,11 @@ REFUSED = {
         def f(z):
             return np.nanmedian(z)
         """, 2, 25, "needs real numbers"),
+    "the length of a computed array in a conditional expression": ("""
+        @unpython.type('ndarray[float64, 1]', 'int64', 'int64')
+        def f(a, n):
+            return len(np.unique(a)) if n > 0 else 0
+        """, 2, 16, "put the array in a variable first"),
     "a 2-D index array of an expression": ("""
         @unpython.type('ndarray[float64, 1]', 'ndarray[int64, 2]', 'ndarray[float64, 2]')
         def f(lut, img):

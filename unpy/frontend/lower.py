@@ -183,8 +183,9 @@ class Lowering:
             test = self.expr(s.test)
             if self.hoisted:
                 raise self.error("a generator expression in a while condition is not "
-                                 "supported: compute it into a variable before the loop and at "
-                                 "the end of its body", s.test)
+                                 "supported (nor the shape of a computed array): compute it "
+                                 "into a variable before the loop and at the end of its body",
+                                 s.test)
             return [ir.While(test, self.body(s.body), loc)]
         if isinstance(s, gast.If):
             return [ir.If(self.expr(s.test), self.body(s.body), self.body(s.orelse), loc)]
@@ -311,9 +312,16 @@ class Lowering:
         return None
 
     def array_name(self, node):
-        if not isinstance(node, gast.Name):
-            raise self.error("expected the name of an array here", node)
-        return ir.Name(node.id, loc_of(node))
+        """The name of the array whose shape, size or length is read: a name, or an array
+        expression (`len(np.unique(a))`, `np.nonzero(m)[0].size`) evaluated once into a
+        temporary the statement sets first."""
+        if isinstance(node, gast.Name):
+            return ir.Name(node.id, loc_of(node))
+        if self.hoisted is None or self.conditional:
+            raise self.error("the shape of a computed array is read here inside a conditional "
+                             "expression (x if c else y, and, or): put the array in a variable "
+                             "first", node)
+        return self.evaluated_once(self.expr(node), self.hoisted, loc_of(node))()
 
     def target(self, t):
         if isinstance(t, gast.Name):
@@ -757,7 +765,7 @@ class Lowering:
         return self.expr(p)
 
     def attribute(self, e):
-        if isinstance(e.value, gast.Name) and e.attr in ("ndim", "size"):
+        if e.attr in ("ndim", "size") and not self.is_module(e.value):
             return ir.ArrayAttr(self.array_name(e.value), e.attr, None, loc_of(e))
         if e.attr == "T" and not self.is_module(e.value):
             return ir.ArrayCall("transpose", [self.expr(e.value)], {}, loc_of(e))

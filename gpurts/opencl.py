@@ -24,7 +24,8 @@ def load_opencl():
                 import pyopencl.tools  # noqa: F401  (MemoryPool, ImmediateAllocator)
                 _loaded = (pyopencl, None)
             except Exception as e:  # ImportError, or a broken shared library underneath it
-                _loaded = (None, f"pyopencl cannot be imported ({type(e).__name__}: {e})")
+                _loaded = (None, f"pyopencl cannot be imported ({type(e).__name__}: {e}; "
+                                 "pip install 'unpy[gpu]')")
         return _loaded
 
 

@@ -264,6 +264,9 @@ CASES = {
     "diagonals short": lambda: (rand(1), rand(2, 2)),
     "medians": lambda: (rand(7), rand(3, 4, dtype=np.float32), rand(9, dtype=np.int32)),
     "medians even": lambda: (rand(8), rand(3, 5, dtype=np.float32), rand(4, dtype=np.int32)),
+    # int32 maxima (added in float64, not wrapped), an odd count of huge values (not doubled)
+    "medians extreme": lambda: (np.full(3, 1.7e308), np.array([[1.0, 2.0]], np.float32),
+                                np.array([2**31 - 1, 0, 2**31 - 1], np.int32)),
     "medians nan": lambda: (np.array([1.0, np.nan, 3.0, 2.0]),
                             np.array([[1.0, 2.0], [np.nan, 0.0]], np.float32),
                             np.array([3], np.int32)),

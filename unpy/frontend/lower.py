@@ -604,9 +604,10 @@ class Lowering:
         return ir.ArrayCall("sum", [heights], {"axis": ir.Const(-1, loc)}, loc)
 
     def median(self, e):
-        """np.median(a) of the whole array, as NumPy computes it: the mean of the two middle
-        values of the sorted elements (the middle one of an odd count), NaN where any element
-        is NaN (which sorts last)."""
+        """np.median(a) of the whole array, as NumPy computes it: np.mean of the middle values
+        of the sorted elements (two of an even count, one of an odd count: in float64 for
+        integers, so int32 maxima do not wrap, and an odd count's value itself, so 1.7e308 is
+        not doubled into inf), NaN where any element is NaN (which sorts last)."""
         loc = loc_of(e)
         if len(e.args) != 1 or e.keywords:
             raise self.error("np.median(a) of a whole array is supported here (not axis= or "
@@ -621,8 +622,9 @@ class Lowering:
             n = ir.ArrayAttr(s(), "shape", 0, loc)
             n = ir.BinOp("-", n, ir.Const(minus, loc), loc) if minus else n
             return ir.BinOp("//", n, ir.Const(2, loc), loc) if half else n
-        middle = ir.BinOp("/", ir.BinOp("+", at(count(1, True)), at(count(0, True)), loc),
-                          ir.Const(2, loc), loc)
+        middle = ir.ArrayCall("mean", [ir.Subscript(s(), [ir.Slice(
+            count(1, True), ir.BinOp("+", count(0, True), ir.Const(1, loc), loc), None, loc)],
+            loc)], {}, loc)
         last = at(count(1, False))
         return ir.IfExp(ir.Call("np.isnan", [last], loc), at(count(1, False)), middle, loc)
 

@@ -591,7 +591,9 @@ def joined(infer, e):
     if len(e.args) != 1 or not isinstance(e.args[0], list) or not e.args[0]:
         raise infer.error(f"np.{e.func}() takes one tuple or list of arrays, written out "
                           f"(np.{e.func}((a, b)))", e)
-    pieces = [infer.expr(p) for p in e.args[0]]
+    # a list written out among the arrays (`np.concatenate(([0.0], c))`) is np.asarray's
+    pieces = [infer.expr(ir.ArrayCall("asarray", [p], {}, e.loc) if isinstance(p, list) else p)
+              for p in e.args[0]]
     for p in pieces:
         if not isinstance(p.type, Array):
             raise infer.error(f"np.{e.func}() joins arrays; this is {p.type}", p)

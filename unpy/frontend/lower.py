@@ -887,7 +887,13 @@ class Lowering:
                     raise self.error(f"np.{name}() takes positional arguments only in compiled "
                                      "functions", e)
                 return ir.Call("np." + name, [self.expr(a) for a in e.args], loc)
-        if e.keywords and not self.is_allocator(e):
+        if qualified == "numpy.ndarray":
+            raise self.error("np.ndarray(shape, dtype) is not supported in compiled functions; "
+                             "write np.empty(shape, dtype=...)", e)
+        # (of a function compiled code calls at all: else the call itself is what is refused)
+        known = qualified in ("pow", "divmod", "len") or (
+            qualified is not None and builtin_name(qualified) is not None)
+        if e.keywords and not self.is_allocator(e) and known:
             raise self.error(f"keyword arguments of '{qualified}' are not supported here", e)
         if qualified in ("pow", "divmod"):
             if len(e.args) != 2:

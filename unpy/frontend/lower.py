@@ -891,11 +891,11 @@ class Lowering:
             raise self.error("np.ndarray(shape, dtype) is not supported in compiled functions; "
                              "write np.empty(shape, dtype=...)", e)
         # (of a function compiled code calls at all: else the call itself is what is refused)
-        known = qualified in ("pow", "divmod", "len") or (
+        known = qualified in ("pow", "divmod", "numpy.divmod", "len") or (
             qualified is not None and builtin_name(qualified) is not None)
         if e.keywords and not self.is_allocator(e) and known:
             raise self.error(f"keyword arguments of '{qualified}' are not supported here", e)
-        if qualified in ("pow", "divmod"):
+        if qualified in ("pow", "divmod", "numpy.divmod"):     # np.divmod: of arrays too
             if len(e.args) != 2:
                 raise self.error(f"{qualified}() takes two numbers in compiled code", e)
             if qualified == "pow":

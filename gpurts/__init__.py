@@ -12,7 +12,9 @@ pyopencl must be imported through `gpurts.opencl.load_opencl()`, never directly:
 loader reads its vendor files once, and the vendor-file fix (`gpurts.icd`) has to run
 before that. Nothing here raises when OpenCL is missing: there is simply no device, with a reason.
 """
-from .boxes import Box, box_view, gather_box, scatter_box
+from unpy.host_memory import Box
+
+from .boxes import box_view, gather_box, scatter_box
 from .device import (Device, DeviceReport, DeviceSelection, DevicesSelection, DeviceStatus,
                      device_report, device_selection, devices_selection, select_device)
 from .errors import BuildError, DeviceError

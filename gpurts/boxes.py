@@ -1,11 +1,11 @@
-"""Strided boxes of host memory, and moving them between NumPy memory and packed arrays.
+"""Moving strided boxes of host memory between NumPy memory and packed arrays.
 
-A `Box` names the elements a transfer group touches (from a CSLMAD: a base and per-dimension
-counts and byte strides) relative to a NumPy array, the owner, that holds that memory. The box is
-checked to lie inside the memory the owner views before any view of it is made, so a wrong box is
-a ValueError, never a stray read or write. Packed order is C order of the box's index, whichever
-way the box is copied (plain, rectangular, gathered), so the device layout does not depend on the
-copy path.
+A `Box` (unpy/host_memory.py) names the elements a transfer group touches (from a CSLMAD: a
+base address and per-dimension counts and byte strides); here it is read in the memory of a
+NumPy array, the owner, that holds it. The box is checked to lie inside the memory the owner
+views before any view of it is made, so a wrong box is a ValueError, never a stray read or
+write. Packed order is C order of the box's index, whichever way the box is copied (plain,
+rectangular, gathered), so the device layout does not depend on the copy path.
 """
 from __future__ import annotations
 
@@ -19,55 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.array_utils import byte_bounds
 
-
-@dataclass(frozen=True)
-class Box:
-    """Element `(i_0, ..., i_k)`, `0 <= i_d < shape[d]`, lies at byte `offset + sum(i_d *
-    strides[d])` from the owner's data pointer. Strides may be negative or zero."""
-    offset: int
-    shape: tuple[int, ...]
-    strides: tuple[int, ...]
-
-    def __post_init__(self):
-        object.__setattr__(self, "shape", tuple(int(n) for n in self.shape))
-        object.__setattr__(self, "strides", tuple(int(s) for s in self.strides))
-        if len(self.shape) != len(self.strides):
-            raise ValueError(f"box shape {self.shape} and strides {self.strides} differ in length")
-        if any(n < 0 for n in self.shape):
-            raise ValueError(f"negative extent in box shape {self.shape}")
-
-    @classmethod
-    def of_array(cls, owner: np.ndarray, view: np.ndarray) -> "Box":
-        """The box of all of `view`, relative to `owner` (e.g. a view and its base)."""
-        return cls(_address(view) - _address(owner), view.shape, view.strides)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-    def byte_span(self, itemsize: int) -> tuple[int, int]:
-        """[lo, hi) of the bytes the box touches, relative to the owner's data pointer."""
-        if self.size == 0:
-            return self.offset, self.offset
-        lo = self.offset + sum((n - 1) * s for n, s in zip(self.shape, self.strides) if s < 0)
-        hi = self.offset + sum((n - 1) * s for n, s in zip(self.shape, self.strides) if s > 0)
-        return lo, hi + itemsize
-
-    def squeezed(self) -> "Box":
-        """The same elements without dimensions of extent 1 (their strides mean nothing)."""
-        keep = [d for d, n in enumerate(self.shape) if n != 1]
-        return Box(self.offset, [self.shape[d] for d in keep], [self.strides[d] for d in keep])
-
-
-def _address(a: np.ndarray) -> int:
-    return a.__array_interface__["data"][0]
-
-
-def memory_root(a: np.ndarray) -> np.ndarray:
-    """The array at the bottom of `a`'s chain of views: its memory holds every view of it."""
-    while isinstance(a.base, np.ndarray):
-        a = a.base
-    return a
+from unpy.host_memory import Box, address, memory_root
 
 
 def _check_inside(owner: np.ndarray, box: Box, itemsize: int) -> None:
@@ -75,10 +27,11 @@ def _check_inside(owner: np.ndarray, box: Box, itemsize: int) -> None:
     if lo == hi:
         return
     start, end = byte_bounds(memory_root(owner))
-    base = _address(owner)
-    if base + lo < start or base + hi > end:
-        raise ValueError(f"box {box} (bytes [{lo}, {hi}) from the array's first element) "
-                         f"leaves the array's memory (bytes [{start - base}, {end - base}))")
+    if lo < start or hi > end:
+        base = address(owner)
+        raise ValueError(f"box {box} (bytes [{lo - base}, {hi - base}) from the array's first "
+                         f"element) leaves the array's memory (bytes [{start - base}, "
+                         f"{end - base}))")
 
 
 class _Memory:
@@ -101,23 +54,13 @@ def box_view(owner: np.ndarray, box: Box, dtype=None) -> np.ndarray:
     _check_inside(owner, box, dtype.itemsize)
     if box.size == 0:
         return np.empty(box.shape, dtype)
-    return np.asarray(_Memory(owner, _address(owner) + box.offset, box.shape, box.strides, dtype))
+    return np.asarray(_Memory(owner, box.host_addr, box.shape, box.strides, dtype))
 
 
 def byte_window(owner: np.ndarray, lo: int, hi: int) -> np.ndarray:
-    """The bytes [lo, hi) from the owner's data pointer as a contiguous uint8 array (checked)."""
+    """The bytes at addresses [lo, hi), in the owner's memory, as a contiguous uint8 array
+    (checked)."""
     return box_view(owner, Box(lo, (hi - lo,), (1,)), np.uint8)
-
-
-def is_packed(box: Box, itemsize: int) -> bool:
-    """Whether the box's elements lie in one contiguous run, in C order."""
-    box = box.squeezed()
-    expected = itemsize
-    for n, s in zip(reversed(box.shape), reversed(box.strides)):
-        if s != expected:
-            return False
-        expected *= n
-    return True
 
 
 @dataclass(frozen=True)
@@ -162,7 +105,7 @@ def split_box(box: Box, itemsize: int, max_bytes: int) -> list[tuple[int, Box]]:
     step = max(1, max_bytes // (trailing[k] * itemsize))
     pieces, packed = [], 0
     for lead in itertools.product(*map(range, shape[:k])):
-        first = box.offset + sum(i * s for i, s in zip(lead, strides))
+        first = box.host_addr + sum(i * s for i, s in zip(lead, strides))
         for start in range(0, shape[k], step):
             piece = Box(first + start * strides[k], (min(step, shape[k] - start), *shape[k + 1:]),
                         strides[k:])

@@ -130,6 +130,13 @@ class Device:
         from .calibration import calibration
         return self._once("calibration", lambda: calibration(self))
 
+    def pins_from(self) -> int | None:
+        """Bytes from which an array's copies go straight from its pinned memory
+        (`gpurts.pins.PIN_MIN_BYTES`); None where copies for this device never pin (`UNPY_PIN`),
+        all of them staged."""
+        from .pins import PIN_MIN_BYTES, pinning_on
+        return PIN_MIN_BYTES if pinning_on(self) else None
+
     def measured_bandwidth(self) -> tuple[float, float]:
         """(host-to-device, device-to-host) bytes per second through pinned memory: the
         calibration's, else measured once per process."""

@@ -28,11 +28,13 @@ import weakref
 
 import numpy as np
 
-from .boxes import Box, copy_parallel, memory_root
+from unpy.host_memory import group_span, memory_root, shared_groups
+
+from .boxes import copy_parallel
 from .errors import DeviceError, device_error
 from .opencl import load_opencl
 from .pins import PINS
-from .residency import TABLE, group_keys, group_span
+from .residency import TABLE, group_keys
 from .staging import LazyStaging
 from .timing import Timings
 from .transfer import DeviceRange, write_back
@@ -85,12 +87,12 @@ def _whole_view(box, group, values, dtype):
 
 
 def _sources(group, values, dtype, recipe):
-    """[(element offset in staging, Box of the owner or a whole array)] for the group's boxes,
-    and the owner. `recipe` (a dict kept with the plan) remembers which boxes are whole arrays:
-    the same for every call on the same layout."""
+    """[(element offset in staging, a Box in the owner's memory or a whole array)] for the
+    group's boxes, and the owner. `recipe` (a dict kept with the plan) remembers which boxes are
+    whole arrays: the same for every call on the same layout."""
     if "whole" not in recipe:
         recipe["whole"] = [_whole_view(box, group, values, dtype) for box in group.boxes]
-    owner, base, sources = None, 0, []
+    owner, sources = None, []
     for box, name in zip(group.boxes, recipe["whole"]):
         if name is not None:
             sources.append((box.device_offset, values[name]))
@@ -98,8 +100,7 @@ def _sources(group, values, dtype, recipe):
         if owner is None:
             owner = (memory_root(values[group.arrays[0]]) if len(group.arrays) == 1
                      else group_owner(group.arrays, values))
-            base = owner.__array_interface__["data"][0]
-        sources.append((box.device_offset, Box(box.host_addr - base, box.shape, box.strides)))
+        sources.append((box.device_offset, box))
     return owner, sources
 
 
@@ -607,25 +608,6 @@ def run_tiles(device, tiles, values, recipes, timings, log=None) -> tuple:
     for kit, _, _ in kits:
         kit.flag_clear = True       # (the kernels never write the flag)
     return staged, kits
-
-
-def shared_groups(parts) -> frozenset:
-    """Indices of the groups that every tile copies in alike and none writes (an array each
-    tile reads whole, as mmult's b): in an overlapped run, copied once for all the tiles."""
-    first = parts[0].transfers.groups
-    if any(len(p.transfers.groups) != len(first) for p in parts):
-        return frozenset()
-    return frozenset(
-        k for k, g in enumerate(first) if g.copy_in and not g.copy_back and all(
-            (h.arrays, h.boxes, h.device_elems) == (g.arrays, g.boxes, g.device_elems)
-            for h in (p.transfers.groups[k] for p in parts[1:])))
-
-
-def distinct_groups(parts):
-    """The groups of `parts`, a group the tiles share (`shared_groups`) once."""
-    shared = shared_groups(parts)
-    return [g for index, part in enumerate(parts) for k, g in enumerate(part.transfers.groups)
-            if not (index and k in shared)]
 
 
 def pin_roots(devices, parts, values, repeated=False) -> int:

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .boxes import (Box, box_view, byte_window, copy_parallel, gather_box, is_packed,
-                    memory_root, rect_of, require_writable, scatter_box, split_box)
+from unpy.host_memory import Box, memory_root
+
+from .boxes import (box_view, byte_window, copy_parallel, gather_box, rect_of, require_writable,
+                    scatter_box, split_box)
 from .errors import device_error
 from .opencl import load_opencl
 from .pins import PINS
@@ -107,7 +109,7 @@ class Transfers:
             raise ValueError(f"box {box} is not a rectangle with contiguous rows")
         row_bytes, rows, slices = rect.region
         self._check_fits(buffer, offset_bytes, row_bytes * rows * slices)
-        window = byte_window(owner, box.offset, box.byte_span(itemsize)[1])
+        window = byte_window(owner, box.host_addr, box.byte_span(itemsize)[1])
         return window, dict(buffer_origin=(offset_bytes, 0, 0), host_origin=(0, 0, 0),
                             region=rect.region, buffer_pitches=(row_bytes, row_bytes * rows),
                             host_pitches=rect.host_pitches)
@@ -151,7 +153,7 @@ class Transfers:
             return "staged"
         if not small and not PINS.ensure(self.device, memory_root(owner), nbytes):
             return "staged"
-        if is_packed(box, itemsize):
+        if box.is_packed(itemsize):
             return "plain"
         rect = rect_of(box, itemsize)
         if rect is not None and rect.region[0] >= (MIN_RECT_ROW_BYTES if small
@@ -232,7 +234,7 @@ class Transfers:
 
         for offset, source in sorted(sources, key=lambda os_: os_[0]):
             whole = isinstance(source, np.ndarray)
-            source_owner, box = ((source, Box(0, source.shape, source.strides)) if whole
+            source_owner, box = ((source, Box.of_array(source)) if whole
                                  else (owner, source))
             event = self._straight(source_owner, box, buffer, offset * itemsize, timings,
                                    to_device=True, small_straight=False, itemsize=itemsize)
@@ -276,7 +278,7 @@ class Transfers:
         itemsize = staging.itemsize
         for offset, source in sources:
             if isinstance(source, np.ndarray):
-                source_owner, box, view = source, Box(0, source.shape, source.strides), source
+                source_owner, box, view = source, Box.of_array(source), source
             else:
                 require_writable(owner)
                 source_owner, box = owner, source

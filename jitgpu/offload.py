@@ -28,6 +28,7 @@ from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import DeviceFacts, GpuPlan, plan_call
 from jitgpu import calls, decide, overlap, relaunch, residency, search
 from jitgpu.report import NestReport, record_transfers
+from unpy.host_memory import memory_root
 from unpy.settings import current as current_settings
 
 # The key of the call scope in the values a compiled caller passes (unpy::CallScope).
@@ -81,9 +82,7 @@ def device_facts(device) -> DeviceFacts:
 def _root_range(arr: np.ndarray) -> tuple:
     """The bytes [lo, hi) of the memory at the bottom of `arr`'s views (cheap when the root is
     contiguous, as NumPy's own allocations are)."""
-    root = arr
-    while isinstance(root.base, np.ndarray):
-        root = root.base
+    root = memory_root(arr)
     if root.flags.c_contiguous:
         lo = root.__array_interface__["data"][0]
         return lo, lo + root.nbytes
@@ -108,7 +107,8 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
     """`resident` (0: no): the call keeps data on the device, so each array gets one layout
     where that is cheap (`jitgpu.residency.one_layout_per_array`), and the copies are shared by
     that many nest calls (`jitgpu.residency.amortised`). `with_data`: its arrays are on the
-    device now (`jitgpu.residency.on_device_now`): it runs there."""
+    device now (`gpurts.residency.on_device_now`): it runs there."""
+    from gpurts.residency import on_device_now
     started = time.perf_counter()
     try:
         nest = load_nest(module, function, nest_id)
@@ -141,7 +141,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
         # forth every sweep in packed layouts of their own).
         plan = residency.one_layout_per_array(
             plan, instance, values, facts,
-            float("inf") if roles.indices or with_data or residency.on_device_now(values)
+            float("inf") if roles.indices or with_data or on_device_now(values)
             else residency.MIRROR_FACTOR)
     checks = relaunch.index_checks(instance, roles, plan, values)
     limits = device_limits(device)
@@ -332,7 +332,7 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     from gpurts.executor import KernelFlagged, execute
     from jitgpu import replay
 
-    from gpurts.residency import TABLE, enabled
+    from gpurts.residency import TABLE, enabled, on_device_now
 
     started = time.perf_counter()
     # The compiled caller's call scope (unpy::CallScope): data may stay on the device until
@@ -343,7 +343,7 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     prepared, first_call, step_s = prepared_call(module, function, nest_id, values, device,
                                                  key, share or keep)
     if prepared.refusal and keep and prepared.plan is not None \
-            and residency.on_device_now(values):
+            and on_device_now(values):
         # Kept off the device by its estimate, while its arrays are there: prepared for the
         # device (its estimate's refusals only: what cannot run there stays refused), and run
         # there where it finds them in its own layouts (else it would copy them anyway).

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from gpurts.executor import distinct_groups
 from jitgpu.nest import NotOffloadable
 from jitgpu.residency import may_flag
 from jitgpu.split import Participant, split_plan, writes_only_overwrite
+from unpy.host_memory import distinct_groups
 
 # Calls moving at least this many bytes are tiled. Measured on an H100 (2026-11-25, 4 tiles
 # against the whole call replayed from C++): stencil f64 8192 (1 GiB) 14.5 against 20.5-28.7

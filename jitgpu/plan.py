@@ -18,6 +18,7 @@ import numpy as np
 from jitgpu import lmad
 from jitgpu.nest import NestInstance, NotOffloadable, loop_dims
 from unpy import ir
+from unpy.host_memory import distinct_groups, memory_root
 from unpy.settings import current as current_settings
 
 # Profitability (docs/gpu.md, jitgpu/decide.py): the estimated device time (a launch per part,
@@ -78,10 +79,9 @@ class DeviceFacts:
 
     @classmethod
     def of(cls, device) -> "DeviceFacts":
-        from gpurts.pins import PIN_MIN_BYTES, pinning_on
         h2d, d2h = device.measured_bandwidth()
         return cls(device.label, device.is_gpu, mem_limit(device), device.max_alloc, h2d, d2h,
-                   PIN_MIN_BYTES if pinning_on(device) else None, device.calibration())
+                   device.pins_from(), device.calibration())
 
 
 def launch_seconds(facts: DeviceFacts) -> float:
@@ -194,7 +194,6 @@ class GpuPlan:
     @property
     def touched_bytes(self) -> int:
         """Bytes of the elements the parts touch, a group overlapped tiles share counted once."""
-        from gpurts.executor import distinct_groups
         groups = (distinct_groups(self.parts) if self.overlap
                   else [g for p in self.parts for g in p.transfers.groups])
         return sum(g.touched_elems * g.itemsize for g in groups)
@@ -213,7 +212,6 @@ class GpuPlan:
 
 
 def live_arrays(instance: NestInstance, values) -> list:
-    from gpurts.boxes import memory_root
     arrays = []
     for name in dict.fromkeys(e.array.id for e, _ in instance.accesses):
         arr = values[name]

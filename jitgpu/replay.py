@@ -33,11 +33,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpurts.boxes import Box, is_packed, memory_root
 from gpurts.epoch import REPLAY_EPOCH
 from gpurts.executor import bind_args, part_sources, take_bound_kit
 from gpurts.opencl import load_opencl
 from gpurts.pins import PINS, pinning_on
+from unpy.host_memory import Box, memory_root
 from unpy.settings import current as current_settings
 
 # The key of the record in the hook's answer (the reductions dict; see SCOPE_KEY in offload.py).
@@ -123,8 +123,8 @@ class Copy:
 
 def copies(groups, sources, transfers, pin_bytes: int = 0) -> list | str:
     """The call's copies ([Copy]), or why one is not a contiguous range. `sources`: per group
-    (owner, [(element offset, Box of the owner or a whole array)], itemsize), as the executor
-    gathers them (`gpurts.executor._sources`). Each box goes the way the Python path sends it
+    (owner, [(element offset, a Box in the owner's memory or a whole array)], itemsize), as the
+    executor gathers them (`gpurts.executor._sources`). Each box goes the way the Python path sends it
     (`Transfers._copy_path`); with `pin_bytes`, smaller roots are pinned (a repeated call pays
     the pin once)."""
     out = []
@@ -134,10 +134,10 @@ def copies(groups, sources, transfers, pin_bytes: int = 0) -> list | str:
         owner, group_sources, itemsize = sources[k]
         for offset, source in group_sources:
             if isinstance(source, np.ndarray):
-                source_owner, box = source, Box(0, source.shape, source.strides)
+                source_owner, box = source, Box.of_array(source)
             else:
                 source_owner, box = owner, source
-            if not is_packed(box, itemsize):
+            if not box.is_packed(itemsize):
                 return f"a copy of {', '.join(g.arrays)} is strided"
             lo, hi = box.byte_span(itemsize)
             if hi == lo:
@@ -148,8 +148,7 @@ def copies(groups, sources, transfers, pin_bytes: int = 0) -> list | str:
                 path = "plain"
             if path == "rect":
                 return f"a copy of {', '.join(g.arrays)} is rectangular"
-            host = source_owner.__array_interface__["data"][0] + lo
-            out.append(Copy(k, host, hi - lo, offset * itemsize, path == "staged",
+            out.append(Copy(k, lo, hi - lo, offset * itemsize, path == "staged",
                             g.copy_in, g.copy_back))
     return out
 

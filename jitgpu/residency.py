@@ -22,15 +22,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-import numpy as np
-
-from gpurts.residency import COUNTERS, TABLE, group_span, layout_key
 from jitgpu import lmad
 from jitgpu.lmad.cslmad import access_pattern
 from jitgpu.lmad.overlap import overlap_components
 from jitgpu.lmad.plan import Footprint, Options, mirror_group
 from jitgpu.nest import loop_dims
 from jitgpu.plan import Estimate, live_arrays, without_needless_copies
+from unpy.host_memory import group_span, layout_key
 
 # A whole-view layout is used while it moves at most this many times the packed plan's bytes.
 MIRROR_FACTOR = 2.0
@@ -229,22 +227,6 @@ def may_flag(source: str) -> bool:
     anywhere but its parameter list)."""
     body = source[source.find("__kernel"):]
     return body.count("unpy_flag") > 1
-
-
-def on_device_now(values) -> bool:
-    """Whether an array of `values` overlaps memory the residency table keeps on a device now
-    (the call's earlier nests left it there). A nest of such arrays runs where the data is:
-    on OpenMP it would copy them back, and the next nest copy them in again (H100, fdtd2d
-    800x900, 150 steps: its one small nest a step on OpenMP made the call 284 ms, against 27
-    ms with every nest on the GPU)."""
-    if not COUNTERS[0]:
-        return False
-    for value in values.values():
-        if isinstance(value, np.ndarray) and value.size:
-            lo, hi = np.lib.array_utils.byte_bounds(value)
-            if TABLE.find(lo, hi):
-                return True
-    return False
 
 
 def reuses_entries(plan, snapshot, held, *, may_flag: bool) -> bool:

@@ -8,10 +8,10 @@ from .bounds import check_bounds
 from .nest import Access, AffineForm, LiveArray, LoopDim
 from .plan import analyse
 from .tiling import tile_plan
-from .transfer import Box, DeviceMap, Refusal, TransferGroup, TransferPlan
+from .transfer import DeviceMap, Refusal, TransferGroup, TransferPlan
 
 __all__ = [
     "AffineForm", "LoopDim", "LiveArray", "Access",
     "analyse", "check_bounds", "tile_plan",
-    "TransferPlan", "TransferGroup", "Box", "DeviceMap", "Refusal",
+    "TransferPlan", "TransferGroup", "DeviceMap", "Refusal",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import math
 
-from .transfer import Box
+from unpy.host_memory import Box
 
 
 def split_c_range(shape: tuple, start: int, stop: int) -> list:

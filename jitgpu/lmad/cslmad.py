@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from unpy.host_memory import byte_span
+
 from .nest import Access, LiveArray
 
 
@@ -40,12 +42,8 @@ class AccessPattern:
 
     def byte_interval(self) -> tuple:
         """[lo, hi): from the lowest address to the end of the highest element."""
-        lo = hi = self.base
-        for t in self.terms:
-            reach = t.stride * (t.extent - 1)
-            lo += min(0, reach)
-            hi += max(0, reach)
-        return lo, hi + self.itemsize
+        return byte_span(self.base, [t.extent for t in self.terms],
+                         [t.stride for t in self.terms], self.itemsize)
 
     def in_units(self, origin: int, unit: int) -> "NormalisedAccess":
         """The normalised CSLMAD in elements of `unit` bytes from `origin` (both must divide)."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from unpy.host_memory import byte_span
+
 
 @dataclass(frozen=True)
 class AffineForm:
@@ -86,13 +88,8 @@ class LiveArray:
 
     def byte_interval(self) -> Optional[tuple]:
         """[lo, hi) of the bytes of the view's elements; None when it has no element."""
-        if any(n == 0 for n in self.shape):
-            return None
-        lo = hi = self.data_addr
-        for n, s in zip(self.shape, self.strides):
-            lo += min(0, s * (n - 1))
-            hi += max(0, s * (n - 1))
-        return lo, hi + self.itemsize
+        lo, hi = byte_span(self.data_addr, self.shape, self.strides, self.itemsize)
+        return None if lo == hi else (lo, hi)
 
 
 @dataclass

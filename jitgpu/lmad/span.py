@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from unpy.host_memory import Box
+
 from .boxes import make_box
-from .transfer import Box, DeviceMap
+from .transfer import DeviceMap
 
 
 def mirror_unit(arrays: list, lo: int) -> int:

@@ -1,4 +1,5 @@
-"""What the analysis hands to the kernel emitter and the runtime: groups, boxes, device maps.
+"""What the analysis hands to the kernel emitter and the runtime: groups of boxes
+(`unpy.host_memory.Box`), device maps.
 
 All offsets and strides of a group are counted in units of the group's `itemsize` bytes; that is
 the arrays' itemsize, except in a 'span'/'extent' group mixing item sizes or misaligned views,
@@ -6,7 +7,6 @@ where it is the largest unit that divides every address (the kernel then reinter
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -22,23 +22,6 @@ class Refusal:
 
     def __str__(self):
         return self.reason
-
-
-@dataclass(frozen=True)
-class Box:
-    """Host elements `host_addr + sum idx_k * strides_k` (bytes) for idx over `shape`, held in C
-    order on the device from element `device_offset` of the group's buffer."""
-    host_addr: int
-    shape: tuple
-    strides: tuple
-    device_offset: int
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.shape)
-
-    def is_contiguous(self, itemsize: int) -> bool:
-        return len(self.shape) == 1 and (self.shape[0] == 1 or self.strides[0] == itemsize)
 
 
 @dataclass(frozen=True)
@@ -66,7 +49,7 @@ class TransferGroup:
     touched_exact: bool
     copy_in: bool
     copy_back: bool
-    boxes: list
+    boxes: list                  # of unpy.host_memory.Box, each with its device_offset
     note: str = ""          # why this case, for explain()
     ref_ids: tuple = ()
 

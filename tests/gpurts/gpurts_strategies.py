@@ -1,5 +1,6 @@
 """Hypothesis strategies shared by the box and transfer tests: NumPy arrays and views of them
 (slices with any step, negative too, transposes, integer indices), of several dtypes."""
+import dataclasses
 import math
 
 import numpy as np
@@ -27,3 +28,10 @@ def arrays_and_views(draw, max_dims=3, max_side=7):
     if view.ndim > 1 and draw(st.booleans()):
         view = view.transpose(draw(st.permutations(range(view.ndim))))
     return base, view
+
+
+def same_box_in(other, box, owner):
+    """`box` of `owner`'s memory at the same place in `other`'s, an array of owner's layout (a
+    box names host addresses, so a copy into a fresh target needs its own)."""
+    shift = other.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    return dataclasses.replace(box, host_addr=box.host_addr + shift)

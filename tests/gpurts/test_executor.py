@@ -2,6 +2,7 @@
 finish per part; parts written back in order and undone when a later one fails; pinned staging
 and device buffers reused across calls. The plan and kernel nest are minimal stand-ins of
 jitgpu's (the executor reads their fields only)."""
+import dataclasses
 from types import SimpleNamespace as NS
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 
 from gpurts import build_kernel
 from gpurts.executor import KernelFlagged, execute, group_owner
+from unpy.host_memory import Box
 
 SOURCE = """
 __kernel void k(__global double* g0, __global int* unpy_flag, const long off, const long n)
@@ -22,15 +24,10 @@ __kernel void k(__global double* g0, __global int* unpy_flag, const long off, co
 """
 
 
-def _box(owner, view, device_offset):
-    base = owner.__array_interface__["data"][0]
-    return NS(host_addr=view.__array_interface__["data"][0] - base + base, shape=view.shape,
-              strides=view.strides, device_offset=device_offset, size=view.size)
-
-
 def _part(device, a, view, device_offset=0):
+    box = dataclasses.replace(Box.of_array(view), device_offset=device_offset)
     group = NS(arrays=("a",), device_elems=device_offset + view.size, itemsize=a.itemsize,
-               copy_in=True, copy_back=True, boxes=[_box(a, view, device_offset)])
+               copy_in=True, copy_back=True, boxes=[box])
     return NS(device=device.label, transfers=NS(groups=[group]))
 
 

@@ -90,7 +90,7 @@ def clone_args(args):
     read-only flag), and arrays that view one buffer view one copy of it. Each buffer comes as
     an array of the dtype of its first view where that fits (to compare what a call left
     outside the views too), else as bytes."""
-    from gpurts.boxes import memory_root
+    from unpy.host_memory import memory_root
     buffers, out = {}, []
     for a in args:
         if not isinstance(a, np.ndarray):

@@ -22,7 +22,7 @@ F32_TOL = 1e-5
 def test_arguments_keep_their_layout():
     """The comparison copies arguments without making them contiguous or separating views."""
     from gpucheck import clone_args
-    from gpurts.boxes import memory_root
+    from unpy.host_memory import memory_root
     a = rand(40, 30)
     x, y, z, b = a[::-2, 1::3], a[1:].T, np.broadcast_to(a[0], (5, 30)), np.asfortranarray(a)
     (cx, cy, cz, cb, k), buffers = clone_args((x, y, z, b, 3))

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpurts.executor import shared_groups
 from jitgpu import offload, overlap, session
 from test_gpu_hypothesis import SETTINGS, make_view_2d, view_2d
+from unpy.host_memory import shared_groups
 
 RNG = np.random.default_rng(11)
 

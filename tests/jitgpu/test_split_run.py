@@ -523,7 +523,7 @@ def test_a_repeated_split_pins_what_its_device_part_moves(example, device_env):
     second call the device part's arrays are pinned, although it moves under a quarter of them
     (gpurts.pins.PIN_MIN_FRACTION), which before went through staging at every call; the call
     that pins is not learnt from (its parts take fresh buffers)."""
-    from gpurts.boxes import memory_root
+    from unpy.host_memory import memory_root
     from gpurts.pins import PINS
     device_env.setenv("UNPY_DEVICE", SPECS["device+openmp"])
     device_env.setenv("UNPY_PIN", "1")          # (a CPU device pins only when told to)

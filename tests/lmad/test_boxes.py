@@ -56,7 +56,7 @@ def test_clip_monotone_keeps_exactly_the_addresses_in_range(shape, data):
 def test_make_box_drops_unit_dimensions_and_merges_contiguous_ones():
     box = make_box(1000, (1, 4, 3, 1), (999, 24, 8, 5), 7, 8)
     assert (box.shape, box.strides, box.device_offset) == ((12,), (8,), 7)
-    assert box.is_contiguous(8)
+    assert box.is_packed(8)
     box = make_box(1000, (4, 3), (32, 8), 0, 8)
-    assert (box.shape, box.strides) == ((4, 3), (32, 8)) and not box.is_contiguous(8)
+    assert (box.shape, box.strides) == ((4, 3), (32, 8)) and not box.is_packed(8)
     assert make_box(1000, (1, 1), (8, 8), 0, 8).shape == (1,)

@@ -55,7 +55,7 @@ def test_figure_5_interleaved_cslmads_become_one_contiguous_copy():
     (group,) = plan.groups
     assert group.case == "1d-equal-stride" and group.device_elems == 10
     (box,) = group.boxes
-    assert box.is_contiguous(8) and box.size == 10
+    assert box.is_packed(8) and box.size == 10
     assert plan.device_map(1).loop_coeffs == (("i", 2),) and plan.device_map(1).offset == 1
     check_plan(plan, loops, [live("a", a)], accesses)
 

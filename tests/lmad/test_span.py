@@ -25,7 +25,7 @@ def test_device_map_rescales_host_strides_and_ignores_a_dimension_that_never_mov
     dmap = layout.device_map(3, arr)
     assert (dmap.group, dmap.offset, dmap.loop_coeffs) == (3, 16, None)
     assert dmap.dim_strides == (-8, arr.strides[1] // 8, 1)
-    assert layout.box().is_contiguous(8) and layout.size == 20
+    assert layout.box().is_packed(8) and layout.size == 20
 
 
 def test_sparse_span_is_the_last_resort_and_says_so():

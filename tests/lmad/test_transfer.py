@@ -1,8 +1,9 @@
 """The result types handed to the emitter and the runtime."""
 import pytest
 
-from jitgpu.lmad import Box, DeviceMap, Refusal, TransferGroup
+from jitgpu.lmad import DeviceMap, Refusal, TransferGroup
 from jitgpu.lmad.transfer import format_bytes
+from unpy.host_memory import Box
 
 
 def test_a_device_map_is_either_loop_coefficients_or_dimension_strides():
@@ -12,13 +13,6 @@ def test_a_device_map_is_either_loop_coefficients_or_dimension_strides():
         DeviceMap(0, 5)
     with pytest.raises(AssertionError):
         DeviceMap(0, 5, loop_coeffs=(), dim_strides=())
-
-
-def test_box_size_and_contiguity():
-    assert Box(0, (3, 4), (64, 8), 0).size == 12
-    assert Box(0, (12,), (8,), 0).is_contiguous(8)
-    assert not Box(0, (12,), (16,), 0).is_contiguous(8)
-    assert Box(0, (1,), (16,), 0).is_contiguous(8)
 
 
 def test_group_describes_itself_and_rejects_unknown_cases():

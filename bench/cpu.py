@@ -81,11 +81,11 @@ def unpy_module(kernel, fastmath=False):
     return module, "built" + (f" ({message.rsplit('(', 1)[-1]}" if "(" in message else "")
 
 
-def built_examples(kernels: str):
+def built_examples(kernels: str, fastmath: bool = False):
     """The built example module of each of `kernels` (comma-separated); an example that is not
     built is said and skipped."""
     for kernel in kernels.split(","):
-        module, note = unpy_module(kernel)
+        module, note = unpy_module(kernel, fastmath)
         if module is None:
             print(f"{kernel}: {note}", flush=True)
             continue

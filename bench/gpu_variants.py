@@ -11,6 +11,7 @@ report's `kernel` part over the timed calls.
     python bench/gpu_variants.py --kernels mmult,syrk,syr2k --n 2048 --variants register
     python bench/gpu_variants.py --kernels mmult,cp,syrk,syr2k,nbody --n 256 --variants small
     python bench/gpu_variants.py --kernels nbody --n 4096,65536 --variants lanes
+    python bench/gpu_variants.py --kernels nbody --n 32768,65536 --variants tiled-lanes --fastmath
 
 Writes <out>/gpu-variants.json (gpu-variants-<group>.json for a group of variants) and prints
 one line per (case, variant)."""
@@ -76,6 +77,11 @@ VARIANTS = [
     ("all-lanes4", "all", {LANES: {"MAX_LANES": 4}}),
     ("all-lanes8", "all", {LANES: {"MAX_LANES": 8}}),
     ("all-lanes16", "all", {LANES: {"MAX_LANES": 16}}),
+    ("all-notiledlanes", "all", {LANES: {"TILED_UNDERFILL": 1 << 40}}),  # before lane_split_tiles
+    ("all-tiledlanes2", "all", {LANES: {"MAX_LANES": 2, "TILED_UNDERFILL": 1}}),
+    ("all-tiledlanes4", "all", {LANES: {"MAX_LANES": 4, "TILED_UNDERFILL": 1}}),
+    ("all-tiledlanes8", "all", {LANES: {"MAX_LANES": 8, "TILED_UNDERFILL": 1}}),
+    ("all-tiledlanes16", "all", {LANES: {"MAX_LANES": 16, "TILED_UNDERFILL": 1}}),
 ]
 # --variants register: the register tile's choices (mmult/syrk/syr2k at n=2048, < 4 minutes);
 # --variants small: the loop optimisations at n=256 (every example kernel).
@@ -86,7 +92,10 @@ GROUPS = {"register": ["unroll", "all", "all-noreg", "all-roomy", "all-reg4x4", 
           "small": ["unroll", "all", "all-noreg", "all-reg8x4-fill1", "all-notiles",
                     "all-norowless", "all-tilemin64", "all-nolanes"],
           # --variants lanes: lane_split's lane counts against none (nbody at 4096 and 65536)
-          "lanes": ["all", "all-nolanes", "all-lanes4", "all-lanes8", "all-lanes16"]}
+          "lanes": ["all", "all-nolanes", "all-lanes4", "all-lanes8", "all-lanes16"],
+          # --variants tiled-lanes (with --fastmath): lane_split_tiles' lanes against none
+          "tiled-lanes": ["all", "all-notiledlanes", "all-tiledlanes2", "all-tiledlanes4",
+                          "all-tiledlanes8", "all-tiledlanes16"]}
 
 
 def patched(changes):
@@ -125,10 +134,10 @@ def run_variant(case, func, args, want, level, changes, repeat):
         patched(old)
 
 
-def example_cases(kernels: str, sizes: str):
+def example_cases(kernels: str, sizes: str, fastmath: bool = False):
     """(case, compiled function, n, args, expected) of each built example of `kernels` at each
     of `sizes` (comma-separated); an example that is not built is said and skipped."""
-    for module in built_examples(kernels):
+    for module in built_examples(kernels, fastmath):
         for case in module.CASES:
             for n in [int(x) for x in sizes.split(",")]:
                 args = case.args(n)
@@ -142,6 +151,8 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--variants", help="comma-separated labels (default: all)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    parser.add_argument("--fastmath", action="store_true",
+                        help="build the examples with `unpy build --fastmath`")
     options = parser.parse_args(argv)
     os.environ.setdefault("UNPY_DEVICE", "gpu")
     wanted = GROUPS.get(options.variants, (options.variants or "").split(","))
@@ -150,7 +161,8 @@ def main(argv=None):
     if unknown:
         parser.error(f"unknown variants: {', '.join(sorted(unknown))}")
     rows = []
-    for case, func, n, args, want in example_cases(options.kernels, options.n):
+    for case, func, n, args, want in example_cases(options.kernels, options.n,
+                                                   options.fastmath):
         for label, level, changes in chosen:
             started = time.perf_counter()
             result = run_variant(case, func, args, want, level, changes, options.repeat)

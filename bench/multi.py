@@ -20,7 +20,7 @@ call is checked against NumPy. The settled shares and where each part ran come f
 `unpython.explain`.
 
     python bench/multi.py --machine h200x2 [--parts gpus,host] [--kernels mmult,nbody]
-        [--n 4096] [--repeat 5] [--devices gpu0,gpu1]
+        [--n 4096] [--repeat 5] [--devices gpu0,gpu1] [--fastmath]
     UNPY_CACHE_DIR=... python bench/multi.py --machine smoke --quick --devices cpu,cpu
                                                     # no GPU: two contexts of the CPU device
 
@@ -315,6 +315,9 @@ def main(argv=None):
                         help="smoke test: the examples' small sizes, 3 timed calls")
     parser.add_argument("--results", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--chart-only", action="store_true")
+    parser.add_argument("--fastmath", action="store_true",
+                        help="build the examples with `unpy build --fastmath` (the lanes of a "
+                             "reduction loop add in another order)")
     options = parser.parse_args(argv)
     sizes = options.sizes or ("small" if options.quick else "accel")
     repeat = options.repeat or (3 if options.quick else 5)
@@ -326,6 +329,7 @@ def main(argv=None):
         return 0
     options.results.mkdir(parents=True, exist_ok=True)
     header = {"cpu": cpu_model(), "cores": os.cpu_count(), "devices": options.devices,
+              "fastmath": options.fastmath,
               "versions": versions(), "repeat": repeat}
     links = link_rates(options.devices) if "gpus" in options.parts.split(",") else None
     if links:
@@ -336,7 +340,7 @@ def main(argv=None):
     for part in options.parts.split(","):
         kernels = options.kernels.split(",") if options.kernels else PARTS[part]
         for kernel in kernels:
-            module, note = unpy_module(kernel)
+            module, note = unpy_module(kernel, options.fastmath)
             if module is None:
                 print(f"{kernel}: {note}", flush=True)
                 continue

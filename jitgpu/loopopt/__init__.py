@@ -24,7 +24,7 @@ import re
 from jitgpu.bind import KernelNest
 from jitgpu.loopopt.const_buffers import const_buffers
 from jitgpu.loopopt.constant_space import constant_space
-from jitgpu.loopopt.lane_split import lane_split
+from jitgpu.loopopt.lane_split import lane_split, lane_split_tiles
 from jitgpu.loopopt.load_elimination import load_elimination
 from jitgpu.loopopt.local_tiles import local_tiles
 from jitgpu.loopopt.register_tiles import register_tiles
@@ -39,6 +39,7 @@ PASSES: tuple = (
     ("unroll_and_jam", ("unroll", "all"), unroll_and_jam),
     ("lane_split", ("all",), lane_split),                   # where the others left too few
     ("local_tiles", ("all",), local_tiles),                 # after the copies it shares
+    ("lane_split_tiles", ("all",), lane_split_tiles),       # too few, but tiled: in the tiles
     ("unroll_inner", ("unroll", "all"), unroll_inner),     # innermost loop outward (3.4)
     ("load_elimination", ("load", "all"), load_elimination),
     ("vector_loads", ("load", "all"), vector_loads),       # lanes of loads still made

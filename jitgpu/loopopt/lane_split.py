@@ -24,6 +24,10 @@ MAX_LANES = 32                 # a warp: a parallel iteration's lanes stay in on
 # 10.23 against 10.26 (2026-11-25). An eighth keeps the halves of 65536 bodies on two GPUs
 # (32768 each) unsplit.
 UNDERFILL = 8
+# A loop local_tiles staged is split where the device needs this many times the nest's
+# work-items (lane_split_tiles): nbody f32 at 32768 bodies (a half of 65536 on two GPUs) on an
+# H100 (fill 135168) gets 8 lanes.
+TILED_UNDERFILL = 2
 MIN_ITERATIONS_PER_LANE = 16   # fewer: the combination's barriers cost more than they save
 NUMBERS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32",
            "float64")               # the accumulators' dtypes (not bool)
@@ -68,18 +72,8 @@ def lane_split(kernel: KernelNest) -> KernelNest:
     raises as the interpreter does. Work-items past the trip counts (the NDRange rounded up
     to the work-group) skip the statements but reach every barrier."""
     body = list(kernel.body)
-    ndim = len(kernel.levels)
-    group = math.prod(kernel.local_size)
-    items = math.prod(kernel.global_size)
-    if (kernel.fill_items <= 0 or items * UNDERFILL > kernel.fill_items or ndim >= 3
-            or len(kernel.global_size) != ndim                      # split already
-            or any(isinstance(level, UnrolledLevel) for level in kernel.levels)
-            or any(isinstance(s, TileLoad) for s in walk_stmts(body)) or escapes(body)):
-        return kernel
-    lanes = 1
-    while items * lanes < kernel.fill_items and lanes < min(MAX_LANES, group):
-        lanes *= 2
-    if lanes < 2:
+    lanes = _lanes(kernel, UNDERFILL)
+    if lanes is None or any(isinstance(s, TileLoad) for s in walk_stmts(body)):
         return kernel
     chosen = None
     for k, s in enumerate(body):
@@ -95,9 +89,109 @@ def lane_split(kernel: KernelNest) -> KernelNest:
         # would not give, taken only under --fastmath (issue 19: the GPU path rounds as the
         # interpreter does).
         return kernel
-    if not _fits_local_memory(kernel, accumulators, group):
+    if not _fits_local_memory(kernel, accumulators):
         return kernel
     return _split(kernel, body, k, accumulators, lanes)
+
+
+def _lanes(kernel: KernelNest, underfill: int) -> int | None:
+    """The lanes a parallel iteration gets where the device needs `underfill` times the nest's
+    work-items or more: the smallest power of two that fills the device, at most MAX_LANES and
+    the work-group's size; None where the nest may not be split (or fewer than 2 lanes)."""
+    ndim = len(kernel.levels)
+    group = math.prod(kernel.local_size)
+    items = math.prod(kernel.global_size)
+    if (kernel.fill_items <= 0 or items * underfill > kernel.fill_items or ndim >= 3
+            or len(kernel.global_size) != ndim                      # split already
+            or any(isinstance(level, UnrolledLevel) for level in kernel.levels)
+            or escapes(list(kernel.body))):
+        return None
+    lanes = 1
+    while items * lanes < kernel.fill_items and lanes < min(MAX_LANES, group):
+        lanes *= 2
+    return lanes if lanes >= 2 else None
+
+
+def lane_split_tiles(kernel: KernelNest) -> KernelNest:
+    """lane_split for a loop that local_tiles staged in tiles (nbody at 65536 bodies, or its
+    halves on two GPUs: too few work-items to fill the device, too many to give up the tiles):
+    the lanes split each tile's iterations (lane l runs the tile's iterations l, l + L, ...),
+    while the whole group loads the tiles as before; the lanes' partials start before the
+    tile loop and are combined after it, then lane 0 alone runs what followed the loop.
+
+    Applies where the device needs at least TILED_UNDERFILL times the nest's work-items, with
+    lane_split's lanes and its conditions on the loop (the tile's inner loop), the statements
+    before it and after it (the tile loop's guarded neighbours), and the floats' --fastmath;
+    also: every tile of the kernel is rowless (each element read by every work-item of the
+    group: its load and reads depend on the group's size, which the split keeps, not on the
+    levels' local sizes, which it shrinks), the tile loop is not inside a group's guard
+    (a triangular nest's), and the tiles and the lanes' scratch fit the local memory
+    together. Every work-item still reaches every barrier: the tile loads', the combination's."""
+    body = list(kernel.body)
+    lanes = _lanes(kernel, TILED_UNDERFILL)
+    tiles = {t.name: t for s in walk_stmts(body) if isinstance(s, TileLoad) for t in s.tiles}
+    if lanes is None or not tiles or any(t.level is not None for t in tiles.values()):
+        return kernel
+    k = next((k for k, s in enumerate(body) if _tile_loop(s) is not None), None)
+    if k is None or any(_tile_loop(s) is not None for s in body[k + 1:]):
+        return kernel
+    tile_loop, after = body[k], body[k + 1:]
+    if after and not (len(after) == 1 and _guarded_block(after[0]) is not None):
+        return kernel
+    inner = _tile_loop(tile_loop)
+    before = [t for s in body[:k] for t in (_guarded_block(s) or [s])]
+    after = _guarded_block(after[0]) if after else []
+    flat = before + [inner] + after
+    found = _splittable(kernel, flat, len(before), lanes)
+    if found is None:
+        return kernel
+    accumulators = tuple(found[0])
+    if not kernel.fastmath and any(dtype.startswith("float") for _, _, dtype in accumulators):
+        return kernel
+    tile_bytes = sum(t.elements * np.dtype(t.dtype).itemsize for t in tiles.values())
+    if not _fits_local_memory(kernel, accumulators, tile_bytes):
+        return kernel
+    loads, guarded, barrier = tile_loop.body
+    split = dataclasses.replace(guarded, body=[_lane_loop(inner, lanes)])
+    new_body = body[:k]
+    if accumulators:
+        new_body.append(ir.If(ActiveItem(), [LanePartials(accumulators, inner.loc)], [],
+                              inner.loc))
+    new_body += [dataclasses.replace(tile_loop, body=[loads, split, barrier]),
+                 LaneCombine(accumulators, lanes, inner.loc)]
+    if after:
+        new_body.append(ir.If(ir.BoolOp("and", [ActiveItem(), FirstLane()],
+                                        type=ir.Scalar("bool")), after, [], inner.loc))
+    global_size, local_size = _lane_ndrange(kernel, lanes)
+    return kernel.replace(
+        body=tuple(new_body), global_size=global_size, local_size=local_size,
+        transforms=kernel.transforms + (f"lane_split({inner.var}, {lanes} lanes, in tiles)",))
+
+
+def _tile_loop(s):
+    """The tiled loop of local_tiles' tile loop `s` (`for tile: load; if active: for ...;
+    barrier`), else None."""
+    if not (isinstance(s, ir.For) and len(s.body) == 3 and isinstance(s.body[0], TileLoad)):
+        return None
+    guarded = _guarded_block(s.body[1])
+    if guarded is None or len(guarded) != 1 or not isinstance(guarded[0], ir.For):
+        return None
+    return guarded[0]
+
+
+def _guarded_block(s):
+    """The statements of `if <the work-item is real>: ...` (local_tiles' guard), else None."""
+    if isinstance(s, ir.If) and isinstance(s.test, ActiveItem) and not s.orelse:
+        return list(s.body)
+    return None
+
+
+def _lane_loop(loop, lanes):
+    """`loop` run by one lane of `lanes`: its iterations lane, lane + lanes, ..."""
+    step = loop.step.value
+    return dataclasses.replace(
+        loop, start=binop("+", loop.start, binop("*", LaneIndex(), const(step))),
+        step=const(step * lanes))
 
 
 def _splittable(kernel, body, k, lanes):
@@ -210,18 +304,17 @@ def _first_argument(body, name) -> bool:
     return True
 
 
-def _fits_local_memory(kernel, accumulators, group) -> bool:
+def _fits_local_memory(kernel, accumulators, other_bytes=0) -> bool:
+    """Whether the lanes' scratch (a slot per work-item and accumulator, and the reductions')
+    fits the device's local memory beside `other_bytes` (the tiles)."""
     scratch = [dtype for _, _, dtype in accumulators] + [d for _, _, d in kernel.reductions]
-    need = group * sum(np.dtype(dtype).itemsize for dtype in scratch)
-    return need <= (kernel.local_mem or DEFAULT_LOCAL_MEM)
+    need = math.prod(kernel.local_size) * sum(np.dtype(dtype).itemsize for dtype in scratch)
+    return need + other_bytes <= (kernel.local_mem or DEFAULT_LOCAL_MEM)
 
 
 def _split(kernel, body, k, accumulators, lanes):
     loop = body[k]
-    step = loop.step.value
-    split = dataclasses.replace(
-        loop, start=binop("+", loop.start, binop("*", LaneIndex(), const(step))),
-        step=const(step * lanes))
+    split = _lane_loop(loop, lanes)
     accumulators = tuple(accumulators)
     partials = [LanePartials(accumulators, loop.loc)] if accumulators else []
     new_body = [ir.If(ActiveItem(), body[:k] + partials + [split], [], loop.loc),

@@ -74,6 +74,26 @@ def test_lane_split_on_oclgrind(memcheck, lanes_pair, four_lanes, func, n):
                for nest in report.nests), str(report)
 
 
+@pytest.mark.parametrize("n", [3, 11])
+def test_lane_split_in_tiles_on_oclgrind(memcheck, lanes_pair, four_lanes, monkeypatch, n):
+    """lane_split left out: nbody's loop staged in tiles of 8 iterations (the group's 8
+    work-items load them), then its lanes split each tile (lane_split_tiles)."""
+    from jitgpu import loopopt
+    passes = loopopt.PASSES
+    monkeypatch.setattr(importlib.import_module(LANES), "UNDERFILL", 1 << 41)
+
+    def every_pass(kernel):
+        kernel = kernel.replace(fill_items=1 << 40)
+        for _, levels, fn in passes:
+            if "all" in levels:
+                kernel = fn(kernel)
+        return kernel
+    four_lanes(every_pass)
+    make, rtol = CASES["nbody_f64"]
+    report = memcheck.check(lanes_pair, "nbody_f64", *make(n), rtol=rtol)
+    assert "lane_split(j, 4 lanes, in tiles)" in report.nests[0].reason, str(report)
+
+
 def test_barrier_in_the_guard_is_reported(memcheck, lanes_pair, four_lanes):
     """With the combination moved inside the guard of real iterations, the work-items of the
     row past the trip count skip its barriers: Oclgrind sees it, so the clean runs above mean

@@ -17,12 +17,13 @@ from bound import bound
 from gpucheck import assert_ran
 from jitgpu import bind as bind_module
 from jitgpu import loopopt, offload
-from jitgpu.loopopt.lane_split import UNDERFILL, lane_split
+from jitgpu.loopopt.lane_split import UNDERFILL, lane_split, lane_split_tiles
 from jitgpu.loopopt.local_tiles import local_tiles
-from jitgpu.loopopt.nodes import LaneCombine, LanePartials
+from jitgpu.loopopt.nodes import Barrier, LaneCombine, LanePartials, TileLoad
 from jitgpu.loopopt.unroll_and_jam import unroll_and_jam
 from jitgpu.opencl_emit import print_kernel
 from modulepair import gpu_pair
+from unpy import ir
 from unpy.typeinfer.reductions import walk_stmts
 
 lane_module = importlib.import_module("jitgpu.loopopt.lane_split")
@@ -189,6 +190,62 @@ def test_later_passes_keep_the_split(lanes_pair):
     assert local_tiles(lane_split(kernel)) == lane_split(kernel)
 
 
+def _barriers_unguarded(body, guarded=False):
+    """Whether no statement with a barrier (tile loads and barriers, the lanes' combination)
+    is under an `if`: every work-item must reach each."""
+    for s in body:
+        if isinstance(s, (TileLoad, Barrier, LaneCombine)) and guarded:
+            return False
+        if isinstance(s, ir.If) and not _barriers_unguarded(s.body + s.orelse, True):
+            return False
+        if isinstance(s, ir.For) and not _barriers_unguarded(s.body, guarded):
+            return False
+    return True
+
+
+def test_a_tiled_loop_is_split_in_its_tiles(lanes_pair):
+    """768 work-items where the device needs 4096: too many for lane_split (an eighth), so
+    local_tiles stages x, y and z; lane_split_tiles then gives each body 8 lanes, which split
+    each tile's iterations."""
+    kernel = _nbody(lanes_pair, 600, fill=4096)
+    assert lane_split(kernel) is kernel
+    tiled = local_tiles(kernel)
+    out = lane_split_tiles(tiled)
+    assert out.transforms == tiled.transforms + ("lane_split(j, 8 lanes, in tiles)",)
+    assert out.local_size == (8, 32) and out.global_size == (8, 608)
+    assert _barriers_unguarded(list(out.body))
+    (combine,) = [s for s in out.body if isinstance(s, LaneCombine)]
+    assert combine.accumulators == (("s", "+", "float32"),) and combine.lanes == 8
+    source = print_kernel(out)
+    assert "if (unpy_lane != 0) s = (float)(0);" in source
+    assert "unpy_k_j_step = 8L;" in source             # each lane: every 8th of a tile
+    assert "if ((unpy_active && (unpy_lane == 0))) {" in source
+    # The whole pipeline: the same passes, then the later ones.
+    out = loopopt.optimise(kernel, "all")
+    assert "lane_split(j, 8 lanes, in tiles)" in out.transforms
+    assert any(t.startswith("local_tiles(j") for t in out.transforms)
+
+
+def test_a_tiled_loop_is_split_only_where_allowed(lanes_pair):
+    kernel = _nbody(lanes_pair, 600, fill=4096)
+    tiled = local_tiles(kernel)
+    for refused in (tiled.replace(fill_items=0), tiled.replace(fill_items=768),
+                    tiled.replace(fastmath=False),
+                    # the tiles (3 x 256 floats) and the lanes' slots (256 floats): 4096 bytes
+                    tiled.replace(local_mem=4095)):
+        assert lane_split_tiles(refused) is refused
+    assert lane_split_tiles(tiled.replace(local_mem=4096)) is not tiled
+    assert lane_split_tiles(kernel) is kernel                # no tiles: lane_split's
+    once = lane_split_tiles(tiled)
+    assert lane_split_tiles(once) is once
+    # Tiles with rows (a level's rows of an array) depend on the levels' local sizes.
+    rows = bound(lanes_pair, "tri_products", rand(13, 600), np.zeros((13, 13))).replace(
+        fill_items=4096)
+    rows_tiled = local_tiles(rows)
+    assert any(t.startswith("local_tiles") for t in rows_tiled.transforms)
+    assert lane_split_tiles(rows_tiled) is rows_tiled
+
+
 # --- on the tested OpenCL device, against the interpreter -----------------------------------
 
 @pytest.fixture
@@ -294,3 +351,16 @@ def test_any_shape_lanes_and_group(lanes_pair, device_fill, monkeypatch, rows, c
     _, report = lanes_pair.check("windowed_sums", a, start, np.zeros(rows),
                                  np.zeros(rows, np.int64), rtol=1e-12)
     assert f"lane_split(j, {min(lanes, group)} lanes)" in report.nests[0].reason, str(report)
+
+
+@pytest.mark.parametrize("n", [1, 300, 1000])
+@pytest.mark.parametrize("case", range(len(CASE_NAMES)), ids=CASE_NAMES)
+def test_split_in_tiles_matches_interpreter(lanes_pair, device_fill, monkeypatch, n, case):
+    """lane_split left out (UNDERFILL beyond any fill): the loops local_tiles stages get their
+    lanes in the tiles; trip counts below, at and over a tile (256) and no multiple of it."""
+    monkeypatch.setattr(lane_module, "UNDERFILL", FILL + 1)
+    device_fill(8, 0)
+    func, args, rtol = cases(n)[case]
+    _, report = lanes_pair.check(func, *args, rtol=rtol)
+    if func.startswith("nbody") and n > 1:                # (one iteration is not tiled)
+        assert "lane_split(j, 8 lanes, in tiles)" in report.nests[0].reason, str(report)

@@ -110,11 +110,14 @@ def patched(changes):
 
 
 def run_variant(case, func, args, want, level, changes, repeat):
-    from jitgpu import offload
-    # No C++ replay: it would go on running the previous variant's kernel.
-    os.environ.update(UNPY_FORCE_GPU="1", UNPY_GPU_OPT=level, UNPY_REPLAY="0")
+    from jitgpu import loopopt, offload
+    # No C++ replay: it would go on running the previous variant's kernel; no search: it would
+    # replace the variant's kernel by its choice.
+    os.environ.update(UNPY_FORCE_GPU="1", UNPY_GPU_OPT=level, UNPY_REPLAY="0",
+                      UNPY_GPU_SEARCH="0")
     old = patched(changes)
     offload._PREPARED.clear()
+    loopopt._OPTIMISED.clear()          # (optimised kernels are remembered by their text)
     try:
         call, output = _harness.timed_caller(case, func, args)
         first = call()

@@ -25,9 +25,11 @@ MAX_LANES = 32                 # a warp: a parallel iteration's lanes stay in on
 # (32768 each) unsplit.
 UNDERFILL = 8
 # A loop local_tiles staged is split where the device needs this many times the nest's
-# work-items (lane_split_tiles): nbody f32 at 32768 bodies (a half of 65536 on two GPUs) on an
-# H100 (fill 135168) gets 8 lanes.
-TILED_UNDERFILL = 2
+# work-items (lane_split_tiles). Kernel ms on an H200 (fill 135168), nbody --fastmath, no lanes
+# against the lanes chosen (2026-11-27): f32 32768 bodies (a half of 65536 on two GPUs) 1.31
+# against 0.87 (8 lanes), 65536 3.18 / 2.99 (4), 131072 11.90 / 10.99 (2); f64 2.85 / 1.81,
+# 7.12 / 6.70, 27.2 / 25.8.
+TILED_UNDERFILL = 1
 MIN_ITERATIONS_PER_LANE = 16   # fewer: the combination's barriers cost more than they save
 NUMBERS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32",
            "float64")               # the accumulators' dtypes (not bool)

@@ -166,13 +166,8 @@ def byte_intervals(transfers, written: bool) -> list:
 
 
 def _group_bytes(g) -> list:
-    """[(lo, hi)] bytes of a group's boxes in host memory."""
-    found = []
-    for box in g.boxes:
-        spans = [(n - 1) * s for n, s in zip(box.shape, box.strides)]
-        found.append((box.host_addr + sum(min(0, s) for s in spans),
-                      box.host_addr + sum(max(0, s) for s in spans) + g.itemsize))
-    return found
+    """[(lo, hi)] bytes of a group's boxes in host memory (an empty box touches none)."""
+    return [box.byte_span(g.itemsize) for box in g.boxes if box.size]
 
 
 def writes_only_overwrite(transfers) -> bool:

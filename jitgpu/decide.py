@@ -38,7 +38,7 @@ the replayed times all the same, and a model of the difference.)
 
 The kept side keeps being timed: on the device, the C++ replay hands every WATCH_REPLAYS-th call
 back to Python, which takes the replayed calls' time (`jitgpu.replay.harvest`); with OpenMP, the
-hook keeps answering a token, so the compiled caller times every call, where those calls take
+hook keeps answering TIMED_OPENMP, so the compiled caller times every call, where those calls take
 WATCH_OPENMP_S or more (below it the trip through Python would cost more than a wrong choice
 could: the decision is refused for good, and the caller skips the hook in C++). When the kept
 side's recent calls take twice the other side's recorded time, the other side is measured
@@ -81,7 +81,7 @@ _lock = threading.Lock()
 
 class TimeOpenMP(NotOffloadable):
     """This call runs the OpenMP code and the compiled caller reports its seconds with
-    `token` (the hook answers the token)."""
+    `token` (the hook answers TIMED_OPENMP with it, jitgpu/answer.py)."""
     def __init__(self, reason: str, token: int):
         super().__init__(reason)
         self.token = token
@@ -139,7 +139,7 @@ class Trial:
         return self.choice.next() == "openmp"
 
     def watches_openmp(self) -> bool:
-        """Whether a call kept on OpenMP is timed all the same (the hook answers a token)."""
+        """Whether a call kept on OpenMP is timed all the same (the hook answers TIMED_OPENMP)."""
         return self.on_device is False and self.choice.fastest("openmp") >= WATCH_OPENMP_S
 
     def replay_budget(self) -> Optional[int]:

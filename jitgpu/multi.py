@@ -8,11 +8,12 @@ holds the shares. Each call asks it for the shares, splits the outer loop by the
 and built kernels are kept per ranges, so settled shares reuse them), starts the device parts,
 and then either
 - finishes them itself and returns the reductions (no OpenMP participant), or
-- answers `(lo, hi, spare, handle)`: the compiled caller runs the nest's OpenMP code on
-  iterations [lo, hi) of the outer loop's counter with `spare` fewer threads (one core feeds
-  each device), then calls `finish_split(handle, reductions)`, which waits for the devices, writes
-  their results back and returns the reductions combined, or None when a device part failed:
-  the caller then runs the OpenMP code on the iterations the devices had.
+- answers SPLIT (`jitgpu.answer`: lo, hi, spare, handle): the compiled caller runs the nest's
+  OpenMP code on iterations [lo, hi) of the outer loop's counter with `spare` fewer threads (one
+  core feeds each device), then calls `finish_split(handle, reductions)`, which waits for the
+  devices, writes their results back and answers DONE with the reductions combined, or
+  RUN_OPENMP when a device part failed: the caller then runs the OpenMP code on the iterations
+  the devices had.
 (A part whose writes only overwrite, `SplitPlan.early`, writes back from its device's thread as
 soon as it succeeds; the rerun after another part's failure writes those elements again.)
 After each call the Balance learns the measured time of every participant.
@@ -31,6 +32,7 @@ from typing import Optional
 import numpy as np
 
 from jitgpu import overlap, report, search, shares
+from jitgpu.answer import RUN_OPENMP, Answer, ran_on_device, split_range
 from jitgpu.bind import device_limits
 from jitgpu.nest import (DeviceFailure, NotOffloadable, Refused, instantiate, load_nest,
                          python_name)
@@ -254,8 +256,8 @@ _handles = itertools.count(1)
 
 
 def run_split(module, function, nest_id, values, selection, inputs=None):
-    """(answer, report): the reductions {var: value} when the devices ran the whole nest, or
-    `(lo, hi, spare, handle)` for the compiled caller (report None: `finish_split` makes it).
+    """(answer, report): DONE with the reductions when the devices ran the whole nest, or SPLIT
+    for the compiled caller (report None: `finish_split` makes it).
     Raises Refused (the estimate or the analysis refuses these inputs), NotOffloadable,
     DeviceFailure."""
     from gpurts import DeviceError
@@ -330,12 +332,12 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
             raise NotOffloadable(str(e)) from None
         except DeviceError as e:
             raise DeviceFailure(str(e)) from e
-        return results, _learn(pending, None, time.perf_counter())
+        return ran_on_device(results), _learn(pending, None, time.perf_counter())
     handle = next(_handles)
     _PENDING[handle] = pending
     pending.returned = time.perf_counter()
     lo, hi = split.host
-    return (lo, hi, len(split.device_labels), handle), None
+    return split_range(lo, hi, len(split.device_labels), handle), None
 
 
 def _alone_instead(balance, layout, why) -> tuple:
@@ -357,8 +359,8 @@ def _run_alone(module, function, nest_id, given, layout, shares_now, device, inp
     settled mmult f32 2048 0.4 ms, 24 %, against UNPY_DEVICE=gpu). Raises as
     `run_nest_on_device`."""
     started = time.perf_counter()
-    results, nest_report = run_nest_on_device(module, function, nest_id, dict(given), device,
-                                              inputs, measure=False, replayable=settled)
+    answer, nest_report = run_nest_on_device(module, function, nest_id, dict(given), device,
+                                             inputs, measure=False, replayable=settled)
     total_s = time.perf_counter() - started
     # Settled alone, repeated calls replay from C++ at about the device's own time: this call
     # through Python is no like sample of them (H100, nbody f32 65536: 5.27 ms through Python,
@@ -371,20 +373,20 @@ def _run_alone(module, function, nest_id, given, layout, shares_now, device, inp
     total_s = slowdown.get(device.label, total_s)
     balance = layout.balance
     balance.record(shares_now, [total_s if x > 0 else 0.0 for x in shares_now], total_s)
-    return results, dataclasses.replace(nest_report,
-                                        reason=f"{device.label} alone: {balance.why}")
+    return answer, dataclasses.replace(nest_report,
+                                       reason=f"{device.label} alone: {balance.why}")
 
 
-def finish_split(handle: int, reductions: dict):
+def finish_split(handle: int, reductions: dict) -> Answer:
     """Called by the compiled caller once its OpenMP range is done, with its reduction values:
-    the reductions combined with the devices' parts, or None when a device part failed (the
-    caller then runs the OpenMP code on the devices' iterations). Never raises."""
+    DONE with the reductions combined with the devices' parts, or RUN_OPENMP when a device part
+    failed (the caller then runs the OpenMP code on the devices' iterations). Never raises."""
     from gpurts.executor import KernelFlagged
 
     done = time.perf_counter()
     pending = _PENDING.pop(handle, None)
     if pending is None:
-        return None
+        return RUN_OPENMP
     module, function, nest_id = pending.where
     where = f"{module}.{function} nest {nest_id}"
     try:
@@ -395,12 +397,12 @@ def finish_split(handle: int, reductions: dict):
         reason = str(e) if isinstance(e, KernelFlagged) else f"a device part failed ({e})"
         report.record(module, function, nest_id, report.NestReport(nest_id, "openmp", reason))
         log.log(level, "%s: OpenMP (%s)", where, reason)
-        return None
+        return RUN_OPENMP
     report.record(module, function, nest_id, nest_report)
     if log.isEnabledFor(logging.INFO):
         log.info("%s: ran on %s (%s)", where, nest_report.ran_on,
                  nest_report.details.get("time", ""))
-    return results
+    return ran_on_device(results)
 
 
 def _learn(pending: Pending, host_s, ended: float) -> report.NestReport:

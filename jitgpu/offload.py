@@ -27,6 +27,7 @@ from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, loa
 from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import DeviceFacts, GpuPlan, plan_call
 from jitgpu import calls, decide, overlap, relaunch, residency, search
+from jitgpu.answer import Answer, ran_on_device
 from jitgpu.report import NestReport, record_transfers
 from unpy.host_memory import memory_root
 from unpy.settings import current as current_settings
@@ -313,9 +314,9 @@ def _search_step(key, prepared: Prepared, values) -> Prepared:
 
 
 def run_nest_on_device(module, function, nest_id, values, device, key=None, measure=True,
-                       replayable=None):
-    """(reduction results, report) when the nest ran on the device; raises NotOffloadable.
-    `measure`: a close call is measured (jitgpu/decide.py; the hook answers TimeOpenMP's token
+                       replayable=None) -> tuple[Answer, NestReport]:
+    """(answer DONE, report) when the nest ran on the device; raises NotOffloadable.
+    `measure`: a close call is measured (jitgpu/decide.py; the hook answers TIMED_OPENMP
     for its OpenMP calls); False (a split's participant alone, which the split's shares time
     against the others): a close call not yet measured runs where the estimate leans.
     `replayable` (default: `measure`): later calls with the same inputs may replay this one
@@ -410,19 +411,20 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         # (a search's step times candidates, not this call's run)
         trial.record("device", total_s - prepared_s - step_s)
     nest_report = _report(nest_id, device, plan, prepared, timings, total_s, first_call, trial)
+    replay_record = relaunch_record = None
     if replayable:
         nest_report.replay = replay.offer(device, plan, prepared, values, keep, key)
         if isinstance(nest_report.replay, replay.Record):
-            results[replay.RECORD_KEY] = nest_report.replay
+            replay_record = nest_report.replay
         elif trial is not None:
             trial.not_replayed()        # its calls through Python are the evidence again
     if keep and key is not None:
         nest_report.relaunch = relaunch.offer(
             module, function, nest_id, scope, key, values, current_settings(), device, plan,
             prepared, prepared.checks, clear)
-        if nest_report.relaunch is not None and nest_report.relaunch.record is not None:
-            results[relaunch.RECORD_KEY] = nest_report.relaunch.record
-    return results, nest_report
+        if nest_report.relaunch is not None:
+            relaunch_record = nest_report.relaunch.record
+    return ran_on_device(results, replay_record, relaunch_record), nest_report
 
 
 def _set_scalars(module, function, nest_id, prepared, values) -> None:

@@ -35,9 +35,9 @@ decided plan of a full launch (`offer`), and only carries it out again.
 
 From C++: the first relaunch makes a `Record` (int64 words: a kernel of its own bound to the
 same buffers, which key bytes must be equal, where the changing scalars are, the index proofs as
-linear constraints, `IndexChecks.constraints`) that the hook's answer hands to the compiled
-caller (`unpy::Relaunch`), which makes the later launches of the call itself, without Python;
-`harvest` counts them in Python.
+linear constraints, `IndexChecks.constraints`) that the hook's answer (`Answer.relaunch`) hands
+to the compiled caller (`unpy::Relaunch`), which makes the later launches of the call itself,
+without Python; `harvest` counts them in Python.
 """
 from __future__ import annotations
 
@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from jitgpu import calls
+from jitgpu.answer import ran_on_device
 from unpy import ir
 from unpy.ir import Scalar
 from unpy.settings import current as current_settings
@@ -300,8 +301,6 @@ class Launch:
 
 # --- the record the compiled caller relaunches from (unpy::Relaunch) ----------------------
 
-# The key of the record in the hook's answer (the reductions dict; see replay.RECORD_KEY).
-RECORD_KEY = "__unpy_relaunch__"
 # The words of a record (unpy::relaunch_word in unpy_runtime.hpp reads them so): STATUS (0:
 # live; 1: dropped by Python, 2: an OpenCL error in C++), the call scope, the residency
 # table's version word (address, value), the replay epoch's (address, value), the entry
@@ -491,7 +490,7 @@ def harvest() -> None:
 
 
 def try_relaunch(module, function, nest_id, values, key):
-    """The hook's answer (the reductions' results: done) when the nest could be relaunched as
+    """The hook's answer (DONE, the reductions' results) when the nest could be relaunched as
     its last launch was; else None (the full path). See the module docstring. The answer
     carries the launch's record for the compiled caller, made at the first relaunch (a nest
     launched once a call never costs one), and again where the compiled caller's check failed
@@ -537,9 +536,7 @@ def try_relaunch(module, function, nest_id, values, key):
                 RELAUNCHES.recorded[launch.where] = launch
         except Exception as e:      # never a crash: the Python relaunch stays
             log.debug("no relaunch record for %s: %s: %s", launch.where, type(e).__name__, e)
-    if launch.record is not None:
-        results[RECORD_KEY] = launch.record
-    return results
+    return ran_on_device(results, relaunch=launch.record)
 
 
 def offer(module, function, nest_id, scope, key, values, settings, device, plan, prepared,

@@ -2,7 +2,7 @@
 
 Python decides a call once; when its answer can only be the same for a later call with the
 same inputs (array addresses, shapes, strides, scalars: `unpy::HookKey`) and switches, the
-hook's answer carries a `Record` under `RECORD_KEY`, and the compiled caller (`unpy::Replay`)
+hook's answer carries a `Record` (`Answer.replay`), and the compiled caller (`unpy::Replay`)
 runs later such calls from it, without the GIL: the record is the call's OpenCL commands as a
 flat int64 list, with the entry points of the libOpenCL that pyopencl loaded.
 
@@ -39,9 +39,6 @@ from gpurts.opencl import load_opencl
 from gpurts.pins import PINS, pinning_on
 from unpy.host_memory import Box, memory_root
 from unpy.settings import current as current_settings
-
-# The key of the record in the hook's answer (the reductions dict; see SCOPE_KEY in offload.py).
-RECORD_KEY = "__unpy_replay__"
 
 # A record's status word: replaying, dropped for a set error flag (the data's doing: a later
 # call may record again), dropped for an OpenCL error (the layout's: not recorded again).

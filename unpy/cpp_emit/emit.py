@@ -990,9 +990,9 @@ class FunctionEmitter(CExprPrinter):
         return timer
 
     def offer(self, loop, names, types) -> str:
-        """The function that hands a nest to jitgpu (unpy::gpu_hook) with the GIL and takes its
-        answer: whether the device ran the whole nest, its reductions then set. Out of the
-        function's template (emitted once, not per contiguity: about a quarter of a @gpu
+        """The function that hands a nest to jitgpu (unpy::gpu_hook) with the GIL and carries out
+        its answer: whether the device ran the whole nest (DONE), its reductions then set. Out
+        of the function's template (emitted once, not per contiguity: about a quarter of a @gpu
         module's g++ time)."""
         name = f"unpy_offer_{self.fn.name}_{loop.nest_id}"
         reduced = [r.var for r in loop.reductions]
@@ -1014,9 +1014,9 @@ class FunctionEmitter(CExprPrinter):
                   "return false;",
                   f'    unpy::PyRef unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
                   f"{loop.nest_id}, unpy_values, unpy_switches, "
-                  "unpy_scope ? unpy_scope->id() : -1, unpy_skip, unpy_key, unpy_timer, "
-                  "unpy_replay, unpy_relaunch);",
-                  "    if (!unpy_result.get() || unpy_split.take(unpy_result)) return false;"]
+                  "unpy_scope ? unpy_scope->id() : -1, unpy_skip, unpy_split, unpy_key, "
+                  "unpy_timer, unpy_replay, unpy_relaunch);",
+                  "    if (!unpy_result.get()) return false;"]
         lines += [f'    {cname(v)} = unpy::answer_get<{ctype(self.fn.variable_type(v))}>('
                   f'unpy_result, "{v}");' for v in reduced]
         self.helpers += lines + ["    return true;", "}", ""]

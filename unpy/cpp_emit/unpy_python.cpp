@@ -624,8 +624,8 @@ void HookValues::put(const char* name, PyObject* owned) {
     if (!owned || PyDict_SetItemString(dict.get(), name, owned) != 0) throw PythonErrorSet();
 }
 
-void answer_value(const PyRef& answer, const char* name, char kind, int itemsize, void* out) {
-    py::object v = py::reinterpret_borrow<py::object>(answer.get())[name];
+void answer_value(const PyRef& results, const char* name, char kind, int itemsize, void* out) {
+    py::object v = py::reinterpret_borrow<py::object>(results.get())[name];
     if (kind == 'b') {
         store(out, v.cast<bool>());
     } else if (kind == 'f') {
@@ -642,21 +642,29 @@ void answer_value(const PyRef& answer, const char* name, char kind, int itemsize
     }
 }
 
-// With the GIL, after the hook answered: its record (taken out of the answer) becomes the
-// nest's; without one, the nest's record is stale.
-static void take_record(Replay& replay, py::object& answer, const std::string& key,
+// The kinds of the hook's answer: jitgpu/answer.py's Kind, the same numbers.
+enum class AnswerKind : int {
+    run_openmp = 0, done = 1, no_device = 2, refused = 3, split = 4, timed_openmp = 5
+};
+
+static AnswerKind answer_kind(const py::object& answer) {
+    return AnswerKind(answer.attr("kind").cast<int>());
+}
+
+// A DONE answer's `name` field (None where the answer is another kind).
+static py::object done_field(const py::object& answer, bool done, const char* name) {
+    return done ? py::object(answer.attr(name)) : py::object(py::none());
+}
+
+// With the GIL, after the hook answered: the replay record of a DONE answer (`record`, its
+// `replay` field, None for none) becomes the nest's; without one, the nest's record is stale.
+static void take_record(Replay& replay, py::object record, const std::string& key,
                         const std::string& switches) {
-    PyObject* found = PyDict_Check(answer.ptr())
-                          ? PyDict_GetItemString(answer.ptr(), "__unpy_replay__")   // borrowed
-                          : nullptr;
     std::unique_lock<std::mutex> lock(replay.mutex, std::try_to_lock);
-    if (!found || !lock.owns_lock()) {    // (replaying: the next answer brings it again)
+    if (record.is_none() || !lock.owns_lock()) {    // (replaying: the next answer brings it again)
         replay.stale.store(true, std::memory_order_release);
-        if (found) PyDict_DelItemString(answer.ptr(), "__unpy_replay__");
         return;
     }
-    py::object record = py::reinterpret_borrow<py::object>(found);
-    PyDict_DelItemString(answer.ptr(), "__unpy_replay__");
     replay.stale.store(false, std::memory_order_release);
     if (replay.record == record.ptr() && replay.words) return;
     int64_t* words = reinterpret_cast<int64_t*>(record.attr("address").cast<intptr_t>());
@@ -668,21 +676,16 @@ static void take_record(Replay& replay, py::object& answer, const std::string& k
     Py_XDECREF(old);
 }
 
-// The relaunch record of the hook's answer (jitgpu/relaunch.py), if any, taken out of it; any
-// other answer drops the nest's record (a newer launch decided otherwise).
-static void take_relaunch(Relaunch& relaunch, py::object& answer, const std::string& key,
+// The relaunch record of a DONE answer (its `relaunch` field, jitgpu/relaunch.py), if any;
+// any other answer drops the nest's record (a newer launch decided otherwise).
+static void take_relaunch(Relaunch& relaunch, py::object record, const std::string& key,
                           const std::string& switches) {
-    PyObject* found = PyDict_Check(answer.ptr())
-                          ? PyDict_GetItemString(answer.ptr(), "__unpy_relaunch__")   // borrowed
-                          : nullptr;
-    py::object record = found ? py::reinterpret_borrow<py::object>(found) : py::object();
-    if (found) PyDict_DelItemString(answer.ptr(), "__unpy_relaunch__");
     std::unique_lock<std::mutex> lock(relaunch.mutex, std::try_to_lock);
     if (!lock.owns_lock()) return;      // (relaunching: this answer's record is not needed)
     PyObject* old = relaunch.record;
     relaunch.record = nullptr;
     relaunch.words = nullptr;
-    if (found) {
+    if (!record.is_none()) {
         relaunch.words = reinterpret_cast<int64_t*>(record.attr("address").cast<intptr_t>());
         relaunch.record = record.release().ptr();
         relaunch.key = key;
@@ -692,41 +695,49 @@ static void take_relaunch(Relaunch& relaunch, py::object& answer, const std::str
 }
 
 PyRef gpu_hook(const char* module, const char* function, int nest, HookValues& values,
-               const std::string& switches, int64_t scope, HookSkip& skip,
+               const std::string& switches, int64_t scope, HookSkip& skip, SplitRange& split,
                const HookKey* inputs, NestTimer* timer, Replay* replay, Relaunch* relaunch) {
     const std::string* key = inputs ? &inputs->bytes : nullptr;
     try {
         static py::object& hook = python_function("jitgpu.hook", "run_nest");
         py::handle dict(values.dict.get());
-        py::object result = key ? hook(module, function, nest, dict, py::bytes(*key))
+        py::object answer = key ? hook(module, function, nest, dict, py::bytes(*key))
                                 : hook(module, function, nest, dict);
+        const AnswerKind kind = answer_kind(answer);
+        const bool done = kind == AnswerKind::done;
         // Any answer but a record leaves the nest's record stale: the report `explain` shows is
         // this call's, so a later replay would not be the call it describes.
-        if (replay && key) take_record(*replay, result, *key, switches);
-        if (relaunch && key) take_relaunch(*relaunch, result, *key, switches);
-        if (result.ptr() == Py_False) {
+        if (replay && key) take_record(*replay, done_field(answer, done, "replay"), *key, switches);
+        if (relaunch && key)
+            take_relaunch(*relaunch, done_field(answer, done, "relaunch"), *key, switches);
+        switch (kind) {
+        case AnswerKind::done:
+            return PyRef(done_field(answer, done, "results").release().ptr());
+        case AnswerKind::no_device:
             skip.set(switches);
             return PyRef();
-        }
-        // "refused": the same inputs are refused again; "refused by layout": so are any arrays
-        // of the same layouts, with the same scalars; "... in this call": until the call ends
-        // (jitgpu/hook.py)
-        if (PyUnicode_Check(result.ptr())) {
-            const std::string answer = result.cast<std::string>();
-            const bool by_layout = answer.rfind("refused by layout", 0) == 0;
-            const bool in_call = answer.size() >= 12 &&
-                                 answer.compare(answer.size() - 12, 12, "in this call") == 0;
+        case AnswerKind::refused: {
+            // The same inputs are refused again; `by_layout`: so are any arrays of the same
+            // layouts, with the same scalars; `in_call`: until the call ends.
+            const bool by_layout = answer.attr("by_layout").cast<bool>();
+            const bool in_call = answer.attr("in_call").cast<bool>();
             if (inputs && (!in_call || scope > 0))
                 skip.set_refused(by_layout ? inputs->layout : inputs->bytes, switches, by_layout,
                                  in_call ? scope : 0);
             return PyRef();
         }
-        if (PyLong_CheckExact(result.ptr())) {   // a trial number: run the OpenMP code, timed
-            if (timer) timer->start(result.cast<int64_t>());
+        case AnswerKind::split:
+            split.take(answer.attr("lo").cast<int64_t>(), answer.attr("hi").cast<int64_t>(),
+                       answer.attr("spare").cast<int>(), answer.attr("handle").cast<int64_t>());
+            return PyRef();
+        case AnswerKind::timed_openmp:     // a close call: run the OpenMP code, timed
+            if (timer) timer->start(answer.attr("token").cast<int64_t>());
+            return PyRef();
+        case AnswerKind::run_openmp:
             return PyRef();
         }
-        if (result.is_none()) return PyRef();
-        return PyRef(result.release().ptr());
+        log_warning("GPU hook answered an unknown kind, running OpenMP");
+        return PyRef();
     } catch (py::error_already_set& e) {
         // Ctrl-C while the hook planned or ran the nest: the call stops (the glue raises
         // KeyboardInterrupt), rather than running the nest on OpenMP after a warning.
@@ -736,14 +747,11 @@ PyRef gpu_hook(const char* module, const char* function, int nest, HookValues& v
     }
 }
 
-bool SplitRange::take(const PyRef& answer) {
-    if (!PyTuple_Check(answer.get())) return false;
-    py::tuple t = py::reinterpret_borrow<py::tuple>(answer.get());
-    lo = split_lo = t[0].cast<int64_t>();
-    hi = split_hi = t[1].cast<int64_t>();
-    spare = t[2].cast<int>();
-    handle = t[3].cast<int64_t>();
-    return true;
+void SplitRange::take(int64_t lo_, int64_t hi_, int spare_, int64_t handle_) {
+    lo = split_lo = lo_;
+    hi = split_hi = hi_;
+    spare = spare_;
+    handle = handle_;
 }
 
 PyRef SplitRange::finish(HookValues& reductions) {
@@ -753,7 +761,8 @@ PyRef SplitRange::finish(HookValues& reductions) {
     try {
         static py::object& hook = python_function("jitgpu.multi", "finish_split");
         py::object answer = hook(h, py::handle(reductions.dict.get()));
-        if (!answer.is_none()) result = PyRef(answer.release().ptr());
+        if (answer_kind(answer) == AnswerKind::done)
+            result = PyRef(done_field(answer, true, "results").release().ptr());
     } catch (py::error_already_set& e) {
         warn_failed("GPU finish hook failed, running OpenMP: ", e);
     }

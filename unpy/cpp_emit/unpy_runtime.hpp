@@ -1433,15 +1433,16 @@ inline bool span_within(const Span& s, int64_t n) {
 }
 
 // --- the GPU hook (SPEC section 4) -----------------------------------------------------------
-// Asks jitgpu to run loop nest `nest` of a @gpu function. Returns None ("not done": run the
-// OpenMP code) or a dict of live-out scalars. Any Python error is logged and means "not done".
+// Asks jitgpu to run loop nest `nest` of a @gpu function. It answers a jitgpu.answer.Answer:
+// RUN_OPENMP ("not done": run the OpenMP code), DONE (with a dict of live-out scalars) or one
+// of the kinds below (`gpu_hook`). Any Python error is logged and means "not done".
 
-// The hook answers False when no OpenCL device can be used at all: that nest then skips it (and
-// the GIL it needs) until UNPY_DEVICE changes. It answers "refused" when it refused the call on
-// grounds that depend only on the call's inputs (the transfer analysis, the profitability
+// The hook answers NO_DEVICE when no OpenCL device can be used at all: that nest then skips it
+// (and the GIL it needs) until UNPY_DEVICE changes. It answers REFUSED when it refused the call
+// on grounds that depend only on the call's inputs (the transfer analysis, the profitability
 // estimate): the nest then skips it while the same inputs (`HookKey`) and switches come again,
-// so that a nest that stays on OpenMP pays well under 10 us ("refused in this call": only
-// until the call ends). Its last report stays true meanwhile.
+// so that a nest that stays on OpenMP pays well under 10 us (`in_call`: only until the call
+// ends; `by_layout`: for any inputs of the same layouts). Its last report stays true meanwhile.
 
 // The inputs of one call of a nest as bytes: each array's data pointer, element type, shape and
 // strides; each scalar's type and bits.
@@ -1573,8 +1574,9 @@ struct HookSkip {
 // Hands the seconds of a timed OpenMP run to jitgpu.hook.openmp_timed (takes the GIL).
 void report_openmp_time(int64_t token, double seconds);
 
-// A close call of the GPU-vs-OpenMP decision (jitgpu/decide.py): the hook answered a trial
-// number, so the OpenMP code that follows is timed and its seconds go back with that number.
+// A close call of the GPU-vs-OpenMP decision (jitgpu/decide.py): the hook answered
+// TIMED_OPENMP with a trial number, so the OpenMP code that follows is timed and its seconds go
+// back with that number.
 struct NestTimer {
     int64_t token = 0;
     double started = 0;
@@ -1643,12 +1645,12 @@ struct HookValues {
     void add(const char* name, const T& v) { put(name, python_value(v)); }
 };
 
-// The value the answer `answer` (a dict) holds under `name`, as T.
-void answer_value(const PyRef& answer, const char* name, char kind, int itemsize, void* out);
+// The value the reductions `results` (a dict: a DONE answer's) hold under `name`, as T.
+void answer_value(const PyRef& results, const char* name, char kind, int itemsize, void* out);
 template <typename T>
-T answer_get(const PyRef& answer, const char* name) {
+T answer_get(const PyRef& results, const char* name) {
     T v{};
-    answer_value(answer, name, dtype_kind<T>(), int(sizeof(T)), &v);
+    answer_value(results, name, dtype_kind<T>(), int(sizeof(T)), &v);
     return v;
 }
 
@@ -1656,21 +1658,27 @@ T answer_get(const PyRef& answer, const char* name) {
 // within its call (jitgpu/relaunch.py); defined after the residency part.
 struct Replay;
 struct Relaunch;
+struct SplitRange;
 
-// With the GIL: offers nest `nest` of `function` to jitgpu.hook.run_nest. Empty when the nest
-// runs with OpenMP (also when the hook failed: logged), else the hook's answer: the reductions
-// of a nest the device ran, or a split (SplitRange::take). Takes the answer's replay record.
+// With the GIL: offers nest `nest` of `function` to jitgpu.hook.run_nest and carries out its
+// answer (a jitgpu.answer.Answer, read by its `kind`): the reductions of a nest the device ran
+// (DONE), else empty and the nest runs with OpenMP (also when the hook failed: logged), after
+// remembering a refusal or the lack of a device in `skip`, starting `timer` (TIMED_OPENMP), or
+// taking the OpenMP code's range of a split (SPLIT, `split`). Takes a DONE answer's replay and
+// relaunch records; any other answer leaves the nest's replay record stale and drops its
+// relaunch record.
 PyRef gpu_hook(const char* module, const char* function, int nest, HookValues& values,
-               const std::string& switches, int64_t scope, HookSkip& skip,
+               const std::string& switches, int64_t scope, HookSkip& skip, SplitRange& split,
                const HookKey* inputs = nullptr, NestTimer* timer = nullptr,
                Replay* replay = nullptr, Relaunch* relaunch = nullptr);
 
 // --- one nest on several participants (SPEC section 6, jitgpu/multi.py) ---------------------
-// The hook may answer a tuple (lo, hi, spare, handle): the devices are running their parts, and
+// The hook may answer SPLIT (lo, hi, spare, handle): the devices are running their parts, and
 // the OpenMP code runs iterations [lo, hi) of the outer loop's counter on `spare` fewer threads
 // (a core feeds each device). `finish` then hands jitgpu the reductions and gets them back
-// combined with the devices' parts, or None when a device part failed: `next` then gives the
-// iterations left, [0, lo) and [hi, n), to the OpenMP code. Unsplit, the range is [0, n) once.
+// combined with the devices' parts (DONE), or RUN_OPENMP when a device part failed: `next` then
+// gives the iterations left, [0, lo) and [hi, n), to the OpenMP code. Unsplit, the range is
+// [0, n) once.
 
 struct SplitRange {
     int64_t n, lo, hi;
@@ -1681,8 +1689,8 @@ struct SplitRange {
 
     explicit SplitRange(int64_t n) : n(n), lo(0), hi(n) {}
 
-    // Whether the hook's answer is a split (else it is the reductions of a finished nest).
-    bool take(const PyRef& answer);
+    // The hook answered SPLIT: the OpenMP code runs [lo, hi) (gpu_hook).
+    void take(int64_t lo, int64_t hi, int spare, int64_t handle);
     int threads() const {
         int all = omp_get_max_threads();
         return all - spare > 1 ? all - spare : 1;
@@ -1847,13 +1855,13 @@ struct CallScope {
 };
 
 // --- replaying a repeated GPU call (jitgpu/replay.py) ---------------------------------------
-// After a call ran on the device through Python, the hook's answer may carry a record: the
-// call's OpenCL commands as int64 words (layout: jitgpu/replay.py), in Python memory that the
-// record owns, with the entry points of the libOpenCL that pyopencl loaded. A later call whose
-// inputs (`HookKey`) and switches are the record's runs those commands here, without the GIL,
-// while nothing is on the device (`anything_resident()`) and the replay epoch is the record's.
-// A set error flag or an OpenCL error drops the record (its status word): the call then takes
-// the Python path, which falls back to OpenMP and raises as the interpreter does.
+// After a call ran on the device through Python, the hook's answer (DONE) may carry a record
+// (`replay`): the call's OpenCL commands as int64 words (layout: jitgpu/replay.py), in Python
+// memory that the record owns, with the entry points of the libOpenCL that pyopencl loaded. A later
+// call whose inputs (`HookKey`) and switches are the record's runs those commands here, without the
+// GIL, while nothing is on the device (`anything_resident()`) and the replay epoch is the record's.
+// A set error flag or an OpenCL error drops the record (its status word): the call then takes the
+// Python path, which falls back to OpenMP and raises as the interpreter does.
 
 namespace replay_word {
 enum : int { status, calls, epoch, epoch_address, write, read, launch, finish, queue, total_ns,
@@ -1969,13 +1977,14 @@ struct Replay {
 // --- relaunching a nest within its call (jitgpu/relaunch.py) --------------------------------
 // A nest of a sequential loop (`for t in range(T)`) launched again in the same call with only
 // scalars changed: after a launch through Python whose plan keeps every array on the device and
-// copies nothing, the hook's answer may carry a record (int64 words in Python memory, layout in
-// jitgpu/relaunch.py): a kernel of its own, bound to the residency table's buffers, and which of
-// its arguments are the call's changing scalars. A later launch in the same call scope, while the
-// residency table is at the record's version (nothing moved, nothing changed staleness), with
-// the same other inputs (the key's bytes outside the changing scalars), index scalars for which
-// the proofs of the indices that read them hold, and the same switches, sets those arguments
-// and enqueues the kernel here: no GIL, nothing waited for. Anything else takes the Python path.
+// copies nothing, the hook's answer (DONE) may carry a record (`relaunch`: int64 words in Python
+// memory, layout in jitgpu/relaunch.py): a kernel of its own, bound to the residency table's
+// buffers, and which of its arguments are the call's changing scalars. A later launch in the same
+// call scope, while the residency table is at the record's version (nothing moved, nothing changed
+// staleness), with the same other inputs (the key's bytes outside the changing scalars), index
+// scalars for which the proofs of the indices that read them hold, and the same switches, sets
+// those arguments and enqueues the kernel here: no GIL, nothing waited for. Anything else takes the
+// Python path.
 
 namespace relaunch_word {
 enum : int { status, scope, version_address, version, epoch_address, epoch, set_arg, enqueue,

@@ -60,6 +60,18 @@ _tokens = itertools.count(1)
 _lock = threading.Lock()
 
 
+@dataclass(frozen=True, slots=True)
+class CallAnswer:
+    """`begin_call`'s answer to the compiled caller (unpy::CallScope::begin)."""
+    host_only: bool = False     # every nest of the call runs with OpenMP, without the hook
+    token: int = 0              # the call's seconds go to `call_timed` with it (0: untimed)
+    remember: bool = False      # C++ remembers these layouts as kept on OpenMP (host_only too)
+
+
+AS_NESTS_DECIDE = CallAnswer()      # (untimed)
+OPENMP_REMEMBERED = CallAnswer(host_only=True, remember=True)
+
+
 @dataclass
 class ScopeTally:
     """What a timed "device" call's nests did: whether any ran on the device, whether every one
@@ -128,25 +140,24 @@ def _rules():
     return RULES
 
 
-def begin_call(module: str, function: str, layout: bytes, scope: int) -> tuple:
+def begin_call(module: str, function: str, layout: bytes, scope: int) -> CallAnswer:
     """From the compiled caller's first offer of a call that keeps data (`layout`: the dtypes,
-    shapes and strides of the function's array arguments; `scope`: the call's id): (run every
-    nest with OpenMP, the token to report the call's seconds with (0: untimed), whether to
-    remember these layouts as kept on OpenMP in C++)."""
+    shapes and strides of the function's array arguments; `scope`: the call's id): which way
+    the call runs, whether it is timed, and whether C++ remembers the choice."""
     from unpy.settings import current
     settings = current()
     if settings.switched_off or settings.force_gpu or not settings.resident:
         # (UNPY_DEVICE=none: before any import of the GPU stack; UNPY_RESIDENT=0: no call
         # keeps data, each nest decides alone)
-        return False, 0, False
+        return AS_NESTS_DECIDE
     try:
         from gpurts.device import is_list_spec
         from jitgpu.decide import WATCH_OPENMP_S
         from jitgpu.multi import device_spec
     except ImportError:         # without the extra `gpu`: the hook says so
-        return False, 0, False
+        return AS_NESTS_DECIDE
     if is_list_spec(device_spec(module, function, settings)):
-        return False, 0, False      # several participants: the split's shares decide
+        return AS_NESTS_DECIDE      # several participants: the split's shares decide
     key = (module, function, layout, settings.device, settings.gpu_opt, settings.gpu_search,
            settings.pin, settings.gpu_mem_limit)
     with _lock:
@@ -162,10 +173,10 @@ def begin_call(module: str, function: str, layout: bytes, scope: int) -> tuple:
             # every launch (H100, an n-body leapfrog of 3600 launches a call: 22.5 ms against
             # 16.0 ms; PoCL, the corpus's Floyd-Warshall, a new `dist` every step: 137 ms
             # against 0.064 ms).
-            return True, 0, True
+            return OPENMP_REMEMBERED
         side = trial.next()
         if side is None:
-            return False, 0, False
+            return AS_NESTS_DECIDE
         host_only = side == OPENMP
         # Kept on OpenMP, calls too short to watch are remembered in C++.
         remember = host_only and trial.choice.settled and \
@@ -179,7 +190,7 @@ def begin_call(module: str, function: str, layout: bytes, scope: int) -> tuple:
                 _SCOPES[scope] = ScopeTally()
     if host_only:
         _openmp_reports(module, function, trial)
-    return host_only, token, remember
+    return OPENMP_REMEMBERED if remember else CallAnswer(host_only, token)
 
 
 def nest_ran(scope: int, clear: bool, estimate_s: float, prepared_s: float = 0.0) -> None:

@@ -826,10 +826,10 @@ bool CallScope::begin(const char* module, const char* function) {
     begun = true;
     try {
         static py::object& ask = python_function("jitgpu.calls", "begin_call");
-        py::tuple answer = ask(module, function, py::bytes(layout()), id());
-        host_only_ = answer[0].cast<bool>();
-        token = answer[1].cast<int64_t>();
-        if (answer[2].cast<bool>()) memo->set_refused(layout(), switches());
+        py::object answer = ask(module, function, py::bytes(layout()), id());   // a CallAnswer
+        host_only_ = answer.attr("host_only").cast<bool>();
+        token = answer.attr("token").cast<int64_t>();
+        if (answer.attr("remember").cast<bool>()) memo->set_refused(layout(), switches());
     } catch (py::error_already_set& e) {
         if (e.matches(PyExc_KeyboardInterrupt)) throw Interrupted();
         warn_failed("the call's GPU choice failed: ", e);

@@ -27,11 +27,13 @@ class Kind(enum.IntEnum):
 
 @dataclass(frozen=True, slots=True)
 class Answer:
+    """What the compiled caller does with a nest: `kind`, and that kind's fields (the others
+    keep their defaults)."""
     kind: Kind
-    # DONE: the nest's reduction results {variable: value}; the record later calls with the
-    # same inputs are replayed from in C++ (jitgpu.replay.Record, unpy::Replay), and the one
-    # later launches in the same call are relaunched from (jitgpu.relaunch.Record,
-    # unpy::Relaunch), or None. Without a record the caller's earlier one is stale.
+    # DONE: the nest's reduction results {variable: value}; `replay`: the record C++ replays
+    # later calls with the same inputs from (jitgpu.replay.Record, unpy::Replay); `relaunch`:
+    # the one it relaunches later launches in the same call from (jitgpu.relaunch.Record,
+    # unpy::Relaunch). None: no record (the nest's earlier one is stale, or dropped).
     results: dict | None = None
     replay: object = None
     relaunch: object = None

@@ -14,8 +14,9 @@ their estimates put them, 49.6 ms all on OpenMP). So the call is the unit of the
   compiled caller (unpy::CallScope) times the whole call, its copies back at the end included,
   and reports the seconds with the answer's token (`call_timed`).
 - A "device" call in which no nest ran on the device says nothing: after QUIET such calls in a
-  row, the nests refuse by themselves, and the compiled caller runs such calls with OpenMP
-  without asking (as below).
+  row (or one whose nests' refusals were final, not for that call only), the nests refuse by
+  themselves, and the compiled caller runs such calls with OpenMP without asking (as below),
+  from the call that found it on (`call_timed` answers so).
 - A "device" call whose every device nest was clear by its estimate's margin (`decide.
   by_estimate`) settles on the device, what the estimate decides for a nest alone it decides
   for the call, where the call took at most AGREE times its nests' estimated seconds: a call
@@ -75,13 +76,16 @@ OPENMP_REMEMBERED = CallAnswer(host_only=True, remember=True)
 @dataclass
 class ScopeTally:
     """What a timed "device" call's nests did: whether any ran on the device, whether every one
-    that did was clear by its estimate, their estimated seconds there, launch by launch, and
-    the seconds they spent preparing (transfer analysis, planning, kernel builds, a search's
-    step: what a later call of the same layouts does not pay)."""
+    that did was clear by its estimate, their estimated seconds there, launch by launch, the
+    seconds they spent preparing (transfer analysis, planning, kernel builds, a search's
+    step: what a later call of the same layouts does not pay), and whether a nest refused the
+    device for this call only (the function's first call: its estimate did not know yet how
+    many nest calls share the copies)."""
     device: bool = False
     clear: bool = True
     estimated_s: float = 0.0
     prepared_s: float = 0.0
+    provisional: bool = False       # a nest refused for this call only (`refused_in_call`)
 
 
 @dataclass
@@ -112,7 +116,11 @@ class CallTrial:
         was kept). Where later calls do pay them, the device side kept is watched and
         measured again."""
         if side == DEVICE and (tally is None or not tally.device):
-            self.quiet += 1
+            # A call whose nests refused with their estimates final says all there is to say:
+            # the same inputs are refused again (their refusals are remembered in C++, so the
+            # next call of the same arrays would not even ask `begin_call`).
+            self.quiet = QUIET if tally is not None and not tally.provisional else \
+                self.quiet + 1
             return
         self.quiet = 0
         if side == DEVICE:
@@ -205,27 +213,41 @@ def nest_ran(scope: int, clear: bool, estimate_s: float, prepared_s: float = 0.0
         tally.prepared_s += prepared_s
 
 
+def refused_in_call(scope: int) -> None:
+    """A nest of call `scope` stayed off the device for this call only."""
+    tally = _SCOPES.get(scope)
+    if tally is not None:
+        tally.provisional = True
+
+
 def measured_seconds(side: str, seconds: float) -> float:
     """The seconds a whole call of `side` counts: the measured ones (a seam: tests replace
     this to decide synthetic situations on the CPU OpenCL device)."""
     return seconds
 
 
-def call_timed(token: int, seconds: float) -> None:
-    """From the compiled caller: the call `begin_call` answered `token` took `seconds`."""
+def call_timed(token: int, seconds: float) -> bool:
+    """From the compiled caller: the call `begin_call` answered `token` took `seconds`. Returns
+    whether the compiled caller now remembers these layouts as run with OpenMP without asking
+    (the trial has nothing to choose: its nests refuse by themselves), as `begin_call` answers
+    such a call: the next call's nests may all be skipped by their own remembered refusals (the
+    same arrays again), and a call whose nests are all skipped does not ask `begin_call`, but
+    it would still build each nest's key at every launch (H100, the corpus's jacobi_1d at its
+    test size: 0.107 ms against 0.061 with OpenMP alone)."""
     relaunch = sys.modules.get("jitgpu.relaunch")
     if relaunch is not None:
         relaunch.harvest()       # (its nests' launches from C++ count in the call's tally)
     with _lock:
         found = _TIMED.pop(token, None)
         if found is None:
-            return
+            return False
         trial, side, scope = found
         trial.record(side, measured_seconds(side, seconds), _SCOPES.pop(scope, None))
     if log.isEnabledFor(logging.INFO):
         log.info("call timed at %.3f ms (%s): %s", seconds * 1e3,
                  "nests on the device" if side == DEVICE else "all with OpenMP",
                  trial.describe())
+    return trial.idle
 
 
 def _openmp_reports(module, function, trial) -> None:

@@ -366,6 +366,7 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         # share its copies: its refusal holds for the rest of this call only (a time loop's
         # first call would otherwise ask here at every launch: 30-60 us each).
         if keep and share is None:
+            calls.refused_in_call(scope)
             raise Refused(prepared.refusal, by_layout=prepared.plan is not None, in_call=True)
         # By layout only for a nest alone in its call: the nests of a call that keeps data are
         # skipped together, once a call, by the call's own choice (jitgpu/calls.py), where

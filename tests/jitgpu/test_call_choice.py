@@ -19,9 +19,15 @@ def run(trial, seconds: dict, tallies: dict):
 
 
 def test_calls_without_a_device_nest_leave_the_choice_to_the_nests():
+    """QUIET calls whose nests refused for that call only (the function's first calls), or one
+    whose nests' refusals were final."""
     trial = CallTrial()
-    sides = [run(trial, {DEVICE: 1.0}, {DEVICE: ScopeTally()}) for _ in range(calls.QUIET + 2)]
+    first_calls = {DEVICE: ScopeTally(provisional=True)}
+    sides = [run(trial, {DEVICE: 1.0}, first_calls) for _ in range(calls.QUIET + 2)]
     assert sides == [DEVICE] * calls.QUIET + [None, None]
+    trial = CallTrial()
+    sides = [run(trial, {DEVICE: 1.0}, {DEVICE: ScopeTally()}) for _ in range(3)]
+    assert sides == [DEVICE, None, None] and trial.idle
 
 
 def test_device_nests_clear_by_their_estimates_settle_without_measuring_openmp():
@@ -73,7 +79,7 @@ def test_a_device_call_without_device_nests_does_not_count_as_a_sample():
     trial = CallTrial()
     close = ScopeTally(device=True, clear=False)
     run(trial, {DEVICE: 1.0}, {DEVICE: close})         # warm-up
-    run(trial, {DEVICE: 1.0}, {DEVICE: ScopeTally()})   # nothing ran there: no sample
+    run(trial, {DEVICE: 1.0}, {DEVICE: ScopeTally(provisional=True)})   # nothing ran there
     assert trial.choice.times[DEVICE] == [] and trial.quiet == 1
     run(trial, {DEVICE: 0.5}, {DEVICE: close})
     assert trial.choice.times[DEVICE] == [0.5] and trial.quiet == 0
@@ -149,6 +155,39 @@ def test_calls_whose_nests_refuse_by_themselves_skip_python(loops, unforced):
     reasons = [n.reason for n in loops.explain("host_coefficient").nests]
     assert all("not profitable" in r for r in reasons), reasons
     asks_nothing(loops, "host_coefficient", 4, a, b)
+
+
+def test_calls_of_the_same_arrays_whose_nests_refuse_are_remembered_as_openmp(loops, unforced):
+    """The same arrays at every call: from the second call the nests skip the hook by their
+    own remembered refusals, so no call asks the whole call's choice again; the call that
+    makes the choice idle (QUIET calls without a device nest) has the compiled caller remember
+    the layouts as run with OpenMP, so that a call on new arrays of the same layouts asks
+    nothing either."""
+    from jitgpu.plan import GpuPlan
+    unforced.setattr(GpuPlan, "profitable", property(lambda plan: False))
+    a, b = RNG.random((18, 18)), np.zeros((18, 18))
+    for _ in range(calls.QUIET + 2):
+        loops.compiled.jacobi2d(2, a, b)
+    assert next(iter(calls._CALLS.values())).idle
+    assert python_calls(loops.compiled.jacobi2d, 2, a, b) == []
+    new = RNG.random((18, 18)), np.zeros((18, 18))
+    assert python_calls(loops.compiled.jacobi2d, 2, *new) == []
+
+
+def python_calls(f, *args) -> list:
+    """The names of the functions of jitgpu that a call of `f` runs."""
+    import sys
+    called = []
+
+    def watch(frame, event, arg):
+        if event == "call" and "jitgpu" in frame.f_code.co_filename:
+            called.append(frame.f_code.co_name)
+    sys.setprofile(watch)
+    try:
+        f(*args)
+    finally:
+        sys.setprofile(None)
+    return called
 
 
 def test_without_residency_each_nest_decides_alone(loops, unforced):

@@ -855,7 +855,10 @@ void CallScope::close() {
         }
         if (token && !std::uncaught_exceptions()) {    // (a call that raised is no sample)
             static py::object& timed = python_function("jitgpu.calls", "call_timed");
-            timed(token, omp_get_wtime() - started);
+            // True: the calls of these layouts now run with OpenMP without asking (the next
+            // call's nests may all be skipped by their own refusals, so it would not ask).
+            if (timed(token, omp_get_wtime() - started).ptr() == Py_True && memo)
+                memo->set_refused(layout(), switches());
         }
     } catch (py::error_already_set& e) {
         warn_failed("copying device data back failed: ", e);

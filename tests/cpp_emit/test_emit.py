@@ -188,6 +188,38 @@ def test_writes_through_local_aliases_are_tracked():
     assert written_params(module.functions)["f"] == {"a", "b"}
 
 
+def test_writes_through_views_and_results_are_tracked():
+    """A view of a parameter, a callee's result that is its argument or a view of it (alone or
+    in a tuple) are the parameter; a callee's new array is not (the fuzzer's seed 9392: a
+    read-only argument was refused though only a new result was written)."""
+    module = irtools.typed("""
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def tail(x):
+            return x[1:]
+
+        @unpython.type('ndarray[float64, 1]', 'tuple[float64, ndarray[float64, 1]]')
+        def pair(x):
+            return x.sum(), x
+
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def fresh(x):
+            return np.abs(x) + 1.0
+
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[float64, 1]',
+                       'ndarray[float64, 1]', None)
+        def f(a, b, c, d):
+            v = a[::2]
+            v[0] = 1.0
+            w = tail(b)
+            w[0] = 2.0
+            s, u = pair(c)
+            u[0] = s
+            n = fresh(d)
+            n[0] = 3.0
+        """)
+    assert written_params(module.functions)["f"] == {"a", "b", "c"}
+
+
 def test_gpu_nests_are_embedded_as_ir_json():
     body = """
         @unpython.gpu

@@ -226,6 +226,9 @@ def _read_only(a):
     ("write_through_alias", lambda: (_read_only(np.ones((2, 2))),)),
     ("write_through_chosen_alias", lambda: (_read_only(np.ones((2, 2))), np.ones((2, 2)), True)),
     ("write_through_returned_alias", lambda: (_read_only(np.ones((2, 2))),)),
+    ("write_through_view", lambda: (_read_only(np.ones((2, 2))),)),
+    ("write_through_returned_view", lambda: (_read_only(np.ones((2, 2))),)),
+    ("write_through_returned_tuple", lambda: (_read_only(np.ones((2, 2))),)),
 ])
 def test_writing_a_read_only_array_raises(arrays_kernels, func, make_args):
     """As NumPy: ValueError, 'assignment destination is read-only'; the array is unchanged."""
@@ -240,12 +243,17 @@ def test_writes_through_aliases(arrays_kernels):
     arrays_kernels.check("write_through_alias", a)
     arrays_kernels.check("write_through_chosen_alias", a, np.ones((2, 2)), False)
     arrays_kernels.check("write_through_returned_alias", a)
+    for func in ("write_through_view", "write_through_returned_view",
+                 "write_through_returned_tuple"):
+        arrays_kernels.check(func, np.ones((2, 2)))
 
 
 def test_read_only_array_only_read_is_accepted(arrays_kernels):
-    """A local array shaped after a read-only parameter does not make the parameter written."""
+    """A local array shaped after a read-only parameter, or a new array a compiled function
+    returns, does not make the parameter written."""
     a = _read_only(np.arange(6.0).reshape(2, 3))
     arrays_kernels.check("local_copy_of_shape_is_not_an_alias", a)
+    arrays_kernels.check("write_a_new_result", a)
 
 
 def test_function_names_that_clash_with_cpp_or_the_runtime(arrays_kernels):

@@ -338,6 +338,46 @@ def write_through_returned_alias(a):
     b[0, 0] = -3.0
 
 
+@unpython.type('ndarray[float64, 2]', None)
+def write_through_view(a):
+    b = a[1:, ::-1]
+    b[0, 0] = -4.0
+
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]')
+def last_column(x):
+    return x[:, -1]
+
+
+@unpython.type('ndarray[float64, 2]', None)
+def write_through_returned_view(a):
+    b = last_column(a)
+    b[0] = -5.0
+
+
+@unpython.type('ndarray[float64, 2]', 'tuple[float64, ndarray[float64, 2]]')
+def total_and_self(x):
+    return x.sum(), x
+
+
+@unpython.type('ndarray[float64, 2]', None)
+def write_through_returned_tuple(a):
+    total, b = total_and_self(a)
+    b[0, 0] = total
+
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]')
+def absolute_plus_one(x):
+    return np.abs(x) + 1.0
+
+
+@unpython.type('ndarray[float64, 2]', 'float64')
+def write_a_new_result(a):
+    b = absolute_plus_one(a)
+    b[0, 0] = 0.0
+    return b.sum()
+
+
 @unpython.type('ndarray[float64, 2]', 'float64')
 def local_copy_of_shape_is_not_an_alias(a):
     b = np.zeros((a.shape[0], a.shape[1]), np.float64)

@@ -18,16 +18,19 @@ from unpy.typeinfer.reductions import outermost_pranges, walk_exprs, walk_stmts
 
 def written_params(functions) -> dict:
     """Function name -> names of array parameters it may write: directly, through a local
-    variable that may be the same array (`b = a`, `b = a if c else d`, `b = f(a)`), or through
-    calls."""
+    variable that may be the same array or a view of it (`b = a`, `b = a[1:]`, `b = a if c
+    else d`, `b = f(a)` where f may return its argument or a view of it, `m, b = g(a)`), or
+    through calls. A result that is a new array (`np.abs(a) + 1`) is not the argument: the
+    interpreter writes it without touching a read-only argument, and so does the compiled code."""
     by_name = {f.name: f for f in functions}
+    returned = returned_params(functions)
     written = {f.name: set() for f in functions}
     changed = True
     while changed:
         changed = False
         for f in functions:
             params = {p.name for p in f.params if isinstance(p.type, Array)}
-            aliases = array_aliases(f)
+            aliases = array_aliases(f, returned)
             found = set()
             for s in walk_stmts(f.body):
                 if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript):
@@ -37,13 +40,34 @@ def written_params(functions) -> dict:
                     callee = by_name[e.func]
                     for arg, p in zip(e.args, callee.params):
                         if p.name in written[callee.name]:
-                            for name in _may_be(arg):
+                            for name in _may_be(arg, returned):
                                 found |= aliases.get(name, {name})
             found &= params
             if not found <= written[f.name]:
                 written[f.name] |= found
                 changed = True
     return written
+
+
+def returned_params(functions) -> dict:
+    """Function name -> positions of its array parameters whose array (or a view of it) its
+    result may be, or hold where the result is a tuple."""
+    returned = {f.name: set() for f in functions}
+    changed = True
+    while changed:
+        changed = False
+        for f in functions:
+            aliases = array_aliases(f, returned)
+            names = set()
+            for s in walk_stmts(f.body):
+                if isinstance(s, ir.Return) and s.value is not None:
+                    for name in _may_be(s.value, returned):
+                        names |= aliases.get(name, {name})
+            found = {k for k, p in enumerate(f.params) if p.name in names}
+            if not found <= returned[f.name]:
+                returned[f.name] |= found
+                changed = True
+    return returned
 
 
 def polling_functions(functions) -> set:
@@ -63,13 +87,14 @@ def polling_functions(functions) -> set:
     return found
 
 
-def array_aliases(fn: ir.Function) -> dict:
-    """Array variable -> the variables (itself included) whose array it may be."""
+def array_aliases(fn: ir.Function, returned: dict) -> dict:
+    """Array (or tuple) variable -> the variables (itself included) whose array it may be or
+    view; `returned`: `returned_params`."""
     aliases = {}
     for s in walk_stmts(fn.body):
         if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name) and \
-                isinstance(s.value.type, Array):
-            aliases.setdefault(s.target.id, {s.target.id}).update(_may_be(s.value))
+                isinstance(s.value.type, (Array, ir.TupleType)):
+            aliases.setdefault(s.target.id, {s.target.id}).update(_may_be(s.value, returned))
     changed = True
     while changed:
         changed = False
@@ -81,14 +106,22 @@ def array_aliases(fn: ir.Function) -> dict:
     return aliases
 
 
-def _may_be(e) -> set:
-    """The array variables an array-valued expression may be (not a copy of)."""
+def _may_be(e, returned: dict) -> set:
+    """The variables whose array an array- or tuple-valued expression may be or view (not a
+    copy of); `returned`: `returned_params`."""
     if isinstance(e, ir.Name):
         return {e.id}
     if isinstance(e, ir.IfExp):
-        return _may_be(e.body) | _may_be(e.orelse)
-    if isinstance(e, ir.CallCompiled):    # may return one of its array arguments
-        return set().union(*(_may_be(a) for a in e.args if isinstance(a.type, Array)))
+        return _may_be(e.body, returned) | _may_be(e.orelse, returned)
+    if isinstance(e, (ir.View, ir.StridedView, ir.Reshape, ir.Masked)):
+        return _may_be(e.array, returned)
+    if isinstance(e, ir.TupleValue):
+        return set().union(*(_may_be(item, returned) for item in e.items))
+    if isinstance(e, ir.TupleItem):       # (any item of the tuple: not told apart)
+        return _may_be(e.value, returned)
+    if isinstance(e, ir.CallCompiled):    # the arguments it may return
+        positions = returned.get(e.func, range(len(e.args)))
+        return set().union(*(_may_be(e.args[k], returned) for k in positions))
     return set()
 
 

@@ -14,7 +14,7 @@ their estimates put them, 49.6 ms all on OpenMP). So the call is the unit of the
   compiled caller (unpy::CallScope) times the whole call, its copies back at the end included,
   and reports the seconds with the answer's token (`call_timed`).
 - A "device" call in which no nest ran on the device says nothing: after QUIET such calls in a
-  row (or one whose nests' refusals were final, not for that call only), the nests refuse by
+  row (or one whose nests all decided for good, `undecided`), the nests refuse by
   themselves, and the compiled caller runs such calls with OpenMP without asking (as below),
   from the call that found it on (`call_timed` answers so).
 - A "device" call whose every device nest was clear by its estimate's margin (`decide.
@@ -78,14 +78,13 @@ class ScopeTally:
     """What a timed "device" call's nests did: whether any ran on the device, whether every one
     that did was clear by its estimate, their estimated seconds there, launch by launch, the
     seconds they spent preparing (transfer analysis, planning, kernel builds, a search's
-    step: what a later call of the same layouts does not pay), and whether a nest refused the
-    device for this call only (the function's first call: its estimate did not know yet how
-    many nest calls share the copies)."""
+    step: what a later call of the same layouts does not pay), and whether a nest stayed off
+    the device without deciding for good (`undecided`)."""
     device: bool = False
     clear: bool = True
     estimated_s: float = 0.0
     prepared_s: float = 0.0
-    provisional: bool = False       # a nest refused for this call only (`refused_in_call`)
+    undecided: bool = False         # a nest stayed off the device for now (`undecided`)
 
 
 @dataclass
@@ -119,7 +118,7 @@ class CallTrial:
             # A call whose nests refused with their estimates final says all there is to say:
             # the same inputs are refused again (their refusals are remembered in C++, so the
             # next call of the same arrays would not even ask `begin_call`).
-            self.quiet = QUIET if tally is not None and not tally.provisional else \
+            self.quiet = QUIET if tally is not None and not tally.undecided else \
                 self.quiet + 1
             return
         self.quiet = 0
@@ -213,11 +212,14 @@ def nest_ran(scope: int, clear: bool, estimate_s: float, prepared_s: float = 0.0
         tally.prepared_s += prepared_s
 
 
-def refused_in_call(scope: int) -> None:
-    """A nest of call `scope` stayed off the device for this call only."""
+def undecided(scope: int) -> None:
+    """A nest of call `scope` stayed off the device without deciding for good: refused for
+    this call only (the function's first call: its estimate did not know yet how many nest
+    calls share the copies), or timed with OpenMP by its close call's trial (jitgpu/decide.py),
+    which wants the device's calls too."""
     tally = _SCOPES.get(scope)
     if tally is not None:
-        tally.provisional = True
+        tally.undecided = True
 
 
 def measured_seconds(side: str, seconds: float) -> float:

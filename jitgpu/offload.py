@@ -328,6 +328,13 @@ def run_nest_on_device(module, function, nest_id, values, device, key=None, meas
                                    measure if replayable is None else replayable)
 
 
+def _ask_openmp(trial, scope):
+    """The answer of a call whose nest its close call's trial times with OpenMP (its call's
+    choice, where it keeps data, is then not settled by this call)."""
+    calls.undecided(scope)
+    return decide.ask_openmp(trial)
+
+
 def _run_nest_on_device(module, function, nest_id, values, device, key, measure, replayable):
     from gpurts import DeviceError
     from gpurts.executor import KernelFlagged, execute
@@ -360,13 +367,13 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
                                  ).prepared += 1
     if prepared.refusal and measure and prepared.trial is not None \
             and prepared.trial.watches_openmp():
-        raise decide.ask_openmp(prepared.trial)     # kept on OpenMP, watched (decide.py)
+        raise _ask_openmp(prepared.trial, scope)    # kept on OpenMP, watched (decide.py)
     if prepared.refusal:
         # The first call of a function that keeps data does not know yet how many nest calls
         # share its copies: its refusal holds for the rest of this call only (a time loop's
         # first call would otherwise ask here at every launch: 30-60 us each).
         if keep and share is None:
-            calls.refused_in_call(scope)
+            calls.undecided(scope)
             raise Refused(prepared.refusal, by_layout=prepared.plan is not None, in_call=True)
         # By layout only for a nest alone in its call: the nests of a call that keeps data are
         # skipped together, once a call, by the call's own choice (jitgpu/calls.py), where
@@ -381,10 +388,10 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
             raise Refused(prepared.plan.verdict)
         trial = None
     if trial is not None and trial.on_device is False:
-        raise (decide.ask_openmp(trial) if measure and trial.watches_openmp()
+        raise (_ask_openmp(trial, scope) if measure and trial.watches_openmp()
                else Refused(str(trial), by_layout=not keep))
     if trial is not None and trial.on_device is None and trial.wants_openmp():
-        raise decide.ask_openmp(trial)
+        raise _ask_openmp(trial, scope)
     log = None
     if scope is not None and scope > 0:
         log = TABLE.log(scope)

@@ -19,10 +19,10 @@ def run(trial, seconds: dict, tallies: dict):
 
 
 def test_calls_without_a_device_nest_leave_the_choice_to_the_nests():
-    """QUIET calls whose nests refused for that call only (the function's first calls), or one
-    whose nests' refusals were final."""
+    """QUIET calls whose nests stayed off the device without deciding for good (the function's
+    first calls), or one whose nests all decided."""
     trial = CallTrial()
-    first_calls = {DEVICE: ScopeTally(provisional=True)}
+    first_calls = {DEVICE: ScopeTally(undecided=True)}
     sides = [run(trial, {DEVICE: 1.0}, first_calls) for _ in range(calls.QUIET + 2)]
     assert sides == [DEVICE] * calls.QUIET + [None, None]
     trial = CallTrial()
@@ -79,7 +79,7 @@ def test_a_device_call_without_device_nests_does_not_count_as_a_sample():
     trial = CallTrial()
     close = ScopeTally(device=True, clear=False)
     run(trial, {DEVICE: 1.0}, {DEVICE: close})         # warm-up
-    run(trial, {DEVICE: 1.0}, {DEVICE: ScopeTally(provisional=True)})   # nothing ran there
+    run(trial, {DEVICE: 1.0}, {DEVICE: ScopeTally(undecided=True)})   # nothing ran there
     assert trial.choice.times[DEVICE] == [] and trial.quiet == 1
     run(trial, {DEVICE: 0.5}, {DEVICE: close})
     assert trial.choice.times[DEVICE] == [0.5] and trial.quiet == 0

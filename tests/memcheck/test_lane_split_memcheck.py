@@ -55,19 +55,25 @@ def four_lanes(oclgrind_env, monkeypatch):
     return use
 
 
-@pytest.mark.parametrize("n", [3, 11])
-@pytest.mark.parametrize("func", list(CASES))
-def test_lane_split_on_oclgrind(memcheck, lanes_pair, four_lanes, func, n):
+def every_pass():
+    """UNPY_GPU_OPT=all's passes as one, on a nest that a device of no end of work-items
+    would run (the passes as they are now: `four_lanes` replaces them by this)."""
     from jitgpu import loopopt
     passes = loopopt.PASSES
 
-    def every_pass(kernel):
+    def run(kernel):
         kernel = kernel.replace(fill_items=1 << 40)
         for _, levels, fn in passes:
             if "all" in levels:
                 kernel = fn(kernel)
         return kernel
-    four_lanes(every_pass)
+    return run
+
+
+@pytest.mark.parametrize("n", [3, 11])
+@pytest.mark.parametrize("func", list(CASES))
+def test_lane_split_on_oclgrind(memcheck, lanes_pair, four_lanes, func, n):
+    four_lanes(every_pass())
     make, rtol = CASES[func]
     report = memcheck.check(lanes_pair, func, *make(n), rtol=rtol)
     assert all("lane_split(" in nest.reason and "4 lanes" in nest.reason
@@ -78,17 +84,8 @@ def test_lane_split_on_oclgrind(memcheck, lanes_pair, four_lanes, func, n):
 def test_lane_split_in_tiles_on_oclgrind(memcheck, lanes_pair, four_lanes, monkeypatch, n):
     """lane_split left out: nbody's loop staged in tiles of 8 iterations (the group's 8
     work-items load them), then its lanes split each tile (lane_split_tiles)."""
-    from jitgpu import loopopt
-    passes = loopopt.PASSES
     monkeypatch.setattr(importlib.import_module(LANES), "UNDERFILL", 1 << 41)
-
-    def every_pass(kernel):
-        kernel = kernel.replace(fill_items=1 << 40)
-        for _, levels, fn in passes:
-            if "all" in levels:
-                kernel = fn(kernel)
-        return kernel
-    four_lanes(every_pass)
+    four_lanes(every_pass())
     make, rtol = CASES["nbody_f64"]
     report = memcheck.check(lanes_pair, "nbody_f64", *make(n), rtol=rtol)
     assert "lane_split(j, 4 lanes, in tiles)" in report.nests[0].reason, str(report)

@@ -276,14 +276,14 @@ CASES = [
             return np.lexsort(a)
         """, r"call to 'numpy.lexsort' is not supported", 3, "np.lexsort"),
     ("unsupported numpy function with keywords", """
-        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', 'ndarray[float64, 2]')
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', 'ndarray[int64, 1]')
         def f(a, b):
-            return np.tensordot(a, b, axes=1)
-        """, r"call to 'numpy.tensordot' is not supported", 3, "np.tensordot"),
-    ("np.ndarray as an allocation", """
-        @unpython.type('int64', 'ndarray[float64, 1]')
-        def f(n):
-            return np.ndarray((n,), dtype=np.float64)
+            return np.lexsort(a, axis=0)
+        """, r"call to 'numpy.lexsort' is not supported", 3, "np.lexsort"),
+    ("np.ndarray over a buffer", """
+        @unpython.type('int64', 'ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(n, a):
+            return np.ndarray((n,), dtype=np.float64, buffer=a)
         """, r"write np.empty\(shape, dtype=...\)", 3, "np.ndarray"),
     ("keyword arguments", """
         @unpython.type('float64', 'float64')

@@ -72,7 +72,9 @@ ARRAY_FUNCTIONS.update({"cov": "cov", "histogram": "histogram", "interp": "inter
 ARRAY_FUNCTIONS.update({name: name for name in ("nanprod", "nanmean", "nanvar", "nanstd",
                                                  "nanmax", "nanmin", "quantile", "percentile",
                                                  "convolve", "unique", "einsum",
-                                                 "nanmedian", "nanquantile", "nanpercentile")})
+                                                 "nanmedian", "nanquantile", "nanpercentile",
+                                                 "take_along_axis", "average", "digitize",
+                                                 "cross")})
 # NumPy functions whose dtype may be given by position (np.full(n, v, np.float32)): the index
 # of that argument in NumPy's signature. It becomes the dtype= keyword.
 DTYPE_POSITION = {"full": 2, "full_like": 2, "zeros_like": 1, "ones_like": 1, "empty_like": 1,
@@ -628,6 +630,107 @@ class Lowering:
         last = at(count(1, False))
         return ir.IfExp(ir.Call("np.isnan", [last], loc), at(count(1, False)), middle, loc)
 
+    def bound_arguments(self, e, names, signature):
+        """{name: gast node} of the call `e` bound to NumPy's parameters `names` by position,
+        then by keyword; too many, an unknown one or one given twice is an error showing
+        `signature`."""
+        if len(e.args) > len(names):
+            raise self.error(f"{signature} takes at most {len(names)} arguments here", e)
+        given = dict(zip(names, e.args))
+        for kw in e.keywords:
+            if kw.arg not in names or kw.arg in given:
+                raise self.error(f"{signature} got '{kw.arg}' "
+                                 f"{'twice' if kw.arg in given else 'which it does not take'}",
+                                 kw.value)
+            given[kw.arg] = kw.value
+        return given
+
+    def tensordot(self, e):
+        """np.tensordot(a, b, axes=2) with the axes written out (an integer, or a pair of
+        integers or of lists of them): the call 'tensordot' with the keyword `axes`, a Const
+        (an int, or a pair of tuples)."""
+        given = self.bound_arguments(e, ("a", "b", "axes"), "np.tensordot(a, b, axes=2)")
+        if "b" not in given:
+            raise self.error("np.tensordot(a, b, axes=2) takes two arrays and the axes", e)
+
+        def literal(node):
+            if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+                value = literal(node.operand)
+                return -value if type(value) is int else None
+            return node.value if isinstance(node, gast.Constant) and \
+                type(node.value) is int else None
+        axes = given.get("axes")
+        value = 2 if axes is None else literal(axes)
+        if value is None and isinstance(axes, (gast.Tuple, gast.List)) and len(axes.elts) == 2:
+            value = tuple(tuple(literal(x) for x in side.elts)
+                          if isinstance(side, (gast.Tuple, gast.List))
+                          else (literal(side),) for side in axes.elts)
+            if any(x is None for side in value for x in side):
+                value = None
+        if value is None:
+            raise self.error("the axes of np.tensordot() must be written out in compiled code: "
+                             "an integer (axes=2) or a pair of lists of integers "
+                             "(axes=([1], [0]))", axes)
+        loc = loc_of(e)
+        return ir.ArrayCall("tensordot", [self.expr(given["a"]), self.expr(given["b"])],
+                            {"axes": ir.Const(value, loc_of(axes) if axes else loc)}, loc)
+
+    def polyfit(self, e):
+        """np.polyfit(x, y, deg): the least-squares coefficients (highest power first), through
+        the normal equations of NumPy's scaled Vandermonde matrix (numpy/lib/_polynomial_impl.py:
+        lhs = vander(x + 0.0, deg + 1), each column divided by its 2-norm `scale`, then
+        lstsq(lhs, y + 0.0) / scale): np.linalg.solve(lhs.T @ lhs, lhs.T @ y) / scale. The
+        arrays are computed once each, before the statement, after NumPy's checks (ValueError
+        for deg < 0, an empty x, or x and y of different lengths)."""
+        loc = loc_of(e)
+        names = ("x", "y", "deg", "rcond", "full", "w", "cov")
+        given = self.bound_arguments(e, names, "np.polyfit(x, y, deg)")
+        defaults = {"rcond": None, "full": False, "w": None, "cov": False}
+        for k, default in defaults.items():
+            node = given.get(k)
+            if node is not None and not (isinstance(node, gast.Constant) and
+                                         node.value is default):
+                raise self.error(f"np.polyfit() with {k}= is not supported in compiled code "
+                                 "(the coefficients alone, unweighted, with NumPy's default "
+                                 "rcond); for more, call it outside", node)
+        if not all(k in given for k in names[:3]):
+            raise self.error("np.polyfit(x, y, deg) needs x, y and deg", e)
+        if self.hoisted is None or self.conditional:
+            raise self.error("np.polyfit() is computed before its statement: write it in a "
+                             "statement of its own (p = np.polyfit(x, y, deg)), not inside a "
+                             "conditional expression", e)
+
+        def floats(node):       # NumPy's x + 0.0
+            return self.reused(ir.BinOp("+", self.expr(node), ir.Const(0.0, loc), loc), node)
+        x, y, deg = floats(given["x"]), floats(given["y"]), self.reused(
+            self.expr(given["deg"]), given["deg"])
+        n = ir.ArrayAttr(x(), "shape", 0, loc)
+        for bad, message in ((ir.Compare(deg(), ["<"], [ir.Const(0, loc)], loc),
+                              "expected deg >= 0"),
+                             (ir.Compare(n, ["=="], [ir.Const(0, loc)], loc),
+                              "expected non-empty vector for x"),
+                             (ir.Compare(copy.deepcopy(n), ["!="], [
+                                 ir.ArrayAttr(y(), "shape", 0, loc)], loc),
+                              "expected x and y to have same length")):
+            self.hoisted.append(ir.If(bad, [ir.Raise("ValueError", message, loc)], [], loc))
+        every = ir.Slice(None, None, None, loc)
+
+        def column(v):
+            return ir.Subscript(v, [every, ir.NewAxis(loc)], loc)
+
+        def transposed(v):
+            return ir.ArrayCall("transpose", [v], {}, loc)
+        powers = ir.ArrayCall("arange", [deg(), ir.Const(-1, loc), ir.Const(-1, loc)], {}, loc)
+        vander = self.reused(ir.BinOp("**", column(x()), ir.Subscript(
+            powers, [ir.NewAxis(loc), copy.deepcopy(every)], loc), loc), e)
+        scale = self.reused(ir.Call("np.sqrt", [ir.ArrayCall(
+            "sum", [ir.BinOp("*", vander(), vander(), loc)], {"axis": ir.Const(0, loc)}, loc)],
+            loc), e)
+        lhs = self.reused(ir.BinOp("/", vander(), scale(), loc), e)
+        solved = ir.ArrayCall("solve", [ir.BinOp("@", transposed(lhs()), lhs(), loc),
+                                        ir.BinOp("@", transposed(lhs()), y(), loc)], {}, loc)
+        return transposed(ir.BinOp("/", transposed(solved), scale(), loc))
+
     @contextlib.contextmanager
     def on_condition(self):
         self.conditional += 1
@@ -867,6 +970,17 @@ class Lowering:
                 return ir.ArrayCall("sum", [kept], self.keywords(e), loc)
             if name == "median":
                 return self.median(e)
+            if name == "tensordot":
+                return self.tensordot(e)
+            if name == "polyfit":
+                return self.polyfit(e)
+            if name == "gradient":
+                if not e.args:
+                    raise self.error("np.gradient(f, *varargs, axis=None, edge_order=1) needs "
+                                     "the array f", e)
+                f = self.reused(self.expr(e.args[0]), e.args[0])
+                return ir.ArrayCall("gradient", [f()] + [self.expr(a) for a in e.args[1:]],
+                                    self.keywords(e), loc)
             if name == "count_nonzero":
                 if len(e.args) != 1 or set(k.arg for k in e.keywords) - {"axis", "keepdims"}:
                     raise self.error("np.count_nonzero(a, axis=k) takes one array here", e)
@@ -888,8 +1002,7 @@ class Lowering:
                                      "functions", e)
                 return ir.Call("np." + name, [self.expr(a) for a in e.args], loc)
         if qualified == "numpy.ndarray":
-            raise self.error("np.ndarray(shape, dtype) is not supported in compiled functions; "
-                             "write np.empty(shape, dtype=...)", e)
+            return self.ndarray_allocation(e)
         # (of a function compiled code calls at all: else the call itself is what is refused)
         known = qualified in ("pow", "divmod", "numpy.divmod", "len") or (
             qualified is not None and builtin_name(qualified) is not None)
@@ -1061,13 +1174,33 @@ class Lowering:
             dtype_node = args.pop()
         if len(args) != 1:
             raise self.error(f"np.{fill}(shape, dtype) takes a shape and a dtype", e)
-        dims = self.array_call_arg(args[0])
+        return self.new_array(fill, args[0], dtype_node, e)
+
+    def new_array(self, fill, shape_node, dtype_node, e):
+        """np.<fill>(shape, dtype): an AllocArray where the dtype is a literal."""
+        dims = self.array_call_arg(shape_node)
         dtype = self.dtype_value(dtype_node) if dtype_node is not None else \
             ir.Const("float64", loc_of(e))
         if isinstance(dtype, ir.Const):
             return ir.AllocArray(fill, dims if isinstance(dims, list) else [dims], dtype.value,
                                  loc_of(e))
         return ir.ArrayCall(fill, [dims], {"dtype": dtype}, loc_of(e))
+
+    def ndarray_allocation(self, e):
+        """`np.ndarray(shape, dtype=float)`: NumPy's constructor given a shape allocates
+        uninitialised memory, as np.empty does. Over a buffer (buffer=, offset=, strides=)
+        it is refused."""
+        given = self.bound_arguments(e, ("shape", "dtype", "buffer", "offset", "strides",
+                                         "order"), "np.ndarray(shape, dtype)")
+        unknown = set(given) - {"shape", "dtype", "order"}
+        order = given.get("order")
+        if unknown or "shape" not in given or order is not None and not (
+                isinstance(order, gast.Constant) and order.value == "C"):
+            shown = ", ".join(sorted(unknown | ({"order"} if order is not None else set())))
+            raise self.error("np.ndarray(shape, dtype) allocates here (as np.empty); "
+                             f"{shown or 'no shape'} is not supported in compiled functions; "
+                             "write np.empty(shape, dtype=...) and fill it", e)
+        return self.new_array("empty", given["shape"], given.get("dtype"), e)
 
     def dtype_literal(self, node, call):
         import numpy

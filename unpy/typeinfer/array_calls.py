@@ -18,7 +18,7 @@ LIKE = {"zeros_like": "zeros", "empty_like": "empty", "ones_like": "ones", "full
 LINALG = {"solve", "inv", "cholesky", "det", "eigh"}
 SORT_KINDS = ("quicksort", "mergesort", "heapsort", "stable")
 # Where axis=None is not what leaving the axis out means (the others drop it).
-AXIS_NONE_FLATTENS = ("sort", "argsort", "concatenate", "diff")
+AXIS_NONE_FLATTENS = ("sort", "argsort", "concatenate", "diff", "take_along_axis")
 COMPLEX_REDUCTIONS = {"sum", "prod", "mean", "any", "all"}
 KEYWORDS = {name: {"axis", "keepdims"} for name in REDUCTIONS}
 KEYWORDS.update({name: {"axis", "keepdims", "ddof"} for name in ("std", "var", "nanstd",
@@ -178,6 +178,18 @@ def type_array_call(infer, e: ir.ArrayCall):
         return convolution(infer, e)
     if f == "einsum":
         return einsum(infer, e)
+    if f == "tensordot":
+        return tensordot(infer, e)
+    if f == "take_along_axis":
+        return take_along_axis(infer, e)
+    if f == "average":
+        return average(infer, e)
+    if f == "gradient":
+        return gradient(infer, e)
+    if f == "digitize":
+        return digitize(infer, e)
+    if f == "cross":
+        return cross(infer, e)
     if f == "unique":
         return unique(infer, e)
     if f == "polyval":
@@ -862,8 +874,14 @@ def quantile(infer, e):
     elements interpolated by q's (a Python q weak: float32 data give float32), an integer q
     of np.quantile picks an element (a's dtype)."""
     what = f"np.{e.func}(a, q)"
-    refusal = (f"{what} of the whole array takes the array and q in compiled code (not axis=, "
-               "out=, keepdims= or weights=): for rows, sort them (np.sort(a)) and interpolate")
+    along = not e.func.startswith("nan")
+    refusal = (f"{what} takes the array and q in compiled code (" +
+               ("and axis=, keepdims=; " if along else "of the whole array; ") +
+               "not out=, overwrite_input= or weights=): " +
+               ("for several axes, transpose them last and reshape" if along else
+                "for rows, sort them (np.sort(a)) and interpolate"))
+    axis = e.keywords.pop("axis", None) if along else None
+    keepdims = e.keywords.pop("keepdims", None) if along else None
     for k, value in e.keywords.items():
         if k != "method":
             raise infer.error(refusal, value)
@@ -892,9 +910,25 @@ def quantile(infer, e):
         out = np.result_type(np.dtype(a.type.dtype), 0.0).name
     else:
         out = np.result_type(np.dtype(a.type.dtype), np.dtype(qdtype)).name
+    e.keywords = {"q_dtype": ir.Const(qdtype, e.loc)}
+    keep = keepdims is not None and literal_bool(infer, keepdims, "keepdims")
+    if is_none(axis) and keep:
+        raise infer.error(f"{what} with keepdims=True needs an axis in compiled code; without "
+                          "one write the value (an array of ones' shape holds just it)", keepdims)
+    if not is_none(axis):
+        k = literal_axis(infer, e, axis, a.type.ndim)
+        ndim = a.type.ndim - (not keep)
+        if ndim:
+            # the axis last, each row sorted: the result's elements are the rows' quantiles
+            order = tuple(d for d in range(a.type.ndim) if d != k) + (k,)
+            rows = infer.expr(ir.ArrayCall("transpose", [a, [ir.Const(d, e.loc)
+                                                             for d in order]], {}, e.loc))
+            e.args = [infer.expr(ir.ArrayCall("sort", [rows], {}, e.loc)), q]
+            e.keywords.update(axis=ir.Const(k, e.loc), keepdims=ir.Const(keep, e.loc))
+            e.type = Array(out, ndim)
+            return e
     ravelled = ir.ArrayCall("ravel", [a], {}, e.loc)
     e.args = [infer.expr(ir.ArrayCall("sort", [ravelled], {}, e.loc)), q]
-    e.keywords = {"q_dtype": ir.Const(qdtype, e.loc)}
     e.type = Scalar(out)
     return e
 
@@ -1037,6 +1071,217 @@ def einsum(infer, e):
     return e
 
 
+def tensordot(infer, e):
+    """`np.tensordot(a, b, axes)` (axes a literal: an int N, a's last N axes with b's first N,
+    or a pair of lists) as the np.einsum() that names the summed axes of both operands with
+    one letter each, a's other axes then b's in the output; the lengths summed together must
+    be equal (the keyword `exact`: NumPy's tensordot does not broadcast a length 1)."""
+    a, b = array_arg(infer, e, 0), array_arg(infer, e, 1)
+    axes = e.keywords["axes"].value
+    if type(axes) is int:
+        axes_a, axes_b = list(range(-axes, 0)), list(range(0, axes))
+    else:
+        axes_a, axes_b = (list(side) for side in axes)
+    if len(axes_a) != len(axes_b):
+        raise infer.error(f"np.tensordot() sums over {len(axes_a)} axes of a and "
+                          f"{len(axes_b)} of b (NumPy raises ValueError: shape-mismatch for "
+                          "sum)", e)
+    for x, side in ((a, axes_a), (b, axes_b)):
+        n = x.type.ndim
+        if any(not -n <= k < n for k in side) or len({k % n for k in side}) != len(side):
+            raise infer.error(f"the axes {tuple(side)} of np.tensordot() are not distinct axes "
+                              f"of an array of {n} dimension(s)", e)
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    sub_a = [next(letters) for _ in range(a.type.ndim)]
+    sub_b = [None] * b.type.ndim
+    for ka, kb in zip(axes_a, axes_b):
+        sub_b[kb % b.type.ndim] = sub_a[ka % a.type.ndim]
+    sub_b = [c if c is not None else next(letters) for c in sub_b]
+    summed = {sub_a[k % a.type.ndim] for k in axes_a}
+    out = [c for c in sub_a if c not in summed] + [c for c in sub_b if c not in summed]
+    if not out:
+        raise infer.error("np.tensordot() over every axis gives a 0-d array, not supported in "
+                          "compiled code; for the number write np.sum(a * b) (or "
+                          "np.einsum('ij,ij', a, b))", e)
+    subscripts = "".join(sub_a) + "," + "".join(sub_b) + "->" + "".join(out)
+    for x in (a, b):
+        if np.dtype(x.type.dtype).kind not in "iuf":
+            raise infer.error(f"np.tensordot() of {x.type} is not supported in compiled code: "
+                              "it needs real numbers (of bools, their int8 values)", x)
+    e.func, e.args, e.keywords = "einsum", [ir.Const(subscripts, e.loc), a, b], {}
+    einsum(infer, e)
+    e.keywords["exact"] = ir.Const(True, e.loc)
+    return e
+
+
+def average(infer, e):
+    """`np.average(a, axis=None, weights=None, keepdims=False)`: np.mean without weights;
+    with them, of real numbers, the call 'average' of [a, weights] in NumPy's result dtype
+    (numpy/lib/_function_base_impl.py: float64 at least for integers), the weights of a's
+    dimensions, or 1-D along the axis (a view with new axes around it), and the keywords
+    `axis` (a Const int, absent for all of a), `keepdims`, `along` (Const True for 1-D
+    weights along the axis)."""
+    signature = "np.average(a, axis=None, weights=None, returned=False, keepdims=False)"
+    given = bound_arguments(infer, e, ("a", "axis", "weights", "returned", "keepdims"),
+                            signature)
+    if "a" not in given:
+        raise infer.error(f"{signature} needs the array", e)
+    returned = given.get("returned")
+    if returned is not None and literal_bool(infer, returned, "returned of np.average()"):
+        raise infer.error("np.average(..., returned=True) is not supported in compiled code; "
+                          "the sum of the weights is np.sum(weights, axis): compute it beside "
+                          "the average", returned)
+    a = infer.expr(given["a"])
+    if not isinstance(a.type, Array):
+        raise infer.error(f"np.average() of {a.type} is not supported in compiled code; it "
+                          "needs an array", a)
+    axis = given.get("axis")
+    axis = None if is_none(axis) else literal_axis(infer, e, axis, a.type.ndim)
+    keywords = {} if axis is None else {"axis": ir.Const(axis, e.loc)}
+    if "keepdims" in given:
+        keywords["keepdims"] = ir.Const(literal_bool(infer, given["keepdims"], "keepdims"),
+                                        e.loc)
+    if is_none(given.get("weights")):
+        return infer.expr(ir.ArrayCall("mean", [a], keywords, e.loc))
+    w = infer.expr(given["weights"])
+    for x in (a, w):
+        if not isinstance(x.type, Array) or np.dtype(x.type.dtype).kind not in "biuf":
+            raise infer.error(f"np.average() with weights of {x.type} is not supported in "
+                              "compiled code: a and the weights must be arrays of real numbers "
+                              "(else write np.sum(a * w) / np.sum(w))", x)
+    if w.type.ndim != a.type.ndim:
+        if axis is None:
+            raise infer.error("np.average(): axis must be specified when shapes of a and "
+                              "weights differ (NumPy raises TypeError)", w)
+        if w.type.ndim != 1:
+            raise infer.error("np.average(): 1D weights expected when shapes of a and weights "
+                              "differ (NumPy raises TypeError)", w)
+        n = a.type.ndim
+        w = ir.View(w, [ir.NewAxis(e.loc)] * axis + [ir.Slice(None, None, None, e.loc)] +
+                    [ir.NewAxis(e.loc)] * (n - axis - 1), e.loc, Array(w.type.dtype, n))
+        keywords["along"] = ir.Const(True, e.loc)
+    dtype = np.average(np.ones(1, a.type.dtype), weights=np.ones(1, w.type.dtype)).dtype.name
+    e.args, e.keywords = [cast_array(a, dtype), cast_array(w, dtype)], keywords
+    keepdims = "keepdims" in keywords and keywords["keepdims"].value
+    ndim = a.type.ndim if keepdims else 0 if axis is None else a.type.ndim - 1
+    e.type = Array(dtype, ndim) if ndim else Scalar(dtype)
+    return e
+
+
+def gradient(infer, e):
+    """`np.gradient(f, *varargs, axis=None, edge_order=1)` with uniform spacings (none, one
+    for every axis, or one per axis): per axis, the call 'gradient' of [the derivative, f]
+    with the keywords `axis` and `edge_order` (ValueError where f is shorter than
+    edge_order + 1 along it), the derivative written as NumPy's uniform case computes it
+    (numpy/lib/_function_base_impl.py): (f[2:] - f[:-2]) / (2. * h) inside, one-sided
+    differences at both ends, joined along the axis (np.concatenate) and converted to the
+    result's dtype (f's float, float64 for integers). A tuple for several axes."""
+    if e.type is not None:      # typed already (read again)
+        return e
+    f = array_arg(infer, e)
+    check_keywords(infer, e, {"axis", "edge_order"})
+    if np.dtype(f.type.dtype).kind not in "iuf":
+        raise infer.error(f"np.gradient() of {f.type} is not supported in compiled code: it "
+                          "needs real numbers", f)
+    n = f.type.ndim
+    axis = e.keywords.get("axis")
+    if is_none(axis):
+        axes = list(range(n))
+    else:
+        items = axis.items if isinstance(axis, ir.TupleValue) else axis \
+            if isinstance(axis, list) else [axis]
+        axes = [literal_axis(infer, e, x, n) for x in items]
+        if len(set(axes)) != len(axes):
+            raise infer.error("np.gradient(): repeated axis", axis)
+    order = e.keywords.get("edge_order", ir.Const(1, e.loc))
+    if not (isinstance(order, ir.Const) and order.value in (1, 2) and
+            type(order.value) is int):
+        raise infer.error("the edge_order of np.gradient() must be 1 or 2 (a literal)", order)
+    spacings = [infer.expr(h) for h in e.args[1:]]
+    for h in spacings:
+        if not isinstance(h.type, Scalar) or np.dtype(h.type.dtype).kind not in "iuf":
+            raise infer.error(f"np.gradient() with a spacing of {h.type} is not supported in "
+                              "compiled code: give each axis's uniform step as a number (for "
+                              "coordinates, write the differences: np.diff(f) / np.diff(x))", h)
+    if len(spacings) not in (0, 1, len(axes)):
+        raise infer.error(f"np.gradient() takes one spacing, or one per axis ({len(axes)}); "
+                          f"{len(spacings)} are given (NumPy raises TypeError)", e)
+    if not spacings:
+        spacings = [ir.Const(1.0, e.loc)]
+    out = "float64" if f.type.dtype[0] in "iu" else f.type.dtype
+    loc = e.loc
+
+    def part(axis, start, stop):
+        def bound(v):
+            return None if v is None else ir.Const(v, loc)
+        indices = [ir.Slice(None, None, None, loc) for _ in range(n)]
+        indices[axis] = ir.Slice(bound(start), bound(stop), None, loc)
+        view = infer.expr(ir.Subscript(copy.deepcopy(f), indices, loc))
+        return cast_array(view, "float64") if out != f.type.dtype else view
+
+    def typed(op, a, b):
+        return infer.expr(ir.BinOp(op, a, b, loc))
+
+    derivatives = []
+    for k, axis in enumerate(axes):
+        h = copy.deepcopy(spacings[k if len(spacings) > 1 else 0])
+        inside = typed("/", typed("-", part(axis, 2, None), part(axis, None, -2)),
+                       typed("*", ir.Const(2.0, loc), copy.deepcopy(h)))
+        if order.value == 1:
+            first = typed("/", typed("-", part(axis, 1, 2), part(axis, 0, 1)), h)
+            last = typed("/", typed("-", part(axis, -1, None), part(axis, -2, -1)),
+                         copy.deepcopy(h))
+        else:
+            def weighted(weights, starts):
+                terms = [typed("*", typed("/", ir.Const(w, loc), copy.deepcopy(h)),
+                               part(axis, s, s + 1 if s != -1 else None))
+                         for w, s in zip(weights, starts)]
+                return typed("+", typed("+", terms[0], terms[1]), terms[2])
+            first = weighted((-1.5, 2.0, -0.5), (0, 1, 2))
+            last = weighted((0.5, -2.0, 1.5), (-3, -2, -1))
+        joined = infer.expr(ir.ArrayCall("concatenate", [[first, inside, last]],
+                                         {"axis": ir.Const(axis, loc)}, loc))
+        derivatives.append(ir.ArrayCall(
+            "gradient", [cast_array(joined, out), copy.deepcopy(f)],
+            {"axis": ir.Const(axis, loc), "edge_order": ir.Const(order.value, loc)}, loc,
+            Array(out, n)))
+    if len(derivatives) == 1:
+        return derivatives[0]
+    return ir.TupleValue(derivatives, loc, TupleType(tuple(d.type for d in derivatives)))
+
+
+def take_along_axis(infer, e):
+    """`np.take_along_axis(arr, indices, axis=-1)`: arr and the integer indices of one number
+    of dimensions (axis=None: arr flattened, 1-D indices); a new array of arr's dtype. Kept as
+    [arr, indices] and the keyword `axis` (a Const int)."""
+    signature = "np.take_along_axis(arr, indices, axis=-1)"
+    given = bound_arguments(infer, e, ("arr", "indices", "axis"), signature)
+    if "arr" not in given or "indices" not in given:
+        raise infer.error(f"{signature} needs the array and the indices", e)
+    arr, indices = infer.expr(given["arr"]), infer.expr(given["indices"])
+    for x in (arr, indices):
+        if not isinstance(x.type, Array):
+            raise infer.error(f"{signature} takes arrays, got {x.type}", x)
+    if indices.type.dtype == "bool" or not is_int(Scalar(indices.type.dtype)):
+        raise infer.error(f"the indices of np.take_along_axis() must be an integer array, got "
+                          f"{indices.type} (NumPy raises IndexError)", indices)
+    axis = given.get("axis", ir.Const(-1, e.loc))
+    if is_none(axis):
+        if indices.type.ndim != 1:
+            raise infer.error("when axis=None, the indices of np.take_along_axis() must have a "
+                              "single dimension (NumPy raises ValueError)", indices)
+        arr, axis = infer.expr(ir.ArrayCall("ravel", [arr], {}, e.loc)), 0
+    else:
+        axis = literal_axis(infer, e, axis, arr.type.ndim)
+    if arr.type.ndim != indices.type.ndim:
+        raise infer.error(f"the indices and the array of np.take_along_axis() must have the "
+                          f"same number of dimensions (NumPy raises ValueError): "
+                          f"{indices.type} and {arr.type}", e)
+    e.args, e.keywords = [arr, indices], {"axis": ir.Const(axis, e.loc)}
+    e.type = Array(arr.type.dtype, arr.type.ndim)
+    return e
+
+
 def searchsorted(infer, e):
     """`np.searchsorted(a, v, side='left')` (and `a.searchsorted(v)`) of real numbers: `a` a
     1-D array, `v` a scalar or an array; int64 indices of v's shape (a scalar for a scalar).
@@ -1061,6 +1306,55 @@ def searchsorted(infer, e):
         raise infer.error(f"the array of np.searchsorted() must be 1-D, got {a.type}", a)
     e.args, e.keywords = [a, v], {"side": ir.Const(side.value, e.loc)}
     e.type = Array("int64", v.type.ndim) if isinstance(v.type, Array) else Scalar("int64")
+    return e
+
+
+def cross(infer, e):
+    """`np.cross(a, b)` of vectors along the last axis of arrays of real numbers: NumPy's
+    dtype (the two promoted), max(a.ndim, b.ndim) dimensions (vectors of 3 components, or of
+    2 and 3)."""
+    names = ("a", "b", "axisa", "axisb", "axisc", "axis")
+    given = bound_arguments(infer, e, names, "np.cross(a, b)")
+    for k in names[2:]:
+        value = given.get(k)
+        if value is not None and not is_none(value) and \
+                literal_int(infer, value, f"{k} of np.cross()") != -1:
+            raise infer.error(f"np.cross() takes its vectors along the last axis in compiled "
+                              f"code ({k}=-1); transpose the arrays first (a.T)", value)
+    if "a" not in given or "b" not in given:
+        raise infer.error("np.cross(a, b) needs two arrays", e)
+    a, b = infer.expr(given["a"]), infer.expr(given["b"])
+    for x in (a, b):
+        if not isinstance(x.type, Array) or np.dtype(x.type.dtype).kind not in "iuf":
+            raise infer.error(f"np.cross() of {x.type} is not supported in compiled code: it "
+                              "needs arrays of real numbers", x)
+    e.args, e.keywords = [a, b], {}
+    dtype = np.promote_types(np.dtype(a.type.dtype), np.dtype(b.type.dtype)).name
+    e.type = Array(dtype, max(a.type.ndim, b.type.ndim))
+    return e
+
+
+def digitize(infer, e):
+    """`np.digitize(x, bins, right=False)` of real numbers: x a scalar or an array, bins a 1-D
+    array; int64 indices of x's shape (a scalar for a scalar). Kept as [x, bins] and the
+    keyword `side` of the search it makes ('right', or 'left' for right=True)."""
+    signature = "np.digitize(x, bins, right=False)"
+    given = bound_arguments(infer, e, ("x", "bins", "right"), signature)
+    if "x" not in given or "bins" not in given:
+        raise infer.error(f"{signature} needs x and bins", e)
+    right = literal_bool(infer, given["right"], "right of np.digitize()") \
+        if "right" in given else False
+    x, bins = infer.expr(given["x"]), infer.expr(given["bins"])
+    for name, a in (("x", x), ("bins", bins)):
+        if not isinstance(a.type, (Array, Scalar)) or np.dtype(a.type.dtype).kind not in "biuf":
+            raise infer.error(f"np.digitize() of {a.type} ({name}) is not supported in compiled "
+                              "code: x and bins must be real numbers (NumPy raises TypeError "
+                              "for complex x)", a)
+    if not isinstance(bins.type, Array) or bins.type.ndim != 1:
+        raise infer.error(f"the bins of np.digitize() must be a 1-D array, got {bins.type} "
+                          "(NumPy raises ValueError)", bins)
+    e.args, e.keywords = [x, bins], {"side": ir.Const("left" if right else "right", e.loc)}
+    e.type = Array("int64", x.type.ndim) if isinstance(x.type, Array) else Scalar("int64")
     return e
 
 

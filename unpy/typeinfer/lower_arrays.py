@@ -694,6 +694,19 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
                 return self.shape(e.args[0])
             if f == "diag":
                 return self.diagonal_shape(e)
+            if f == "take_along_axis":
+                return self.along_axis_parts(e)[0]
+            if f == "average":
+                return self.shape(self.weighted_average(e))
+            if f == "cross":
+                return self.cross_parts(e)[0]
+            if f == "gradient":
+                derivative, array = e.args
+                axis, order = e.keywords["axis"].value, e.keywords["edge_order"].value
+                self.check(compare("<", self.shape(array)[axis], const(order + 1)),
+                           "Shape of array too small to calculate a numerical gradient, at "
+                           "least (edge_order + 1) elements are required.")
+                return self.shape(derivative)
             if f == "diff":
                 shape = list(self.shape(e.args[0]))
                 axis = e.keywords["axis"].value
@@ -705,6 +718,11 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
                 return self.shape(e.args[0])
         if f in ("sort", "argsort"):
             return self.shape(e.args[0])
+        if f in ("quantile", "percentile"):     # along an axis: the rows' quantiles
+            shape = self.shape(e.args[0])[:-1]
+            if e.keywords["keepdims"].value:
+                shape.insert(e.keywords["axis"].value, const(1))
+            return shape
         if f == "bincount":
             return [self.bincount_length(e)]
         if f == "convolve":
@@ -973,6 +991,14 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
             return binop("-", convert(later, dtype), convert(earlier, dtype), dtype)
         if f == "roll":
             return self.rolled_element(e, idx)
+        if f == "take_along_axis":
+            return self.along_axis_element(e, idx)
+        if f == "average":
+            return self.element(self.weighted_average(e), idx)
+        if f == "cross":
+            return self.cross_element(e, idx)
+        if f == "gradient":
+            return self.element(e.args[0], idx)
         if f == "diag":
             k, a = e.keywords["k"].value, e.args[0]
             row, column = (const(0), const(k)) if k >= 0 else (const(-k), const(0))

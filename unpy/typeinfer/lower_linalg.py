@@ -1,5 +1,5 @@
-"""np.linalg, np.cov, np.histogram, np.meshgrid, np.polyval, np.searchsorted and np.interp in
-the array lowering. A mixin of `ArrayLowering`
+"""np.linalg, np.cov, np.histogram, np.meshgrid, np.polyval, np.searchsorted, np.digitize and
+np.interp in the array lowering. A mixin of `ArrayLowering`
 (unpy/typeinfer/lower_arrays.py), whose state it shares.
 
 `np.linalg.solve`, `inv`, `cholesky`, `det`, `eigh` (solve, inv, det also of complex matrices)
@@ -9,10 +9,11 @@ new arrays allocated before it (det gives its value). It runs on the host, outsi
 copies of its inputs (LAPACK overwrites them), and raises LinAlgError as NumPy does. `np.cov`
 and `np.histogram` become nests: a mean along the rows and a product, and two scans with NumPy's
 rule for the bin of a value; `np.meshgrid` a copy per grid, `np.polyval` Horner's loop per value,
-`np.searchsorted` and `np.interp` a bisection per value.
+`np.searchsorted`, `np.digitize` and `np.interp` a bisection per value.
 """
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -22,6 +23,7 @@ from unpy.ir import Array, Scalar
 from unpy.typeinfer.array_calls import cast_array, sample_of
 from unpy.typeinfer.build_ir import (BOOL, Check, add, binop, call, choose, compare, const, mul,
                                      convert, either, scalar_function, sub, truth)
+from unpy.typeinfer.types import PY_INT
 
 # The library calls: how many leading arguments each writes (the rest it only reads).
 LIBRARY_OUTPUTS = {"linalg.solve": 1, "linalg.inv": 1, "linalg.cholesky": 1, "linalg.eigh": 2,
@@ -29,15 +31,16 @@ LIBRARY_OUTPUTS = {"linalg.solve": 1, "linalg.inv": 1, "linalg.cholesky": 1, "li
 # ArrayCalls lowered here: array results (allocated by the caller, filled by `library_into`)
 # and the others (a scalar or a tuple, from `library_value`).
 ARRAY_RESULTS = {"solve", "inv", "cholesky", "cov", "interp", "searchsorted", "polyval",
-                 "repeat", "tile"}
+                 "repeat", "tile", "digitize"}
 # (np.interp, np.searchsorted and np.polyval of a scalar x)
 OTHER_RESULTS = {"det", "eigh", "histogram", "interp", "searchsorted", "polyval", "meshgrid",
+                 "digitize",
                  "nonzero", "flatnonzero", "argwhere", "unique"}
 # Arrays whose length is known only once they are computed (from `library_value`).
 SIZED_BY_VALUES = {"flatnonzero", "argwhere", "unique"}
 # Their argument whose shape the result has, and the builder of one element's statements.
 ELEMENTWISE = {"interp": (0, "interpolation"), "searchsorted": (1, "insertion"),
-               "polyval": (1, "polynomial")}
+               "polyval": (1, "polynomial"), "digitize": (0, "digitization")}
 
 
 def working_dtype(e: ir.ArrayCall) -> str:
@@ -287,6 +290,19 @@ class LinalgLowering:
         a = self.in_place(a)
         dtype = np.result_type(np.dtype(a.type.dtype), np.dtype(e.args[1].type.dtype)).name
         n = self.shape(a)[0]
+
+        def search(value, store):
+            v = self.temp("v", Scalar(dtype))
+            lo, steps = self.sorted_position(lambda mid: self.element(a, [mid]), n, v,
+                                             e.keywords["side"].value, loc)
+            return [ir.Assign(v, convert(value, dtype), loc)] + steps + store(lo)
+        return search
+
+    def sorted_position(self, item, n, v, side, loc):
+        """(lo, statements): npy_binsearch's index of `v` among the sorted `item(k)` for k in
+        [0, n), compared in v's dtype by np.sort's order (NaN after every number): the first
+        whose item is not below v ('left') or is above it ('right')."""
+        dtype = v.type.dtype
         floats = np.dtype(dtype).kind == "f"
 
         def below(p, q):        # p < q, NaN the largest (NumPy's sort order)
@@ -295,16 +311,66 @@ class LinalgLowering:
                 return less
             return either(less, ir.BoolOp("and", [compare("!=", q, q), compare("==", p, p)],
                                           (0, 0), BOOL))
+        at = lambda mid: convert(item(mid), dtype)
+        return self.bisection(n, (lambda mid: below(at(mid), v)) if side == "left" else
+                              (lambda mid: ir.UnaryOp("not", below(v, at(mid)), (0, 0), BOOL)),
+                              loc)
+
+    def digitization(self, e):
+        """np.digitize(x, bins, right) as NumPy computes it (numpy/lib/_function_base_impl.py):
+        ValueError unless the bins rise or fall (check_array_monotonic of compiled_base.c, in
+        float64: equal leading edges skipped, then the first step's direction kept); rising,
+        np.searchsorted(bins, x, side) with side 'right' ('left' for right=True); falling,
+        len(bins) - np.searchsorted(bins[::-1], x, side). Returns, for one x, statements
+        that hand the index to `store`."""
+        loc = e.loc
+        bins = self.in_place(e.args[1])
+        dtype = np.result_type(np.dtype(bins.type.dtype), np.dtype(e.args[0].type.dtype)).name
+        n = self.shape(bins)[0]
+        falling = self.monotonicity(e, bins, n)
 
         def search(value, store):
             v = self.temp("v", Scalar(dtype))
-            item = lambda mid: convert(self.element(a, [mid]), dtype)
-            lo, steps = self.bisection(n, (lambda mid: below(item(mid), v))
-                                       if e.keywords["side"].value == "left" else
-                                       (lambda mid: ir.UnaryOp("not", below(v, item(mid)),
-                                                               (0, 0), BOOL)), loc)
-            return [ir.Assign(v, convert(value, dtype), loc)] + steps + store(lo)
+            side = e.keywords["side"].value
+            up, up_steps = self.sorted_position(lambda k: self.element(bins, [k]), n, v,
+                                                side, loc)
+            down, down_steps = self.sorted_position(
+                lambda k: self.element(bins, [sub(sub(n, const(1)), k)]), n, v, side, loc)
+            return [ir.Assign(v, convert(value, dtype), loc),
+                    ir.If(falling, down_steps + store(sub(n, down)), up_steps + store(up), loc)]
         return search
+
+    def monotonicity(self, e, bins, n):
+        """A bool local: whether the bins fall (check_array_monotonic's -1), computed once per
+        statement before its nests; ValueError where they neither rise nor fall."""
+        key = ("monotonic", id(e))
+        if key not in self.memo:
+            loc = e.loc
+            f64 = "float64"
+            at = lambda k: convert(self.element(bins, [k]), f64)
+            i, j = self.temp("k", Scalar("int64")), self.temp("j", PY_INT)
+            rises, up, down = (self.temp(stem, BOOL) for stem in ("u", "r", "f"))
+            last, step = at(sub(j, const(1))), at(j)
+            self.pre += [
+                ir.Assign(rises, const(True, "bool"), loc),
+                ir.Assign(up, const(False, "bool"), loc),
+                ir.Assign(down, const(False, "bool"), loc),
+                ir.Assign(i, const(1), loc),
+                ir.If(compare(">", n, const(0)), [
+                    ir.While(ir.BoolOp("and", [compare("<", i, n),
+                                               compare("==", at(i), at(const(0)))], loc, BOOL),
+                             [ir.Assign(i, add(i, const(1)), loc)], loc),
+                    ir.If(compare("<", i, n), [
+                        ir.Assign(rises, compare("<", at(const(0)), at(i)), loc),
+                        self.loop(j, add(i, const(1)), n, [
+                            ir.Assign(up, either(up, compare(">", last, step)), loc),
+                            ir.Assign(down, either(down, compare("<", copy.deepcopy(last),
+                                                                 copy.deepcopy(step))), loc)],
+                            loc)], [], loc)], [], loc)]
+            self.check(choose(rises, up, down), "bins must be monotonically increasing or "
+                       "decreasing")
+            self.memo[key] = (e, self.scalar_temp("f", ir.UnaryOp("not", rises, loc, BOOL)))
+        return self.memo[key][1]
 
     def interpolation(self, e):
         """np.interp(x, xp, fp, left, right) as NumPy computes it (arr_interp in numpy/_core/

@@ -60,6 +60,8 @@ class ReductionLowering:
             stmts, total = self.einsum_sum(e, [], e.loc)
             self.pre += stmts
             return total
+        if f == "average":
+            return self.scalar(self.weighted_average(e))
         if f in REDUCING:
             a = e.args[0]
             shape = self.shape(a)
@@ -289,6 +291,8 @@ class ReductionLowering:
             return self.sort_into(out, e, shape, loc)
         if f == "bincount":
             return self.bincount_into(out, e, shape, loc)
+        if f in ("quantile", "percentile"):
+            return self.quantiles_into(out, e, shape, loc)
         if f == "convolve":
             return self.convolution_into(out, e, shape, loc)
         if f == "einsum":
@@ -371,11 +375,47 @@ class ReductionLowering:
                     ir.Assign(self.element(out, idx), acc, loc)]
         return self.nest(shape, body)
 
+    def weighted_average(self, e):
+        """np.average(a, axis, weights) (typed: a and the weights in the result's dtype) as
+        NumPy computes it (numpy/lib/_function_base_impl.py): np.sum(a * w, axis) / np.sum(w,
+        axis), the sums of the weights computed once; ValueError where the weights' shape is
+        not a's (1-D weights: where their length is not a's along the axis), and
+        ZeroDivisionError where a sum of the weights is 0, NumPy's words. The value is typed
+        IR of the array lowering's own calls, made once per statement."""
+        key = ("average", id(e))
+        if key not in self.memo:
+            a, w = e.args
+            keywords = {k: v for k, v in e.keywords.items() if k in ("axis", "keepdims")}
+            shape, weights = self.shape(a), self.shape(w)
+            if "along" in e.keywords:
+                axis = keywords["axis"].value
+                self.check(compare("!=", weights[axis], shape[axis]), "Shape of weights must "
+                           "be consistent with shape of a along specified axis.")
+            else:
+                for n, m in zip(shape, weights):
+                    if not same(n, m):
+                        self.check(compare("!=", n, m), "Axis must be specified when shapes of "
+                                   "a and weights differ.")
+            dtype, t = e.type.dtype, e.type
+            total = ir.ArrayCall("sum", [w], dict(keywords), e.loc, t)
+            if isinstance(t, Array):
+                total = self.materialize(total)
+                bad = self.accumulate("|", self.shape(total), lambda idx: compare(
+                    "==", self.element(total, idx), convert(const(0), dtype)), "bool", e.loc)
+            else:
+                total = self.scalar(total)
+                bad = compare("==", total, convert(const(0), dtype))
+            self.check(bad, "Weights sum to zero, can't be normalized", "ZeroDivisionError")
+            product = ir.BinOp("*", a, copy.deepcopy(w), e.loc, Array(dtype, a.type.ndim))
+            sums = ir.ArrayCall("sum", [product], keywords, e.loc, t)
+            self.memo[key] = (e, ir.BinOp("/", sums, total, e.loc, t))
+        return self.memo[key][1]
+
     def einsum_parts(self, e):
         """(the operands' names, their letters, the output's letters, each letter's length) of
         np.einsum(): a letter repeated within an operand needs equal lengths there, and
-        across operands lengths equal or 1 (NumPy broadcasts a length 1); ValueError
-        otherwise, as NumPy's."""
+        across operands lengths equal or 1 (NumPy broadcasts a length 1; np.tensordot's,
+        the keyword `exact`, equal); ValueError otherwise, as NumPy's."""
         key = ("einsum", id(e))
         if key not in self.memo:
             lhs, out = e.keywords["subscripts"].value.split("->")
@@ -395,6 +435,8 @@ class ReductionLowering:
                     d = dims[0]
                     if size is None:
                         size = d
+                    elif not same(size, d) and "exact" in e.keywords:
+                        self.check(compare("!=", d, size), "shape-mismatch for sum")
                     elif not same(size, d):
                         self.check(ir.BoolOp("and", [compare("!=", d, size),
                                                      compare("!=", d, const(1)),
@@ -426,7 +468,7 @@ class ReductionLowering:
         def at(x, axis, c):
             shared = sum(c in other for other in inputs) > 1
             d = self.shape(x)[axis]
-            if shared and not same(d, sizes[c]):
+            if shared and not same(d, sizes[c]) and "exact" not in e.keywords:
                 return call("min", [index[c], sub(d, const(1))], "int64")
             return index[c]
         term = None

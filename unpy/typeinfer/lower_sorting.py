@@ -8,12 +8,13 @@ sequential, stable (equal keys keep their order, as NumPy's kind='stable'). NaN 
 every number, as in NumPy."""
 from __future__ import annotations
 
+import copy
 import math
 
 from unpy import ir
 from unpy.ir import Array, Scalar
 from unpy.typeinfer.build_ir import (BOOL, binop, call, choose, compare, const, convert, either,
-                                     scalar_function, sub)
+                                     same, scalar_function, sub)
 from unpy.typeinfer.types import PY_INT
 
 
@@ -44,6 +45,127 @@ class SortLowering:
         with self.sequential():
             return stmts + self.nest(shape[:-1], row)
 
+    def along_axis_parts(self, e):
+        """(shape, per dimension of arr, per dimension of the indices: None or a 0/1 int64
+        that multiplies the index read there) of np.take_along_axis(arr, indices, axis), as
+        NumPy's fancy index arr[arange(n0)[:, None], indices] broadcasts: the indices' length
+        along the axis, elsewhere the two lengths broadcast (IndexError where they differ
+        and neither is 1)."""
+        key = ("along", id(e))
+        if key not in self.memo:
+            arr, indices = e.args
+            axis = e.keywords["axis"].value
+            sizes, counts = self.shape(arr), self.shape(indices)
+            shape, stretch_arr, stretch_indices = [], [], []
+            for k, (n, m) in enumerate(zip(sizes, counts)):
+                length, b_arr, b_indices = (m, None, None) if k == axis else \
+                    self.stretched(n, m, "shape mismatch: indexing arrays could not be "
+                                   "broadcast together in np.take_along_axis()", "IndexError")
+                shape.append(length)
+                stretch_arr.append(b_arr)
+                stretch_indices.append(b_indices)
+            self.memo[key] = (e, (shape, stretch_arr, stretch_indices))
+        return self.memo[key][1]
+
+    def stretched(self, n, m, message, kind="ValueError"):
+        """(the length, and per side None or a 0/1 int64 that multiplies the index read
+        there) of two lengths broadcast together: `kind` where they differ and neither is 1;
+        None for lengths known equal."""
+        if same(n, m):
+            return n, None, None
+        self.check(ir.BoolOp("and", [compare("!=", n, m), compare("!=", n, const(1)),
+                                     compare("!=", m, const(1))], (0, 0), BOOL), message, kind)
+        return (self.scalar_temp("n", choose(compare("==", n, const(1)), m, n)),
+                self.scalar_temp("b", convert(compare("!=", n, const(1)), "int64")),
+                self.scalar_temp("b", convert(compare("!=", m, const(1)), "int64")))
+
+    def cross_parts(self, e):
+        """(shape, per leading dimension of the result: (a's and b's stretch, or None where
+        the array has no such dimension), a's and b's number of components) of np.cross(a,
+        b): the leading dimensions broadcast (ValueError where they cannot), vectors of 2 or
+        3 components (ValueError otherwise, NumPy's words), not both of 2 (NumPy's result
+        then has one dimension less: refused at run time)."""
+        key = ("cross", id(e))
+        if key not in self.memo:
+            a, b = e.args
+            sa, sb = self.shape(a), self.shape(b)
+            ka, kb = sa[-1], sb[-1]
+            self.check(either(*[ir.BoolOp("and", [compare("!=", k, const(2)),
+                                                  compare("!=", k, const(3))], (0, 0), BOOL)
+                                for k in (ka, kb)]),
+                       "incompatible dimensions for cross product (dimension must be 2 or 3)")
+            self.check(ir.BoolOp("and", [compare("==", ka, const(2)),
+                                         compare("==", kb, const(2))], (0, 0), BOOL),
+                       "np.cross() of two vectors of 2 components gives their z component "
+                       "only (one dimension less), not supported in compiled code: write "
+                       "a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]")
+            lead = e.type.ndim - 1
+            la, lb = sa[:-1], sb[:-1]
+            shape, stretches = [], []
+            for k in range(lead):
+                n = la[k - lead + len(la)] if k >= lead - len(la) else None
+                m = lb[k - lead + len(lb)] if k >= lead - len(lb) else None
+                if n is None or m is None:
+                    shape.append(m if n is None else n)
+                    stretches.append((None, None))
+                    continue
+                length, b_a, b_b = self.stretched(n, m, "operands could not be broadcast "
+                                                  "together in np.cross()")
+                shape.append(length)
+                stretches.append((b_a, b_b))
+            self.memo[key] = (e, (shape + [const(3)], stretches, ka, kb))
+        return self.memo[key][1]
+
+    def cross_element(self, e, idx):
+        """Component idx[-1] of np.cross(a, b) as NumPy's np.cross computes it for each pair
+        of component counts (numpy/_core/numeric.py): a missing third component is not
+        read as 0 but left out of the products."""
+        _, stretches, ka, kb = self.cross_parts(e)
+        dtype = e.type.dtype
+        lead = list(idx[:-1])
+
+        def component(side, x, k, count):
+            own = [i if s[side] is None else binop("*", i, s[side], "int64")
+                   for i, s in zip(lead, stretches)]
+            own = own[len(own) - (x.type.ndim - 1):] if x.type.ndim > 1 else []
+            # (the third of 2 components is read as the second, never used)
+            at = const(k) if k < 2 else call("min", [const(2), sub(count, const(1))], "int64")
+            return convert(self.element(x, own + [at]), dtype)
+        def times(i, j):        # a[i] * b[j], each read where it is used
+            return binop("*", component(0, e.args[0], i, ka), component(1, e.args[1], j, kb),
+                         dtype)
+
+        def minus(x, y):
+            return binop("-", x, y, dtype)
+
+        def negative(x):
+            return ir.UnaryOp("-", x, (0, 0), Scalar(dtype))
+        three_a, three_b = compare("==", ka, const(3)), compare("==", kb, const(3))
+        first = choose(three_a, choose(three_b, minus(times(1, 2), times(2, 1)),
+                                       negative(times(2, 1))), times(1, 2))
+        second = choose(copy.deepcopy(three_a), choose(copy.deepcopy(three_b), minus(
+            times(2, 0), times(0, 2)), times(2, 0)), negative(times(0, 2)))
+        third = minus(times(0, 1), times(1, 0))
+        c = idx[-1]
+        return choose(compare("==", c, const(0)), first,
+                      choose(compare("==", c, const(1)), second, third))
+
+    def along_axis_element(self, e, idx):
+        """Element `idx` of np.take_along_axis(): arr's element with the index read from the
+        indices at the axis, wrapped where negative and checked (IndexError), as the user's
+        index a[i, j] is."""
+        _, stretch_arr, stretch_indices = self.along_axis_parts(e)
+        arr = self.materialize(e.args[0])
+        axis = e.keywords["axis"].value
+
+        def own(stretch):
+            return [i if b is None else binop("*", i, b, "int64") for i, b in zip(idx, stretch)]
+        at = own(stretch_arr)
+        at[axis] = convert(self.element(e.args[1], own(stretch_indices)), "int64")
+        value = self.element(arr, at)
+        value.in_range = [k for k in value.in_range if k != axis]
+        return value
+
     def quantile_value(self, e):
         """np.quantile(a, q) / np.percentile(a, q) (typed with the sorted elements as the
         array) as NumPy's method 'linear' computes it (_quantile, _get_indexes, _lerp in
@@ -58,18 +180,9 @@ class SortLowering:
         no data, _remove_nan_1d, then _quantile)."""
         loc = e.loc
         s, q = e.args
-        qdtype = e.keywords["q_dtype"].value
         out = e.type.dtype
         src = s.type.dtype
-        qv = self.scalar_temp("q", convert(self.scalar(q), qdtype))
-        if e.func.endswith("percentile"):
-            qv = self.scalar_temp("q", binop("/", qv, const(100, qdtype)))
-            message = "Percentiles must be in the range [0, 100]"
-        else:
-            message = "Quantiles must be in the range [0, 1]"
-        valid = ir.BoolOp("and", [compare("<=", const(0, qdtype), qv),
-                                  compare("<=", qv, const(1, qdtype))], loc, BOOL)
-        self.check(ir.UnaryOp("not", valid, loc, BOOL), message)
+        qv = self.quantile_q(e)
         s = self.materialize(s)
         n = self.shape(s)[0]
         skip_nan = e.func.startswith("nan")
@@ -80,9 +193,57 @@ class SortLowering:
             self.check(compare("==", n, const(0)),
                        "index -1 is out of bounds for axis 0 with size 0", "IndexError")
         outer, self.pre = self.pre, []
+        result = self.interpolated(e, lambda k: self.element(s, [k]), n, qv, skip_nan)
+        return self.when_numbers(outer, n, result, out, loc, guarded)
+
+    def quantile_q(self, e):
+        """q of np.quantile (np.percentile's q / 100) in NumPy's dtype for it, computed once;
+        ValueError outside [0, 1] or NaN, NumPy's words."""
+        loc = e.loc
+        qdtype = e.keywords["q_dtype"].value
+        qv = self.scalar_temp("q", convert(self.scalar(e.args[1]), qdtype))
+        if e.func.endswith("percentile"):
+            qv = self.scalar_temp("q", binop("/", qv, const(100, qdtype)))
+            message = "Percentiles must be in the range [0, 100]"
+        else:
+            message = "Quantiles must be in the range [0, 1]"
+        valid = ir.BoolOp("and", [compare("<=", const(0, qdtype), qv),
+                                  compare("<=", qv, const(1, qdtype))], loc, BOOL)
+        self.check(ir.UnaryOp("not", valid, loc, BOOL), message)
+        return qv
+
+    def quantiles_into(self, out, e, shape, loc):
+        """out = np.quantile(a, q, axis=k) (typed with a's rows along k sorted as the array):
+        each row's value as `quantile_value` finds that of the whole array; IndexError where
+        the rows are empty, before any is read (NumPy's, also for no row)."""
+        s = self.materialize(e.args[0])
+        rows = self.shape(s)
+        n = rows[-1]
+        qv = self.quantile_q(e)
+        self.check(compare("==", n, const(0)),
+                   "index -1 is out of bounds for axis 0 with size 0", "IndexError")
+        axis, keep = e.keywords["axis"].value, e.keywords["keepdims"].value
+
+        def body(idx):
+            lead = [i for k, i in enumerate(idx) if not (keep and k == axis)]
+            outer, self.pre = self.pre, []
+            try:
+                value = self.interpolated(e, lambda k: self.element(s, lead + [k]), n, qv,
+                                          False)
+                return self.pre + [ir.Assign(self.element(out, idx), value, loc)]
+            finally:
+                self.pre = outer
+        return self.nest(shape, body)
+
+    def interpolated(self, e, at, n, qv, skip_nan):
+        """The quantile `qv` of the sorted values `at(k)`, k in [0, n), n > 0, in e's dtype
+        (statements in `pre`): see `quantile_value`."""
+        loc = e.loc
+        qdtype = e.keywords["q_dtype"].value
+        out = e.type.dtype
+        src = e.args[0].type.dtype
         last = self.scalar_temp("n", sub(n, const(1)))
         virtual = self.scalar_temp("v", binop("*", convert(last, qdtype), qv, qdtype))
-        at = lambda k: self.element(s, [k])
         if qdtype[0] != "f":
             result = at(virtual)
         else:
@@ -104,7 +265,7 @@ class SortLowering:
         if src[0] == "f" and not skip_nan:
             top = at(last)
             result = choose(compare("!=", top, top), convert(top, out), convert(result, out))
-        return self.when_numbers(outer, n, convert(result, out), out, loc, guarded)
+        return convert(result, out)
 
     def nan_median_value(self, e):
         """np.nanmedian(a) (typed with the sorted elements as the array) as NumPy computes it:

@@ -1,0 +1,121 @@
+"""NumPy library functions that published kernels call (tests/corpus): np.tensordot,
+np.take_along_axis, np.ndarray(shape, dtype) as an allocation, ... Every function is
+`@unpython.gpu`, so that one module is compared with the interpreter on the OpenMP path and on
+the GPU path (tests/differential/test_numpy_calls.py)."""
+import numpy as np
+
+import unpython
+
+F1 = 'ndarray[float64, 1]'
+F2 = 'ndarray[float64, 2]'
+F3 = 'ndarray[float64, 3]'
+
+
+@unpython.gpu
+@unpython.type(F3, F2, F1, 'ndarray[int8, 2]',
+               (F3, F2, F1, F2, 'ndarray[int8, 2]', F2))
+def tensordots(t, w, v, k):
+    """axes=1, a pair of lists (a negative axis too), axes=2 by default, axes=0 (an outer
+    product), int8 sums wrapping as NumPy's; lengths summed together that differ raise
+    ValueError (a length 1 too: tensordot does not broadcast)."""
+    return (np.tensordot(t, w, axes=1), np.tensordot(t, v, axes=([1], [0])),
+            np.tensordot(t, w, ([-1, 0], [0, 1])), np.tensordot(t, np.transpose(t, (1, 2, 0))),
+            np.tensordot(k, k.T, axes=1), np.tensordot(v, v, 0))
+
+
+@unpython.gpu
+@unpython.type('int64', 'int64', ('ndarray[int32, 2]', F1, 'ndarray[float32, 1]'))
+def ndarrays(n, m):
+    """np.ndarray(shape, dtype) allocates as np.empty: filled by the function."""
+    a = np.ndarray((n, m), dtype=np.int32)
+    a[...] = 7
+    b = np.ndarray(m)
+    b[:] = np.arange(m) * 0.5
+    c = np.ndarray(shape=(n,), dtype='float32')
+    c.fill(1.5)
+    return a, b, c
+
+
+@unpython.gpu
+@unpython.type(F2, 'ndarray[int32, 2]', 'ndarray[int8, 2]', F1, 'ndarray[int64, 1]',
+               (F2, F2, F1, F2, F2, F1))
+def taken_along(a, idx, idx0, v, j):
+    """np.take_along_axis along each axis, axis=None (of a vector, of a flattened matrix),
+    of a reversed view, of argsort's order; negative indices count from the end, those out
+    of range raise IndexError, a length 1 broadcasts (IndexError where lengths differ
+    otherwise)."""
+    return (np.take_along_axis(a, idx, axis=1), np.take_along_axis(a, idx0, 0),
+            np.take_along_axis(v, j, axis=None), np.take_along_axis(a[::-1], idx, axis=-1),
+            np.take_along_axis(a, np.argsort(a, axis=1), axis=1),
+            np.take_along_axis(a, j, axis=None))
+
+
+@unpython.gpu
+@unpython.type(F2, F2, F1, 'ndarray[int32, 1]', 'ndarray[float32, 2]',
+               ('float64', F1, F1, F2, 'float64', F2, 'ndarray[float32, 1]', 'float64'))
+def averages(a, w, w0, k, s):
+    """np.average with weights of a's shape (all of it, along an axis, keepdims), 1-D weights
+    along an axis, without weights (np.mean), of float32 and integers (float64); weights
+    summing to 0 raise ZeroDivisionError, weights of another shape ValueError."""
+    return (np.average(a, weights=w), np.average(a, axis=1, weights=w),
+            np.average(a, axis=0, weights=w0), np.average(a, 1, w, keepdims=True),
+            np.average(k), np.average(a, axis=0, keepdims=True),
+            np.average(s, axis=0, weights=s), np.average(k, weights=k))
+
+
+@unpython.gpu
+@unpython.type(F2, 'float64', 'ndarray[int32, 1]', 'ndarray[float32, 2]',
+               (F2, F2, F1, 'ndarray[float32, 2]', F2, F2, 'ndarray[float32, 2]'))
+def gradients(a, h, k, s):
+    """np.gradient of every axis (a tuple, unpacked), with one spacing, one per axis,
+    edge_order=2, along one axis, of integers (float64) and float32 (a float64 spacing
+    computes in float64, stored as float32); an axis shorter than edge_order + 1 raises
+    ValueError."""
+    gy, gx = np.gradient(a, h)
+    g2 = np.gradient(a, 2.0, h, edge_order=2)
+    return (gy, gx, np.gradient(k), np.gradient(s, axis=1), g2[0],
+            np.gradient(a[::-1], axis=-1, edge_order=2), np.gradient(s, h, axis=0))
+
+
+@unpython.gpu
+@unpython.type(F2, F1, 'ndarray[int32, 1]', 'float64',
+               ('ndarray[int64, 2]', 'ndarray[int64, 2]', 'ndarray[int64, 1]', 'int64',
+                'ndarray[int64, 1]'))
+def digitized(x, bins, k, s):
+    """np.digitize of arrays and a scalar, right=False and True, rising and falling bins (of
+    another dtype than x too); bins that neither rise nor fall raise ValueError."""
+    return (np.digitize(x, bins), np.digitize(x, bins, right=True), np.digitize(k, bins),
+            np.digitize(s, bins, True), np.digitize(x[0], k))
+
+
+@unpython.gpu
+@unpython.type(F2, F2, F1, 'ndarray[int32, 2]', (F2, F2, F1, 'ndarray[int64, 2]'))
+def crosses(a, b, v, k):
+    """np.cross of rows, of rows and one vector (broadcast), of two vectors, of integers
+    (NumPy's dtype); vectors of 2 components with 3 (the missing one left out of the
+    products), lengths other than 2 or 3 raise ValueError, as do leading lengths that do not
+    broadcast."""
+    return (np.cross(a, b), np.cross(a, v), np.cross(v, v[::-1]),
+            np.cross(k, a.astype(np.int64)))
+
+
+@unpython.gpu
+@unpython.type(F1, F1, F2, 'int64', 'ndarray[int32, 1]', (F1, F2, F1, F1))
+def polyfits(x, y, ys, deg, k):
+    """np.polyfit of a 1-D y, of a 2-D y (a column per data set), of integers, the trend
+    removed by np.polyval; a negative degree raises ValueError."""
+    p = np.polyfit(x, y, deg)
+    return p, np.polyfit(x, ys, 2), np.polyfit(k, k * k, 1), y - np.polyval(p, x)
+
+
+@unpython.gpu
+@unpython.type(F2, 'float64', 'ndarray[int32, 3]', 'ndarray[float32, 2]',
+               (F1, F1, F2, 'ndarray[float32, 1]', F2, 'float64', 'ndarray[int32, 2]'))
+def quantiles_along(a, q, k, s):
+    """np.quantile and np.percentile along an axis (each, the last, keepdims, of a 1-D array:
+    a number), of integers, of float32 (a Python q: float32), an integer q (an element); q
+    out of range raises ValueError, empty rows IndexError."""
+    return (np.quantile(a, q, axis=1), np.percentile(a, 100 * q, axis=0),
+            np.quantile(k, 0.25, axis=-1), np.quantile(s, 0.3, axis=1),
+            np.quantile(a, q, axis=0, keepdims=True), np.quantile(a[0], q, axis=0),
+            np.quantile(k, 1, axis=1))

@@ -93,13 +93,15 @@ CASES = [
         def f(n):
             g = lambda x: x
             return n
-        """, r"'Lambda' expressions are not supported", 3, "lambda"),
+        """, r"'Lambda' expressions are not supported.*define the function at module level",
+         3, "lambda"),
     ("list literal", """
         @unpython.type('int64', 'int64')
         def f(n):
             x = [n, n]
             return n
-        """, r"'List' expressions are not supported", 3, "[n, n]"),
+        """, r"'List' expressions are not supported in compiled functions; write an array "
+             r"\(np.array\(\[a, b, c\]\)", 3, "[n, n]"),
     ("string constant", """
         @unpython.type('int64', 'int64')
         def f(n):

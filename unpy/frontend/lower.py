@@ -75,6 +75,16 @@ ARRAY_FUNCTIONS.update({name: name for name in ("nanprod", "nanmean", "nanvar", 
                                                  "nanmedian", "nanquantile", "nanpercentile",
                                                  "take_along_axis", "average", "digitize",
                                                  "cross")})
+# What to write instead of an expression compiled code does not have, by its gast class.
+UNSUPPORTED_EXPRESSIONS = {
+    "List": "write an array (np.array([a, b, c]), or np.empty(n) filled in a loop) or a tuple; "
+            "to collect a number of values not known before, fill an array of the largest "
+            "size and keep a count (out[count] = v; count += 1), then return out[:count]",
+    "Dict": "index arrays by integers instead (a lookup table as an array), or call it outside",
+    "Set": "mark the values in a boolean array (seen[v] = True), or use np.unique",
+    "Lambda": "define the function at module level with @unpython.type and call it",
+    "JoinedStr": "format the text outside the compiled function",
+}
 # NumPy functions whose dtype may be given by position (np.full(n, v, np.float32)): the index
 # of that argument in NumPy's signature. It becomes the dtype= keyword.
 DTYPE_POSITION = {"full": 2, "full_like": 2, "zeros_like": 1, "ones_like": 1, "empty_like": 1,
@@ -564,8 +574,10 @@ class Lowering:
             raise self.error(f"a {what} is not supported in compiled functions except as the "
                              "argument of sum(), min(), max(), any() or all(); write an array "
                              "expression (np.sin(x), a[a > 0]) or a loop into an array", e)
-        raise self.error(f"'{type(e).__name__}' expressions are not supported in compiled "
-                         "functions", e)
+        kind = type(e).__name__
+        raise self.error(f"'{kind}' expressions are not supported in compiled functions; "
+                         + UNSUPPORTED_EXPRESSIONS.get(kind, "write it with arrays and loops, "
+                                                       "or call it outside"), e)
 
     def reused(self, value, node):
         """A maker of copies of `value`, an expression a construct reads more than once:

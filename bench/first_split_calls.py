@@ -27,5 +27,7 @@ probe = time.perf_counter() - t
 times = []
 for _ in range(3):
     t = time.perf_counter(); f(*args); times.append(time.perf_counter() - t)
-import unpython
-print(f"{kernel} {dtype} {n} {spec}: probe {probe*1e3:.0f} ms, calls " + " / ".join(f"{x*1e3:.1f}" for x in times) + " ms; " + unpython.explain(f).nests[0].ran_on, flush=True)
+import unpython  # noqa: E402
+calls = " / ".join(f"{x * 1e3:.1f}" for x in times)
+print(f"{kernel} {dtype} {n} {spec}: probe {probe * 1e3:.0f} ms, calls {calls} ms; "
+      f"{unpython.explain(f).nests[0].ran_on}", flush=True)

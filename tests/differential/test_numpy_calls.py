@@ -102,6 +102,11 @@ CASES = {
                                         rand(0, 4, dtype=np.float32)),
     "quantiles_along q out of range": lambda: (rand(3, 5), 1.5, rand(2, 3, 4, dtype=np.int32),
                                                rand(3, 4, dtype=np.float32)),
+    "over_axes": lambda: (rand(3, 4, 5), rand(2, 3, 4, dtype=np.int32), RNG.random((3, 4)) > 0.7),
+    "over_axes nan": lambda: (np.where(RNG.random((2, 3, 4)) > 0.5, np.nan, rand(2, 3, 4)),
+                              rand(2, 1, 3, dtype=np.int32), np.zeros((2, 3), bool)),
+    "over_axes empty": lambda: (rand(0, 4, 5), rand(2, 0, 4, dtype=np.int32),
+                                np.zeros((3, 0), bool)),
 }
 # Compiled np.polyfit solves the normal equations where NumPy calls lstsq (an SVD).
 TOLERANCE = {"polyfits": 1e-7}
@@ -312,6 +317,21 @@ def compile_error(body, match):
         def f(x, y):
             return np.polyfit(x, y, 1) if x.size > 2 else y
      """, r"write it in a statement of its own"),
+    ("""
+        @unpython.type('ndarray[float64, 3]', 'ndarray[float64, 1]')
+        def f(a):
+            return a.var(axis=(0, 1))
+     """, r"np.var\(\) over a tuple of axes is not supported.*reduce one axis at a time"),
+    ("""
+        @unpython.type('ndarray[float64, 3]', 'ndarray[float64, 1]')
+        def f(a):
+            return a.sum(axis=(0, -3))
+     """, r"duplicate value in 'axis'"),
+    ("""
+        @unpython.type('ndarray[float64, 2]', 'float64')
+        def f(a):
+            return a.sum(axis=(0, 2))
+     """, r"axis 2 is out of bounds for an array of 2 dimension"),
 ])
 def test_refused_forms_say_what_to_write(body, match):
     compile_error(body, match)

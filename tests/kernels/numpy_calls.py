@@ -119,3 +119,15 @@ def quantiles_along(a, q, k, s):
             np.quantile(k, 0.25, axis=-1), np.quantile(s, 0.3, axis=1),
             np.quantile(a, q, axis=0, keepdims=True), np.quantile(a[0], q, axis=0),
             np.quantile(k, 1, axis=1))
+
+
+@unpython.gpu
+@unpython.type(F3, 'ndarray[int32, 3]', 'ndarray[bool, 2]',
+               (F1, F3, 'float64', 'ndarray[int64, 1]', 'ndarray[bool, 2]', F1))
+def over_axes(a, k, m):
+    """Reductions over a tuple of axes (in any order, negative ones, keepdims): one axis after
+    another, the highest first: sum, mean of integers (a float64), max of all three, prod of
+    integers (NumPy's int64), any keeping dims, nanmax."""
+    return (np.sum(a, axis=(0, 1)), a.mean(axis=(2, 0), keepdims=True),
+            np.max(a, axis=(0, 1, 2)), np.prod(k, axis=(-1, 0)), m.any(axis=(1,), keepdims=True),
+            np.nanmax(a, axis=(1, 2)))

@@ -254,6 +254,8 @@ def reduction(infer, e):
         e.keywords.pop("axis", None)
         e.type = Array(out, a.type.ndim) if keepdims else Scalar(out)
         return e
+    if isinstance(e.keywords["axis"], ir.TupleValue):
+        return infer.expr(over_axes(infer, e, a, e.keywords["axis"].items, keepdims))
     axis = literal_int(infer, e.keywords["axis"], "axis")
     if not -a.type.ndim <= axis < a.type.ndim:
         raise infer.error(f"axis {axis} is out of bounds for an array of {a.type.ndim} "
@@ -262,6 +264,36 @@ def reduction(infer, e):
     ndim = a.type.ndim if keepdims else a.type.ndim - 1
     e.type = Array(out, ndim) if ndim else Scalar(out)
     return e
+
+
+# Reductions over several axes at once that are the same reduction over one axis after
+# another: their partial results combine as the whole (a mean's slices have equal counts).
+NESTED_REDUCTIONS = {"sum", "prod", "mean", "min", "max", "any", "all", "nanprod", "nanmax",
+                     "nanmin"}
+
+
+def over_axes(infer, e, a, items, keepdims):
+    """`np.sum(a, axis=(0, 2))` as the reduction over one axis after another, the highest
+    first, so that the lower axes keep their numbers (`keepdims` keeps every one). The axes
+    are integer literals, distinct, of a's dimensions (NumPy's ValueError and AxisError)."""
+    where = e.keywords["axis"]
+    if e.func not in NESTED_REDUCTIONS:
+        raise infer.error(f"np.{e.func}() over a tuple of axes is not supported in compiled "
+                          f"code; make the axes one first (np.{e.func}(a.reshape(n, -1), "
+                          "axis=1) for the last ones) or reduce one axis at a time", where)
+    if not items:
+        raise infer.error(f"np.{e.func}() with axis=() is not supported in compiled code; "
+                          "write the array itself (a copy: a.copy())", where)
+    axes = [literal_axis(infer, e, x, a.type.ndim) for x in items]
+    if len(set(axes)) != len(axes):
+        raise infer.error("duplicate value in 'axis' (NumPy raises ValueError)", where)
+    value = a
+    for k in sorted(axes, reverse=True):
+        keywords = {"axis": ir.Const(k, e.loc)}
+        if keepdims:
+            keywords["keepdims"] = ir.Const(True, e.loc)
+        value = ir.ArrayCall(e.func, [value], keywords, e.loc)
+    return value
 
 
 def product(infer, e):

@@ -107,9 +107,14 @@ CASES = {
                               rand(2, 1, 3, dtype=np.int32), np.zeros((2, 3), bool)),
     "over_axes empty": lambda: (rand(0, 4, 5), rand(2, 0, 4, dtype=np.int32),
                                 np.zeros((3, 0), bool)),
+    "norms_ordered": lambda: (rand(7), rand(4, 5), rand(3, 4, dtype=np.int32),
+                              rand(3, 4, dtype=np.float32)),
+    "norms_ordered zeros": lambda: (np.zeros(3), rand(1, 1), np.zeros((2, 3), np.int32),
+                                    rand(1, 4, dtype=np.float32)),
 }
-# Compiled np.polyfit solves the normal equations where NumPy calls lstsq (an SVD).
-TOLERANCE = {"polyfits": 1e-7}
+# Compiled np.polyfit solves the normal equations where NumPy calls lstsq (an SVD); a float32
+# power (a norm's ord=3) may round its last bit otherwise than NumPy's float32 power.
+TOLERANCE = {"polyfits": 1e-7, "norms_ordered": 1e-6}
 
 
 @pytest.fixture(scope="session")
@@ -332,6 +337,26 @@ def compile_error(body, match):
         def f(a):
             return a.sum(axis=(0, 2))
      """, r"axis 2 is out of bounds for an array of 2 dimension"),
+    ("""
+        @unpython.type('ndarray[float64, 2]', 'float64')
+        def f(a):
+            return np.linalg.norm(a, 2)
+     """, r"of a matrix with ord=2 is not supported.*singular values"),
+    ("""
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(x):
+            return np.linalg.norm(x, 'fro')
+     """, r"ord='fro' is a matrix norm; this is a vector"),
+    ("""
+        @unpython.type('ndarray[float64, 1]', 'float64', 'float64')
+        def f(x, p):
+            return np.linalg.norm(x, p)
+     """, r"the ord of np.linalg.norm\(\) must be written out"),
+    ("""
+        @unpython.type('ndarray[float64, 3]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.linalg.norm(a, 1, axis=(1, 2))
+     """, r"ord and a tuple of axes"),
 ])
 def test_refused_forms_say_what_to_write(body, match):
     compile_error(body, match)

@@ -131,3 +131,18 @@ def over_axes(a, k, m):
     return (np.sum(a, axis=(0, 1)), a.mean(axis=(2, 0), keepdims=True),
             np.max(a, axis=(0, 1, 2)), np.prod(k, axis=(-1, 0)), m.any(axis=(1,), keepdims=True),
             np.nanmax(a, axis=(1, 2)))
+
+
+@unpython.gpu
+@unpython.type(F1, F2, 'ndarray[int32, 2]', 'ndarray[float32, 2]', (F1, F1, F1, 'ndarray[float32, 2]'))
+def norms_ordered(x, a, k, s):
+    """np.linalg.norm with ord: of a vector inf, -inf, 1, 0 (nonzeros), 3, -2 (a zero gives
+    0), 2; of a matrix 1, -1, inf, -inf, 'fro'; of integers along an axis (float64); of float32
+    along an axis with keepdims (float32)."""
+    vector = np.array([np.linalg.norm(x, np.inf), np.linalg.norm(x, ord=-np.inf),
+                       np.linalg.norm(x, 1), np.linalg.norm(x, 0), np.linalg.norm(x, ord=3),
+                       np.linalg.norm(x, -2), np.linalg.norm(x, 2)])
+    matrix = np.array([np.linalg.norm(a, 1), np.linalg.norm(a, -1), np.linalg.norm(a, np.inf),
+                       np.linalg.norm(a, -np.inf), np.linalg.norm(a, 'fro')])
+    return vector, matrix, np.linalg.norm(k, ord=np.inf, axis=1), \
+        np.linalg.norm(s, 3, axis=0, keepdims=True)

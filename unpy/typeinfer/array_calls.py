@@ -4,6 +4,7 @@ applied to a small array of the argument's dtype, so they follow the installed N
 from __future__ import annotations
 
 import copy
+import math
 
 import numpy as np
 
@@ -144,10 +145,19 @@ def type_array_call(infer, e: ir.ArrayCall):
         if np.dtype(a.type.dtype).kind == "c":
             raise infer.error("np.linalg.norm() of complex values is not supported; write "
                               "np.sqrt(np.sum(np.abs(z) ** 2))", e)
-        check_keywords(infer, e, {"axis", "keepdims"})
-        if len(e.args) > 1:
-            raise infer.error("np.linalg.norm(x) is supported without 'ord' (the 2-norm of a "
-                              "vector, the Frobenius norm of a matrix)", e)
+        for k in e.keywords:
+            if k not in ("ord", "axis", "keepdims"):
+                raise infer.error(f"np.linalg.norm() does not take the keyword '{k}' in "
+                                  "compiled code (supported: ord, axis, keepdims)", e.keywords[k])
+        if len(e.args) > 2 or (len(e.args) == 2 and "ord" in e.keywords):
+            raise infer.error("np.linalg.norm(x, ord=None, axis=None, keepdims=False) takes "
+                              "the ord once", e)
+        order = e.keywords.pop("ord", e.args.pop() if len(e.args) == 2 else None)
+        order = norm_order(infer, order)
+        matrix = a.type.ndim == 2 and "axis" not in e.keywords
+        if order not in (None, 2, "fro") or (order == 2 and matrix) or \
+                (order == "fro" and not matrix):
+            return ordered_norm(infer, e, a, order)
         if "axis" in e.keywords:
             return norms_along(infer, e, a)
         e.type = Scalar(np.asarray(np.linalg.norm(np.ones(2, a.type.dtype))).dtype.name)
@@ -372,6 +382,63 @@ def same_elements(infer, e):
     ndim = 1 if f in ("ravel", "copy_ravel") else a.type.ndim
     e.type = Array(dtype, ndim)
     return e
+
+
+def norm_order(infer, order):
+    """The `ord` of np.linalg.norm as a number (math.inf for np.inf), 'fro', 'nuc' or None."""
+    if order is None:
+        return None
+    value = order.value if isinstance(order, ir.Const) else None
+    if isinstance(order, ir.UnaryOp) and order.op == "-" and isinstance(order.operand, ir.Const):
+        value = -order.operand.value if type(order.operand.value) in (int, float) else None
+    if value is None and isinstance(order, ir.Const):
+        return None
+    if type(value) in (int, float) or value in ("fro", "nuc"):
+        return value
+    raise infer.error("the ord of np.linalg.norm() must be written out in compiled code: a "
+                      "number, np.inf, -np.inf, 'fro' or 'nuc'", order)
+
+
+def ordered_norm(infer, e, a, order):
+    """np.linalg.norm with an `ord` other than the 2-norm / Frobenius default, as NumPy
+    computes it of the real values (integers as float64): of a vector (1-D, or along `axis`)
+    max(|x|) (inf), min(|x|) (-inf), the count of nonzeros (0), sum(|x|) (1), else
+    sum(|x|**ord)**(1/ord); of a matrix (2-D, no axis) the largest (1, inf) or smallest (-1,
+    -inf) sum of |x| along its columns (1) or rows (inf). The matrix 2-norm and 'nuc' need the
+    singular values: refused."""
+    if isinstance(e.keywords.get("axis"), ir.TupleValue):
+        raise infer.error("np.linalg.norm() with ord and a tuple of axes (a matrix norm over "
+                          "them) is not supported in compiled code; take the axes' matrix "
+                          "out first (a[i, :, :])", e.keywords["axis"])
+    matrix = a.type.ndim == 2 and "axis" not in e.keywords
+    if not matrix and a.type.ndim != 1 and "axis" not in e.keywords:
+        raise infer.error("np.linalg.norm() with ord of an array of more than 2 dimensions "
+                          "needs an axis", e)
+    if matrix and (order not in (1, -1, math.inf, -math.inf) or "keepdims" in e.keywords):
+        raise infer.error(f"np.linalg.norm() of a matrix with ord={order!r} is not supported "
+                          "in compiled code (it needs the singular values, or keepdims); "
+                          "ord=None ('fro'), 1, -1, np.inf and -np.inf are", e)
+    if not matrix and isinstance(order, str):
+        raise infer.error(f"ord={order!r} is a matrix norm; this is a vector", e)
+    if np.dtype(a.type.dtype).kind in "biu":
+        a = ir.Cast(a, a.loc, Array("float64", a.type.ndim))
+    size = infer.elementwise(ir.Call("np.abs", [a], e.loc), [a])
+    keywords = dict(e.keywords)
+    if matrix:
+        rows = ir.ArrayCall("sum", [size], {"axis": ir.Const(1 if abs(order) == math.inf
+                                                             else 0, e.loc)}, e.loc)
+        return infer.expr(ir.ArrayCall("max" if order > 0 else "min", [rows], {}, e.loc))
+    if order in (math.inf, -math.inf):
+        return infer.expr(ir.ArrayCall("max" if order > 0 else "min", [size], keywords, e.loc))
+    if order == 0:
+        nonzero = infer.expr(ir.Compare(size, ["!="], [ir.Const(0, e.loc)], e.loc))
+        nonzero = ir.Cast(nonzero, e.loc, Array(size.type.dtype, size.type.ndim))
+        return infer.expr(ir.ArrayCall("sum", [nonzero], keywords, e.loc))
+    if order == 1:
+        return infer.expr(ir.ArrayCall("sum", [size], keywords, e.loc))
+    power = infer.binop(ir.BinOp("**", size, infer.expr(ir.Const(float(order), e.loc)), e.loc))
+    total = infer.expr(ir.ArrayCall("sum", [power], keywords, e.loc))
+    return infer.binop(ir.BinOp("**", total, infer.expr(ir.Const(1.0 / order, e.loc)), e.loc))
 
 
 def norms_along(infer, e, a):

@@ -113,7 +113,7 @@ CASES = {
                                     rand(1, 4, dtype=np.float32)),
 }
 # Compiled np.polyfit solves the normal equations where NumPy calls lstsq (an SVD); a float32
-# power (a norm's ord=3) may round its last bit otherwise than NumPy's float32 power.
+# norm sums in another order than NumPy's pairwise sum (its last bit may differ).
 TOLERANCE = {"polyfits": 1e-7, "norms_ordered": 1e-6}
 
 

@@ -131,8 +131,8 @@ def lane_split_tiles(kernel: KernelNest) -> KernelNest:
     together. Every work-item still reaches every barrier: the tile loads', the combination's."""
     body = list(kernel.body)
     lanes = _lanes(kernel, TILED_UNDERFILL)
-    tiles = {t.name: t for s in walk_stmts(body) if isinstance(s, TileLoad) for t in s.tiles}
-    if lanes is None or not tiles or any(t.level is not None for t in tiles.values()):
+    tiles = [t for s in walk_stmts(body) if isinstance(s, TileLoad) for t in s.tiles]
+    if lanes is None or not tiles or any(t.level is not None for t in tiles):
         return kernel
     k = next((k for k, s in enumerate(body) if _tile_loop(s) is not None), None)
     if k is None or any(_tile_loop(s) is not None for s in body[k + 1:]):
@@ -150,7 +150,7 @@ def lane_split_tiles(kernel: KernelNest) -> KernelNest:
     accumulators = tuple(found[0])
     if not kernel.fastmath and any(dtype.startswith("float") for _, _, dtype in accumulators):
         return kernel
-    tile_bytes = sum(t.elements * np.dtype(t.dtype).itemsize for t in tiles.values())
+    tile_bytes = sum(t.elements * np.dtype(t.dtype).itemsize for t in tiles)
     if not _fits_local_memory(kernel, accumulators, tile_bytes):
         return kernel
     loads, guarded, barrier = tile_loop.body

@@ -24,25 +24,29 @@ def written_params(functions) -> dict:
     interpreter writes it without touching a read-only argument, and so does the compiled code."""
     by_name = {f.name: f for f in functions}
     returned = returned_params(functions)
-    written = {f.name: set() for f in functions}
+    aliases = {f.name: array_aliases(f, returned) for f in functions}
+    params = {f.name: {p.name for p in f.params if isinstance(p.type, Array)}
+              for f in functions}
+
+    def may_be(f, names):
+        return set().union(*(aliases[f.name].get(n, {n}) for n in names)) & params[f.name]
+    # The stores of each function's own body, once; then what its calls write, until no
+    # function gains a parameter.
+    written = {f.name: may_be(f, [s.target.array.id for s in walk_stmts(f.body)
+                                  if isinstance(s, ir.Assign)
+                                  and isinstance(s.target, ir.Subscript)])
+               for f in functions}
     changed = True
     while changed:
         changed = False
         for f in functions:
-            params = {p.name for p in f.params if isinstance(p.type, Array)}
-            aliases = array_aliases(f, returned)
             found = set()
-            for s in walk_stmts(f.body):
-                if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript):
-                    found |= aliases.get(s.target.array.id, {s.target.array.id})
             for e in walk_exprs(f.body):
                 if isinstance(e, ir.CallCompiled):
                     callee = by_name[e.func]
                     for arg, p in zip(e.args, callee.params):
                         if p.name in written[callee.name]:
-                            for name in _may_be(arg, returned):
-                                found |= aliases.get(name, {name})
-            found &= params
+                            found |= may_be(f, _may_be(arg, returned))
             if not found <= written[f.name]:
                 written[f.name] |= found
                 changed = True

@@ -157,7 +157,7 @@ def type_array_call(infer, e: ir.ArrayCall):
         matrix = a.type.ndim == 2 and "axis" not in e.keywords
         if order not in (None, 2, "fro") or (order == 2 and matrix) or \
                 (order == "fro" and not matrix):
-            return ordered_norm(infer, e, a, order)
+            return ordered_norm(infer, e, a, order, matrix)
         if "axis" in e.keywords:
             return norms_along(infer, e, a)
         e.type = Scalar(np.asarray(np.linalg.norm(np.ones(2, a.type.dtype))).dtype.name)
@@ -386,31 +386,29 @@ def same_elements(infer, e):
 
 def norm_order(infer, order):
     """The `ord` of np.linalg.norm as a number (math.inf for np.inf), 'fro', 'nuc' or None."""
-    if order is None:
+    if order is None or (isinstance(order, ir.Const) and order.value is None):
         return None
     value = order.value if isinstance(order, ir.Const) else None
-    if isinstance(order, ir.UnaryOp) and order.op == "-" and isinstance(order.operand, ir.Const):
-        value = -order.operand.value if type(order.operand.value) in (int, float) else None
-    if value is None and isinstance(order, ir.Const):
-        return None
+    if isinstance(order, ir.UnaryOp) and order.op == "-" and isinstance(order.operand, ir.Const) \
+            and type(order.operand.value) in (int, float):
+        value = -order.operand.value
     if type(value) in (int, float) or value in ("fro", "nuc"):
         return value
     raise infer.error("the ord of np.linalg.norm() must be written out in compiled code: a "
                       "number, np.inf, -np.inf, 'fro' or 'nuc'", order)
 
 
-def ordered_norm(infer, e, a, order):
+def ordered_norm(infer, e, a, order, matrix):
     """np.linalg.norm with an `ord` other than the 2-norm / Frobenius default, as NumPy
     computes it of the real values (integers as float64): of a vector (1-D, or along `axis`)
     max(|x|) (inf), min(|x|) (-inf), the count of nonzeros (0), sum(|x|) (1), else
     sum(|x|**ord)**(1/ord); of a matrix (2-D, no axis) the largest (1, inf) or smallest (-1,
     -inf) sum of |x| along its columns (1) or rows (inf). The matrix 2-norm and 'nuc' need the
-    singular values: refused."""
+    singular values: refused. `matrix`: a 2-D `a` without an axis."""
     if isinstance(e.keywords.get("axis"), ir.TupleValue):
         raise infer.error("np.linalg.norm() with ord and a tuple of axes (a matrix norm over "
                           "them) is not supported in compiled code; take the axes' matrix "
                           "out first (a[i, :, :])", e.keywords["axis"])
-    matrix = a.type.ndim == 2 and "axis" not in e.keywords
     if not matrix and a.type.ndim != 1 and "axis" not in e.keywords:
         raise infer.error("np.linalg.norm() with ord of an array of more than 2 dimensions "
                           "needs an axis", e)

@@ -71,8 +71,10 @@ def test_second_build_is_up_to_date_and_does_not_compile(built, monkeypatch, cap
     def refuse(*args):
         raise AssertionError("the C++ compiler ran again")
     monkeypatch.setattr(build_module, "compile_cpp", refuse)
+    monkeypatch.setattr(build_module, "compile_to_ir", refuse)    # nor types it again
     assert main(["build", str(folder / "clitool.py")]) == 0
-    assert "(up to date)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "(up to date)" in out and "compiled total ->" in out
     assert so.stat().st_mtime_ns == before
 
 

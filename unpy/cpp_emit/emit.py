@@ -919,103 +919,85 @@ class FunctionEmitter(CExprPrinter):
         self.out(f"if ({split}.pending()) {name}({args});")
 
     def gpu_hook(self, loop, split):
-        """Offer the nest to jitgpu (SPEC section 4); run the OpenMP code unless it is done. The
-        call's inputs as bytes (`unpy::HookKey`) go along: the Python side keys its reused
-        analysis by them, and a nest whose inputs were refused last time skips the hook (and the
-        GIL) while they come again; a nest without reductions replays a call that ran on the
-        device from the hook's record while they come again (`unpy::Replay`, no GIL), and a nest
-        launched again in its call with only scalars changed is relaunched from the hook's
-        record (`unpy::Relaunch`, no GIL; its reductions combined there). Returns
-        the name of the nest's `unpy::NestTimer`, which times the OpenMP code when the hook
-        measures a close call (jitgpu/decide.py)."""
-        done = self.fresh("done")
-        self.out(f"bool {done} = false;")
+        """Offer the nest to jitgpu (SPEC section 4, the offer function: see offer()); run the
+        OpenMP code unless it is done. Returns the name of the nest's `unpy::NestTimer`, which
+        times the OpenMP code when the hook measures a close call (jitgpu/decide.py)."""
         timer = self.fresh("timer")
         self.out(f"unpy::NestTimer {timer};")
-        skip = self.fresh("skip")
-        key = self.fresh("key")
-        self.out(f"static unpy::HookSkip {skip};")
         names = nest_free_variables(loop, self.fn)
-        types = [self.fn.variable_type(name) for name in names]
-        keyed = all(isinstance(t, (ir.Array, ir.Scalar)) for t in types)
-        # A keyed nest without reductions may replay a repeated call in C++ (jitgpu/replay.py).
-        replay = self.fresh("replay") if keyed and not loop.reductions else None
-        if replay:
-            self.out(f"static unpy::Replay {replay};")
-        scoped = loop.nest_id not in self.lone_nests
-        # One launched again in its call, only scalars changed, from C++ (jitgpu/relaunch.py).
-        relaunch = self.fresh("relaunch") if keyed and scoped else None
-        outs = ""
-        if relaunch:
-            self.out(f"static unpy::Relaunch {relaunch};")
-            if loop.reductions:
-                outs = self.fresh("outs")
-                items = ", ".join(
-                    f"{{&{cname(r.var)}, unpy::HookKey::type_code<"
-                    f"{ctype(self.fn.variable_type(r.var))}>()}}" for r in loop.reductions)
-                self.out(f"const unpy::ReductionOut {outs}[] = {{{items}}};")
-                outs = f", {outs}, {len(loop.reductions)}"
-        # A call the call choice runs all with OpenMP (jitgpu/calls.py) asks nothing.
-        self.out("if (!omp_in_parallel()" + (" && !unpy_scope.host_only()) {" if scoped else ") {"))
-        self.depth += 1
-        now = "unpy_scope.switches()"      # (read once a call)
-        if keyed:
-            self.out(f"unpy::HookKey {key};")
-            for name in names:
-                self.out(f"{key}.add({cname(name)});")
-            ran = ([f"{relaunch}.run({key}.bytes, {now}, unpy_scope.id_{outs})"] if relaunch
-                   else []) + ([f"{replay}.run({key}.bytes, {now})"] if replay else [])
-            if ran:
-                self.out(f"if ({' || '.join(ran)}) {{")
-                self.out(f"    {done} = true;")
-                self.out(f"}} else if (!{skip}.skips({key}, {now}, unpy_scope.id_, &unpy_scope.skipped_in_call)) {{")
-            else:
-                self.out(f"if (!{skip}.skips({key}, {now}, unpy_scope.id_, &unpy_scope.skipped_in_call)) {{")
-        else:
-            self.out(f"if (!{skip}.active({now})) {{")
-        offer = self.offer(loop, names, types)
-        scope = "&unpy_scope" if scoped else "nullptr"
-        key_arg = f"&{key}" if keyed else "nullptr"
-        replay_arg = f"&{replay}" if replay else "nullptr"
-        relaunch_arg = f"&{relaunch}" if relaunch else "nullptr"
         reduced = [r.var for r in loop.reductions if r.var not in names]
-        args = [cname(n) for n in names + reduced]
-        self.out(f"    {done} = {offer}({', '.join(args + [now, scope, split, skip, key_arg])}, "
-                 f"&{timer}, {replay_arg}, {relaunch_arg});")
-        self.out("}")
-        self.depth -= 1
-        self.out("}")
-        self.out(f"if (!{done}) {{")
+        offer = self.offer(loop, names)
+        args = ", ".join([cname(n) for n in names + reduced] + ["unpy_scope", split, f"&{timer}"])
+        self.out(f"if (!{offer}({args})) {{")
         self.depth += 1
         return timer
 
-    def offer(self, loop, names, types) -> str:
-        """The function that hands a nest to jitgpu (unpy::gpu_hook) with the GIL and carries out
-        its answer: whether the device ran the whole nest (DONE), its reductions then set. Out
-        of the function's template (emitted once, not per contiguity: about a quarter of a @gpu
-        module's g++ time)."""
+    def offer(self, loop, names) -> str:
+        """The function that offers a nest to jitgpu and carries out the answer: whether the
+        device ran the whole nest, its reductions then set. The call's inputs as bytes
+        (`unpy::HookKey`) go along: the Python side keys its reused analysis by them, and a
+        nest whose inputs were refused last time skips the hook (and the GIL) while they come
+        again; a nest without reductions replays a call that ran on the device from the hook's
+        record while they come again (`unpy::Replay`, no GIL), and a nest launched again in its
+        call with only scalars changed is relaunched from the hook's record (`unpy::Relaunch`,
+        no GIL; its reductions combined there); else unpy::gpu_hook with the GIL. Out of the
+        function's template (emitted once, not per contiguity: their memos are the same, as
+        the keys hold the strides), which halves the g++ time of this part."""
         name = f"unpy_offer_{self.fn.name}_{loop.nest_id}"
+        types = [self.fn.variable_type(n) for n in names]
         reduced = [r.var for r in loop.reductions]
+        keyed = all(isinstance(t, (ir.Array, ir.Scalar)) for t in types)
+        # A keyed nest without reductions may replay a repeated call in C++ (jitgpu/replay.py).
+        replay = keyed and not loop.reductions
+        scoped = loop.nest_id not in self.lone_nests
+        # One launched again in its call, only scalars changed, from C++ (jitgpu/relaunch.py).
+        relaunch = keyed and scoped
         params = ([f"{'' if n in reduced else 'const '}{ctype(t)}& {cname(n)}"
                    for n, t in zip(names, types)]
                   + [f"{ctype(self.fn.variable_type(v))}& {cname(v)}" for v in reduced
                      if v not in names]
-                  + ["const std::string& unpy_switches", "unpy::CallScope* unpy_scope",
-                     "unpy::SplitRange& unpy_split",
-                     "unpy::HookSkip& unpy_skip", "const unpy::HookKey* unpy_key",
-                     "unpy::NestTimer* unpy_timer", "unpy::Replay* unpy_replay",
-                     "unpy::Relaunch* unpy_relaunch"])
+                  + ["unpy::CallScope& unpy_scope", "unpy::SplitRange& unpy_split",
+                     "unpy::NestTimer* unpy_timer"])
         lines = [f"static bool {name}({', '.join(params)}) {{",
-                 "    unpy::Gil unpy_gil;",
-                 "    unpy::HookValues unpy_values;",
-                 '    unpy_values.add("__unpy_scope__", int64_t(unpy_scope ? unpy_scope->id() : -1));']
+                 "    static unpy::HookSkip unpy_skip;"]
+        lines += ["    static unpy::Replay unpy_replay;"] if replay else []
+        lines += ["    static unpy::Relaunch unpy_relaunch;"] if relaunch else []
+        # A call the call choice runs all with OpenMP (jitgpu/calls.py) asks nothing.
+        lines += ["    if (omp_in_parallel()" + (" || unpy_scope.host_only()" if scoped else "")
+                  + ") return false;",
+                  "    const std::string& unpy_switches = unpy_scope.switches();   // (read once a call)"]
+        if keyed:
+            lines += ["    unpy::HookKey unpy_key;"]
+            lines += [f"    unpy_key.add({cname(n)});" for n in names]
+            outs = ""
+            if relaunch and loop.reductions:
+                items = ", ".join(
+                    f"{{&{cname(r.var)}, unpy::HookKey::type_code<"
+                    f"{ctype(self.fn.variable_type(r.var))}>()}}" for r in loop.reductions)
+                lines += [f"    const unpy::ReductionOut unpy_outs[] = {{{items}}};"]
+                outs = f", unpy_outs, {len(loop.reductions)}"
+            ran = ([f"unpy_relaunch.run(unpy_key.bytes, unpy_switches, unpy_scope.id_{outs})"]
+                   if relaunch else []) + \
+                (["unpy_replay.run(unpy_key.bytes, unpy_switches)"] if replay else [])
+            if ran:
+                lines += [f"    if ({' || '.join(ran)}) return true;"]
+            lines += ["    if (unpy_skip.skips(unpy_key, unpy_switches, unpy_scope.id_, "
+                      "&unpy_scope.skipped_in_call)) return false;"]
+        else:
+            lines += ["    if (!unpy_skip.active(unpy_switches)) return false;"]
+        lines += ["    unpy::Gil unpy_gil;",
+                  "    unpy::HookValues unpy_values;",
+                  "    unpy_values.add(\"__unpy_scope__\", int64_t(" +
+                  ("unpy_scope.id()" if scoped else "-1") + "));"]
         lines += [f'    unpy_values.add("{n}", {cname(n)});' for n in names]
-        lines += [f'    if (unpy_scope && !unpy_scope->begin(UNPY_MODULE_NAME, "{self.fn.name}")) '
-                  "return false;",
-                  f'    unpy::PyRef unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
+        if scoped:
+            lines += [f'    if (!unpy_scope.begin(UNPY_MODULE_NAME, "{self.fn.name}")) return false;']
+        lines += [f'    unpy::PyRef unpy_result = unpy::gpu_hook(UNPY_MODULE_NAME, "{self.fn.name}", '
                   f"{loop.nest_id}, unpy_values, unpy_switches, "
-                  "unpy_scope ? unpy_scope->id() : -1, unpy_skip, unpy_split, unpy_key, "
-                  "unpy_timer, unpy_replay, unpy_relaunch);",
+                  + ("unpy_scope.id()" if scoped else "-1") + ", unpy_skip, unpy_split, "
+                  + ("&unpy_key" if keyed else "nullptr") + ", unpy_timer, "
+                  + ("&unpy_replay" if replay else "nullptr") + ", "
+                  + ("&unpy_relaunch" if relaunch else "nullptr") + ");",
                   "    if (!unpy_result.get()) return false;"]
         lines += [f'    {cname(v)} = unpy::answer_get<{ctype(self.fn.variable_type(v))}>('
                   f'unpy_result, "{v}");' for v in reduced]

@@ -25,7 +25,6 @@ nothing it reads changed in between.
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 
 from unpy import ir
@@ -35,7 +34,7 @@ from unpy.typeinfer.reductions import assigned_names, walk_exprs, walk_stmts
 
 
 def contract_temporaries(fn: ir.Function) -> ir.Function:
-    fn = copy.deepcopy(fn)
+    fn = ir.copy_tree(fn)
     bindings = {}
     for s in walk_stmts(fn.body):
         if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name):

@@ -71,7 +71,7 @@ from unpy.typeinfer.reductions import assigned_names, escapes, walk_exprs, walk_
 
 def fuse_function(fn: ir.Function) -> ir.Function:
     """`fn` with each run of fusable consecutive nests made one nest."""
-    fn = copy.deepcopy(fn)          # the nests are numbered again in place
+    fn = ir.copy_tree(fn)          # the nests are numbered again in place
     fuser = _Fuser(fn)
     body = fuser.block(fn.body)
     if not fuser.fused:
@@ -453,7 +453,7 @@ def _versions(first, second, tests, fused):
         for part in (t.values if isinstance(t, ir.BoolOp) and t.op == "or" else [t]):
             parts.setdefault(ir.format_expr(part), part)
     test = ir.BoolOp("or", list(parts.values()), (0, 0), ir.Scalar("bool"))
-    general = [copy.deepcopy(x) for s in (first, second)
+    general = [ir.copy_tree(x) for s in (first, second)
                for x in (s.body if _versioned(s) else [s])]
     return ir.If(test, general, [fused], first.loc, broadcast=True)
 

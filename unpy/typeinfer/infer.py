@@ -1017,7 +1017,7 @@ def infer_function(fn: ir.Function, signatures: dict, errors):
     assignment on; the weak value before it converts exactly or as NEP 50 converts it)."""
     strengthened = {}
     for _ in range(64):
-        attempt = copy.deepcopy(fn)
+        attempt = ir.copy_tree(fn)
         inference = TypeInference(attempt, signatures, errors, strengthened)
         inference.run()
         if inference.strengthened == strengthened:

@@ -13,31 +13,52 @@ from unpy import ir
 REDUCTION_BINOPS = {"+": "+", "-": "+", "*": "*", "&": "&", "|": "|", "^": "^"}
 
 
+_EXPRESSIONS = (ir.Const, ir.Name, ir.BinOp, ir.UnaryOp, ir.Compare, ir.BoolOp, ir.IfExp,
+                ir.Subscript, ir.ArrayAttr, ir.Call, ir.CallCompiled, ir.Cast, ir.NamedExpr,
+                ir.AllocArray, ir.Slice, ir.NewAxis, ir.View, ir.Masked, ir.ArrayCall,
+                ir.StridedView, ir.Reshape, ir.TupleValue, ir.TupleItem)
+# A For's `blocked` is another form of its own statements (unpy/loopopt): not walked.
+_NOT_WALKED = ("type", "loc", "reductions", "blocked")
+_LIST, _DICT, _LEAF = "list", "dict", "leaf"
+_SHAPES = {}        # a class -> _LIST, _DICT, _LEAF or (is an expression, fields walked)
+
+
+def _shape(cls):
+    if issubclass(cls, list):
+        found = _LIST
+    elif issubclass(cls, (str, int, float, bool, tuple)) or cls is type(None):
+        found = _LEAF
+    elif issubclass(cls, dict):
+        found = _DICT
+    elif not hasattr(cls, "__dataclass_fields__"):
+        found = _LEAF
+    else:
+        found = (issubclass(cls, _EXPRESSIONS),
+                 tuple(reversed([f for f in cls.__dataclass_fields__ if f not in _NOT_WALKED])))
+    _SHAPES[cls] = found
+    return found
+
+
 def walk_exprs(node):
-    """Every expression node below `node` (statements and expressions), depth first."""
-    if isinstance(node, list):
-        for x in node:
-            yield from walk_exprs(x)
-        return
-    if node is None or isinstance(node, (str, int, float, bool, tuple)):
-        return
-    if isinstance(node, dict):
-        for x in node.values():
-            yield from walk_exprs(x)
-        return
-    if not hasattr(node, "__dataclass_fields__"):
-        return
-    if isinstance(node, (ir.Const, ir.Name, ir.BinOp, ir.UnaryOp, ir.Compare, ir.BoolOp,
-                         ir.IfExp, ir.Subscript, ir.ArrayAttr, ir.Call, ir.CallCompiled,
-                         ir.Cast, ir.NamedExpr, ir.AllocArray, ir.Slice, ir.NewAxis, ir.View,
-                         ir.Masked, ir.ArrayCall, ir.StridedView, ir.Reshape, ir.TupleValue,
-                         ir.TupleItem)):
-        yield node
-    for name in node.__dataclass_fields__:
-        # A For's `blocked` is another form of its own statements (unpy/loopopt): not walked.
-        if name in ("type", "loc", "reductions", "blocked"):
+    """Every expression node below `node` (statements and expressions), depth first.
+    A stack, not recursive generators: the compiler walks IR trees millions of times."""
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        shape = _SHAPES.get(type(node)) or _shape(type(node))
+        if shape is _LEAF:
             continue
-        yield from walk_exprs(getattr(node, name))
+        if shape is _LIST:
+            stack.extend(reversed(node))
+        elif shape is _DICT:
+            stack.extend(reversed(list(node.values())))
+        else:
+            is_expression, fields = shape
+            if is_expression:
+                yield node
+            for name in fields:
+                push(getattr(node, name))
 
 
 def walk_stmts(body):

@@ -50,8 +50,9 @@ LIVE, FLAGGED, FAILED = 0, 1, 2
 (STATUS, CALLS, EPOCH, EPOCH_ADDRESS, WRITE, READ, LAUNCH, FINISH, QUEUE, TOTAL_NS, FASTEST_NS,
  LAST_NS, BUDGET, OP_WORDS) = range(14)
 # Ops: COPY dst src bytes | WRITE buffer offset bytes host | READ buffer offset bytes host |
-# LAUNCH kernel dims g0 g1 g2 l0 l1 l2 | FINISH | FLAG host int32 (set: drop the record).
-OP_COPY, OP_WRITE, OP_READ, OP_LAUNCH, OP_FINISH, OP_FLAG = range(1, 7)
+# LAUNCH kernel dims g0 g1 g2 l0 l1 l2 | FINISH | FLAG host int32 (set: drop the record) |
+# QUEUE queue (the ops after it go to that queue: a split's devices; the header's QUEUE first).
+OP_COPY, OP_WRITE, OP_READ, OP_LAUNCH, OP_FINISH, OP_FLAG, OP_QUEUE = range(1, 8)
 
 # Bytes of the kits that records hold, in all (`replay_budget`).
 _held = {"bytes": 0}
@@ -155,44 +156,74 @@ def _pin(device, owner, nbytes, pin_bytes) -> bool:
     return root.nbytes >= pin_bytes and PINS.ensure(device, root, nbytes, min_bytes=pin_bytes)
 
 
-def op_words(copy_list, buffers, staging, kernel_handle, global_size, local_size,
-             flag_buffer, flag_host, may_flag: bool) -> list:
-    """The ops of one call (see the OP_ codes): copies in, the launch, the flag read, reads
-    into staging and (flag checked first, when the kernel may set it) reads into NumPy memory,
-    then the staged results copied out. `buffers`, `staging`: per group, the device buffer's
-    handle and the staging's first byte."""
-    ops = []
+@dataclass(frozen=True)
+class PartOps:
+    """One part's ops in the phases a call runs them in: `start` (copies in, the launch, the
+    flag's read, the reads that may come before the flag is known), `flag` (its check, after
+    the queue's finish), `straight` (reads into NumPy memory once the flag is known clear, then
+    a finish), `out` (the staged results copied out)."""
+    queue: int
+    start: list
+    flag: list
+    straight: list
+    out: list
+
+
+def part_ops(copy_list, buffers, staging, kernel_handle, global_size, local_size,
+             flag_buffer, flag_host, may_flag: bool, queue: int = 0) -> PartOps:
+    """The ops of one part on its queue (see the OP_ codes), in phases (PartOps). `buffers`,
+    `staging`: per group, the device buffer's handle and the staging's first byte."""
+    start = []
     for c in copy_list:
         if c.copy_in and c.staged:
-            ops += [OP_COPY, staging[c.group] + c.device_offset, c.host, c.nbytes]
-            ops += [OP_WRITE, buffers[c.group], c.device_offset, c.nbytes,
-                    staging[c.group] + c.device_offset]
+            start += [OP_COPY, staging[c.group] + c.device_offset, c.host, c.nbytes]
+            start += [OP_WRITE, buffers[c.group], c.device_offset, c.nbytes,
+                      staging[c.group] + c.device_offset]
         elif c.copy_in:
-            ops += [OP_WRITE, buffers[c.group], c.device_offset, c.nbytes, c.host]
+            start += [OP_WRITE, buffers[c.group], c.device_offset, c.nbytes, c.host]
     dims = len(global_size)
     pad = [1] * (3 - dims)
-    ops += [OP_LAUNCH, kernel_handle, dims, *global_size, *pad, *local_size, *pad]
+    start += [OP_LAUNCH, kernel_handle, dims, *global_size, *pad, *local_size, *pad]
     if may_flag:
-        ops += [OP_READ, flag_buffer, 0, 4, flag_host]
-    straight = []
+        start += [OP_READ, flag_buffer, 0, 4, flag_host]
+    straight, out = [], []
     for c in copy_list:
         if not c.copy_back:
             continue
         target = staging[c.group] + c.device_offset if c.staged else c.host
         read = [OP_READ, buffers[c.group], c.device_offset, c.nbytes, target]
         if c.staged or not may_flag:
-            ops += read
+            start += read
         else:
             straight += read           # into NumPy memory only once the flag is known clear
-    ops += [OP_FINISH]
-    if may_flag:
-        ops += [OP_FLAG, flag_host]
-    if straight:
-        ops += straight + [OP_FINISH]
-    for c in copy_list:
-        if c.copy_back and c.staged:
-            ops += [OP_COPY, c.host, staging[c.group] + c.device_offset, c.nbytes]
-    return ops
+        if c.staged:
+            out += [OP_COPY, c.host, staging[c.group] + c.device_offset, c.nbytes]
+    return PartOps(queue, start, [OP_FLAG, flag_host] if may_flag else [], straight, out)
+
+
+def op_words(copy_list, buffers, staging, kernel_handle, global_size, local_size,
+             flag_buffer, flag_host, may_flag: bool) -> list:
+    """The ops of one call on one queue (part_ops' phases in turn)."""
+    return call_ops([part_ops(copy_list, buffers, staging, kernel_handle, global_size,
+                              local_size, flag_buffer, flag_host, may_flag)])
+
+
+def call_ops(parts: list) -> list:
+    """The ops of a call of `parts` (PartOps), each on its queue: every part started before
+    any is waited for (the devices run together), every flag checked before any read into
+    NumPy memory (a flagged call is rerun by the Python path on intact inputs), then the
+    staged results copied out."""
+    several = len(parts) > 1
+
+    def on(p, ops):
+        return [OP_QUEUE, p.queue] + ops if several and ops else ops
+    ops = [w for p in parts for w in on(p, p.start)]
+    ops += [w for p in parts for w in on(p, [OP_FINISH])]
+    ops += [w for p in parts for w in p.flag]
+    if any(p.straight for p in parts):
+        ops += [w for p in parts for w in on(p, p.straight)]
+        ops += [w for p in parts if p.straight for w in on(p, [OP_FINISH])]
+    return ops + [w for p in parts for w in p.out]
 
 
 class Record:
@@ -306,7 +337,6 @@ def record(device, part, kernel, built_kernel, values, recipe, group_sources, ma
     """A Record of the call just run (the part's kit taken from `recipe`), armed for `trial`,
     or why not (str). `group_sources`: per group (owner, sources, itemsize), as `copies`
     takes them."""
-    cl, _ = load_opencl()
     found = recipe.get("replay")
     # A close call being measured judges the device by its replays (jitgpu/decide.py): they
     # run pinned at once, as the layout's replays will once it proves repeated.
@@ -318,18 +348,63 @@ def record(device, part, kernel, built_kernel, values, recipe, group_sources, ma
         return found
     if found is not None and found.failed:
         return "an OpenCL error stopped replaying this layout"
-    kept = _kept_kit(recipe)
-    if kept is None:
-        return "the part's buffers are not kept between calls (too large)"
     explicit = replay_pin_bytes()
     pin_bytes = explicit if explicit is not None else (
         REPIN_BYTES if repinning or measuring else 0)
-    copy_list = copies(part.transfers.groups, group_sources, device.transfers, pin_bytes)
-    if isinstance(copy_list, str):
-        return copy_list
+    taken = _take_part(device, part, kernel, built_kernel, recipe, group_sources, may_flag,
+                       pin_bytes)
+    if isinstance(taken, str):
+        return taken
+    ops, keep, nbytes, copy_list = taken
     # Staged copies that pins could take later, once the layout proves repeated.
     repin = (explicit is None and not repinning and not measuring and pinning_on(device)
              and any(c.staged and c.nbytes >= REPIN_BYTES for c in copy_list))
+    found = _record(call_ops([ops]), device.queue.int_ptr, keep, nbytes, repin)
+    found.arm(trial)
+    recipe["replay"] = found
+    return found
+
+
+def record_split(parts, found=None) -> "Record | str":
+    """A Record of a split call just run, its parts (device, part, kernel, built kernel,
+    recipe, group sources, may_flag) on their devices' queues together, or why not (str);
+    `found`: the split's record so far (re-armed while live). Its copies pinned at once: a
+    split is recorded only once its shares settled, after calls of the same layout."""
+    if found is not None and found.live:
+        found.arm(None)
+        return found
+    if found is not None and found.failed:
+        return "an OpenCL error stopped replaying this layout"
+    explicit = replay_pin_bytes()
+    taken = []
+    try:
+        for device, part, kernel, built_kernel, recipe, group_sources, may_flag in parts:
+            one = _take_part(device, part, kernel, built_kernel, recipe, group_sources,
+                             may_flag, REPIN_BYTES if explicit is None else explicit)
+            if isinstance(one, str):
+                return one
+            taken.append(one)
+    finally:
+        if len(taken) < len(parts):
+            for _, _, nbytes, _ in taken:
+                _release(nbytes)
+    found = _record(call_ops([ops for ops, _, _, _ in taken]), taken[0][0].queue,
+                    tuple(keep for _, keep, _, _ in taken), sum(n for _, _, n, _ in taken))
+    found.arm(None)
+    return found
+
+
+def _take_part(device, part, kernel, built_kernel, recipe, group_sources, may_flag,
+               pin_bytes):
+    """(PartOps, what they name, kit bytes held, copies) of one part on `device`, its kit
+    taken from `recipe` and counted in the records' budget; or why not (str)."""
+    cl, _ = load_opencl()
+    kept = _kept_kit(recipe)
+    if kept is None:
+        return "the part's buffers are not kept between calls (too large)"
+    copy_list = copies(part.transfers.groups, group_sources, device.transfers, pin_bytes)
+    if isinstance(copy_list, str):
+        return copy_list
     nbytes = sum(s.nbytes for s in kept.staging.values())
     with _lock:
         if _held["bytes"] + nbytes > replay_budget(device):
@@ -349,18 +424,22 @@ def record(device, part, kernel, built_kernel, values, recipe, group_sources, ma
         staging = {k: s[:].__array_interface__["data"][0] if k in staged else 0
                    for k, s in kit.staging.items()}
         buffers = {k: b.int_ptr for k, b in kit.buffers.items()}
-        ops = op_words(copy_list, buffers, staging, own_kernel.int_ptr, kernel.global_size,
-                       kernel.local_size, kit.flag_buf.int_ptr, kit.flag.ctypes.data, may_flag)
-        header = [LIVE, 0, int(REPLAY_EPOCH[0]), REPLAY_EPOCH.ctypes.data, *entry_points("clEnqueueWriteBuffer", "clEnqueueReadBuffer",
-                                "clEnqueueNDRangeKernel", "clFinish"),
-                  device.queue.int_ptr, 0, 0, 0, 0, len(ops)]
+        ops = part_ops(copy_list, buffers, staging, own_kernel.int_ptr, kernel.global_size,
+                       kernel.local_size, kit.flag_buf.int_ptr, kit.flag.ctypes.data, may_flag,
+                       device.queue.int_ptr)
     except Exception:
         _release(nbytes)
         raise
-    found = Record(header + ops, (kit, own_kernel, device, kit.staging), nbytes, repin)
-    found.arm(trial)
+    return ops, (kit, own_kernel, device, kit.staging), nbytes, copy_list
+
+
+def _record(ops, queue, keep, nbytes, repin=False) -> Record:
+    header = [LIVE, 0, int(REPLAY_EPOCH[0]), REPLAY_EPOCH.ctypes.data,
+              *entry_points("clEnqueueWriteBuffer", "clEnqueueReadBuffer",
+                            "clEnqueueNDRangeKernel", "clFinish"),
+              queue, 0, 0, 0, 0, len(ops)]
+    found = Record(header + ops, keep, nbytes, repin)
     weakref.finalize(found, _release, nbytes)
-    recipe["replay"] = found
     return found
 
 

@@ -324,6 +324,60 @@ def test_a_split_settled_on_one_device_replays_as_that_device(example, device_en
         str(pair.explain(case.func))
 
 
+def test_a_settled_split_replays_every_part_from_cpp(example, device_env, slowdown):
+    """Once the shares settle (kept, no move proposed, the ranges run before), later calls
+    with the same inputs run from one C++ record, each device's part on its own queue, with
+    no Python; values changed in the same arrays are read at each call."""
+    device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
+    pair = example("mmult")
+    case = pair.interpreted.CASES[1]
+    first, second = (d.label for d in two_contexts())
+    slowdown.update({first: 1.0, second: 1.0})      # (even shares whatever the host does)
+    mine = case.args(2 * 59)          # a size of its own: a Balance of its own
+    func = getattr(pair.compiled, case.func)
+    for _ in range(4):
+        func(*mine)
+    recorded = pair.explain(case.func).nests[0]
+    assert len(recorded.ran_on.split(" + ")) == 2, str(recorded)
+    assert not isinstance(recorded.replay, (str, type(None))), str(recorded)
+    for k in range(3):
+        mine[0][k] = -mine[0][k]
+        func(*mine)
+        expected = [a.copy() for a in mine]
+        getattr(pair.interpreted, case.func)(*expected)
+        np.testing.assert_allclose(mine[case.out], expected[case.out], rtol=case.rtol)
+    assert pair.explain(case.func).nests[0] is recorded and recorded.replayed_calls >= 3, \
+        str(pair.explain(case.func))
+
+
+@pytest.mark.parametrize("zero_at", [1, 28])
+def test_a_replayed_split_that_sets_a_flag_raises_as_the_openmp_code_does(gpu, device_env,
+                                                                         slowdown, zero_at):
+    """A replayed split call whose part sets its error flag writes nothing into the arrays:
+    the call takes the Python path, whose OpenMP fallback raises ZeroDivisionError and leaves
+    the array as the OpenMP code alone does; the next calls are the interpreter's again."""
+    device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
+    slowdown.update({d.label: 1.0 for d in two_contexts()})
+    a = np.arange(1, 38, dtype=np.int64) * 3 ** 9
+    d = np.full(37, 3, np.int64)
+    for _ in range(5):
+        gpu.compiled.divide_in_place(a, d)
+    recorded = gpu.explain("divide_in_place").nests[0]
+    assert recorded.replayed_calls >= 1, str(recorded)
+    d[zero_at] = 0
+    expected = a.copy()
+    device_env.setenv("UNPY_DEVICE", "none")
+    with pytest.raises(ZeroDivisionError):
+        gpu.compiled.divide_in_place(expected, d)
+    device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
+    with pytest.raises(ZeroDivisionError):
+        gpu.compiled.divide_in_place(a, d)
+    np.testing.assert_array_equal(a, expected)
+    d[zero_at] = 3
+    _, report = gpu.check("divide_in_place", a, d)
+    assert_split(report)
+
+
 def test_a_split_call_gives_its_buffers_back_at_once(example, device_env):
     """The kits (device buffers) of parts that are not kept (too large to keep, their staging
     used) are gone when the call ends, not when its report is replaced: the next call, at other

@@ -1866,11 +1866,13 @@ struct CallScope {
 namespace replay_word {
 enum : int { status, calls, epoch, epoch_address, write, read, launch, finish, queue, total_ns,
              fastest_ns, last_ns, budget, op_words, ops };
-enum : int64_t { copy = 1, write_buffer, read_buffer, launch_kernel, finish_queue, flag };
+enum : int64_t { copy = 1, write_buffer, read_buffer, launch_kernel, finish_queue, flag,
+                 queue_op };
 }  // namespace replay_word
 
-// Runs the ops of `w` (jitgpu.replay.op_words): 0 when done, 1 when the error flag was set
-// (nothing written into NumPy memory), 2 on an OpenCL error.
+// Runs the ops of `w` (jitgpu.replay.call_ops): 0 when done, 1 when an error flag was set
+// (nothing written into NumPy memory), 2 on an OpenCL error. A split's ops name the queue of
+// each device they go to (queue_op).
 inline int replay_ops(const int64_t* w) {
     using Write = int32_t (*)(void*, void*, uint32_t, size_t, size_t, const void*, uint32_t,
                               const void*, void*);
@@ -1885,6 +1887,8 @@ inline int replay_ops(const int64_t* w) {
     auto launch = reinterpret_cast<Launch>(w[r::launch]);
     auto finish = reinterpret_cast<Finish>(w[r::finish]);
     void* queue = reinterpret_cast<void*>(w[r::queue]);
+    void* used[8] = {queue};        // the queues the ops went to (a split: one per device)
+    int queues = 1;
     const int64_t* op = w + r::ops;
     const int64_t* end = op + w[r::op_words];
     auto ptr = [](int64_t v) { return reinterpret_cast<void*>(v); };
@@ -1925,12 +1929,20 @@ inline int replay_ops(const int64_t* w) {
             ok = !flagged;
             op += 2;
             break;
+        case r::queue_op:
+            queue = ptr(op[1]);
+            if (std::find(used, used + queues, queue) == used + queues) {
+                ok = queues < 8;
+                if (ok) used[queues++] = queue;
+            }
+            op += 2;
+            break;
         default:
             ok = false;
         }
     }
     if (ok) return 0;
-    finish(queue);   // nothing of the dropped call stays in flight
+    for (int k = 0; k < queues; ++k) finish(used[k]);   // nothing of the call stays in flight
     return flagged ? 1 : 2;
 }
 

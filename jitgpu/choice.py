@@ -24,9 +24,12 @@ The rules, with the numbers of a frozen `Rules`:
   come (`close`; a choice made with its candidates is closed) and every candidate not dropped
   has `samples` counted calls (or is `known`), or only one is left.
 - A budget. With `budget` set, the choice also settles, on the fastest so far, after `budget`
-  counted calls without a time `gain` below the best one before them: a search that finds no
-  10 % soon stops costing the calls it times. (Calls spent waiting for a candidate's build
-  cost the user nothing and do not count: how fast builds finish must not decide.)
+  counted calls of the other candidates without a time `gain` below the best one before them:
+  a search that finds no 10 % soon stops costing the calls it times. (Calls spent waiting for
+  a candidate's build cost the user nothing and do not count: how fast builds finish must not
+  decide; nor do the fastest candidate's own later calls, which a search's layout runs
+  meanwhile: on an H200 the default kernel's calls of mmult f32 2048, a little faster each by
+  noise, spent the budget in 4 calls before a candidate was built.)
 - Watching and revisiting. A settled choice keeps taking the chosen candidate's times (the
   callers keep timing the calls they run): when the fastest of its last `window` calls (one
   slow outlier among them does not count) is `revisit` times the recorded time of an
@@ -180,7 +183,7 @@ class Choice:
         self.times[label].append(seconds)
         if seconds < (1 - self.rules.gain) * best_s or before is None:
             self._since_gain = 0
-        else:
+        elif label != before:
             self._since_gain += 1
         self._decide()
 

@@ -78,6 +78,24 @@ def test_candidates_offered_as_they_are_built_and_a_search_that_finds_no_gain_gi
     assert choice.settled and choice.gave_up and choice.chosen == "t1"
 
 
+def test_the_fastest_candidates_own_calls_do_not_spend_the_budget():
+    """A search's layout runs its default kernel while candidates are built: the default's
+    calls, each a little faster by noise, are not alternatives timed without a gain."""
+    rules = Rules(warmup=0, samples=1, clear=1.5, budget=2, gain=0.10)
+    choice = Choice(rules, closed=False)
+    choice.offer("default")
+    for seconds in (1.0, 0.999, 0.998, 0.997, 0.996):
+        choice.record("default", seconds)
+    assert not choice.settled
+    choice.offer("t1")
+    choice.record("t1", 0.7)              # a gain, found after the default's calls
+    choice.offer("t2")
+    choice.record("t2", 0.69)
+    choice.offer("t3")
+    choice.record("t3", 0.68)             # two alternatives without a gain: given up
+    assert choice.settled and choice.gave_up and choice.chosen == "t3"
+
+
 def test_a_gain_of_ten_percent_renews_the_budget_and_slower_ones_are_dropped():
     rules = Rules(warmup=0, samples=1, clear=1.5, budget=2, gain=0.10)
     choice = Choice(rules, closed=False)

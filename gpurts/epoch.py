@@ -1,4 +1,4 @@
-"""The epoch of the replay records (jitgpu/replay.py): the compiled caller replays a record only
+"""The epoch of the replay records (gpurts/record.py): the compiled caller replays a record only
 while `REPLAY_EPOCH[0]` (a load in C++, no GIL) holds the value the record was made under. It is
 bumped where something the compiled caller cannot see changes the answer of a repeated call:
 `unpython.resident` holding memory (gpurts/residency.py), `jitgpu.decide.forget` (measured

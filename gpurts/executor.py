@@ -106,7 +106,7 @@ def _sources(group, values, dtype, recipe):
 
 def part_sources(part, values, recipe) -> dict:
     """{group: (owner, sources, itemsize)} of a part's groups, as `run_part` gathers them (a
-    replay record, jitgpu/replay.py, copies the same boxes)."""
+    replay record, gpurts/record.py, copies the same boxes)."""
     found = {}
     for k, g in enumerate(part.transfers.groups):
         dtype = values[g.arrays[0]].dtype

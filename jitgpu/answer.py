@@ -31,7 +31,7 @@ class Answer:
     keep their defaults)."""
     kind: Kind
     # DONE: the nest's reduction results {variable: value}; `replay`: the record C++ replays
-    # later calls with the same inputs from (jitgpu.replay.Record, unpy::Replay); `relaunch`:
+    # later calls with the same inputs from (gpurts.record.Record, unpy::Replay); `relaunch`:
     # the one it relaunches later launches in the same call from (jitgpu.relaunch.Record,
     # unpy::Relaunch). None: no record (the nest's earlier one is stale, or dropped).
     results: dict | None = None

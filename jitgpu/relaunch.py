@@ -360,7 +360,7 @@ def record_of(launch: "Launch", values: dict, key: bytes, roles: ScalarRoles):
     index scalars, more than MOST_SCALARS changing scalars)."""
     from gpurts.epoch import REPLAY_EPOCH
     from gpurts.executor import bound_copy
-    from jitgpu.replay import entry_points
+    from gpurts.record import entry_points
     from unpy.residency_counters import COUNTERS
     changing = sorted(roles.changing)
     if not launch.settings.replay or len(changing) > MOST_SCALARS:

@@ -25,7 +25,7 @@ class NestReport:
     plan: object = None             # the GpuPlan (jitgpu/plan.py, printable) of a nest that ran
     sources: tuple = ()             # the OpenCL source of its kernel(s), one per distinct text
     fused: tuple = ()               # source lines of the nests fused into this one (one kernel)
-    # Of a call that ran on the device: the jitgpu.replay.Record later calls with the same
+    # Of a call that ran on the device: the gpurts.record.Record later calls with the same
     # inputs are replayed from (in C++), or why they are not (a str).
     replay: object = None
     # Of a call that ran on the device: the jitgpu.relaunch.Launch later launches of the nest

@@ -1,5 +1,5 @@
-"""Repeated device calls replayed from C++ (jitgpu/replay.py, unpy::Replay): a call with the
-inputs and switches of the last call that ran on the device runs its OpenCL commands again
+"""Repeated device calls replayed from C++ (jitgpu/replay.py, gpurts/record.py,
+unpy::Replay): a call with the inputs and switches of the last call that ran on the device runs its OpenCL commands again
 without Python. The hook is not asked then: the report of the recording call stays (the same
 object) and counts the replayed calls; a report forgotten stays forgotten."""
 import os
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import unpython
+from gpurts import record
 from jitgpu import replay, report
 
 RNG = np.random.default_rng(7)
@@ -412,7 +413,7 @@ def test_a_layout_replayed_often_is_recorded_again_with_its_arrays_pinned(gpu, d
 def test_the_entry_points_are_those_of_the_loader_pyopencl_loaded(device):
     """The compiled caller calls the OpenCL loader's functions at the addresses replay takes
     through cffi: each lies in the memory where this process mapped that loader."""
-    path = os.path.realpath(replay.opencl_loader_path())
+    path = os.path.realpath(record.opencl_loader_path())
     spans = []
     with open("/proc/self/maps") as maps:        # (the test's oracle)
         for line in maps:
@@ -421,20 +422,20 @@ def test_the_entry_points_are_those_of_the_loader_pyopencl_loaded(device):
                 lo, hi = (int(x, 16) for x in fields[0].split("-"))
                 spans.append((lo, hi))
     assert spans, f"{path} is not mapped"
-    for address in replay.entry_points(*replay._ENTRY_POINTS):
+    for address in record.entry_points(*record._ENTRY_POINTS):
         assert any(lo <= address < hi for lo, hi in spans), hex(address)
 
 
 
 def _decoded(ops):
     """[(op, queue, args)] of replay ops, each with the queue it goes to."""
-    sizes = {replay.OP_COPY: 3, replay.OP_WRITE: 4, replay.OP_READ: 4, replay.OP_LAUNCH: 8,
-             replay.OP_FINISH: 0, replay.OP_FLAG: 1, replay.OP_QUEUE: 1}
+    sizes = {record.OP_COPY: 3, record.OP_WRITE: 4, record.OP_READ: 4, record.OP_LAUNCH: 8,
+             record.OP_FINISH: 0, record.OP_FLAG: 1, record.OP_QUEUE: 1}
     out, k, queue = [], 0, None
     while k < len(ops):
         op, args = ops[k], ops[k + 1:k + 1 + sizes[ops[k]]]
         k += 1 + len(args)
-        if op == replay.OP_QUEUE:
+        if op == record.OP_QUEUE:
             queue = args[0]
         else:
             out.append((op, queue, args))
@@ -446,20 +447,20 @@ def test_a_split_call_starts_every_part_before_it_waits_and_checks_every_flag_fi
     any queue is waited for; every error flag checked before any read into NumPy memory; the
     staged results copied out last. One part's ops are op_words' (no queue named)."""
     def part(queue, staged):
-        c = replay.Copy(0, 1000 * queue, 64, 0, staged, True, True)
-        return [c], replay.part_ops([c], {0: 10 * queue}, {0: 20 * queue}, 30 * queue, (8,),
+        c = record.Copy(0, 1000 * queue, 64, 0, staged, True, True)
+        return [c], record.part_ops([c], {0: 10 * queue}, {0: 20 * queue}, 30 * queue, (8,),
                                     (4,), 40 * queue, 50 * queue, True, queue)
     (copies_a, a), (_, b) = part(1, staged=False), part(2, staged=True)
-    ops = _decoded(replay.call_ops([a, b]))
+    ops = _decoded(record.call_ops([a, b]))
     at = {kind: [k for k, (op, _, _) in enumerate(ops) if op == kind]
-          for kind in (replay.OP_LAUNCH, replay.OP_FINISH, replay.OP_FLAG, replay.OP_COPY)}
-    assert [ops[k][1] for k in at[replay.OP_LAUNCH]] == [1, 2]
-    assert {ops[k][1] for k in at[replay.OP_FINISH]} == {1, 2}
-    assert max(at[replay.OP_LAUNCH]) < min(at[replay.OP_FINISH])
+          for kind in (record.OP_LAUNCH, record.OP_FINISH, record.OP_FLAG, record.OP_COPY)}
+    assert [ops[k][1] for k in at[record.OP_LAUNCH]] == [1, 2]
+    assert {ops[k][1] for k in at[record.OP_FINISH]} == {1, 2}
+    assert max(at[record.OP_LAUNCH]) < min(at[record.OP_FINISH])
     host_reads = [k for k, (op, _, args) in enumerate(ops)
-                  if op == replay.OP_READ and args[3] == 1000]     # part 1's, into NumPy memory
-    assert len(host_reads) == 1 and max(at[replay.OP_FLAG]) < host_reads[0]
-    assert ops[-1][::2] == (replay.OP_COPY, [2000, 40, 64])    # part 2's staged result, last
-    assert replay.call_ops([a]) == replay.op_words(copies_a, {0: 10}, {0: 20}, 30, (8,), (4,),
+                  if op == record.OP_READ and args[3] == 1000]     # part 1's, into NumPy memory
+    assert len(host_reads) == 1 and max(at[record.OP_FLAG]) < host_reads[0]
+    assert ops[-1][::2] == (record.OP_COPY, [2000, 40, 64])    # part 2's staged result, last
+    assert record.call_ops([a]) == record.op_words(copies_a, {0: 10}, {0: 20}, 30, (8,), (4,),
                                                    40, 50, True)
-    assert all(queue is None for _, queue, _ in _decoded(replay.call_ops([a])))  # one queue
+    assert all(queue is None for _, queue, _ in _decoded(record.call_ops([a])))  # one queue

@@ -1856,7 +1856,7 @@ struct CallScope {
 
 // --- replaying a repeated GPU call (jitgpu/replay.py) ---------------------------------------
 // After a call ran on the device through Python, the hook's answer (DONE) may carry a record
-// (`replay`): the call's OpenCL commands as int64 words (layout: jitgpu/replay.py), in Python
+// (`replay`): the call's OpenCL commands as int64 words (layout: gpurts/record.py), in Python
 // memory that the record owns, with the entry points of the libOpenCL that pyopencl loaded. A later
 // call whose inputs (`HookKey`) and switches are the record's runs those commands here, without the
 // GIL, while nothing is on the device (`anything_resident()`) and the replay epoch is the record's.
@@ -1870,7 +1870,7 @@ enum : int64_t { copy = 1, write_buffer, read_buffer, launch_kernel, finish_queu
                  queue_op };
 }  // namespace replay_word
 
-// Runs the ops of `w` (jitgpu.replay.call_ops): 0 when done, 1 when an error flag was set
+// Runs the ops of `w` (gpurts.record.call_ops): 0 when done, 1 when an error flag was set
 // (nothing written into NumPy memory), 2 on an OpenCL error. A split's ops name the queue of
 // each device they go to (queue_op).
 inline int replay_ops(const int64_t* w) {

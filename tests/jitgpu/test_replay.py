@@ -1,7 +1,7 @@
-"""Repeated device calls replayed from C++ (jitgpu/replay.py, gpurts/record.py,
-unpy::Replay): a call with the inputs and switches of the last call that ran on the device runs its OpenCL commands again
-without Python. The hook is not asked then: the report of the recording call stays (the same
-object) and counts the replayed calls; a report forgotten stays forgotten."""
+"""Repeated device calls replayed from C++ (jitgpu/replay.py, gpurts/record.py, unpy::Replay): a
+call with the inputs and switches of the last call that ran on the device runs its OpenCL
+commands again without Python. The hook is not asked then: the report of the recording call
+stays (the same object) and counts the replayed calls; a report forgotten stays forgotten."""
 import os
 import threading
 

@@ -293,6 +293,20 @@ def test_a_split_beside_a_slow_device_falls_back_to_the_openmp_code(example, dev
     assert alone and not any("first run" in line for line in alone), history
 
 
+def _replayed_with_new_values(pair, case, mine, recorded):
+    """Three more calls of `case` on the arrays `mine`, each after new values in its first
+    array: each equals the interpreter, and all three replayed from `recorded`'s record."""
+    func = getattr(pair.compiled, case.func)
+    for k in range(3):
+        mine[0][k] = -mine[0][k]
+        func(*mine)
+        expected = [a.copy() for a in mine]
+        getattr(pair.interpreted, case.func)(*expected)
+        np.testing.assert_allclose(mine[case.out], expected[case.out], rtol=case.rtol)
+    assert pair.explain(case.func).nests[0] is recorded and recorded.replayed_calls >= 3, \
+        str(pair.explain(case.func))
+
+
 def test_a_split_settled_on_one_device_replays_as_that_device(example, device_env, slowdown):
     """The fallback above where the first device alone is profitable by its own estimate: it
     runs through the one-device path, and once settled, repeated calls with the same inputs
@@ -314,14 +328,7 @@ def test_a_split_settled_on_one_device_replays_as_that_device(example, device_en
         func(*mine)
     recorded = pair.explain(case.func).nests[0]
     assert recorded.reason.startswith(f"{first} alone: "), str(pair.explain(case.func))
-    for k in range(3):
-        mine[0][k] = -mine[0][k]
-        func(*mine)
-        expected = [a.copy() for a in mine]
-        getattr(pair.interpreted, case.func)(*expected)
-        np.testing.assert_allclose(mine[case.out], expected[case.out], rtol=case.rtol)
-    assert pair.explain(case.func).nests[0] is recorded and recorded.replayed_calls >= 3, \
-        str(pair.explain(case.func))
+    _replayed_with_new_values(pair, case, mine, recorded)
 
 
 def test_a_settled_split_replays_every_part_from_cpp(example, device_env, slowdown):
@@ -340,14 +347,7 @@ def test_a_settled_split_replays_every_part_from_cpp(example, device_env, slowdo
     recorded = pair.explain(case.func).nests[0]
     assert len(recorded.ran_on.split(" + ")) == 2, str(recorded)
     assert not isinstance(recorded.replay, (str, type(None))), str(recorded)
-    for k in range(3):
-        mine[0][k] = -mine[0][k]
-        func(*mine)
-        expected = [a.copy() for a in mine]
-        getattr(pair.interpreted, case.func)(*expected)
-        np.testing.assert_allclose(mine[case.out], expected[case.out], rtol=case.rtol)
-    assert pair.explain(case.func).nests[0] is recorded and recorded.replayed_calls >= 3, \
-        str(pair.explain(case.func))
+    _replayed_with_new_values(pair, case, mine, recorded)
 
 
 @pytest.mark.parametrize("zero_at", [1, 28])

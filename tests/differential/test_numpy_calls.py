@@ -111,6 +111,15 @@ CASES = {
                               rand(3, 4, dtype=np.float32)),
     "norms_ordered zeros": lambda: (np.zeros(3), rand(1, 1), np.zeros((2, 3), np.int32),
                                     rand(1, 4, dtype=np.float32)),
+    "pads": lambda: (rand(3, 4), 2, rand(2, 3, dtype=np.int32), rand(5, dtype=np.float32), 2),
+    "pads empty": lambda: (rand(0, 4), 1, rand(2, 0, dtype=np.int32), rand(0, dtype=np.float32),
+                           0),
+    "pads no width": lambda: (rand(3, 4), 0, rand(2, 3, dtype=np.int32),
+                              rand(5, dtype=np.float32), 1),
+    "pads negative width": lambda: (rand(3, 4), -1, rand(2, 3, dtype=np.int32),
+                                    rand(5, dtype=np.float32), 1),
+    "pads negative length": lambda: (rand(3, 4), 1, rand(2, 3, dtype=np.int32),
+                                     rand(5, dtype=np.float32), -2),
 }
 # Compiled np.polyfit solves the normal equations where NumPy calls lstsq (an SVD); a float32
 # norm sums in another order than NumPy's pairwise sum (its last bit may differ).
@@ -193,6 +202,16 @@ def test_average_any_shapes(kernels, data, m, n):
     w = RNG.integers(-1 if len(w0) == m else 1, 3, (m, n)).astype(np.float64)
     k = RNG.integers(-5, 5, data.draw(st.integers(0, 4))).astype(np.int32)
     kernels.check("averages", a, w, w0, k, rand(3, 4, dtype=np.float32), rtol=1e-9)
+
+
+@SETTINGS
+@given(st.integers(0, 4), st.integers(0, 4), st.integers(0, 3), st.booleans())
+def test_pad_any_shapes(kernels, m, n, k, view):
+    """Any lengths (empty too), any width, views with negative and non-unit strides."""
+    a = rand(m, 2 * n)
+    a = a[::-1, ::2] if view else a[:, :n]
+    kernels.check("pads", a, k, rand(n, m, dtype=np.int32)[::-1],
+                  rand(m + n, dtype=np.float32)[::2], k - 1, rtol=0.0)
 
 
 @SETTINGS
@@ -357,6 +376,26 @@ def compile_error(body, match):
         def f(a):
             return np.linalg.norm(a, 1, axis=(1, 2))
      """, r"ord and a tuple of axes"),
+    ("""
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.pad(a, 2, mode='reflect')
+     """, r"np.pad\(\) is supported in compiled code with mode='constant' only.*slices"),
+    ("""
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.pad(a, 2, constant_values=(1, 2))
+     """, r"one constant_values number"),
+    ("""
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]')
+        def f(a):
+            return np.pad(a, ((1, 2), (0, 3), (1, 1)))
+     """, r"one \(before, after\) or one per axis \(2\); 3 are given"),
+    ("""
+        @unpython.type('ndarray[float64, 1]', 'float64', 'ndarray[float64, 1]')
+        def f(a, w):
+            return np.pad(a, w)
+     """, r"the pad widths of np.pad\(\) must be integers"),
 ])
 def test_refused_forms_say_what_to_write(body, match):
     compile_error(body, match)

@@ -146,3 +146,17 @@ def norms_ordered(x, a, k, s):
                        np.linalg.norm(a, -np.inf), np.linalg.norm(a, 'fro')])
     return vector, matrix, np.linalg.norm(k, ord=np.inf, axis=1), \
         np.linalg.norm(s, 3, axis=0, keepdims=True)
+
+
+@unpython.gpu
+@unpython.type(F2, 'int64', 'ndarray[int32, 2]', 'ndarray[float32, 1]', 'int64',
+               (F2, 'ndarray[int32, 2]', 'ndarray[float32, 1]', F2, F1))
+def pads(a, k, m, v, n):
+    """np.pad with mode 'constant' (the default): one width for every side, (before, after) per
+    axis with a constant converted to int32, (before, after) for every axis with a float32
+    constant, a width by keyword, np.full of a negative length beside an array; a negative
+    width raises ValueError, as NumPy does."""
+    return (np.pad(a, k), np.pad(m, ((1, 2), (0, k)), constant_values=7),
+            np.pad(v, (2, 1), 'constant', constant_values=-1.5),
+            np.pad(a, pad_width=((k,), (1,)), mode="constant", constant_values=2.5),
+            np.concatenate((np.full(n, 1.0), a.ravel())))

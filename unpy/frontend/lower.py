@@ -74,7 +74,7 @@ ARRAY_FUNCTIONS.update({name: name for name in ("nanprod", "nanmean", "nanvar", 
                                                  "convolve", "unique", "einsum",
                                                  "nanmedian", "nanquantile", "nanpercentile",
                                                  "take_along_axis", "average", "digitize",
-                                                 "cross")})
+                                                 "cross", "pad")})
 # What to write instead of an expression compiled code does not have, by its gast class.
 UNSUPPORTED_EXPRESSIONS = {
     "List": "write an array (np.array([a, b, c]), or np.empty(n) filled in a loop) or a tuple; "

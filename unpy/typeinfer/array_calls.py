@@ -200,6 +200,8 @@ def type_array_call(infer, e: ir.ArrayCall):
         return digitize(infer, e)
     if f == "cross":
         return cross(infer, e)
+    if f == "pad":
+        return pad(infer, e)
     if f == "unique":
         return unique(infer, e)
     if f == "polyval":
@@ -696,6 +698,8 @@ def joined(infer, e):
     `np.column_stack`: one `concatenate` of arrays of one number of dimensions along a literal
     axis (vstack's 1-D arrays become rows, column_stack's columns; stack's arrays each get a
     new dimension of length 1 at the axis)."""
+    if e.type is not None:      # typed already (a piece of another join: np.pad)
+        return e
     check_keywords(infer, e, {"axis"} if e.func in ("concatenate", "stack") else set())
     if len(e.args) != 1 or not isinstance(e.args[0], list) or not e.args[0]:
         raise infer.error(f"np.{e.func}() takes one tuple or list of arrays, written out "
@@ -1345,6 +1349,91 @@ def gradient(infer, e):
     if len(derivatives) == 1:
         return derivatives[0]
     return ir.TupleValue(derivatives, loc, TupleType(tuple(d.type for d in derivatives)))
+
+
+def pad(infer, e):
+    """`np.pad(a, pad_width, mode='constant', constant_values=0)`: a's elements inside a border
+    of one constant, built as NumPy's result is, one axis after the other: along each axis the
+    blocks of the constant (np.full of a's dtype: the constant converted as NumPy's assignment
+    converts it) joined before and after (np.concatenate). `pad_width` as NumPy takes it: an
+    integer, (before, after), or one (before, after) per axis, of integers (a negative one
+    raises ValueError, as NumPy does, from np.full's shape). Other modes and per-axis constants
+    are refused with what to write."""
+    if e.type is not None:      # typed already (read again)
+        return e
+    check_keywords(infer, e, {"pad_width", "mode", "constant_values"})
+    a = array_arg(infer, e)
+    width, mode, constant = positional_or_keyword(infer, e, ["pad_width", "mode",
+                                                             "constant_values"])
+    if width is None:
+        raise infer.error("np.pad(a, pad_width) needs the pad widths", e)
+    if mode is not None and not (isinstance(mode, ir.Const) and mode.value == "constant"):
+        raise infer.error("np.pad() is supported in compiled code with mode='constant' only "
+                          "(the default): for other modes, write the border with slices "
+                          "(out[:k] = a[k:0:-1] for 'reflect', out[:k] = a[0] for 'edge')",
+                          mode)
+    n = a.type.ndim
+    if n == 0:
+        raise infer.error("np.pad() of a 0-d array is not supported in compiled code", a)
+    if constant is None:
+        constant = ir.Const(0, e.loc)
+    elif isinstance(constant, (list, ir.TupleValue)):
+        raise infer.error("np.pad() takes one constant_values number in compiled code (one "
+                          "per side or axis is not supported: pad with one, then assign the "
+                          "border's slices)", e)
+    constant = infer.expr(constant)
+    if not isinstance(constant.type, Scalar):
+        raise infer.error(f"the constant_values of np.pad() must be a number, got "
+                          f"{constant.type}", constant)
+
+    def items(x):
+        return x.items if isinstance(x, ir.TupleValue) else x if isinstance(x, list) else None
+
+    def width_of(x):
+        x = infer.expr(x)
+        if not isinstance(x.type, Scalar) or not is_int(x.type):
+            raise infer.error(f"the pad widths of np.pad() must be integers, got {x.type}", x)
+        return x
+
+    def pair(x):
+        both = items(x)
+        if both is None:
+            return width_of(x), width_of(copy.deepcopy(x))
+        if len(both) == 1:
+            return width_of(both[0]), width_of(copy.deepcopy(both[0]))
+        if len(both) == 2 and all(items(b) is None for b in both):
+            return width_of(both[0]), width_of(both[1])
+        raise infer.error("a pad width of np.pad() is an integer or (before, after)", e)
+    outer = items(width)
+    if outer is not None and outer and all(items(x) is not None for x in outer):
+        if len(outer) not in (1, n):
+            raise infer.error(f"np.pad() takes one (before, after) or one per axis ({n}); "
+                              f"{len(outer)} are given (NumPy raises ValueError)", e)
+        pairs = [pair(x) for x in outer] if len(outer) == n else \
+            [pair(copy.deepcopy(outer[0])) for _ in range(n)]
+    else:
+        pairs = [pair(copy.deepcopy(width)) for _ in range(n)]
+    loc, dtype = e.loc, a.type.dtype
+
+    def extent(d, padded):
+        """a's length along d, with its widths where that axis is padded already."""
+        length = ir.ArrayAttr(copy.deepcopy(a), "shape", d, loc)
+        if padded:
+            before, after = pairs[d]
+            length = ir.BinOp("+", ir.BinOp("+", length, copy.deepcopy(before), loc),
+                              copy.deepcopy(after), loc)
+        return length
+
+    x = a
+    for k in range(n):
+        def block(w):
+            shape = [copy.deepcopy(w) if d == k else extent(d, d < k) for d in range(n)]
+            return ir.ArrayCall("full", [shape, copy.deepcopy(constant)],
+                                {"dtype": ir.Const(dtype, loc)}, loc)
+        before, after = pairs[k]
+        x = infer.expr(ir.ArrayCall("concatenate", [[block(before), x, block(after)]],
+                                    {"axis": ir.Const(k, loc)}, loc))
+    return x
 
 
 def take_along_axis(infer, e):

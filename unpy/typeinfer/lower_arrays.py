@@ -731,7 +731,12 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
             _, _, out, sizes = self.einsum_parts(e)
             return [sizes[c] for c in out]
         if f == "full":
-            return [self.scalar(d) for d in e.args[0]]
+            # (read element by element where it stands, as in np.pad's blocks, it is never
+            # allocated: NumPy's ValueError for a negative length is checked here)
+            dims = [self.scalar_temp("n", self.scalar(d)) for d in e.args[0]]
+            for d in dims:
+                self.check(compare("<", d, const(0)), "negative dimensions are not allowed")
+            return dims
         if f == "outer":
             return [self.size(e.args[0]), self.size(e.args[1])]
         if f == "eye" or f == "identity":

@@ -260,3 +260,11 @@ def test_function_names_that_clash_with_cpp_or_the_runtime(arrays_kernels):
     for a in ([1.0, 2.0, 4.0], [3.0], [-1.5, 1.5, 0.0, 2.0]):
         arrays_kernels.check("std", np.array(a))
     arrays_kernels.check("floordiv", -7, 2)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (2, 0), (3, 2)])
+@pytest.mark.parametrize("i", [0, 1, -1, 3])
+def test_integer_index_of_a_view_with_no_element(arrays_kernels, shape, i):
+    """IndexError as NumPy's (its words) where the index is out of range, whether or not the
+    view it picks has elements."""
+    arrays_kernels.check("row_of_maybe_empty", np.ones(shape), i)

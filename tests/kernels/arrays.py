@@ -412,3 +412,10 @@ def floordiv(a, b):
 def allocate(n):
     a = np.zeros(n, np.int64)
     return len(a)
+
+
+@unpython.type('ndarray[float64, 2]', 'int64', ('ndarray[float64, 1]', 'ndarray[float64, 1]'))
+def row_of_maybe_empty(a, i):
+    """A row by an integer index, read as a value: IndexError out of range, also where the
+    row has no element (a of shape (0, 0): NumPy checks the index, not the elements)."""
+    return a[i] * 2, a[-1 - i] + a[i]

@@ -793,7 +793,16 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
             elif is_gather(index):      # the index array, read per element
                 dims.append((self.materialize(index), n, None))
             else:       # read as written: an element access wraps and checks it itself
-                dims.append((self.scalar(index), n, None))
+                index = self.scalar(index)
+                if not self.in_prange:
+                    # ... but a view of no element has no access: checked once here too,
+                    # before the statement (not in prange bodies: findings.md item 9)
+                    index = self.scalar_temp("i", index)
+                    self.check(either(compare("<", index, ir.UnaryOp("-", n, (0, 0), INT64)),
+                                      compare(">=", index, n)),
+                               f"index {{}} is out of bounds for axis {d} with size {{}}",
+                               "IndexError", [index, n])
+                dims.append((index, n, None))
             d += 1
         self.views[key] = dims
         return dims

@@ -19,12 +19,12 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from unpy.atomic_write import write_atomically
 from unpy.settings import current as current_settings
 
 from .errors import BuildError
@@ -38,21 +38,6 @@ MAGIC = b"UNPYCL1\0"
 def cache_dir() -> str:
     """Where program binaries live: `$UNPY_CACHE_DIR/opencl`, default `~/.cache/unpy/opencl`."""
     return os.path.join(current_settings().cache_root, "opencl")
-
-
-def write_atomically(path: str, data: bytes) -> None:
-    """Write `data` to `path` so that a reader in another process sees all of it or none (the
-    folder made if missing). Raises OSError."""
-    folder = os.path.dirname(path)
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 class BuiltKernel(NamedTuple):

@@ -31,7 +31,7 @@ from typing import Optional
 
 import numpy as np
 
-from jitgpu import overlap, report, search, shares
+from jitgpu import overlap, replay, report, search, shares
 from jitgpu.answer import RUN_OPENMP, Answer, ran_on_device, split_range
 from jitgpu.bind import device_limits
 from jitgpu.nest import (DeviceFailure, NotOffloadable, Refused, instantiate, load_nest,
@@ -335,7 +335,7 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
         nest_report = _learn(pending, None, time.perf_counter())
         settled = (balance.settled and balance.proposed is None and not prepared_now
                    and balance.next_shares() == shares_now)
-        nest_report.replay = _replay(prepared, devices, values, inputs, settled)
+        nest_report.replay = replay.offer_split(devices, prepared, values, inputs, settled)
         record = None if isinstance(nest_report.replay, str) else nest_report.replay
         return ran_on_device(results, record), nest_report
     handle = next(_handles)
@@ -343,39 +343,6 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
     pending.returned = time.perf_counter()
     lo, hi = split.host
     return split_range(lo, hi, len(split.device_labels), handle), None
-
-
-def _replay(prepared: SplitPrepared, devices, values, inputs, settled: bool):
-    """After a split call the devices ran alone: the Record that the compiled caller replays
-    later calls with the same inputs from, every device's part on its queue (jitgpu/replay.py;
-    through Python each part gathers and enqueues its arrays on its thread: H200 x2, nbody
-    f32 65536, about 1.1 ms a call beyond the one-device call's 0.14 ms), or why not (str).
-    Only once the shares settled: replayed calls teach the Balance nothing."""
-    from jitgpu import replay
-    from jitgpu.residency import may_flag
-    from gpurts.executor import part_sources
-    kernels = prepared.kernels
-    why = ("UNPY_REPLAY=0" if not current_settings().replay
-           else "the compiled caller gives no key of its inputs" if inputs is None
-           else "UNPY_LOG=info logs every call" if log.isEnabledFor(logging.INFO)
-           else "the shares are still moving" if not settled
-           else "its parts run as overlapped tiles" if prepared.tiled
-           else "the nest has reductions" if any(k.reductions for k, _, _ in kernels)
-           else None)
-    if why is not None:
-        return why
-    parts, recipes = prepared.split.plan.parts, prepared.recipes
-    try:
-        found = replay.record_split(
-            [(devices[part.device], part, kernel, built.kernel, recipes[k],
-              part_sources(part, values, recipes[k]), may_flag(source))
-             for k, (part, (kernel, source, built)) in enumerate(zip(parts, kernels))],
-            recipes.get("replay"))
-    except Exception as e:      # never a crash: the Python path stays
-        return f"no record ({type(e).__name__}: {e})"
-    if not isinstance(found, str):
-        recipes["replay"] = found   # (beside the parts' recipes, as one device's in its own)
-    return found
 
 
 def _alone_instead(balance, layout, why) -> tuple:

@@ -46,17 +46,26 @@ def replay_pin_bytes():
     return current_settings().replay_pin_bytes
 
 
-def refusal(plan, applied_plan, trial, keep: bool, kernel, logging_every_call: bool,
-            keyed: bool, switched_off: bool = False, searching: bool = False) -> str | None:
-    """Why a call that ran on the device is not replayed from C++, or None. `searching`: the
-    layout's search (jitgpu/search.py) still times candidates, on calls that come through
-    Python."""
+def switched_refusal(switched_off: bool, keyed: bool, logging_every_call: bool) -> str | None:
+    """Why no call is replayed, whatever ran: the switch, no key from the compiled caller, or
+    every call to be logged; or None."""
     if switched_off:
         return "UNPY_REPLAY=0"
     if not keyed:
         return "the compiled caller gives no key of its inputs"
     if logging_every_call:
         return "UNPY_LOG=info logs every call"
+    return None
+
+
+def refusal(plan, applied_plan, trial, keep: bool, kernel, logging_every_call: bool,
+            keyed: bool, switched_off: bool = False, searching: bool = False) -> str | None:
+    """Why a call that ran on the device is not replayed from C++, or None. `searching`: the
+    layout's search (jitgpu/search.py) still times candidates, on calls that come through
+    Python."""
+    why = switched_refusal(switched_off, keyed, logging_every_call)
+    if why is not None:
+        return why
     if len(plan.parts) != 1:
         return f"{len(plan.parts)} parts"
     if searching:
@@ -95,6 +104,17 @@ def harvest(prepared, trial) -> None:
         trial.record("device", found.words[LAST_NS] * 1e-9, calls, REPLAYED)
 
 
+def _kept(found, trial, renew: bool = False) -> "Record | str | None":
+    """The record so far re-armed for `trial` while live (unless to be made anew, `renew`), why
+    a layout whose record failed is not recorded again, or None (record it)."""
+    if found is not None and found.live and not renew:
+        arm(found, trial)
+        return found
+    if found is not None and found.failed:
+        return "an OpenCL error stopped replaying this layout"
+    return None
+
+
 def record(device, part, kernel, built_kernel, values, recipe, group_sources, may_flag,
            trial=None):
     """A Record of the call just run (the part's kit taken from `recipe`), armed for `trial`,
@@ -106,11 +126,9 @@ def record(device, part, kernel, built_kernel, values, recipe, group_sources, ma
     measuring = trial is not None and trial.on_device is None
     repinning = found is not None and found.live and found.repin and (
         found.calls >= REPIN_AFTER or measuring)
-    if found is not None and found.live and not repinning:
-        arm(found, trial)
-        return found
-    if found is not None and found.failed:
-        return "an OpenCL error stopped replaying this layout"
+    kept = _kept(found, trial, repinning)
+    if kept is not None:
+        return kept
     explicit = replay_pin_bytes()
     pin_bytes = explicit if explicit is not None else (
         REPIN_BYTES if repinning or measuring else 0)
@@ -133,11 +151,9 @@ def record_split(parts, found=None) -> "Record | str":
     recipe, group sources, may_flag) on their devices' queues together, or why not (str);
     `found`: the split's record so far (re-armed while live). Its copies pinned at once: a
     split is recorded only once its shares settled, after calls of the same layout."""
-    if found is not None and found.live:
-        arm(found, None)
-        return found
-    if found is not None and found.failed:
-        return "an OpenCL error stopped replaying this layout"
+    kept = _kept(found, None)
+    if kept is not None:
+        return kept
     explicit = replay_pin_bytes()
     taken = []
     try:
@@ -174,3 +190,35 @@ def offer(device, applied_plan, prepared, values, keep: bool, key) -> "Record | 
                       prepared.trial)
     except Exception as e:      # never a crash: the Python path stays
         return f"no record ({type(e).__name__}: {e})"
+
+
+def offer_split(devices, prepared, values, inputs, settled: bool) -> "Record | str":
+    """After a split call the devices ran alone (jitgpu/multi.py): the Record that the compiled
+    caller replays later calls with the same inputs from, every device's part on its queue,
+    or why not (str; never raises). Through Python each part gathers and enqueues its arrays
+    on its thread (H200 x2, nbody f32 65536: about 1.1 ms a call beyond the one-device call's
+    0.14 ms). Only once the shares settled (`settled`): replayed calls teach the Balance
+    nothing."""
+    import logging
+    from jitgpu.residency import may_flag
+    kernels, recipes = prepared.kernels, prepared.recipes
+    why = (switched_refusal(not current_settings().replay, inputs is not None,
+                            logging.getLogger("unpy").isEnabledFor(logging.INFO))
+           or ("the shares are still moving" if not settled
+               else "its parts run as overlapped tiles" if prepared.tiled
+               else "the nest has reductions" if any(k.reductions for k, _, _ in kernels)
+               else None))
+    if why is not None:
+        return why
+    try:
+        found = record_split(
+            [(devices[part.device], part, kernel, built.kernel, recipes[k],
+              part_sources(part, values, recipes[k]), may_flag(source))
+             for k, (part, (kernel, source, built)) in
+             enumerate(zip(prepared.split.plan.parts, kernels))],
+            recipes.get("replay"))
+    except Exception as e:      # never a crash: the Python path stays
+        return f"no record ({type(e).__name__}: {e})"
+    if not isinstance(found, str):
+        recipes["replay"] = found   # (beside the parts' recipes, as one device's in its own)
+    return found

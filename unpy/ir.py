@@ -558,12 +558,11 @@ def is_converted_integer(e) -> bool:
 
 # --- copying --------------------------------------------------------------------------------
 
-def copy_tree(node, memo: dict | None = None):
+def copy_tree(node):
     """A deep copy of an IR tree (copy.deepcopy's result, a node shared within the tree stays
     shared in the copy), made about 3x faster: types are frozen and shared, nodes are copied
     field by field; the passes that rewrite a function in place start from one."""
-    memo = {} if memo is None else memo
-    return _copy(node, memo)
+    return _copy(node, {})
 
 
 _IMMUTABLE = (str, int, float, bool, complex, type(None), Scalar, Array, TupleType, DtypeType)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import unpy
+from unpy.atomic_write import write_atomically
 from unpy.build_lock import one_build_at_a_time
 from unpy.cpp_emit.module import emit_module, emit_units
 from unpy.loopopt import blocked_nests
@@ -344,10 +345,19 @@ def build(path: str, out_dir: str | None = None, options: BuildOptions | None = 
         out.parent.mkdir(parents=True, exist_ok=True)
         (out.parent / f"{name}.cpp").write_text(cpp)
     functions = list(dict.fromkeys(f.python_name for f in module.functions))
-    if cached.exists():
-        _write_atomically(listed, " ".join(functions))
-        return BuildResult(out, functions, True, _copy_if_changed(cached, out),
-                           time.perf_counter() - started, cpp)
+    was_cached = cached.exists()
+    if not was_cached:
+        _compile(module, source, options, cached, functions, progress)
+    write_atomically(str(listed), " ".join(functions).encode())
+    up_to_date = was_cached and _copy_if_changed(cached, out)
+    if not was_cached:
+        _atomic_copy(cached, out)
+    return BuildResult(out, functions, was_cached, up_to_date, time.perf_counter() - started,
+                       cpp)
+
+
+def _compile(module, source, options, cached: Path, functions, progress):
+    """The module's C++ units compiled and linked into `cached`."""
     units = emit_units(module, source, options.checks, options.fastmath, build_jobs())
     if progress:
         blocked = blocked_nests(module.functions, options.checks)
@@ -357,16 +367,13 @@ def build(path: str, out_dir: str | None = None, options: BuildOptions | None = 
             if len(units) > 1 else ""
         progress(f"compiling C++ for {len(functions)} function(s){also} with {CXX} -O3{parts} ...")
     with tempfile.TemporaryDirectory(prefix="unpy-build-") as tmp:
-        unit_paths = [Path(tmp) / f"{name}_{i}.cpp" for i in range(len(units))]
+        unit_paths = [Path(tmp) / f"{module.name}_{i}.cpp" for i in range(len(units))]
         for unit_path, text in zip(unit_paths, units):
             unit_path.write_text(text)
-        so_tmp = Path(tmp) / out.name
+        so_tmp = Path(tmp) / cached.name
         compile_cpp(unit_paths, so_tmp, options, progress)
         cached.parent.mkdir(parents=True, exist_ok=True)
         _atomic_copy(so_tmp, cached)
-    _write_atomically(listed, " ".join(functions))
-    _atomic_copy(cached, out)
-    return BuildResult(out, functions, False, False, time.perf_counter() - started, cpp)
 
 
 def _copy_if_changed(cached: Path, out: Path) -> bool:
@@ -375,10 +382,3 @@ def _copy_if_changed(cached: Path, out: Path) -> bool:
     if not up_to_date:
         _atomic_copy(cached, out)
     return up_to_date
-
-
-def _write_atomically(path: Path, text: str):
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)

@@ -922,12 +922,18 @@ CASES = [
             return np.interp(x, xp, fp)
         """, r"np.interp\(\) of ndarray\[complex128, 1\] \(fp\) is not supported in "
              r"compiled code", 4, "fp)"),
-    ("histogram with weights", """
+    ("histogram with weights and edges", """
         @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[float64, 1]')
         def f(a, w):
-            return np.histogram(a, 10, weights=w)[0]
-        """, r"np.histogram\(\) with weights= is not supported in compiled code; count with a "
-             r"loop", 3, "w)"),
+            return np.histogram(a, a[:3], weights=w)[0]
+        """, r"np.histogram\(\) with weights= and the edges given as an array is not supported "
+             r"in compiled code .*give the number of bins and range=\(lo, hi\)", 3, "w)"),
+    ("histogram with density", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.histogram(a, 10, density=True)[0]
+        """, r"np.histogram\(\) with density= is not supported in compiled code; divide the "
+             r"counts", 3, "True)"),
     ("cov with fweights", """
         @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 1]', 'ndarray[float64, 2]')
         def f(m, fw):

@@ -120,6 +120,20 @@ CASES = {
                                     rand(5, dtype=np.float32), 1),
     "pads negative length": lambda: (rand(3, 4), 1, rand(2, 3, dtype=np.int32),
                                      rand(5, dtype=np.float32), -2),
+    "weighted_histograms": lambda: (RNG.random(50), rand(50), 6, rand(4, 5, dtype=np.float32),
+                                    rand(4, 5, dtype=np.int32)),
+    "weighted_histograms two blocks": lambda: (RNG.random(70000), rand(70000), 5,
+                                               rand(300, 250, dtype=np.float32),
+                                               rand(300, 250, dtype=np.int32)),
+    "weighted_histograms empty": lambda: (rand(0), rand(0), 2, rand(0, 3, dtype=np.float32),
+                                          rand(0, 3, dtype=np.int32)),
+    "weighted_histograms other shape": lambda: (RNG.random(5), rand(5), 2,
+                                                rand(4, 5, dtype=np.float32),
+                                                rand(5, 4, dtype=np.int32)),
+    "ufunc_outers": lambda: (rand(5), rand(2, 3, dtype=np.float32), ints(-20, 50, (6, 6),
+                                                                        np.int32), 1.5),
+    "ufunc_outers empty": lambda: (rand(0), rand(2, 0, dtype=np.float32),
+                                   ints(0, 5, (0, 0), np.int32), 1.5),
 }
 # Compiled np.polyfit solves the normal equations where NumPy calls lstsq (an SVD); a float32
 # norm sums in another order than NumPy's pairwise sum (its last bit may differ).
@@ -253,6 +267,14 @@ def test_quantile_along_any_shapes(kernels, m, n, q, ties):
     a = RNG.integers(0, 3, (m, n)) * 1.0 if ties else rand(m, n)
     kernels.check("quantiles_along", a, q, rand(2, m, n, dtype=np.int32),
                   rand(m, n, dtype=np.float32), rtol=1e-12)
+
+
+@SETTINGS
+@given(st.integers(0, 9), st.integers(1, 5), st.booleans())
+def test_ufunc_outer_any_shapes(kernels, n, m, view):
+    p = ints(-20, 60, (n, n), np.int32)
+    kernels.check("ufunc_outers", rand(n)[::-1] if view else rand(n),
+                  rand(m, n + 1, dtype=np.float32)[:, ::2], p.T if view else p, -0.5)
 
 
 def compile_error(body, match):
@@ -396,6 +418,11 @@ def compile_error(body, match):
         def f(a, w):
             return np.pad(a, w)
      """, r"the pad widths of np.pad\(\) must be integers"),
+    ("""
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 2]')
+        def f(a):
+            return np.sqrt.outer(a, a)
+     """, r"np.sqrt.outer\(a, b\) is supported in compiled code for the ufuncs of two"),
 ])
 def test_refused_forms_say_what_to_write(body, match):
     compile_error(body, match)

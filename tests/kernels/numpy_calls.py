@@ -160,3 +160,29 @@ def pads(a, k, m, v, n):
             np.pad(v, (2, 1), 'constant', constant_values=-1.5),
             np.pad(a, pad_width=((k,), (1,)), mode="constant", constant_values=2.5),
             np.concatenate((np.full(n, 1.0), a.ravel())))
+
+
+@unpython.gpu
+@unpython.type(F1, F1, 'int64', 'ndarray[float32, 2]', 'ndarray[int32, 2]',
+               (F1, 'ndarray[float32, 1]', 'ndarray[int32, 1]', F1))
+def weighted_histograms(radius, data, n, a, k):
+    """np.histogram with weights= (npbench's azimint_hist): float64 sums of the weights per
+    bin, float32 weights over a range (the sums in float64, each block's cast to float32),
+    integer weights (int32 sums); weights of another shape raise ValueError."""
+    histw = np.histogram(radius, n, weights=data)[0]
+    return (histw / np.histogram(radius, n)[0],
+            np.histogram(a, 4, range=(-0.25, 0.5), weights=a * 2)[0],
+            np.histogram(a, bins=3, weights=k)[0], np.histogram(radius, n, weights=data)[1])
+
+
+@unpython.gpu
+@unpython.type(F1, 'ndarray[float32, 2]', 'ndarray[int32, 2]', 'float64',
+               (F3, 'ndarray[bool, 2]', F2, F1, 'ndarray[int32, 2]'))
+def ufunc_outers(x, m, p, s):
+    """np.<ufunc>.outer(a, b): a given b.ndim new last axes (shape a.shape + b.shape), for the
+    operator ufuncs, a comparison, np.maximum of a reversed view, a scalar first; and npbench's
+    Floyd-Warshall step, whose product reads rows and columns of the array it overwrites."""
+    for j in range(p.shape[0]):
+        p[:] = np.minimum(p[:], np.add.outer(p[:, j], p[j, :]))
+    return (np.multiply.outer(x, m), np.less.outer(x, x), np.maximum.outer(x[::-1], x),
+            np.subtract.outer(s, x), p)

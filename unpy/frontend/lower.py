@@ -968,6 +968,8 @@ class Lowering:
                 return self.rounding(e, list(e.args))
             if name.endswith(".at") and name[:-3] in UNBUFFERED_UFUNCS:
                 return self.ufunc_at(e, name[:-3])
+            if name.endswith(".outer"):
+                return self.ufunc_outer(e, name[:-len(".outer")])
             if name in ("isclose", "allclose"):
                 return self.closeness(e, name)
             if name in ("trapezoid", "trapz"):
@@ -1113,6 +1115,22 @@ class Lowering:
                                 loc_of(e))
         args = [array] + [self.array_call_arg(a) for a in e.args]
         return ir.ArrayCall(func, args, self.keywords(e), loc_of(e))
+
+    def ufunc_outer(self, e, name):
+        """`np.<ufunc>.outer(a, b)` of a binary ufunc: the ufunc of `a` given b.ndim new last
+        axes and `b` (NumPy's result, of shape a.shape + b.shape), as typeinfer makes it
+        (ArrayCall 'ufunc_outer' holding the ufunc's expression of a and b)."""
+        if ufunc_arity(name) != 2 or e.keywords or len(e.args) != 2:
+            raise self.error(f"np.{name}.outer(a, b) is supported in compiled code for the "
+                             "ufuncs of two arguments (np.add, np.multiply, np.minimum, ...) "
+                             "called with two arrays; write a[:, None] op b", e)
+        applied = gast.Call(func=e.func.value, args=e.args, keywords=[])
+        gast.copy_location(applied, e)
+        node = self.call(applied)
+        if not isinstance(node, (ir.BinOp, ir.Compare, ir.Call)):
+            raise self.error(f"np.{name}.outer(a, b) is not supported in compiled code; write "
+                             f"np.{name}(a[:, None], b)", e)
+        return ir.ArrayCall("ufunc_outer", [node], {}, loc_of(e))
 
     def ufunc_at(self, e, ufunc):
         """`np.add.at(a, indices, values)` & co: the call 'ufunc_at' of the array, the indices

@@ -135,6 +135,8 @@ def type_array_call(infer, e: ir.ArrayCall):
         e.args = [a] + dims
         e.type = Array(a.type.dtype, len(dims))
         return e
+    if f == "ufunc_outer":
+        return ufunc_outer(infer, e)
     if f == "outer":
         a, b = array_arg(infer, e, 0), array_arg(infer, e, 1)
         out = resolve(UFUNCS["*"], [Scalar(a.type.dtype), Scalar(b.type.dtype)])[1]
@@ -224,6 +226,23 @@ def type_array_call(infer, e: ir.ArrayCall):
         e.type = None
         return e
     raise infer.error(f"np.{f}() is not supported in compiled code", e)
+
+
+def ufunc_outer(infer, e):
+    """`np.<ufunc>.outer(a, b)`, held as the ufunc's expression of a and b: that expression
+    with b.ndim new last axes given to a (each operand's type found on a copy first)."""
+    node = e.args[0]
+    operands = ([node.left, node.right] if isinstance(node, ir.BinOp) else
+                [node.left, node.comparators[0]] if isinstance(node, ir.Compare) else node.args)
+    a_type, b_type = (infer.expr(ir.copy_tree(x)).type for x in operands)
+    if isinstance(a_type, Array) and isinstance(b_type, Array) and b_type.ndim:
+        widened = ir.Subscript(operands[0], [ir.Const(Ellipsis, e.loc)] +
+                               [ir.NewAxis(e.loc) for _ in range(b_type.ndim)], e.loc)
+        if isinstance(node, ir.Call):
+            node.args[0] = widened
+        else:
+            node.left = widened
+    return infer.expr(node)
 
 
 def shape_items(infer, d):
@@ -864,12 +883,14 @@ def histogram(infer, e):
     """`np.histogram(a, bins)` with `bins` an integer, and `range=(lo, hi)`, or the edges, a 1-D
     array: the tuple (counts int64, edges). Kept as the arguments [a, bins] and, with a range,
     the keyword `range` (a TupleValue of two typed scalars); the edges' dtype is NumPy's for
-    these types (the edges' own, where given)."""
-    for k in ("weights", "density"):
-        if k in e.keywords:
-            raise infer.error(f"np.histogram() with {k}= is not supported in compiled code; "
-                              "count with a loop (hist[k] += w[i] for the bin k of a[i])",
-                              e.keywords[k])
+    these types (the edges' own, where given). With `weights=` (an array of real numbers, with
+    the number of bins): the sums of the weights, of the weights' dtype, kept as the keyword."""
+    if "density" in e.keywords:
+        raise infer.error("np.histogram() with density= is not supported in compiled code; "
+                          "divide the counts by their sum times the bins' widths",
+                          e.keywords["density"])
+    weights = e.keywords.pop("weights", None)
+    weights = None if is_none(weights) else infer.expr(weights)
     check_keywords(infer, e, {"bins", "range"})
     args = list(e.args)
     for k, name in ((1, "bins"), (2, "range")):
@@ -883,6 +904,12 @@ def histogram(infer, e):
     if np.dtype(a.type.dtype).kind not in "fiub":
         raise infer.error(f"np.histogram() of {a.type.dtype} arrays is not supported in "
                           "compiled code; pass real numbers", e)
+    if weights is not None and not (isinstance(weights.type, Array) and
+                                    weights.type.ndim == a.type.ndim and
+                                    np.dtype(weights.type.dtype).kind in "fiu"):
+        raise infer.error(f"the weights of np.histogram() must be an array of real numbers "
+                          f"of the data's shape (a {a.type.ndim}-D array here), got "
+                          f"{weights.type}", weights)
     bins = args[1] if len(args) > 1 else e.keywords.get("bins", ir.Const(10, e.loc, INT64))
     bins = bins if isinstance(bins, list) else infer.expr(bins)
     if isinstance(bins, list):
@@ -890,6 +917,11 @@ def histogram(infer, e):
                           "compiled code; give the edges as a 1-D array, or the number of bins "
                           "and range=(lo, hi) for their span", e)
     if isinstance(bins.type, Array):
+        if weights is not None:
+            raise infer.error("np.histogram() with weights= and the edges given as an array is "
+                              "not supported in compiled code (NumPy sums those weights in "
+                              "sorted order); give the number of bins and range=(lo, hi)",
+                              weights)
         if bins.type.ndim != 1 or np.dtype(bins.type.dtype).kind not in "fiub":
             raise infer.error(f"the edges of np.histogram() must be a 1-D array of real numbers "
                               f"(`bins` must be 1d, when an array), got {bins.type}", bins)
@@ -914,7 +946,10 @@ def histogram(infer, e):
     edges_dtype = np.histogram(np.zeros(2, a.type.dtype), 2, range=tuple(
         sample_of(x.type, k) for k, x in enumerate(items)) if "range" in e.keywords
         else None)[1].dtype.name
-    e.type = TupleType((Array("int64", 1), Array(edges_dtype, 1)))
+    if weights is not None:
+        e.keywords["weights"] = weights
+    e.type = TupleType((Array(weights.type.dtype if weights is not None else "int64", 1),
+                        Array(edges_dtype, 1)))
     return e
 
 

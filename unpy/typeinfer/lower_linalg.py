@@ -14,6 +14,7 @@ rule for the bin of a value; `np.meshgrid` a copy per grid, `np.polyval` Horner'
 from __future__ import annotations
 
 import copy
+import functools
 import math
 
 import numpy as np
@@ -36,6 +37,8 @@ ARRAY_RESULTS = {"solve", "inv", "cholesky", "cov", "interp", "searchsorted", "p
 OTHER_RESULTS = {"det", "eigh", "histogram", "interp", "searchsorted", "polyval", "meshgrid",
                  "digitize",
                  "nonzero", "flatnonzero", "argwhere", "unique"}
+# np.histogram's weights are summed in blocks of this many values (NumPy's BLOCK).
+HISTOGRAM_BLOCK = 65536
 # Arrays whose length is known only once they are computed (from `library_value`).
 SIZED_BY_VALUES = {"flatnonzero", "argwhere", "unique"}
 # Their argument whose shape the result has, and the builder of one element's statements.
@@ -578,10 +581,46 @@ class LinalgLowering:
             "bool", loc)
         self.check(crowded, "Too many bins for data range. Cannot create finite-sized bins.")
         counts = self.new_array(counts_t, [bins], "zeros", loc)
+        weights = e.keywords.get("weights")
+        if weights is None:
+            with self.sequential():
+                self.pre += self.nest(shape, lambda idx: self.count_value(
+                    self.element(a, idx), a.type.dtype, edge_types, given is not None, lo, hi,
+                    bins, edges, counts, loc))
+            return ir.TupleValue([counts, edges], loc, e.type)
+        # Weighted: NumPy sums each block of HISTOGRAM_BLOCK values (in C order) per bin in
+        # float64 (np.bincount), then adds each block's sums, cast to the weights' dtype, to
+        # the counts: the same sums in the same order here.
+        w = self.in_place(weights)
+        self.check(functools.reduce(either, [compare("!=", x, y)
+                                             for x, y in zip(shape, self.shape(w))]),
+                   "weights should have the same shape as a.")
+        sums = self.new_array(Array("float64", 1), [bins], "zeros", loc)
+        seen = self.temp("p", Scalar("int64"))
+        self.pre.append(ir.Assign(seen, const(0), loc))
+
+        def flush():
+            def one(idx):
+                total = self.element(counts, idx)
+                return [ir.Assign(total, binop("+", total, convert(self.element(sums, idx),
+                                                                   counts_t.dtype)), loc),
+                        ir.Assign(self.element(sums, idx), const(0.0, "float64"), loc)]
+            return self.nest([bins], one)
+
+        def weigh(idx):
+            def add_weight(k):
+                total = self.element(sums, [k])
+                return [ir.Assign(total, binop("+", total, convert(self.element(w, idx),
+                                                                   "float64")), loc)]
+            return self.count_value(self.element(a, idx), a.type.dtype, edge_types,
+                                    given is not None, lo, hi, bins, edges, counts, loc,
+                                    add_weight) + [
+                ir.Assign(seen, add(seen, const(1)), loc),
+                ir.If(compare("==", seen, const(HISTOGRAM_BLOCK)),
+                      [ir.Assign(seen, const(0), loc)] + flush(), [], loc)]
         with self.sequential():
-            self.pre += self.nest(shape, lambda idx: self.count_value(
-                self.element(a, idx), a.type.dtype, edge_types, given is not None, lo, hi,
-                bins, edges, counts, loc))
+            self.pre += self.nest(shape, weigh)
+            self.pre += flush()
         return ir.TupleValue([counts, edges], loc, e.type)
 
     def element_count(self, shape):
@@ -620,8 +659,10 @@ class LinalgLowering:
         self.check(either(nan, ir.UnaryOp("not", finite, (0, 0), BOOL)),
                    "autodetected range of the histogram is not finite")
 
-    def count_value(self, x, dtype, edge_types, ranged, lo, hi, bins, edges, counts, loc):
-        """The statements counting the value `x` (of `dtype`) in its bin."""
+    def count_value(self, x, dtype, edge_types, ranged, lo, hi, bins, edges, counts, loc,
+                    add_weight=None):
+        """The statements counting the value `x` (of `dtype`) in its bin (`add_weight(k)`: the
+        statements adding its weight to bin k instead)."""
         # In range: compared as NumPy compares the array with the outer edges (NEP 50).
         outer = edge_types[0] if ranged else Scalar(lo.type.dtype)
         ktype = np.result_type(np.empty(0, dtype), sample_of(outer, 0)).name
@@ -649,5 +690,6 @@ class LinalgLowering:
             ir.If(ir.BoolOp("and", [compare(">=", value, edge(add(k, const(1)))),
                                     compare("!=", k, last)], (0, 0), BOOL),
                   [ir.Assign(k, add(k, const(1)), loc)], [], loc),
+        ] + (add_weight(k) if add_weight else [
             ir.Assign(self.element(counts, [k]), add(self.element(counts, [k]), const(1)),
-                      loc)], [], loc)]
+                      loc)]), [], loc)]

@@ -928,6 +928,13 @@ CASES = [
             return np.histogram(a, a[:3], weights=w)[0]
         """, r"np.histogram\(\) with weights= and the edges given as an array is not supported "
              r"in compiled code .*give the number of bins and range=\(lo, hi\)", 3, "w)"),
+    ("shape assignment", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]')
+        def f(a):
+            a.shape = a.size
+            return a
+        """, r"assigning to an array's .shape is not supported in compiled code; write "
+             r"a = a.reshape\(new_shape\)", 3, "a.shape"),
     ("histogram with density", """
         @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
         def f(a):

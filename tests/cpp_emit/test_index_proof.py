@@ -8,7 +8,7 @@ from unpy.cpp_emit.module import emit_module
 from unpy.loopopt import blocked_nests, optimise_for_cpu
 from unpy.loopopt.index_proof import prove_indices
 from unpy.pipeline import compile_to_ir
-from unpy.typeinfer.reductions import walk_exprs
+from unpy.typeinfer.reductions import walk_exprs, walk_stmts
 
 import irtools
 
@@ -163,6 +163,38 @@ def test_gpu_nests_inside_a_loop_are_proved_one_by_one():
     outer = nest(fn)
     assert outer.proof is None and outer.body[0].nest_id is not None
     assert bounds(outer.body[0]) == ["unpy_span_i < b.shape[0]"]
+
+
+def test_prange_nests_inside_a_sequential_loop_are_proved_one_by_one():
+    """(not the whole loop: its proof would copy every nest in it, for checks outside them)"""
+    fn = proved("""
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', 'int64', None)
+        def f(a, b, steps):
+            for t in range(steps):
+                for i in prange(a.shape[0]):
+                    b[i] = a[i, t] * 2.0
+                for i in prange(b.shape[0] - 1):
+                    b[i] += a[0, i]
+        """)
+    outer = nest(fn)
+    assert outer.proof is None and len(outer.body) == 2
+    assert bounds(outer.body[0]) == ["unpy_span_i < b.shape[0]", "t < a.shape[1]"]
+    assert outer.body[1].proof is not None
+
+
+def test_an_integer_index_of_a_view_is_wrapped_once_before_its_statement():
+    """`a[:, k]` in an array statement: k checked and wrapped before the nest, so its accesses
+    are in range and the nest needs no run-time proof (one version of it, not two)."""
+    fn = proved("""
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', 'int64', None)
+        def f(a, b, k):
+            for t in range(1, a.shape[1]):
+                b[:, t] = a[:, t - 1] * 2.0 + a[:, k]
+        """)
+    loops = [s for s in walk_stmts(fn.body) if isinstance(s, ir.For) and s.parallel]
+    assert loops and all(loop.proof is None for loop in loops)
+    for loop in loops:
+        assert all(dims == [0, 1] for dims in indices(loop).values()), indices(loop)
 
 
 def test_register_blocked_nests_keep_their_blocked_form_by_default():

@@ -340,6 +340,9 @@ class Lowering:
             return ir.Name(t.id, loc_of(t))
         if isinstance(t, gast.Subscript):
             return self.subscript(t)
+        if isinstance(t, gast.Attribute) and t.attr == "shape":
+            raise self.error("assigning to an array's .shape is not supported in compiled "
+                             "code; write a = a.reshape(new_shape)", t)
         raise self.error("you can assign to a variable or to an array element only", t)
 
     def for_loop(self, s):

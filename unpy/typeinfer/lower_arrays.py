@@ -794,15 +794,22 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
                 dims.append((self.materialize(index), n, None))
             else:       # read as written: an element access wraps and checks it itself
                 index = self.scalar(index)
+                wrapped = False
                 if not self.in_prange:
                     # ... but a view of no element has no access: checked once here too,
-                    # before the statement (not in prange bodies: findings.md item 9)
+                    # before the statement (not in prange bodies: findings.md item 9), and
+                    # wrapped once, so that the accesses need neither (nor a run-time index
+                    # proof, which would copy the statement's nest: unpy/loopopt/index_proof)
                     index = self.scalar_temp("i", index)
                     self.check(either(compare("<", index, ir.UnaryOp("-", n, (0, 0), INT64)),
                                       compare(">=", index, n)),
                                f"index {{}} is out of bounds for axis {d} with size {{}}",
                                "IndexError", [index, n])
-                dims.append((index, n, None))
+                    if not (isinstance(index, ir.Const) and index.value >= 0):
+                        index = self.scalar_temp("i", choose(compare("<", index, const(0)),
+                                                             add(index, n), index))
+                    wrapped = True
+                dims.append((index, n, WRAPPED if wrapped else None))
             d += 1
         self.views[key] = dims
         return dims
@@ -929,9 +936,11 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
             inner = self.view_index(e, idx)
             value = self.element(self.materialize(e.array), inner)
             if isinstance(value, ir.Subscript) and isinstance(value.array, ir.Name):
-                # The integer indices of the view are the user's: wrapped, not in range.
+                # The integer indices of the view are the user's: wrapped and checked by the
+                # access, unless they were once before the statement (`view_dims`).
+                dims = self.view_dims(e, self.materialize(e.array))
                 value.in_range = [k for k in value.in_range if k < len(inner) and
-                                  not _user_index(e, k)]
+                                  not _user_index(e, dims, k)]
             return value
         if isinstance(e, ir.Cast):
             return convert(self.element(e.value, idx), e.type.dtype)
@@ -1490,16 +1499,21 @@ def shared_memory(bindings) -> dict:
     return {var: out[find(var)] for var in groups}
 
 
-def _user_index(view, k):
-    """Whether dimension `k` of the viewed array is indexed by the user's integer."""
+def _user_index(view, dims, k):
+    """Whether dimension `k` of the viewed array is indexed by the user's integer (or index
+    array) as written: not wrapped and checked once before the statement."""
     d = 0
-    for index in view.indices:
+    for index, dim in zip(view.indices, dims):
         if isinstance(index, ir.NewAxis):
             continue
         if d == k:
-            return not isinstance(index, ir.Slice)
+            return not isinstance(index, ir.Slice) and dim[2] is not WRAPPED
         d += 1
     return False
+
+
+# The step of `view_dims` for an integer index wrapped and checked before the statement.
+WRAPPED = "wrapped"
 
 
 def _is_two(e):

@@ -71,3 +71,23 @@ def test_repeated_device_calls_reuse_everything(gpu, device, device_env):
     # The error flag is known clear after the first run: it is not copied in again.
     assert nest.timings["bytes_moved"] == 3 * 300 * 8 + 4     # and the flag read back
     assert "GB/s over the call vs a measured link peak" in nest.details["bytes"]
+
+
+def test_the_objects_alive_after_a_first_preparation_are_frozen(gpu):
+    """Python's full collections skip them afterwards (jitgpu/offload.py `_freeze_long_lived`:
+    a 15-30 ms pause at a random later call otherwise); objects made later are collected."""
+    import gc
+    import weakref
+
+    x, y = RNG.random(64), RNG.random(64)
+    gpu.check("axpy", x, y, 2.0, rtol=1e-12)
+    assert gc.get_freeze_count() > 0
+
+    class Cycle:
+        pass
+    later = Cycle()
+    later.me = later
+    gone = weakref.ref(later)
+    del later
+    gc.collect()
+    assert gone() is None

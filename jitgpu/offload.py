@@ -287,9 +287,10 @@ def _freeze_long_lived() -> None:
     """Once per process, after its first preparation: the garbage collected, and the objects
     alive then (the GPU stack's modules, the nests' IR, the first plans) frozen (`gc.freeze`),
     so that Python's full collections no longer walk them. Such a collection took 15-30 ms at
-    a random later call while a search made its candidates (an H200, mmult f32 2048 in a fresh
-    process: one call of 19-31 ms among 3.8 ms ones in each of eight runs; none in four runs
-    with them frozen). `gc.unfreeze()` undoes it."""
+    a random later call while a search ran (an H200, mmult 2048 in a fresh process: one call
+    of 16-34 ms among 3.4-6.7 ms ones in each of fifteen runs; none in six runs with them
+    frozen: bench/results/search-first-calls-gc-h200-2026-11-27.md). `gc.unfreeze()` undoes
+    it."""
     gc.collect()
     gc.freeze()
 

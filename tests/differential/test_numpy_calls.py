@@ -130,6 +130,9 @@ CASES = {
     "weighted_histograms other shape": lambda: (RNG.random(5), rand(5), 2,
                                                 rand(4, 5, dtype=np.float32),
                                                 rand(5, 4, dtype=np.int32)),
+    "grids": lambda: (rand(4, 6), 2, np.int32(3)),
+    "grids empty": lambda: (rand(0, 3), 1, np.int32(0)),
+    "grids negative step": lambda: (rand(3, 3), -1, np.int32(2)),
     "ufunc_outers": lambda: (rand(5), rand(2, 3, dtype=np.float32), ints(-20, 50, (6, 6),
                                                                         np.int32), 1.5),
     "ufunc_outers empty": lambda: (rand(0), rand(2, 0, dtype=np.float32),
@@ -418,6 +421,16 @@ def compile_error(body, match):
         def f(a, w):
             return np.pad(a, w)
      """, r"the pad widths of np.pad\(\) must be integers"),
+    ("""
+        @unpython.type('int64', 'ndarray[float64, 2]')
+        def f(n):
+            return np.mgrid[0:1:5j, 0:n][0]
+     """, r"np.mgrid\[...\] takes slices start:stop:step of integers.*np.meshgrid\(np.linspace"),
+    ("""
+        @unpython.type('float64', 'ndarray[float64, 2]')
+        def f(x):
+            return np.ogrid[0:x, 0:2][0]
+     """, r"np.ogrid\[...\] takes integer slices in compiled code, got float64"),
     ("""
         @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 2]')
         def f(a):

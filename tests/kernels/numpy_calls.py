@@ -186,3 +186,18 @@ def ufunc_outers(x, m, p, s):
         p[:] = np.minimum(p[:], np.add.outer(p[:, j], p[j, :]))
     return (np.multiply.outer(x, m), np.less.outer(x, x), np.maximum.outer(x[::-1], x),
             np.subtract.outer(s, x), p)
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 2]', 'int64', 'int32',
+               ('float64', 'ndarray[int64, 2]', 'ndarray[int64, 1]', 'ndarray[int32, 2]',
+                'ndarray[int64, 3]'))
+def grids(img, step, m):
+    """np.mgrid of integer slices unpacked (an image's centroid row), a negative step, one
+    slice; np.ogrid's sparse grids in int32 (an int32 stop with Python ints), three axes; a
+    negative length of mgrid raises ValueError as NumPy's."""
+    yy, xx = np.mgrid[:img.shape[0], 1:img.shape[1] + 1:step]
+    cy = (yy * img[:, :xx.shape[1]]).sum()
+    a, b = np.ogrid[0:m, 0:m]
+    c, d, e = np.ogrid[0:2, 0:step, -1:2]
+    return cy, xx - yy, np.mgrid[img.shape[0]:-1:-step], a * 10 + b, c + d * e

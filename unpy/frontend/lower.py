@@ -859,18 +859,39 @@ class Lowering:
         slice before another subscript) stays two. Slices and `None` are kept for typeinfer,
         which tells an element from a view."""
         parts = e.slice.elts if isinstance(e.slice, gast.Tuple) else [e.slice]
+        if self.qualified(e.value) in ("numpy.mgrid", "numpy.ogrid"):
+            return self.grid(e, parts)
         indices = [self.index(p) for p in parts]
         inner = e.value
         if isinstance(inner, gast.Subscript) and self.shape_source(inner.value) is None:
             base = self.subscript(inner)
-            if not any(isinstance(i, (ir.Slice, ir.NewAxis)) or is_ellipsis(i)
-                       for i in base.indices) and isinstance(base.array, ir.Name):
+            if isinstance(base, ir.Subscript) and isinstance(base.array, ir.Name) and not any(
+                    isinstance(i, (ir.Slice, ir.NewAxis)) or is_ellipsis(i)
+                    for i in base.indices):
                 return ir.Subscript(base.array, base.indices + indices, loc_of(e),
                                     joined_at=len(base.indices))
             return ir.Subscript(base, indices, loc_of(e))
         array = (ir.Name(inner.id, loc_of(inner)) if isinstance(inner, gast.Name)
                  else self.expr(inner))
         return ir.Subscript(array, indices, loc_of(e))
+
+    def grid(self, e, parts):
+        """`np.mgrid[a:b:s, ...]`, `np.ogrid[...]` of integer slices: ArrayCall 'mgrid' or
+        'ogrid' of each slice's start, stop and step (typeinfer makes the grids)."""
+        name = self.qualified(e.value)[len("numpy."):]
+        args = []
+        for p in parts:
+            if not isinstance(p, gast.Slice) or p.upper is None or (
+                    isinstance(p.step, gast.Constant) and isinstance(p.step.value, complex)):
+                raise self.error(f"np.{name}[...] takes slices start:stop:step of integers in "
+                                 "compiled code (a complex step, a number of points, is not "
+                                 "supported); for points write np.meshgrid(np.linspace(a, b, n), "
+                                 "..., indexing='ij')", p)
+            args += [self.expr(p.lower) if p.lower is not None else ir.Const(0, loc_of(p)),
+                     self.expr(p.upper),
+                     self.expr(p.step) if p.step is not None else ir.Const(1, loc_of(p))]
+        single = not isinstance(e.slice, gast.Tuple)
+        return ir.ArrayCall(name, args, {"single": ir.Const(single, loc_of(e))}, loc_of(e))
 
     def index(self, p):
         if isinstance(p, gast.Slice):

@@ -137,6 +137,8 @@ def type_array_call(infer, e: ir.ArrayCall):
         return e
     if f == "ufunc_outer":
         return ufunc_outer(infer, e)
+    if f in ("mgrid", "ogrid"):
+        return grid(infer, e)
     if f == "outer":
         a, b = array_arg(infer, e, 0), array_arg(infer, e, 1)
         out = resolve(UFUNCS["*"], [Scalar(a.type.dtype), Scalar(b.type.dtype)])[1]
@@ -243,6 +245,47 @@ def ufunc_outer(infer, e):
         else:
             node.left = widened
     return infer.expr(node)
+
+
+def grid(infer, e):
+    """`np.mgrid[...]`, `np.ogrid[...]` of integer slices (ArrayCall of each slice's start,
+    stop, step): NumPy's values `k * step + start` in the dtype NumPy promotes the slices' parts
+    to, as np.arange gives them. mgrid: the tuple of np.meshgrid(..., indexing='ij') of them,
+    to unpack (`yy, xx = np.mgrid[0:h, 0:w]`), each axis's length ceil((stop - start) / step)
+    (a negative one ValueError, as NumPy's); ogrid: the tuple of views with the other axes of
+    length 1; one slice: the 1-D array. (Each part is typed on a copy first, then used where
+    the grid needs it.)"""
+    for x in e.args:
+        t = infer.expr(ir.copy_tree(x)).type
+        if not (isinstance(t, Scalar) and is_int(t)):
+            raise infer.error(f"np.{e.func}[...] takes integer slices in compiled code, got "
+                              f"{t}; for points write np.meshgrid(np.linspace(a, b, n), ..., "
+                              "indexing='ij')", x)
+    dtype = np.result_type(*(sample_of(infer.expr(ir.copy_tree(x)).type, 1)
+                             for x in e.args)).name
+    loc = e.loc
+    single = e.keywords["single"].value
+    axes = []
+    for k in range(0, len(e.args), 3):
+        start, stop, step = (lambda j=j: ir.copy_tree(e.args[k + j]) for j in range(3))
+        values = ir.ArrayCall("astype", [ir.ArrayCall("arange", [start(), stop(), step()], {},
+                                                      loc)], {"dtype": ir.Const(dtype, loc)},
+                              loc)
+        if e.func == "mgrid" and not single:
+            # ceil((stop - start) / step) = -((start - stop) // step): NumPy allocates it
+            # (np.arange's own length is never negative)
+            length = ir.UnaryOp("-", ir.BinOp("//", ir.BinOp("-", start(), stop(), loc), step(),
+                                              loc), loc)
+            values = ir.BinOp("+", ir.AllocArray("zeros", [length], dtype, loc), values, loc)
+        axes.append(values)
+    if single:
+        return infer.expr(axes[0])
+    if e.func == "mgrid":
+        return infer.expr(ir.ArrayCall("meshgrid", axes, {"indexing": ir.Const("ij", loc)}, loc))
+    n = len(axes)
+    views = [ir.Subscript(v, [ir.NewAxis(loc) if j != k else ir.Slice(None, None, None, loc)
+                              for j in range(n)], loc) for k, v in enumerate(axes)]
+    return infer.expr(ir.TupleValue(views, loc))
 
 
 def shape_items(infer, d):

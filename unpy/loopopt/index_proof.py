@@ -22,7 +22,8 @@ value it takes; lower_arrays marks the ones it generates (`Subscript.in_range`).
 - An index that is never >= 0 (`a[-1]`, `a[-1 - i]`) is proved, either way, as
   `index + a.shape[d]`, which replaces it.
 - Proved at run time: an outermost nest (a loop no other loop holds, unless it holds a @gpu
-  nest, or is sequential and holds prange loops: then each of those) gets an `IndexProof` for its other indices that are affine-like
+  nest, or is sequential and holds prange loops: then each of those) gets an `IndexProof`
+  for its other indices that are affine-like
   (`+ - *`, `//` and `%` by a nonzero constant, `min`, `max` of int64 values) in the loop
   variables and in values the nest does not assign, of arrays it does not rebind: each loop
   variable's span over the nest, computed before it from the actual bounds of its range (an

@@ -34,11 +34,24 @@ CASES = [
                 pass
             return n
         """, r"'Try' statements are not supported", 3, "try"),
-    ("raise", """
+    ("raise of another exception", """
         @unpython.type('int64', 'int64')
         def f(n):
-            raise ValueError
-        """, r"'Raise' statements are not supported", 3, "raise"),
+            raise KeyError("k")
+        """, r"compiled code raises ValueError, IndexError, TypeError, RuntimeError, "
+             r"ZeroDivisionError, OverflowError, AssertionError .*raise others outside", 3,
+     "KeyError"),
+    ("raise with a computed message", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            raise ValueError("n is " + str(n))
+        """, r"the message of a raised exception must be a string literal", 3, "\"n is"),
+    ("list comprehension in any", """
+        @unpython.type('ndarray[float64, 1]', 'bool')
+        def f(a):
+            return any([x > 0 for x in a])
+        """, r"a list comprehension is not supported in compiled functions except as the "
+             r"argument of sum\(\), min\(\) or max\(\)", 3, "[x"),
     ("nested def", """
         @unpython.type('int64', 'int64')
         def f(n):

@@ -1,6 +1,7 @@
 """docs/supported.md stays true: every NumPy function and method it lists is used by the
-tested kernels (tests/kernels/numpy_exprs.py, numpy_calls.py and complex_numbers.py, and the
-corpus's kernels that are not pending, each compared with the interpreter on both paths)."""
+tested kernels (tests/kernels/numpy_exprs.py, numpy_calls.py, complex_numbers.py and
+python_forms.py, and the corpus's kernels that are not pending, each compared with the
+interpreter on both paths)."""
 import re
 from pathlib import Path
 
@@ -10,7 +11,8 @@ PENDING = {line.split(":")[0] for line in
            (ROOT / "tests" / "corpus" / "pending.txt").read_text().splitlines()
            if line and not line.startswith("#")}
 KERNELS = ([ROOT / "tests" / "kernels" / name
-            for name in ("numpy_exprs.py", "numpy_calls.py", "complex_numbers.py")]
+            for name in ("numpy_exprs.py", "numpy_calls.py", "complex_numbers.py",
+                         "python_forms.py")]
            + [k for k in sorted((ROOT / "tests" / "corpus" / "kernels").glob("*.py"))
               if k.stem not in PENDING])
 

@@ -291,3 +291,26 @@ def test_array_parameter_before_a_default(python_forms_kernels):
     a = RNG.random(9)
     python_forms_kernels.check("array_then_default", a)
     python_forms_kernels.check("array_then_default", a, -1.0)
+
+
+# --- raise, assert, string statements, imports in the function ----------------------------------
+
+@pytest.mark.parametrize("n", [3, 0, -1, 11, 7, 8])
+def test_raise_and_assert_as_python(python_forms_kernels, n):
+    """Each raise and failed assert: the same exception and message (quotes, a newline and
+    `{}` in it kept) as the interpreter's."""
+    python_forms_kernels.check("raises_and_asserts", RNG.random(10), n)
+    python_forms_kernels.check("raises_and_asserts", np.zeros(200), 1)
+
+
+def test_raise_in_a_prange(python_forms_kernels, device):
+    """On the device the kernel sets its error flag; the OpenMP code runs again and raises."""
+    python_forms_kernels.check("raises_in_a_prange", np.array([1.0, -1.0, 2.0]), np.zeros(3))
+    python_forms_kernels.check("raises_in_a_prange", np.array([1.0, 3.0]), np.zeros(2))
+    assert_ran_on(python_forms_kernels, "raises_in_a_prange", device)
+
+
+@pytest.mark.parametrize("n", [0, 5, 10])
+def test_list_comprehension_sums(python_forms_kernels, n):
+    python_forms_kernels.check("list_comprehension_sums", n, RNG.random(4))
+    python_forms_kernels.check("list_comprehension_sums", n, RNG.random(1))   # min of nothing

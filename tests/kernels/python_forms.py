@@ -267,3 +267,40 @@ def array_then_default(a, factor=2.0):
     for i in range(a.shape[0]):
         out[i] = a[i] * factor
     return out
+
+
+# --- raise, assert, string statements, imports in the function ----------------------------------
+
+@unpython.type('ndarray[float64, 1]', 'int64', 'float64')
+def raises_and_asserts(a, n):
+    "omp parallel for (a string as a comment, as Pythran's OpenMP annotations)"
+    import numpy as np
+    from math import sqrt
+    if n < 0:
+        raise ValueError("n must be \"non-negative\"\nnot {}")
+    assert n <= a.shape[0], "n is past the end"
+    assert a.shape[0] < 100
+    "another string statement"
+    if n == 7:
+        raise TypeError
+    if n == 8:
+        raise RuntimeError("eight")
+    out = np.zeros(a.shape[0])
+    np.copyto(out, a * 2)
+    return sqrt(np.sum(out[:n]) + 1.0)
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', None)
+def raises_in_a_prange(a, b):
+    for i in prange(a.shape[0]):
+        if a[i] < 0:
+            raise ValueError("negative")
+        b[i] = a[i] * 2
+
+
+@unpython.type('int64', 'ndarray[float64, 1]', 'float64')
+def list_comprehension_sums(n, a):
+    """sum(), min() and max() of a list comprehension: as of the generator expression."""
+    return (sum([i * i for i in range(n) if i % 3 != 0]) + max([x * 2.0 for x in a])
+            - min([a[i] for i in range(a.shape[0]) if i > 0]))

@@ -55,9 +55,18 @@ COMPLEX_CXX = {"*": "unpy::complex_multiply", "/": "unpy::complex_divide",
                "sin": "std::sin", "cos": "std::cos", "tan": "std::tan", "sinh": "std::sinh",
                "cosh": "std::cosh", "tanh": "std::tanh"}
 ERROR_KINDS = {"ValueError": "value", "IndexError": "index", "ZeroDivisionError": "zero_division",
-               "UnboundLocalError": "unbound_local"}
+               "UnboundLocalError": "unbound_local", "TypeError": "type_error",
+               "RuntimeError": "runtime", "OverflowError": "overflow",
+               "AssertionError": "assertion"}
 CXX_HELPERS = {"//": "floordiv", "%": "mod", "**": "power", "<<": "shift_left",
                ">>": "shift_right", "/": "int_true_divide"}     # the runtime's templates
+
+
+def c_text(text: str) -> str:
+    """`text` as the inside of a C++ string literal: backslashes, quotes and control characters
+    escaped (octal, which no following digit can extend past three), the rest as UTF-8."""
+    return "".join("\\\\" if c == "\\" else '\\"' if c == '"' else
+                   f"\\{ord(c):03o}" if ord(c) < 32 or ord(c) == 127 else c for c in text)
 
 
 def ctype(t) -> str:
@@ -310,8 +319,7 @@ class FunctionEmitter(CExprPrinter):
             self.out(f"alignas(64) {CTYPES[s.dtype]} {cname(s.name)}{dims};")
         elif isinstance(s, ir.Raise):
             # the message's `{}`s are the values (lengths: NumPy's broadcasting errors)
-            parts = [p.replace("\\", "\\\\").replace('"', '\\"')
-                     for p in (s.message.split("{}") if s.values else [s.message])]
+            parts = [c_text(p) for p in (s.message.split("{}") if s.values else [s.message])]
             message = f'std::string("{parts[0]}")' if s.values else f'"{parts[0]}"'
             for value, part in zip(s.values, parts[1:]):
                 message += f' + std::to_string(int64_t({self.expr(value)})) + "{part}"'

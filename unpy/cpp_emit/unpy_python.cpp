@@ -32,6 +32,8 @@ PyObject* python_error() {
             case ErrorKind::value: type = PyExc_ValueError; break;
             case ErrorKind::overflow: type = PyExc_OverflowError; break;
             case ErrorKind::unbound_local: type = PyExc_UnboundLocalError; break;
+            case ErrorKind::type_error: type = PyExc_TypeError; break;
+            case ErrorKind::assertion: type = PyExc_AssertionError; break;
             case ErrorKind::linalg: {      // numpy.linalg.LinAlgError (a ValueError)
                 try {
                     py::object error = py::module_::import("numpy.linalg").attr("LinAlgError");

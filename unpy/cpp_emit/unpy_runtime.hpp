@@ -48,7 +48,8 @@ namespace unpy {
 // may throw catches it and records it (`record`): that thread stops there, the others run on.
 
 enum class ErrorKind {
-    none, zero_division, index, value, overflow, linalg, runtime, unbound_local
+    none, zero_division, index, value, overflow, linalg, runtime, unbound_local, type_error,
+    assertion
 };
 
 struct Error : std::exception {

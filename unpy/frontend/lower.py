@@ -10,8 +10,8 @@ import numpy as np
 
 from unpy import ir
 from unpy.frontend.constants import LIBRARY_CONSTANTS, NotConstant
-from unpy.frontend.discover import (Decorated, ModuleSource, dtype_named, loc_of,
-                                   qualified_name)
+from unpy.frontend.discover import (Decorated, ModuleSource, collect_imports, dtype_named,
+                                   loc_of, qualified_name)
 
 BINOPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
           gast.Mod: "%", gast.Pow: "**", gast.BitAnd: "&", gast.BitOr: "|", gast.BitXor: "^",
@@ -75,6 +75,9 @@ ARRAY_FUNCTIONS.update({name: name for name in ("nanprod", "nanmean", "nanvar", 
                                                  "nanmedian", "nanquantile", "nanpercentile",
                                                  "take_along_axis", "average", "digitize",
                                                  "cross", "pad")})
+# The exceptions compiled code raises (`raise ValueError("why")`, `assert`).
+RAISED = ("ValueError", "IndexError", "TypeError", "RuntimeError", "ZeroDivisionError",
+          "OverflowError", "AssertionError")
 # What to write instead of an expression compiled code does not have, by its gast class.
 UNSUPPORTED_EXPRESSIONS = {
     "List": "write an array (np.array([a, b, c]), or np.empty(n) filled in a loop) or a tuple; "
@@ -138,6 +141,11 @@ class Lowering:
         self.errors = module.errors
         self.fn = decorated.node
         self.compiled_names = compiled_names
+        # The module's imports, and those of the function itself (`import numpy as np` in its
+        # body binds np everywhere in it, as Python's scoping does).
+        local = collect_imports(gast.Module(body=[n for n in gast.walk(self.fn) if isinstance(
+            n, (gast.Import, gast.ImportFrom))], type_ignores=[]))
+        self.imports = {**module.imports, **local}
         self.temp_count = 0
         # Names the function assigns are its locals everywhere in it (Python's scoping).
         self.assigned = {n.id for n in gast.walk(self.fn)
@@ -153,16 +161,18 @@ class Lowering:
         return self.errors.error(message, loc_of(node))
 
     def qualified(self, node):
-        return qualified_name(node, self.module.imports)
+        return qualified_name(node, self.imports)
 
     # --- statements ---------------------------------------------------------------------
 
     def body(self, stmts):
         out = []
-        for i, s in enumerate(stmts):
-            if (i == 0 and isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant)
-                    and isinstance(s.value.value, str)):
-                continue        # docstring
+        for s in stmts:
+            if isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant) \
+                    and isinstance(s.value.value, str):
+                continue        # a docstring, or a string as a comment (Pythran's OpenMP ones)
+            if isinstance(s, (gast.Import, gast.ImportFrom)):
+                continue        # its names are the function's imports (`__init__`)
             out.extend(self.stmt(s))
         return out
 
@@ -209,6 +219,15 @@ class Lowering:
             return [ir.Pass(loc)]
         if isinstance(s, gast.Return):
             return [ir.Return(self.expr(s.value) if s.value is not None else None, loc)]
+        if isinstance(s, gast.Raise):
+            return [self.raised(s.exc, s)]
+        if isinstance(s, gast.Assert):
+            # (always checked: compiled code has no `python -O`)
+            return [ir.If(ir.UnaryOp("not", self.expr(s.test), loc),
+                          [self.raised(s.msg, s, "AssertionError")], [], loc)]
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and \
+                self.qualified(s.value.func) == "numpy.copyto":
+            return self.copyto(s.value)
         if isinstance(s, gast.Expr):
             given = self.ufunc_out(s.value) if isinstance(s.value, gast.Call) else None
             if given is not None:
@@ -225,6 +244,36 @@ class Lowering:
                              "calls to compiled functions may stand alone", s)
         what = type(s).__name__
         raise self.error(f"'{what}' statements are not supported in compiled functions", s)
+
+    def raised(self, exc, s, kind=None) -> ir.Raise:
+        """`raise E("message")` (E one of RAISED, the message a string literal or left out),
+        or an assert's message (`kind` AssertionError, `exc` its message or None)."""
+        message = exc
+        if kind is None:
+            call = exc if isinstance(exc, gast.Call) else None
+            kind = self.qualified(call.func if call else exc) if exc is not None else None
+            if kind not in RAISED:
+                raise self.error("compiled code raises " + ", ".join(RAISED) + " (`raise "
+                                 "ValueError('why')`); raise others outside, and a bare "
+                                 "`raise` is not supported", exc if exc is not None else s)
+            if call is not None and (call.keywords or len(call.args) > 1):
+                raise self.error(f"{kind}(...) takes one message here, a string literal", call)
+            message = call.args[0] if call is not None and call.args else None
+        if message is not None and not (isinstance(message, gast.Constant) and
+                                        isinstance(message.value, str)):
+            raise self.error("the message of a raised exception must be a string literal in "
+                             "compiled code (no f-string or variable)", message)
+        return ir.Raise(kind, message.value if message is not None else "", loc_of(s))
+
+    def copyto(self, e):
+        """`np.copyto(dst, src)`: `dst[...] = src` (NumPy's same_kind casting checked by the
+        store's conversion, as the assignment's)."""
+        if len(e.args) != 2 or e.keywords:
+            raise self.error("np.copyto(dst, src) takes two arrays here (casting= and where= are "
+                             "not supported: write dst[mask] = src[mask])", e)
+        dst, src = e.args
+        return [ir.Assign(ir.Subscript(self.expr(dst), [ir.Const(Ellipsis, loc_of(e))],
+                                       loc_of(e)), self.expr(src), loc_of(e))]
 
     def ufunc_out(self, e):
         """(out, the call without it) of a ufunc call given an output array (`out=` or the
@@ -517,7 +566,7 @@ class Lowering:
         if isinstance(e, gast.Name):
             if e.id in self.assigned:
                 return ir.Name(e.id, loc)
-            imported = self.module.imports.get(e.id)
+            imported = self.imports.get(e.id)
             if imported in LIBRARY_CONSTANTS:
                 return ir.Const(LIBRARY_CONSTANTS[imported], loc)      # `from math import pi`
             if e.id in self.module.numbers.bindings:
@@ -557,6 +606,12 @@ class Lowering:
         if isinstance(e, gast.Attribute):
             return self.attribute(e)
         if isinstance(e, gast.Call):
+            if e.args and isinstance(e.args[0], gast.ListComp) and \
+                    self.qualified(e.func) in ("sum", "min", "max"):
+                # sum([x for ...]): the list's items in the generator's order, each taken
+                gen = gast.copy_location(gast.GeneratorExp(e.args[0].elt,
+                                                           e.args[0].generators), e.args[0])
+                e = gast.copy_location(gast.Call(e.func, [gen] + e.args[1:], e.keywords), e)
             if e.args and isinstance(e.args[0], gast.GeneratorExp) and \
                     self.qualified(e.func) in GENERATOR_REDUCTIONS:
                 return self.generator_reduction(e)
@@ -572,11 +627,12 @@ class Lowering:
                     gast.Call(e.func, [gen], []), e))
             return self.call(e)
         if isinstance(e, (gast.GeneratorExp, gast.ListComp)):
-            what = "generator expression" if isinstance(e, gast.GeneratorExp) else \
-                "list comprehension"
+            what, where = ("generator expression", "sum(), min(), max(), any() or all()") \
+                if isinstance(e, gast.GeneratorExp) else ("list comprehension",
+                                                          "sum(), min() or max()")
             raise self.error(f"a {what} is not supported in compiled functions except as the "
-                             "argument of sum(), min(), max(), any() or all(); write an array "
-                             "expression (np.sin(x), a[a > 0]) or a loop into an array", e)
+                             f"argument of {where}; write an array expression (np.sin(x), "
+                             "a[a > 0]) or a loop into an array", e)
         kind = type(e).__name__
         raise self.error(f"'{kind}' expressions are not supported in compiled functions; "
                          + UNSUPPORTED_EXPRESSIONS.get(kind, "write it with arrays and loops, "
@@ -928,7 +984,7 @@ class Lowering:
         """Whether `node` names an imported module or something in one (`np`, `np.linalg`)."""
         while isinstance(node, gast.Attribute):
             node = node.value
-        return isinstance(node, gast.Name) and node.id in self.module.imports \
+        return isinstance(node, gast.Name) and node.id in self.imports \
             and node.id not in self.assigned
 
     def keywords(self, e):
@@ -962,7 +1018,7 @@ class Lowering:
         """An argument of a compiled function: a dtype (`np.float64`, for a parameter of type
         `type[float64]`) as a Const of its name, else the expression."""
         dtype = None if isinstance(node, gast.Name) and node.id in self.assigned else \
-            dtype_named(node, self.module.imports)
+            dtype_named(node, self.imports)
         return ir.Const(dtype, loc_of(node)) if dtype is not None else self.expr(node)
 
     def call(self, e):
@@ -970,7 +1026,7 @@ class Lowering:
         if isinstance(e.func, gast.Attribute) and not self.is_module(e.func.value):
             return self.method(e)
         if isinstance(e.func, gast.Name) and e.func.id in self.compiled_names \
-                and e.func.id not in self.module.imports:
+                and e.func.id not in self.imports:
             return self.call_compiled(e)
         qualified = self.qualified(e.func)
         if qualified and qualified.startswith("numpy."):

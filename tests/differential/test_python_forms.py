@@ -314,3 +314,8 @@ def test_raise_in_a_prange(python_forms_kernels, device):
 def test_list_comprehension_sums(python_forms_kernels, n):
     python_forms_kernels.check("list_comprehension_sums", n, RNG.random(4))
     python_forms_kernels.check("list_comprehension_sums", n, RNG.random(1))   # min of nothing
+
+
+def test_a_tuple_as_an_index(python_forms_kernels):
+    python_forms_kernels.check("tuple_as_an_index", RNG.random((6, 5)), RNG.random((3, 3)))
+    python_forms_kernels.check("tuple_as_an_index", RNG.random((2, 2)), RNG.random((3, 3)))

@@ -304,3 +304,17 @@ def list_comprehension_sums(n, a):
     """sum(), min() and max() of a list comprehension: as of the generator expression."""
     return (sum([i * i for i in range(n) if i % 3 != 0]) + max([x * 2.0 for x in a])
             - min([a[i] for i in range(a.shape[0]) if i > 0]))
+
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', 'ndarray[float64, 2]')
+def tuple_as_an_index(x, weights):
+    """`x[idx]` of a tuple of integers, as `x[idx[0], idx[1]]` (Pythran's deuxd_convolution)."""
+    result = np.zeros((x.shape[0] - 2, x.shape[1] - 2))
+    for i in range(result.shape[0]):
+        for j in range(result.shape[1]):
+            for ii in range(3):
+                for jj in range(3):
+                    idx = (i + ii, j + jj)
+                    result[i, j] += x[idx] * weights[ii, jj]
+            result[(i, j)] *= 0.5
+    return result

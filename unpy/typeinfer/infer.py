@@ -516,6 +516,10 @@ class TypeInference:
             raise self.error(f"{shown} is {arr.type}, not an array; it cannot be indexed", e)
         e.indices = [i if isinstance(i, (ir.Slice, ir.NewAxis)) or is_ellipsis(i)
                      else self.expr(i) for i in e.indices]
+        if len(e.indices) == 1 and isinstance(e.indices[0].type, TupleType) and all(
+                is_int(t) for t in e.indices[0].type.items):
+            # `a[t]` of a tuple of integers is `a[t[0], t[1], ...]` (`idx = (i, j)`)
+            e.indices = self.tuple_items(e.indices[0])
         if any(isinstance(i.type, Array) for i in e.indices[:e.joined_at]
                if not isinstance(i, (ir.Slice, ir.NewAxis)) and not is_ellipsis(i)):
             raise self.error("indexing the result of an index array or mask again (a[idx][j]) "

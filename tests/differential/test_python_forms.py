@@ -319,3 +319,14 @@ def test_list_comprehension_sums(python_forms_kernels, n):
 def test_a_tuple_as_an_index(python_forms_kernels):
     python_forms_kernels.check("tuple_as_an_index", RNG.random((6, 5)), RNG.random((3, 3)))
     python_forms_kernels.check("tuple_as_an_index", RNG.random((2, 2)), RNG.random((3, 3)))
+
+
+@pytest.mark.parametrize("columns", [2, 3, 1])
+def test_unpacking_an_array(python_forms_kernels, columns):
+    python_forms_kernels.check("unpack_rows_of_differences", RNG.random((5, columns)))
+    python_forms_kernels.check("unpack_a_matrix", RNG.random((columns, 4)))
+
+
+@pytest.mark.parametrize("columns", [3, 2, 4])
+def test_unpacking_in_a_prange(python_forms_kernels, device, columns):
+    python_forms_kernels.check("unpack_in_a_prange", RNG.random((6, columns)), np.zeros(6))

@@ -318,3 +318,29 @@ def tuple_as_an_index(x, weights):
                     result[i, j] += x[idx] * weights[ii, jj]
             result[(i, j)] *= 0.5
     return result
+
+
+@unpython.type('ndarray[float64, 2]', 'float64')
+def unpack_rows_of_differences(cpos):
+    """`dx, dy = cpos[i] - cpos[i - 1]`: an array unpacked along its first dimension, its
+    length checked as Python's (ValueError: too many / not enough values to unpack)."""
+    total = 0.0
+    for i in range(1, cpos.shape[0]):
+        dx, dy = cpos[i] - cpos[i - 1]
+        total += (dx * dx + dy * dy) ** 0.5
+    return total
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', None)
+def unpack_in_a_prange(p, out):
+    for i in prange(p.shape[0]):
+        x, y, z = p[i]
+        out[i] = x * x + y * y - z
+
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]')
+def unpack_a_matrix(m):
+    a, b = m
+    q, r = divmod(7, 3)
+    return a + b * q + r

@@ -135,6 +135,16 @@ def type_array_call(infer, e: ir.ArrayCall):
         e.args = [a] + dims
         e.type = Array(a.type.dtype, len(dims))
         return e
+    if f == "unpacked_length":
+        # (of a name the frontend's unpacking binds) a tuple's length, known while compiling;
+        # an array's first dimension
+        value = infer.expr(e.args[0])
+        if isinstance(value.type, TupleType):
+            return ir.Const(len(value.type.items), e.loc, INT64)
+        if isinstance(value.type, Array) and value.type.ndim >= 1:
+            return infer.expr(ir.ArrayAttr(value, "shape", 0, e.loc))
+        raise infer.error(f"cannot unpack {value.type}: tuple unpacking needs a tuple (several "
+                          "values a compiled function returns), a.shape, (x, y) or an array", e)
     if f == "ufunc_outer":
         return ufunc_outer(infer, e)
     if f in ("mgrid", "ogrid"):

@@ -111,6 +111,8 @@ class TypeInference:
         if isinstance(s, ir.If):
             s.test = self.expr(s.test)
             self.require_scalar(s.test)
+            if not s.orelse and _never(s.test):
+                return ir.Pass(s.loc)     # (a tuple's unpacking checks its length: the same)
             s.body = self.nested(s.body)
             s.orelse = self.nested(s.orelse)
             return s
@@ -121,6 +123,8 @@ class TypeInference:
                 return self.ufunc_at(s)
             s.value = self.expr(s.value)
             return s
+        if isinstance(s, ir.Raise):
+            s.values = [cast(self.expr(v), INT64) for v in s.values]   # the message's `{}`s
         return s
 
     def ufunc_at(self, s):
@@ -197,6 +201,11 @@ class TypeInference:
     def expr_TupleItem(self, e):
         e.value = self.expr(e.value)
         t = e.value.type
+        if isinstance(t, Array) and isinstance(e.value, ir.Name):
+            # an array unpacked (`x, y = p[i]`): its items along the first dimension, its
+            # length checked before (the frontend's `unpacked_length`)
+            return self.expr(ir.Subscript(ir.Name(e.value.id, e.loc), [ir.Const(e.index, e.loc)],
+                                          e.loc))
         if not isinstance(t, TupleType):
             raise self.error(f"cannot unpack {t}: tuple unpacking needs a tuple (several "
                              "values a compiled function returns), a.shape, or (x, y)", e)
@@ -1009,6 +1018,20 @@ PYTHON_VALUE = {"bool": False, "int64": 0, "float64": 0.0, "complex128": 0j}    
 
 def _const_value(e):
     return e.value if isinstance(e, ir.Const) else None
+
+
+def _never(test) -> bool:
+    """Whether `test` compares two integer literals and is false."""
+    if not (isinstance(test, ir.Compare) and len(test.ops) == 1):
+        return False
+    left, right = (x.value if isinstance(x, ir.Cast) else x
+                   for x in (test.left, test.comparators[0]))
+    if not (isinstance(left, ir.Const) and isinstance(right, ir.Const) and
+            type(left.value) is int and type(right.value) is int):
+        return False
+    return not {"<": left.value < right.value, ">": left.value > right.value,
+                "<=": left.value <= right.value, ">=": left.value >= right.value,
+                "==": left.value == right.value, "!=": left.value != right.value}[test.ops[0]]
 
 
 def _copy_target(t):

@@ -330,3 +330,9 @@ def test_unpacking_an_array(python_forms_kernels, columns):
 @pytest.mark.parametrize("columns", [3, 2, 4])
 def test_unpacking_in_a_prange(python_forms_kernels, device, columns):
     python_forms_kernels.check("unpack_in_a_prange", RNG.random((6, columns)), np.zeros(6))
+
+
+def test_a_tuple_stored_into_a_slice(python_forms_kernels):
+    python_forms_kernels.check("store_tuples", RNG.random((5, 2)), 1.5)
+    python_forms_kernels.check("store_tuples", RNG.random((5, 3)), 1.5)    # shapes differ
+    python_forms_kernels.check("store_tuples", RNG.random((1, 2)), 1.5)

@@ -344,3 +344,15 @@ def unpack_a_matrix(m):
     a, b = m
     q, r = divmod(7, 3)
     return a + b * q + r
+
+
+@unpython.type('ndarray[float64, 2]', 'float64', 'ndarray[float64, 2]')
+def store_tuples(pos, x):
+    """A tuple of scalars stored into a slice, as the 1-D array NumPy makes of it: written out,
+    chained (`force[0] = force[-1] = 0, 0`), with a float and an int."""
+    force = pos.copy()
+    force[0] = force[-1] = 0, 0
+    for i in range(1, force.shape[0] - 1):
+        force[i] = x * i, 1
+    force[:, 1] = 7
+    return force

@@ -227,6 +227,20 @@ class TypeInference:
             target = ir.View(current, [], current.loc, current.type)
         return ir.Assign(target, cast(value, Scalar(dtype)), s.loc)
 
+    def tuple_stored(self, value, target):
+        """A tuple of scalars (written out, or a name of one) stored into a slice (`force[0] =
+        0, 0`): the 1-D array NumPy makes of it (np.array's dtype for the items), converted as
+        other stored values are."""
+        items = self.tuple_items(value) if isinstance(value, (ir.TupleValue, ir.Name)) else []
+        if not isinstance(target.type, Array) or not items or not all(
+                isinstance(x.type, Scalar) for x in items):
+            raise self.error("a tuple is stored into an array here: store a tuple of scalars "
+                             "into a slice (a[i] = x, y) or np.array(...) of it", value)
+        found = np.result_type(*[np.dtype(x.type.dtype) for x in items]).name
+        return ir.ArrayCall("array_literal", list(items),
+                            {"shape": ir.Const((len(items),), value.loc),
+                             "dtype": ir.Const(found, value.loc)}, value.loc, Array(found, 1))
+
     def stored(self, value, dtype):
         """`value` converted to the dtype of the array it is stored into: NumPy casts unsafely,
         but refuses (Python complex) or warns (NumPy complex) when a complex loses its
@@ -240,6 +254,8 @@ class TypeInference:
     def assign(self, target, value, loc):
         if isinstance(target, ir.Subscript):
             target = self.expr_target(target)
+            if isinstance(value.type, TupleType):
+                value = self.tuple_stored(value, target)
             if isinstance(target, (ir.View, ir.Masked)):
                 if isinstance(target.type, Scalar):
                     raise self.error("cannot assign to an element of a computed array", target)

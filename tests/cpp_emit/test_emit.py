@@ -287,3 +287,24 @@ def test_functions_named_as_cxx_keywords_get_cxx_names():
         """)
     assert "static double double_(double x)" in cpp and "return double_(x);" in cpp
     assert '{"double", reinterpret_cast<PyCFunction>(' in cpp
+
+
+def test_a_host_loop_is_flushed_once_before_it():
+    """In a @gpu function whose nests may leave data on the device, host code brings back what
+    it touches first: a serial loop that runs nothing on the device once, before it, not at
+    each of its statements (lenet's serial reduction stages asked Python at every element)."""
+    cpp = cpp_of("""
+        @unpython.gpu
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', 'float64')
+        def f(a, b):
+            for i in prange(a.shape[0]):
+                b[i] = a[i, 0] * 2.0
+            s = 0.0
+            for i in range(a.shape[0]):
+                for j in range(a.shape[1]):
+                    s += a[i, j] * b[i]
+            return s
+        """)
+    body = cpp[cpp.index("f_body"):]
+    serial = body[body.index("s = 0.0"):]
+    assert serial.count("unpy::flush_host") == 1, serial

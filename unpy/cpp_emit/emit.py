@@ -173,6 +173,7 @@ class FunctionEmitter(CExprPrinter):
         # a call scope, and flush points before host code that touches arrays.
         self.residency = any(isinstance(x, ir.For) and x.nest_id is not None
                              for x in walk_stmts(fn.body))
+        self.flushed = False        # inside a host statement flushed as a whole
         self.strided = strided_locals(fn)
         self.tiles = set()          # the LocalTiles declared so far (C arrays)
         self.private_copies = {}    # array -> its threads' private copy, while one is emitted
@@ -248,9 +249,18 @@ class FunctionEmitter(CExprPrinter):
             self.stmt(s, in_parallel)
 
     def stmt(self, s, in_parallel):
-        if self.residency and not in_parallel:
+        flush = self.residency and not in_parallel and not self.flushed
+        if flush:
             self.flush_point(s)
-        self.plain_stmt(s, in_parallel)
+        # A loop or branch that runs nothing on the device was flushed as a whole, before it:
+        # the statements inside need no flush points of their own (a serial reduction loop of
+        # lenet's conv2d asked Python at every element: 225 s a call on PoCL).
+        whole = flush and isinstance(s, (ir.For, ir.While, ir.If)) and not may_run_nests(s)
+        self.flushed = self.flushed or whole
+        try:
+            self.plain_stmt(s, in_parallel)
+        finally:
+            self.flushed = self.flushed and not whole
         # Math errors raise right after the statement, except inside a sequential loop with
         # checks, which sums them and raises after the loop (so that it can vectorise).
         if (self.checks_math and self.math_errors[-1] == "unpy_math_error"
@@ -1295,6 +1305,13 @@ def nest_free_variables(loop: ir.For, fn: ir.Function):
 
 def contains_gpu_nest(s) -> bool:
     return any(isinstance(x, ir.For) and x.nest_id is not None for x in walk_stmts([s]))
+
+
+def may_run_nests(s) -> bool:
+    """Whether `s` holds a GPU nest or calls a compiled function (whose nests may leave data on
+    the device)."""
+    return contains_gpu_nest(s) or any(isinstance(e, ir.CallCompiled)
+                                       for e in walk_exprs(s))
 
 
 def array_uses(node, fn: ir.Function) -> tuple:

@@ -941,6 +941,12 @@ CASES = [
             return np.histogram(a, a[:3], weights=w)[0]
         """, r"np.histogram\(\) with weights= and the edges given as an array is not supported "
              r"in compiled code .*give the number of bins and range=\(lo, hi\)", 3, "w)"),
+    ("None by position", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]')
+        def f(a):
+            return a.var(1, None, None, 1)
+        """, r"None is not a value compiled code has; as an argument, give the others by "
+             r"keyword instead \(a.var\(axis=1, ddof=1\)", 3, "None"),
     ("shape assignment", """
         @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]')
         def f(a):

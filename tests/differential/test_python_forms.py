@@ -336,3 +336,8 @@ def test_a_tuple_stored_into_a_slice(python_forms_kernels):
     python_forms_kernels.check("store_tuples", RNG.random((5, 2)), 1.5)
     python_forms_kernels.check("store_tuples", RNG.random((5, 3)), 1.5)    # shapes differ
     python_forms_kernels.check("store_tuples", RNG.random((1, 2)), 1.5)
+
+
+def test_return_none(python_forms_kernels):
+    python_forms_kernels.check("returns_none", RNG.random(3))
+    python_forms_kernels.check("returns_none", np.zeros(0))

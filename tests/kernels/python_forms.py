@@ -356,3 +356,12 @@ def store_tuples(pos, x):
         force[i] = x * i, 1
     force[:, 1] = 7
     return force
+
+
+@unpython.type('ndarray[float64, 1]', None)
+def returns_none(a):
+    """`return None` in a function of no result, as a bare `return`."""
+    if a.shape[0] == 0:
+        return None
+    a[0] = 1.0
+    return None

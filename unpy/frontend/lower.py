@@ -218,7 +218,9 @@ class Lowering:
         if isinstance(s, gast.Pass):
             return [ir.Pass(loc)]
         if isinstance(s, gast.Return):
-            return [ir.Return(self.expr(s.value) if s.value is not None else None, loc)]
+            bare = s.value is None or (isinstance(s.value, gast.Constant) and
+                                       s.value.value is None)      # `return None` too
+            return [ir.Return(None if bare else self.expr(s.value), loc)]
         if isinstance(s, gast.Raise):
             return [self.raised(s.exc, s)]
         if isinstance(s, gast.Assert):
@@ -573,6 +575,10 @@ class Lowering:
         if isinstance(e, gast.Constant):
             if isinstance(e.value, (bool, int, float, complex)):
                 return ir.Const(e.value, loc)
+            if e.value is None:
+                raise self.error("None is not a value compiled code has; as an argument, give "
+                                 "the others by keyword instead (a.var(axis=1, ddof=1), not "
+                                 "a.var(1, None, None, 1))", e)
             raise self.error(f"constants of type {type(e.value).__name__} are not supported", e)
         if isinstance(e, gast.Name):
             if e.id in self.assigned:

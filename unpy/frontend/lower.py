@@ -358,19 +358,12 @@ class Lowering:
             raise self.error(f"cannot unpack {len(value.elts)} values into {len(names)} names",
                              value)
         # A tuple value (a compiled function's several results) or an array (`x, y = p[i]`:
-        # its first dimension, as Python iterates it): once into a temporary, whose length an
-        # array must have (a tuple's is checked while compiling).
+        # along its first dimension, as Python iterates it): once into a temporary, whose
+        # count typeinfer checks (`unpacked`).
         temp = self.fresh("tmp")
-        n = len(names)
-        length = lambda: ir.ArrayCall("unpacked_length", [ir.Name(temp, loc)], {}, loc)
         out = [ir.Assign(ir.Name(temp, loc_of(value)), self.expr(value), loc),
-               ir.If(ir.Compare(length(), [">"], [ir.Const(n, loc)], loc),
-                     [ir.Raise("ValueError", f"too many values to unpack (expected {n})", loc)],
-                     [], loc),
-               ir.If(ir.Compare(length(), ["<"], [ir.Const(n, loc)], loc),
-                     [ir.Raise("ValueError",
-                               f"not enough values to unpack (expected {n}, got {{}})", loc,
-                               [length()])], [], loc)]
+               ir.ExprStmt(ir.ArrayCall("unpacked", [ir.Name(temp, loc)],
+                                        {"count": ir.Const(len(names), loc)}, loc), loc)]
         return out + [ir.Assign(self.target(n),
                                 ir.TupleItem(ir.Name(temp, loc_of(value)), k, len(names),
                                              loc_of(n)), loc)

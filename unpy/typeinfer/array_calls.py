@@ -135,16 +135,6 @@ def type_array_call(infer, e: ir.ArrayCall):
         e.args = [a] + dims
         e.type = Array(a.type.dtype, len(dims))
         return e
-    if f == "unpacked_length":
-        # (of a name the frontend's unpacking binds) a tuple's length, known while compiling;
-        # an array's first dimension
-        value = infer.expr(e.args[0])
-        if isinstance(value.type, TupleType):
-            return ir.Const(len(value.type.items), e.loc, INT64)
-        if isinstance(value.type, Array) and value.type.ndim >= 1:
-            return infer.expr(ir.ArrayAttr(value, "shape", 0, e.loc))
-        raise infer.error(f"cannot unpack {value.type}: tuple unpacking needs a tuple (several "
-                          "values a compiled function returns), a.shape, (x, y) or an array", e)
     if f == "ufunc_outer":
         return ufunc_outer(infer, e)
     if f in ("mgrid", "ogrid"):
@@ -265,14 +255,13 @@ def grid(infer, e):
     (a negative one ValueError, as NumPy's); ogrid: the tuple of views with the other axes of
     length 1; one slice: the 1-D array. (Each part is typed on a copy first, then used where
     the grid needs it.)"""
-    for x in e.args:
-        t = infer.expr(ir.copy_tree(x)).type
+    types = [infer.expr(ir.copy_tree(x)).type for x in e.args]
+    for x, t in zip(e.args, types):
         if not (isinstance(t, Scalar) and is_int(t)):
             raise infer.error(f"np.{e.func}[...] takes integer slices in compiled code, got "
                               f"{t}; for points write np.meshgrid(np.linspace(a, b, n), ..., "
                               "indexing='ij')", x)
-    dtype = np.result_type(*(sample_of(infer.expr(ir.copy_tree(x)).type, 1)
-                             for x in e.args)).name
+    dtype = np.result_type(*(sample_of(t, 1) for t in types)).name
     loc = e.loc
     single = e.keywords["single"].value
     axes = []

@@ -111,8 +111,6 @@ class TypeInference:
         if isinstance(s, ir.If):
             s.test = self.expr(s.test)
             self.require_scalar(s.test)
-            if not s.orelse and _never(s.test):
-                return ir.Pass(s.loc)     # (a tuple's unpacking checks its length: the same)
             s.body = self.nested(s.body)
             s.orelse = self.nested(s.orelse)
             return s
@@ -121,11 +119,32 @@ class TypeInference:
         if isinstance(s, ir.ExprStmt):
             if isinstance(s.value, ir.ArrayCall) and s.value.func == "ufunc_at":
                 return self.ufunc_at(s)
+            if isinstance(s.value, ir.ArrayCall) and s.value.func == "unpacked":
+                return self.unpacked(s.value)
             s.value = self.expr(s.value)
             return s
         if isinstance(s, ir.Raise):
             s.values = [cast(self.expr(v), INT64) for v in s.values]   # the message's `{}`s
         return s
+
+    def unpacked(self, e):
+        """The frontend's mark after `x, y = value` bound `value` to a name: a tuple's count is
+        its items' (checked by each TupleItem while compiling); an array's length along its
+        first dimension is checked as Python's (ValueError: too many / not enough values)."""
+        value, n, loc = self.expr(e.args[0]), e.keywords["count"].value, e.loc
+        if isinstance(value.type, TupleType):
+            return ir.Pass(loc)
+        if not (isinstance(value.type, Array) and value.type.ndim >= 1):
+            raise self.error(f"cannot unpack {value.type}: tuple unpacking needs a tuple "
+                             "(several values a compiled function returns), a.shape, (x, y) or "
+                             "an array", e)
+        length = lambda: ir.ArrayAttr(ir.Name(value.id, loc), "shape", 0, loc)
+        return self.stmt(ir.If(
+            ir.Compare(length(), [">"], [ir.Const(n, loc)], loc),
+            [ir.Raise("ValueError", f"too many values to unpack (expected {n})", loc)],
+            [ir.If(ir.Compare(length(), ["<"], [ir.Const(n, loc)], loc),
+                   [ir.Raise("ValueError", f"not enough values to unpack (expected {n}, got {{}})",
+                             loc, [length()])], [], loc)], loc))
 
     def ufunc_at(self, s):
         """`np.add.at(a, indices, values)` & co: its args become the target `a[indices]` and
@@ -1034,20 +1053,6 @@ PYTHON_VALUE = {"bool": False, "int64": 0, "float64": 0.0, "complex128": 0j}    
 
 def _const_value(e):
     return e.value if isinstance(e, ir.Const) else None
-
-
-def _never(test) -> bool:
-    """Whether `test` compares two integer literals and is false."""
-    if not (isinstance(test, ir.Compare) and len(test.ops) == 1):
-        return False
-    left, right = (x.value if isinstance(x, ir.Cast) else x
-                   for x in (test.left, test.comparators[0]))
-    if not (isinstance(left, ir.Const) and isinstance(right, ir.Const) and
-            type(left.value) is int and type(right.value) is int):
-        return False
-    return not {"<": left.value < right.value, ">": left.value > right.value,
-                "<=": left.value <= right.value, ">=": left.value >= right.value,
-                "==": left.value == right.value, "!=": left.value != right.value}[test.ops[0]]
 
 
 def _copy_target(t):

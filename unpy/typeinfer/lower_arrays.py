@@ -434,7 +434,7 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
                     if unit_slice(index):
                         length = self.unit_length(length)
                     axes.append(d), lengths.append(length), steps.append(step)
-                else:
+                elif step is not WRAPPED:
                     start = self.wrapped(start, length, d)
                 offsets.append(start)
                 d += 1
@@ -792,34 +792,26 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
                 dims.append(self.slice_dim(index, n))
             elif is_gather(index):      # the index array, read per element
                 dims.append((self.materialize(index), n, None))
-            else:       # read as written: an element access wraps and checks it itself
-                index = self.scalar(index)
-                wrapped = False
-                if not self.in_prange:
-                    # ... but a view of no element has no access: checked once here too,
-                    # before the statement (not in prange bodies: findings.md item 9), and
-                    # wrapped once, so that the accesses need neither (nor a run-time index
-                    # proof, which would copy the statement's nest: unpy/loopopt/index_proof)
-                    index = self.scalar_temp("i", index)
-                    self.check(either(compare("<", index, ir.UnaryOp("-", n, (0, 0), INT64)),
-                                      compare(">=", index, n)),
-                               f"index {{}} is out of bounds for axis {d} with size {{}}",
-                               "IndexError", [index, n])
-                    if not (isinstance(index, ir.Const) and index.value >= 0):
-                        index = self.scalar_temp("i", choose(compare("<", index, const(0)),
-                                                             add(index, n), index))
-                    wrapped = True
-                dims.append((index, n, WRAPPED if wrapped else None))
+            elif self.in_prange:    # read as written: an element access wraps and checks it
+                dims.append((self.scalar(index), n, None))
+            else:
+                # ... but outside prange bodies (findings.md item 9) wrapped and checked once
+                # before the statement: a view of no element has no access to check it, and
+                # accesses in range need no run-time index proof, which would copy the
+                # statement's nest (unpy/loopopt/index_proof)
+                dims.append((self.wrapped(self.scalar(index), n, d), n, WRAPPED))
             d += 1
         self.views[key] = dims
         return dims
 
     def wrapped(self, index, n, d):
-        """An integer index of a view: negative counts from the end; IndexError outside."""
+        """An integer index of a view: negative counts from the end; IndexError outside, in
+        NumPy's words."""
         index = self.scalar_temp("i", index)
         self.check(either(compare("<", index, ir.UnaryOp("-", n, (0, 0), INT64)),
                           compare(">=", index, n)),
-                   f"an integer index of a view is out of bounds for axis {d}", "IndexError")
+                   f"index {{}} is out of bounds for axis {d} with size {{}}", "IndexError",
+                   [index, n])
         if isinstance(index, ir.Const) and index.value >= 0:
             return index
         return self.scalar_temp("i", choose(compare("<", index, const(0)), add(index, n), index))

@@ -14,7 +14,6 @@ rule for the bin of a value; `np.meshgrid` a copy per grid, `np.polyval` Horner'
 from __future__ import annotations
 
 import copy
-import functools
 import math
 
 import numpy as np
@@ -23,7 +22,7 @@ from unpy import ir
 from unpy.ir import Array, Scalar
 from unpy.typeinfer.array_calls import cast_array, sample_of
 from unpy.typeinfer.build_ir import (BOOL, Check, add, binop, call, choose, compare, const, mul,
-                                     convert, either, scalar_function, sub, truth)
+                                     convert, either, same, scalar_function, sub, truth)
 from unpy.typeinfer.types import PY_INT
 
 # The library calls: how many leading arguments each writes (the rest it only reads).
@@ -592,9 +591,9 @@ class LinalgLowering:
         # float64 (np.bincount), then adds each block's sums, cast to the weights' dtype, to
         # the counts: the same sums in the same order here.
         w = self.in_place(weights)
-        self.check(functools.reduce(either, [compare("!=", x, y)
-                                             for x, y in zip(shape, self.shape(w))]),
-                   "weights should have the same shape as a.")
+        for n, m in zip(shape, self.shape(w)):
+            if not same(n, m):
+                self.check(compare("!=", n, m), "weights should have the same shape as a.")
         sums = self.new_array(Array("float64", 1), [bins], "zeros", loc)
         seen = self.temp("p", Scalar("int64"))
         self.pre.append(ir.Assign(seen, const(0), loc))

@@ -941,6 +941,18 @@ CASES = [
             return np.histogram(a, a[:3], weights=w)[0]
         """, r"np.histogram\(\) with weights= and the edges given as an array is not supported "
              r"in compiled code .*give the number of bins and range=\(lo, hi\)", 3, "w)"),
+    ("tuple into an element", """
+        @unpython.type('ndarray[float64, 2]', None)
+        def f(a):
+            a[0, 0] = 1.0, 2.0
+        """, r"a tuple is stored into an array here: store a tuple of scalars into a slice", 3,
+     "1.0"),
+    ("copyto with where", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', None)
+        def f(a, b):
+            np.copyto(a, b, where=b > 0)
+        """, r"np.copyto\(dst, src\) takes two arrays here \(casting= and where= are not "
+             r"supported: write dst\[mask\] = src\[mask\]\)", 3, "np.copyto"),
     ("None by position", """
         @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]')
         def f(a):

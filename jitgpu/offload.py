@@ -28,10 +28,10 @@ from jitgpu.loopopt import describe_level, optimise
 from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
 from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import DeviceFacts, GpuPlan, plan_call
-from jitgpu import calls, decide, overlap, relaunch, residency, search
+from jitgpu import calls, decide, overlap, rebase, relaunch, residency, search
 from jitgpu.answer import Answer, ran_on_device
 from jitgpu.report import NestReport, record_transfers
-from unpy.host_memory import memory_root
+from unpy.host_memory import root_range
 from unpy.settings import current as current_settings
 
 # The key of the call scope in the values a compiled caller passes (unpy::CallScope).
@@ -65,12 +65,18 @@ class Prepared:
 
 _PREPARED = collections.OrderedDict()     # call key -> Prepared, most recent last
 _PREPARED_KEPT = 32
+# layout up to addresses (jitgpu.rebase) -> (its RelativeLayout, Prepared): apart from
+# _PREPARED, whose new addresses every launch of a time loop with new temporaries would push
+# them out of.
+_LAYOUTS = collections.OrderedDict()
+_LAYOUTS_KEPT = 64
 _FACTS = {}                               # (device label, UNPY_GPU_MEM_LIMIT, UNPY_PIN) -> facts
 
 
 def forget() -> None:
     """Forget the prepared layouts (jitgpu/session.py)."""
     _PREPARED.clear()
+    _LAYOUTS.clear()
 
 
 def device_facts(device) -> DeviceFacts:
@@ -82,16 +88,6 @@ def device_facts(device) -> DeviceFacts:
     return facts
 
 
-def _root_range(arr: np.ndarray) -> tuple:
-    """The bytes [lo, hi) of the memory at the bottom of `arr`'s views (cheap when the root is
-    contiguous, as NumPy's own allocations are)."""
-    root = memory_root(arr)
-    if root.flags.c_contiguous:
-        lo = root.__array_interface__["data"][0]
-        return lo, lo + root.nbytes
-    return np.lib.array_utils.byte_bounds(root)
-
-
 def call_key(module, function, nest_id, values, facts, forced, opt) -> tuple:
     """What the preparation of a call depends on: the live layout of every array (addresses
     included, since groups follow overlaps), the scalars, the device and the switches."""
@@ -99,7 +95,7 @@ def call_key(module, function, nest_id, values, facts, forced, opt) -> tuple:
     for name, value in values.items():       # the compiled module's order, the same every call
         if isinstance(value, np.ndarray):
             parts.append((name, value.__array_interface__["data"][0], value.shape,
-                          value.strides, value.dtype.str, _root_range(value)))
+                          value.strides, value.dtype.str, root_range(value)))
         else:
             parts.append((name, type(value), value))
     return tuple(parts)
@@ -250,6 +246,16 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
         key = call_key(module, function, nest_id, values, facts, forced, opt) + (
             settings.gpu_search, resident) + (("with data",) if with_data else ())
     found = _PREPARED.get(key)
+    layout = layout_key = None
+    if found is None:
+        # New addresses: a preparation of the same layout elsewhere in memory, moved here.
+        layout = rebase.relative_layout(values)
+        if layout is not None:
+            layout_key = (module, function, nest_id, layout.key, facts, forced, opt,
+                          settings.gpu_search, resident, with_data)
+            found = _moved(_LAYOUTS.get(layout_key), layout, device)
+            if found is not None:
+                _keep(_PREPARED, key, found, _PREPARED_KEPT)
     if found is not None and found.refusal and found.trial is not None \
             and found.trial.on_device is not False:
         found = None        # kept on OpenMP, its trial measures the device again: prepared anew
@@ -274,12 +280,41 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
                     with_data)
     _freeze_long_lived()
     _PREPARED[key] = found
+    if layout_key is not None and found.pending is None:
+        _keep(_LAYOUTS, layout_key, (layout, found), _LAYOUTS_KEPT)
     if family is not None and (_settled_refusal(found) or found.checks is not None
                                and found.pending is None and found.refusal is None):
         _PREPARED[family] = found       # (the same object: a search's switch updates both)
     while len(_PREPARED) > _PREPARED_KEPT:
         _PREPARED.popitem(last=False)
     return found, True, 0.0
+
+
+def _moved(kept, layout, device) -> Optional[Prepared]:
+    """The preparation `kept` ((its layout, Prepared) or None) moved to the memory of the call of
+    `layout` (`jitgpu.rebase`), with recipes and kernel objects of its own (the arguments bound
+    to a kernel object are its layout's: a replay of the old layout launches it); None where
+    there is none to move or it cannot move (a search still times its candidates on the old
+    call's data)."""
+    from gpurts import build_kernel
+    if kept is None or kept[1].pending is not None:
+        return None
+    old, prepared = kept
+    if prepared.plan is None:
+        return prepared
+    plan = rebase.rebased(prepared.plan, old, layout)
+    if plan is None:
+        return None
+    kernels = tuple((kernel, source, build_kernel(device, source, kernel.name,
+                                                  build_options(kernel, device)))
+                    for kernel, source, _ in prepared.kernels)
+    return dataclasses.replace(prepared, plan=plan, kernels=kernels, recipes={})
+
+
+def _keep(cache, key, value, kept) -> None:
+    cache[key] = value
+    while len(cache) > kept:
+        cache.popitem(last=False)
 
 
 @functools.cache

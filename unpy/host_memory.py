@@ -88,6 +88,16 @@ def memory_root(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def root_range(a: np.ndarray) -> tuple[int, int]:
+    """The bytes [lo, hi) of the memory at the bottom of `a`'s views (cheap when the root is
+    contiguous, as NumPy's own allocations are)."""
+    root = memory_root(a)
+    if root.flags.c_contiguous:
+        lo = address(root)
+        return lo, lo + root.nbytes
+    return np.lib.array_utils.byte_bounds(root)
+
+
 def group_span(group) -> tuple[int, int]:
     """[lo, hi) of the host bytes a transfer group's boxes cover; (0, 0) when they cover none."""
     spans = [box.byte_span(group.itemsize) for box in group.boxes if box.size]

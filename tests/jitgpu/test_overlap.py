@@ -1,14 +1,13 @@
 """Tiles whose copies overlap the other tiles' kernels (jitgpu/overlap.py, the executor's
 overlapped run): results equal to the interpreter's on the OpenCL device, with the tiles
 planned only where they are legal and pay (OVERLAP_BYTES lowered so that small arrays qualify)."""
-import collections
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jitgpu import offload, overlap, session
+from jitgpu import overlap, session
 from test_gpu_hypothesis import SETTINGS, make_view_2d, view_2d
 from unpy.host_memory import shared_groups
 
@@ -20,7 +19,7 @@ def small_calls_overlap(device_env):
     """Every call moving 256 bytes or more is tiled; layouts are planned afresh (no plan or replay
     of another test's calls)."""
     device_env.setattr(overlap, "OVERLAP_BYTES", 256)
-    device_env.setattr(offload, "_PREPARED", collections.OrderedDict())
+    session.forget()
     device_env.setenv("UNPY_REPLAY", "0")
 
 

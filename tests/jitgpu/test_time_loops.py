@@ -305,3 +305,17 @@ def test_reductions_of_four_types_combined_in_cpp(loops):
     counts = launches(loops, "step_reductions")
     assert counts.launches == steps and counts.compiled == counts.relaunched - 1 >= steps - 3, \
         counts
+
+
+def test_new_temporaries_every_step_are_prepared_once(loops):
+    """Each step's `u.copy()` and its helper's `np.zeros_like(u)` lie elsewhere in memory: the
+    nests' layouts are the same up to their addresses, so each nest is prepared once and its
+    plan moved to the new arrays' memory (jitgpu/rebase.py) at later steps."""
+    steps = 12
+    u, v = RNG.random((15, 17)), RNG.random((15, 17))
+    loops.check("new_temporaries", steps, u, v, 0.5, rtol=1e-12)
+    counts = launches(loops, "new_temporaries")
+    nests = counts.launches // steps
+    assert counts.launches == nests * steps and nests >= 4, counts
+    # (before: every launch, 60 of 60)
+    assert counts.prepared <= nests, counts

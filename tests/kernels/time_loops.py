@@ -342,3 +342,25 @@ def step_reductions(steps, x, k, m, trace):
             hi = max(hi, k[i] + t)
             bits |= m[i] + np.int32(t)
         trace[t] = float(s) + float(lo) * 1e-3 + float(hi) * 1e-6 + float(bits)
+
+
+@unpython.gpu
+@unpython.type('float64', F2, F2)
+def source_term(dt, u):
+    b = np.zeros_like(u)
+    b[1:-1, 1:-1] = (u[1:-1, 2:] - u[1:-1, :-2]) / dt
+    return b
+
+
+@unpython.gpu
+@unpython.type('int64', F2, F2, 'float64', None)
+def new_temporaries(steps, u, v, dt):
+    """Array statements as npbench's channel flow writes them: each step copies its arrays and
+    calls a function that returns a new one, so its nests see new addresses every step."""
+    for t in range(steps):
+        un = u.copy()
+        vn = v.copy()
+        b = source_term(dt, u)
+        u[1:-1, 1:-1] = (un[1:-1, 1:-1] + 0.1 * (un[2:, 1:-1] + un[:-2, 1:-1] - 2.0 * un[1:-1, 1:-1])
+                         - 0.01 * b[1:-1, 1:-1])
+        v[1:-1, 1:-1] = vn[1:-1, 1:-1] - 0.1 * un[1:-1, 1:-1] * (vn[1:-1, 2:] - vn[1:-1, :-2])

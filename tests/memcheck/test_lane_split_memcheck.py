@@ -42,12 +42,12 @@ LANES = "jitgpu.loopopt.lane_split"
 def four_lanes(oclgrind_env, monkeypatch):
     """4 lanes on groups of 8 work-items, loops of any length, fresh preparations; returns
     `use(fn)`, which makes `fn` (KernelNest -> KernelNest) the only pass of UNPY_GPU_OPT=all."""
-    from jitgpu import bind, loopopt, offload
+    from jitgpu import bind, loopopt, session
     lane_module = importlib.import_module(LANES)
     monkeypatch.setattr(lane_module, "MAX_LANES", 4)
     monkeypatch.setattr(lane_module, "MIN_ITERATIONS_PER_LANE", 0)
     monkeypatch.setattr(bind, "LOCAL_SIZES", {1: (8,), 2: (4, 2), 3: (2, 2, 2)})
-    monkeypatch.setattr(offload, "_PREPARED", type(offload._PREPARED)())
+    session.forget()
     oclgrind_env.setenv("UNPY_GPU_OPT", "all")
 
     def use(fn):

@@ -25,7 +25,7 @@ def rand(*shape, dtype=np.float64):
 @pytest.fixture
 def small_tiles(oclgrind_env, monkeypatch):
     """Groups of 8 work-items (4 x 2), 3 iterations per tile, after unroll-and-jam."""
-    from jitgpu import bind, loopopt, offload
+    from jitgpu import bind, loopopt, session
     from jitgpu.loopopt.local_tiles import local_tiles
     from jitgpu.loopopt.unroll_and_jam import unroll_and_jam
 
@@ -33,7 +33,7 @@ def small_tiles(oclgrind_env, monkeypatch):
         return local_tiles(unroll_and_jam(kernel), columns=3)
     monkeypatch.setattr(bind, "LOCAL_SIZES", {1: (8,), 2: (4, 2), 3: (2, 2, 2)})
     monkeypatch.setattr(loopopt, "PASSES", (("forced", ("all",), forced),))
-    monkeypatch.setattr(offload, "_PREPARED", type(offload._PREPARED)())
+    session.forget()
     oclgrind_env.setenv("UNPY_GPU_OPT", "all")
     return forced
 

@@ -31,7 +31,7 @@ CASES = {
 @pytest.mark.parametrize("func", list(CASES))
 def test_register_tiles_on_oclgrind(memcheck, tiles, oclgrind_env, monkeypatch, func, n,
                                     with_tiles):
-    from jitgpu import bind, loopopt, offload
+    from jitgpu import bind, loopopt, session
     from jitgpu.loopopt.local_tiles import local_tiles
     from jitgpu.loopopt.register_tiles import register_tiles
 
@@ -40,7 +40,7 @@ def test_register_tiles_on_oclgrind(memcheck, tiles, oclgrind_env, monkeypatch, 
         return local_tiles(out, columns=3) if with_tiles else out
     monkeypatch.setattr(bind, "LOCAL_SIZES", {1: (8,), 2: (4, 2), 3: (2, 2, 2)})
     monkeypatch.setattr(loopopt, "PASSES", (("forced", ("all",), forced),))
-    monkeypatch.setattr(offload, "_PREPARED", type(offload._PREPARED)())
+    session.forget()
     oclgrind_env.setenv("UNPY_GPU_OPT", "all")
     make, rtol = CASES[func]
     report = memcheck.check(tiles, func, *make(n), rtol=rtol)

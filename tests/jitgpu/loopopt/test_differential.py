@@ -5,7 +5,7 @@ reductions, control flow; and unroll-and-jam forced onto each level with factors
 import numpy as np
 import pytest
 
-from jitgpu import loopopt, offload
+from jitgpu import loopopt, session
 from jitgpu.loopopt.unroll_and_jam import unroll_and_jam
 
 RNG = np.random.default_rng(77)
@@ -54,9 +54,9 @@ CASE_NAMES = [c[0] + f"#{k}" for k, c in enumerate(cases(1))]
 
 
 @pytest.fixture
-def fresh_preparations(monkeypatch):
+def fresh_preparations():
     """No kernel prepared by another test (the cache is keyed by layout and level only)."""
-    monkeypatch.setattr(offload, "_PREPARED", type(offload._PREPARED)())
+    session.forget()
 
 
 @pytest.mark.parametrize("level", LEVELS)

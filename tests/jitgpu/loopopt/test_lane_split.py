@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from bound import bound
 from gpucheck import assert_ran
 from jitgpu import bind as bind_module
-from jitgpu import loopopt, offload
+from jitgpu import loopopt, offload, session
 from jitgpu.loopopt.lane_split import UNDERFILL, lane_split, lane_split_tiles
 from jitgpu.loopopt.local_tiles import local_tiles
 from jitgpu.loopopt.nodes import Barrier, LaneCombine, LanePartials, TileLoad
@@ -258,7 +258,7 @@ def device_fill(device_env, monkeypatch):
         found = real(device)
         return found[:2] + (FILL,) + found[3:]
     monkeypatch.setattr(offload, "device_limits", limits)
-    monkeypatch.setattr(offload, "_PREPARED", type(offload._PREPARED)())
+    session.forget()
     device_env.setenv("UNPY_GPU_OPT", "all")
 
     def lanes(most, iterations=lane_module.MIN_ITERATIONS_PER_LANE):
@@ -344,7 +344,7 @@ def test_any_shape_lanes_and_group(lanes_pair, device_fill, monkeypatch, rows, c
     """Rows and iterations of any count (none too), each lane count on work-groups of 8 to
     256 work-items (lanes up to the group's size)."""
     monkeypatch.setattr(bind_module, "LOCAL_SIZES", {1: (group,), 2: (16, 16), 3: (16, 4, 4)})
-    monkeypatch.setattr(offload, "_PREPARED", type(offload._PREPARED)())
+    session.forget()
     device_fill(lanes, 0)
     rng = np.random.default_rng(seed)
     a = rng.uniform(-2, 2, (rows, columns))

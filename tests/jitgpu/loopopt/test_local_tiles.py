@@ -10,7 +10,7 @@ import diffcheck
 from bound import bound
 from gpucheck import GpuPair, load_module
 from jitgpu import bind as bind_module
-from jitgpu import loopopt, offload
+from jitgpu import loopopt, session
 from jitgpu.loopopt.local_tiles import local_tiles
 from jitgpu.loopopt.nodes import GroupActive, Lane, LocalLoad, TileLoad
 from jitgpu.loopopt.rewrite import accesses_of
@@ -165,8 +165,8 @@ CASE_NAMES = [c[0] + f"#{k}" for k, c in enumerate(cases(1))]
 
 
 @pytest.fixture
-def fresh_preparations(monkeypatch):
-    monkeypatch.setattr(offload, "_PREPARED", type(offload._PREPARED)())
+def fresh_preparations():
+    session.forget()
 
 
 @pytest.mark.parametrize("n", [1, 17, 33])

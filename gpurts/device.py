@@ -117,6 +117,16 @@ class Device:
         return self._once("transfers", lambda: Transfers(self))
 
     @property
+    def build_aside(self):
+        """The child process that builds programs off the calls' path (`gpurts.build_aside`),
+        or None where builds need not leave this process: a CPU device's builds take the same
+        cores wherever they run, and its driver does not hold launches up meanwhile."""
+        if not self.is_gpu:
+            return None
+        from .build_aside import BuildAside
+        return self._once("build_aside", lambda: BuildAside(self))
+
+    @property
     def kernel_cache(self):
         from .kernel_cache import KernelCache
         return self._once("kernel_cache", lambda: KernelCache(self))

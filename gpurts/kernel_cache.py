@@ -71,9 +71,11 @@ class KernelCache:
         with self._lock:
             self._programs.clear()
 
-    def build(self, source: str, kernel_name: str, options=()) -> BuiltKernel:
+    def build(self, source: str, kernel_name: str, options=(), aside=False) -> BuiltKernel:
         """The kernel `kernel_name` of `source` built with `options`; raises `BuildError` with
-        the build log when the source does not build or has no such kernel. The lock is held
+        the build log when the source does not build or has no such kernel. `aside`: a build
+        off the calls' path, made by the device's build process where it has one
+        (`Device.build_aside`: this process then only loads the binary). The lock is held
         only to look up and to keep: a build (or a load from disk) runs outside it, so that a
         thread building one source (jitgpu/search.py's worker) does not hold up another's
         lookups and builds; two threads building the same source at once both build it, and
@@ -94,7 +96,7 @@ class KernelCache:
             hit = program is not None
             if program is None:
                 try:
-                    program = build_program(self.device, options, source=source)
+                    program = self._built(source, options, aside)
                 except BuildError as e:
                     with self._lock:
                         self.stats.builds += 1
@@ -112,6 +114,15 @@ class KernelCache:
         except cl.Error as e:
             raise BuildError(f"the OpenCL program has no kernel {kernel_name!r}", str(e)) from e
         return BuiltKernel(kernel, hit, time.perf_counter() - start)
+
+    def _built(self, source: str, options: list[str], aside: bool):
+        """The program compiled from `source`: by the build process where `aside` and the
+        device has one that can, else here."""
+        builder = self.device.build_aside if aside else None
+        binary = builder.build(source, options) if builder is not None else None
+        if binary is not None:
+            return build_program(self.device, options, binary=binary)
+        return build_program(self.device, options, source=source)
 
     def _path(self, key: str) -> str:
         return os.path.join(cache_dir(), key + ".clbin")
@@ -174,7 +185,7 @@ def build_program(device, options, source: str | None = None, binary: bytes | No
     raise BuildError(f"OpenCL build failed on {device.label} ({status})", log)
 
 
-def build_kernel(device, source: str, kernel_name: str, options=()) -> BuiltKernel:
+def build_kernel(device, source: str, kernel_name: str, options=(), aside=False) -> BuiltKernel:
     """`(kernel, cache_hit, build_seconds)` for `kernel_name` of `source` on `device`, through
-    the device's kernel cache."""
-    return device.kernel_cache.build(source, kernel_name, options)
+    the device's kernel cache; `aside`: a build off the calls' path (`KernelCache.build`)."""
+    return device.kernel_cache.build(source, kernel_name, options, aside)

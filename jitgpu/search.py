@@ -10,7 +10,8 @@ fastest:
 
     candidates (pure, made one at a time: the default, then up to MAX_CANDIDATES - 1 distinct
       alternatives) -> build (the process's one worker thread, through the device's kernel
-      cache: a later process gets hits) -> time (a later call of the layout, at most
+      cache: a later process gets hits; on a GPU compiled by the device's build process,
+      gpurts/build_aside.py, and only loaded here) -> time (a later call of the layout, at most
       TIMED_PER_CALL candidates a call: the part run on the call's data with its writes
       dropped, the kernel's event timed; the default's time is its kernel's in the layout's
       own calls, `Pending.default_ran`), until jitgpu/choice.py's rules (RULES) stop it ->
@@ -397,13 +398,15 @@ def build_tuned(device, bound: KernelNest, level: str, tuning: Tuning) -> tuple:
     return candidate.kernel, candidate.source, _built(device, candidate)
 
 
-def _built(device, candidate: Candidate):
+def _built(device, candidate: Candidate, aside=False):
     """The candidate's kernel through the device's kernel cache (a fresh kernel object, also
-    on a hit); raises BuildError."""
+    on a hit); raises BuildError. `aside`: the worker's build, made in the device's build
+    process where it has one (gpurts/build_aside.py: a build here holds up the calls'
+    launches on NVIDIA's OpenCL)."""
     from gpurts import build_kernel
     from jitgpu.offload import build_options
     return build_kernel(device, candidate.source, candidate.kernel.name,
-                        build_options(candidate.kernel, device))
+                        build_options(candidate.kernel, device), aside)
 
 
 class Pending:
@@ -489,7 +492,7 @@ class Pending:
             if self.stopped or self.over or not _quiet():
                 return
             try:
-                built = _built(self.device, candidate)
+                built = _built(self.device, candidate, aside=True)
             except (BuildError, DeviceError) as e:
                 log.info("unpy: search candidate %s of %s did not build (%s)", candidate.label,
                          self.nest, str(e).splitlines()[0])

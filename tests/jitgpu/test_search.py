@@ -262,11 +262,11 @@ def test_the_first_call_builds_the_default_only_and_later_calls_switch(srch, run
     let_go, worker_builds = threading.Event(), []
     real = gpurts.build_kernel
 
-    def held(device, source, name, options=()):
+    def held(device, source, name, options=(), aside=False):
         if threading.current_thread().name == "unpy-search-builds":
-            assert let_go.wait(120)
+            assert let_go.wait(120) and aside
             worker_builds.append(source)
-        return real(device, source, name, options)
+        return real(device, source, name, options, aside)
     monkeypatch.setattr(gpurts, "build_kernel", held)
     _fastest_after_default(monkeypatch)
     args = _matmul_args()
@@ -303,6 +303,28 @@ def test_the_first_call_builds_the_default_only_and_later_calls_switch(srch, run
     after = _call(srch, "matmul_f64", args, reason=f"search chose {_choice(nests[-1])} "
                                                    "(searched)")
     assert runs == [] and after.source == nests[-1].source
+
+
+def test_the_workers_builds_are_made_by_the_build_process(srch, device, runs, device_env,
+                                                         monkeypatch, tmp_path):
+    """Where the device has a build process (a GPU's: gpurts/build_aside.py), the worker's
+    candidates are built there and loaded here, and the search ends as it does otherwise
+    (built afresh: no program of the kernel cache's, in memory or on disk)."""
+    from gpurts.build_aside import BuildAside
+    device_env.setenv("UNPY_CACHE_DIR", str(tmp_path / "cache"))
+    device.kernel_cache.clear_memory()
+    aside = BuildAside(device)
+    monkeypatch.setattr(type(device), "build_aside", property(lambda self: aside))
+    asked = []
+    real = aside.build
+    monkeypatch.setattr(aside, "build", lambda *a: asked.append(a[0]) or real(*a))
+    _fastest_after_default(monkeypatch)
+    try:
+        nests = _until_settled(srch, "matmul_f64", _matmul_args())
+    finally:
+        aside.stop()
+    assert asked and aside.unusable is None
+    assert _choice(nests[-1]) != "default" and nests[-1].source in asked
 
 
 def test_the_replay_waits_until_the_search_is_over(srch, runs, device_env):
@@ -471,7 +493,7 @@ def test_a_build_error_fails_that_candidate_and_the_worker_goes_on(srch, runs, m
     monkeypatch.setattr(search, "MAX_CANDIDATES", 3)
     real, refused = gpurts.build_kernel, []
 
-    def first_refused(device, source, name, options=()):
+    def first_refused(device, source, name, options=(), aside=False):
         if threading.current_thread().name == "unpy-search-builds" and not refused:
             refused.append(source)
             raise BuildError("refused by the test", "")
@@ -544,7 +566,7 @@ def test_searched_nests_of_calls_that_keep_data_on_the_device(res, runs):
 def test_the_worker_waits_while_a_call_is_under_way(srch, runs, monkeypatch):
     real, worker_builds = gpurts.build_kernel, []
 
-    def counted(device, source, name, options=()):
+    def counted(device, source, name, options=(), aside=False):
         if threading.current_thread().name == "unpy-search-builds":
             worker_builds.append(source)
         return real(device, source, name, options)

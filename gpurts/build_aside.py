@@ -164,6 +164,11 @@ def main(argv: list[str]) -> int:
         try:
             program._build(options=" ".join(header["options"]).encode(), devices=[device])
             binary = program.get_info(cl.program_info.BINARIES)[0]
+            for kernel in program.all_kernels():
+                # Finished for the device here: NVIDIA's driver compiles the program's PTX
+                # for the GPU when first asked (a launch, a query), and keeps the result in
+                # its own cache on disk, which the parent's load then finds.
+                kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, device)
             _write_message(stdout, {"built": True}, bytes(binary))
         except cl.Error as e:
             try:

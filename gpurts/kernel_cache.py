@@ -111,6 +111,11 @@ class KernelCache:
                 program = self._programs.setdefault(key, program)
         try:
             kernel = cl.Kernel(program, kernel_name)
+            if aside and not hit:
+                # Finished for the device now, not at its first launch (on a call's path:
+                # NVIDIA's driver compiles a loaded program's PTX when first asked).
+                kernel.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE,
+                                           self.device.cl_device)
         except cl.Error as e:
             raise BuildError(f"the OpenCL program has no kernel {kernel_name!r}", str(e)) from e
         return BuiltKernel(kernel, hit, time.perf_counter() - start)

@@ -278,7 +278,7 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
         return found, False, step_s
     found = prepare(module, function, nest_id, values, device, facts, forced, opt, resident,
                     with_data)
-    _freeze_long_lived()
+    _after_first_preparation()
     _PREPARED[key] = found
     if layout_key is not None and found.pending is None:
         _keep(_LAYOUTS, layout_key, (layout, found), _LAYOUTS_KEPT)
@@ -318,8 +318,22 @@ def _keep(cache, key, value, kept) -> None:
 
 
 @functools.cache
+def _after_first_preparation() -> None:
+    """Once per process, after its first preparation: the replay's one-time set-up made now,
+    in the first call, which pays for one-time work anyway (the OpenCL entry points through
+    cffi, whose C parser loads in 45-55 ms: the call that first recorded a replay took 79 ms
+    against 4.8 ms on an H200, nbody f32 65536); then `_freeze_long_lived`."""
+    if current_settings().replay:
+        from gpurts.record import entry_points
+        try:
+            entry_points()
+        except OSError:
+            pass                 # (no loader to open: no replay; the record says why)
+    _freeze_long_lived()
+
+
 def _freeze_long_lived() -> None:
-    """Once per process, after its first preparation: the garbage collected, and the objects
+    """The garbage collected, and the objects
     alive then (the GPU stack's modules, the nests' IR, the first plans) frozen (`gc.freeze`),
     so that Python's full collections no longer walk them. Such a collection took 15-30 ms at
     a random later call while a search ran (an H200, mmult 2048 in a fresh process: one call

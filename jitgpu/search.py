@@ -488,8 +488,12 @@ class Pending:
                 return
         with self._state:
             self.queued = len(todo)
+        aside = self.device.build_aside
         for candidate in todo:
-            if self.stopped or self.over or not _quiet():
+            # A build in the device's build process holds no call up: it need not wait for one
+            # to end (calls back to back left it a 5-s wait per build, QUIET_WAIT_S).
+            if self.stopped or self.over or not (
+                    _quiet() if aside is None or aside.unusable else not _STOPPING.is_set()):
                 return
             try:
                 built = _built(self.device, candidate, aside=True)

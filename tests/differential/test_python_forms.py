@@ -332,6 +332,16 @@ def test_unpacking_in_a_prange(python_forms_kernels, device, columns):
     python_forms_kernels.check("unpack_in_a_prange", RNG.random((6, columns)), np.zeros(6))
 
 
+@pytest.mark.parametrize("k", [1, 3, -2])
+def test_lists_as_indices(python_forms_kernels, k):
+    python_forms_kernels.check("lists_as_indices", RNG.random((3, 4)), k)
+
+
+def test_a_list_index_out_of_range_raises_as_numpy(python_forms_kernels):
+    python_forms_kernels.check("lists_as_indices", RNG.random((3, 4)), 4)
+    python_forms_kernels.check("lists_as_indices", RNG.random((2, 4)), 1)
+
+
 def test_a_tuple_stored_into_a_slice(python_forms_kernels):
     python_forms_kernels.check("store_tuples", RNG.random((5, 2)), 1.5)
     python_forms_kernels.check("store_tuples", RNG.random((5, 3)), 1.5)    # shapes differ

@@ -365,3 +365,16 @@ def returns_none(a):
         return None
     a[0] = 1.0
     return None
+
+
+@unpython.type('ndarray[float64, 2]', 'int64', 'ndarray[float64, 1]')
+def lists_as_indices(x, k):
+    """A list in an index, as NumPy reads it: an index array of its values (rows, points, a
+    boolean mask), also stored through and updated in place."""
+    rows = x[[2, 0], 1:]
+    points = x[[0, 1, 2], [2, 1, -1]]
+    kept = x[0][[True, False, True, False]]
+    y = x[0].copy()
+    y[[0, k, -1]] = 7.5
+    y[[1, 2]] += np.array([1.0, 2.0])
+    return np.concatenate((rows.ravel(), points, kept, y))

@@ -960,6 +960,9 @@ class Lowering:
         return ir.ArrayCall(name, args, {"single": ir.Const(single, loc_of(e))}, loc_of(e))
 
     def index(self, p):
+        if isinstance(p, gast.List):
+            # `a[[0, 2, 3]]`: NumPy reads a list as an index array of its values
+            return ir.ArrayCall("copy", [self.array_call_arg(p)], {}, loc_of(p))
         if isinstance(p, gast.Slice):
             return ir.Slice(*(None if x is None else self.expr(x)
                               for x in (p.lower, p.upper, p.step)), loc_of(p))

@@ -82,7 +82,8 @@ class BuildAside:
                     if not ready:
                         raise TimeoutError(f"no answer in {BUILD_TIMEOUT_S:.0f} s")
                     header, payload = _read_message(child.stdout)
-                except (OSError, EOFError, ValueError, struct.error, TimeoutError) as e:
+                except (OSError, EOFError, ValueError, LookupError, struct.error,
+                        TimeoutError) as e:
                     self._close()
                     if attempt:
                         self._give_up(f"{type(e).__name__}: {e}")

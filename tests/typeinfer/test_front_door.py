@@ -323,3 +323,20 @@ def test_refused_with_a_precise_error(case):
     error = caught.value
     assert text in error.message
     assert (error.line - DEF_LINE + 1, error.col + 1) == (line, col), error.format()
+
+
+def test_the_stages_of_a_reduction_over_axes_run_in_parallel():
+    """`np.sum(a, axis=(1, 2, 3))` reduces one axis after another, each stage a new array read
+    by the next stage's sequential sum: the stages are filled before the statement by prange
+    nests as the statement's own (they ran on one thread, as loops inside an element); fused
+    with it, one prange over the kept axis."""
+    fn = irtools.typed_function("""
+        @unpython.type('ndarray[float64, 4]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.sum(a, axis=(1, 2, 3))
+        """)
+    top = [s for s in fn.body if isinstance(s, ir.For)]
+    assert top and all(s.parallel for s in top)
+    reduced = [x for x in statements(fn) if isinstance(x, ir.Assign)
+               and isinstance(x.target, ir.Subscript)]
+    assert len(reduced) == 3            # each stage's element, inside the parallel nest(s)

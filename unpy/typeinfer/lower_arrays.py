@@ -333,7 +333,8 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
         key = ("name", id(e))
         if key not in self.memo:
             t = self.temp("a", e.type)
-            self.pre += self.bind(t, e, e.loc)
+            with self.before_the_statement():
+                self.pre += self.bind(t, e, e.loc)
             self.memo[key] = (e, t)
             # A view's name shares its array's memory: a store into that array that reads
             # it through this name copies it first (`o[...] = o[:, 0][:, None] + 1`).
@@ -351,7 +352,8 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
         self.units_known[t.id] = self.units_of(e)
         self.pre.append(ir.Assign(t, ir.AllocArray("empty", shape, e.type.dtype, e.loc, t.type),
                                   e.loc))
-        self.pre += self.compute_into(t, e, shape, e.loc)
+        with self.before_the_statement():
+            self.pre += self.compute_into(t, e, shape, e.loc)
         return t
 
     def bind(self, target, value, loc):
@@ -1382,6 +1384,18 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
             (self.pre, self.memo, self.views, self.counter, self.new_locals, self.hoisted,
              self.varying, self.versions, self.allocated) = saved
         return [x for x in walk_exprs(element) if isinstance(x, ir.Subscript)]
+
+    @contextlib.contextmanager
+    def before_the_statement(self):
+        """The loops made meanwhile fill an array before the statement (`pre`): prange levels
+        wherever the statement's own are, also while an element inside a sequential loop is
+        lowered (`np.sum(a, axis=(1, 2))`'s first stage, read by the second's sequential
+        reduction, ran on one thread)."""
+        saved, self.in_prange = self.in_prange, self.in_written_prange
+        try:
+            yield
+        finally:
+            self.in_prange = saved
 
     @contextlib.contextmanager
     def sequential(self):

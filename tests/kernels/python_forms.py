@@ -377,4 +377,6 @@ def lists_as_indices(x, k):
     y = x[0].copy()
     y[[0, k, -1]] = 7.5
     y[[1, 2]] += np.array([1.0, 2.0])
-    return np.concatenate((rows.ravel(), points, kept, y))
+    swapped = x.copy()
+    swapped[[0, k]] = swapped[[k, 0]]           # rows swapped in place (Pythran's lu)
+    return np.concatenate((rows.ravel(), points, kept, y, swapped.ravel()))

@@ -342,6 +342,22 @@ def test_a_list_index_out_of_range_raises_as_numpy(python_forms_kernels):
     python_forms_kernels.check("lists_as_indices", RNG.random((2, 4)), 1)
 
 
+@pytest.mark.parametrize("n", [1, 4, 7])
+def test_np_array_of_list_comprehensions(python_forms_kernels, n):
+    python_forms_kernels.check("comprehension_arrays", n, RNG.random((n + 1, 3)),
+                               RNG.random((n, 3)))
+
+
+def test_np_array_of_an_empty_list_comprehension_keeps_the_items_dtype(python_forms_kernels):
+    """No item: an empty array of the item's dtype, where NumPy, which has no item to see,
+    makes float64 (docs/supported.md); with items both are bool."""
+    python_forms_kernels.check("comprehension_of_bools", 5)
+    out = python_forms_kernels.compiled.comprehension_of_bools(0)
+    expected = python_forms_kernels.interpreted.comprehension_of_bools(0)
+    assert out.shape == expected.shape == (0,)
+    assert out.dtype == np.bool_ and expected.dtype == np.float64
+
+
 def test_a_tuple_stored_into_a_slice(python_forms_kernels):
     python_forms_kernels.check("store_tuples", RNG.random((5, 2)), 1.5)
     python_forms_kernels.check("store_tuples", RNG.random((5, 3)), 1.5)    # shapes differ

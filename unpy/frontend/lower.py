@@ -625,6 +625,9 @@ class Lowering:
             if e.args and isinstance(e.args[0], gast.GeneratorExp) and \
                     self.qualified(e.func) in GENERATOR_REDUCTIONS:
                 return self.generator_reduction(e)
+            if e.args and isinstance(e.args[0], gast.ListComp) and \
+                    self.qualified(e.func) in ("numpy.array", "numpy.asarray"):
+                return self.comprehension_array(e)
             if self.qualified(e.func) in ("min", "max") and len(e.args) == 1 and \
                     not e.keywords:
                 # min(a) of one argument walks it: min(v for v in a)
@@ -895,6 +898,133 @@ class Lowering:
                                            loc_of(e))], [], loc_of(e)))
         self.hoisted += lowered
         return ir.Name(acc, loc_of(e))
+
+    def comprehension_array(self, e):
+        """`np.array([elt for t in it])`, and `[[elt for u in inner] for t in it]` (2-D): a new
+        array of the items in order, filled by loops that the statement runs first (as
+        `generator_reduction`'s), each item cast to the array's dtype: `dtype=`, else the
+        item's type (NumPy's for any item; for none NumPy makes float64). `it` is `range(...)`
+        (a step, if any, an integer literal) or an array (its elements, or rows for the inner
+        level); an inner level's iterable does not read the outer's variable (rows of one
+        length). The loop variables are the comprehension's own (renamed)."""
+        if self.hoisted is None or self.conditional:
+            raise self.error("np.array() of a list comprehension inside a conditional "
+                             "expression (x if c else y, and, or) is not supported: compute "
+                             "it in a statement of its own first", e)
+        dtype = [self.dtype_value(kw.value) for kw in e.keywords if kw.arg == "dtype"]
+        if len(e.args) == 2:
+            dtype = [self.dtype_value(e.args[1])]
+        if len(e.args) > 2 or any(kw.arg != "dtype" for kw in e.keywords):
+            raise self.error("np.array() of a list comprehension takes dtype= only here", e)
+        comps, elt = [], e.args[0]
+        while isinstance(elt, gast.ListComp):
+            if len(comps) == 2:
+                raise self.error("np.array() of list comprehensions nested three deep is not "
+                                 "supported; fill the array in loops", elt)
+            if len(elt.generators) != 1 or elt.generators[0].ifs or \
+                    not isinstance(elt.generators[0].target, gast.Name):
+                raise self.error("np.array() of a list comprehension takes one 'for' over a "
+                                 "plain name and no 'if' here; for a filter write a mask "
+                                 "(a[a > 0]), else fill the array in a loop", elt)
+            comps.append(elt.generators[0])
+            elt = elt.elt
+        if len(comps) == 2 and any(isinstance(n, gast.Name) and n.id == comps[0].target.id
+                                   for n in gast.walk(comps[1].iter)):
+            raise self.error("the inner list of np.array([[...] for ...]) iterates over "
+                             "something that depends on the outer loop: rows may differ in "
+                             "length; fill the array in loops", comps[1].iter)
+        renamed = {c.target.id: self.fresh("g") for c in comps}
+        self.assigned |= set(renamed.values())
+
+        def at(node):
+            return gast.copy_location(node, e)
+
+        def load(n):
+            return at(gast.Name(n, gast.Load(), None, None))
+
+        def store(n):
+            return at(gast.Name(n, gast.Store(), None, None))
+
+        def assign(n, value):
+            return at(gast.Assign([store(n)], value, None))
+
+        def const(v):
+            return at(gast.Constant(v, None))
+
+        def call(f, *args):
+            return at(gast.Call(load(f), list(args), []))
+
+        def once(node, stem):
+            """`node`, or a fresh variable assigned it first where it is more than a name or
+            a constant (the iterable is read for its length and by the loop)."""
+            if isinstance(node, (gast.Name, gast.Constant)):
+                return node, []
+            name = self.fresh(stem)
+            self.assigned.add(name)
+            return load(name), [assign(name, node)]
+
+        first, typing, levels, lengths = [], [], [], []
+        for c in comps:
+            it = _renamed(c.iter, renamed)
+            var = renamed[c.target.id]
+            if isinstance(it, gast.Call) and self.qualified(it.func) == "range" and \
+                    not it.keywords and 1 <= len(it.args) <= 3:
+                args = [const(0)] + it.args if len(it.args) == 1 else list(it.args)
+                step = _int_literal(args[2]) if len(args) == 3 else 1
+                if not step:
+                    raise self.error("np.array() of a list comprehension over a range takes a "
+                                     "step that is a nonzero integer literal here", it)
+                (lo, made_lo), (hi, made_hi) = once(args[0], "lo"), once(args[1], "hi")
+                first += made_lo + made_hi
+                span = at(gast.BinOp(hi, gast.Sub(), lo)) if step > 0 else \
+                    at(gast.BinOp(lo, gast.Sub(), hi))
+                size = abs(step)
+                count = span if size == 1 else at(gast.BinOp(
+                    at(gast.BinOp(span, gast.Add(), const(size - 1))), gast.FloorDiv(),
+                    const(size)))
+                lengths.append(call("max", count, const(0)))
+                loop_over = at(gast.Call(it.func, [lo, hi] + ([const(step)]
+                                                              if step != 1 else []), []))
+                typing.append(at(gast.For(store(var), call("range", const(0)),
+                                          [at(gast.Pass())], [], None)))
+            else:
+                loop_over, made = once(it, "it")
+                first += made
+                lengths.append(at(gast.Subscript(at(gast.Attribute(loop_over, "shape",
+                                                                   gast.Load())),
+                                                 const(0), gast.Load())))
+                empty = at(gast.Subscript(loop_over, at(gast.Slice(None, const(0), None)),
+                                          gast.Load()))
+                typing.append(at(gast.For(store(var), empty, [at(gast.Pass())], [], None)))
+            levels.append((var, loop_over))
+        item = _renamed(elt, renamed)
+        if any(isinstance(n, (gast.GeneratorExp, gast.ListComp)) for n in gast.walk(item)):
+            raise self.error("np.array() of a list comprehension whose items are generator "
+                             "expressions is not supported; fill the array in a loop", elt)
+        out = self.fresh("arr")
+        counters = [self.fresh("k") for _ in levels]
+        self.assigned |= {out, *counters}
+        lowered = []
+        for stmt in first + typing:
+            lowered += self.stmt(stmt)
+        loc = loc_of(e)
+        keywords = {"dtype": dtype[0]} if dtype else {}
+        lowered.append(ir.Assign(ir.Name(out, loc), ir.ArrayCall(
+            "comprehension_array", [self.expr(x) for x in lengths] + [self.expr(item)],
+            keywords, loc), loc))
+        target = at(gast.Subscript(load(out), at(gast.Tuple([load(k) for k in counters],
+                                                            gast.Load())) if len(counters) > 1
+                                   else load(counters[0]), gast.Store()))
+        body = [at(gast.Assign([target], item, None))]
+        for (var, loop_over), k in reversed(list(zip(levels, counters))):
+            body = [assign(k, const(0)),
+                    at(gast.For(store(var), loop_over,
+                                body + [assign(k, at(gast.BinOp(load(k), gast.Add(),
+                                                                const(1))))], [], None))]
+        for stmt in body:
+            lowered += self.stmt(stmt)
+        self.hoisted += lowered
+        return ir.Name(out, loc)
 
     def module_constant(self, use):
         """The value of a module-level numeric constant the function reads: the interpreter
@@ -1358,6 +1488,16 @@ class _Renamer(gast.NodeTransformer):
         if node.id in self.names:
             return gast.copy_location(gast.Name(self.names[node.id], node.ctx, None, None), node)
         return node
+
+
+def _int_literal(node):
+    """The value of an integer literal (`3`, `-1`), or None."""
+    sign = 1
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        sign, node = -1, node.operand
+    if isinstance(node, gast.Constant) and type(node.value) is int:
+        return sign * node.value
+    return None
 
 
 def _renamed(node, names: dict):

@@ -102,6 +102,8 @@ def type_array_call(infer, e: ir.ArrayCall):
                              Array(dtype_keyword(infer, e, "float64"), len(dims)))
     if f in LIKE or f == "full":
         return allocation_like(infer, e)
+    if f == "comprehension_array":
+        return comprehension_array(infer, e)
     if f == "array_literal" or (f in ("copy", "asarray") and e.args and
                                 isinstance(e.args[0], list)):
         return array_literal(infer, e)
@@ -397,6 +399,20 @@ def cast_array(a, dtype):
     if a.type.dtype == dtype:
         return a
     return ir.Cast(a, a.loc, Array(dtype, a.type.ndim))
+
+
+def comprehension_array(infer, e):
+    """The array that the frontend's loops fill with a list comprehension's items
+    (`np.array([elt for t in it])`): of the lengths `e.args[:-1]` and the item's dtype (the
+    last argument, typed only: the loops compute the items), or `dtype=`."""
+    *lengths, item = e.args
+    item = infer.expr(copy.deepcopy(item))
+    if not isinstance(item.type, Scalar):
+        raise infer.error("np.array() of a list comprehension takes items that are numbers "
+                          "here (not arrays or tuples); fill the array in a loop", e)
+    dtype = dtype_keyword(infer, e, item.type.dtype)
+    dims = [infer.shape_dims(n, e)[0] for n in lengths]
+    return ir.AllocArray("empty", dims, dtype, e.loc, Array(dtype, len(dims)))
 
 
 def allocation_like(infer, e):

@@ -64,6 +64,20 @@ CASES = [
             return np.array([r * 2.0 for r in a])
         """, r"np.array\(\) of a list comprehension takes items that are numbers", 3,
      "np.array"),
+    ("lambda passed on", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            g = lambda x: x + 1
+            return np.sort(a, kind=g)
+        """, r"'g' is a lambda, which compiled code only calls \(g\(x\)\)", 4, "g)"),
+    ("lambda bound twice", """
+        @unpython.type('float64', 'float64')
+        def f(x):
+            g = lambda y: y + 1
+            g = lambda y: y + 2
+            return g(x)
+        """, r"a lambda is supported bound once to a name, with plain positional parameters", 3,
+     "lambda y: y + 1"),
     ("nested def", """
         @unpython.type('int64', 'int64')
         def f(n):
@@ -116,8 +130,7 @@ CASES = [
     ("lambda", """
         @unpython.type('int64', 'int64')
         def f(n):
-            g = lambda x: x
-            return n
+            return (lambda x: x)(n)
         """, r"'Lambda' expressions are not supported.*define the function at module level",
          3, "lambda"),
     ("list literal", """

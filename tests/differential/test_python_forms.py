@@ -358,6 +358,11 @@ def test_np_array_of_an_empty_list_comprehension_keeps_the_items_dtype(python_fo
     assert out.dtype == np.bool_ and expected.dtype == np.float64
 
 
+@pytest.mark.parametrize("n", [1, 5])
+def test_lambdas_called(python_forms_kernels, n):
+    python_forms_kernels.check("lambdas", RNG.random(n), 0.25, rtol=1e-12)
+
+
 def test_a_tuple_stored_into_a_slice(python_forms_kernels):
     python_forms_kernels.check("store_tuples", RNG.random((5, 2)), 1.5)
     python_forms_kernels.check("store_tuples", RNG.random((5, 3)), 1.5)    # shapes differ

@@ -398,3 +398,21 @@ def comprehension_arrays(n, X, Y):
 @unpython.type('int64', 'ndarray[bool, 1]')
 def comprehension_of_bools(n):
     return np.array([k > 2 for k in range(n)])
+
+
+@unpython.type('ndarray[float64, 1]', 'float64', 'ndarray[float64, 1]')
+def lambdas(a, c):
+    """Lambdas bound to names and called (Pythran's slowparts): inlined where called, reading
+    the function's other names when called, as Python's do; an argument the body reads twice
+    is computed once."""
+    fprime = lambda x: 1 - np.power(np.tanh(x), 2)
+    scale = 2.0
+    scaled = lambda x, k: x * scale + k
+    both = lambda x: scaled(x, c) * x
+    out = fprime(a) + scaled(a[::-1], 1.0)
+    scale = 3.0                                 # read when called: 3.0 from here
+    out += both(a * 0.5 + c)
+    total = 0.0
+    for i in range(a.shape[0]):
+        total += scaled(a[i], i)
+    return out + total

@@ -85,7 +85,8 @@ UNSUPPORTED_EXPRESSIONS = {
             "size and keep a count (out[count] = v; count += 1), then return out[:count]",
     "Dict": "index arrays by integers instead (a lookup table as an array), or call it outside",
     "Set": "mark the values in a boolean array (seen[v] = True), or use np.unique",
-    "Lambda": "define the function at module level with @unpython.type and call it",
+    "Lambda": "bind it to a name and call that (f = lambda x: 1 - x * x; f(a)), or define "
+              "the function at module level with @unpython.type and call it",
     "JoinedStr": "format the text outside the compiled function",
 }
 # NumPy functions whose dtype may be given by position (np.full(n, v, np.float32)): the index
@@ -156,6 +157,10 @@ class Lowering:
         # condition (a branch of `x if c else y`, an operand of and/or after the first).
         self.hoisted = None
         self.conditional = 0
+        # `f = lambda x: ...`, bound once to a name and only called: inlined at each call
+        # (`lambda_call`); name -> the Lambda node, from its assignment on.
+        self.lambdas = {}
+        self.inlining = 0
 
     def error(self, message, node):
         return self.errors.error(message, loc_of(node))
@@ -304,7 +309,60 @@ class Lowering:
         target = s.targets[0]
         if isinstance(target, gast.Tuple):
             return self.unpack(target, s.value, loc)
+        if isinstance(s.value, gast.Lambda) and isinstance(target, gast.Name):
+            return self.lambda_definition(target, s.value)
         return [ir.Assign(self.target(target), self.expr(s.value), loc)]
+
+    def lambda_definition(self, target, fn):
+        """`f = lambda x, y: body`: no statement; each call `f(a, b)` is `body` with the
+        arguments in place of the parameters (`lambda_call`). Python's lambda reads the
+        function's other names when called, as the inlined body does where it is called.
+        Only a name bound once, to a lambda of plain positional parameters."""
+        bound = sum(1 for n in gast.walk(self.fn) if isinstance(n, gast.Name)
+                    and n.id == target.id and isinstance(n.ctx, gast.Store))
+        a = fn.args
+        if bound != 1 or a.vararg or a.kwarg or a.kwonlyargs or a.defaults or \
+                getattr(a, "posonlyargs", None) or \
+                not all(isinstance(p, gast.Name) for p in a.args):
+            raise self.error("a lambda is supported bound once to a name, with plain "
+                             "positional parameters, and called (f = lambda x: 1 - x * x; "
+                             "f(a)); else define the function at module level with "
+                             "@unpython.type and call it", fn)
+        self.lambdas[target.id] = fn
+        return []
+
+    def lambda_call(self, e):
+        """The body of the lambda `e.func` names, its parameters replaced by the call's
+        arguments: each argument evaluated once, before the statement, where the body reads
+        its parameter more than once."""
+        fn = self.lambdas[e.func.id]
+        params = [p.id for p in fn.args.args]
+        if e.keywords or len(e.args) != len(params) or \
+                any(isinstance(x, gast.Starred) for x in e.args):
+            raise self.error(f"{e.func.id}() takes {len(params)} positional argument(s) here "
+                             f"(a lambda's parameters)", e)
+        if self.inlining > 20:
+            raise self.error("a lambda that calls itself is not supported; write a loop", e)
+        reads = {p: sum(1 for n in gast.walk(fn.body) if isinstance(n, gast.Name)
+                        and n.id == p) for p in params}
+        values = {}
+        for p, arg in zip(params, e.args):
+            if reads[p] > 1 and not isinstance(arg, (gast.Name, gast.Constant)):
+                if self.hoisted is None or self.conditional:
+                    raise self.error("this argument is read more than once by the lambda: "
+                                     "put it in a variable first", arg)
+                name = self.fresh("arg")
+                self.assigned.add(name)
+                self.hoisted += self.stmt(gast.copy_location(gast.Assign(
+                    [gast.Name(name, gast.Store(), None, None)], arg, None), arg))
+                arg = gast.copy_location(gast.Name(name, gast.Load(), None, None), arg)
+            values[p] = arg
+        body = _Substituted(values).visit(copy.deepcopy(fn.body))
+        self.inlining += 1
+        try:
+            return self.expr(body)
+        finally:
+            self.inlining -= 1
 
     def chained_assign(self, s):
         """`a = b[i] = e`: `e` is evaluated once, then assigned to each target from left to
@@ -574,6 +632,10 @@ class Lowering:
                                  "a.var(1, None, None, 1))", e)
             raise self.error(f"constants of type {type(e.value).__name__} are not supported", e)
         if isinstance(e, gast.Name):
+            if e.id in self.lambdas:
+                raise self.error(f"'{e.id}' is a lambda, which compiled code only calls "
+                                 f"({e.id}(x)); to pass a function, define it at module "
+                                 "level with @unpython.type", e)
             if e.id in self.assigned:
                 return ir.Name(e.id, loc)
             imported = self.imports.get(e.id)
@@ -1166,6 +1228,11 @@ class Lowering:
 
     def call(self, e):
         loc = loc_of(e)
+        if isinstance(e.func, gast.Name) and e.func.id in self.lambdas:
+            return self.lambda_call(e)
+        if isinstance(e.func, gast.Lambda):
+            raise self.error("'Lambda' expressions are not supported in compiled functions; "
+                             + UNSUPPORTED_EXPRESSIONS["Lambda"], e.func)
         if isinstance(e.func, gast.Attribute) and not self.is_module(e.func.value):
             return self.method(e)
         if isinstance(e.func, gast.Name) and e.func.id in self.compiled_names \
@@ -1487,6 +1554,19 @@ class _Renamer(gast.NodeTransformer):
     def visit_Name(self, node):
         if node.id in self.names:
             return gast.copy_location(gast.Name(self.names[node.id], node.ctx, None, None), node)
+        return node
+
+
+class _Substituted(gast.NodeTransformer):
+    """The lambda body with its parameters' names replaced by the call's argument
+    expressions (copies)."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def visit_Name(self, node):
+        if node.id in self.values and isinstance(node.ctx, gast.Load):
+            return gast.copy_location(copy.deepcopy(self.values[node.id]), node)
         return node
 
 

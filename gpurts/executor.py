@@ -131,12 +131,6 @@ _large_kept = {}           # device label -> bytes of device buffers that large 
 _large_lock = threading.Lock()
 
 
-def staging_bytes(part, values) -> list:
-    """Per group of `part`, the bytes of its staging (and device buffer) in a run's kit."""
-    return [max(g.device_elems, 1) * values[g.arrays[0]].dtype.itemsize
-            for g in part.transfers.groups]
-
-
 class _Kit:
     """The staging, device buffers, error flag and reduction buffers of one run of a part."""
 
@@ -146,10 +140,9 @@ class _Kit:
         self.large_counted = False     # counted in _large_kept (until the kit is freed)
         self.staging, self.buffers, self.partials = {}, {}, {}
         resident = resident or {}
-        for k, (g, nbytes) in enumerate(zip(part.transfers.groups,
-                                            staging_bytes(part, values))):
+        for k, g in enumerate(part.transfers.groups):
             dtype = values[g.arrays[0]].dtype
-            self.staging[k] = LazyStaging(pinned, nbytes, dtype)
+            self.staging[k] = LazyStaging(pinned, max(g.device_elems, 1) * dtype.itemsize, dtype)
             self.buffers[k] = (resident[k] if k in resident
                                else pool.allocate(self.staging[k].nbytes))
         self.flag = np.zeros(1, np.int32)

@@ -59,13 +59,6 @@ class PinnedPool:
         weakref.finalize(array, self._give_back, size, block)
         return array
 
-    def reserve(self, sizes) -> None:
-        """Blocks for arrays of `sizes` bytes kept free in the pool, mapped now where it has
-        none (off a call's path: a block took 1-1.5 ms on an H200, and a search's first timed
-        run, which takes staging of its own, paid 11 ms for 8 of them)."""
-        taken = [self.take(n) for n in sizes if n]    # at once: a block each
-        del taken                                     # (back to the pool)
-
     def _new_block(self, size: int):
         cl, _ = load_opencl()
         mf = cl.mem_flags

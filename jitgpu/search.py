@@ -375,9 +375,8 @@ def start(nest: str, part, values: dict, device, level: str, bound: KernelNest, 
     path = record_path(key)
     record = load_record(path, key) or Record({}, {}, False)
     if not record.complete:
-        from gpurts.executor import staging_bytes
         pending = Pending(nest, device, level, bound, limits, first, default, key, path, record,
-                          default_runs, staging_bytes(part, values))
+                          default_runs)
         _submit(pending)
         return default, pending.outcome(), pending
     choice = record.fastest() or first.label
@@ -418,10 +417,9 @@ class Pending:
     time (another call meanwhile runs without stepping)."""
 
     def __init__(self, nest, device, level, bound, limits, first, default, key, path, record,
-                 default_runs=False, staging=()):
+                 default_runs=False):
         self.nest, self.device, self.level, self.bound, self.limits = (nest, device, level,
                                                                        bound, limits)
-        self.staging = staging          # bytes of the pinned staging a timed run may take
         self.first, self.default, self.key, self.path = first, default, key, path
         self.record = Record(dict(record.times), dict(record.tunings), False)
         self.recorded_best = record.fastest()
@@ -490,12 +488,12 @@ class Pending:
                 return
         with self._state:
             self.queued = len(todo)
-        if todo and _may_go_on(self.device):
-            # A timed run takes staging of its own (the layout's calls keep theirs): mapped
-            # here, not in the call that times the first candidate.
-            self.device.pinned.reserve(self.staging)
+        aside = self.device.build_aside
         for candidate in todo:
-            if self.stopped or self.over or not _may_go_on(self.device):
+            # A build in the device's build process holds no call up: it need not wait for one
+            # to end (calls back to back left it a 5-s wait per build, QUIET_WAIT_S).
+            if self.stopped or self.over or not (
+                    _quiet() if aside is None or aside.unusable else not _STOPPING.is_set()):
                 return
             try:
                 built = _built(self.device, candidate, aside=True)
@@ -641,14 +639,6 @@ def _short_switches():
         yield
     finally:
         sys.setswitchinterval(before)
-
-
-def _may_go_on(device) -> bool:
-    """(the worker) Whether to go on with the device's builds: at once where they go to its
-    build process (they hold no call up; calls back to back left a 5-s wait, QUIET_WAIT_S, per
-    build), else once no call is under way (`_quiet`); False when the process is ending."""
-    aside = device.build_aside
-    return _quiet() if aside is None or aside.unusable else not _STOPPING.is_set()
 
 
 def _quiet() -> bool:

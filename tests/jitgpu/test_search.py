@@ -327,22 +327,6 @@ def test_the_workers_builds_are_made_by_the_build_process(srch, device, runs, de
     assert _choice(nests[-1]) != "default" and nests[-1].source in asked
 
 
-def test_the_worker_maps_the_staging_a_timed_run_takes(srch, device, runs, monkeypatch):
-    """Before its builds the worker reserves pinned staging for the part's groups (a timed run
-    takes its own: mapping it in the call that times the first candidate cost 11 ms on an
-    H200)."""
-    reserved = []
-    real = device.pinned.reserve
-    monkeypatch.setattr(device.pinned, "reserve", lambda sizes: reserved.append(list(sizes))
-                        or real(sizes))
-    _fastest_after_default(monkeypatch)
-    args = _matmul_args()
-    nests = _until_settled(srch, "matmul_f64", args)
-    part = nests[0].plan.parts[0]
-    assert reserved == [[max(g.device_elems, 1) * 8 for g in part.transfers.groups]]
-    assert _choice(nests[-1]) != "default"
-
-
 def test_the_replay_waits_until_the_search_is_over(srch, runs, device_env):
     device_env.setenv("UNPY_REPLAY", "1")
     args = _matmul_args()

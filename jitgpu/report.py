@@ -207,7 +207,20 @@ def explain(f, source: bool = False) -> FunctionReport:
                  for k in range(info["nests"])]
         return FunctionReport(name, True, False, nests, source, signature=signature)
     last = _last.get((module.__name__, function), {})
-    nests = [last.get(k, NestReport(k, None, "not called yet")) for k in range(info["nests"])]
+    lines = _nest_lines(module, function)
+    ran = {}            # a statement's line -> its nest that ran (one version of it)
+    for k in sorted(last):
+        ran.setdefault(lines.get(k), k)
+
+    def unrun(k):
+        other = ran.get(lines.get(k))
+        if other is None or lines.get(k) is None:
+            return NestReport(k, None, "not called yet")
+        return NestReport(k, None, f"not needed by these calls: nest {other}, of the same "
+                                   f"statement (line {lines[k]}), ran instead (a statement "
+                                   "has a second version for lengths of 1 found at run "
+                                   "time, which broadcast)")
+    nests = [last.get(k) or unrun(k) for k in range(info["nests"])]
     fused = _fused_lines(module, function)
     nests = [dataclasses.replace(n, fused=fused[k]) if fused.get(k) else n
              for k, n in enumerate(nests)]
@@ -225,6 +238,14 @@ def _launches_of(module: str, function: str):
     relaunch.harvest()
     found = relaunch.RELAUNCHES.calls.get((module, function))
     return dataclasses.replace(found) if found is not None else None
+
+
+def _nest_lines(module, function: str) -> dict:
+    """{nest id: the source line of its statement}, from the nests' IR embedded in the
+    module."""
+    import json
+    return {k: json.loads(text)["loop"]["loc"][0]
+            for k, text in enumerate(getattr(module, "__unpy_nests__", {}).get(function, ()))}
 
 
 def _fused_lines(module, function: str) -> dict:

@@ -54,3 +54,20 @@ def test_both_versions_are_offloaded(numpy_gpu, func, stretched, equal):
         _, explained = numpy_gpu.check(func, *(rng.random(s) for s in shapes), rtol=1e-9,
                                        ran_on=None)
     assert_ran(explained, "opencl:")
+
+
+def test_explain_names_the_version_a_call_did_not_need(numpy_gpu):
+    """A statement in two versions (lengths of 1 found at run time broadcast): a call with
+    equal lengths runs one; explain says of the other which nest ran in its place, not "not
+    called yet"."""
+    report._last.pop((numpy_gpu.compiled.__name__, "outer_of_parameters"), None)
+    rng = np.random.default_rng(6)
+    _, explained = numpy_gpu.check("outer_of_parameters", rng.random((5, 4)),
+                                   rng.random((5, 4)), rtol=1e-9, ran_on=None)
+    unrun = [n for n in explained.nests if n.ran_on is None]
+    ran = {n.nest_id for n in explained.nests if n.ran_on is not None}
+    assert unrun and ran, str(explained)
+    for nest in unrun:
+        other = int(nest.reason.split("nest ")[1].split(",")[0])
+        assert nest.reason.startswith("not needed by these calls") and other in ran, nest
+    assert "not needed by these calls: nest" in str(explained)

@@ -52,12 +52,12 @@ CASES = [
             return any([x > 0 for x in a])
         """, r"a list comprehension is not supported in compiled functions except as the "
              r"argument of sum\(\), min\(\) or max\(\)", 3, "[x"),
-    ("np.array of a filtered list comprehension", """
-        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+    ("np.array of a filtered nested list comprehension", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]')
         def f(a):
-            return np.array([x for x in a if x > 0])
-        """, r"np.array\(\) of a list comprehension takes one 'for' over a plain name and no "
-             r"'if' here; for a filter write a mask \(a\[a > 0\]\)", 3, "[x"),
+            return np.array([[x for x in r if x > 0] for r in a])
+        """, r"np.array\(\) of nested list comprehensions takes no 'if' \(rows would differ "
+             r"in length\)", 3, "[[x"),
     ("np.array of a list comprehension of rows", """
         @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]')
         def f(a):

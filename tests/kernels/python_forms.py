@@ -386,13 +386,14 @@ def lists_as_indices(x, k):
 def comprehension_arrays(n, X, Y):
     """np.array() of list comprehensions, as users write them: over ranges (a negative step
     too), over an array's elements and rows, nested (Pythran's allpairs_distances), with a
-    dtype; each item cast to the array's dtype."""
+    dtype, filtered; each item cast to the array's dtype."""
     halves = np.array([i * i * 0.5 for i in range(n)])
     odd = np.asarray([k % 2 == 1 for k in range(n + 3, -1, -2)])
     tripled = np.array([3 * i for i in range(1, n + 2, 2)])
     dists = np.array([[np.sum((x - y) ** 2) for x in X] for y in Y])
     rounded = np.array([v * 2.5 for v in X[0]], dtype=np.int32)
-    return np.concatenate((halves, odd, tripled, dists.ravel(), rounded))
+    kept = np.array([v - 0.5 for v in X[:, 0] if v > 0.3 if v < 0.9])
+    return np.concatenate((halves, odd, tripled, dists.ravel(), rounded, kept))
 
 
 @unpython.type('int64', 'ndarray[bool, 1]')

@@ -965,10 +965,11 @@ class Lowering:
         """`np.array([elt for t in it])`, and `[[elt for u in inner] for t in it]` (2-D): a new
         array of the items in order, filled by loops that the statement runs first (as
         `generator_reduction`'s), each item cast to the array's dtype: `dtype=`, else the
-        item's type (NumPy's for any item; for none NumPy makes float64). `it` is `range(...)`
-        (a step, if any, an integer literal) or an array (its elements, or rows for the inner
-        level); an inner level's iterable does not read the outer's variable (rows of one
-        length). The loop variables are the comprehension's own (renamed)."""
+        item's type (NumPy's for any item; for none NumPy makes float64); a 1-D one may filter
+        (`if`: the items kept, copied out of an array of the iterable's length). `it` is
+        `range(...)` (a step, if any, an integer literal) or an array (its elements, or rows
+        for the inner level); an inner level's iterable does not read the outer's variable
+        (rows of one length). The loop variables are the comprehension's own (renamed)."""
         if self.hoisted is None or self.conditional:
             raise self.error("np.array() of a list comprehension inside a conditional "
                              "expression (x if c else y, and, or) is not supported: compute "
@@ -983,13 +984,15 @@ class Lowering:
             if len(comps) == 2:
                 raise self.error("np.array() of list comprehensions nested three deep is not "
                                  "supported; fill the array in loops", elt)
-            if len(elt.generators) != 1 or elt.generators[0].ifs or \
+            if len(elt.generators) != 1 or \
                     not isinstance(elt.generators[0].target, gast.Name):
                 raise self.error("np.array() of a list comprehension takes one 'for' over a "
-                                 "plain name and no 'if' here; for a filter write a mask "
-                                 "(a[a > 0]), else fill the array in a loop", elt)
+                                 "plain name here; fill the array in loops", elt)
             comps.append(elt.generators[0])
             elt = elt.elt
+        if any(c.ifs for c in comps) and len(comps) > 1:
+            raise self.error("np.array() of nested list comprehensions takes no 'if' (rows "
+                             "would differ in length); fill the array in loops", e.args[0])
         if len(comps) == 2 and any(isinstance(n, gast.Name) and n.id == comps[0].target.id
                                    for n in gast.walk(comps[1].iter)):
             raise self.error("the inner list of np.array([[...] for ...]) iterates over "
@@ -1078,14 +1081,22 @@ class Lowering:
                                                             gast.Load())) if len(counters) > 1
                                    else load(counters[0]), gast.Store()))
         body = [at(gast.Assign([target], item, None))]
-        for (var, loop_over), k in reversed(list(zip(levels, counters))):
-            body = [assign(k, const(0)),
-                    at(gast.For(store(var), loop_over,
-                                body + [assign(k, at(gast.BinOp(load(k), gast.Add(),
-                                                                const(1))))], [], None))]
+        for (var, loop_over), k, c in reversed(list(zip(levels, counters, comps))):
+            kept = body + [assign(k, at(gast.BinOp(load(k), gast.Add(), const(1))))]
+            if c.ifs:
+                # Filtered: each condition evaluated once, as Python's; the items kept fill
+                # the front of an array of the iterable's length, copied out after.
+                test = [_renamed(x, renamed) for x in c.ifs]
+                kept = [at(gast.If(test[0] if len(test) == 1 else
+                                   at(gast.BoolOp(gast.And(), test)), kept, []))]
+            body = [assign(k, const(0)), at(gast.For(store(var), loop_over, kept, [], None))]
         for stmt in body:
             lowered += self.stmt(stmt)
         self.hoisted += lowered
+        if comps[0].ifs:
+            return self.expr(at(gast.Call(at(gast.Attribute(at(gast.Subscript(
+                load(out), at(gast.Slice(None, load(counters[0]), None)), gast.Load())),
+                "copy", gast.Load())), [], [])))
         return ir.Name(out, loc)
 
     def module_constant(self, use):

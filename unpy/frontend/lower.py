@@ -351,11 +351,10 @@ class Lowering:
                 if self.hoisted is None or self.conditional:
                     raise self.error("this argument is read more than once by the lambda: "
                                      "put it in a variable first", arg)
-                name = self.fresh("arg")
+                name, nodes = self.fresh("arg"), _Nodes(arg)
                 self.assigned.add(name)
-                self.hoisted += self.stmt(gast.copy_location(gast.Assign(
-                    [gast.Name(name, gast.Store(), None, None)], arg, None), arg))
-                arg = gast.copy_location(gast.Name(name, gast.Load(), None, None), arg)
+                self.hoisted += self.stmt(nodes.assign(name, arg))
+                arg = nodes.load(name)
             values[p] = arg
         body = _Substituted(values).visit(copy.deepcopy(fn.body))
         self.inlining += 1
@@ -916,18 +915,8 @@ class Lowering:
         conditions = [_renamed(c, renamed) for c in comp.ifs]
         acc, seen, item = self.fresh("acc"), self.fresh("seen"), self.fresh("item")
         self.assigned |= {acc, seen, item}
-
-        def at(node):
-            return gast.copy_location(node, e)
-
-        def load(n):
-            return at(gast.Name(n, gast.Load(), None, None))
-
-        def assign(n, value):
-            return at(gast.Assign([at(gast.Name(n, gast.Store(), None, None))], value, None))
-
-        def const(v):
-            return at(gast.Constant(v, None))
+        nodes = _Nodes(e)
+        at, load, assign, const = nodes.at, nodes.load, nodes.assign, nodes.const
         start = e.args[1] if len(e.args) > 1 else const(0)
         first = {"sum": [assign(acc, start)], "any": [assign(acc, const(False))],
                  "all": [assign(acc, const(True))]}.get(
@@ -1001,23 +990,9 @@ class Lowering:
         renamed = {c.target.id: self.fresh("g") for c in comps}
         self.assigned |= set(renamed.values())
 
-        def at(node):
-            return gast.copy_location(node, e)
-
-        def load(n):
-            return at(gast.Name(n, gast.Load(), None, None))
-
-        def store(n):
-            return at(gast.Name(n, gast.Store(), None, None))
-
-        def assign(n, value):
-            return at(gast.Assign([store(n)], value, None))
-
-        def const(v):
-            return at(gast.Constant(v, None))
-
-        def call(f, *args):
-            return at(gast.Call(load(f), list(args), []))
+        nodes = _Nodes(e)
+        at, load, store, assign, const, call = (nodes.at, nodes.load, nodes.store,
+                                                nodes.assign, nodes.const, nodes.call)
 
         def once(node, stem):
             """`node`, or a fresh variable assigned it first where it is more than a name or
@@ -1566,6 +1541,32 @@ class _Renamer(gast.NodeTransformer):
         if node.id in self.names:
             return gast.copy_location(gast.Name(self.names[node.id], node.ctx, None, None), node)
         return node
+
+
+class _Nodes:
+    """Makers of gast nodes placed at `where`: the statements the frontend writes in place of
+    a construct (a generator's loop, a comprehension's)."""
+
+    def __init__(self, where):
+        self.where = where
+
+    def at(self, node):
+        return gast.copy_location(node, self.where)
+
+    def load(self, name):
+        return self.at(gast.Name(name, gast.Load(), None, None))
+
+    def store(self, name):
+        return self.at(gast.Name(name, gast.Store(), None, None))
+
+    def assign(self, name, value):
+        return self.at(gast.Assign([self.store(name)], value, None))
+
+    def const(self, value):
+        return self.at(gast.Constant(value, None))
+
+    def call(self, f, *args):
+        return self.at(gast.Call(self.load(f), list(args), []))
 
 
 class _Substituted(gast.NodeTransformer):

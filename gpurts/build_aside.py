@@ -2,11 +2,11 @@
 search's candidates, jitgpu/search.py): this process only loads the binary the child made.
 
 NVIDIA's OpenCL builds one program at a time in a process, and a launch or copy waits while it
-builds: on an H200, a 3-us kernel launched in a loop took up to 29 ms while a thread of the same
-process built 80-ms programs, and nbody f32 65536's calls that overlapped a search candidate's
-build took 92-157 ms against 3-4 ms. While another process built them, the loop's slowest call
-took 1.6 ms, and loading each program's binary here took 0.1-0.4 ms
-(bench/results/build-aside-h200-2026-11-27.md).
+builds: on an H200, a 0.14-ms kernel launched in a loop took up to 29 ms while a thread of the
+same process built 80-ms programs, and nbody f32 65536's calls that overlapped a search
+candidate's build took 92-157 ms against 3-4 ms. While another process built them, the loop's
+slowest call took 1.6 ms, and loading each program's binary here took 0.1-0.4 ms
+(bench/results/first-calls-build-aside-h200-2026-11-27.md).
 
 One child per device (`Device.build_aside`), started at its first build and kept while builds
 come (it exits after IDLE_EXIT_S without one, or when this process closes its pipe), opens its
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import select
 import struct
 import subprocess
@@ -101,15 +100,11 @@ class BuildAside:
     def _started(self):
         if self._child is not None and self._child.poll() is None:
             return self._child
-        from .probe import _position
-        package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-            [package_parent, *filter(None, [os.environ.get("PYTHONPATH")])]))
-        where = _position(self.device.cl_device)
-        self._child = subprocess.Popen(
-            [sys.executable, "-c", "import sys; from gpurts.build_aside import main; "
-             "sys.exit(main(sys.argv[1:]))", str(where[0]), str(where[1]), self.device.name],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        from .probe import child_command
+        command, env = child_command("build_aside", self.device.cl_device)
+        command[-1] = self.device.name        # (the name this process knows it by)
+        self._child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.DEVNULL, env=env)
         return self._child
 
     def _give_up(self, why: str) -> None:
@@ -145,7 +140,7 @@ def main(argv: list[str]) -> int:
     if reason is None:
         try:
             device = plats[int(argv[0])].get_devices()[int(argv[1])]
-            if device.name != argv[2]:
+            if device.name.strip() != argv[2].strip():
                 reason, device = f"it lists {device.name!r} in place of {argv[2]!r}", None
         except (IndexError, ValueError, cl.Error) as e:
             reason = f"it does not list the device ({e})"

@@ -130,14 +130,20 @@ def _position(cl_device) -> tuple[int, int]:
     raise LookupError(f"{cl_device.name} is not among the listed devices")
 
 
-def _probe_in_child(cl_device) -> tuple[ProbeResult, bool]:
-    """(result, whether it may be kept on disk)."""
+def child_command(module: str, cl_device) -> tuple[list, dict]:
+    """(command, environment) of a child process running `gpurts.<module>.main` for
+    `cl_device`, which it finds by its place in the loader's list and checks by its name."""
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [package_parent, *filter(None, [os.environ.get("PYTHONPATH")])]))
     where = _position(cl_device)
-    command = [sys.executable, "-c", "import sys; from gpurts.probe import main; "
-               "sys.exit(main(sys.argv[1:]))", str(where[0]), str(where[1]), cl_device.name]
+    return [sys.executable, "-c", f"import sys; from gpurts.{module} import main; "
+            "sys.exit(main(sys.argv[1:]))", str(where[0]), str(where[1]), cl_device.name], env
+
+
+def _probe_in_child(cl_device) -> tuple[ProbeResult, bool]:
+    """(result, whether it may be kept on disk)."""
+    command, env = child_command("probe", cl_device)
     try:
         done = subprocess.run(command, env=env, capture_output=True, text=True,
                               timeout=PROBE_TIMEOUT_S)

@@ -78,6 +78,19 @@ CASES = [
             return g(x)
         """, r"a lambda is supported bound once to a name, with plain positional parameters", 3,
      "lambda y: y + 1"),
+    ("print in a prange", """
+        @unpython.type('ndarray[float64, 1]', None)
+        def f(a):
+            for i in prange(a.shape[0]):
+                print(a[i])
+        """, r"print\(\) inside a prange is not supported: its iterations run in any order",
+     4, "print"),
+    ("print to a file", """
+        @unpython.type('float64', None)
+        def f(x):
+            print(x, file=None)
+        """, r"print\(\) takes sep= and end= as string literals and flush=True or False", 3,
+     "None"),
     ("nested def", """
         @unpython.type('int64', 'int64')
         def f(n):

@@ -363,6 +363,17 @@ def test_lambdas_called(python_forms_kernels, n):
     python_forms_kernels.check("lambdas", RNG.random(n), 0.25, rtol=1e-12)
 
 
+@pytest.mark.parametrize("n", [0, 3])
+def test_print_prints_as_python(python_forms_kernels, capsys, n):
+    a = RNG.random(5)
+    b = a.astype(np.float32)
+    printed = []
+    for f in (python_forms_kernels.interpreted.printing, python_forms_kernels.compiled.printing):
+        result = f(a, b, n)
+        printed.append((capsys.readouterr().out, result))
+    assert printed[1] == printed[0] and "done" in printed[0][0]
+
+
 def test_a_tuple_stored_into_a_slice(python_forms_kernels):
     python_forms_kernels.check("store_tuples", RNG.random((5, 2)), 1.5)
     python_forms_kernels.check("store_tuples", RNG.random((5, 3)), 1.5)    # shapes differ

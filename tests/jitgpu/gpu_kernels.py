@@ -844,3 +844,14 @@ def resize_rows(img, new_h, new_w, out):
         for j in range(new_w):
             x0 = int(math.floor(j * sx))
             out[i, j] = (1.0 - fy) * img[y0, x0] + fy * img[min(y0 + 1, h - 1), x0]
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', None)
+def print_between_nests(a):
+    """print() of an array the nest before wrote on the device: copied back first."""
+    for i in prange(a.shape[0]):
+        a[i] = a[i] * 2.0
+    print("doubled:", a, a[0])
+    for i in prange(a.shape[0]):
+        a[i] = a[i] + 1.0

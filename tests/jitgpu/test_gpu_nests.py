@@ -430,3 +430,17 @@ def test_scalars_before_an_independent_loop_are_sunk_into_it(gpu, new_h, new_w):
                           rtol=F64_TOL, ran_on="opencl:" if new_w else None)
     if new_w:
         assert ndrange_dims(report) == 2
+
+
+def test_print_between_nests_sees_what_the_device_wrote(gpu, capsys):
+    """print() of an array the nest before it wrote on the device (data kept there between the
+    nests): copied back first, printed as the interpreter prints it."""
+    a = rand(7)
+    printed = []
+    for f in (gpu.interpreted.print_between_nests, gpu.compiled.print_between_nests):
+        b = a.copy()
+        f(b)
+        printed.append((capsys.readouterr().out, b))
+    assert printed[1][0] == printed[0][0] and "doubled" in printed[0][0]
+    np.testing.assert_array_equal(printed[1][1], printed[0][1])
+    assert_ran(gpu.explain("print_between_nests"), "opencl:")

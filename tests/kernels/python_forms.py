@@ -417,3 +417,17 @@ def lambdas(a, c):
     for i in range(a.shape[0]):
         total += scaled(a[i], i)
     return out + total
+
+
+@unpython.type('ndarray[float64, 1]', 'ndarray[float32, 1]', 'int64', 'float64')
+def printing(a, b, n):
+    """print() as Python's: the values as the interpreter holds them (a Python float, a NumPy
+    float32, a bool, a complex, an array), text, sep=, end=, flush=, nothing at all."""
+    total = 0.0
+    for i in range(n):
+        total += a[i]
+        print("step", i, total, b[i], a[i] > 0.5, sep=", ", end=";\n")
+    print(a[:3] * 2, b.sum(), np.float32(1.5), 1 + 2j, n // 2, True)
+    print()
+    print("done", flush=True)
+    return total

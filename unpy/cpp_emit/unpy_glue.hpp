@@ -88,10 +88,7 @@ bool python_scalar(PyObject* o) { return python_scalar(o, dtype_kind<T>()); }
 
 // --- results ------------------------------------------------------------------------------------
 
-// A Python bool, float, int or complex for bool, float64, int64 and complex128, else NumPy's
-// scalar of the dtype (np.float32, ...).
-PyObject* scalar_result(char kind, int itemsize, const void* value);
-
+// (scalar_result: unpy_runtime.hpp)
 template <typename T>
 PyObject* result(const T& v) { return scalar_result(dtype_kind<T>(), int(sizeof(T)), &v); }
 template <typename T, int N>

@@ -225,6 +225,23 @@ PyObject* scalar_result(char kind, int itemsize, const void* value) {
     return py::handle(numpy_dtype(kind, itemsize).type)(number).release().ptr();
 }
 
+PyObject* text_object(const char* text) {
+    PyObject* o = PyUnicode_FromString(text);
+    if (!o) throw PythonErrorSet();
+    return o;
+}
+
+void print_values(PyObject* values, const char* sep, const char* end, bool flush) {
+    PyRef args(values);
+    PyRef builtins(PyImport_ImportModule("builtins"));
+    PyRef print(builtins.get() ? PyObject_GetAttrString(builtins.get(), "print") : nullptr);
+    PyRef options(Py_BuildValue("{s:s,s:s,s:O}", "sep", sep, "end", end, "flush",
+                                flush ? Py_True : Py_False));
+    if (!print.get() || !options.get()) throw PythonErrorSet();
+    PyRef done(PyObject_Call(print.get(), args.get(), options.get()));
+    if (!done.get()) throw PythonErrorSet();
+}
+
 PyObject* make_tuple(PyObject* const* items, int n) {
     PyObject* t = PyTuple_New(n);
     bool failed = !t;

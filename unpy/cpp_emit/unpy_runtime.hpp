@@ -1614,6 +1614,9 @@ public:
 
 // A Python bool, int, float or complex of a C++ scalar (NumPy's kind and itemsize).
 PyObject* scalar_object(char kind, int itemsize, const void* value);
+// A Python bool, float, int or complex for bool, float64, int64 and complex128, else NumPy's
+// scalar of the dtype (np.float32, ...): the value as the interpreter holds it.
+PyObject* scalar_result(char kind, int itemsize, const void* value);
 // A tuple of new references (stolen; a null one: the error set).
 PyObject* make_tuple(PyObject* const* items, int n);
 
@@ -1633,6 +1636,24 @@ PyObject* tuple_of(const std::tuple<T...>& values, F convert) {
 template <typename... T>
 PyObject* python_value(const std::tuple<T...>& values) {
     return tuple_of(values, [](const auto& v) { return python_value(v); });
+}
+
+// print(*values, sep=sep, end=end, flush=flush) through Python's own print, with the GIL:
+// each value as the interpreter holds it (a NumPy scalar beyond Python's own types, an
+// ndarray), a string literal as a str. `values`: a tuple (stolen).
+void print_values(PyObject* values, const char* sep, const char* end, bool flush);
+PyObject* text_object(const char* text);
+struct PrintText { const char* text; };
+inline PyObject* print_item(PrintText t) { return text_object(t.text); }
+template <typename T>
+PyObject* print_item(const T& v) { return scalar_result(dtype_kind<T>(), int(sizeof(T)), &v); }
+template <typename T, int N>
+PyObject* print_item(const Array<T, N>& a) { return to_python(a); }
+template <typename... V>
+void print(const char* sep, const char* end, bool flush, const V&... values) {
+    Gil gil;
+    PyObject* items[] = {print_item(values)..., nullptr};
+    print_values(make_tuple(items, int(sizeof...(V))), sep, end, flush);
 }
 
 // What a nest is offered with, or a split's reductions: a dict of name -> Python value (with

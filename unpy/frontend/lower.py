@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
 
 import gast
 import numpy as np
@@ -245,7 +246,8 @@ class Lowering:
             if isinstance(s.value, gast.Call):
                 value = self.expr(s.value)
                 if isinstance(value, ir.CallCompiled) or (isinstance(value, ir.ArrayCall) and (
-                        value.func in ("fill", "ufunc_at") or "in_place" in value.keywords)):
+                        value.func in ("fill", "ufunc_at") or "in_place" in value.keywords)) \
+                        or isinstance(value, ir.Call) and value.func.startswith("print:"):
                     return [ir.ExprStmt(value, loc)]
             raise self.error("this expression statement has no effect in compiled code; only "
                              "calls to compiled functions may stand alone", s)
@@ -312,6 +314,31 @@ class Lowering:
         if isinstance(s.value, gast.Lambda) and isinstance(target, gast.Name):
             return self.lambda_definition(target, s.value)
         return [ir.Assign(self.target(target), self.expr(s.value), loc)]
+
+    def print_call(self, e):
+        """`print(a, "text", b, sep=..., end=..., flush=...)`: Python's own print of the values
+        as the interpreter holds them (unpy::print, with the GIL). The text (string literals)
+        and the options go in the call's name (`print:` and JSON: the parts in order, None
+        where a value goes), so that the IR's arguments are the typed values only."""
+        options = {"sep": " ", "end": "\n", "flush": False}
+        for kw in e.keywords:
+            value = kw.value.value if isinstance(kw.value, gast.Constant) else None
+            if not (kw.arg in ("sep", "end") and isinstance(value, str) or
+                    kw.arg == "flush" and isinstance(value, bool)):
+                raise self.error("print() takes sep= and end= as string literals and "
+                                 "flush=True or False in compiled code (no file=)", kw.value)
+            options[kw.arg] = value
+        parts, values = [], []
+        for a in e.args:
+            if isinstance(a, gast.Starred):
+                raise self.error("print(*values) is not supported in compiled code; name "
+                                 "the values", a)
+            if isinstance(a, gast.Constant) and isinstance(a.value, str):
+                parts.append(a.value)
+            else:
+                parts.append(None)
+                values.append(self.expr(a))
+        return ir.Call("print:" + json.dumps({**options, "parts": parts}), values, loc_of(e))
 
     def lambda_definition(self, target, fn):
         """`f = lambda x, y: body`: no statement; each call `f(a, b)` is `body` with the
@@ -1216,6 +1243,9 @@ class Lowering:
         loc = loc_of(e)
         if isinstance(e.func, gast.Name) and e.func.id in self.lambdas:
             return self.lambda_call(e)
+        if isinstance(e.func, gast.Name) and e.func.id == "print" and \
+                e.func.id not in self.assigned and e.func.id not in self.imports:
+            return self.print_call(e)
         if isinstance(e.func, gast.Lambda):
             raise self.error("'Lambda' expressions are not supported in compiled functions; "
                              + UNSUPPORTED_EXPRESSIONS["Lambda"], e.func)

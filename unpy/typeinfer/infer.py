@@ -63,6 +63,7 @@ class TypeInference:
         # variable from there on. Name -> the variable it stands for now.
         self.renamed = {}
         self.depth = 0                  # how many loops and branches hold the statement typed
+        self.in_prange = 0              # how many prange loops hold it
 
     def error(self, message, node):
         return self.errors.error(message, node.loc)
@@ -101,7 +102,11 @@ class TypeInference:
                                      value)
                 setattr(s, part, cast(value, INT64))
             self.define(s.var, PY_INT, s, s.loc)
-            s.body = self.nested(s.body)
+            self.in_prange += s.parallel
+            try:
+                s.body = self.nested(s.body)
+            finally:
+                self.in_prange -= s.parallel
             return s
         if isinstance(s, ir.While):
             s.test = self.expr(s.test)
@@ -749,6 +754,8 @@ class TypeInference:
         return e
 
     def expr_Call(self, e):
+        if e.func.startswith("print:"):
+            return self.print_call(e)
         if e.func == "np.round":
             return self.rounded(e)
         if e.func == "round":
@@ -955,6 +962,23 @@ class TypeInference:
 
     def expr_ArrayCall(self, e):
         return type_array_call(self, e)
+
+    def print_call(self, e):
+        """print() of scalars and arrays (the frontend's `print:` call): no value; not in a
+        prange, whose iterations print in any order."""
+        if self.in_prange:
+            raise self.error("print() inside a prange is not supported: its iterations run in "
+                             "any order; keep the values in an array and print it after the "
+                             "loop", e)
+        e.args = [self.expr(a) for a in e.args]
+        for a in e.args:
+            if a.type is None:
+                raise self.error("this call returns no value", a)
+            if isinstance(a.type, (TupleType, DtypeType)):
+                raise self.error(f"print() of a {a.type} is not supported in compiled code; "
+                                 "print its items", a)
+        e.type = None
+        return e
 
     def builtin_reduction(self, e):
         """Python's sum(a[, start]), any(a) and all(a) of a 1-D array: they walk its elements,

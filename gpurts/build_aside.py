@@ -73,7 +73,8 @@ class BuildAside:
         with self._lock:
             if self.unusable is not None:
                 return None
-            for attempt in range(2):          # a child that exited idle is started again
+            failed = None
+            for _ in range(2):          # a child that exited idle is started again
                 try:
                     child = self._started()
                     _write_message(child.stdin, {"options": options}, source.encode())
@@ -84,9 +85,7 @@ class BuildAside:
                 except (OSError, EOFError, ValueError, LookupError, struct.error,
                         TimeoutError) as e:
                     self._close()
-                    if attempt:
-                        self._give_up(f"{type(e).__name__}: {e}")
-                        return None
+                    failed = f"{type(e).__name__}: {e}"
                     continue
                 if "unusable" in header:
                     self._give_up(header["unusable"])
@@ -95,7 +94,8 @@ class BuildAside:
                     raise BuildError(f"OpenCL build failed on {self.device.label} "
                                      f"({header['status']})", payload.decode(errors="replace"))
                 return payload
-        return None
+            self._give_up(failed)
+            return None
 
     def _started(self):
         if self._child is not None and self._child.poll() is None:

@@ -32,6 +32,7 @@ from unpy.host_memory import group_span, memory_root, shared_groups
 
 from .boxes import copy_parallel
 from .errors import DeviceError, device_error
+from .kernel_cache import fresh_kernel
 from .opencl import load_opencl
 from .pins import PINS
 from .residency import TABLE, group_keys
@@ -324,7 +325,7 @@ def bound_copy(kernel, recipe, device):
     lock (a relaunch from C++, jitgpu/relaunch.py); call with the recipe's lock held."""
     cl, _ = load_opencl()
     kit, cl_kernel, buffers = recipe["bound"]
-    own = cl.Kernel(cl_kernel.get_info(cl.kernel_info.PROGRAM), cl_kernel.function_name)
+    own = fresh_kernel(cl_kernel)
     partials = {}
     for var, (_, host) in kit.partials.items():
         mine = np.empty_like(host)

@@ -190,6 +190,13 @@ def build_program(device, options, source: str | None = None, binary: bytes | No
     raise BuildError(f"OpenCL build failed on {device.label} ({status})", log)
 
 
+def fresh_kernel(kernel):
+    """Another kernel object of `kernel`'s program and function, its arguments its own (a
+    bound kernel's are its caller's: a replay or relaunch launches it as bound)."""
+    cl, _ = load_opencl()
+    return cl.Kernel(kernel.get_info(cl.kernel_info.PROGRAM), kernel.function_name)
+
+
 def build_kernel(device, source: str, kernel_name: str, options=(), aside=False) -> BuiltKernel:
     """`(kernel, cache_hit, build_seconds)` for `kernel_name` of `source` on `device`, through
     the device's kernel cache; `aside`: a build off the calls' path (`KernelCache.build`)."""

@@ -29,6 +29,7 @@ import numpy as np
 
 from .epoch import REPLAY_EPOCH
 from .executor import bind_args, take_bound_kit
+from .kernel_cache import fresh_kernel
 from .opencl import load_opencl
 from .pins import PINS
 from unpy.host_memory import Box, memory_root
@@ -285,8 +286,7 @@ def take_part(device, part, kernel, built_kernel, recipe, group_sources, may_fla
         if kit is None:
             raise LookupError("another call took the part's buffers")
         # A kernel of its own: the Python path's rebinds its arguments for its own kits.
-        program = built_kernel.get_info(cl.kernel_info.PROGRAM)
-        own_kernel = cl.Kernel(program, built_kernel.function_name)
+        own_kernel = fresh_kernel(built_kernel)
         bind_args(cl, own_kernel, kernel, kit, recipe)
         # (staging is taken only for the groups that go through it: a large layout's arrays
         # move straight from pinned NumPy memory)

@@ -253,7 +253,7 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
         if layout is not None:
             layout_key = (module, function, nest_id, layout.key, facts, forced, opt,
                           settings.gpu_search, resident, with_data)
-            found = _moved(_LAYOUTS.get(layout_key), layout, device)
+            found = _moved(_LAYOUTS.get(layout_key), layout)
             if found is not None:
                 _keep(_PREPARED, key, found, _PREPARED_KEPT)
     if found is not None and found.refusal and found.trial is not None \
@@ -290,13 +290,13 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
     return found, True, 0.0
 
 
-def _moved(kept, layout, device) -> Optional[Prepared]:
+def _moved(kept, layout) -> Optional[Prepared]:
     """The preparation `kept` ((its layout, Prepared) or None) moved to the memory of the call of
     `layout` (`jitgpu.rebase`), with recipes and kernel objects of its own (the arguments bound
     to a kernel object are its layout's: a replay of the old layout launches it); None where
     there is none to move or it cannot move (a search still times its candidates on the old
     call's data)."""
-    from gpurts import build_kernel
+    from gpurts.kernel_cache import fresh_kernel
     if kept is None or kept[1].pending is not None:
         return None
     old, prepared = kept
@@ -305,9 +305,8 @@ def _moved(kept, layout, device) -> Optional[Prepared]:
     plan = rebase.rebased(prepared.plan, old, layout)
     if plan is None:
         return None
-    kernels = tuple((kernel, source, build_kernel(device, source, kernel.name,
-                                                  build_options(kernel, device)))
-                    for kernel, source, _ in prepared.kernels)
+    kernels = tuple((kernel, source, built._replace(kernel=fresh_kernel(built.kernel)))
+                    for kernel, source, built in prepared.kernels)
     return dataclasses.replace(prepared, plan=plan, kernels=kernels, recipes={})
 
 
@@ -333,13 +332,12 @@ def _after_first_preparation() -> None:
 
 
 def _freeze_long_lived() -> None:
-    """The garbage collected, and the objects
-    alive then (the GPU stack's modules, the nests' IR, the first plans) frozen (`gc.freeze`),
-    so that Python's full collections no longer walk them. Such a collection took 15-30 ms at
-    a random later call while a search ran (an H200, mmult 2048 in a fresh process: one call
-    of 16-34 ms among 3.4-6.7 ms ones in each of fifteen runs; none in six runs with them
-    frozen: bench/results/search-first-calls-gc-h200-2026-11-27.md). `gc.unfreeze()` undoes
-    it."""
+    """The garbage collected, and the objects alive then (the GPU stack's modules, the nests'
+    IR, the first plans) frozen (`gc.freeze`), so that Python's full collections no longer
+    walk them. Such a collection took 15-30 ms at a random later call while a search ran (an
+    H200, mmult 2048 in a fresh process: one call of 16-34 ms among 3.4-6.7 ms ones in each of
+    fifteen runs; none in six runs with them frozen:
+    bench/results/search-first-calls-gc-h200-2026-11-27.md). `gc.unfreeze()` undoes it."""
     gc.collect()
     gc.freeze()
 

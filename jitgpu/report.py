@@ -207,7 +207,8 @@ def explain(f, source: bool = False) -> FunctionReport:
                  for k in range(info["nests"])]
         return FunctionReport(name, True, False, nests, source, signature=signature)
     last = _last.get((module.__name__, function), {})
-    lines = _nest_lines(module, function)
+    loops = _nest_loops(module, function)
+    lines = {k: loop["loc"][0] for k, loop in enumerate(loops)}
     ran = {}            # a statement's line -> its nest that ran (one version of it)
     for k in sorted(last):
         ran.setdefault(lines.get(k), k)
@@ -221,7 +222,8 @@ def explain(f, source: bool = False) -> FunctionReport:
                                    "has a second version for lengths of 1 found at run "
                                    "time, which broadcast)")
     nests = [last.get(k) or unrun(k) for k in range(info["nests"])]
-    fused = _fused_lines(module, function)
+    # (the source lines of the nests fused into each, unpy/typeinfer/fuse.py)
+    fused = {k: tuple(loop["fused"]) for k, loop in enumerate(loops) if loop.get("fused")}
     nests = [dataclasses.replace(n, fused=fused[k]) if fused.get(k) else n
              for k, n in enumerate(nests)]
     log = _transfers.get((module.__name__, function))
@@ -240,24 +242,12 @@ def _launches_of(module: str, function: str):
     return dataclasses.replace(found) if found is not None else None
 
 
-def _nest_lines(module, function: str) -> dict:
-    """{nest id: the source line of its statement}, from the nests' IR embedded in the
+def _nest_loops(module, function: str) -> list:
+    """Each nest's loop (its `loc`, `fused` lines, ...), from the nests' IR embedded in the
     module."""
     import json
-    return {k: json.loads(text)["loop"]["loc"][0]
-            for k, text in enumerate(getattr(module, "__unpy_nests__", {}).get(function, ()))}
-
-
-def _fused_lines(module, function: str) -> dict:
-    """{nest id: source lines of the nests fused into it} (unpy/typeinfer/fuse.py), from the
-    nests' IR embedded in the module."""
-    import json
-    found = {}
-    for k, text in enumerate(getattr(module, "__unpy_nests__", {}).get(function, ())):
-        lines = json.loads(text)["loop"].get("fused")
-        if lines:
-            found[k] = tuple(lines)
-    return found
+    return [json.loads(text)["loop"]
+            for text in getattr(module, "__unpy_nests__", {}).get(function, ())]
 
 
 def nests_reported(module: str, function: str) -> tuple:

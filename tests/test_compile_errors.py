@@ -78,6 +78,45 @@ CASES = [
             return g(x)
         """, r"a lambda is supported bound once to a name, with plain positional parameters", 3,
      "lambda y: y + 1"),
+    ("np.array of a list comprehension over a range of a variable step", """
+        @unpython.type('int64', 'int64', 'ndarray[float64, 1]')
+        def f(n, s):
+            return np.array([i * 0.5 for i in range(0, n, s)])
+        """, r"over a range takes a step that is a nonzero integer literal", 3, "range"),
+    ("np.array of rows that depend on the outer loop", """
+        @unpython.type('int64', 'ndarray[float64, 2]')
+        def f(n):
+            return np.array([[j * 1.0 for j in range(i)] for i in range(n)])
+        """, r"iterates over something that depends on the outer loop: rows may differ",
+     3, "range(i)"),
+    ("np.array of list comprehensions three deep", """
+        @unpython.type('int64', 'ndarray[float64, 3]')
+        def f(n):
+            return np.array([[[1.0 for k in range(n)] for j in range(n)] for i in range(n)])
+        """, r"nested three deep is not supported", 3, "[1.0"),
+    ("a lambda called with too many arguments", """
+        @unpython.type('float64', 'float64')
+        def f(x):
+            g = lambda y: y + 1
+            return g(x, x)
+        """, r"g\(\) takes 1 positional argument\(s\) here", 4, "g(x, x)"),
+    ("a lambda that calls itself", """
+        @unpython.type('float64', 'float64')
+        def f(x):
+            g = lambda y: g(y) + 1
+            return g(x)
+        """, r"a lambda that calls itself is not supported", 3, "g(y)"),
+    ("print of starred values", """
+        @unpython.type('ndarray[float64, 1]', None)
+        def f(a):
+            print(*a)
+        """, r"print\(\*values\) is not supported in compiled code", 3, "*a"),
+    ("print of a tuple", """
+        @unpython.type('float64', None)
+        def f(x):
+            t = (x, x)
+            print(t)
+        """, r"print\(\) of a tuple\[float64, float64\] is not supported", 4, "t)"),
     ("print in a prange", """
         @unpython.type('ndarray[float64, 1]', None)
         def f(a):

@@ -264,6 +264,16 @@ class Call:
 
 
 @dataclass
+class Print(Call):
+    """`print(...)` (a statement: no value): the values `args`, and `parts`, the call's
+    arguments in order: a string literal's text, or None where the next value goes."""
+    parts: tuple = ()
+    sep: str = " "
+    end: str = "\n"
+    flush: bool = False
+
+
+@dataclass
 class CallCompiled:
     """A call to another compiled function of the same module."""
     func: str

@@ -6,7 +6,6 @@ innermost stride is the constant 1 and inner loops vectorise.
 """
 from __future__ import annotations
 
-import json
 import math
 
 from unpy import ir
@@ -320,15 +319,14 @@ class FunctionEmitter(CExprPrinter):
                 self.out("return;" if s.value is None else "return unpy_return;")
             else:
                 self.out("return;" if s.value is None else f"return {self.expr(s.value)};")
-        elif isinstance(s, ir.ExprStmt) and isinstance(s.value, ir.Call) and \
-                s.value.func.startswith("print:"):
-            spec = json.loads(s.value.func[len("print:"):])
-            values = iter(s.value.args)
+        elif isinstance(s, ir.ExprStmt) and isinstance(s.value, ir.Print):
+            e = s.value
+            values = iter(e.args)
             items = [f'unpy::PrintText{{"{c_text(p)}"}}' if p is not None
-                     else self.expr(next(values)) for p in spec["parts"]]
-            self.out(f'unpy::print("{c_text(spec["sep"])}", "{c_text(spec["end"])}", '
-                     f'{"true" if spec["flush"] else "false"}'
-                     + "".join(f", {x}" for x in items) + ");")
+                     else self.expr(next(values)) for p in e.parts]
+            self.out(f'unpy::print("{c_text(e.sep)}", "{c_text(e.end)}", '
+                     f'{"true" if e.flush else "false"}' + "".join(f", {x}" for x in items)
+                     + ");")
         elif isinstance(s, ir.ExprStmt):
             self.out(f"{self.expr(s.value)};")
         elif isinstance(s, ir.Pass):

@@ -88,15 +88,7 @@ bool python_scalar(PyObject* o) { return python_scalar(o, dtype_kind<T>()); }
 
 // --- results ------------------------------------------------------------------------------------
 
-// (scalar_result: unpy_runtime.hpp)
-template <typename T>
-PyObject* result(const T& v) { return scalar_result(dtype_kind<T>(), int(sizeof(T)), &v); }
-template <typename T, int N>
-PyObject* result(const Array<T, N>& a) { return to_python(a); }
-template <typename... T>
-PyObject* result(const std::tuple<T...>& values) {
-    return tuple_of(values, [](const auto& v) { return result(v); });
-}
+// (result and scalar_result: unpy_runtime.hpp, which print uses too)
 
 // --- the module's init ------------------------------------------------------------------------
 

@@ -1638,21 +1638,28 @@ PyObject* python_value(const std::tuple<T...>& values) {
     return tuple_of(values, [](const auto& v) { return python_value(v); });
 }
 
+// A new reference to a value as the interpreter holds it (a function's result, a printed
+// value): NumPy's scalar types beyond Python's own, an ndarray, a tuple of those.
+template <typename T>
+PyObject* result(const T& v) { return scalar_result(dtype_kind<T>(), int(sizeof(T)), &v); }
+template <typename T, int N>
+PyObject* result(const Array<T, N>& a) { return to_python(a); }
+template <typename... T>
+PyObject* result(const std::tuple<T...>& values) {
+    return tuple_of(values, [](const auto& v) { return result(v); });
+}
+
 // print(*values, sep=sep, end=end, flush=flush) through Python's own print, with the GIL:
-// each value as the interpreter holds it (a NumPy scalar beyond Python's own types, an
-// ndarray), a string literal as a str. `values`: a tuple (stolen).
+// each value as the interpreter holds it (`result`), a string literal as a str. `values`: a
+// tuple (stolen).
 void print_values(PyObject* values, const char* sep, const char* end, bool flush);
 PyObject* text_object(const char* text);
 struct PrintText { const char* text; };
-inline PyObject* print_item(PrintText t) { return text_object(t.text); }
-template <typename T>
-PyObject* print_item(const T& v) { return scalar_result(dtype_kind<T>(), int(sizeof(T)), &v); }
-template <typename T, int N>
-PyObject* print_item(const Array<T, N>& a) { return to_python(a); }
+inline PyObject* result(PrintText t) { return text_object(t.text); }
 template <typename... V>
 void print(const char* sep, const char* end, bool flush, const V&... values) {
     Gil gil;
-    PyObject* items[] = {print_item(values)..., nullptr};
+    PyObject* items[] = {result(values)..., nullptr};
     print_values(make_tuple(items, int(sizeof...(V))), sep, end, flush);
 }
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import json
 
 import gast
 import numpy as np
@@ -247,7 +246,7 @@ class Lowering:
                 value = self.expr(s.value)
                 if isinstance(value, ir.CallCompiled) or (isinstance(value, ir.ArrayCall) and (
                         value.func in ("fill", "ufunc_at") or "in_place" in value.keywords)) \
-                        or isinstance(value, ir.Call) and value.func.startswith("print:"):
+                        or isinstance(value, ir.Print):
                     return [ir.ExprStmt(value, loc)]
             raise self.error("this expression statement has no effect in compiled code; only "
                              "calls to compiled functions may stand alone", s)
@@ -317,9 +316,7 @@ class Lowering:
 
     def print_call(self, e):
         """`print(a, "text", b, sep=..., end=..., flush=...)`: Python's own print of the values
-        as the interpreter holds them (unpy::print, with the GIL). The text (string literals)
-        and the options go in the call's name (`print:` and JSON: the parts in order, None
-        where a value goes), so that the IR's arguments are the typed values only."""
+        as the interpreter holds them (unpy::print, with the GIL)."""
         options = {"sep": " ", "end": "\n", "flush": False}
         for kw in e.keywords:
             value = kw.value.value if isinstance(kw.value, gast.Constant) else None
@@ -338,7 +335,7 @@ class Lowering:
             else:
                 parts.append(None)
                 values.append(self.expr(a))
-        return ir.Call("print:" + json.dumps({**options, "parts": parts}), values, loc_of(e))
+        return ir.Print("print", values, loc_of(e), parts=tuple(parts), **options)
 
     def lambda_definition(self, target, fn):
         """`f = lambda x, y: body`: no statement; each call `f(a, b)` is `body` with the
@@ -358,6 +355,16 @@ class Lowering:
         self.lambdas[target.id] = fn
         return []
 
+    def named_once(self, node, stem) -> tuple:
+        """(`node`, []) where it is a name or a constant, else (a fresh variable, [the gast
+        assignment of `node` to it]): a value the frontend's written code reads more than
+        once, evaluated once first (`evaluated_once` does so for IR values)."""
+        if isinstance(node, (gast.Name, gast.Constant)):
+            return node, []
+        name, nodes = self.fresh(stem), _Nodes(node)
+        self.assigned.add(name)
+        return nodes.load(name), [nodes.assign(name, node)]
+
     def lambda_call(self, e):
         """The body of the lambda `e.func` names, its parameters replaced by the call's
         arguments: each argument evaluated once, before the statement, where the body reads
@@ -373,15 +380,13 @@ class Lowering:
         reads = {p: sum(1 for n in gast.walk(fn.body) if isinstance(n, gast.Name)
                         and n.id == p) for p in params}
         values = {}
-        for p, arg in zip(params, e.args):
-            if reads[p] > 1 and not isinstance(arg, (gast.Name, gast.Constant)):
+        for p, given in zip(params, e.args):
+            arg, made = self.named_once(given, "arg") if reads[p] > 1 else (given, [])
+            if made:
                 if self.hoisted is None or self.conditional:
                     raise self.error("this argument is read more than once by the lambda: "
-                                     "put it in a variable first", arg)
-                name, nodes = self.fresh("arg"), _Nodes(arg)
-                self.assigned.add(name)
-                self.hoisted += self.stmt(nodes.assign(name, arg))
-                arg = nodes.load(name)
+                                     "put it in a variable first", given)
+                self.hoisted += self.stmt(*made)
             values[p] = arg
         body = _Substituted(values).visit(copy.deepcopy(fn.body))
         self.inlining += 1
@@ -1021,15 +1026,6 @@ class Lowering:
         at, load, store, assign, const, call = (nodes.at, nodes.load, nodes.store,
                                                 nodes.assign, nodes.const, nodes.call)
 
-        def once(node, stem):
-            """`node`, or a fresh variable assigned it first where it is more than a name or
-            a constant (the iterable is read for its length and by the loop)."""
-            if isinstance(node, (gast.Name, gast.Constant)):
-                return node, []
-            name = self.fresh(stem)
-            self.assigned.add(name)
-            return load(name), [assign(name, node)]
-
         first, typing, levels, lengths = [], [], [], []
         for c in comps:
             it = _renamed(c.iter, renamed)
@@ -1041,7 +1037,9 @@ class Lowering:
                 if not step:
                     raise self.error("np.array() of a list comprehension over a range takes a "
                                      "step that is a nonzero integer literal here", it)
-                (lo, made_lo), (hi, made_hi) = once(args[0], "lo"), once(args[1], "hi")
+                # (the iterable is read for its length and by the loop)
+                (lo, made_lo), (hi, made_hi) = (self.named_once(args[0], "lo"),
+                                                self.named_once(args[1], "hi"))
                 first += made_lo + made_hi
                 span = at(gast.BinOp(hi, gast.Sub(), lo)) if step > 0 else \
                     at(gast.BinOp(lo, gast.Sub(), hi))
@@ -1055,7 +1053,7 @@ class Lowering:
                 typing.append(at(gast.For(store(var), call("range", const(0)),
                                           [at(gast.Pass())], [], None)))
             else:
-                loop_over, made = once(it, "it")
+                loop_over, made = self.named_once(it, "it")
                 first += made
                 lengths.append(at(gast.Subscript(at(gast.Attribute(loop_over, "shape",
                                                                    gast.Load())),
@@ -1113,16 +1111,13 @@ class Lowering:
         array = self.shape_source(e.value)
         if array is not None:
             k = e.slice
-            if isinstance(k, gast.UnaryOp) and isinstance(k.op, gast.USub) and \
-                    isinstance(k.operand, gast.Constant):
-                k = gast.Constant(-k.operand.value, None)
-                gast.copy_location(k, e.slice)
             if isinstance(k, gast.Slice):      # `a.shape[:-1]`: a tuple, sliced in typeinfer
                 return ir.Subscript(ir.ArrayAttr(array, "shape", None, loc_of(e.value)),
                                     [self.index(k)], loc_of(e))
-            if not (isinstance(k, gast.Constant) and type(k.value) is int):
+            dim = _int_literal(k)
+            if dim is None:
                 raise self.error("the shape index must be an integer literal", e.slice)
-            return ir.ArrayAttr(array, "shape", k.value, loc_of(e))
+            return ir.ArrayAttr(array, "shape", dim, loc_of(e))
         return self.subscript(e)
 
     def subscript(self, e):

@@ -227,7 +227,7 @@ class TypeInference:
         t = e.value.type
         if isinstance(t, Array) and isinstance(e.value, ir.Name):
             # an array unpacked (`x, y = p[i]`): its items along the first dimension, its
-            # length checked before (the frontend's `unpacked_length`)
+            # length checked before (`unpacked`)
             return self.expr(ir.Subscript(ir.Name(e.value.id, e.loc), [ir.Const(e.index, e.loc)],
                                           e.loc))
         if not isinstance(t, TupleType):
@@ -754,8 +754,6 @@ class TypeInference:
         return e
 
     def expr_Call(self, e):
-        if e.func.startswith("print:"):
-            return self.print_call(e)
         if e.func == "np.round":
             return self.rounded(e)
         if e.func == "round":
@@ -963,9 +961,9 @@ class TypeInference:
     def expr_ArrayCall(self, e):
         return type_array_call(self, e)
 
-    def print_call(self, e):
-        """print() of scalars and arrays (the frontend's `print:` call): no value; not in a
-        prange, whose iterations print in any order."""
+    def expr_Print(self, e):
+        """print() of scalars and arrays: no value; not in a prange, whose iterations print in
+        any order."""
         if self.in_prange:
             raise self.error("print() inside a prange is not supported: its iterations run in "
                              "any order; keep the values in an array and print it after the "

@@ -276,7 +276,7 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
                 a, v = s.value.args
                 view = ir.View(a, [], s.loc, a.type)
                 return self.store(view, self.scalar(v), s.loc)
-            if isinstance(s.value, ir.Call) and s.value.func.startswith("print:"):
+            if isinstance(s.value, ir.Print):
                 s.value.args = [self.materialize(a) if isinstance(a.type, Array)
                                 else self.scalar(a) for a in s.value.args]
                 return [s]

@@ -267,7 +267,7 @@ class Call:
 class Print(Call):
     """`print(...)` (a statement: no value): the values `args`, and `parts`, the call's
     arguments in order: a string literal's text, or None where the next value goes."""
-    parts: tuple = ()
+    parts: list = field(default_factory=list)
     sep: str = " "
     end: str = "\n"
     flush: bool = False
@@ -613,7 +613,7 @@ def _copy(x, memo):
 
 _NODE_CLASSES = {cls.__name__: cls for cls in (
     Scalar, Array, TupleType, DtypeType, TupleValue, TupleItem, Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr,
-    Call, CallCompiled, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
+    Call, Print, CallCompiled, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
     StridedView, Reshape, Assign, AugAssign, Reduction, For, LoopSpan, IndexBound, IndexProof,
     LocalTile, While, If, Break, Continue, Return,
     ExprStmt, Pass, Raise, Param, Function, Nest, Module)}

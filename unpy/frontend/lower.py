@@ -335,7 +335,7 @@ class Lowering:
             else:
                 parts.append(None)
                 values.append(self.expr(a))
-        return ir.Print("print", values, loc_of(e), parts=tuple(parts), **options)
+        return ir.Print("print", values, loc_of(e), parts=parts, **options)
 
     def lambda_definition(self, target, fn):
         """`f = lambda x, y: body`: no statement; each call `f(a, b)` is `body` with the

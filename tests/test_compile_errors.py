@@ -130,6 +130,57 @@ CASES = [
             print(x, file=None)
         """, r"print\(\) takes sep= and end= as string literals and flush=True or False", 3,
      "None"),
+    ("random draw in a prange", """
+        @unpython.type('ndarray[float64, 1]', None)
+        def f(a):
+            for i in prange(a.shape[0]):
+                a[i] = np.random.random()
+        """, r"np.random.random\(\) inside a prange is not supported: its iterations would "
+             r"take the draws in any order; draw an array before the loop", 4, "np.random"),
+    ("random generator objects", """
+        @unpython.type('int64', 'float64')
+        def f(seed):
+            rng = np.random.default_rng(seed)
+            return rng.random()
+        """, r"np.random.default_rng\(\) is not supported in compiled code: draw with the "
+             r"module's functions", 3, "np.random"),
+    ("random function not drawn", """
+        @unpython.type('int64', 'float64')
+        def f(n):
+            return np.random.dirichlet(n)
+        """, r"np.random.dirichlet\(\) is not supported in compiled code; of np.random it "
+             r"calls np.random.beta, ", 3, "np.random"),
+    ("time function in a prange", """
+        from time import perf_counter
+
+        @unpython.type('ndarray[float64, 1]', None)
+        def f(a):
+            for i in prange(a.shape[0]):
+                a[i] = perf_counter()
+        """, r"time.perf_counter\(\) inside a prange is not supported \(a call through "
+             r"Python\); call it before or after the loop", 6, "perf_counter"),
+    ("random draw of an array parameter", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(mu):
+            return np.random.normal(mu, 1.0)
+        """, r"np.random.normal\(\) of an array 'loc' is not supported in compiled code",
+     3, "mu"),
+    ("random draw given None", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            return np.random.randint(n, None)
+        """, r"None is not a value compiled code has", 3, "None"),
+    ("random draw with too many arguments", """
+        @unpython.type('float64', 'float64')
+        def f(x):
+            return np.random.uniform(x, x, 3, 4)
+        """, r"np.random.uniform\(\) takes at most 3 arguments by position \(low, high, "
+             r"size\)", 3, "np.random"),
+    ("random dimensions by name", """
+        @unpython.type('int64', 'ndarray[float64, 1]')
+        def f(n):
+            return np.random.rand(d0=n)
+        """, r"np.random.rand\(d0, d1, ...\) takes its dimensions by position", 3, "n)"),
     ("nested def", """
         @unpython.type('int64', 'int64')
         def f(n):
@@ -1029,12 +1080,12 @@ CASES = [
             np.copyto(a, b, where=b > 0)
         """, r"np.copyto\(dst, src\) takes two arrays here \(casting= and where= are not "
              r"supported: write dst\[mask\] = src\[mask\]\)", 3, "np.copyto"),
-    ("None by position", """
+    ("None by position where the default is not None", """
         @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]')
         def f(a):
-            return a.var(1, None, None, 1)
+            return a.var(1, None, None, None)
         """, r"None is not a value compiled code has; as an argument, give the others by "
-             r"keyword instead \(a.var\(axis=1, ddof=1\)", 3, "None"),
+             r"keyword instead \(a.var\(axis=1, ddof=1\)", 3, "None)"),
     ("shape assignment", """
         @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]')
         def f(a):

@@ -274,6 +274,18 @@ class Print(Call):
 
 
 @dataclass
+class PythonCall(Call):
+    """A draw of np.random's or Python's random module's own generator, called through Python
+    (unpy/typeinfer/python_calls.py): `func` the function's qualified name; `args` the
+    arguments as the call gives them, the last `len(keywords)` by those names. `into`: an
+    array the values fill (passed as size= where `sized`), else the call's value (`type`) or
+    none (seed, shuffle)."""
+    keywords: list = field(default_factory=list)
+    into: object = None
+    sized: bool = False
+
+
+@dataclass
 class CallCompiled:
     """A call to another compiled function of the same module."""
     func: str
@@ -613,7 +625,7 @@ def _copy(x, memo):
 
 _NODE_CLASSES = {cls.__name__: cls for cls in (
     Scalar, Array, TupleType, DtypeType, TupleValue, TupleItem, Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr,
-    Call, Print, CallCompiled, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
+    Call, Print, PythonCall, CallCompiled, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
     StridedView, Reshape, Assign, AugAssign, Reduction, For, LoopSpan, IndexBound, IndexProof,
     LocalTile, While, If, Break, Continue, Return,
     ExprStmt, Pass, Raise, Param, Function, Nest, Module)}

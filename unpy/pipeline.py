@@ -8,7 +8,7 @@ from unpy import ir
 from unpy.errors import CompileError
 from unpy.frontend.discover import discover
 from unpy.frontend.lower import lower_function
-from unpy.ir import Array, DtypeType
+from unpy.ir import Array, DtypeType, Scalar
 from unpy.typeinfer.array_races import check_array_writes
 from unpy.typeinfer.contract import contract_temporaries
 from unpy.typeinfer.fuse import fuse_function
@@ -20,7 +20,8 @@ from unpy.typeinfer.never_negative import drop_sqrt_domain_checks
 from unpy.typeinfer.overloads import Signature
 from unpy.typeinfer.python_division import python_division_plan
 from unpy.typeinfer.reductions import check_function
-from unpy.typeinfer.types import TypeStringError, conversion_loses, literal_type, parse_type
+from unpy.typeinfer.types import (TypeStringError, conversion_loses, fits, is_int, literal_type,
+                                  parse_type)
 from unpy.typeinfer.unbound_locals import unbound_locals_plan
 from unpy.typeinfer.weak_params import eligible, narrows_python_ints, typed_the_same, weakened
 
@@ -45,6 +46,9 @@ def parse_signature(decorated, written, errors):
         raise errors.error(f"a function returns no dtype ({types[-1]} is a parameter's type); "
                            "return an array or a number", loc)
     for default, t in zip(decorated.defaults, types[n - len(decorated.defaults):n]):
+        if whole_float_for_int(default.value, t):
+            default.value = int(default.value)      # Pythran's julia: `cutoff=1e6`, an int
+            continue
         why = (f"a parameter of type {t} takes no default" if isinstance(t, Array) else
                # a dtype default chooses among the signatures (parse_signatures checks one
                # takes it)
@@ -54,6 +58,13 @@ def parse_signature(decorated, written, errors):
             raise errors.error(f"this default does not suit its parameter's type: {why}",
                                default.loc)
     return types[:-1], types[-1]
+
+
+def whole_float_for_int(value, t) -> bool:
+    """Whether a default `value` is a float of a whole value that the integer type `t` holds:
+    a parameter declared an integer then takes the integer it equals."""
+    return isinstance(value, float) and value.is_integer() and isinstance(t, Scalar) \
+        and is_int(t) and fits(int(value), t.dtype)
 
 
 def parse_signatures(decorated, taken: set, errors) -> list:

@@ -855,3 +855,17 @@ def print_between_nests(a):
     print("doubled:", a, a[0])
     for i in prange(a.shape[0]):
         a[i] = a[i] + 1.0
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'int64', None)
+def draws_between_nests(a, seed):
+    """np.random.shuffle of an array the nest before wrote on the device: copied back first;
+    the nest after reads the shuffled values and an array of draws."""
+    for i in prange(a.shape[0]):
+        a[i] = a[i] * 2.0 + i
+    np.random.seed(seed)
+    np.random.shuffle(a)
+    noise = np.random.random(a.shape[0])
+    for i in prange(a.shape[0]):
+        a[i] = a[i] + noise[i]

@@ -444,3 +444,17 @@ def test_print_between_nests_sees_what_the_device_wrote(gpu, capsys):
     assert printed[1][0] == printed[0][0] and "doubled" in printed[0][0]
     np.testing.assert_array_equal(printed[1][1], printed[0][1])
     assert_ran(gpu.explain("print_between_nests"), "opencl:")
+
+
+def test_draws_between_nests_see_what_the_device_wrote(gpu):
+    """np.random.shuffle of an array a nest wrote on the device, then a nest reading it and an
+    array of draws: the interpreter's values from the same seed."""
+    a = rand(9)
+    got = []
+    for f in (gpu.interpreted.draws_between_nests, gpu.compiled.draws_between_nests):
+        b = a.copy()
+        f(b, 5)
+        got.append((b, np.random.random()))
+    np.testing.assert_array_equal(got[1][0], got[0][0])
+    assert got[1][1] == got[0][1]
+    assert_ran(gpu.explain("draws_between_nests"), "opencl:")

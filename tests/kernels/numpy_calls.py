@@ -201,3 +201,15 @@ def grids(img, step, m):
     a, b = np.ogrid[0:m, 0:m]
     c, d, e = np.ogrid[0:2, 0:step, -1:2]
     return cy, xx - yy, np.mgrid[img.shape[0]:-1:-step], a * 10 + b, c + d * e
+
+
+@unpython.gpu
+@unpython.type(F2, ('float64', F1, F1))
+def positional_nones(items):
+    """NumPy's parameters given by position with None for the defaults between (Pythran's
+    cronbach: `a.var(1, None, None, 1)` is `a.var(1, ddof=1)`)."""
+    itemvars = items.var(1, None, None, 1)
+    tscores = items.sum(0)
+    n = len(items)
+    alpha = n / (n - 1) * (1 - itemvars.sum() / tscores.var(None, None, None, 1))
+    return alpha, np.sum(items, 1, None), np.std(items, None, None, None, 0, True)[0]

@@ -16,6 +16,7 @@ from unpy.loopopt import optimise_for_cpu
 from unpy.loopopt.register_blocks import PANEL_ROWS
 from unpy.typeinfer.array_races import update_parts
 from unpy.typeinfer.lower_linalg import LIBRARY_OUTPUTS, library_arrays
+from unpy.typeinfer.python_calls import python_call_arrays
 from unpy.typeinfer.reductions import (assigned_names, escapes, reads_of, walk_exprs,
                                        walk_stmts)
 from unpy.work import expensive_work
@@ -1198,6 +1199,18 @@ class FunctionEmitter(CExprPrinter):
             return f"unpy::{e.func.replace('.', '_')}({args})"
         return super().expr_Call(e)
 
+    def expr_PythonCall(self, e):
+        """A draw through Python (unpy_runtime.hpp's python_call)."""
+        module, _, name = e.func.rpartition(".")
+        head = f'"{module}", "{name}", "{",".join(e.keywords)}"'
+        args = "".join(f", {self.expr(a)}" for a in e.args)
+        if e.into is not None:
+            return (f"unpy::python_fill({cname(e.into.id)}, {'true' if e.sized else 'false'}, "
+                    f"{head}{args})")
+        if e.type is None:
+            return f"unpy::python_call({head}{args})"
+        return f"unpy::python_call_value<{CTYPES[e.type.dtype]}>({head}{args})"
+
     def expr_CallCompiled(self, e):
         return f"{cname(e.func)}({', '.join(self.expr(a) for a in e.args)})"
 
@@ -1349,6 +1362,10 @@ def array_uses(node, fn: ir.Function) -> tuple:
             for a in e.args:
                 if isinstance(a, ir.Name) and isinstance(fn.variable_type(a.id), Array):
                     reads[a.id] = writes[a.id] = True
+        elif isinstance(e, ir.PythonCall):
+            read, written = python_call_arrays(e)
+            reads.update(dict.fromkeys(read + written, True))
+            writes.update(dict.fromkeys(written, True))
         elif isinstance(e, ir.Call) and e.func in LIBRARY_OUTPUTS:
             read, written = library_arrays(e)
             reads.update(dict.fromkeys(read + written, True))

@@ -242,6 +242,45 @@ void print_values(PyObject* values, const char* sep, const char* end, bool flush
     if (!done.get()) throw PythonErrorSet();
 }
 
+PyObject* call_python(const char* module, const char* name, PyObject* values,
+                      const char* keywords, PyObject* size) {
+    PyRef args(values), size_value(size);
+    PyRef imported(PyImport_ImportModule(module));
+    PyRef function(imported.get() ? PyObject_GetAttrString(imported.get(), name) : nullptr);
+    PyRef options(PyDict_New());
+    if (!function.get() || !options.get()) throw PythonErrorSet();
+    // the last values are by name: split them off the tuple
+    std::vector<std::string> names;
+    for (const char* p = keywords; *p;) {
+        const char* end = std::strchr(p, ',');
+        names.emplace_back(p, end ? size_t(end - p) : std::strlen(p));
+        p = end ? end + 1 : p + std::strlen(p);
+    }
+    const Py_ssize_t n = PyTuple_GET_SIZE(args.get()), by_position = n - Py_ssize_t(names.size());
+    for (size_t k = 0; k < names.size(); ++k)
+        if (PyDict_SetItemString(options.get(), names[k].c_str(),
+                                 PyTuple_GET_ITEM(args.get(), by_position + Py_ssize_t(k))) != 0)
+            throw PythonErrorSet();
+    if (size && PyDict_SetItemString(options.get(), "size", size) != 0) throw PythonErrorSet();
+    PyRef positional(PyTuple_GetSlice(args.get(), 0, by_position));
+    PyObject* result = positional.get()
+        ? PyObject_Call(function.get(), positional.get(), options.get()) : nullptr;
+    if (!result) throw PythonErrorSet();
+    return result;
+}
+
+void assign_all(PyObject* target, PyObject* values) {
+    PyRef t(target), v(values);
+    if (!target || !values || PyObject_SetItem(target, Py_Ellipsis, values) != 0)
+        throw PythonErrorSet();
+}
+
+PyObject* shape_tuple(const int64_t* shape, int n) {
+    std::vector<PyObject*> items(static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) items[size_t(k)] = PyLong_FromLongLong(shape[k]);
+    return make_tuple(items.data(), n);
+}
+
 PyObject* make_tuple(PyObject* const* items, int n) {
     PyObject* t = PyTuple_New(n);
     bool failed = !t;
@@ -645,6 +684,11 @@ void HookValues::put(const char* name, PyObject* owned) {
 
 void answer_value(const PyRef& results, const char* name, char kind, int itemsize, void* out) {
     py::object v = py::reinterpret_borrow<py::object>(results.get())[name];
+    scalar_of(v.ptr(), kind, itemsize, out);
+}
+
+void scalar_of(PyObject* o, char kind, int itemsize, void* out) {
+    py::handle v(o);
     if (kind == 'b') {
         store(out, v.cast<bool>());
     } else if (kind == 'f') {

@@ -1663,6 +1663,47 @@ void print(const char* sep, const char* end, bool flush, const V&... values) {
     print_values(make_tuple(items, int(sizeof...(V))), sep, end, flush);
 }
 
+// module.name(*positional, **keywords) through Python, with the GIL held: the draws of
+// np.random and Python's random module (unpy/typeinfer/python_calls.py), from the generator the
+// interpreter uses. `values`: a tuple (stolen) of the arguments, the last of them by the names
+// in `keywords` (comma-separated); `size`: size= (stolen), or null. A new reference.
+PyObject* call_python(const char* module, const char* name, PyObject* values,
+                      const char* keywords, PyObject* size);
+// `v` (a Python or NumPy number) as a C++ scalar of NumPy's kind and itemsize.
+void scalar_of(PyObject* v, char kind, int itemsize, void* out);
+// target[...] = values (both stolen): NumPy's assignment.
+void assign_all(PyObject* target, PyObject* values);
+PyObject* shape_tuple(const int64_t* shape, int n);
+
+template <typename... A>
+PyObject* argument_tuple(const A&... args) {
+    PyObject* items[] = {python_value(args)..., nullptr};
+    return make_tuple(items, int(sizeof...(A)));
+}
+template <typename... A>
+void python_call(const char* module, const char* name, const char* keywords, const A&... args) {
+    Gil gil;
+    PyRef done(call_python(module, name, argument_tuple(args...), keywords, nullptr));
+}
+template <typename T, typename... A>
+T python_call_value(const char* module, const char* name, const char* keywords,
+                    const A&... args) {
+    Gil gil;
+    PyRef value(call_python(module, name, argument_tuple(args...), keywords, nullptr));
+    T v{};
+    scalar_of(value.get(), dtype_kind<T>(), int(sizeof(T)), &v);
+    return v;
+}
+// `out` filled with the call's values (of size= `out`'s shape where `sized`).
+template <typename T, int N, typename... A>
+void python_fill(const Array<T, N>& out, bool sized, const char* module, const char* name,
+                 const char* keywords, const A&... args) {
+    Gil gil;
+    PyObject* size = sized ? shape_tuple(out.shape, N) : nullptr;
+    PyObject* values = call_python(module, name, argument_tuple(args...), keywords, size);
+    assign_all(to_python(out), values);
+}
+
 // What a nest is offered with, or a split's reductions: a dict of name -> Python value (with
 // the GIL).
 struct HookValues {

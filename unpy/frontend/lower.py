@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import inspect
 
 import gast
 import numpy as np
@@ -75,6 +76,8 @@ ARRAY_FUNCTIONS.update({name: name for name in ("nanprod", "nanmean", "nanvar", 
                                                  "nanmedian", "nanquantile", "nanpercentile",
                                                  "take_along_axis", "average", "digitize",
                                                  "cross", "pad")})
+# The modules whose functions compiled code calls through Python (typeinfer/python_calls.py).
+CALLED_THROUGH_PYTHON = ("numpy.random.", "random.", "time.")
 # The exceptions compiled code raises (`raise ValueError("why")`, `assert`).
 RAISED = ("ValueError", "IndexError", "TypeError", "RuntimeError", "ZeroDivisionError",
           "OverflowError", "AssertionError")
@@ -98,6 +101,15 @@ ARRAY_METHODS = {"sum", "prod", "mean", "std", "var", "argmin", "argmax", "any",
                  "copy", "transpose", "reshape", "ravel", "flatten", "max", "min", "astype",
                  "trace", "cumsum", "cumprod", "fill", "argsort", "sort", "clip", "round",
                  "searchsorted", "repeat", "nonzero"}
+
+
+def numpy_function(name: str):
+    """NumPy's function `name` ('var', 'linalg.norm'), whose signature names its parameters;
+    None where NumPy has none of that name."""
+    found = np
+    for part in name.split("."):
+        found = getattr(found, part, None)
+    return found if callable(found) else None
 
 
 def ufunc_arity(name: str):
@@ -245,7 +257,8 @@ class Lowering:
             if isinstance(s.value, gast.Call):
                 value = self.expr(s.value)
                 if isinstance(value, ir.CallCompiled) or (isinstance(value, ir.ArrayCall) and (
-                        value.func in ("fill", "ufunc_at") or "in_place" in value.keywords)) \
+                        value.func in ("fill", "ufunc_at") or "in_place" in value.keywords
+                        or value.func.startswith(CALLED_THROUGH_PYTHON))) \
                         or isinstance(value, ir.Print):
                     return [ir.ExprStmt(value, loc)]
             raise self.error("this expression statement has no effect in compiled code; only "
@@ -1250,9 +1263,20 @@ class Lowering:
                 and e.func.id not in self.imports:
             return self.call_compiled(e)
         qualified = self.qualified(e.func)
+        if qualified and qualified.startswith(CALLED_THROUGH_PYTHON) and self.is_module(e.func):
+            # np.random's and random's draws, time's clocks (typeinfer/python_calls.py)
+            if qualified.rpartition(".")[2] in ("default_rng", "Generator", "RandomState"):
+                shown = qualified.replace("numpy.", "np.", 1)
+                raise self.error(f"{shown}() is not supported in compiled code: draw with the "
+                                 "module's functions (np.random.seed(s), then "
+                                 "np.random.random(n), np.random.normal(0.0, 1.0, size=n), "
+                                 "...), or pass the drawn arrays in", e)
+            return ir.ArrayCall(qualified, [self.expr(a) for a in e.args], self.keywords(e),
+                                loc)
         if qualified and qualified.startswith("numpy."):
             name = qualified[len("numpy."):]
             if name in ARRAY_FUNCTIONS:
+                e = self.nones_by_name(e, numpy_function(name), 0)
                 args, keywords = list(e.args), self.keywords(e)
                 if len(args) == DTYPE_POSITION.get(name, -1) + 1:
                     if "dtype" in keywords:
@@ -1403,6 +1427,7 @@ class Lowering:
             raise self.error(f"the array method '.{name}()' is not supported in compiled "
                              f"functions (supported: {', '.join(sorted(ARRAY_METHODS))})", e)
         func = {"flatten": "copy_ravel"}.get(name, name)
+        e = self.nones_by_name(e, numpy_function(name), 1)
         if name == "sort":      # a.sort(): in place, no value
             keywords = self.keywords(e)
             keywords["in_place"] = ir.Const(True, loc_of(e))
@@ -1416,6 +1441,29 @@ class Lowering:
                                 loc_of(e))
         args = [array] + [self.array_call_arg(a) for a in e.args]
         return ir.ArrayCall(func, args, self.keywords(e), loc_of(e))
+
+    def nones_by_name(self, e, function, skip):
+        """`e` with its arguments from the first None given by position on given by name, as
+        NumPy's `function` (its first `skip` parameters not in `e.args`: a method's array)
+        names them, the Nones whose parameter's default is None left out: Pythran's cronbach
+        writes `a.var(1, None, None, 1)` for `a.var(1, ddof=1)`."""
+        first = next((k for k, a in enumerate(e.args)
+                      if isinstance(a, gast.Constant) and a.value is None), None)
+        if first is None or function is None:
+            return e
+        try:
+            params = list(inspect.signature(function).parameters.values())[skip:]
+        except (TypeError, ValueError):
+            return e
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if len(e.args) > len(positional):
+            return e
+        keywords = list(e.keywords)
+        for a, p in zip(e.args[first:], positional[first:]):
+            if not (isinstance(a, gast.Constant) and a.value is None and p.default is None):
+                keywords.append(gast.keyword(p.name, a))
+        named = gast.Call(e.func, e.args[:first], keywords)
+        return gast.copy_location(named, e)
 
     def ufunc_outer(self, e, name):
         """`np.<ufunc>.outer(a, b)` of a binary ufunc: the ufunc of `a` given b.ndim new last

@@ -10,6 +10,7 @@ import numpy as np
 
 from unpy import ir
 from unpy.ir import Array, Scalar, TupleType
+from unpy.typeinfer.python_calls import CALLS, refused_module_call, type_python_call
 from unpy.typeinfer.types import INT64, is_int, resolve, UFUNCS
 
 REDUCTIONS = {"sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "any",
@@ -88,6 +89,11 @@ def check_keywords(infer, e, allowed):
 def type_array_call(infer, e: ir.ArrayCall):
     """Type `e` (in place; returns it) or raise a compile error that says what to write."""
     f = e.func
+    if f in CALLS:
+        return type_python_call(infer, e)
+    refused = refused_module_call(f)
+    if refused:
+        raise infer.error(refused, e)
     axis = e.keywords.get("axis")
     if isinstance(axis, ir.Const) and axis.value is None and f not in AXIS_NONE_FLATTENS:
         del e.keywords["axis"]      # axis=None: NumPy's default (all of the array)

@@ -39,6 +39,7 @@ from unpy.typeinfer.build_ir import (ALLOCATING, BOOL, ELEMENT_CALLS, FUNCTIONS,
                                      convert, either, is_float, mul, name, same, scalar_function,
                                      sub, truth)
 from unpy.typeinfer.lower_linalg import ARRAY_RESULTS, SIZED_BY_VALUES, LinalgLowering
+from unpy.typeinfer.python_calls import CALLS
 from unpy.typeinfer.lower_reductions import CUMULATIVE, ReductionLowering
 from unpy.typeinfer.lower_sorting import SortLowering
 from unpy.typeinfer.array_calls import transposed_axes
@@ -276,6 +277,9 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
                 a, v = s.value.args
                 view = ir.View(a, [], s.loc, a.type)
                 return self.store(view, self.scalar(v), s.loc)
+            if isinstance(s.value, ir.ArrayCall) and s.value.type is None and \
+                    s.value.func in CALLS:      # np.random.seed(s), np.random.shuffle(a)
+                return [ir.ExprStmt(self.draw_call(s.value), s.loc)]
             if isinstance(s.value, ir.Print):
                 s.value.args = [self.materialize(a) if isinstance(a.type, Array)
                                 else self.scalar(a) for a in s.value.args]
@@ -310,6 +314,8 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
             return scalar_function(e.func[3:], [self.scalar(a) for a in e.args], e.type.dtype)
         if isinstance(e.type, Array):
             raise self.error("an array cannot be used here; this needs a scalar", e)
+        if isinstance(e, (ir.BoolOp, ir.IfExp)):
+            return self.conditional_operands(e)
         for field in e.__dataclass_fields__:
             if field in ("type", "loc", "target"):
                 continue
@@ -319,6 +325,49 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
             elif _is_expr(value):
                 setattr(e, field, self.scalar(value))
         return e
+
+    def conditional_operands(self, e):
+        """`a and b`, `a or b`, `b if t else c`: where an operand Python may not evaluate
+        computes something first (a draw, a reduction that can raise), it is computed only
+        where Python evaluates it, the value kept in a local."""
+        first = self.scalar(e.test if isinstance(e, ir.IfExp) else e.values[0])
+        later = [self.evaluated_apart(x) for x in
+                 ([e.body, e.orelse] if isinstance(e, ir.IfExp) else e.values[1:])]
+        if not any(stmts for stmts, _ in later):
+            if isinstance(e, ir.IfExp):
+                e.test, (e.body, e.orelse) = first, (v for _, v in later)
+            else:
+                e.values = [first] + [v for _, v in later]
+            return e
+        t = self.temp("c", e.type)
+        if isinstance(e, ir.IfExp):
+            (body, b), (orelse, o) = later
+            self.pre.append(ir.If(first, body + [ir.Assign(t, b, e.loc)],
+                                  orelse + [ir.Assign(t, o, e.loc)], e.loc))
+            return t
+        rest = []           # `a and b and c`: c only where b is true, b where a is
+        for stmts, v in reversed(later):
+            rest = stmts + [ir.Assign(t, v, e.loc)] + ([self.when_open(e.op, t, rest)]
+                                                       if rest else [])
+        self.pre += [ir.Assign(t, first, e.loc), self.when_open(e.op, t, rest)]
+        return t
+
+    @staticmethod
+    def when_open(op, value, stmts):
+        """`stmts` where `value` leaves the answer of `op` open (true for and, false for or)."""
+        return ir.If(truth(value), stmts, [], value.loc) if op == "and" else \
+            ir.If(truth(value), [], stmts, value.loc)
+
+    def evaluated_apart(self, e):
+        """(the statements that compute `e`'s parts, `e` lowered): kept apart from the
+        statement's own, for an operand that is evaluated only sometimes."""
+        kept = self.pre, self.hoisted, dict(self.memo), dict(self.views)
+        self.pre, self.hoisted = [], []
+        try:
+            value = self.scalar(e)
+            return assemble(self.hoisted + self.pre, e.loc, flat=not self.in_prange), value
+        finally:     # (what it computed is not there for the rest of the statement)
+            self.pre, self.hoisted, self.memo, self.views = kept
 
     def operand_array(self, e):
         """An array passed to a compiled function: a name (views and computed arrays get

@@ -1,5 +1,6 @@
 """np.linalg, np.cov, np.histogram, np.meshgrid, np.polyval, np.searchsorted, np.digitize and
-np.interp in the array lowering. A mixin of `ArrayLowering`
+np.interp, and the draws of np.random and Python's random module (python_calls.py) in the
+array lowering. A mixin of `ArrayLowering`
 (unpy/typeinfer/lower_arrays.py), whose state it shares.
 
 `np.linalg.solve`, `inv`, `cholesky`, `det`, `eigh` (solve, inv, det also of complex matrices)
@@ -21,6 +22,7 @@ import numpy as np
 from unpy import ir
 from unpy.ir import Array, Scalar
 from unpy.typeinfer.array_calls import cast_array, sample_of
+from unpy.typeinfer.python_calls import CALLS, call_shape, python_call
 from unpy.typeinfer.build_ir import (BOOL, Check, add, binop, call, choose, compare, const, mul,
                                      convert, either, same, scalar_function, sub, truth)
 from unpy.typeinfer.types import PY_INT
@@ -31,11 +33,11 @@ LIBRARY_OUTPUTS = {"linalg.solve": 1, "linalg.inv": 1, "linalg.cholesky": 1, "li
 # ArrayCalls lowered here: array results (allocated by the caller, filled by `library_into`)
 # and the others (a scalar or a tuple, from `library_value`).
 ARRAY_RESULTS = {"solve", "inv", "cholesky", "cov", "interp", "searchsorted", "polyval",
-                 "repeat", "tile", "digitize"}
+                 "repeat", "tile", "digitize"} | set(CALLS)
 # (np.interp, np.searchsorted and np.polyval of a scalar x)
 OTHER_RESULTS = {"det", "eigh", "histogram", "interp", "searchsorted", "polyval", "meshgrid",
                  "digitize",
-                 "nonzero", "flatnonzero", "argwhere", "unique"}
+                 "nonzero", "flatnonzero", "argwhere", "unique"} | set(CALLS)
 # np.histogram's weights are summed in blocks of this many values (NumPy's BLOCK).
 HISTOGRAM_BLOCK = 65536
 # Arrays whose length is known only once they are computed (from `library_value`).
@@ -70,6 +72,9 @@ class LinalgLowering:
             return self.shape(e.args[ELEMENTWISE[e.func][0]])
         if e.func in ("repeat", "tile"):
             return self.repeated_shape(e)
+        if e.func in CALLS:
+            dims = call_shape(e)
+            return self.shape(e.args[0]) if dims is None else [self.scalar(d) for d in dims]
         # inv, cholesky: the argument's shape, square unless the call raises LinAlgError
         # (which it must before any shape check of the statement could raise).
         return self.shape(e.args[0])
@@ -89,6 +94,8 @@ class LinalgLowering:
             return self.covariance_into(out, e, loc)
         if e.func in ("repeat", "tile"):
             return self.repeated_into(out, e, loc)
+        if e.func in CALLS:
+            return [ir.ExprStmt(self.draw_call(e, out), loc)]
         if e.func in ELEMENTWISE:
             k, builder = ELEMENTWISE[e.func]
             x = self.in_place(e.args[k])
@@ -108,8 +115,21 @@ class LinalgLowering:
         return self.nest(self.shape(wide), lambda idx: [ir.Assign(
             self.element(out, idx), convert(self.element(wide, idx), out.type.dtype), loc)])
 
+    def draw_call(self, e, into=None):
+        """The call of draw `e` (filling `into`, else of its value or none): its arguments
+        lowered (an array as a name, Python gets it as an ndarray of the same memory)."""
+        if self.in_prange:
+            raise self.error("random draws inside a prange are not supported", e)
+        e.args = [self.materialize(a) if isinstance(a.type, Array) else self.scalar(a)
+                  for a in e.args]
+        e.keywords = {k: v if k == "size" else self.materialize(v) if isinstance(v.type, Array)
+                      else self.scalar(v) for k, v in e.keywords.items()}
+        return python_call(e, into)
+
     def library_value(self, e):
         """The value of `e` (OTHER_RESULTS): a scalar local, or a tuple of new arrays."""
+        if e.func in CALLS:
+            return self.scalar_temp("r", self.draw_call(e))
         if e.func == "det":
             if self.in_prange:
                 self.library_call(e, [], e.loc)     # refused there

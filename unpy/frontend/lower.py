@@ -1427,7 +1427,7 @@ class Lowering:
         name = e.func.attr
         if name == "append":
             return self.list_append(e)
-        if self.is_list(e.func.value):
+        if self.is_list(e.func.value) and name not in ARRAY_METHODS:
             raise self.error(f"the list method '.{name}()' is not supported in compiled "
                              "functions; a list there takes append(v), len(), [i] (read and "
                              "stored), for loops, sum() and np.array()", e)

@@ -6,6 +6,7 @@ know a promotion rule. Augmented assignments become `x = x op e`.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 
 from unpy import ir
@@ -36,7 +37,7 @@ def shaped(dtype, ndim):
 
 class TypeInference:
     def __init__(self, fn: ir.Function, signatures: dict, errors, strengthened=None,
-                 list_items=None):
+                 list_items=None, tolerant=False):
         self.fn = fn
         self.signatures = signatures    # function name -> its overloads.Signature list
         self.errors = errors
@@ -52,8 +53,12 @@ class TypeInference:
         # holds the NumPy type from the start (`infer_function` runs again with them).
         self.strengthened = dict(strengthened or {})
         # The items' type of each list, from the values it takes (unpy/typeinfer/lists.py):
-        # those of the run before, joined with the values met so far.
+        # those of the run before, joined with the values met so far; the lists read before
+        # any value of theirs was met (lists.UNSEEN).
         self.list_items = dict(list_items or {})
+        self.guessed = set()
+        # Skip the statements that do not type, rather than stop (to find the lists' values).
+        self.tolerant = tolerant
         # A name the function's top level binds again to a value of another type
         # (`x = np.reshape(x, (n, -1))`): every later use reads the new binding, so it is a new
         # variable from there on. Name -> the variable it stands for now.
@@ -72,7 +77,13 @@ class TypeInference:
     # --- statements ---------------------------------------------------------------------
 
     def block(self, stmts):
-        return [self.stmt(s) for s in stmts]
+        if not self.tolerant:
+            return [self.stmt(s) for s in stmts]
+        typed = []
+        for s in stmts:
+            with contextlib.suppress(CompileError):
+                typed.append(self.stmt(s))
+        return typed
 
     def nested(self, stmts):
         self.depth += 1
@@ -1117,10 +1128,16 @@ def infer_function(fn: ir.Function, signatures: dict, errors):
         try:
             inference.run()
         except CompileError:
-            if inference.list_items == list_items:
+            if not inference.guessed:
                 raise
-            # (a list read before the values it takes later were met: typed again with them)
-            list_items = inference.list_items
+            # A list read before the values it takes appear in the code, its items guessed
+            # wrong: their types from a run that skips the statements it cannot type.
+            values = TypeInference(ir.copy_tree(fn), signatures, errors, strengthened,
+                                   list_items, tolerant=True)
+            values.run()
+            if values.list_items == list_items:
+                raise
+            list_items = values.list_items
             continue
         if inference.strengthened == strengthened and inference.list_items == list_items:
             fn.__dict__.update(attempt.__dict__)

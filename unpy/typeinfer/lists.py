@@ -3,8 +3,8 @@
 
 A list's items have one type: the promotion of every value the list takes (its literal's
 items, the values appended and stored), as np.array makes the dtype of them (a Python int is
-int64, a float float64, an int and a float give float64, np.float32 values float32), weak (Python's
-own numbers, NEP 50) where all of them are. The values a list takes come anywhere in the
+int64, a float float64, an int and a float give float64, np.float32 values float32), weak
+(Python's own numbers, NEP 50) where all of them are. The values a list takes come anywhere in the
 function, so `infer_function` types it again from the start until the items' types settle, as
 it does for a scalar first bound to a Python number (`TypeInference.strengthen`).
 
@@ -21,6 +21,9 @@ from unpy.typeinfer.types import INT64, PY_INT, cast, is_int
 
 # The items of a list that takes no value at all: np.array([]) is float64.
 NO_ITEMS = Scalar("float64", weak=True)
+# An item read before any value of its list was met (typed again once they are): the type that
+# any other joins to itself, so that the items' types settle at the least that holds them all.
+UNSEEN = Scalar("bool", weak=True)
 USES = ("a list is used in compiled code through len(out), out[i] (read and stored), "
         "out.append(v), for v in out, sum(out), np.array(out) and return out")
 
@@ -41,11 +44,12 @@ def list_type(infer, name: str) -> ListType:
     return ListType(infer.list_items.get(name, NO_ITEMS))
 
 
-def outside_pranges(infer, node, what="a list"):
+def outside_pranges(infer, name: str, node):
     if infer.in_prange:
-        raise infer.error(f"{what} inside a prange is not supported: its iterations run in any "
-                          "order (and a @gpu function's on the device); make it an array "
-                          "before the loop (a = np.array(out)) and read that", node)
+        raise infer.error(f"the list '{name}' inside a prange is not supported: its iterations "
+                          "run in any order (and a @gpu function's on the device); make it an "
+                          f"array before the loop ({name}_array = np.array({name})) and read "
+                          "that", node)
 
 
 def takes(infer, name: str, value, node):
@@ -62,19 +66,20 @@ def takes(infer, name: str, value, node):
 def new_list(infer, s: ir.Assign):
     """`out = [a, b]` (or `[]`): a new list bound to `out`."""
     e = s.value
-    outside_pranges(infer, e)
     if not isinstance(s.target, ir.Name):
         raise infer.error("a list is bound to a variable in compiled code (out = []); an "
                           "element of an array holds a number", e)
+    outside_pranges(infer, s.target.id, e)
+    items = [infer.expr(x) for x in e.items]       # (of the name's binding before this one)
     name = infer.renamed.get(s.target.id, s.target.id)
     known = infer.vars.get(name)
     if known is not None and not isinstance(known, ListType):
         if infer.depth or name in infer.declared:
-            raise infer.error(f"'{s.target.id}' is {known} (first assigned on line "
+            shown = known.dtype if isinstance(known, Scalar) else known
+            raise infer.error(f"'{s.target.id}' is {shown} (first assigned on line "
                               f"{infer.defined_at[name]}); a list cannot be stored in it; use "
                               "another variable", e)
         name = infer.rebound(s.target.id)
-    items = [infer.expr(x) for x in e.items]
     for x in items:
         takes(infer, name, x, x)
     t = list_type(infer, name)
@@ -87,7 +92,7 @@ def new_list(infer, s: ir.Assign):
 
 def list_name(infer, node: ir.Name) -> ir.Name:
     name = infer.renamed.get(node.id, node.id)
-    return ir.Name(name, node.loc, infer.vars[name])
+    return ir.Name(name, node.loc, list_type(infer, name))
 
 
 def appended(infer, e: ir.ListAppend):
@@ -113,17 +118,20 @@ def appended(infer, e: ir.ListAppend):
 
 def item(infer, e: ir.Subscript) -> ir.ListItem:
     """`out[i]`: one item, read or stored (the index an integer, negative from the end)."""
-    outside_pranges(infer, e)
+    outside_pranges(infer, e.array.id, e)
     index = e.indices[0] if len(e.indices) == 1 else None
     if index is None or isinstance(index, (ir.Slice, ir.NewAxis)) or (
             isinstance(index, ir.Const) and index.value is Ellipsis):
         raise infer.error(f"a list takes one integer index in compiled code ({e.array.id}[i]); "
-                          f"for slices make it an array (np.array({e.array.id})[a:b])", e)
+                          f"for slices make it an array (np.array({e.array.id})[lo:hi])", e)
     index = infer.expr(index)
     if not is_int(index.type):
         raise infer.error(f"list indices must be integers, got {index.type}", index)
     name = list_name(infer, e.array)
-    return ir.ListItem(name, cast(index, INT64), e.loc, name.type.item)
+    if name.id not in infer.list_items:
+        infer.guessed.add(name.id)
+    return ir.ListItem(name, cast(index, INT64), e.loc,
+                       infer.list_items.get(name.id, UNSEEN))
 
 
 def stored(infer, target: ir.ListItem, value, loc) -> ir.Assign:
@@ -137,7 +145,7 @@ def length(infer, e: ir.ListLen):
     name is one here (`out = np.array(out)` before)."""
     if not is_list(infer, e.list):
         return infer.expr(ir.ArrayAttr(e.list, "shape", 0, e.loc))
-    outside_pranges(infer, e)
+    outside_pranges(infer, e.list.id, e)
     e.list = list_name(infer, e.list)
     e.type = PY_INT
     return e

@@ -419,12 +419,12 @@ def test_list_index_as_python(python_forms_kernels, k):
     python_forms_kernels.check("list_index", 4, k)
 
 
-def test_list_store_out_of_range_says_so_as_python(python_forms_kernels):
-    """A store past the end raises Python's IndexError of a store (the read before it passes:
-    an empty list's read raises the read's)."""
-    for f in (python_forms_kernels.interpreted.list_index, python_forms_kernels.compiled.list_index):
-        with pytest.raises(IndexError, match="^list index out of range$"):
-            f(0, 0)
+@pytest.mark.parametrize("n, k", [(0, 0), (3, 3), (3, -4), (3, -3), (3, 2)])
+def test_list_store_as_python(python_forms_kernels, n, k):
+    """A store past either end raises Python's IndexError of a store."""
+    got = python_forms_kernels.check("list_store", n, k)
+    if not -n <= k < n:
+        assert str(got) == "list assignment index out of range"
 
 
 @pytest.mark.parametrize("n, m", [(7, 3), (5, 2)])
@@ -457,3 +457,10 @@ def test_list_returned_holds_the_interpreters_values(python_forms_kernels):
 @pytest.mark.parametrize("n", [1, 2, 6])
 def test_list_rebound_as_an_array(python_forms_kernels, n):
     python_forms_kernels.check("list_rebound_as_array", n)
+
+
+def test_list_items_in_an_array_statement(python_forms_kernels, device):
+    a = RNG.random(300)
+    python_forms_kernels.check("list_items_in_an_array_statement", a, 3)
+    assert_ran_on(python_forms_kernels, "list_items_in_an_array_statement", device)
+    python_forms_kernels.check("list_items_in_an_array_statement", a, 0)     # w[-2]: IndexError

@@ -489,6 +489,16 @@ def list_index(n, k):
     return got + out[k], len(out)
 
 
+@unpython.type('int64', 'int64', 'float64')
+def list_store(n, k):
+    """out[k] stored first: Python's IndexError of a store past either end."""
+    out = []
+    for i in range(n):
+        out.append(i * 0.5)
+    out[k] = 2.0
+    return out[k] + len(out)
+
+
 @unpython.type('int64', 'int64', 'ndarray[float64, 1]')
 def list_mixed_ints_and_floats(n, m):
     """Python ints and floats appended: np.array makes float64 of them."""
@@ -549,3 +559,14 @@ def list_rebound_as_array(n):
         out.append(k)
     out = np.array(out)
     return out + len(out)
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 1]', 'int64', 'ndarray[float64, 1]')
+def list_items_in_an_array_statement(a, n):
+    """A list's items in array statements: read once, on the host, before the nest (which the
+    GPU path may run)."""
+    w = [0.5]
+    for i in range(n):
+        w.append(w[-1] * 2.0)
+    return np.clip(a * w[-1] + len(w), w[0], w[-2] * 3.0)

@@ -250,8 +250,8 @@ CASES = [
             out.pop()
             return len(out)
         """, r"the list method '.pop\(\)' is not supported in compiled functions; a list there "
-             r"takes append\(v\), len\(\), \[i\] \(read and stored\), for loops, sum\(\) and "
-             r"np.array\(\)", 4, "out.pop"),
+             r"takes append\(v\), len\(\), \[i\] \(read and stored\), for loops, sum\(\), "
+             r"min\(\), max\(\) and np.array\(\)", 4, "out.pop"),
     ("a second name for a list", """
         @unpython.type('int64', 'int64')
         def f(n):

@@ -1430,7 +1430,7 @@ class Lowering:
         if self.is_list(e.func.value) and name not in ARRAY_METHODS:
             raise self.error(f"the list method '.{name}()' is not supported in compiled "
                              "functions; a list there takes append(v), len(), [i] (read and "
-                             "stored), for loops, sum() and np.array()", e)
+                             "stored), for loops, sum(), min(), max() and np.array()", e)
         if name in ("conj", "conjugate") and not e.args and not e.keywords:
             return ir.Call("np.conjugate", [self.expr(e.func.value)], loc_of(e))
         if name == "round":

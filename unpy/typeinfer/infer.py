@@ -14,13 +14,13 @@ from unpy.errors import CompileError
 from unpy.ir import Array, DtypeType, ListType, Scalar, TupleType
 import numpy as np
 
+from unpy.typeinfer import lists
 from unpy.typeinfer.array_calls import type_array_call
 from unpy.typeinfer.overloads import NoSignature, choose_signature
-from unpy.typeinfer import lists
 from unpy.typeinfer.types import (BOOL, COMPLEX_FUNCTIONS, ELEMENTWISE_RULES, FLOAT64, INT64,
-                                  NUMPY_MATH, PY_INT, UFUNCS, cast, conversion_loses, fits, is_bool,
-                                  is_complex, is_float, is_int, literal_type, ndim_of, real_part,
-                                  resolve)
+                                  NUMPY_MATH, PY_INT, UFUNCS, cast, conversion_loses, fits,
+                                  is_bool, is_complex, is_float, is_int, literal_type, ndim_of,
+                                  real_part, resolve)
 
 MATH_TO_INT = {"floor", "ceil"}        # math.floor/ceil return Python ints
 
@@ -96,9 +96,10 @@ class TypeInference:
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.ListNew):
             return lists.new_list(self, s)
         if isinstance(s, ir.Assign) and lists.is_list(self, s.value):
-            raise self.error(f"'{s.value.id}' is a list; a second name for it is not supported "
-                             "in compiled code (a change through one name would show through "
-                             f"the other): use '{s.value.id}' itself, or make a new list", s.value)
+            raise self.error(f"'{s.value.id}' is a list; a second name for it is not "
+                             "supported in compiled code (a change through one name would show "
+                             f"through the other): use '{s.value.id}' itself, or make a new "
+                             "list", s.value)
         if isinstance(s, ir.Assign):
             return self.assign(s.target, self.expr(s.value), s.loc)
         if isinstance(s, ir.AugAssign):

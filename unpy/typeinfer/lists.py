@@ -25,7 +25,8 @@ NO_ITEMS = Scalar("float64", weak=True)
 # any other joins to itself, so that the items' types settle at the least that holds them all.
 UNSEEN = Scalar("bool", weak=True)
 USES = ("a list is used in compiled code through len(out), out[i] (read and stored), "
-        "out.append(v), for v in out, sum(out), np.array(out) and return out")
+        "out.append(v), for v in out, sum(out) (and min, max, any, all), np.array(out) and "
+        "return out")
 
 
 def joined(known, t: Scalar) -> Scalar:

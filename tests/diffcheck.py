@@ -200,10 +200,11 @@ def _same_float(a: float, b: float, rtol: float) -> bool:
 def assert_same(expected, got, rtol=0.0, check_dtype=True, what="result"):
     """Equal values (NaN equals NaN, 0.0 and -0.0 differ unless rtol > 0). With `check_dtype`,
     a scalar result has the dtype the interpreter's NumPy scalar has; Python scalars from the
-    interpreter only fix the kind (bool, int, float). Tuples compare item by item."""
-    if isinstance(expected, tuple):
-        assert isinstance(got, tuple) and len(got) == len(expected), (
-            f"{what}: expected a tuple of {len(expected)}, got {got!r}")
+    interpreter only fix the kind (bool, int, float). Tuples and lists compare item by item."""
+    if isinstance(expected, (tuple, list)):
+        kind = type(expected).__name__
+        assert type(got) is type(expected) and len(got) == len(expected), (
+            f"{what}: expected a {kind} of {len(expected)}, got {got!r}")
         for k, (x, y) in enumerate(zip(expected, got)):
             assert_same(x, y, rtol, check_dtype, f"{what}: item {k}")
         return

@@ -236,13 +236,122 @@ CASES = [
             return (lambda x: x)(n)
         """, r"'Lambda' expressions are not supported.*define the function at module level",
          3, "lambda"),
-    ("list literal", """
+    ("list literal as a value", """
         @unpython.type('int64', 'int64')
         def f(n):
-            x = [n, n]
+            x = [n, n][0]
             return n
-        """, r"'List' expressions are not supported in compiled functions; write an array "
-             r"\(np.array\(\[a, b, c\]\)", 3, "[n, n]"),
+        """, r"a list is bound to a name in compiled code \(out = \[\], then out.append\(v\)\);"
+             r".*for an array of values write np.array\(\[a, b, c\]\)", 3, "[n, n]"),
+    ("append in a prange", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            out = []
+            for i in prange(a.shape[0]):
+                out.append(a[i])
+            return np.array(out)
+        """, r"out.append\(\) inside a prange is not supported: its iterations run in any "
+             r"order; append in a range loop, or fill an array of the largest size keeping a "
+             r"count", 5, "out.append"),
+    ("a list read in a @gpu prange", """
+        @unpython.gpu
+        @unpython.type('ndarray[float64, 1]', None)
+        def f(a):
+            w = [1.0, 2.0]
+            for i in prange(a.shape[0]):
+                a[i] = a[i] * w[1]
+        """, r"the list 'w' inside a prange is not supported: its iterations run in any order "
+             r"\(and a @gpu function's on the device\); make it an array before the loop "
+             r"\(w_array = np.array\(w\)\)", 6, "w[1]"),
+    ("a list of arrays", """
+        @unpython.type('ndarray[float64, 2]', 'int64')
+        def f(a):
+            rows = []
+            for i in range(a.shape[0]):
+                rows.append(a[i])
+            return len(rows)
+        """, r"a list of ndarray\[float64, 1\] values is not supported in compiled code: its "
+             r"items are numbers or bools", 5, "a[i]"),
+    ("a list of tuples", """
+        @unpython.type('ndarray[float64, 1]', 'int64')
+        def f(a):
+            pairs = [(0, 0.0)]
+            return len(pairs)
+        """, r"a list of tuple\[.*\] values is not supported in compiled code", 3, "(0, 0.0)"),
+    ("a list passed to a compiled function", """
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def g(v):
+            return v[0]
+
+        @unpython.type('float64', 'float64')
+        def f(x):
+            out = [x]
+            return g(out)
+        """, r"a list passed to a compiled function is not supported; pass an array of its "
+             r"items \(np.array\(out\)\)", 8, "out)"),
+    ("a list parameter", """
+        @unpython.type('list[float64]', 'float64')
+        def f(v):
+            return v[0]
+        """, r"a list parameter is not supported in compiled code: pass an array", 2, "def"),
+    ("a list method other than append", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            out = [1, 2]
+            out.pop()
+            return len(out)
+        """, r"the list method '.pop\(\)' is not supported in compiled functions; a list there "
+             r"takes append\(v\), len\(\), \[i\] \(read and stored\), for loops, sum\(\), "
+             r"min\(\), max\(\) and np.array\(\)", 4, "out.pop"),
+    ("a second name for a list", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            a = [1, 2]
+            b = a
+            b.append(n)
+            return len(a)
+        """, r"'a' is a list; a second name for it is not supported in compiled code", 4, "a\n"),
+    ("a list in a chained assignment", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            a = b = []
+            return n
+        """, r"a list in a chained assignment would be one list under several names", 3, "[]"),
+    ("a list returned without its type", """
+        @unpython.type('int64', 'ndarray[int64, 1]')
+        def f(n):
+            out = [1, n]
+            return out
+        """, r"this returns the list 'out' of int64 items: declare the return type "
+             r"'list\[int64\]' \(or return np.array\(out\)\)", 4, "out\n"),
+    ("a slice of a list", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            out = [1, n]
+            return out[1:][0]
+        """, r"a list takes one integer index in compiled code \(out\[i\]\); for slices make it "
+             r"an array \(np.array\(out\)\[lo:hi\]\)", 4, "out[1:]"),
+    ("append to the list a loop iterates over", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            out = [1, n]
+            for v in out:
+                out.append(v)
+            return len(out)
+        """, r"this loop appends to 'out', the list it iterates over", 5, "out.append"),
+    ("append to an array", """
+        @unpython.type('ndarray[float64, 1]', 'int64')
+        def f(a):
+            a.append(1.0)
+            return 0
+        """, r"'a' is ndarray\[float64, 1\]: append\(\) is the method of a list", 3, "a.append"),
+    ("print of a list", """
+        @unpython.type('int64', None)
+        def f(n):
+            out = [n]
+            print(out)
+        """, r"'out' is a list; a list is used in compiled code through len\(out\), out\[i\]", 4,
+     "out)"),
     ("string constant", """
         @unpython.type('int64', 'int64')
         def f(n):

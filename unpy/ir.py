@@ -64,7 +64,21 @@ class DtypeType:
         return f"type[{self.dtype}]"
 
 
-Type = Union[Scalar, Array, TupleType, DtypeType, None]
+@dataclass(frozen=True)
+class ListType:
+    """A Python list of scalars, local to a function (`out = []`, then `out.append(v)`): its
+    items all of type `item` (the promotion of the values it takes, as np.array's of them)."""
+    item: Scalar
+
+    @property
+    def dtype(self):            # a list has no dtype; a name for messages
+        return str(self)
+
+    def __str__(self):
+        return f"list[{self.item}]"
+
+
+Type = Union[Scalar, Array, TupleType, DtypeType, ListType, None]
 
 
 # --- expressions ----------------------------------------------------------------------------
@@ -323,9 +337,44 @@ class AllocArray:
     type: Type = None
 
 
+@dataclass
+class ListNew:
+    """`[a, b]` (or `[]`) bound to a name: a new list of the scalars `items`."""
+    items: list
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class ListItem:
+    """`lst[index]`, read or (as an assignment's target) stored, as Python's: a negative index
+    counts from the end, one out of range raises IndexError."""
+    list: Name
+    index: "Expr"
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class ListLen:
+    """`len(lst)`."""
+    list: Name
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class ListAppend:
+    """`lst.append(value)` (an expression statement: no value)."""
+    list: Name
+    value: "Expr"
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
 Expr = Union[Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr, Call,
              CallCompiled, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
-             StridedView, Reshape, TupleValue, TupleItem]
+             StridedView, Reshape, TupleValue, TupleItem, ListNew, ListItem, ListLen, ListAppend]
 
 
 # --- statements -----------------------------------------------------------------------------
@@ -587,7 +636,8 @@ def copy_tree(node):
     return _copy(node, {})
 
 
-_IMMUTABLE = (str, int, float, bool, complex, type(None), Scalar, Array, TupleType, DtypeType)
+_IMMUTABLE = (str, int, float, bool, complex, type(None), Scalar, Array, TupleType, DtypeType,
+              ListType)
 
 
 def _copy(x, memo):
@@ -624,8 +674,8 @@ def _copy(x, memo):
 # --- JSON serialiser ------------------------------------------------------------------------
 
 _NODE_CLASSES = {cls.__name__: cls for cls in (
-    Scalar, Array, TupleType, DtypeType, TupleValue, TupleItem, Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr,
-    Call, Print, PythonCall, CallCompiled, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
+    Scalar, Array, TupleType, DtypeType, ListType, TupleValue, TupleItem, Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr,
+    Call, Print, PythonCall, CallCompiled, ListNew, ListItem, ListLen, ListAppend, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
     StridedView, Reshape, Assign, AugAssign, Reduction, For, LoopSpan, IndexBound, IndexProof,
     LocalTile, While, If, Break, Continue, Return,
     ExprStmt, Pass, Raise, Param, Function, Nest, Module)}
@@ -737,6 +787,14 @@ def format_expr(e) -> str:
         return f"view({e.array.id}, offsets=({offsets}), dims=({dims}))"
     if isinstance(e, Reshape):
         return f"{e.array.id}.reshape({', '.join(format_expr(d) for d in e.shape)})"
+    if isinstance(e, ListNew):
+        return "[" + ", ".join(format_expr(x) for x in e.items) + "]"
+    if isinstance(e, ListItem):
+        return f"{e.list.id}[{format_expr(e.index)}]"
+    if isinstance(e, ListLen):
+        return f"len({e.list.id})"
+    if isinstance(e, ListAppend):
+        return f"{e.list.id}.append({format_expr(e.value)})"
     raise TypeError(f"not an expression: {e!r}")
 
 

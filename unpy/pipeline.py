@@ -8,7 +8,7 @@ from unpy import ir
 from unpy.errors import CompileError
 from unpy.frontend.discover import discover
 from unpy.frontend.lower import lower_function
-from unpy.ir import Array, DtypeType, Scalar
+from unpy.ir import Array, DtypeType, ListType, Scalar
 from unpy.typeinfer.array_races import check_array_writes
 from unpy.typeinfer.contract import contract_temporaries
 from unpy.typeinfer.fuse import fuse_function
@@ -42,6 +42,10 @@ def parse_signature(decorated, written, errors):
             f"parameter ({n}) and then the return type (None for no value)", loc)
     if any(t is None for t in types[:-1]):
         raise errors.error("parameters need a type; None is only a return type", loc)
+    if any(isinstance(t, ListType) for t in types[:-1]):
+        raise errors.error("a list parameter is not supported in compiled code: pass an array "
+                           "(np.array(values)) as an 'ndarray[float64, 1]'; a list is only a "
+                           "return type", loc)
     if isinstance(types[-1], DtypeType):
         raise errors.error(f"a function returns no dtype ({types[-1]} is a parameter's type); "
                            "return an array or a number", loc)
@@ -102,8 +106,9 @@ def parse_locals(decorated, errors) -> dict:
         local_types = {k: parse_type(v) for k, v in decorated.locals.items()}
     except TypeStringError as e:
         raise errors.error(str(e), (fn.lineno, fn.col_offset))
-    if any(t is None or isinstance(t, DtypeType) for t in local_types.values()):
-        raise errors.error("@unpython.locals types cannot be None or a dtype (type[...])",
+    if any(t is None or isinstance(t, (DtypeType, ListType)) for t in local_types.values()):
+        raise errors.error("@unpython.locals types cannot be None, a dtype (type[...]) or a "
+                           "list (its items take the type of its values)",
                            (fn.lineno, fn.col_offset))
     return local_types
 

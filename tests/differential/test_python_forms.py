@@ -383,3 +383,84 @@ def test_a_tuple_stored_into_a_slice(python_forms_kernels):
 def test_return_none(python_forms_kernels):
     python_forms_kernels.check("returns_none", RNG.random(3))
     python_forms_kernels.check("returns_none", np.zeros(0))
+
+
+# --- lists: out = [], out.append(v) -------------------------------------------------------------
+
+@SETTINGS
+@given(arrays(f64, 1, max_side=12, values=st.floats(-4, 4)))
+def test_list_of_peak_indices(python_forms_kernels, x):
+    expected, got, _, _ = python_forms_kernels.run("list_peaks", x)
+    if expected[1].size:
+        assert_same(expected[1], got[1], what="list_peaks")
+    else:   # no append: empty of the items' dtype, where NumPy's np.array([]) is float64
+        assert got[1].shape == (0,) and got[1].dtype == np.int64
+
+
+@SETTINGS
+@given(arrays(f64, 1, max_side=12, values=st.floats(-4, 4)), st.floats(-4, 4))
+def test_list_of_values_as_arrays(python_forms_kernels, a, t):
+    python_forms_kernels.check("list_of_values_above", a, t)
+
+
+@pytest.mark.parametrize("n", [1, 2, 9])
+def test_list_reads(python_forms_kernels, n):
+    python_forms_kernels.check("list_reads", RNG.random(n), rtol=1e-12)
+
+
+def test_list_reads_of_no_value_raise_index_error(python_forms_kernels):
+    # [0.5] then nothing appended: out[-2] is past the start
+    got = python_forms_kernels.check("list_reads", np.zeros(0))
+    assert isinstance(got, IndexError) and str(got) == "list index out of range"
+
+
+@pytest.mark.parametrize("k", [-5, -4, -1, 0, 3, 4, 9])
+def test_list_index_as_python(python_forms_kernels, k):
+    python_forms_kernels.check("list_index", 4, k)
+
+
+@pytest.mark.parametrize("n, k", [(0, 0), (3, 3), (3, -4), (3, -3), (3, 2)])
+def test_list_store_as_python(python_forms_kernels, n, k):
+    """A store past either end raises Python's IndexError of a store."""
+    got = python_forms_kernels.check("list_store", n, k)
+    if not -n <= k < n:
+        assert str(got) == "list assignment index out of range"
+
+
+@pytest.mark.parametrize("n, m", [(7, 3), (5, 2)])
+def test_list_of_ints_and_floats_is_float64(python_forms_kernels, n, m):
+    python_forms_kernels.check("list_mixed_ints_and_floats", n, m)
+
+
+def test_list_items_type_is_of_every_value_it_may_take(python_forms_kernels):
+    """Only ints appended at run time: NumPy makes int64 of them, compiled code float64, the
+    items' type of every value the code may append (docs/supported.md)."""
+    expected = python_forms_kernels.interpreted.list_mixed_ints_and_floats(0, 2)
+    got = python_forms_kernels.compiled.list_mixed_ints_and_floats(0, 2)
+    assert expected.dtype == np.int64 and got.dtype == np.float64
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_list_returned_holds_the_interpreters_values(python_forms_kernels):
+    a = RNG.random(4)
+    python_forms_kernels.check("list_returned", a)
+    python_forms_kernels.check("list_returned", a[:0])
+    got = python_forms_kernels.check("list_of_float32", a.astype(f32))
+    assert all(type(v) is f32 for v in got)
+    got = python_forms_kernels.check("list_of_ints", 5)
+    assert [type(v) for v in got] == [int] * 5
+    got = python_forms_kernels.check("list_of_bools", a)
+    assert all(isinstance(v, (bool, np.bool_)) for v in got)
+    assert python_forms_kernels.check("list_of_ints", 0) == []
+
+
+@pytest.mark.parametrize("n", [1, 2, 6])
+def test_list_rebound_as_an_array(python_forms_kernels, n):
+    python_forms_kernels.check("list_rebound_as_array", n)
+
+
+def test_list_items_in_an_array_statement(python_forms_kernels, device):
+    a = RNG.random(300)
+    python_forms_kernels.check("list_items_in_an_array_statement", a, 3)
+    assert_ran_on(python_forms_kernels, "list_items_in_an_array_statement", device)
+    python_forms_kernels.check("list_items_in_an_array_statement", a, 0)     # w[-2]: IndexError

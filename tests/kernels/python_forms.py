@@ -431,3 +431,142 @@ def printing(a, b, n):
     print()
     print("done", flush=True)
     return total
+
+
+# --- lists: out = [], out.append(v) -------------------------------------------------------------
+
+@unpython.type('ndarray[float64, 1]', 'ndarray[int64, 1]')
+def list_peaks(x):
+    """The indices of the local maxima, collected in a list (a count not known before)."""
+    out = []
+    for i in range(1, x.shape[0] - 1):
+        if x[i] > x[i - 1] and x[i] > x[i + 1]:
+            out.append(i)
+    return np.array(out)
+
+
+@unpython.type('ndarray[float64, 1]', 'float64',
+               'tuple[ndarray[float64, 1], ndarray[float32, 1]]')
+def list_of_values_above(a, t):
+    """The values above t (NumPy float64 items), as np.array and np.asarray with dtype=."""
+    kept = []
+    for v in a:
+        if v > t:
+            kept.append(v)
+    return np.array(kept), np.asarray(kept, dtype=np.float32)
+
+
+@unpython.type('ndarray[float64, 1]', 'float64')
+def list_reads(a):
+    """len, items read and stored (negative indices), `+=` of an item, for, enumerate, zip,
+    sum/min/max/any/all, and an array statement reading items."""
+    out = [0.5]
+    for i in range(a.shape[0]):
+        out.append(a[i] * 2.0)
+    out[0] = out[-1] + len(out)
+    out[-1] += 1.0
+    total = 0.0
+    for v in out:
+        total += v
+    for k, v in enumerate(out):
+        total += k * v
+    for v, w in zip(out, a):
+        total += v * w
+    scaled = a * out[1] + out[-2]
+    return (total + sum(out) + min(out) * max(out) + any(out) + all(out)
+            + out[len(out) // 2] + np.sum(scaled))
+
+
+@unpython.type('int64', 'int64', 'tuple[float64, int64]')
+def list_index(n, k):
+    """out[k] read, then stored, as Python's: from the end where k < 0, IndexError past either
+    end."""
+    out = []
+    for i in range(n):
+        out.append(i * 1.5)
+    got = out[k]
+    out[k] = 2.0
+    return got + out[k], len(out)
+
+
+@unpython.type('int64', 'int64', 'float64')
+def list_store(n, k):
+    """out[k] stored first: Python's IndexError of a store past either end."""
+    out = []
+    for i in range(n):
+        out.append(i * 0.5)
+    out[k] = 2.0
+    return out[k] + len(out)
+
+
+@unpython.type('int64', 'int64', 'ndarray[float64, 1]')
+def list_mixed_ints_and_floats(n, m):
+    """Python ints and floats appended: np.array makes float64 of them."""
+    out = [1]
+    for i in range(n):
+        if i % m == 0:
+            out.append(i)
+        else:
+            out.append(i / m)
+    return np.array(out)
+
+
+@unpython.type('ndarray[float64, 1]', 'list[float64]')
+def list_returned(a):
+    """The list itself: each item as the interpreter holds it (a Python float here)."""
+    out = [0.0]
+    for v in a:
+        out.append(v + 1.0)
+    return out
+
+
+@unpython.type('ndarray[float32, 1]', 'list[float32]')
+def list_of_float32(b):
+    """np.float32 values: a list of NumPy float32 items."""
+    out = []
+    for v in b:
+        out.append(v * np.float32(0.5))
+    return out
+
+
+@unpython.type('int64', 'list[int64]')
+def list_of_ints(n):
+    out = []
+    for i in range(n):
+        out.append(i * i - 3)
+    return out
+
+
+@unpython.type('ndarray[float64, 1]', 'list[bool]')
+def list_of_bools(a):
+    out = [True]
+    for v in a:
+        out.append(v > 0.5)
+    out[0] = len(out) > 3
+    return out
+
+
+@unpython.type('int64', 'ndarray[int64, 1]')
+def list_rebound_as_array(n):
+    """`out = np.array(out)`: the name is an array from there on."""
+    out = []
+    k = 0
+    while len(out) < n:
+        if len(out) > 1:
+            k = out[-1] + out[-2]      # read before the value appended below
+        else:
+            k = 1
+        out.append(k)
+    out = np.array(out)
+    return out + len(out)
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 1]', 'int64', 'ndarray[float64, 1]')
+def list_items_in_an_array_statement(a, n):
+    """A list's items in array statements: read once, on the host, before the nest (which the
+    GPU path may run)."""
+    w = [0.5]
+    for i in range(n):
+        w.append(w[-1] * 2.0)
+    return np.clip(a * w[-1] + len(w), w[0], w[-2] * 3.0)

@@ -75,6 +75,8 @@ def ctype(t) -> str:
         return f"unpy::Array<{CTYPES[t.dtype]}, {t.ndim}>"
     if isinstance(t, ir.TupleType):
         return f"std::tuple<{', '.join(ctype(x) for x in t.items)}>"
+    if isinstance(t, ir.ListType):
+        return f"unpy::List<{CTYPES[t.item.dtype]}>"
     if t is None:
         return "void"
     if isinstance(t, ir.DtypeType):
@@ -84,7 +86,7 @@ def ctype(t) -> str:
 
 def initial(t) -> str:
     """The initialiser of a declared local: scalars start at 0 (see never_negative)."""
-    return "" if isinstance(t, (Array, ir.TupleType)) else " = 0"
+    return "" if isinstance(t, (Array, ir.TupleType, ir.ListType)) else " = 0"
 
 
 def cname(name: str) -> str:
@@ -1081,6 +1083,8 @@ class FunctionEmitter(CExprPrinter):
     def target(self, t):
         if isinstance(t, ir.Name):
             return cname(t.id)
+        if isinstance(t, ir.ListItem):
+            return f"{cname(t.list.id)}.store({self.expr(t.index)})"
         return self.subscript(t)
 
     # --- expressions: the C++ spellings of CExprPrinter ------------------------------------
@@ -1190,6 +1194,18 @@ class FunctionEmitter(CExprPrinter):
         if e.attr == "shape":
             return f"{array}.shape[{e.dim}]"
         return f"{array}.size()"
+
+    def expr_ListNew(self, e):
+        return f"{ctype(e.type)}{{{', '.join(self.expr(x) for x in e.items)}}}"
+
+    def expr_ListItem(self, e):
+        return f"{cname(e.list.id)}.get({self.expr(e.index)})"
+
+    def expr_ListLen(self, e):
+        return f"{cname(e.list.id)}.size()"
+
+    def expr_ListAppend(self, e):
+        return f"{cname(e.list.id)}.append({self.expr(e.value)})"
 
     def expr_Call(self, e):
         if e.func == PANEL_ROWS:            # a register-blocked nest's panels (unpy/loopopt)

@@ -281,19 +281,30 @@ PyObject* shape_tuple(const int64_t* shape, int n) {
     return make_tuple(items.data(), n);
 }
 
-PyObject* make_tuple(PyObject* const* items, int n) {
-    PyObject* t = PyTuple_New(n);
-    bool failed = !t;
-    for (int k = 0; k < n; ++k) {
+// `sequence` (a new tuple or list of n items, or null) holding `items` (stolen).
+template <typename Set>
+static PyObject* filled(PyObject* sequence, PyObject* const* items, int64_t n, Set set) {
+    bool failed = !sequence;
+    for (int64_t k = 0; k < n; ++k) {
         if (!items[k]) failed = true;
-        else if (t) PyTuple_SET_ITEM(t, k, items[k]);
+        else if (sequence) set(sequence, k, items[k]);
         else Py_DECREF(items[k]);
     }
     if (failed) {
-        Py_XDECREF(t);
+        Py_XDECREF(sequence);
         throw PythonErrorSet();
     }
-    return t;
+    return sequence;
+}
+
+PyObject* make_tuple(PyObject* const* items, int n) {
+    return filled(PyTuple_New(n), items, n,
+                  [](PyObject* t, int64_t k, PyObject* x) { PyTuple_SET_ITEM(t, k, x); });
+}
+
+PyObject* make_list(PyObject* const* items, int64_t n) {
+    return filled(PyList_New(n), items, n,
+                  [](PyObject* l, int64_t k, PyObject* x) { PyList_SET_ITEM(l, k, x); });
 }
 
 // --- argument conversion ----------------------------------------------------------------------

@@ -468,6 +468,35 @@ PyObject* array_object(const ArrayInfo& a);
 template <typename T, int N>
 PyObject* to_python(const Array<T, N>& a) { return array_object(array_info(a)); }
 
+// --- lists ---------------------------------------------------------------------------------
+// A Python list of numbers (`out = []`, `out.append(v)`: unpy/typeinfer/lists.py), its items
+// read and stored as Python's: a negative index counts from the end, one past either end raises
+// IndexError with Python's message. bool items are kept as bytes (std::vector<bool> has no
+// reference to an item to store into).
+
+template <typename T>
+class List {
+    using Item = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;
+    std::vector<Item> items;
+
+    [[noreturn, gnu::cold, gnu::noinline]] static void out_of_range(const char* message) {
+        throw Error(ErrorKind::index, message);
+    }
+    int64_t position(int64_t i, const char* message) const {
+        const int64_t k = i < 0 ? i + size() : i;
+        if (k < 0 || k >= size()) out_of_range(message);
+        return k;
+    }
+
+public:
+    List() = default;
+    List(std::initializer_list<T> values) : items(values.begin(), values.end()) {}
+    int64_t size() const { return int64_t(items.size()); }
+    void append(T v) { items.push_back(v); }
+    T get(int64_t i) const { return T(items[position(i, "list index out of range")]); }
+    Item& store(int64_t i) { return items[position(i, "list assignment index out of range")]; }
+};
+
 // --- threads on shared cores ---------------------------------------------------------------
 // A parallel nest runs on as many threads as there are CPUs free when it starts, not on
 // omp_get_max_threads() regardless: a loop's threads share the work out in equal parts, so one
@@ -1617,8 +1646,9 @@ PyObject* scalar_object(char kind, int itemsize, const void* value);
 // A Python bool, float, int or complex for bool, float64, int64 and complex128, else NumPy's
 // scalar of the dtype (np.float32, ...): the value as the interpreter holds it.
 PyObject* scalar_result(char kind, int itemsize, const void* value);
-// A tuple of new references (stolen; a null one: the error set).
+// A tuple, a list of new references (stolen; a null one: the error set).
 PyObject* make_tuple(PyObject* const* items, int n);
+PyObject* make_list(PyObject* const* items, int64_t n);
 
 // A new reference to the Python value of a scalar, an array or a tuple of them.
 template <typename T>
@@ -1647,6 +1677,12 @@ PyObject* result(const Array<T, N>& a) { return to_python(a); }
 template <typename... T>
 PyObject* result(const std::tuple<T...>& values) {
     return tuple_of(values, [](const auto& v) { return result(v); });
+}
+template <typename T>
+PyObject* result(const List<T>& values) {
+    std::vector<PyObject*> items(values.size());
+    for (int64_t k = 0; k < values.size(); ++k) items[k] = result(values.get(k));
+    return make_list(items.data(), values.size());
 }
 
 // print(*values, sep=sep, end=end, flush=flush) through Python's own print, with the GIL:

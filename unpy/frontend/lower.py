@@ -83,9 +83,6 @@ RAISED = ("ValueError", "IndexError", "TypeError", "RuntimeError", "ZeroDivision
           "OverflowError", "AssertionError")
 # What to write instead of an expression compiled code does not have, by its gast class.
 UNSUPPORTED_EXPRESSIONS = {
-    "List": "write an array (np.array([a, b, c]), or np.empty(n) filled in a loop) or a tuple; "
-            "to collect a number of values not known before, fill an array of the largest "
-            "size and keep a count (out[count] = v; count += 1), then return out[:count]",
     "Dict": "index arrays by integers instead (a lookup table as an array), or call it outside",
     "Set": "mark the values in a boolean array (seen[v] = True), or use np.unique",
     "Lambda": "bind it to a name and call that (f = lambda x: 1 - x * x; f(a)), or define "
@@ -164,6 +161,11 @@ class Lowering:
         self.assigned = {n.id for n in gast.walk(self.fn)
                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         self.assigned |= {a.id for a in self.fn.args.args}
+        # Names bound to a list (`out = []`): `np.array(out)`, `sum(out)` and `len(out)` read
+        # the list (typeinfer checks that it is one there).
+        self.lists = {t.id for n in gast.walk(self.fn) if isinstance(n, gast.Assign)
+                      and isinstance(n.value, gast.List)
+                      for t in n.targets if isinstance(t, gast.Name)}
         # The statements a statement's generator reductions (`sum(x * x for x in a)`) run
         # first (`generator_reduction`), and whether an expression is evaluated only on a
         # condition (a branch of `x if c else y`, an operand of and/or after the first).
@@ -259,7 +261,7 @@ class Lowering:
                 if isinstance(value, ir.CallCompiled) or (isinstance(value, ir.ArrayCall) and (
                         value.func in ("fill", "ufunc_at") or "in_place" in value.keywords
                         or value.func.startswith(CALLED_THROUGH_PYTHON))) \
-                        or isinstance(value, ir.Print):
+                        or isinstance(value, (ir.Print, ir.ListAppend)):
                     return [ir.ExprStmt(value, loc)]
             raise self.error("this expression statement has no effect in compiled code; only "
                              "calls to compiled functions may stand alone", s)
@@ -417,6 +419,10 @@ class Lowering:
             if isinstance(target, gast.Tuple):
                 raise self.error("tuple unpacking in a chained assignment is not supported; "
                                  "unpack in a statement of its own", target)
+        if isinstance(s.value, gast.List):
+            raise self.error("a list in a chained assignment would be one list under several "
+                             "names, which compiled code does not have; bind a list of its "
+                             "own to each name (a = []; b = [])", s.value)
         value = self.expr(s.value)
         out = []
         if not isinstance(value, (ir.Const, ir.Name)):
@@ -646,11 +652,19 @@ class Lowering:
                 if rebound:
                     raise self.error(f"this loop assigns '{array}', the array it iterates over; "
                                      "iterate over a copy or use an index loop", rebound[0])
+                grown = [n for stmt in s.body for n in gast.walk(stmt)
+                         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
+                         and n.func.attr == "append" and isinstance(n.func.value, gast.Name)
+                         and n.func.value.id == array]
+                if grown:
+                    raise self.error(f"this loop appends to '{array}', the list it iterates "
+                                     "over (Python's loop would go on over the new items); loop "
+                                     "over a range of indices instead", grown[0])
             else:       # Python evaluates the iterable once: the array a name of its own
                 array = self.fresh("seq")
                 self.assigned.add(array)
                 before.append(ir.Assign(ir.Name(array, loc_of(seq)), self.expr(seq), loc))
-            lengths.append(ir.ArrayAttr(ir.Name(array, loc_of(seq)), "shape", 0, loc_of(seq)))
+            lengths.append(self.length(ir.Name(array, loc_of(seq))))
             items.append((target, ir.Subscript(ir.Name(array, loc_of(seq)), [index()],
                                                loc_of(seq))))
         stop = lengths[0] if len(lengths) == 1 else ir.Call("min", lengths, loc)
@@ -719,6 +733,11 @@ class Lowering:
             return self.subscript_or_shape(e)
         if isinstance(e, gast.Tuple):
             return ir.TupleValue([self.expr(x) for x in e.elts], loc)
+        if isinstance(e, gast.List):
+            if any(isinstance(x, gast.Starred) for x in e.elts):
+                raise self.error("a list of *values is not supported in compiled code; write "
+                                 "the values", e)
+            return ir.ListNew([self.expr(x) for x in e.elts], loc)
         if isinstance(e, gast.Attribute):
             return self.attribute(e)
         if isinstance(e, gast.Call):
@@ -734,16 +753,21 @@ class Lowering:
             if e.args and isinstance(e.args[0], gast.ListComp) and \
                     self.qualified(e.func) in ("numpy.array", "numpy.asarray"):
                 return self.comprehension_array(e)
-            if self.qualified(e.func) in ("min", "max") and len(e.args) == 1 and \
-                    not e.keywords:
-                # min(a) of one argument walks it: min(v for v in a)
+            if e.args and self.is_list(e.args[0]) and \
+                    self.qualified(e.func) in ("numpy.array", "numpy.asarray"):
+                return self.list_array(e)
+            if (self.qualified(e.func) in ("min", "max") and len(e.args) == 1 and
+                    not e.keywords) or (e.args and self.is_list(e.args[0]) and
+                                        self.qualified(e.func) in ("sum", "any", "all")):
+                # min(a) of one argument walks it: min(v for v in a); so do sum(out), any(out)
+                # and all(out) of a list
                 v = self.fresh("v")
                 gen = gast.copy_location(gast.GeneratorExp(
                     gast.Name(v, gast.Load(), None, None),
                     [gast.comprehension(gast.Name(v, gast.Store(), None, None), e.args[0], [],
                                         0)]), e)
                 return self.generator_reduction(gast.copy_location(
-                    gast.Call(e.func, [gen], []), e))
+                    gast.Call(e.func, [gen] + e.args[1:], e.keywords), e))
             return self.call(e)
         if isinstance(e, (gast.GeneratorExp, gast.ListComp)):
             what, where = ("generator expression", "sum(), min(), max(), any() or all()") \
@@ -1206,6 +1230,16 @@ class Lowering:
                              f"({shown}(x))", e)
         raise self.error(f"attribute '{e.attr}' is not supported in compiled functions", e)
 
+    def is_list(self, node) -> bool:
+        """Whether `node` names a list (a name bound to a list literal)."""
+        return isinstance(node, gast.Name) and node.id in self.lists
+
+    def length(self, name: ir.Name):
+        """`len(name)`: of a list, else of an array's first dimension."""
+        if name.id in self.lists:
+            return ir.ListLen(name, name.loc)
+        return ir.ArrayAttr(name, "shape", 0, name.loc)
+
     def is_module(self, node):
         """Whether `node` names an imported module or something in one (`np`, `np.linalg`)."""
         while isinstance(node, gast.Attribute):
@@ -1357,8 +1391,8 @@ class Lowering:
                                  loc)
         if qualified == "len":
             if len(e.args) != 1:
-                raise self.error("len() takes one array", e)
-            return ir.ArrayAttr(self.array_name(e.args[0]), "shape", 0, loc)
+                raise self.error("len() takes one array or list", e)
+            return self.length(self.array_name(e.args[0]))
         if qualified in ALLOCATORS:
             return self.allocation(e, ALLOCATORS[qualified])
         name = builtin_name(qualified) if qualified else None
@@ -1412,8 +1446,15 @@ class Lowering:
         return self.expr(a)
 
     def method(self, e):
-        """`a.sum(axis=0)`, `a.copy()`, ...: the array is the first argument."""
+        """`a.sum(axis=0)`, `a.copy()`, ...: the array is the first argument; `out.append(v)`
+        of a list."""
         name = e.func.attr
+        if name == "append":
+            return self.list_append(e)
+        if self.is_list(e.func.value) and name not in ARRAY_METHODS:
+            raise self.error(f"the list method '.{name}()' is not supported in compiled "
+                             "functions; a list there takes append(v), len(), [i] (read and "
+                             "stored), for loops, sum(), min(), max() and np.array()", e)
         if name in ("conj", "conjugate") and not e.args and not e.keywords:
             return ir.Call("np.conjugate", [self.expr(e.func.value)], loc_of(e))
         if name == "round":
@@ -1464,6 +1505,44 @@ class Lowering:
                 keywords.append(gast.keyword(p.name, a))
         named = gast.Call(e.func, e.args[:first], keywords)
         return gast.copy_location(named, e)
+
+    def list_append(self, e):
+        """`out.append(v)` (typeinfer checks that `out` is a list)."""
+        if not isinstance(e.func.value, gast.Name) or len(e.args) != 1 or e.keywords or \
+                isinstance(e.args[0], gast.Starred):
+            raise self.error("append() takes one value, appended to a list variable "
+                             "(out.append(v))", e)
+        return ir.ListAppend(ir.Name(e.func.value.id, loc_of(e.func.value)),
+                             self.expr(e.args[0]), loc_of(e))
+
+    def list_array(self, e):
+        """`np.array(out)`, `np.asarray(out)` of a list (dtype= by keyword or position): a new
+        1-D array of its items, of their type or dtype=, filled by a loop that the statement
+        runs first (as comprehension_array's)."""
+        if self.hoisted is None or self.conditional:
+            raise self.error("np.array() of a list inside a conditional expression (x if c "
+                             "else y, and, or) is not supported: compute it in a statement of "
+                             "its own first", e)
+        if len(e.args) > 2 or any(kw.arg != "dtype" for kw in e.keywords):
+            raise self.error("np.array() of a list takes dtype= only here", e)
+        dtype = [self.dtype_value(kw.value) for kw in e.keywords] + \
+            [self.dtype_value(x) for x in e.args[1:]]
+        name, loc = e.args[0].id, loc_of(e)
+        out, k = self.fresh("arr"), self.fresh("k")
+        self.assigned |= {out, k}
+        nodes = _Nodes(e)
+        at, load = nodes.at, nodes.load
+        # (its item 0 is typed only: the items' type, unless dtype= is given)
+        first = ir.Subscript(ir.Name(name, loc), [ir.Const(0, loc)], loc)
+        lowered = [ir.Assign(ir.Name(out, loc), ir.ArrayCall(
+            "comprehension_array", [ir.ListLen(ir.Name(name, loc), loc), first],
+            {"dtype": dtype[0]} if dtype else {}, loc), loc)]
+        item = at(gast.Subscript(load(name), load(k), gast.Load()))
+        fill = at(gast.Assign([at(gast.Subscript(load(out), load(k), gast.Store()))], item, None))
+        lowered += self.stmt(at(gast.For(nodes.store(k), nodes.call("range", nodes.call(
+            "len", load(name))), [fill], [], None)))
+        self.hoisted += lowered
+        return ir.Name(out, loc)
 
     def ufunc_outer(self, e, name):
         """`np.<ufunc>.outer(a, b)` of a binary ufunc: the ufunc of `a` given b.ndim new last

@@ -6,30 +6,23 @@ know a promotion rule. Augmented assignments become `x = x op e`.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 
 from unpy import ir
-from unpy.ir import Array, DtypeType, Scalar, TupleType
+from unpy.errors import CompileError
+from unpy.ir import Array, DtypeType, ListType, Scalar, TupleType
 import numpy as np
 
+from unpy.typeinfer import lists
 from unpy.typeinfer.array_calls import type_array_call
 from unpy.typeinfer.overloads import NoSignature, choose_signature
 from unpy.typeinfer.types import (BOOL, COMPLEX_FUNCTIONS, ELEMENTWISE_RULES, FLOAT64, INT64,
-                                  NUMPY_MATH, PY_INT, UFUNCS, conversion_loses, fits, is_bool,
-                                  is_complex, is_float, is_int, literal_type, ndim_of, real_part,
-                                  resolve)
+                                  NUMPY_MATH, PY_INT, UFUNCS, cast, conversion_loses, fits,
+                                  is_bool, is_complex, is_float, is_int, literal_type, ndim_of,
+                                  real_part, resolve)
 
 MATH_TO_INT = {"floor", "ceil"}        # math.floor/ceil return Python ints
-
-
-def cast(e, t):
-    """`e` converted to scalar type `t` (no node when it already has that dtype); an array value
-    is converted element by element."""
-    if e.type is not None and e.type.dtype == t.dtype:
-        return e
-    if isinstance(e.type, Array):
-        return ir.Cast(e, e.loc, Array(t.dtype, e.type.ndim))
-    return ir.Cast(e, e.loc, Scalar(t.dtype))
 
 
 def element_type(t):
@@ -43,7 +36,8 @@ def shaped(dtype, ndim):
 
 
 class TypeInference:
-    def __init__(self, fn: ir.Function, signatures: dict, errors, strengthened=None):
+    def __init__(self, fn: ir.Function, signatures: dict, errors, strengthened=None,
+                 list_items=None, tolerant=False):
         self.fn = fn
         self.signatures = signatures    # function name -> its overloads.Signature list
         self.errors = errors
@@ -58,6 +52,13 @@ class TypeInference:
         # (`s = 0.0` then `s += x32[i]`): the interpreter's variable changes type there, so it
         # holds the NumPy type from the start (`infer_function` runs again with them).
         self.strengthened = dict(strengthened or {})
+        # The items' type of each list, from the values it takes (unpy/typeinfer/lists.py):
+        # those of the run before, joined with the values met so far; the lists read before
+        # any value of theirs was met (lists.UNSEEN).
+        self.list_items = dict(list_items or {})
+        self.guessed = set()
+        # Skip the statements that do not type, rather than stop (to find the lists' values).
+        self.tolerant = tolerant
         # A name the function's top level binds again to a value of another type
         # (`x = np.reshape(x, (n, -1))`): every later use reads the new binding, so it is a new
         # variable from there on. Name -> the variable it stands for now.
@@ -76,7 +77,13 @@ class TypeInference:
     # --- statements ---------------------------------------------------------------------
 
     def block(self, stmts):
-        return [self.stmt(s) for s in stmts]
+        if not self.tolerant:
+            return [self.stmt(s) for s in stmts]
+        typed = []
+        for s in stmts:
+            with contextlib.suppress(CompileError):
+                typed.append(self.stmt(s))
+        return typed
 
     def nested(self, stmts):
         self.depth += 1
@@ -86,6 +93,13 @@ class TypeInference:
             self.depth -= 1
 
     def stmt(self, s):
+        if isinstance(s, ir.Assign) and isinstance(s.value, ir.ListNew):
+            return lists.new_list(self, s)
+        if isinstance(s, ir.Assign) and lists.is_list(self, s.value):
+            raise self.error(f"'{s.value.id}' is a list; a second name for it is not "
+                             "supported in compiled code (a change through one name would show "
+                             f"through the other): use '{s.value.id}' itself, or make a new "
+                             "list", s.value)
         if isinstance(s, ir.Assign):
             return self.assign(s.target, self.expr(s.value), s.loc)
         if isinstance(s, ir.AugAssign):
@@ -189,6 +203,9 @@ class TypeInference:
         if expected is None:
             raise self.error("this function is declared to return None; declare the return "
                              "type as the last argument of @unpython.type", s)
+        if lists.is_list(self, s.value):
+            s.value = lists.returned(self, s.value, expected)
+            return s
         value = self.expr(s.value)
         if isinstance(value, ir.TupleValue) and isinstance(expected, TupleType):
             s.value = self.converted_items(value, expected)
@@ -278,6 +295,8 @@ class TypeInference:
     def assign(self, target, value, loc):
         if isinstance(target, ir.Subscript):
             target = self.expr_target(target)
+            if isinstance(target, ir.ListItem):
+                return lists.stored(self, target, value, loc)
             if isinstance(value.type, TupleType):
                 value = self.tuple_stored(value, target)
             if isinstance(target, (ir.View, ir.Masked)):
@@ -382,6 +401,8 @@ class TypeInference:
             raise self.error(f"name '{e.id}' is not defined here (compiled functions see their "
                              "parameters and local variables only, assigned before use)", e)
         e.type = self.vars[e.id]
+        if isinstance(e.type, ListType):
+            raise self.error(f"'{e.id}' is a list; {lists.USES}", e)
         if isinstance(e.type, DtypeType):
             raise self.error(f"'{e.id}' is a dtype (a parameter of type {e.type}), which "
                              f"compiled code takes only as the dtype of an allocation or "
@@ -557,6 +578,8 @@ class TypeInference:
         return out
 
     def expr_Subscript(self, e):
+        if lists.is_list(self, e.array):
+            return lists.item(self, e)
         arr = self.expr(e.array)
         if isinstance(arr.type, TupleType):
             return self.tuple_subscript(arr, e)
@@ -953,6 +976,9 @@ class TypeInference:
     def argument(self, arg):
         """An argument of a compiled function, typed: a dtype parameter passes on as itself
         (a dtype known while compiling)."""
+        if lists.is_list(self, arg):
+            raise self.error(f"a list passed to a compiled function is not supported; pass an "
+                             f"array of its items (np.array({arg.id}))", arg)
         if isinstance(arg, ir.Name) and isinstance(self.vars.get(arg.id), DtypeType):
             self.dtype_parameter(arg)
             return arg
@@ -960,6 +986,17 @@ class TypeInference:
 
     def expr_ArrayCall(self, e):
         return type_array_call(self, e)
+
+    def expr_ListNew(self, e):
+        raise self.error(f"a list is bound to a name in compiled code (out = [], then "
+                         f"out.append(v)); {lists.USES}; for an array of values write "
+                         "np.array([a, b, c])", e)
+
+    def expr_ListAppend(self, e):
+        return lists.appended(self, e)
+
+    def expr_ListLen(self, e):
+        return lists.length(self, e)
 
     def expr_Print(self, e):
         """print() of scalars and arrays: no value; not in a prange, whose iterations print in
@@ -1085,13 +1122,26 @@ def infer_function(fn: ir.Function, signatures: dict, errors):
     """Types `fn` in place. A local first bound to a Python scalar and later to a NumPy scalar
     is typed again from the start with the NumPy type (the interpreter's type from that
     assignment on; the weak value before it converts exactly or as NEP 50 converts it)."""
-    strengthened = {}
+    strengthened, list_items = {}, {}
     for _ in range(64):
         attempt = ir.copy_tree(fn)
-        inference = TypeInference(attempt, signatures, errors, strengthened)
-        inference.run()
-        if inference.strengthened == strengthened:
+        inference = TypeInference(attempt, signatures, errors, strengthened, list_items)
+        try:
+            inference.run()
+        except CompileError:
+            if not inference.guessed:
+                raise
+            # A list read before the values it takes appear in the code, its items guessed
+            # wrong: their types from a run that skips the statements it cannot type.
+            values = TypeInference(ir.copy_tree(fn), signatures, errors, strengthened,
+                                   list_items, tolerant=True)
+            values.run()
+            if values.list_items == list_items:
+                raise
+            list_items = values.list_items
+            continue
+        if inference.strengthened == strengthened and inference.list_items == list_items:
             fn.__dict__.update(attempt.__dict__)
             return fn
-        strengthened = inference.strengthened
+        strengthened, list_items = inference.strengthened, inference.list_items
     raise AssertionError(f"the types of {fn.name}'s locals do not settle")

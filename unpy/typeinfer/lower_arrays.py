@@ -369,6 +369,15 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
         finally:     # (what it computed is not there for the rest of the statement)
             self.pre, self.hoisted, self.memo, self.views = kept
 
+    def operand_scalar(self, e):
+        """A scalar operand of an array operation, read in its nest; one that reads a list
+        (which lives on the host) is computed before the statement, once, as Python computes
+        it before the operation."""
+        value = self.scalar(e)
+        if any(isinstance(x, (ir.ListItem, ir.ListLen)) for x in walk_exprs(value)):
+            return self.scalar_temp("s", value)
+        return value
+
     def operand_array(self, e):
         """An array passed to a compiled function: a name (views and computed arrays get
         one)."""
@@ -1022,7 +1031,7 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
         result's is not is read at `i * (length != 1)`: 0 for a length of 1, computed
         once before the nest."""
         if not isinstance(o.type, Array):
-            return self.scalar(o)
+            return self.operand_scalar(o)
         shift = n - o.type.ndim
         units = self.units_of(o)
         own = [const(0) if k in units else idx[k + shift] for k in range(o.type.ndim)]
@@ -1080,7 +1089,7 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
             return const(0 if f != "ones_like" else 1, "int64") if dtype[0] in "iu" else \
                 convert(const(f == "ones_like", "bool"), dtype)
         if f in ("full_like", "full"):
-            return convert(self.scalar(e.args[1]), dtype)
+            return convert(self.operand_scalar(e.args[1]), dtype)
         if f == "outer":
             a, b = (self.flat_element(x, i) for x, i in zip(e.args, idx))
             return binop("*", convert(a, dtype), convert(b, dtype), dtype)

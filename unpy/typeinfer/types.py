@@ -9,10 +9,12 @@ import re
 
 import numpy as np
 
-from unpy.ir import Array, DtypeType, Scalar, TupleType
+from unpy import ir
+from unpy.ir import Array, DtypeType, ListType, Scalar, TupleType
 
 _ARRAY = re.compile(r"^ndarray\s*\[\s*([A-Za-z_0-9]+)\s*,\s*(\d+)\s*\]$")
 _DTYPE = re.compile(r"^type\s*\[\s*([A-Za-z_0-9]+)\s*\]$")     # Python's `type[np.float64]`
+_LIST = re.compile(r"^list\s*\[\s*([A-Za-z_0-9]+)\s*\]$")      # a returned list's items
 
 UFUNCS = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide,
           "//": np.floor_divide, "%": np.remainder, "**": np.power, "&": np.bitwise_and,
@@ -72,8 +74,8 @@ def scalar_dtype(name: str) -> str:
 
 def parse_type(text):
     """A type string (or None) as an IR type: Scalar, Array, TupleType (`tuple[T1, T2]`, a
-    return type), DtypeType (`type[float64]`, a dtype passed as an argument), or None for 'no
-    value'."""
+    return type), DtypeType (`type[float64]`, a dtype passed as an argument), ListType
+    (`list[int64]`, a returned list), or None for 'no value'."""
     if text is None or text.strip() == "None":
         return None
     compact = text.strip()
@@ -83,7 +85,7 @@ def parse_type(text):
             raise TypeStringError(f"cannot read tuple type '{text}'; write "
                                   "'tuple[float64, ndarray[float64, 1]]'")
         items = [parse_type(part) for part in _top_level_split(inner[:-1])]
-        if len(items) < 2 or any(t is None or isinstance(t, (TupleType, DtypeType))
+        if len(items) < 2 or any(t is None or isinstance(t, (TupleType, DtypeType, ListType))
                                  for t in items):
             raise TypeStringError(f"a tuple type needs two or more scalar or array types, got "
                                   f"'{text}'")
@@ -101,6 +103,11 @@ def parse_type(text):
         return DtypeType(scalar_dtype(match.group(1)))
     if compact.startswith("type"):
         raise TypeStringError(f"cannot read dtype type '{text}'; write 'type[float64]'")
+    match = _LIST.match(compact)
+    if match:
+        return ListType(Scalar(scalar_dtype(match.group(1))))
+    if compact.startswith("list"):
+        raise TypeStringError(f"cannot read list type '{text}'; write 'list[float64]'")
     return Scalar(scalar_dtype(compact))
 
 
@@ -139,6 +146,16 @@ def resolve(ufunc, types):
     inputs = [Scalar(d.name) for d in resolved[:-1]]
     out = resolved[-1].name
     return inputs, Scalar(out, weak and out in ("int64", "float64", "complex128", "bool"))
+
+
+def cast(e, t):
+    """`e` converted to scalar type `t` (no node when it already has that dtype); an array value
+    is converted element by element."""
+    if e.type is not None and e.type.dtype == t.dtype:
+        return e
+    if isinstance(e.type, Array):
+        return ir.Cast(e, e.loc, Array(t.dtype, e.type.ndim))
+    return ir.Cast(e, e.loc, Scalar(t.dtype))
 
 
 def ndim_of(values) -> int:
@@ -198,7 +215,8 @@ def conversion_loses(source, target, const_value=None):
             if why:
                 return f"item {k}: {why}"
         return None
-    if isinstance(source, (Array, DtypeType)) or isinstance(target, (Array, DtypeType)):
+    if isinstance(source, (Array, DtypeType, ListType)) or \
+            isinstance(target, (Array, DtypeType, ListType)):
         return None if source == target else f"{source} cannot become {target}"
     if source.weak:
         if source.dtype == "bool" or (source.dtype == "int64" and not is_bool(target)):

@@ -181,6 +181,12 @@ CASES = [
         def f(n):
             return np.random.rand(d0=n)
         """, r"np.random.rand\(d0, d1, ...\) takes its dimensions by position", 3, "n)"),
+    ("list of values as a product operand", """
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(a):
+            return np.dot([1.0, 2.0], a)
+        """, r"a list of values is not supported here in compiled code; write np.array\(\[...\]\)",
+     3, "1.0"),
     ("nested def", """
         @unpython.type('int64', 'int64')
         def f(n):

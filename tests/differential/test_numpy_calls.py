@@ -36,6 +36,8 @@ def ints(low, high, shape, dtype=np.int64):
 CASES = {
     "positional_nones": lambda: (rand(5, 4),),
     "positional_nones one row": lambda: (rand(1, 4),),
+    "lists_as_arrays": lambda: (3, -2.5),
+    "lists_as_arrays zero": lambda: (0, 0.5),
     "tensordots": lambda: (rand(3, 4, 5), rand(5, 3), rand(4),
                            np.array([[-100, 100], [120, 90]], np.int8)),
     "tensordots empty": lambda: (rand(0, 4, 5), rand(5, 0), rand(4), rand(0, 0, dtype=np.int8)),

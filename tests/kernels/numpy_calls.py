@@ -213,3 +213,10 @@ def positional_nones(items):
     n = len(items)
     alpha = n / (n - 1) * (1 - itemvars.sum() / tscores.var(None, None, None, 1))
     return alpha, np.sum(items, 1, None), np.std(items, None, None, None, 0, True)[0]
+
+
+@unpython.gpu
+@unpython.type('int64', 'float64', 'float64')
+def lists_as_arrays(n, x):
+    """A list of values written out where NumPy takes an array (np.max([a, b, c]))."""
+    return np.sum([1, n]) + np.max([abs(x), 2.0 * x, x - 1]) + np.mean([x, n])

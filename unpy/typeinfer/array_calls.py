@@ -70,6 +70,8 @@ def dtype_keyword(infer, e, default):
 def array_arg(infer, e, k=0):
     if k >= len(e.args):
         raise infer.error(f"np.{e.func}() needs an array argument", e)
+    if isinstance(e.args[k], list):     # np.max([a, b, c]): the array of the values written
+        e.args[k] = ir.ArrayCall("asarray", [e.args[k]], {}, e.loc)
     a = infer.expr(e.args[k])
     if not isinstance(a.type, Array):
         raise infer.error(f"np.{e.func}() of a scalar is not supported in compiled code; it "

@@ -391,6 +391,13 @@ class TypeInference:
         method = getattr(self, "expr_" + type(e).__name__)
         return method(e)
 
+    def expr_list(self, e):
+        """A list written out where NumPy takes an array-like (the frontend keeps it a list:
+        it may be a shape)."""
+        at = next((x for x in e if not isinstance(x, list)), None)
+        raise self.error("a list of values is not supported here in compiled code; write "
+                         "np.array([...]) for an array, or a tuple", at or self.fn)
+
     def expr_Const(self, e):
         e.type = literal_type(e.value)
         return e

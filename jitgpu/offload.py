@@ -217,9 +217,9 @@ def build_part(instance, part, values, device, opt, bound=None) -> tuple:
 
 def prepared_call(module, function, nest_id, values, device, inputs=None,
                   resident=0, with_data=False) -> tuple:
-    """(Prepared, whether this call prepared it, seconds of its search's step (0.0: none)):
-    repeated calls on the same layout reuse the last preparations, and step a pending search
-    (`_search_step`). `inputs`: the compiled caller's bytes of the call's array layouts and
+    """(Prepared, whether this call prepared it, seconds of its search's step (0.0: none), the
+    search's candidate this call runs (search.Trying) or None): repeated calls on the same
+    layout reuse the last preparations, and step a pending search (`_search_step`). `inputs`: the compiled caller's bytes of the call's array layouts and
     scalars (`unpy::HookKey`), which stand for the arrays and scalars of `values` in the key.
     A call whose inputs differ from an earlier one's only in scalars that change between
     launches (jitgpu/relaunch.py) reuses that one's preparation where its proofs hold for
@@ -240,7 +240,7 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
             if found is not None and (_settled_refusal(found) or found.checks is not None and (
                     not found.checks.checks or found.checks.hold(values))):
                 _PREPARED.move_to_end(family)
-                return found, False, 0.0
+                return found, False, 0.0, None
             family = family if found is None else None
     else:
         key = call_key(module, function, nest_id, values, facts, forced, opt) + (
@@ -265,17 +265,17 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
         except KeyError:          # another thread dropped it meanwhile
             pass
         if found.pending is None:
-            return found, False, 0.0
+            return found, False, 0.0, None
         started = time.perf_counter()
-        found = _search_step(key, found, values)
+        found, trying = _search_step(key, found)
         step_s = time.perf_counter() - started
         if found.pending is None and not found.may_flag and overlap.worth_tiling(found.plan):
             # Its search just settled: prepared again, in tiles built with the choice.
             found = prepare(module, function, nest_id, values, device, facts, forced, opt,
                             resident, with_data)
             _PREPARED[key] = found
-            return found, True, step_s
-        return found, False, step_s
+            return found, True, step_s, None
+        return found, False, step_s, trying
     found = prepare(module, function, nest_id, values, device, facts, forced, opt, resident,
                     with_data)
     _after_first_preparation()
@@ -287,7 +287,7 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
         _PREPARED[family] = found       # (the same object: a search's switch updates both)
     while len(_PREPARED) > _PREPARED_KEPT:
         _PREPARED.popitem(last=False)
-    return found, True, 0.0
+    return found, True, 0.0, None
 
 
 def _moved(kept, layout) -> Optional[Prepared]:
@@ -351,19 +351,19 @@ def _settled_refusal(prepared: Prepared) -> bool:
                                              or prepared.trial.on_device is False)
 
 
-def _search_step(key, prepared: Prepared, values) -> Prepared:
-    """The prepared layout after its pending search stepped on this call's data
-    (`search.Pending.step`, before the call's own run): the Outcome brought up to date, and once
-    the search is over, the chosen kernel in place of the default (its own recipes: the
-    executor's kept arguments are the kernel's), or the search dropped where it was
-    abandoned."""
-    step = prepared.pending.step(prepared.plan.parts[0], values)
-    if step is None:                 # another call is stepping
-        return prepared
-    outcome, chosen, over = step
+def _search_step(key, prepared: Prepared) -> tuple:
+    """(the prepared layout after its pending search took this call's turn
+    (`search.Pending.turn`), the candidate this call runs or None): the Outcome brought up to
+    date, and once the search is over, the chosen kernel in place of the default (its own
+    recipes: the executor's kept arguments are the kernel's), or the search dropped where it
+    was abandoned."""
+    step = prepared.pending.turn(prepared.recipes.setdefault(0, {}))
+    if step is None:                 # another call is taking its turn
+        return prepared, None
+    outcome, chosen, over, trying = step
     if not over:
         if outcome == prepared.search:
-            return prepared
+            return prepared, trying
         updated = dataclasses.replace(prepared, search=outcome)
     elif chosen is None or chosen is prepared.kernels[0]:
         updated = dataclasses.replace(prepared, search=outcome, pending=None)
@@ -373,7 +373,7 @@ def _search_step(key, prepared: Prepared, values) -> Prepared:
                                       may_flag=residency.may_flag(chosen[1]))
     if _PREPARED.get(key) is prepared:
         _PREPARED[key] = updated
-    return updated
+    return updated, trying
 
 
 def run_nest_on_device(module, function, nest_id, values, device, key=None, measure=True,
@@ -411,19 +411,19 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     scope = values.pop(SCOPE_KEY, None)
     keep = scope is not None and scope > 0 and enabled()
     share = residency.nest_calls_share(module, function, scope) if keep else None
-    prepared, first_call, step_s = prepared_call(module, function, nest_id, values, device,
-                                                 key, share or keep)
+    prepared, first_call, step_s, trying = prepared_call(module, function, nest_id, values,
+                                                         device, key, share or keep)
     if prepared.refusal and keep and prepared.plan is not None \
             and on_device_now(values):
         # Kept off the device by its estimate, while its arrays are there: prepared for the
         # device (its estimate's refusals only: what cannot run there stays refused), and run
         # there where it finds them in its own layouts (else it would copy them anyway).
-        with_data, first_again, step_s = prepared_call(module, function, nest_id, values,
-                                                       device, key, share or keep, True)
+        with_data, first_again, step_s, trying_there = prepared_call(
+            module, function, nest_id, values, device, key, share or keep, True)
         first_call = first_call or first_again
         if not with_data.refusal and residency.reuses_entries(
                 with_data.plan, *TABLE.snapshot(), may_flag=with_data.may_flag):
-            prepared = with_data
+            prepared, trying = with_data, trying_there
     prepared_s = time.perf_counter() - started if first_call else 0.0
     if first_call:
         relaunch.RELAUNCHES.call(module, function, scope if scope is not None else -1
@@ -462,26 +462,31 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     entries, held = TABLE.snapshot()
     plan = residency.apply_residency(prepared.plan, entries, held, keep=keep,
                                      may_flag=prepared.may_flag)
-    _set_scalars(module, function, nest_id, prepared, values)
+    # A search's candidate runs as this call's kernel (its recipe its own), else the layout's.
+    run = prepared if trying is None else dataclasses.replace(
+        prepared, kernels=(trying.kernel,), recipes={0: trying.recipe})
+    _set_scalars(module, function, nest_id, run, values)
     try:
-        results, timings = execute(plan, [(k, built.kernel) for k, _, built in prepared.kernels],
-                                   values, {device.label: device}, prepared.recipes, scope, log)
+        results, timings = execute(plan, [(k, built.kernel) for k, _, built in run.kernels],
+                                   values, {device.label: device}, run.recipes, scope, log)
     except KernelFlagged as e:
         if prepared.pending is not None:
             prepared.pending.abandon(str(e))
         raise NotOffloadable(str(e)) from None
     except DeviceError as e:
+        if trying is not None:
+            prepared.pending.failed(trying.label)
         raise DeviceFailure(str(e)) from e
     total_s = time.perf_counter() - started
-    if prepared.pending is not None:
-        prepared.pending.default_ran(timings.kernel_seconds)   # (the search's baseline)
+    if prepared.pending is not None:     # the search's sample of the kernel this call ran
+        prepared.pending.ran(trying.label if trying else prepared.pending.first.label,
+                             timings.kernel_seconds)
     clear = keep and decide.by_estimate(prepared.plan) is True   # (the call's choice)
     if keep:
         calls.nest_ran(scope, clear, prepared.plan.estimate.device_s, prepared_s + step_s)
     if trial is not None:
-        # (a search's step times candidates, not this call's run)
         trial.record("device", total_s - prepared_s - step_s)
-    nest_report = _report(nest_id, device, plan, prepared, timings, total_s, first_call, trial)
+    nest_report = _report(nest_id, device, plan, run, timings, total_s, first_call, trial)
     replay_record = relaunch_record = None
     if replayable:
         nest_report.replay = replay.offer(device, plan, prepared, values, keep, key)
@@ -489,7 +494,7 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
             replay_record = nest_report.replay
         elif trial is not None:
             trial.not_replayed()        # its calls through Python are the evidence again
-    if keep and key is not None:
+    if keep and key is not None and trying is None:
         nest_report.relaunch = relaunch.offer(
             module, function, nest_id, scope, key, values, current_settings(), device, plan,
             prepared, prepared.checks, clear)

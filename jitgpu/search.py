@@ -11,10 +11,11 @@ fastest:
     candidates (pure, made one at a time: the default, then up to MAX_CANDIDATES - 1 distinct
       alternatives) -> build (the process's one worker thread, through the device's kernel
       cache: a later process gets hits; on a GPU compiled by the device's build process,
-      gpurts/build_aside.py, and only loaded here) -> time (a later call of the layout, at most
-      TIMED_PER_CALL candidates a call: the part run on the call's data with its writes
-      dropped, the kernel's event timed; the default's time is its kernel's in the layout's
-      own calls, `Pending.default_ran`), until jitgpu/choice.py's rules (RULES) stop it ->
+      gpurts/build_aside.py, and only loaded here) -> time (the later calls of the layout run
+      the candidates in place of the default, one a call, `Pending.turn`, and their kernels'
+      events are the samples, `Pending.ran`; a split's search, whose calls run parts, times
+      TIMED_PER_CALL candidates a call in a run of their own with the writes dropped,
+      `Pending.step`), until jitgpu/choice.py's rules (RUN_RULES, RULES) stop it ->
       the fastest, recorded on disk per (nest, device, level, array shapes and strides)
       under UNPY_CACHE_DIR/search
 
@@ -26,8 +27,8 @@ caller's thread runs on meanwhile, and the worker starts nothing while a call is
 and while it works, threads switch every SWITCH_S instead of every 5 ms (`_short_switches`), so
 a call that needs the GIL while a candidate is being made waits little for it.
 The later calls that come through Python
-(`offload.prepared_call`) time the candidates whose builds are done (`Pending.step`), and the
-step that times the last one switches the prepared layout to the fastest: an edit of the
+(`offload.prepared_call`) run the candidates whose builds are done (`Pending.turn`), and the
+turn after the last one is timed switches the prepared layout to the fastest: an edit of the
 plan's kernel choice, which the executor runs as any other. While a layout's search is pending
 the C++ replay does not record its calls (`jitgpu.replay.refusal`), so they keep coming
 through Python until it settles. Each step rewrites the record; a preparation that finds a
@@ -66,7 +67,7 @@ log = logging.getLogger("unpy")
 # Estimated kernel seconds under which a search would measure noise (`auto` only).
 MIN_KERNEL_S = 5e-4
 MAX_CANDIDATES = 6
-# Candidates a later call times before its own run (each costs a kernel run or two).
+# Candidates a split's later call times before its own run (each costs a kernel run or two).
 TIMED_PER_CALL = 1
 # A candidate whose first run's kernel took less than this runs again, and the second (warm)
 # run counts; a slower one is timed by its only run, as is one whose first run is clearly
@@ -78,6 +79,9 @@ WARM_RUN_BELOW_S = 0.05
 # waiting for one to be built) without a candidate 10 % faster than the fastest before it.
 BUDGET = 4
 RULES = Rules(warmup=0, samples=1, clear=1.5, budget=BUDGET, gain=0.10)
+# Where the layout's calls run the candidates themselves (`Pending.turn`): a candidate's first
+# call is not counted (its kernel object's first launch, its arguments bound), its second is.
+RUN_RULES = Rules(warmup=1, samples=1, clear=1.5, budget=BUDGET, gain=0.10)
 # In a nest's reason (`unpython.explain`) while its layout's search is not over.
 PENDING = "for now (timing candidates)"
 # Bumped when the record's meaning changes: older records are then searched again.
@@ -133,6 +137,16 @@ class Candidate:
     @property
     def label(self) -> str:
         return str(self.tuning)
+
+
+@dataclass(frozen=True)
+class Trying:
+    """A candidate that a call of the layout runs in place of the default kernel (its kernel's
+    event is its sample, `Pending.ran`): `kernel` (KernelNest, source, BuiltKernel), and the
+    executor's recipe it keeps for its calls."""
+    label: str
+    kernel: tuple
+    recipe: dict
 
 
 @dataclass(frozen=True)
@@ -391,6 +405,10 @@ def start(nest: str, part, values: dict, device, level: str, bound: KernelNest, 
     return chosen, Outcome(tuple(record.times.items()), choice, 0, 0, 0, True, tuning), None
 
 
+def _has_partials(kernel: KernelNest) -> bool:
+    return any(p.kind == "partial" for p in kernel.params)
+
+
 def build_tuned(device, bound: KernelNest, level: str, tuning: Tuning) -> tuple:
     """(KernelNest, source, BuiltKernel) of `bound` optimised with a search's choice (the
     tiles of an overlapped plan are built with the choice searched on the whole nest)."""
@@ -412,7 +430,8 @@ def _built(device, candidate: Candidate, aside=False):
 class Pending:
     """A layout's search under way. The worker makes the candidates the record lacks (and the
     record's fastest so far, to have it built) and builds them (`build_all`); the later calls
-    of the layout time those built (`step`), and the step that finds nothing left chooses.
+    of the layout run those built (`turn`, `ran`) or, a split's, time them (`step`), and the
+    turn or step that finds nothing left chooses.
     The worker and the calls share `ready` and the counts under `_state`; one call steps at a
     time (another call meanwhile runs without stepping)."""
 
@@ -423,8 +442,8 @@ class Pending:
         self.first, self.default, self.key, self.path = first, default, key, path
         self.record = Record(dict(record.times), dict(record.tunings), False)
         self.recorded_best = record.fastest()
-        # When to stop (RULES): the record's times count as measured.
-        self.choice = Choice(RULES, closed=False)
+        # When to stop (RULES, RUN_RULES): the record's times count as measured.
+        self.choice = Choice(RUN_RULES if default_runs else RULES, closed=False)
         for label, seconds in record.times.items():
             self.choice.known(label, seconds)
         self.built = {first.label: default[2]}
@@ -443,28 +462,47 @@ class Pending:
         # would not bind again.
         self.ready = [] if first.label in record.times or default_runs else [
             (first, _built(device, first))]
+        # Where the layout's calls run the default, they run the candidates too, one a call
+        # (`turn`): no run beside the call's own (timed beside it, on buffers of its own, a
+        # candidate made its call 2-4x the settled time, H200, 2026-11-27). Each keeps its
+        # recipe; small parts share the default's kept kits (buffers, staging) where neither
+        # kernel has reduction partials (sized by the kernel's work-groups).
+        self.runs_candidates = default_runs
+        self.recipes = {}
         self.queued: Optional[int] = None     # builds the worker does, once it has made them
         self.finished = 0
 
     def default_ran(self, seconds: float) -> None:
-        """A call of the layout ran the default kernel in `seconds` (its event's): the
-        default's time, the fastest of such calls (a first run may be slow), rewritten in
-        the record (arrays new at every call make a new search each, which reads it)."""
-        label = self.first.label
+        """A call of the layout ran the default kernel in `seconds` (its event's)."""
+        self.ran(self.first.label, seconds)
+
+    def ran(self, label: str, seconds: float) -> None:
+        """A call of the layout ran candidate `label` (the default, or the one `turn` gave
+        it) in `seconds` (its kernel's event): a sample for the choice; the candidate's time,
+        the fastest of its counted calls, rewritten in the record (arrays new at every call
+        make a new search each, which reads it)."""
         if self.over or not self._stepping.acquire(blocking=False):
             return
         try:
+            self.choice.offer(label)
+            counted = not self.choice.warming(label)
+            self.choice.record(label, seconds)
             known = self.record.times.get(label)
-            if known is not None and known <= seconds:
+            if not counted or (known is not None and known <= seconds):
                 return
             self.measured += known is None
             self.record.times[label] = seconds
-            self.record.tunings[label] = self.first.tuning
-            self.choice.offer(label)
-            self.choice.record(label, seconds)
+            self.record.tunings[label] = self.made[label].tuning
             store_record(self.path, self.key, self.record, self.record.fastest() or label)
         finally:
             self._stepping.release()
+
+    def failed(self, label: str) -> None:
+        """Candidate `label` failed where a call ran it (a device error): not run again."""
+        with self._state:
+            self.record.times[label] = math.inf
+            self.record.tunings[label] = self.made[label].tuning
+            self.choice.dropped.add(label)
 
     def abandon(self, why: str) -> None:
         """The layout's own run met what every candidate would (the error flag): no more
@@ -559,6 +597,50 @@ class Pending:
                 store_record(self.path, self.key, self.record,
                              self.record.fastest() or self.first.label)
             return self.outcome(), None, False
+        finally:
+            self._stepping.release()
+
+    def turn(self, default_recipe: dict) -> Optional[tuple]:
+        """(Outcome, the chosen (KernelNest, source, BuiltKernel) or None, whether the search
+        is over, a Trying or None) of a call of a layout whose calls run the candidates: the
+        built candidates offered to the choice, and the candidate the choice wants next given
+        to this call (None: the default runs); once the choice settles, the fastest chosen.
+        None when another call is taking its turn. `default_recipe`: the default kernel's, whose
+        kept kits a candidate may share."""
+        if not self._stepping.acquire(blocking=False):
+            return None
+        try:
+            with self._state:
+                ready, self.ready = self.ready, []
+                built_all = self.queued is not None and self.finished == self.queued
+            for candidate, built in ready:
+                label = candidate.label
+                self.made[label] = candidate
+                if built is None:
+                    self.record.times[label] = math.inf
+                    self.record.tunings[label] = candidate.tuning
+                    continue
+                self.built[label] = built
+                if label not in self.record.times:       # (else the record's fastest, built)
+                    self.choice.offer(label)
+            if built_all and self.first.label in self.choice.times:
+                self.choice.close()
+            if self.stopped:
+                self.over = True
+                return None, None, True, None
+            if self.choice.settled:
+                return self._settled() + (None,)
+            label = self.choice.next()
+            if label is None or label == self.first.label or label not in self.built:
+                return self.outcome(), None, False, None
+            candidate = self.made[label]
+            recipe = self.recipes.get(label)
+            if recipe is None:
+                recipe = self.recipes[label] = {}
+                if not (_has_partials(candidate.kernel) or _has_partials(self.default[0])):
+                    recipe["kits"] = default_recipe.setdefault("kits", [])
+            return self.outcome(), None, False, Trying(
+                label, (candidate.kernel, candidate.source, self.built[label]), recipe)
         finally:
             self._stepping.release()
 
@@ -694,8 +776,9 @@ def _stop() -> None:
 
 def settle(timeout_s: float) -> bool:
     """Wait until the worker has built every candidate queued so far (True), or `timeout_s`
-    passed (False). The next call of each searched layout then times what is built, one call
-    per TIMED_PER_CALL candidates, and the last of them switches (for tests and benchmarks)."""
+    passed (False). The next calls of each searched layout then run what is built (two
+    calls a candidate; a split's time one a call), and the last of them switches (for tests
+    and benchmarks)."""
     with _IDLE:
         return _IDLE.wait_for(lambda: _WORK["outstanding"] == 0, timeout_s)
 

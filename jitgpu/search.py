@@ -79,9 +79,11 @@ WARM_RUN_BELOW_S = 0.05
 # waiting for one to be built) without a candidate 10 % faster than the fastest before it.
 BUDGET = 4
 RULES = Rules(warmup=0, samples=1, clear=1.5, budget=BUDGET, gain=0.10)
-# Where the layout's calls run the candidates themselves (`Pending.turn`): a candidate's first
-# call is not counted (its kernel object's first launch, its arguments bound), its second is.
-RUN_RULES = Rules(warmup=1, samples=1, clear=1.5, budget=BUDGET, gain=0.10)
+# Where the layout's calls run the candidates themselves (`Pending.turn`): one call each, its
+# kernel's event the sample (the event holds no host work, and the device compile is done
+# before the candidate is offered: gpurts/build_aside.py). With a warm-up call each, a slower
+# candidate cost two slow calls (H200, syr2k f32 2048: 22 calls over 1.5x the settled time).
+RUN_RULES = Rules(warmup=0, samples=1, clear=1.5, budget=BUDGET, gain=0.10)
 # In a nest's reason (`unpython.explain`) while its layout's search is not over.
 PENDING = "for now (timing candidates)"
 # Bumped when the record's meaning changes: older records are then searched again.
@@ -776,9 +778,9 @@ def _stop() -> None:
 
 def settle(timeout_s: float) -> bool:
     """Wait until the worker has built every candidate queued so far (True), or `timeout_s`
-    passed (False). The next calls of each searched layout then run what is built (two
-    calls a candidate; a split's time one a call), and the last of them switches (for tests
-    and benchmarks)."""
+    passed (False). The next calls of each searched layout then run what is built (one a
+    call; a split's time one a call), and the last of them switches (for tests and
+    benchmarks)."""
     with _IDLE:
         return _IDLE.wait_for(lambda: _WORK["outstanding"] == 0, timeout_s)
 

@@ -187,6 +187,29 @@ CASES = [
             return np.dot([1.0, 2.0], a)
         """, r"a list of values is not supported here in compiled code; write np.array\(\[...\]\)",
      3, "1.0"),
+    ("tuples ordered", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', 'bool')
+        def f(a, b):
+            return a.shape < b.shape
+        """, r"tuples compare with == and != to another tuple in compiled code", 3, "a.shape <"),
+    ("endless itertools.repeat", """
+        import itertools
+
+        @unpython.type('int64', 'int64')
+        def f(n):
+            for _ in itertools.repeat(None):
+                n += 1
+            return n
+        """, r"itertools.repeat\(value, times\) takes the two here", 5, "itertools"),
+    ("the None of itertools.repeat read", """
+        import itertools
+
+        @unpython.type('int64', 'int64')
+        def f(n):
+            for x in itertools.repeat(None, 3):
+                n += x
+            return n
+        """, r"the loop variable of itertools.repeat\(None, n\) is None", 5, "x in"),
     ("nested def", """
         @unpython.type('int64', 'int64')
         def f(n):

@@ -464,3 +464,16 @@ def test_list_items_in_an_array_statement(python_forms_kernels, device):
     python_forms_kernels.check("list_items_in_an_array_statement", a, 3)
     assert_ran_on(python_forms_kernels, "list_items_in_an_array_statement", device)
     python_forms_kernels.check("list_items_in_an_array_statement", a, 0)     # w[-2]: IndexError
+
+
+@pytest.mark.parametrize("shapes", [((2, 3), (2, 3), 3), ((2, 3), (3, 2), 3), ((2, 3), (2, 3), 4),
+                                    ((0, 3), (0, 3), 3)])
+def test_shape_tuples_compared(python_forms_kernels, shapes):
+    a, b, n = shapes
+    python_forms_kernels.check("shapes_compared", RNG.random(a), RNG.random(b), RNG.random(n))
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_itertools_repeat_loops(python_forms_kernels, n):
+    python_forms_kernels.check("repeated_steps", RNG.random(4), n)
+    python_forms_kernels.check("repeated_steps", RNG.random(0), n)

@@ -1,6 +1,7 @@
 """Python forms the frontend desugars (SPEC section 3): module-level numeric constants, chained
 assignment, `for x in arr`, and defaults of compiled functions. Reference: the same functions
 under the interpreter (tests/differential/test_python_forms.py)."""
+import itertools
 import math
 
 import numpy as np
@@ -570,3 +571,24 @@ def list_items_in_an_array_statement(a, n):
     for i in range(n):
         w.append(w[-1] * 2.0)
     return np.clip(a * w[-1] + len(w), w[0], w[-2] * 3.0)
+
+
+# --- shape tuples compared, itertools.repeat loops, np.empty(shape=) (Pythran's cases) -------
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', 'ndarray[float64, 1]', 'int64')
+def shapes_compared(a, b, v):
+    if a.shape != b.shape:
+        return -1
+    same = a.shape == (b.shape[0], v.shape[0])
+    return int(same) + 10 * int(a.shape == v.shape) + 100 * int(v.shape != (3,))
+
+
+@unpython.type('ndarray[float64, 1]', 'int64', 'ndarray[float64, 1]')
+def repeated_steps(w, n):
+    out = np.empty(shape=w.shape, dtype=w.dtype)
+    out[:] = w
+    for _ in itertools.repeat(None, n):
+        out = out * 0.5 + 1.0
+    for c in itertools.repeat(w.shape[0] * 0.5, 2):
+        out = out + c
+    return out

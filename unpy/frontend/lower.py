@@ -524,6 +524,8 @@ class Lowering:
         if kind == "reversed" and it.args and isinstance(it.args[0], gast.Call) and \
                 self.qualified(it.args[0].func) == "range":
             return self.reversed_range(s, it)
+        if kind == "itertools.repeat":
+            return self.repeated(s, it)
         if kind not in ("range", "unpython.prange"):
             return self.for_sequences(s, [(s.target, it)])
         args = self.range_args(it, kind)
@@ -548,6 +550,25 @@ class Lowering:
                         ir.Const(abs(step.value) - 1, loc), loc)
         return ir.Call("max", [ir.BinOp("//", span, ir.Const(abs(step.value), loc), loc),
                                ir.Const(0, loc)], loc)
+
+    def repeated(self, s, it):
+        """`for _ in itertools.repeat(None, n)` (a loop run n times, as Pythran's descent
+        writes it): range(n), the loop variable given the repeated value where it is not
+        None."""
+        if it.keywords or len(it.args) != 2:
+            raise self.error("itertools.repeat(value, times) takes the two here (an endless "
+                             "repeat is a while loop)", it)
+        value, times = it.args
+        body, before = self.body(s.body), []
+        if not (isinstance(value, gast.Constant) and value.value is None):
+            once = self.evaluated_once(self.expr(value), before, loc_of(s))
+            body = [ir.Assign(ir.Name(s.target.id, loc_of(s.target)), once(), loc_of(s))] + body
+        elif any(isinstance(n, gast.Name) and n.id == s.target.id
+                 for b in s.body for n in gast.walk(b)):
+            raise self.error("the loop variable of itertools.repeat(None, n) is None, which "
+                             "compiled code has not; do not read it", s.target)
+        return before + [ir.For(self.fresh("rep"), ir.Const(0, loc_of(it)), self.expr(times),
+                                ir.Const(1, loc_of(it)), body, loc=loc_of(s))]
 
     def reversed_range(self, s, it):
         """`for i in reversed(range(start, stop, step))`: the range from its last value down
@@ -1625,8 +1646,12 @@ class Lowering:
         args = list(e.args)
         dtype_node = None
         for kw in e.keywords:
+            if kw.arg == "shape" and not args:
+                args.append(kw.value)
+                continue
             if kw.arg != "dtype":
-                raise self.error(f"np.{fill}() accepts only shape and dtype", kw.value)
+                raise self.error(f"np.{fill}() accepts only shape and dtype (got '{kw.arg}=')",
+                                 kw.value)
             dtype_node = kw.value
         if len(args) == 2 and dtype_node is None:
             dtype_node = args.pop()

@@ -497,6 +497,8 @@ class TypeInference:
 
     def expr_Compare(self, e):
         operands = [self.expr(x) for x in [e.left] + e.comparators]
+        if any(isinstance(x.type, TupleType) for x in operands):
+            return self.tuple_compare(e, operands)
         if any(isinstance(x.type, Array) for x in operands):
             return self.array_compare(e, operands)
         for x in operands:
@@ -520,6 +522,22 @@ class TypeInference:
         e.operand_types = pairs
         e.type = BOOL
         return e
+
+    def tuple_compare(self, e, operands):
+        """`a.shape == b.shape`, `t != (n, m)`: Python's comparison of tuples, item by item
+        (tuples of other lengths are unequal)."""
+        if len(e.ops) != 1 or e.ops[0] not in ("==", "!=") or not all(
+                isinstance(x.type, TupleType) for x in operands):
+            raise self.error("tuples compare with == and != to another tuple in compiled code",
+                             e)
+        a, b = (self.tuple_items(x) for x in operands)
+        if len(a) != len(b):
+            return ir.Const(e.ops[0] == "!=", e.loc, Scalar("bool", weak=True))
+        same = [self.expr(ir.Compare(x, ["=="], [y], e.loc)) for x, y in zip(a, b)]
+        equal = same[0] if len(same) == 1 else ir.BoolOp("and", same, e.loc, BOOL)
+        if not same:
+            equal = ir.Const(True, e.loc, Scalar("bool", weak=True))
+        return equal if e.ops[0] == "==" else ir.UnaryOp("not", equal, e.loc, BOOL)
 
     def array_compare(self, e, operands):
         if len(e.ops) != 1:

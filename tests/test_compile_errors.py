@@ -210,6 +210,12 @@ CASES = [
                 n += x
             return n
         """, r"the loop variable of itertools.repeat\(None, n\) is None", 5, "x in"),
+    ("row mask given a matrix", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', None)
+        def f(a, w):
+            a[w > 0.5] = a
+        """, r"a\[mask\] = values with a mask of the leading axes takes values of one row", 3,
+     "a\n"),
     ("nested def", """
         @unpython.type('int64', 'int64')
         def f(n):
@@ -438,12 +444,12 @@ CASES = [
         def f(a, idx):
             return np.sum(a[0, :, idx])
         """, r"NumPy puts the indexed dimension first there", 3, "a[0, :, idx]"),
-    ("an index array's result indexed again", """
-        @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 1]', 'ndarray[float64, 1]')
+    ("a store into an index array's result", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 1]', None)
         def f(a, idx):
-            return a[idx][0]
-        """, r"indexing the result of an index array or mask again \(a\[idx\]\[j\]\) is not "
-             r"supported: it is not a\[idx, j\]; bind it to a name first", 3, "a[idx][0]"),
+            a[idx][0] = 1.0
+        """, r"a store into the result of an index array or mask \(a\[idx\]\[j\] = v\) writes "
+             r"a copy, not a", 3, "a[idx][0]"),
     ("index array of two dimensions beside another index", """
         @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 2]', 'float64')
         def f(a, idx):

@@ -156,9 +156,10 @@ class Subscript:
     loc: tuple = (0, 0)
     type: Type = None
     in_range: list = field(default_factory=list)
-    # `a[i][j]` as the frontend joins it into `a[i, j]`: where the second subscript's indices
-    # begin (0: written as one); typeinfer refuses an index array before it.
-    joined_at: int = 0
+    # `a[i][j]` as the frontend joins it into `a[i, j]`: where each later subscript's indices
+    # begin (none: written as one); typeinfer indexes the result of an index array or mask
+    # before one of them again (`ind[cond][-1]`).
+    joins: tuple = ()
 
 
 @dataclass

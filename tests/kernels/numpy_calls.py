@@ -220,3 +220,61 @@ def positional_nones(items):
 def lists_as_arrays(n, x):
     """A list of values written out where NumPy takes an array (np.max([a, b, c]))."""
     return np.sum([1, n]) + np.max([abs(x), 2.0 * x, x - 1]) + np.mean([x, n])
+
+
+@unpython.gpu
+@unpython.type('int64', 'ndarray[int64, 1]')
+def collatz_steps(n_max):
+    """`a[mask] = values` of one value per selected element (Pythran's collatz)."""
+    n = np.arange(1, n_max + 1)
+    steps = np.zeros(n_max, dtype=np.int64)
+    for _ in range(100):
+        indices = n != 1
+        x = n[indices]
+        if x.shape[0] == 0:
+            break
+        n[indices] = np.where(x & 1, 3 * x + 1, x // 2)
+        steps[indices] += 1
+    return steps
+
+
+@unpython.gpu
+@unpython.type(F1, F1, F1)
+def selected_stores(a, v):
+    """`a[mask] = values`: one value per selected element, or one value for all; NumPy's
+    ValueError where the lengths differ."""
+    out = a.copy()
+    out[out > 0.5] = v
+    return out
+
+
+@unpython.gpu
+@unpython.type(F2, 'ndarray[int64, 1]', F1, ('float64', F2, F2))
+def row_masks(dat, labels, w):
+    """A 1-D mask of a matrix's rows (Pythran's matrix_class_distance: dat[labels == i]):
+    read, the selected rows; written, every selected row."""
+    first = dat[labels == labels[0]]
+    out = dat.copy()
+    out[w > 0.5] = 0.0
+    out[w < 0.2] = dat[0]
+    return first.sum(), first, out
+
+
+@unpython.gpu
+@unpython.type(F1, 'float64', F1)
+def simplex_projection(v, z):
+    """The result of a mask indexed again (Pythran's projection_simplex: ind[cond][-1])."""
+    u = np.sort(v)[::-1]
+    cssv = np.cumsum(u) - z
+    ind = np.arange(v.shape[0]) + 1
+    cond = u - cssv / ind > 0
+    rho = ind[cond][-1]
+    theta = cssv[cond][-1] / float(rho)
+    return np.maximum(v - theta, 0)
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 3]', 'ndarray[int64, 1]', F1)
+def indexed_again(a, idx):
+    """a[idx][j] is (a[idx])[j], not a[idx, j]; a[i][idx][j] and a[idx, j][k] likewise."""
+    return a[idx][0][1] + a[1][idx][0] + a[idx, 0][1] + a[a[:, 0, 0] > 0.3][0, 1]

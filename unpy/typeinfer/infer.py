@@ -617,11 +617,19 @@ class TypeInference:
                 is_int(t) for t in e.indices[0].type.items):
             # `a[t]` of a tuple of integers is `a[t[0], t[1], ...]` (`idx = (i, j)`)
             e.indices = self.tuple_items(e.indices[0])
-        if any(isinstance(i.type, Array) for i in e.indices[:e.joined_at]
-               if not isinstance(i, (ir.Slice, ir.NewAxis)) and not is_ellipsis(i)):
-            raise self.error("indexing the result of an index array or mask again (a[idx][j]) "
-                             "is not supported: it is not a[idx, j]; bind it to a name first "
-                             "(b = a[idx], then b[j])", e)
+        first = next((k for k, i in enumerate(e.indices) if isinstance(i.type, Array) and
+                      not isinstance(i, (ir.Slice, ir.NewAxis)) and not is_ellipsis(i)), None)
+        split = next((j for j in e.joins if first is not None and j > first), None)
+        if split is not None:
+            if e is self.store_target:
+                raise self.error("a store into the result of an index array or mask "
+                                 "(a[idx][j] = v) writes a copy, not a (NumPy's too); write "
+                                 "a[idx[j]] = v", e)
+            # `ind[cond][-1]`: the selected elements, then indexed (NumPy's copy, indexed)
+            selected = ir.Subscript(arr, e.indices[:split], e.loc,
+                                    joins=tuple(j for j in e.joins if j < split))
+            return self.expr(ir.Subscript(selected, e.indices[split:], e.loc,
+                                          joins=tuple(j - split for j in e.joins if j > split)))
         self.expand_ellipsis(e, arr)
         # One element: a scalar index per dimension of an array variable; else a view.
         if len(e.indices) != arr.type.ndim or not isinstance(arr, ir.Name) or any(
@@ -710,14 +718,17 @@ class TypeInference:
             else:                            # typed by expr_Subscript
                 if isinstance(index.type, Array):
                     if index.type.dtype == "bool" and index is e.indices[-1] and \
-                            index.type.ndim == arr.type.ndim - len(indices) and \
+                            index.type.ndim <= arr.type.ndim - len(indices) and \
                             all(isinstance(i.type, Scalar) for i in indices):
                         if indices:         # a[i][mask], a[i, mask]: a mask of the row a[i]
                             arr = ir.View(arr, indices, e.loc,
-                                          Array(arr.type.dtype, index.type.ndim))
+                                          Array(arr.type.dtype, arr.type.ndim - len(indices)))
                         # Written into: the array's elements where the mask holds; read: the
-                        # selected elements, a 1-D array (NumPy's boolean indexing).
-                        t = arr.type if e is self.store_target else Array(arr.type.dtype, 1)
+                        # selected elements, a 1-D array (NumPy's boolean indexing), or of
+                        # a mask over the leading axes, the selected rows (dat[labels == i]).
+                        rows = arr.type.ndim - index.type.ndim
+                        t = arr.type if e is self.store_target else \
+                            Array(arr.type.dtype, 1 + rows)
                         return ir.Masked(arr, index, e.loc, t)
                     if is_int(Scalar(index.type.dtype)) and index.type.ndim == 1:
                         # a gather: a[idx], a[:, idx], a[idx, jdx]; written into: a scatter

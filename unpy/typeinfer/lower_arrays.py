@@ -1311,7 +1311,19 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
         if mask is not None:
             if reads_elsewhere(mask):
                 mask = self.copy(mask)
-            value = self.unmask(value, mask)
+            rows = target.array.type.ndim - mask.type.ndim
+            plain = isinstance(value.type, Array) and not any(
+                isinstance(x, ir.Masked) for x in walk_exprs(value))
+            if plain and value.type.ndim > rows and rows == 0:
+                if reads_elsewhere(value):
+                    value = self.copy(value)
+                return self.store_selected(target.array, mask, value, loc)
+            if plain and value.type.ndim > rows:
+                raise self.error("a[mask] = values with a mask of the leading axes takes "
+                                 "values of one row (every selected row takes them) or an "
+                                 "array masked alike (a[m] = b[m]) in compiled code", value)
+            if not plain:
+                value = self.unmask(value, mask)
             target = target.array       # written where the mask holds, element by element
         shape = self.shape(target)
         if mask is not None:
@@ -1334,8 +1346,9 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
                               target.type.dtype)
             if mask is not None:
                 # `a[i] = v if m[i] else a[i]`: a select, which vectorises where a conditional
-                # store does not; the element is the iteration's own (no other writes it).
-                element = ir.IfExp(truth(self.element(mask, idx)), element,
+                # store does not; the element is the iteration's own (no other writes it). A
+                # mask of the leading axes selects rows.
+                element = ir.IfExp(truth(self.element(mask, idx[:mask.type.ndim])), element,
                                    self.element(target, idx), loc, element.type)
             return [ir.Assign(self.element(target, idx), element, loc)]
 
@@ -1343,6 +1356,38 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
             with self.sequential():
                 return self.nest(shape, body)
         return self.nest(shape, body)
+
+    def store_selected(self, target, mask, value, loc):
+        """`a[mask] = values` of a 1-D array of one value per element where the mask holds
+        (or of one value): the k-th such element in C order takes values[k], as NumPy assigns
+        them (ValueError, NumPy's words, where the lengths differ); a scan, then the stores in
+        order (collatz: `n[odd] = np.where(x & 1, 3 * x + 1, x // 2)` of `x = n[odd]`)."""
+        if value.type.ndim != 1:
+            raise self.error("a[mask] = values takes a 1-D array of values, one per element "
+                             "where the mask holds (or an array masked alike: a[m] = b[m])",
+                             value)
+        shape = self.shape(target)
+        self.check_mask(mask, shape)
+        values = self.materialize(value)
+        length = self.shape(values)[0]
+        count, k = self.temp("n", INT64), self.temp("k", INT64)
+        holds = lambda idx: truth(self.element(mask, idx))
+        self.pre.append(ir.Assign(count, const(0), loc))
+        with self.sequential():
+            self.pre += self.nest(shape, lambda idx: [ir.If(
+                holds(idx), [ir.Assign(count, add(count, const(1)), loc)], [], loc)])
+        self.check(ir.BoolOp("and", [compare("!=", length, count),
+                                     compare("!=", length, const(1))], (0, 0), BOOL),
+                   "NumPy boolean array indexing assignment cannot assign {} input values to "
+                   "the {} output values where the mask is true", values=[length, count])
+        # (one value: every selected element takes it)
+        step = self.scalar_temp("s", convert(compare("!=", length, const(1)), "int64"))
+        self.pre.append(ir.Assign(k, const(0), loc))
+        with self.sequential():
+            return self.nest(shape, lambda idx: [ir.If(holds(idx), [
+                ir.Assign(self.element(target, idx), convert(
+                    self.element(values, [mul(k, step)]), target.type.dtype), loc),
+                ir.Assign(k, add(k, const(1)), loc)], [], loc)])
 
     def check_mask(self, mask, shape):
         """A boolean mask has the shape of the array it indexes (IndexError as NumPy's)."""
@@ -1361,22 +1406,28 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
             return self.memo[key][1]
         shape = self.shape(e.array)
         self.check_mask(e.mask, shape)
+        masked, rows = shape[:e.mask.type.ndim], shape[e.mask.type.ndim:]
         count = self.temp("n", INT64)
-        out = self.temp("a", Array(e.type.dtype, 1))
+        out = self.temp("a", Array(e.type.dtype, 1 + len(rows)))
         k = self.temp("k", INT64)
         self.pre.append(ir.Assign(count, const(0), e.loc))
+
+        def copied(idx):        # the row (or element) at idx, as out's k-th
+            return self.nest(rows, lambda r: [ir.Assign(
+                self.element(out, [k] + list(r)),
+                convert(self.element(e.array, list(idx) + list(r)), e.type.dtype), e.loc)]
+            ) if rows else [ir.Assign(self.element(out, [k]), convert(
+                self.element(e.array, idx), e.type.dtype), e.loc)]
         with self.sequential():
-            self.pre += self.nest(shape, lambda idx: [ir.If(
+            self.pre += self.nest(masked, lambda idx: [ir.If(
                 truth(self.element(e.mask, idx)),
                 [ir.Assign(count, add(count, const(1)), e.loc)], [], e.loc)])
-            self.pre.append(ir.Assign(out, ir.AllocArray("empty", [count], e.type.dtype, e.loc,
-                                                         out.type), e.loc))
+            self.pre.append(ir.Assign(out, ir.AllocArray("empty", [count] + list(rows),
+                                                         e.type.dtype, e.loc, out.type), e.loc))
             self.pre.append(ir.Assign(k, const(0), e.loc))
-            self.pre += self.nest(shape, lambda idx: [ir.If(
+            self.pre += self.nest(masked, lambda idx: [ir.If(
                 truth(self.element(e.mask, idx)),
-                [ir.Assign(self.element(out, [k]), convert(self.element(e.array, idx),
-                                                            e.type.dtype), e.loc),
-                 ir.Assign(k, add(k, const(1)), e.loc)], [], e.loc)])
+                copied(idx) + [ir.Assign(k, add(k, const(1)), e.loc)], [], e.loc)])
         self.memo[key] = (e, out)
         return out
 

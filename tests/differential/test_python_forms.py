@@ -477,3 +477,14 @@ def test_shape_tuples_compared(python_forms_kernels, shapes):
 def test_itertools_repeat_loops(python_forms_kernels, n):
     python_forms_kernels.check("repeated_steps", RNG.random(4), n)
     python_forms_kernels.check("repeated_steps", RNG.random(0), n)
+
+
+@pytest.mark.parametrize("n", [-3, 0, 1, 2, 12, 97, 360, 2 ** 31 - 1])
+def test_a_list_returned_empty_or_built(python_forms_kernels, n):
+    python_forms_kernels.check("factors", n)
+
+
+@given(a=arrays(np.float64, 1, max_side=9, values=st.floats(0, 1)), n=st.integers(0, 6))
+@settings(max_examples=15, deadline=None)
+def test_lists_built_by_comprehensions_and_list(python_forms_kernels, a, n):
+    python_forms_kernels.check("built_lists", a, n)

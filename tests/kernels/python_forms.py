@@ -592,3 +592,37 @@ def repeated_steps(w, n):
     for c in itertools.repeat(w.shape[0] * 0.5, 2):
         out = out + c
     return out
+
+
+@unpython.type('int64', 'list[int64]')
+def factors(n):
+    # Pythran's factorize_naive: `return []`, a list returned from a loop
+    if n < 2:
+        return []
+    found = []
+    p = 2
+    while True:
+        if n == 1:
+            return found
+        if n % p == 0:
+            found.append(p)
+            n = n // p
+        elif p * p >= n:
+            found.append(n)
+            return found
+        else:
+            p += 1 if p == 2 else 2
+
+
+@unpython.type('ndarray[float64, 1]', 'int64', 'ndarray[float64, 1]')
+def built_lists(a, n):
+    # list comprehensions and list() bound to names (Pythran's fft, fannkuch, primes_sieve)
+    squares = [x * x for x in a if x > 0.3]
+    count = list(range(1, n + 1))
+    pairs = [i * 10 + j for i in range(3) for j in range(i)]
+    halves = list()
+    for v in count:
+        halves.append(v * 0.5)
+    x = 7                      # the comprehension's variable is its own
+    rows = [x + k for k in count]
+    return np.array(squares) + len(count) + sum(pairs) + sum(halves) + sum(rows) + x

@@ -164,7 +164,8 @@ class Lowering:
         # Names bound to a list (`out = []`): `np.array(out)`, `sum(out)` and `len(out)` read
         # the list (typeinfer checks that it is one there).
         self.lists = {t.id for n in gast.walk(self.fn) if isinstance(n, gast.Assign)
-                      and isinstance(n.value, gast.List)
+                      and (isinstance(n.value, (gast.List, gast.ListComp))
+                           or self.list_call(n.value))
                       for t in n.targets if isinstance(t, gast.Name)}
         # The statements a statement's generator reductions (`sum(x * x for x in a)`) run
         # first (`generator_reduction`), and whether an expression is evaluated only on a
@@ -239,6 +240,14 @@ class Lowering:
         if isinstance(s, gast.Return):
             bare = s.value is None or (isinstance(s.value, gast.Constant) and
                                        s.value.value is None)      # `return None` too
+            if isinstance(s.value, (gast.List, gast.ListComp)) or self.list_call(s.value):
+                # `return []`, `return [e for ...]`: the list, made first, returned
+                made = self.fresh("list")
+                self.assigned.add(made)
+                self.lists.add(made)
+                nodes = _Nodes(s)
+                return self.stmt(nodes.assign(made, s.value)) + [
+                    ir.Return(ir.Name(made, loc), loc)]
             return [ir.Return(None if bare else self.expr(s.value), loc)]
         if isinstance(s, gast.Raise):
             return [self.raised(s.exc, s)]
@@ -327,7 +336,51 @@ class Lowering:
             return self.unpack(target, s.value, loc)
         if isinstance(s.value, gast.Lambda) and isinstance(target, gast.Name):
             return self.lambda_definition(target, s.value)
+        if isinstance(target, gast.Name) and (isinstance(s.value, gast.ListComp) or
+                                              self.list_call(s.value)):
+            return self.built_list(target, s.value)
         return [ir.Assign(self.target(target), self.expr(s.value), loc)]
+
+    def list_call(self, value) -> bool:
+        """Whether `value` is `list()` or `list(iterable)` (Python's list, not rebound)."""
+        return isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and \
+            value.func.id == "list" and "list" not in self.assigned and \
+            "list" not in self.imports
+
+    def built_list(self, target, value):
+        """`out = [e for t in it if c]`, `out = list(it)`, `out = list()`: the list made by the
+        loops Python's comprehension runs (its variables its own), each item appended in
+        order (unpy/typeinfer/lists.py)."""
+        nodes = _Nodes(value)
+        if isinstance(value, gast.Call):
+            if value.keywords or len(value.args) > 1:
+                raise self.error("list() takes one iterable here", value)
+            item = self.fresh("v")
+            elt = nodes.load(item)
+            generators = [gast.comprehension(nodes.store(item), value.args[0], [], 0)
+                          ] if value.args else []
+        else:
+            elt, generators = value.elt, value.generators
+        renamed = {}
+        for g in generators:
+            names = [g.target] if isinstance(g.target, gast.Name) else \
+                g.target.elts if isinstance(g.target, gast.Tuple) else None
+            if names is None or not all(isinstance(n, gast.Name) for n in names):
+                raise self.error("a list comprehension's loop variables are plain names here",
+                                 g.target)
+            for n in names:
+                renamed.setdefault(n.id, self.fresh("g"))
+        self.assigned |= set(renamed.values())
+        body = [nodes.at(gast.Expr(nodes.at(gast.Call(nodes.at(gast.Attribute(
+            nodes.load(target.id), "append", gast.Load())), [_renamed(elt, renamed)], []))))]
+        for g in reversed(generators):
+            for condition in reversed(g.ifs):
+                body = [nodes.at(gast.If(_renamed(condition, renamed), body, []))]
+            body = [nodes.at(gast.For(_renamed(g.target, renamed), _renamed(g.iter, renamed),
+                                      body, [], None))]
+        made = [nodes.assign(target.id, nodes.at(gast.List([], gast.Load())))]
+        made += body if generators else []
+        return [x for stmt in made for x in self.stmt(stmt)]
 
     def print_call(self, e):
         """`print(a, "text", b, sep=..., end=..., flush=...)`: Python's own print of the values

@@ -153,8 +153,12 @@ def length(infer, e: ir.ListLen):
 
 
 def returned(infer, value: ir.Name, expected):
-    """`return out`: the list as declared ('list[int64]', the items' dtype)."""
-    t = list_type(infer, infer.renamed.get(value.id, value.id))
+    """`return out`: the list as declared ('list[int64]', the items' dtype); a list that
+    takes no value (`return []`) has the declared items."""
+    name = infer.renamed.get(value.id, value.id)
+    if isinstance(expected, ListType) and name not in infer.list_items:
+        infer.list_items[name] = expected.item
+    t = list_type(infer, name)
     if not (isinstance(expected, ListType) and expected.item.dtype == t.item.dtype):
         raise infer.error(f"this returns the list '{value.id}' of {t.item.dtype} items: "
                           f"declare the return type 'list[{t.item.dtype}]' (or return "

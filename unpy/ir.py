@@ -159,7 +159,7 @@ class Subscript:
     # `a[i][j]` as the frontend joins it into `a[i, j]`: where each later subscript's indices
     # begin (none: written as one); typeinfer indexes the result of an index array or mask
     # before one of them again (`ind[cond][-1]`).
-    joins: tuple = ()
+    joins: list = field(default_factory=list)      # (a list, as the IR's JSON gives it back)
 
 
 @dataclass

@@ -1246,7 +1246,7 @@ class Lowering:
                     isinstance(i, (ir.Slice, ir.NewAxis)) or is_ellipsis(i)
                     for i in base.indices):
                 return ir.Subscript(base.array, base.indices + indices, loc_of(e),
-                                    joins=tuple(base.joins) + (len(base.indices),))
+                                    joins=list(base.joins) + [len(base.indices)])
             return ir.Subscript(base, indices, loc_of(e))
         array = (ir.Name(inner.id, loc_of(inner)) if isinstance(inner, gast.Name)
                  else self.expr(inner))

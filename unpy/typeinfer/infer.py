@@ -627,9 +627,9 @@ class TypeInference:
                                  "a[idx[j]] = v", e)
             # `ind[cond][-1]`: the selected elements, then indexed (NumPy's copy, indexed)
             selected = ir.Subscript(arr, e.indices[:split], e.loc,
-                                    joins=tuple(j for j in e.joins if j < split))
+                                    joins=[j for j in e.joins if j < split])
             return self.expr(ir.Subscript(selected, e.indices[split:], e.loc,
-                                          joins=tuple(j - split for j in e.joins if j > split)))
+                                          joins=[j - split for j in e.joins if j > split]))
         self.expand_ellipsis(e, arr)
         # One element: a scalar index per dimension of an array variable; else a view.
         if len(e.indices) != arr.type.ndim or not isinstance(arr, ir.Name) or any(

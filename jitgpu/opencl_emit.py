@@ -25,7 +25,7 @@ from unpy import ir
 from unpy.cexpr import CExprPrinter
 from unpy.ir import Scalar
 from unpy.typeinfer.array_races import update_parts
-from unpy.typeinfer.reductions import walk_stmts
+from unpy.typeinfer.reductions import walk_exprs, walk_stmts
 
 CL_TYPES = {"bool": "bool", "int8": "char", "int16": "short", "int32": "int", "int64": "long",
             "uint8": "uchar", "uint16": "ushort", "uint32": "uint", "uint64": "ulong",
@@ -207,6 +207,47 @@ def _preamble(fp64: bool, fastmath: bool = False, int64_atomics: bool = False) -
     return "\n".join(lines) + "\n"
 
 
+def stores_read_later(body: list, accesses: dict) -> set:
+    """The ids of the stores into a buffer that a statement the same work-item runs later may
+    read (one after it, or in a later iteration of a loop around it): each is followed by a
+    fence. NVIDIA's OpenCL compiler (H100, driver 580, 2026-11-27) read a buffer's element
+    before the work-item's own store to it had been made, where the two indices were written
+    with different arguments (`out[i, j] = dat[i, j]` then `out[i, j] = v if c else
+    out[i, j]`: the unstored rows came back 0); a fence after the store keeps the order."""
+    def read(stmts) -> set:
+        found = set()
+        for s in walk_stmts(stmts):     # (a loop's or branch's body comes on its own)
+            if isinstance(s, ir.Assign):
+                exprs = [s.value] + (s.target.indices if isinstance(s.target, ir.Subscript)
+                                     else [])
+            elif isinstance(s, ir.For):
+                exprs = [s.start, s.stop, s.step]
+            elif isinstance(s, (ir.If, ir.While)):
+                exprs = [s.test]
+            else:
+                exprs = [s]
+            found |= {accesses[e.aid].buffer for x in exprs for e in walk_exprs(x)
+                      if getattr(e, "aid", None) in accesses}
+        return found
+
+    fenced = set()
+
+    def visit(stmts, after: set):
+        for k, s in enumerate(stmts):
+            later = after | read(stmts[k + 1:])
+            if isinstance(s, (ir.For, ir.While)):
+                visit(s.body, later | read(s.body))
+            elif isinstance(s, ir.If):
+                visit(s.body, later)
+                visit(s.orelse, later)
+            elif isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript) and \
+                    getattr(s.target, "aid", None) in accesses and \
+                    accesses[s.target.aid].buffer in later:
+                fenced.add(id(s))
+    visit(body, set())
+    return fenced
+
+
 class KernelEmitter(CExprPrinter):
     """Prints a bound `KernelNest` (jitgpu/bind.py) as OpenCL C; decides nothing."""
 
@@ -222,6 +263,7 @@ class KernelEmitter(CExprPrinter):
                            for u, var in enumerate(level.copies, 1)}
         self.tiles = {t.name: t for s in walk_stmts(list(kernel.body))
                       if isinstance(s, TileLoad) for t in s.tiles}
+        self.fenced = stores_read_later(list(kernel.body), self.accesses)
         self.lane_combines = [s for s in walk_stmts(list(kernel.body))
                               if isinstance(s, LaneCombine)]
         self.lines = []
@@ -443,6 +485,8 @@ class KernelEmitter(CExprPrinter):
         elif isinstance(s, ir.Assign):
             if isinstance(s.target, ir.Subscript):
                 self.out(f"{self.subscript(s.target)} = {self.expr(s.value)};")
+                if id(s) in self.fenced:
+                    self.out("mem_fence(CLK_GLOBAL_MEM_FENCE);")
             else:
                 self.out(f"{cl_name(s.target.id)} = {self.expr(s.value)};")
         elif isinstance(s, ir.For):

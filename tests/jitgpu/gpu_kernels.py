@@ -869,3 +869,14 @@ def draws_between_nests(a, seed):
     noise = np.random.random(a.shape[0])
     for i in prange(a.shape[0]):
         a[i] = a[i] + noise[i]
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,1]', 'ndarray[float64,2]', None)
+def store_then_select(dat, w, out):
+    """A work-item reads back the element it stored (a select keeping it): NVIDIA's OpenCL
+    read it before the store had been made (the rows not selected came back 0 on an H100)."""
+    for i in prange(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[i, j] = dat[i, j]
+            out[i, j] = w[i] if w[i] < 0.2 else out[i, j]

@@ -458,3 +458,16 @@ def test_draws_between_nests_see_what_the_device_wrote(gpu):
     np.testing.assert_array_equal(got[1][0], got[0][0])
     assert got[1][1] == got[0][1]
     assert_ran(gpu.explain("draws_between_nests"), "opencl:")
+
+
+def test_a_store_read_back_by_its_work_item_is_fenced(gpu):
+    """A store that a later statement of the same work-item may read is followed by a fence
+    (jitgpu/opencl_emit.stores_read_later); a store nothing reads after it is not."""
+    dat, w = rand(7, 3), np.linspace(0.0, 1.0, 7)
+    _, report = gpu.check("store_then_select", dat, w, np.zeros((7, 3)), rtol=0.0,
+                          ran_on="opencl:")
+    source = report.nests[0].source
+    body = source[source.index("__kernel"):]
+    assert body.count("mem_fence(CLK_GLOBAL_MEM_FENCE);") == 1
+    first_store = body.index(" = g")
+    assert body.index("mem_fence") > first_store

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import copy
 import math
+import warnings
+
+import numpy as np
 
 from unpy import ir
 from unpy.ir import Array, Scalar
@@ -17,6 +20,22 @@ from unpy.typeinfer.build_ir import (BOOL, binop, call, choose, compare, const, 
                                      same, scalar_function, sub)
 from unpy.typeinfer.types import PY_INT
 
+
+
+def _cross_takes_two() -> bool:
+    """Whether the NumPy beside the build takes vectors of 2 components in np.cross
+    (deprecated in NumPy 2.0 and refused by later versions: a compiled call raises as the
+    interpreter beside it does)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            np.cross(np.ones(2), np.ones(3))
+        except ValueError:
+            return False
+    return True
+
+
+CROSS_TAKES_TWO = _cross_takes_two()
 
 class SortLowering:
     """Mixin of ArrayLowering: `sort_into`, `quantile_value`."""
@@ -90,6 +109,10 @@ class SortLowering:
             a, b = e.args
             sa, sb = self.shape(a), self.shape(b)
             ka, kb = sa[-1], sb[-1]
+            if not CROSS_TAKES_TWO:
+                self.check(either(*[compare("!=", k, const(3)) for k in (ka, kb)]),
+                           "Both input arrays must be (arrays of) 3-dimensional vectors, but "
+                           "they are {} and {} dimensional instead.", values=[ka, kb])
             self.check(either(*[ir.BoolOp("and", [compare("!=", k, const(2)),
                                                   compare("!=", k, const(3))], (0, 0), BOOL)
                                 for k in (ka, kb)]),

@@ -170,6 +170,12 @@ CASES = [
         def f(n):
             return np.random.randint(n, None)
         """, r"None is not a value compiled code has", 3, "None"),
+    ("random draw given an unknown keyword", """
+        @unpython.type('int64', 'ndarray[float64, 1]')
+        def f(n):
+            return np.random.normal(0.0, 1.0, shape=n)
+        """, r"np.random.normal\(loc, scale, size\) got 'shape' which it does not take", 3,
+     "n)"),
     ("random draw with too many arguments", """
         @unpython.type('float64', 'float64')
         def f(x):
@@ -229,24 +235,6 @@ CASES = [
             x: int = n
             return x
         """, r"annotated assignments are not supported.*@unpython.locals", 3, "x:"),
-    ("while else", """
-        @unpython.type('int64', 'int64')
-        def f(n):
-            while n > 0:
-                n -= 1
-            else:
-                n = 5
-            return n
-        """, r"'while \.\.\. else' is not supported", 3, "while"),
-    ("for else", """
-        @unpython.type('int64', 'int64')
-        def f(n):
-            for i in range(n):
-                pass
-            else:
-                n = 5
-            return n
-        """, r"'for \.\.\. else' is not supported", 3, "for"),
     ("chained assignment with unpacking", """
         @unpython.type('int64', 'int64')
         def f(n):

@@ -488,3 +488,13 @@ def test_a_list_returned_empty_or_built(python_forms_kernels, n):
 @settings(max_examples=15, deadline=None)
 def test_lists_built_by_comprehensions_and_list(python_forms_kernels, a, n):
     python_forms_kernels.check("built_lists", a, n)
+
+
+@pytest.mark.parametrize("n", [-1, 0, 1, 3, 5, 9, 20])
+def test_loops_with_else(python_forms_kernels, n):
+    python_forms_kernels.check("loops_with_else", np.array([3, 1, 4, 1, 5, 9, 2, 6]), n)
+
+
+@pytest.mark.parametrize("n", [-2, 0, 1, 2, 30])
+def test_repeated_lists(python_forms_kernels, n):
+    python_forms_kernels.check("repeated_lists", n, 1.5)

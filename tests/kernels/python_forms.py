@@ -626,3 +626,44 @@ def built_lists(a, n):
     x = 7                      # the comprehension's variable is its own
     rows = [x + k for k in count]
     return np.array(squares) + len(count) + sum(pairs) + sum(halves) + sum(rows) + x
+
+
+@unpython.type('ndarray[int64, 1]', 'int64', 'int64')
+def loops_with_else(a, n):
+    # for/while ... else: the else where the loop ended without a break of its own
+    found = -1
+    for i in range(a.shape[0]):
+        if a[i] == n:
+            found = i
+            break
+    else:
+        found = -2
+    primes = 0
+    for k in range(2, n):
+        for d in range(2, k):
+            if k % d == 0:
+                break
+        else:
+            primes += 1
+    w = 0
+    while w < n:
+        w += 3
+        if w == 9:
+            break
+    else:
+        w = -w
+    return found * 10000 + primes * 100 + w
+
+
+@unpython.type('int64', 'float64', 'float64')
+def repeated_lists(n, x):
+    # [v] * n (Pythran's primes_sieve: a = [True] * limit), n * [a, b]
+    sieve = [True] * n
+    pairs = 2 * [1.0, x]
+    count = 0
+    for i in range(2, n):
+        if sieve[i]:
+            count += 1
+            for m in range(i * i, n, i):
+                sieve[m] = False
+    return count + sum(pairs) + len(sieve)

@@ -165,7 +165,7 @@ class Lowering:
         # the list (typeinfer checks that it is one there).
         self.lists = {t.id for n in gast.walk(self.fn) if isinstance(n, gast.Assign)
                       and (isinstance(n.value, (gast.List, gast.ListComp))
-                           or self.list_call(n.value))
+                           or self.list_call(n.value) or repeated_list(n.value))
                       for t in n.targets if isinstance(t, gast.Name)}
         # The statements a statement's generator reductions (`sum(x * x for x in a)`) run
         # first (`generator_reduction`), and whether an expression is evaluated only on a
@@ -207,6 +207,8 @@ class Lowering:
 
     def statement(self, s):
         loc = loc_of(s)
+        if isinstance(s, (gast.For, gast.While)) and s.orelse:
+            return self.loop_else(s)
         if isinstance(s, gast.Assign):
             return self.assign(s)
         if isinstance(s, gast.AugAssign):
@@ -220,8 +222,6 @@ class Lowering:
         if isinstance(s, gast.For):
             return self.for_loop(s)
         if isinstance(s, gast.While):
-            if s.orelse:
-                raise self.error("'while ... else' is not supported", s)
             test = self.expr(s.test)
             if self.hoisted:
                 raise self.error("a generator expression in a while condition is not "
@@ -339,7 +339,45 @@ class Lowering:
         if isinstance(target, gast.Name) and (isinstance(s.value, gast.ListComp) or
                                               self.list_call(s.value)):
             return self.built_list(target, s.value)
+        if isinstance(target, gast.Name) and repeated_list(s.value):
+            return self.repeated_items(target, s.value)
         return [ir.Assign(self.target(target), self.expr(s.value), loc)]
+
+    def repeated_items(self, target, value):
+        """`out = [a, b] * n` (or `n * [a, b]`): the list of the items repeated n times (as
+        many appends), each item and n evaluated once, first."""
+        items, times = repeated_list(value)
+        nodes = _Nodes(value)
+        first = []
+        named = []
+        for x in items:
+            name, made = self.named_once(x, "item")
+            named.append(name)
+            first += made
+        count, made = self.named_once(times, "times")
+        first += made
+        k = self.fresh("rep")
+        self.assigned.add(k)
+        appends = [nodes.at(gast.Expr(nodes.at(gast.Call(nodes.at(gast.Attribute(
+            nodes.load(target.id), "append", gast.Load())), [x], [])))) for x in named]
+        made = first + [nodes.assign(target.id, nodes.at(gast.List([], gast.Load()))),
+                        nodes.at(gast.For(nodes.store(k), nodes.call("range", count), appends,
+                                          [], None))]
+        return [x for stmt in made for x in self.stmt(stmt)]
+
+    def loop_else(self, s):
+        """`for ...: ... else: E` and `while ...: ... else: E`: E runs where the loop ended
+        without a `break` of its own, as Python's: a flag the loop's breaks set."""
+        nodes = _Nodes(s)
+        broke = self.fresh("broke")
+        self.assigned.add(broke)
+        loop = copy.copy(s)
+        loop.body = _BreakFlagged(broke, nodes).visit_body(copy.deepcopy(s.body))
+        loop.orelse = []
+        made = [nodes.assign(broke, nodes.const(False)), loop,
+                nodes.at(gast.If(nodes.at(gast.UnaryOp(gast.Not(), nodes.load(broke))),
+                                 s.orelse, []))]
+        return [x for stmt in made for x in self.stmt(stmt)]
 
     def list_call(self, value) -> bool:
         """Whether `value` is `list()` or `list(iterable)` (Python's list, not rebound)."""
@@ -566,8 +604,6 @@ class Lowering:
         (`for x in a`, `for x in a.ravel()`, `for i, x in enumerate(a)`, `for x, y in zip(a,
         b)`)."""
         loc = loc_of(s)
-        if s.orelse:
-            raise self.error("'for ... else' is not supported", s)
         it = s.iter
         kind = self.qualified(it.func) if isinstance(it, gast.Call) else None
         if kind in ("enumerate", "zip"):
@@ -1305,7 +1341,8 @@ class Lowering:
         raise self.error(f"attribute '{e.attr}' is not supported in compiled functions", e)
 
     def is_list(self, node) -> bool:
-        """Whether `node` names a list (a name bound to a list literal)."""
+        """Whether `node` names a list (a name bound to a list literal, a list comprehension or
+        list(...))."""
         return isinstance(node, gast.Name) and node.id in self.lists
 
     def length(self, name: ir.Name):
@@ -1770,6 +1807,43 @@ class _Renamer(gast.NodeTransformer):
     def visit_Name(self, node):
         if node.id in self.names:
             return gast.copy_location(gast.Name(self.names[node.id], node.ctx, None, None), node)
+        return node
+
+
+def repeated_list(value):
+    """(items, times) of `[a, b] * n` or `n * [a, b]` (a list literal repeated), else None."""
+    if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult)):
+        return None
+    if isinstance(value.left, gast.List) and not isinstance(value.right, gast.List):
+        return value.left.elts, value.right
+    if isinstance(value.right, gast.List) and not isinstance(value.left, gast.List):
+        return value.right.elts, value.left
+    return None
+
+
+class _BreakFlagged(gast.NodeTransformer):
+    """A loop body whose own `break`s (not those of loops inside it) first set the flag
+    `name` (the loop's `else` runs where it is unset)."""
+
+    def __init__(self, name: str, nodes):
+        self.name, self.nodes = name, nodes
+
+    def visit_body(self, stmts: list) -> list:
+        out = []
+        for stmt in stmts:
+            done = self.visit(stmt)
+            out += done if isinstance(done, list) else [done]
+        return out
+
+    def visit_Break(self, node):
+        return [self.nodes.assign(self.name, self.nodes.const(True)), node]
+
+    def visit_For(self, node):          # its breaks are its own
+        return node
+
+    visit_While = visit_For
+
+    def visit_FunctionDef(self, node):
         return node
 
 

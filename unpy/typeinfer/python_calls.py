@@ -132,12 +132,8 @@ def type_python_call(infer, e: ir.ArrayCall):
     if len(e.args) > len(names):
         raise infer.error(f"{shown(e.func)}() takes at most {len(names)} arguments by "
                           f"position ({', '.join(names)})", e)
-    given = dict(zip(names, e.args))
-    for k, v in e.keywords.items():
-        if k not in names or k in given:
-            raise infer.error(f"{shown(e.func)}() does not take '{k}=' here (it takes "
-                              f"{', '.join(names) or 'no argument'})", v)
-        given[k] = v
+    from unpy.typeinfer.array_calls import bound_arguments     # (it imports this module)
+    given = bound_arguments(infer, e, names, f"{shown(e.func)}({', '.join(names)})")
     for k, default in draw.params:
         if default is REQUIRED and k not in given:
             raise infer.error(f"{shown(e.func)}() needs its argument '{k}'", e)
@@ -161,16 +157,17 @@ def type_python_call(infer, e: ir.ArrayCall):
             raise infer.error(f"{shown(e.func)}(): '{k}' must be "
                               f"{'an array' if draw.shuffles else 'an array or an int'}", v)
     # by position as the call gives them up to size=, the rest by name (size= from the array)
-    positional = names[:min(len(e.args), names.index("size") if "size" in names else 99)]
+    cut = names.index("size") if "size" in names else len(names)
+    positional = names[:min(len(e.args), cut)]
     e.args = [values[k] for k in positional]
     e.keywords = {k: values[k] for k in values if k not in positional}
     if size is not None:
         e.keywords["size"] = dims
-    e.type = _value_type(e, draw, dims, like, values)
+    e.type = _value_type(e, draw, dims, like)
     return e
 
 
-def _value_type(e, draw, dims, like, values):
+def _value_type(e, draw, dims, like):
     if draw.dtype is None:
         return None
     if draw.dtype == "like":

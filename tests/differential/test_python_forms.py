@@ -498,3 +498,15 @@ def test_loops_with_else(python_forms_kernels, n):
 @pytest.mark.parametrize("n", [-2, 0, 1, 2, 30])
 def test_repeated_lists(python_forms_kernels, n):
     python_forms_kernels.check("repeated_lists", n, 1.5)
+
+
+@pytest.mark.parametrize("n", [1, 2, 16])
+def test_lists_joined_in_a_recursive_fft(python_forms_kernels, n):
+    x = RNG.random(n) + 1j * RNG.random(n)
+    got = python_forms_kernels.check("recursive_fft", x, rtol=1e-12)
+    np.testing.assert_allclose(got, np.fft.fft(x), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_lists_joined(python_forms_kernels, n):
+    python_forms_kernels.check("joined_lists", n)

@@ -667,3 +667,26 @@ def repeated_lists(n, x):
             for m in range(i * i, n, i):
                 sieve[m] = False
     return count + sum(pairs) + len(sieve)
+
+
+@unpython.type('ndarray[complex128, 1]', 'ndarray[complex128, 1]')
+def recursive_fft(x):
+    # Pythran's fft as written: lists of complex values joined with + (np.array(l + r))
+    n = x.shape[0]
+    if n == 1:
+        return np.array(x)
+    e = recursive_fft(x[::2])
+    o = recursive_fft(x[1::2])
+    m = n // 2
+    left = [e[k] + o[k] * math.e ** (-2j * math.pi * k / n) for k in range(m)]
+    right = [e[k] - o[k] * math.e ** (-2j * math.pi * k / n) for k in range(m)]
+    return np.array(left + right)
+
+
+@unpython.type('int64', 'ndarray[float64, 1]')
+def joined_lists(n):
+    out = [1.0]
+    for i in range(n):
+        out = out + [out[-1] * 2.0]        # the list read before it is bound anew
+    both = out + [0.5] + out
+    return np.array(both)

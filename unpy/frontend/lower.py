@@ -163,10 +163,16 @@ class Lowering:
         self.assigned |= {a.id for a in self.fn.args.args}
         # Names bound to a list (`out = []`): `np.array(out)`, `sum(out)` and `len(out)` read
         # the list (typeinfer checks that it is one there).
-        self.lists = {t.id for n in gast.walk(self.fn) if isinstance(n, gast.Assign)
-                      and (isinstance(n.value, (gast.List, gast.ListComp))
-                           or self.list_call(n.value) or repeated_list(n.value))
-                      for t in n.targets if isinstance(t, gast.Name)}
+        self.lists = set()
+        while True:         # (`out = l + r` is a list where l and r are)
+            found = {t.id for n in gast.walk(self.fn) if isinstance(n, gast.Assign)
+                     and (isinstance(n.value, (gast.List, gast.ListComp))
+                          or self.list_call(n.value) or repeated_list(n.value)
+                          or self.joined_lists(n.value))
+                     for t in n.targets if isinstance(t, gast.Name)}
+            if found <= self.lists:
+                break
+            self.lists |= found
         # The statements a statement's generator reductions (`sum(x * x for x in a)`) run
         # first (`generator_reduction`), and whether an expression is evaluated only on a
         # condition (a branch of `x if c else y`, an operand of and/or after the first).
@@ -341,6 +347,8 @@ class Lowering:
             return self.built_list(target, s.value)
         if isinstance(target, gast.Name) and repeated_list(s.value):
             return self.repeated_items(target, s.value)
+        if isinstance(target, gast.Name) and self.joined_lists(s.value):
+            return self.joined_items(target, s.value)
         return [ir.Assign(self.target(target), self.expr(s.value), loc)]
 
     def repeated_items(self, target, value):
@@ -364,6 +372,51 @@ class Lowering:
                         nodes.at(gast.For(nodes.store(k), nodes.call("range", count), appends,
                                           [], None))]
         return [x for stmt in made for x in self.stmt(stmt)]
+
+    def joined_lists(self, value) -> bool:
+        """Whether `value` is lists joined with + (`l + r`, `a + [x]`)."""
+        def part(x):
+            return self.is_list(x) or isinstance(x, gast.List) or self.joined_lists(x)
+        return isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add) and \
+            part(value.left) and part(value.right)
+
+    def joined_items(self, target, value):
+        """`out = l + r`: a new list of l's items, then r's (each part read first, as Python
+        evaluates both before joining them)."""
+        nodes = _Nodes(value)
+        parts, stack = [], [value]
+        while stack:
+            x = stack.pop()
+            if self.joined_lists(x):
+                stack += [x.right, x.left]
+            else:
+                parts.append(x)
+        first, loads = [], []
+        for x in parts:
+            if isinstance(x, gast.List):
+                loads.append(x)
+                continue
+            name = self.fresh("part")
+            self.assigned.add(name)
+            self.lists.add(name)
+            if isinstance(x, gast.Name) and x.id == target.id:
+                # `out = out + [v]`: out's items, read before out is bound anew
+                first.append(nodes.assign(name, nodes.at(gast.ListComp(nodes.load(name + "_v"), [
+                    gast.comprehension(nodes.store(name + "_v"), x, [], 0)]))))
+                self.assigned.add(name + "_v")
+                loads.append(nodes.load(name))
+            else:
+                loads.append(x)
+        made = [nodes.assign(target.id, nodes.at(gast.List([], gast.Load())))]
+        for x in loads:
+            v = self.fresh("v")
+            self.assigned.add(v)
+            items = x.elts if isinstance(x, gast.List) else None
+            append = lambda item: nodes.at(gast.Expr(nodes.at(gast.Call(nodes.at(
+                gast.Attribute(nodes.load(target.id), "append", gast.Load())), [item], []))))
+            made += [append(item) for item in items] if items is not None else [
+                nodes.at(gast.For(nodes.store(v), x, [append(nodes.load(v))], [], None))]
+        return [y for stmt in first + made for y in self.stmt(stmt)]
 
     def loop_else(self, s):
         """`for ...: ... else: E` and `while ...: ... else: E`: E runs where the loop ended
@@ -863,6 +916,16 @@ class Lowering:
             if e.args and isinstance(e.args[0], gast.ListComp) and \
                     self.qualified(e.func) in ("numpy.array", "numpy.asarray"):
                 return self.comprehension_array(e)
+            if e.args and self.joined_lists(e.args[0]) and \
+                    self.qualified(e.func) in ("numpy.array", "numpy.asarray"):
+                # np.array(l + r): the joined list made first, under a name of its own
+                joined = self.fresh("joined")
+                self.assigned.add(joined)
+                self.lists.add(joined)
+                nodes = _Nodes(e)
+                self.hoisted += self.stmt(nodes.assign(joined, e.args[0]))
+                e = gast.copy_location(gast.Call(e.func, [nodes.load(joined)] + e.args[1:],
+                                                 e.keywords), e)
             if e.args and self.is_list(e.args[0]) and \
                     self.qualified(e.func) in ("numpy.array", "numpy.asarray"):
                 return self.list_array(e)

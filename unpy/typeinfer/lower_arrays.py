@@ -1314,7 +1314,7 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
             rows = target.array.type.ndim - mask.type.ndim
             plain = isinstance(value.type, Array) and not any(
                 isinstance(x, ir.Masked) for x in walk_exprs(value))
-            if plain and value.type.ndim > rows and rows == 0:
+            if plain and rows == 0:
                 if reads_elsewhere(value):
                     value = self.copy(value)
                 return self.store_selected(target.array, mask, value, loc)

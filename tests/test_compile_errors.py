@@ -222,6 +222,21 @@ CASES = [
             a[w > 0.5] = a
         """, r"a\[mask\] = values with a mask of the leading axes takes values of one row", 3,
      "a\n"),
+    ("list pop in a prange", """
+        @unpython.type('int64', 'ndarray[float64, 1]', None)
+        def f(n, a):
+            out = [1.0] * n
+            for i in prange(a.shape[0]):
+                a[i] = out.pop()
+        """, r"the list 'out' inside a prange is not supported|out.pop\(\) inside a prange", 5,
+     "out"),
+    ("list insert without a value", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            out = [1]
+            out.insert(n)
+            return len(out)
+        """, r"insert\(\) takes an index and a value here", 4, "out.insert"),
     ("nested def", """
         @unpython.type('int64', 'int64')
         def f(n):
@@ -317,15 +332,15 @@ CASES = [
         def f(v):
             return v[0]
         """, r"a list parameter is not supported in compiled code: pass an array", 2, "def"),
-    ("a list method other than append", """
+    ("a list method other than append, pop and insert", """
         @unpython.type('int64', 'int64')
         def f(n):
             out = [1, 2]
-            out.pop()
+            out.extend(out)
             return len(out)
-        """, r"the list method '.pop\(\)' is not supported in compiled functions; a list there "
-             r"takes append\(v\), len\(\), \[i\] \(read and stored\), for loops, sum\(\), "
-             r"min\(\), max\(\) and np.array\(\)", 4, "out.pop"),
+        """, r"the list method '.extend\(\)' is not supported in compiled functions; a list "
+             r"there takes append\(v\), pop\(\), insert\(i, v\), len\(\), \[i\] \(read and "
+             r"stored\), for loops, sum\(\), min\(\), max\(\) and np.array\(\)", 4, "out.extend"),
     ("a second name for a list", """
         @unpython.type('int64', 'int64')
         def f(n):

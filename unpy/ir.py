@@ -373,9 +373,29 @@ class ListAppend:
     type: Type = None
 
 
+@dataclass
+class ListPop:
+    """`lst.pop()` (index None: the last) or `lst.pop(index)`: the item, taken out."""
+    list: Name
+    index: Optional["Expr"] = None
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
+@dataclass
+class ListInsert:
+    """`lst.insert(index, value)` (an expression statement: no value)."""
+    list: Name
+    index: "Expr"
+    value: "Expr"
+    loc: tuple = (0, 0)
+    type: Type = None
+
+
 Expr = Union[Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr, Call,
              CallCompiled, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
-             StridedView, Reshape, TupleValue, TupleItem, ListNew, ListItem, ListLen, ListAppend]
+             StridedView, Reshape, TupleValue, TupleItem, ListNew, ListItem, ListLen, ListAppend,
+             ListPop, ListInsert]
 
 
 # --- statements -----------------------------------------------------------------------------
@@ -676,7 +696,7 @@ def _copy(x, memo):
 
 _NODE_CLASSES = {cls.__name__: cls for cls in (
     Scalar, Array, TupleType, DtypeType, ListType, TupleValue, TupleItem, Const, Name, BinOp, UnaryOp, Compare, BoolOp, IfExp, Subscript, ArrayAttr,
-    Call, Print, PythonCall, CallCompiled, ListNew, ListItem, ListLen, ListAppend, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
+    Call, Print, PythonCall, CallCompiled, ListNew, ListItem, ListLen, ListAppend, ListPop, ListInsert, Cast, NamedExpr, AllocArray, Slice, NewAxis, View, Masked, ArrayCall,
     StridedView, Reshape, Assign, AugAssign, Reduction, For, LoopSpan, IndexBound, IndexProof,
     LocalTile, While, If, Break, Continue, Return,
     ExprStmt, Pass, Raise, Param, Function, Nest, Module)}
@@ -796,6 +816,10 @@ def format_expr(e) -> str:
         return f"len({e.list.id})"
     if isinstance(e, ListAppend):
         return f"{e.list.id}.append({format_expr(e.value)})"
+    if isinstance(e, ListPop):
+        return f"{e.list.id}.pop({'' if e.index is None else format_expr(e.index)})"
+    if isinstance(e, ListInsert):
+        return f"{e.list.id}.insert({format_expr(e.index)}, {format_expr(e.value)})"
     raise TypeError(f"not an expression: {e!r}")
 
 

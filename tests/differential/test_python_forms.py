@@ -510,3 +510,8 @@ def test_lists_joined_in_a_recursive_fft(python_forms_kernels, n):
 @pytest.mark.parametrize("n", [0, 1, 4])
 def test_lists_joined(python_forms_kernels, n):
     python_forms_kernels.check("joined_lists", n)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 6])
+def test_list_pop_and_insert(python_forms_kernels, n):
+    python_forms_kernels.check("popped_and_inserted", n)

@@ -690,3 +690,18 @@ def joined_lists(n):
         out = out + [out[-1] * 2.0]        # the list read before it is bound anew
     both = out + [0.5] + out
     return np.array(both)
+
+
+@unpython.type('int64', 'ndarray[int64, 1]')
+def popped_and_inserted(n):
+    # list.pop() / pop(i) / insert(i, v) as Python's (fannkuch's perm1.insert(r, perm1.pop(0)))
+    perm = list(range(n))
+    for r in range(1, n):
+        perm.insert(r, perm.pop(0))
+    last = perm.pop() if n > 0 else -1
+    perm.insert(-100, last)
+    perm.insert(100, 7)
+    perm.pop(-2)
+    if n > 3:
+        perm.pop(n + 5)            # IndexError: pop index out of range
+    return np.array(perm)

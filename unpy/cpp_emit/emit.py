@@ -1207,6 +1207,12 @@ class FunctionEmitter(CExprPrinter):
     def expr_ListAppend(self, e):
         return f"{cname(e.list.id)}.append({self.expr(e.value)})"
 
+    def expr_ListPop(self, e):
+        return f"{cname(e.list.id)}.pop({'' if e.index is None else self.expr(e.index)})"
+
+    def expr_ListInsert(self, e):
+        return f"{cname(e.list.id)}.insert({self.expr(e.index)}, {self.expr(e.value)})"
+
     def expr_Call(self, e):
         if e.func == PANEL_ROWS:            # a register-blocked nest's panels (unpy/loopopt)
             return f"unpy::panel_rows({', '.join(self.expr(a) for a in e.args)})"

@@ -493,6 +493,24 @@ public:
     List(std::initializer_list<T> values) : items(values.begin(), values.end()) {}
     int64_t size() const { return int64_t(items.size()); }
     void append(T v) { items.push_back(v); }
+    // Python's list.pop() and list.pop(i), list.insert(i, v) (i clamped to the list).
+    T pop() {
+        if (items.empty()) out_of_range("pop from empty list");
+        const T v = T(items.back());
+        items.pop_back();
+        return v;
+    }
+    T pop(int64_t i) {
+        if (items.empty()) out_of_range("pop from empty list");
+        const int64_t k = position(i, "pop index out of range");
+        const T v = T(items[size_t(k)]);
+        items.erase(items.begin() + k);
+        return v;
+    }
+    void insert(int64_t i, T v) {
+        const int64_t k = std::clamp<int64_t>(i < 0 ? i + size() : i, 0, size());
+        items.insert(items.begin() + k, Item(v));
+    }
     T get(int64_t i) const { return T(items[position(i, "list index out of range")]); }
     Item& store(int64_t i) { return items[position(i, "list assignment index out of range")]; }
 };

@@ -276,7 +276,8 @@ class Lowering:
                 if isinstance(value, ir.CallCompiled) or (isinstance(value, ir.ArrayCall) and (
                         value.func in ("fill", "ufunc_at") or "in_place" in value.keywords
                         or value.func.startswith(CALLED_THROUGH_PYTHON))) \
-                        or isinstance(value, (ir.Print, ir.ListAppend)):
+                        or isinstance(value, (ir.Print, ir.ListAppend, ir.ListPop,
+                                              ir.ListInsert)):
                     return [ir.ExprStmt(value, loc)]
             raise self.error("this expression statement has no effect in compiled code; only "
                              "calls to compiled functions may stand alone", s)
@@ -1625,10 +1626,13 @@ class Lowering:
         name = e.func.attr
         if name == "append":
             return self.list_append(e)
+        if name in ("pop", "insert") and self.is_list(e.func.value):
+            return self.list_pop_insert(e, name)
         if self.is_list(e.func.value) and name not in ARRAY_METHODS:
             raise self.error(f"the list method '.{name}()' is not supported in compiled "
-                             "functions; a list there takes append(v), len(), [i] (read and "
-                             "stored), for loops, sum(), min(), max() and np.array()", e)
+                             "functions; a list there takes append(v), pop(), insert(i, v), "
+                             "len(), [i] (read and stored), for loops, sum(), min(), max() and "
+                             "np.array()", e)
         if name in ("conj", "conjugate") and not e.args and not e.keywords:
             return ir.Call("np.conjugate", [self.expr(e.func.value)], loc_of(e))
         if name == "round":
@@ -1688,6 +1692,18 @@ class Lowering:
                              "(out.append(v))", e)
         return ir.ListAppend(ir.Name(e.func.value.id, loc_of(e.func.value)),
                              self.expr(e.args[0]), loc_of(e))
+
+    def list_pop_insert(self, e, name):
+        """`out.pop()`, `out.pop(i)`, `out.insert(i, v)` of a list."""
+        lst = ir.Name(e.func.value.id, loc_of(e.func.value))
+        wanted = "an index and a value" if name == "insert" else "an index or nothing"
+        if e.keywords or any(isinstance(a, gast.Starred) for a in e.args) or \
+                len(e.args) != (2 if name == "insert" else len(e.args[:1])):
+            raise self.error(f"{name}() takes {wanted} here", e)
+        args = [self.expr(a) for a in e.args]
+        if name == "pop":
+            return ir.ListPop(lst, args[0] if args else None, loc_of(e))
+        return ir.ListInsert(lst, args[0], args[1], loc_of(e))
 
     def list_array(self, e):
         """`np.array(out)`, `np.asarray(out)` of a list (dtype= by keyword or position): a new

@@ -398,8 +398,9 @@ def _simple(indices, levels, invariant) -> bool:
 
 def _pure(e) -> bool:
     """An expression of names, constants, shapes and arithmetic (no element, no call)."""
-    return not any(isinstance(x, (ir.Subscript, ir.ListItem, ir.Call, ir.CallCompiled,
-                                  ir.NamedExpr, ir.AllocArray)) for x in walk_exprs([e]))
+    return not any(isinstance(x, (ir.Subscript, ir.ListItem, ir.ListPop, ir.Call,
+                                  ir.CallCompiled, ir.NamedExpr, ir.AllocArray))
+                   for x in walk_exprs([e]))
 
 
 def _demoted(nest, depth, other, equal):

@@ -1034,6 +1034,12 @@ class TypeInference:
     def expr_ListLen(self, e):
         return lists.length(self, e)
 
+    def expr_ListPop(self, e):
+        return lists.popped(self, e)
+
+    def expr_ListInsert(self, e):
+        return lists.inserted(self, e)
+
     def expr_Print(self, e):
         """print() of scalars and arrays: no value; not in a prange, whose iterations print in
         any order."""

@@ -117,6 +117,48 @@ def appended(infer, e: ir.ListAppend):
     return e
 
 
+def _changed_here(infer, e, method: str):
+    """The list `e` changes (append, pop, insert): a list of this function, not in a prange."""
+    if not is_list(infer, e.list):
+        raise infer.error(f"'{e.list.id}' is not a list here: {method}() is the method of a "
+                          f"list (bound with {e.list.id} = [] before)", e)
+    if infer.in_prange:
+        raise infer.error(f"{e.list.id}.{method}() inside a prange is not supported: its "
+                          "iterations run in any order; change the list in a range loop", e)
+    e.list = list_name(infer, e.list)
+
+
+def _index(infer, index):
+    index = infer.expr(index)
+    if not is_int(index.type):
+        raise infer.error(f"list indices must be integers, got {index.type}", index)
+    return cast(index, INT64)
+
+
+def popped(infer, e: ir.ListPop) -> ir.ListPop:
+    """`out.pop()`, `out.pop(i)`: the item taken out (the last by default; IndexError as
+    Python's where there is none)."""
+    _changed_here(infer, e, "pop")
+    if e.index is not None:
+        e.index = _index(infer, e.index)
+    if e.list.id not in infer.list_items:
+        infer.guessed.add(e.list.id)
+    e.type = infer.list_items.get(e.list.id, UNSEEN)
+    return e
+
+
+def inserted(infer, e: ir.ListInsert) -> ir.ListInsert:
+    """`out.insert(i, v)`: `v` before item i (i counted from the end where negative, and
+    clamped to the list as Python does); no value."""
+    _changed_here(infer, e, "insert")
+    e.index = _index(infer, e.index)
+    value = infer.expr(e.value)
+    takes(infer, e.list.id, value, value)
+    e.value = cast(value, list_type(infer, e.list.id).item)
+    e.type = None
+    return e
+
+
 def item(infer, e: ir.Subscript) -> ir.ListItem:
     """`out[i]`: one item, read or stored (the index an integer, negative from the end)."""
     outside_pranges(infer, e.array.id, e)

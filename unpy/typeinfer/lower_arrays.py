@@ -374,7 +374,7 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
         (which lives on the host) is computed before the statement, once, as Python computes
         it before the operation."""
         value = self.scalar(e)
-        if any(isinstance(x, (ir.ListItem, ir.ListLen)) for x in walk_exprs(value)):
+        if any(isinstance(x, (ir.ListItem, ir.ListLen, ir.ListPop)) for x in walk_exprs(value)):
             return self.scalar_temp("s", value)
         return value
 

@@ -17,7 +17,7 @@ _EXPRESSIONS = (ir.Const, ir.Name, ir.BinOp, ir.UnaryOp, ir.Compare, ir.BoolOp, 
                 ir.Subscript, ir.ArrayAttr, ir.Call, ir.CallCompiled, ir.Cast, ir.NamedExpr,
                 ir.AllocArray, ir.Slice, ir.NewAxis, ir.View, ir.Masked, ir.ArrayCall,
                 ir.StridedView, ir.Reshape, ir.TupleValue, ir.TupleItem, ir.ListNew, ir.ListItem,
-                ir.ListLen, ir.ListAppend)
+                ir.ListLen, ir.ListAppend, ir.ListPop, ir.ListInsert)
 # A For's `blocked` is another form of its own statements (unpy/loopopt): not walked.
 _NOT_WALKED = ("type", "loc", "reductions", "blocked")
 _LIST, _DICT, _LEAF = "list", "dict", "leaf"

@@ -219,8 +219,9 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
                   resident=0, with_data=False) -> tuple:
     """(Prepared, whether this call prepared it, seconds of its search's step (0.0: none), the
     search's candidate this call runs (search.Trying) or None): repeated calls on the same
-    layout reuse the last preparations, and step a pending search (`_search_step`). `inputs`: the compiled caller's bytes of the call's array layouts and
-    scalars (`unpy::HookKey`), which stand for the arrays and scalars of `values` in the key.
+    layout reuse the last preparations, and step a pending search (`_search_step`). `inputs`:
+    the compiled caller's bytes of the call's array layouts and scalars (`unpy::HookKey`),
+    which stand for the arrays and scalars of `values` in the key.
     A call whose inputs differ from an earlier one's only in scalars that change between
     launches (jitgpu/relaunch.py) reuses that one's preparation where its proofs hold for
     this call's values (its family key)."""

@@ -54,7 +54,8 @@ _INTS = {
     "hypergeometric": (("ngood", REQUIRED), ("nbad", REQUIRED), ("nsample", REQUIRED)),
 }
 CALLS = {f"numpy.random.{name}": PythonFunction(params) for name, params in _FLOATS.items()}
-CALLS.update({f"numpy.random.{name}": PythonFunction(params, "int64") for name, params in _INTS.items()})
+CALLS.update({f"numpy.random.{name}": PythonFunction(params, "int64")
+              for name, params in _INTS.items()})
 CALLS.update({
     "numpy.random.rand": PythonFunction(dims=True, sized=False),
     "numpy.random.randn": PythonFunction(dims=True, sized=False),

@@ -362,13 +362,13 @@ CASES = [
             return out
         """, r"this returns the list 'out' of int64 items: declare the return type "
              r"'list\[int64\]' \(or return np.array\(out\)\)", 4, "out\n"),
-    ("a slice of a list", """
+    ("a slice of a list in an expression", """
         @unpython.type('int64', 'int64')
         def f(n):
             out = [1, n]
             return out[1:][0]
-        """, r"a list takes one integer index in compiled code \(out\[i\]\); for slices make it "
-             r"an array \(np.array\(out\)\[lo:hi\]\)", 4, "out[1:]"),
+        """, r"a list takes one integer index in compiled code \(out\[i\]\); a slice of it is a "
+             r"new list bound to a name \(out_part = out\[lo:hi\]\)", 4, "out[1:]"),
     ("append to the list a loop iterates over", """
         @unpython.type('int64', 'int64')
         def f(n):

@@ -515,3 +515,10 @@ def test_lists_joined(python_forms_kernels, n):
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 6])
 def test_list_pop_and_insert(python_forms_kernels, n):
     python_forms_kernels.check("popped_and_inserted", n)
+
+
+@pytest.mark.parametrize("n, k", [(6, 2), (6, 0), (5, 9), (3, -1), (6, -3), (0, 0), (1, 1)])
+def test_list_slices(python_forms_kernels, n, k):
+    python_forms_kernels.check("list_slices", n, k)
+    python_forms_kernels.check("list_slice_returned", n)
+    python_forms_kernels.check("extended_slice_mismatch", n)

@@ -705,3 +705,33 @@ def popped_and_inserted(n):
     if n > 3:
         perm.pop(n + 5)            # IndexError: pop index out of range
     return np.array(perm)
+
+
+@unpython.type('int64', 'int64', 'ndarray[int64, 1]')
+def list_slices(n, k):
+    # slices of lists read (a new list) and assigned (replaced, growing or shrinking; an
+    # extended slice item by item), as fannkuch's perm[:k + 1] = perm[k::-1]
+    a = list(range(n))
+    b = a[:]
+    c = a[1:k]
+    d = a[::-1]
+    e = a[-3:]
+    b[:k] = a[k::-1]
+    d[1:2] = [7, 8, 9]
+    e[::2] = e[::-2]
+    tail = a[k:]
+    head = a[:2]
+    return np.array(b + c + d + e) + len(tail) + sum(head) + np.array(a[1:3]).size
+
+
+@unpython.type('int64', 'list[int64]')
+def list_slice_returned(n):
+    out = [k * k for k in range(n)]
+    return out[1::2]
+
+
+@unpython.type('int64', 'int64')
+def extended_slice_mismatch(n):
+    a = list(range(n))
+    a[::2] = [1, 2]        # ValueError where a[::2] has not 2 items, as Python
+    return sum(a)

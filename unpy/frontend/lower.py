@@ -168,7 +168,7 @@ class Lowering:
             found = {t.id for n in gast.walk(self.fn) if isinstance(n, gast.Assign)
                      and (isinstance(n.value, (gast.List, gast.ListComp))
                           or self.list_call(n.value) or repeated_list(n.value)
-                          or self.joined_lists(n.value))
+                          or self.joined_lists(n.value) or self.list_slice(n.value))
                      for t in n.targets if isinstance(t, gast.Name)}
             if found <= self.lists:
                 break
@@ -246,7 +246,9 @@ class Lowering:
         if isinstance(s, gast.Return):
             bare = s.value is None or (isinstance(s.value, gast.Constant) and
                                        s.value.value is None)      # `return None` too
-            if isinstance(s.value, (gast.List, gast.ListComp)) or self.list_call(s.value):
+            if isinstance(s.value, (gast.List, gast.ListComp)) or self.list_call(s.value) or \
+                    repeated_list(s.value) or self.joined_lists(s.value) or \
+                    self.list_slice(s.value):
                 # `return []`, `return [e for ...]`: the list, made first, returned
                 made = self.fresh("list")
                 self.assigned.add(made)
@@ -350,7 +352,114 @@ class Lowering:
             return self.repeated_items(target, s.value)
         if isinstance(target, gast.Name) and self.joined_lists(s.value):
             return self.joined_items(target, s.value)
+        if isinstance(target, gast.Name) and self.list_slice(s.value):
+            return self.built_list(target, self.sliced_items(s.value))
+        if self.list_slice(target):
+            return self.list_slice_store(target, s.value)
         return [ir.Assign(self.target(target), self.expr(s.value), loc)]
+
+    def list_slice(self, node) -> bool:
+        """Whether `node` is a slice of a list (`lst[a:b]`, `lst[:]`, `lst[::-1]`)."""
+        return isinstance(node, gast.Subscript) and self.is_list(node.value) and \
+            isinstance(node.slice, gast.Slice)
+
+    def numpy_name(self, nodes):
+        """A name of the numpy module in this function (one of its imports, else one made)."""
+        alias = next((k for k, v in self.imports.items() if v == "numpy"), None)
+        if alias is None or alias in self.assigned:
+            alias = "__unpy_numpy"
+            self.imports[alias] = "numpy"
+        return nodes.load(alias)
+
+    def sliced_items(self, node):
+        """`lst[a:b:c]` as the comprehension of its items: Python's slice of a list is
+        NumPy's of its array (bounds clamped, negatives from the end, any step)."""
+        nodes = _Nodes(node)
+        v = self.fresh("v")
+        array = nodes.at(gast.Call(nodes.at(gast.Attribute(self.numpy_name(nodes), "array",
+                                                          gast.Load())), [node.value], []))
+        piece, made = self.named_bounds(node.slice)
+        self.hoisted += [x for stmt in made for x in self.stmt(stmt)]
+        items = nodes.at(gast.Subscript(array, piece, gast.Load()))
+        return nodes.at(gast.ListComp(nodes.load(v), [
+            gast.comprehension(nodes.store(v), items, [], 0)]))
+
+    def named_bounds(self, piece):
+        """(the slice `piece` with its bounds fresh names, the assignments of the bounds): a
+        list's slice `[k:k + 1]` is Python's (empty past the end), not the length-1 dimension
+        compiled code reads an array's `[k:k + 1]` as."""
+        nodes, made, bounds = _Nodes(piece), [], []
+        for bound in (piece.lower, piece.upper):
+            if bound is None:
+                bounds.append(None)
+                continue
+            name = self.fresh("bound")
+            self.assigned.add(name)
+            made.append(nodes.assign(name, bound))
+            bounds.append(nodes.load(name))
+        return nodes.at(gast.Slice(*bounds, piece.step)), made     # (a step is a literal)
+
+    def list_slice_store(self, target, value):
+        """`lst[a:b] = values` (a list, a list's slice or a list literal): the values read
+        first; a slice of step 1 is replaced by them, the list growing or shrinking as
+        Python's; an extended slice takes as many values as it has items (ValueError
+        otherwise, as Python)."""
+        nodes = _Nodes(target)
+        at, load, assign, const, call = nodes.at, nodes.load, nodes.assign, nodes.const, \
+            nodes.call
+        lst = target.value.id
+        piece, bounds = self.named_bounds(target.slice)
+        src, where, start, j = (self.fresh(x) for x in ("src", "where", "start", "j"))
+        self.assigned |= {src, where, start, j}
+        self.lists.add(src)
+        np_ = self.numpy_name(nodes)
+        positions = at(gast.Subscript(at(gast.Call(at(gast.Attribute(np_, "arange",
+                                                                      gast.Load())),
+                                                   [call("len", load(lst))], [])), piece,
+                                      gast.Load()))
+        source = value if isinstance(value, gast.List) or self.list_slice(value) or \
+            self.is_list(value) else None
+        if source is None:
+            raise self.error("a slice of a list takes a list's values (a list, a list "
+                             "literal, a slice of a list) in compiled code", value)
+        whole = value if self.list_slice(value) else at(gast.Subscript(
+            value, at(gast.Slice(None, None, None)), gast.Load()))
+        made = [assign(src, value if isinstance(value, gast.List) else self.sliced_items(whole))
+                ] + bounds + [assign(where, positions)]
+        length = lambda name: call("len", load(name))
+        step = piece.step
+        if step is None or (isinstance(step, gast.Constant) and step.value == 1):
+            # where the values go: the slice's first position, clamped as Python clamps it
+            lower = at(gast.Slice(None, piece.lower, None))
+            made.append(assign(start, const(0) if piece.lower is None else at(gast.Subscript(
+                at(gast.Attribute(at(gast.Subscript(at(gast.Call(at(gast.Attribute(
+                    np_, "arange", gast.Load())), [call("len", load(lst))], [])), lower,
+                    gast.Load())), "shape", gast.Load())), const(0), gast.Load()))))
+            pop = at(gast.Expr(at(gast.Call(at(gast.Attribute(load(lst), "pop", gast.Load())),
+                                            [load(start)], []))))
+            insert = at(gast.Expr(at(gast.Call(at(gast.Attribute(load(lst), "insert",
+                                                                 gast.Load())),
+                                               [at(gast.BinOp(load(start), gast.Add(),
+                                                              load(j))),
+                                                at(gast.Subscript(load(src), load(j),
+                                                                  gast.Load()))], []))))
+            made += [at(gast.For(nodes.store(j), call("range", at(gast.Attribute(
+                         load(where), "size", gast.Load()))), [pop], [], None)),
+                     at(gast.For(nodes.store(j), call("range", length(src)), [insert], [],
+                                 None))]
+        else:
+            mismatch = at(gast.Compare(length(src), [gast.NotEq()], [at(gast.Attribute(
+                load(where), "size", gast.Load()))]))
+            made += [at(gast.If(mismatch, [at(gast.Raise(call("ValueError", const(
+                        "attempt to assign a sequence to an extended slice of another size")),
+                        None))], [])),
+                     at(gast.For(nodes.store(j), call("range", length(src)), [at(gast.Assign(
+                         [at(gast.Subscript(load(lst), at(gast.Subscript(load(where), load(j),
+                                                                         gast.Load())),
+                                            gast.Store()))],
+                         at(gast.Subscript(load(src), load(j), gast.Load())), None))], [],
+                         None))]
+        return [x for stmt in made for x in self.stmt(stmt)]
 
     def repeated_items(self, target, value):
         """`out = [a, b] * n` (or `n * [a, b]`): the list of the items repeated n times (as
@@ -917,9 +1026,9 @@ class Lowering:
             if e.args and isinstance(e.args[0], gast.ListComp) and \
                     self.qualified(e.func) in ("numpy.array", "numpy.asarray"):
                 return self.comprehension_array(e)
-            if e.args and self.joined_lists(e.args[0]) and \
+            if e.args and (self.joined_lists(e.args[0]) or self.list_slice(e.args[0])) and \
                     self.qualified(e.func) in ("numpy.array", "numpy.asarray"):
-                # np.array(l + r): the joined list made first, under a name of its own
+                # np.array(l + r), np.array(l[a:b]): that list made first, named
                 joined = self.fresh("joined")
                 self.assigned.add(joined)
                 self.lists.add(joined)

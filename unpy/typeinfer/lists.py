@@ -166,7 +166,9 @@ def item(infer, e: ir.Subscript) -> ir.ListItem:
     if index is None or isinstance(index, (ir.Slice, ir.NewAxis)) or (
             isinstance(index, ir.Const) and index.value is Ellipsis):
         raise infer.error(f"a list takes one integer index in compiled code ({e.array.id}[i]); "
-                          f"for slices make it an array (np.array({e.array.id})[lo:hi])", e)
+                          f"a slice of it is a new list bound to a name ({e.array.id}_part = "
+                          f"{e.array.id}[lo:hi]) or made an array (np.array({e.array.id}[lo:hi]))",
+                          e)
     index = infer.expr(index)
     if not is_int(index.type):
         raise infer.error(f"list indices must be integers, got {index.type}", index)

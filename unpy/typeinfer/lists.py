@@ -110,11 +110,15 @@ def appended(infer, e: ir.ListAppend):
                           "array of the largest size keeping a count (out[count] = v; "
                           "count += 1)", e)
     e.list = list_name(infer, e.list)
+    e.value, e.type = _new_item(infer, e), None
+    return e
+
+
+def _new_item(infer, e):
+    """The value `e` puts into its list, converted to the items' type (joined to them)."""
     value = infer.expr(e.value)
     takes(infer, e.list.id, value, value)
-    e.value = cast(value, list_type(infer, e.list.id).item)
-    e.type = None
-    return e
+    return cast(value, list_type(infer, e.list.id).item)
 
 
 def _changed_here(infer, e, method: str):
@@ -141,9 +145,7 @@ def popped(infer, e: ir.ListPop) -> ir.ListPop:
     _changed_here(infer, e, "pop")
     if e.index is not None:
         e.index = _index(infer, e.index)
-    if e.list.id not in infer.list_items:
-        infer.guessed.add(e.list.id)
-    e.type = infer.list_items.get(e.list.id, UNSEEN)
+    e.type = _item_read(infer, e.list.id)
     return e
 
 
@@ -152,10 +154,7 @@ def inserted(infer, e: ir.ListInsert) -> ir.ListInsert:
     clamped to the list as Python does); no value."""
     _changed_here(infer, e, "insert")
     e.index = _index(infer, e.index)
-    value = infer.expr(e.value)
-    takes(infer, e.list.id, value, value)
-    e.value = cast(value, list_type(infer, e.list.id).item)
-    e.type = None
+    e.value, e.type = _new_item(infer, e), None
     return e
 
 
@@ -169,14 +168,17 @@ def item(infer, e: ir.Subscript) -> ir.ListItem:
                           f"a slice of it is a new list bound to a name ({e.array.id}_part = "
                           f"{e.array.id}[lo:hi]) or made an array (np.array({e.array.id}[lo:hi]))",
                           e)
-    index = infer.expr(index)
-    if not is_int(index.type):
-        raise infer.error(f"list indices must be integers, got {index.type}", index)
+    index = _index(infer, index)
     name = list_name(infer, e.array)
-    if name.id not in infer.list_items:
-        infer.guessed.add(name.id)
-    return ir.ListItem(name, cast(index, INT64), e.loc,
-                       infer.list_items.get(name.id, UNSEEN))
+    return ir.ListItem(name, index, e.loc, _item_read(infer, name.id))
+
+
+def _item_read(infer, name: str) -> Scalar:
+    """The type of an item read from list `name`: its items' so far, or UNSEEN where no
+    value of it was met yet (typed again once they are)."""
+    if name not in infer.list_items:
+        infer.guessed.add(name)
+    return infer.list_items.get(name, UNSEEN)
 
 
 def stored(infer, target: ir.ListItem, value, loc) -> ir.Assign:

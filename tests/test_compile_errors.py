@@ -237,6 +237,16 @@ CASES = [
             out.insert(n)
             return len(out)
         """, r"insert\(\) takes an index and a value here", 4, "out.insert"),
+    ("break in a loop over itertools.product", """
+        import itertools
+
+        @unpython.type('int64', 'int64')
+        def f(n):
+            for i, j in itertools.product(range(n), range(n)):
+                if i == j:
+                    break
+            return n
+        """, r"a break in a loop over itertools.product\(\) is not supported here", 5, "for"),
     ("nested def", """
         @unpython.type('int64', 'int64')
         def f(n):

@@ -522,3 +522,9 @@ def test_list_slices(python_forms_kernels, n, k):
     python_forms_kernels.check("list_slices", n, k)
     python_forms_kernels.check("list_slice_returned", n)
     python_forms_kernels.check("extended_slice_mismatch", n)
+
+
+@pytest.mark.parametrize("n", [-1, 0, 3, 5])
+def test_itertools_product_loops(python_forms_kernels, n):
+    python_forms_kernels.check("product_loops", n, np.array([0.5, 1.5, -2.0]))
+    python_forms_kernels.check("product_loops", n, np.zeros(0))

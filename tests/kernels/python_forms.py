@@ -735,3 +735,17 @@ def extended_slice_mismatch(n):
     a = list(range(n))
     a[::2] = [1, 2]        # ValueError where a[::2] has not 2 items, as Python
     return sum(a)
+
+
+@unpython.type('int64', 'ndarray[float64, 1]', 'float64')
+def product_loops(n, a):
+    # for i, j in itertools.product(...): nested loops, the iterables' bounds read first
+    total = 0.0
+    for i, j in itertools.product(range(n), range(1, n, 2)):
+        if i == j:
+            continue
+        total += i * 10 + j
+    for i, x, k in itertools.product(range(2), a, range(n)):
+        total += x * k + i
+        n = 0                  # the product's range(n) was made before
+    return total

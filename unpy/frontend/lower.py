@@ -771,6 +771,8 @@ class Lowering:
         kind = self.qualified(it.func) if isinstance(it, gast.Call) else None
         if kind in ("enumerate", "zip"):
             return self.for_tuples(s, kind)
+        if kind == "itertools.product":
+            return self.product_loops(s, it)
         if not isinstance(s.target, gast.Name):
             raise self.error("the loop variable must be a plain name", s.target)
         if kind == "reversed" and it.args and isinstance(it.args[0], gast.Call) and \
@@ -802,6 +804,42 @@ class Lowering:
                         ir.Const(abs(step.value) - 1, loc), loc)
         return ir.Call("max", [ir.BinOp("//", span, ir.Const(abs(step.value), loc), loc),
                                ir.Const(0, loc)], loc)
+
+    def product_loops(self, s, it):
+        """`for i, j in itertools.product(range(n), a)`: nested loops, the iterables evaluated
+        once first, the first outermost (Python's order). A `break` would leave only the
+        innermost loop: refused."""
+        if it.keywords or not it.args or any(isinstance(a, gast.Starred) for a in it.args):
+            raise self.error("itertools.product() takes its iterables by position here (no "
+                             "repeat=)", it)
+        if not (isinstance(s.target, gast.Tuple) and len(s.target.elts) == len(it.args) and
+                all(isinstance(t, gast.Name) for t in s.target.elts)):
+            raise self.error("a loop over itertools.product() unpacks one plain name per "
+                             "iterable here (for i, j in product(a, b))", s.target)
+        if any(isinstance(n, gast.Break) for n in _own_statements(s.body)):
+            raise self.error("a break in a loop over itertools.product() is not supported "
+                             "here (it would leave the innermost loop only); loop over "
+                             "nested ranges and break with a flag", s)
+        first, loops = [], []
+
+        def before(node, stem):     # (a copy even of a name: the loops may assign it)
+            if isinstance(node, gast.Constant):
+                return node
+            name, nodes = self.fresh(stem), _Nodes(node)
+            self.assigned.add(name)
+            first.append(nodes.assign(name, node))
+            return nodes.load(name)
+        for target, iterable in zip(s.target.elts, it.args):
+            if isinstance(iterable, gast.Call) and self.qualified(iterable.func) == "range":
+                iterable = gast.copy_location(gast.Call(iterable.func, [
+                    before(a, "bound") for a in iterable.args], []), iterable)
+            else:
+                iterable = before(iterable, "seq")
+            loops.append((target, iterable))
+        body = s.body
+        for target, iterable in reversed(loops):
+            body = [gast.copy_location(gast.For(target, iterable, body, [], None), s)]
+        return [x for stmt in first + body for x in self.stmt(stmt)]
 
     def repeated(self, s, it):
         """`for _ in itertools.repeat(None, n)` (a loop run n times, as Pythran's descent
@@ -2007,6 +2045,15 @@ def repeated_list(value):
     if isinstance(value.right, gast.List) and not isinstance(value.left, gast.List):
         return value.right.elts, value.left
     return None
+
+
+def _own_statements(body: list):
+    """The statements of `body` and of the branches inside it, not of the loops inside it."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, gast.If):
+            yield from _own_statements(stmt.body)
+            yield from _own_statements(stmt.orelse)
 
 
 class _BreakFlagged(gast.NodeTransformer):

@@ -131,3 +131,11 @@ def timed_julia(cr, ci, n, bound=1.5, lim=1000., cutoff=1e6):
             julia[i, j] = escape_count(x, y, cr, ci, lim, cutoff)
     assert time.perf_counter() >= started
     return julia, now() - t0
+
+
+@unpython.type('int64', 'ndarray[float64, 2]', 'float64')
+def draws_in_array_statements(n, a):
+    # one draw per evaluation: inside a reduction along an axis, and in a mask (whose
+    # selected elements are counted, then copied: two scans of one expression)
+    s = np.sum(np.random.rand(n)) + np.sum(a + np.random.random(), axis=1).max()
+    return s + a[a > np.random.random()].sum()

@@ -118,8 +118,6 @@ class LinalgLowering:
     def draw_call(self, e, into=None):
         """The call of draw `e` (filling `into`, else of its value or none): its arguments
         lowered (an array as a name, Python gets it as an ndarray of the same memory)."""
-        if self.in_prange:
-            raise self.error("random draws inside a prange are not supported", e)
         e.args = [self.materialize(a) if isinstance(a.type, Array) else self.scalar(a)
                   for a in e.args]
         e.keywords = {k: v if k == "size" else self.materialize(v) if isinstance(v.type, Array)
@@ -129,7 +127,11 @@ class LinalgLowering:
     def library_value(self, e):
         """The value of `e` (OTHER_RESULTS): a scalar local, or a tuple of new arrays."""
         if e.func in CALLS:
-            return self.scalar_temp("r", self.draw_call(e))
+            # once per statement: a mask's scans read its element twice (a[a > draw])
+            key = ("drawn", id(e))
+            if key not in self.memo:
+                self.memo[key] = (e, self.scalar_temp("r", self.draw_call(e)))
+            return self.memo[key][1]
         if e.func == "det":
             if self.in_prange:
                 self.library_call(e, [], e.loc)     # refused there

@@ -233,8 +233,10 @@ def stores_read_later(body: list, accesses: dict) -> set:
     fenced = set()
 
     def visit(stmts, after: set):
-        for k, s in enumerate(stmts):
-            later = after | read(stmts[k + 1:])
+        """`after`: the buffers read after `stmts`; walked backwards, each statement's own
+        reads joining those after it."""
+        later = set(after)
+        for s in reversed(stmts):
             if isinstance(s, (ir.For, ir.While)):
                 visit(s.body, later | read(s.body))
             elif isinstance(s, ir.If):
@@ -244,6 +246,7 @@ def stores_read_later(body: list, accesses: dict) -> set:
                     getattr(s.target, "aid", None) in accesses and \
                     accesses[s.target.aid].buffer in later:
                 fenced.add(id(s))
+            later |= read([s])
     visit(body, set())
     return fenced
 

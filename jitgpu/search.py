@@ -383,8 +383,9 @@ def start(nest: str, part, values: dict, device, level: str, bound: KernelNest, 
     (offload.build_part). A complete disk record decides at once (the choice built: a
     kernel-cache hit where the search left it, else a build now); otherwise the candidates the
     record lacks go to the worker, and the default runs until the search settles
-    (`Pending.step` at later calls). `default_runs`: the layout's calls run the default kernel
-    while the search is pending, and their kernel's time is the default's (`default_ran`)."""
+    (`Pending.turn` at later calls, `Pending.step` for a split's). `default_runs`: the
+    layout's calls run the default kernel, and the candidates in turn, while the search is
+    pending, their kernels' times the samples (`Pending.ran`)."""
     from gpurts import BuildError
     first = Candidate(Tuning(), default[0], default[1])
     key = layout_key(nest, device, level, values, first)
@@ -457,7 +458,7 @@ class Pending:
         self._stepping = threading.Lock()
         # Built (Candidate, BuiltKernel or None: failed), not yet taken by a step. Where the
         # layout's calls run the default (`default_runs`), its time is their kernel's
-        # (`default_ran`): a timed run of its own allocates and fills buffers of its own (H100,
+        # (`ran`): a timed run of its own allocates and fills buffers of its own (H100,
         # mmult f32 2048: the second call took 13.9 ms against 3.3 ms settled). Otherwise (a
         # split's parts run, not the whole) it is timed on a kernel object of its own (a memory
         # hit): a timed run binds the arguments to its own buffers, which the layout's runs
@@ -473,10 +474,6 @@ class Pending:
         self.recipes = {}
         self.queued: Optional[int] = None     # builds the worker does, once it has made them
         self.finished = 0
-
-    def default_ran(self, seconds: float) -> None:
-        """A call of the layout ran the default kernel in `seconds` (its event's)."""
-        self.ran(self.first.label, seconds)
 
     def ran(self, label: str, seconds: float) -> None:
         """A call of the layout ran candidate `label` (the default, or the one `turn` gave

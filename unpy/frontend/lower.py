@@ -166,9 +166,7 @@ class Lowering:
         self.lists = set()
         while True:         # (`out = l + r` is a list where l and r are)
             found = {t.id for n in gast.walk(self.fn) if isinstance(n, gast.Assign)
-                     and (isinstance(n.value, (gast.List, gast.ListComp))
-                          or self.list_call(n.value) or repeated_list(n.value)
-                          or self.joined_lists(n.value) or self.list_slice(n.value))
+                     and self.makes_list(n.value)
                      for t in n.targets if isinstance(t, gast.Name)}
             if found <= self.lists:
                 break
@@ -246,16 +244,9 @@ class Lowering:
         if isinstance(s, gast.Return):
             bare = s.value is None or (isinstance(s.value, gast.Constant) and
                                        s.value.value is None)      # `return None` too
-            if isinstance(s.value, (gast.List, gast.ListComp)) or self.list_call(s.value) or \
-                    repeated_list(s.value) or self.joined_lists(s.value) or \
-                    self.list_slice(s.value):
+            if s.value is not None and self.makes_list(s.value):
                 # `return []`, `return [e for ...]`: the list, made first, returned
-                made = self.fresh("list")
-                self.assigned.add(made)
-                self.lists.add(made)
-                nodes = _Nodes(s)
-                return self.stmt(nodes.assign(made, s.value)) + [
-                    ir.Return(ir.Name(made, loc), loc)]
+                return [ir.Return(ir.Name(self.list_named(s.value), loc), loc)]
             return [ir.Return(None if bare else self.expr(s.value), loc)]
         if isinstance(s, gast.Raise):
             return [self.raised(s.exc, s)]
@@ -345,18 +336,38 @@ class Lowering:
             return self.unpack(target, s.value, loc)
         if isinstance(s.value, gast.Lambda) and isinstance(target, gast.Name):
             return self.lambda_definition(target, s.value)
-        if isinstance(target, gast.Name) and (isinstance(s.value, gast.ListComp) or
-                                              self.list_call(s.value)):
-            return self.built_list(target, s.value)
-        if isinstance(target, gast.Name) and repeated_list(s.value):
-            return self.repeated_items(target, s.value)
-        if isinstance(target, gast.Name) and self.joined_lists(s.value):
-            return self.joined_items(target, s.value)
-        if isinstance(target, gast.Name) and self.list_slice(s.value):
-            return self.built_list(target, self.sliced_items(s.value))
+        if isinstance(target, gast.Name) and self.makes_list(s.value) and \
+                not isinstance(s.value, gast.List):
+            return self.list_made(target, s.value)
         if self.list_slice(target):
             return self.list_slice_store(target, s.value)
         return [ir.Assign(self.target(target), self.expr(s.value), loc)]
+
+    def makes_list(self, value) -> bool:
+        """Whether `value` makes a new list: a literal, a comprehension, `list(...)`,
+        `[v] * n`, `l + r`, `l[a:b]`."""
+        return isinstance(value, (gast.List, gast.ListComp)) or self.list_call(value) or \
+            repeated_list(value) is not None or self.joined_lists(value) or \
+            self.list_slice(value)
+
+    def list_made(self, target, value):
+        """The statements binding `target` to the new list `value` makes (not a literal)."""
+        if repeated_list(value) is not None:
+            return self.repeated_items(target, value)
+        if self.joined_lists(value):
+            return self.joined_items(target, value)
+        if self.list_slice(value):
+            value = self.sliced_items(value)
+        return self.built_list(target, value)
+
+    def list_named(self, value) -> str:
+        """A fresh list variable bound to the new list `value` makes, before the statement
+        (`return [...]`, `np.array(l + r)`)."""
+        name = self.fresh("list")
+        self.assigned.add(name)
+        self.lists.add(name)
+        self.hoisted += self.stmt(_Nodes(value).assign(name, value))
+        return name
 
     def list_slice(self, node) -> bool:
         """Whether `node` is a slice of a list (`lst[a:b]`, `lst[:]`, `lst[::-1]`)."""
@@ -388,22 +399,22 @@ class Lowering:
         """(the slice `piece` with its bounds fresh names, the assignments of the bounds): a
         list's slice `[k:k + 1]` is Python's (empty past the end), not the length-1 dimension
         compiled code reads an array's `[k:k + 1]` as."""
-        nodes, made, bounds = _Nodes(piece), [], []
+        made, bounds = [], []
         for bound in (piece.lower, piece.upper):
-            if bound is None:
-                bounds.append(None)
-                continue
-            name = self.fresh("bound")
-            self.assigned.add(name)
-            made.append(nodes.assign(name, bound))
-            bounds.append(nodes.load(name))
-        return nodes.at(gast.Slice(*bounds, piece.step)), made     # (a step is a literal)
+            name, assigned = (None, []) if bound is None else \
+                self.named_once(bound, "bound", always=True)
+            bounds.append(name)
+            made += assigned
+        return gast.copy_location(gast.Slice(*bounds, piece.step), piece), made  # (a literal step)
 
     def list_slice_store(self, target, value):
         """`lst[a:b] = values` (a list, a list's slice or a list literal): the values read
         first; a slice of step 1 is replaced by them, the list growing or shrinking as
         Python's; an extended slice takes as many values as it has items (ValueError
         otherwise, as Python)."""
+        if not (isinstance(value, gast.List) or self.is_list(value) or self.list_slice(value)):
+            raise self.error("a slice of a list takes a list's values (a list, a list "
+                             "literal, a slice of a list) in compiled code", value)
         nodes = _Nodes(target)
         at, load, assign, const, call = nodes.at, nodes.load, nodes.assign, nodes.const, \
             nodes.call
@@ -413,47 +424,34 @@ class Lowering:
         self.assigned |= {src, where, start, j}
         self.lists.add(src)
         np_ = self.numpy_name(nodes)
-        positions = at(gast.Subscript(at(gast.Call(at(gast.Attribute(np_, "arange",
-                                                                      gast.Load())),
-                                                   [call("len", load(lst))], [])), piece,
-                                      gast.Load()))
-        source = value if isinstance(value, gast.List) or self.list_slice(value) or \
-            self.is_list(value) else None
-        if source is None:
-            raise self.error("a slice of a list takes a list's values (a list, a list "
-                             "literal, a slice of a list) in compiled code", value)
+
+        def positions(part):        # np.arange(len(lst))[part]: the items `part` takes
+            return at(gast.Subscript(at(gast.Call(at(gast.Attribute(np_, "arange", gast.Load())),
+                                                  [call("len", load(lst))], [])), part,
+                                     gast.Load()))
         whole = value if self.list_slice(value) else at(gast.Subscript(
             value, at(gast.Slice(None, None, None)), gast.Load()))
         made = [assign(src, value if isinstance(value, gast.List) else self.sliced_items(whole))
-                ] + bounds + [assign(where, positions)]
-        length = lambda name: call("len", load(name))
-        step = piece.step
-        if step is None or (isinstance(step, gast.Constant) and step.value == 1):
+                ] + bounds + [assign(where, positions(piece))]
+        count = at(gast.Attribute(load(where), "size", gast.Load()))
+        values = call("range", call("len", load(src)))
+        if piece.step is None or (isinstance(piece.step, gast.Constant) and piece.step.value == 1):
             # where the values go: the slice's first position, clamped as Python clamps it
-            lower = at(gast.Slice(None, piece.lower, None))
-            made.append(assign(start, const(0) if piece.lower is None else at(gast.Subscript(
-                at(gast.Attribute(at(gast.Subscript(at(gast.Call(at(gast.Attribute(
-                    np_, "arange", gast.Load())), [call("len", load(lst))], [])), lower,
-                    gast.Load())), "shape", gast.Load())), const(0), gast.Load()))))
-            pop = at(gast.Expr(at(gast.Call(at(gast.Attribute(load(lst), "pop", gast.Load())),
-                                            [load(start)], []))))
-            insert = at(gast.Expr(at(gast.Call(at(gast.Attribute(load(lst), "insert",
-                                                                 gast.Load())),
-                                               [at(gast.BinOp(load(start), gast.Add(),
-                                                              load(j))),
-                                                at(gast.Subscript(load(src), load(j),
-                                                                  gast.Load()))], []))))
-            made += [at(gast.For(nodes.store(j), call("range", at(gast.Attribute(
-                         load(where), "size", gast.Load()))), [pop], [], None)),
-                     at(gast.For(nodes.store(j), call("range", length(src)), [insert], [],
-                                 None))]
+            first = const(0) if piece.lower is None else at(gast.Subscript(at(gast.Attribute(
+                positions(at(gast.Slice(None, piece.lower, None))), "shape", gast.Load())),
+                const(0), gast.Load()))
+            made += [assign(start, first),
+                     at(gast.For(nodes.store(j), call("range", count),
+                                 [nodes.method_call(lst, "pop", load(start))], [], None)),
+                     at(gast.For(nodes.store(j), values, [nodes.method_call(
+                         lst, "insert", at(gast.BinOp(load(start), gast.Add(), load(j))),
+                         at(gast.Subscript(load(src), load(j), gast.Load())))], [], None))]
         else:
-            mismatch = at(gast.Compare(length(src), [gast.NotEq()], [at(gast.Attribute(
-                load(where), "size", gast.Load()))]))
+            mismatch = at(gast.Compare(call("len", load(src)), [gast.NotEq()], [count]))
             made += [at(gast.If(mismatch, [at(gast.Raise(call("ValueError", const(
                         "attempt to assign a sequence to an extended slice of another size")),
                         None))], [])),
-                     at(gast.For(nodes.store(j), call("range", length(src)), [at(gast.Assign(
+                     at(gast.For(nodes.store(j), values, [at(gast.Assign(
                          [at(gast.Subscript(load(lst), at(gast.Subscript(load(where), load(j),
                                                                          gast.Load())),
                                             gast.Store()))],
@@ -476,8 +474,7 @@ class Lowering:
         first += made
         k = self.fresh("rep")
         self.assigned.add(k)
-        appends = [nodes.at(gast.Expr(nodes.at(gast.Call(nodes.at(gast.Attribute(
-            nodes.load(target.id), "append", gast.Load())), [x], [])))) for x in named]
+        appends = [nodes.method_call(target.id, "append", x) for x in named]
         made = first + [nodes.assign(target.id, nodes.at(gast.List([], gast.Load()))),
                         nodes.at(gast.For(nodes.store(k), nodes.call("range", count), appends,
                                           [], None))]
@@ -521,11 +518,9 @@ class Lowering:
         for x in loads:
             v = self.fresh("v")
             self.assigned.add(v)
-            items = x.elts if isinstance(x, gast.List) else None
-            append = lambda item: nodes.at(gast.Expr(nodes.at(gast.Call(nodes.at(
-                gast.Attribute(nodes.load(target.id), "append", gast.Load())), [item], []))))
-            made += [append(item) for item in items] if items is not None else [
-                nodes.at(gast.For(nodes.store(v), x, [append(nodes.load(v))], [], None))]
+            made += [nodes.method_call(target.id, "append", item) for item in x.elts] \
+                if isinstance(x, gast.List) else [nodes.at(gast.For(nodes.store(v), x, [
+                    nodes.method_call(target.id, "append", nodes.load(v))], [], None))]
         return [y for stmt in first + made for y in self.stmt(stmt)]
 
     def loop_else(self, s):
@@ -572,8 +567,7 @@ class Lowering:
             for n in names:
                 renamed.setdefault(n.id, self.fresh("g"))
         self.assigned |= set(renamed.values())
-        body = [nodes.at(gast.Expr(nodes.at(gast.Call(nodes.at(gast.Attribute(
-            nodes.load(target.id), "append", gast.Load())), [_renamed(elt, renamed)], []))))]
+        body = [nodes.method_call(target.id, "append", _renamed(elt, renamed))]
         for g in reversed(generators):
             for condition in reversed(g.ifs):
                 body = [nodes.at(gast.If(_renamed(condition, renamed), body, []))]
@@ -624,11 +618,13 @@ class Lowering:
         self.lambdas[target.id] = fn
         return []
 
-    def named_once(self, node, stem) -> tuple:
+    def named_once(self, node, stem, always=False) -> tuple:
         """(`node`, []) where it is a name or a constant, else (a fresh variable, [the gast
         assignment of `node` to it]): a value the frontend's written code reads more than
-        once, evaluated once first (`evaluated_once` does so for IR values)."""
-        if isinstance(node, (gast.Name, gast.Constant)):
+        once, evaluated once first (`evaluated_once` does so for IR values). `always`: a fresh
+        variable for a name or a constant too (the code after may assign the name, or must
+        not see the literal)."""
+        if not always and isinstance(node, (gast.Name, gast.Constant)):
             return node, []
         name, nodes = self.fresh(stem), _Nodes(node)
         self.assigned.add(name)
@@ -823,12 +819,9 @@ class Lowering:
         first, loops = [], []
 
         def before(node, stem):     # (a copy even of a name: the loops may assign it)
-            if isinstance(node, gast.Constant):
-                return node
-            name, nodes = self.fresh(stem), _Nodes(node)
-            self.assigned.add(name)
-            first.append(nodes.assign(name, node))
-            return nodes.load(name)
+            name, made = self.named_once(node, stem, always=True)
+            first.extend(made)
+            return name
         for target, iterable in zip(s.target.elts, it.args):
             if isinstance(iterable, gast.Call) and self.qualified(iterable.func) == "range":
                 iterable = gast.copy_location(gast.Call(iterable.func, [
@@ -1067,13 +1060,8 @@ class Lowering:
             if e.args and (self.joined_lists(e.args[0]) or self.list_slice(e.args[0])) and \
                     self.qualified(e.func) in ("numpy.array", "numpy.asarray"):
                 # np.array(l + r), np.array(l[a:b]): that list made first, named
-                joined = self.fresh("joined")
-                self.assigned.add(joined)
-                self.lists.add(joined)
-                nodes = _Nodes(e)
-                self.hoisted += self.stmt(nodes.assign(joined, e.args[0]))
-                e = gast.copy_location(gast.Call(e.func, [nodes.load(joined)] + e.args[1:],
-                                                 e.keywords), e)
+                named = _Nodes(e).load(self.list_named(e.args[0]))
+                e = gast.copy_location(gast.Call(e.func, [named] + e.args[1:], e.keywords), e)
             if e.args and self.is_list(e.args[0]) and \
                     self.qualified(e.func) in ("numpy.array", "numpy.asarray"):
                 return self.list_array(e)
@@ -2106,6 +2094,11 @@ class _Nodes:
 
     def call(self, f, *args):
         return self.at(gast.Call(self.load(f), list(args), []))
+
+    def method_call(self, name, method, *args):
+        """The statement `name.method(*args)` (`out.append(v)`)."""
+        return self.at(gast.Expr(self.at(gast.Call(self.at(gast.Attribute(
+            self.load(name), method, gast.Load())), list(args), []))))
 
 
 class _Substituted(gast.NodeTransformer):

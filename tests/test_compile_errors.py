@@ -247,6 +247,46 @@ CASES = [
                     break
             return n
         """, r"a break in a loop over itertools.product\(\) is not supported here", 5, "for"),
+    ("a list slice given an array", """
+        @unpython.type('ndarray[int64, 1]', 'int64')
+        def f(a):
+            out = [1, 2, 3]
+            out[:2] = a
+            return len(out)
+        """, r"a slice of a list takes a list's values \(a list, a list literal, a slice of a "
+             r"list\)", 4, "a\n"),
+    ("itertools.product into one name", """
+        import itertools
+
+        @unpython.type('int64', 'int64')
+        def f(n):
+            for p in itertools.product(range(n), range(n)):
+                n += 1
+            return n
+        """, r"a loop over itertools.product\(\) unpacks one plain name per iterable", 5,
+     "p in"),
+    ("itertools.product with repeat", """
+        import itertools
+
+        @unpython.type('int64', 'int64')
+        def f(n):
+            for i, j in itertools.product(range(n), repeat=2):
+                n += 1
+            return n
+        """, r"itertools.product\(\) takes its iterables by position here \(no repeat=\)", 5,
+     "itertools"),
+    ("list pop of two indices", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            out = [1, 2]
+            return out.pop(0, 1)
+        """, r"pop\(\) takes an index or nothing here", 4, "out.pop"),
+    ("a mask given values of two dimensions", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', None)
+        def f(a, b):
+            a[a > 0.5] = b
+        """, r"a\[mask\] = values takes a 1-D array of values, one per element where the mask "
+             r"holds", 3, "b\n"),
     ("nested def", """
         @unpython.type('int64', 'int64')
         def f(n):

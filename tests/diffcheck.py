@@ -108,7 +108,7 @@ class KernelPair:
 
     def check(self, func: str, *args, rtol=0.0, check_dtype=True):
         """Assert that both sides return the same value (and dtype), raise the same exception
-        type, and leave the array arguments equal. Returns the compiled result."""
+        type, and leave the array and list arguments equal. Returns the compiled result."""
         expected, got, py_args, c_args = self.run(func, *args)
         call = f"{func}{_show_args(args)}"
         if expected[0] == "raise":
@@ -120,7 +120,7 @@ class KernelPair:
         assert got[0] == "ok", f"{call}: compiled raised {got[1]!r}, expected {expected[1]!r}"
         assert_same(expected[1], got[1], rtol=rtol, check_dtype=check_dtype, what=call)
         for k, (a, b) in enumerate(zip(py_args, c_args)):
-            if isinstance(a, np.ndarray):
+            if isinstance(a, (np.ndarray, list)):
                 assert_same(a, b, rtol=rtol, what=f"{call}: argument {k} after the call")
         return got[1]
 
@@ -149,7 +149,8 @@ def copy_args(args):
             view.flags.writeable = a.flags.writeable
             copies[k] = view
     return tuple(copies[k] if k in copies else copy_view(a) if isinstance(a, np.ndarray)
-                 else copy.copy(a) for k, a in enumerate(args))
+                 else copy.deepcopy(a) if isinstance(a, list) else copy.copy(a)
+                 for k, a in enumerate(args))
 
 
 def copy_view(a: np.ndarray) -> np.ndarray:

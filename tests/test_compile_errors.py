@@ -366,22 +366,45 @@ CASES = [
             pairs = [(0, 0.0)]
             return len(pairs)
         """, r"a list of tuple\[.*\] values is not supported in compiled code", 3, "(0, 0.0)"),
-    ("a list passed to a compiled function", """
-        @unpython.type('ndarray[float64, 1]', 'float64')
+    ("a list passed to a list parameter of other items", """
+        @unpython.type('list[int64]', 'int64')
         def g(v):
             return v[0]
 
-        @unpython.type('float64', 'float64')
+        @unpython.type('float64', 'int64')
         def f(x):
             out = [x]
             return g(out)
-        """, r"a list passed to a compiled function is not supported; pass an array of its "
-             r"items \(np.array\(out\)\)", 8, "out)"),
-    ("a list parameter", """
-        @unpython.type('list[float64]', 'float64')
+        """, r"argument of g\(\): a list of float64 items is not a list\[int64\]", 8, "out)"),
+    ("a list passed inside a prange", """
+        @unpython.type('list[float64]', None)
+        def g(v):
+            v.append(1.0)
+
+        @unpython.type('list[float64]', 'int64', None)
+        def f(v, n):
+            for i in prange(n):
+                g(v)
+        """, r"the list 'v' passed inside a prange is not supported: its iterations run in any "
+             r"order", 8, "v)"),
+    ("a list parameter bound anew in a loop", """
+        @unpython.type('list[float64]', 'int64', None)
+        def f(v, n):
+            for i in range(n):
+                v = [1.0]
+        """, r"'v' is a list parameter \(the caller's list\): a new list bound to it inside a "
+             r"loop or a branch is not supported; bind the new list to another name", 4, "[1.0]"),
+    ("a float stored into a list of ints", """
+        @unpython.type('list[int64]', None)
         def f(v):
+            v[0] = 1.5
+        """, r"the list parameter 'v' holds int64 items \(its declared type list\[int64\]\): "
+             r"a float64 value cannot be stored in int64 without loss", 3, "1.5"),
+    ("a default for a list parameter", """
+        @unpython.type('list[float64]', 'float64')
+        def f(v=0.0):
             return v[0]
-        """, r"a list parameter is not supported in compiled code: pass an array", 2, "def"),
+        """, r"a parameter of type list\[float64\] takes no default", 2, "0.0"),
     ("a list method other than append, pop and insert", """
         @unpython.type('int64', 'int64')
         def f(n):

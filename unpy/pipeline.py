@@ -42,10 +42,6 @@ def parse_signature(decorated, written, errors):
             f"parameter ({n}) and then the return type (None for no value)", loc)
     if any(t is None for t in types[:-1]):
         raise errors.error("parameters need a type; None is only a return type", loc)
-    if any(isinstance(t, ListType) for t in types[:-1]):
-        raise errors.error("a list parameter is not supported in compiled code: pass an array "
-                           "(np.array(values)) as an 'ndarray[float64, 1]'; a list is only a "
-                           "return type", loc)
     if isinstance(types[-1], DtypeType):
         raise errors.error(f"a function returns no dtype ({types[-1]} is a parameter's type); "
                            "return an array or a number", loc)
@@ -53,7 +49,8 @@ def parse_signature(decorated, written, errors):
         if whole_float_for_int(default.value, t):
             default.value = int(default.value)      # Pythran's julia: `cutoff=1e6`, an int
             continue
-        why = (f"a parameter of type {t} takes no default" if isinstance(t, Array) else
+        why = (f"a parameter of type {t} takes no default" if isinstance(t, (Array, ListType))
+               else
                # a dtype default chooses among the signatures (parse_signatures checks one
                # takes it)
                None if isinstance(t, DtypeType) and isinstance(default.value, str) else
@@ -167,7 +164,8 @@ def with_weak_variants(module, signatures, local_types, errors, functions, taken
     before its declared signature. Repeated until no variant changes, since a variant of a
     callee can make its callers' parameters matter."""
     declared = {d.node.name: list(signatures[d.node.name]) for d in module.functions}
-    as_written = {d.node.name: lower_function(module, d, set(signatures))
+    as_written = {d.node.name: lower_function(module, d, set(signatures),
+                                              list_params(d, declared[d.node.name]))
                   for d in module.functions}
     variants = {}           # a declared signature's name -> its weak variant
     for _ in range(len(module.functions) + 1):
@@ -216,7 +214,8 @@ def _weak_only(module, d, signature, signatures, local_types, errors):
     one does not compile and this one does (`x32 * eps` returned as float32, as the interpreter
     computes it with a Python float `eps`); else None."""
     try:
-        can = eligible(signature, lower_function(module, d, set(signatures)))
+        can = eligible(signature, lower_function(module, d, set(signatures),
+                                                 list_params(d, [signature])))
         if not can:
             return None
         weak = weakened(signature, can)
@@ -245,9 +244,15 @@ def _free_name(name, taken):
     return name
 
 
+def list_params(d, signatures) -> set:
+    """The names of the parameters of function `d` that one of `signatures` declares lists."""
+    return {a.id for s in signatures for a, t in zip(d.node.args.args, s.params)
+            if isinstance(t, ListType)}
+
+
 def compile_function(module, d, signature, signatures, local_types, errors) -> ir.Function:
     """One signature of one function through the passes, frontend to fusion."""
-    fn = lower_function(module, d, set(signatures))
+    fn = lower_function(module, d, set(signatures), list_params(d, [signature]))
     fn.name = signature.name
     for p, t in zip(fn.params, signature.params):
         p.type = t

@@ -528,3 +528,92 @@ def test_list_slices(python_forms_kernels, n, k):
 def test_itertools_product_loops(python_forms_kernels, n):
     python_forms_kernels.check("product_loops", n, np.array([0.5, 1.5, -2.0]))
     python_forms_kernels.check("product_loops", n, np.zeros(0))
+
+
+# --- list parameters ----------------------------------------------------------------------------
+
+def check_list_args(kernels, func, *args, rtol=0.0):
+    """`check`, and the list arguments after the call equal the interpreter's, item by item
+    (their Python types too)."""
+    expected, got, py_args, c_args = kernels.run(func, *args)
+    kernels.check(func, *args, rtol=rtol)
+    for a, b in zip(py_args, c_args):
+        if isinstance(a, list):
+            assert_same(a, b, rtol=rtol, what=f"{func}: a list argument after the call")
+            assert [type(x) for x in a] == [type(x) for x in b], (a, b)
+
+
+@given(a=st.lists(st.floats(-1e6, 1e6), max_size=12))
+@SETTINGS
+def test_list_parameter_sorted_in_place(python_forms_kernels, a):
+    check_list_args(python_forms_kernels, "insertion_sort", a)
+
+
+@given(a=st.lists(st.integers(-50, 50), max_size=15))
+@SETTINGS
+def test_list_parameter_passed_on_recursively(python_forms_kernels, a):
+    check_list_args(python_forms_kernels, "quicksort", a, 0, len(a) - 1)
+
+
+@given(n=st.integers(0, 6), m=st.integers(0, 6))
+@settings(max_examples=10, deadline=None)
+def test_complex_list_parameters(python_forms_kernels, n, m):
+    cx = [complex(k, -k) for k in range(n)]
+    cy = [complex(0.5 * k, 1.0) for k in range(m)]
+    check_list_args(python_forms_kernels, "caxpy", 2 - 1j, cx, cy)
+
+
+@given(prices=st.lists(st.floats(0, 100), max_size=8), rate=st.floats(0, 0.2))
+@settings(max_examples=15, deadline=None)
+def test_list_parameters_read_and_a_list_returned(python_forms_kernels, prices, rate):
+    strikes = [p * 0.9 + 1.0 for p in prices]
+    check_list_args(python_forms_kernels, "black_scholes_lists", prices, strikes, rate,
+                    rtol=1e-12)
+
+
+@pytest.mark.parametrize("a, n", [([], 0), ([], 3), ([4], 0), ([4, 9, 1], 2), ([-1, -2], 1)])
+def test_list_parameter_grown_shrunk_and_bound_anew(python_forms_kernels, a, n):
+    check_list_args(python_forms_kernels, "grown_and_shrunk", a, n)
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3, -3, -4, 9])
+def test_list_parameter_keeps_the_changes_before_an_error(python_forms_kernels, k):
+    check_list_args(python_forms_kernels, "changed_then_raises", [1.0, 2.0], k)
+
+
+def test_list_items_left_as_they_were_stay_the_callers_objects(python_forms_kernels):
+    # an int in a list[float64] stays an int where the function did not change it, and the
+    # caller's list is the same object, as the interpreter leaves it
+    a = [3, 1.5, 2.0, 7]
+    same = a
+    python_forms_kernels.compiled.insertion_sort(a)
+    assert same is a and a == [1.5, 2.0, 3.0, 7] and type(a[3]) is int
+
+
+@given(a=st.lists(st.floats(-10, 10), max_size=6))
+@settings(max_examples=10, deadline=None)
+def test_lists_passed_to_a_compiled_function_as_themselves(python_forms_kernels, a):
+    check_list_args(python_forms_kernels, "sort_twice", a)
+
+
+def test_list_parameter_arguments(python_forms_kernels):
+    f = python_forms_kernels.compiled
+    assert f.count_true([True, False, True]) == 2
+    assert f.count_true((True, True)) == 2          # read only: a tuple is taken
+    with pytest.raises(TypeError, match=r"count_true\(\) argument 'flags': expected "
+                                        r"list\[bool\], got ndarray"):
+        f.count_true(np.array([True]))
+    with pytest.raises(TypeError, match=r"argument 'a\[1\]': expected float64, got str"):
+        f.insertion_sort([1.0, "x"])
+    with pytest.raises(TypeError, match=r"expected list\[float64\], got tuple \(the function "
+                                        r"changes it\)"):
+        f.insertion_sort((2.0, 1.0))
+    with pytest.raises(OverflowError):
+        f.quicksort([2 ** 70, 1], 0, 1)
+
+
+def test_list_parameter_of_a_gpu_function(python_forms_kernels, device):
+    x = RNG.random(300)
+    check_list_args(python_forms_kernels, "weighted_by_a_list", [2.0, 0.5], x)
+    assert_ran_on(python_forms_kernels, "weighted_by_a_list", device)
+    check_list_args(python_forms_kernels, "weighted_by_a_list", [], x)      # IndexError

@@ -749,3 +749,104 @@ def product_loops(n, a):
         total += x * k + i
         n = 0                  # the product's range(n) was made before
     return total
+
+
+# --- list parameters: the caller's list, its changes given back ---------------------------------
+
+@unpython.type('list[float64]', None)
+def insertion_sort(a):
+    # Pythran's insertion_sort as written: the caller's list sorted in place
+    for i in range(1, len(a)):
+        key = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > key:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = key
+
+
+@unpython.type('list[int64]', 'int64', 'int64', None)
+def quicksort(a, lo, hi):
+    # recursive, the list passed on to itself
+    if lo < hi:
+        pivot = a[hi]
+        i = lo
+        for j in range(lo, hi):
+            if a[j] <= pivot:
+                a[i], a[j] = a[j], a[i]
+                i += 1
+        a[i], a[hi] = a[hi], a[i]
+        quicksort(a, lo, i - 1)
+        quicksort(a, i + 1, hi)
+
+
+@unpython.type('complex128', 'list[complex128]', 'list[complex128]', None)
+def caxpy(ca, cx, cy):
+    # the BLAS port as Pythran's tests write it: cy += ca * cx, item by item
+    for i in range(min(len(cx), len(cy))):
+        cy[i] = cy[i] + ca * cx[i]
+
+
+@unpython.type('list[float64]', 'list[float64]', 'float64', 'list[float64]')
+def black_scholes_lists(prices, strikes, rate):
+    # lists read (also by value in a loop and through np.array), a new list returned
+    out = []
+    for i, p in enumerate(prices):
+        out.append(max(p - strikes[i] * math.exp(-rate), 0.0))
+    mean = 0.0
+    if len(prices) > 0:
+        mean = np.array(prices).mean()
+    out.append(mean + sum(strikes))
+    return out
+
+
+@unpython.type('list[int64]', 'int64', 'int64')
+def grown_and_shrunk(a, n):
+    # appends, pops and inserts are the caller's; a list bound anew at the top level is not
+    for k in range(n):
+        a.append(k * k)
+    if len(a) > 1:
+        a.pop(0)
+    a.insert(1, -5)
+    total = sum(a)
+    a = [v for v in a if v > 0]
+    a.append(100)
+    return total + len(a)
+
+
+@unpython.type('list[float64]', 'int64', None)
+def changed_then_raises(a, k):
+    # the changes made before an IndexError stay the caller's, as the interpreter's
+    a[0] = -1.0
+    a.append(2.5)
+    a[k] = 7.0
+
+
+@unpython.type('list[float64]', None)
+def sort_twice(a):
+    # a list of this function and a parameter passed to a compiled function as themselves
+    insertion_sort(a)
+    b = [3.0, 1.0, 2.0]
+    insertion_sort(b)
+    a.append(b[0] + b[2])
+
+
+@unpython.type('list[bool]', 'int64')
+def count_true(flags):
+    # read only: a tuple is taken too
+    n = 0
+    for f in flags:
+        n += f
+    return n
+
+
+@unpython.gpu
+@unpython.type('list[float64]', 'ndarray[float64, 1]', 'ndarray[float64, 1]')
+def weighted_by_a_list(w, x):
+    # a list parameter's items read on the host; the nest may run on the device
+    out = np.empty_like(x)
+    w0, w1 = w[0], w[-1]
+    for i in prange(x.shape[0]):
+        out[i] = w0 * x[i] + w1
+    w.append(float(out[0]) if x.shape[0] > 0 else 0.0)
+    return out

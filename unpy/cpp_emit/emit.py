@@ -202,7 +202,9 @@ class FunctionEmitter(CExprPrinter):
     # --- the function -------------------------------------------------------------------
 
     def signature(self, name):
-        params = ", ".join(f"{ctype(p.type)} {cname(p.name)}" for p in self.fn.params)
+        # a list parameter is the caller's list (its changes are the caller's)
+        params = ", ".join(f"{ctype(p.type)}{'&' * isinstance(p.type, ir.ListType)} "
+                           f"{cname(p.name)}" for p in self.fn.params)
         return f"{ctype(self.fn.return_type)} {name}({params})"
 
     def emit(self):

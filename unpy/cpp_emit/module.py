@@ -17,7 +17,8 @@ from unpy.typeinfer.reductions import outermost_pranges, walk_exprs, walk_stmts
 
 
 def written_params(functions) -> dict:
-    """Function name -> names of array parameters it may write: directly, through a local
+    """Function name -> names of array and list parameters it may write (a list: store into,
+    append to, pop from, insert into): directly, through a local
     variable that may be the same array or a view of it (`b = a`, `b = a[1:]`, `b = a if c
     else d`, `b = f(a)` where f may return its argument or a view of it, `m, b = g(a)`), or
     through calls. A result that is a new array (`np.abs(a) + 1`) is not the argument: the
@@ -25,7 +26,7 @@ def written_params(functions) -> dict:
     by_name = {f.name: f for f in functions}
     returned = returned_params(functions)
     aliases = {f.name: array_aliases(f, returned) for f in functions}
-    params = {f.name: {p.name for p in f.params if isinstance(p.type, Array)}
+    params = {f.name: {p.name for p in f.params if isinstance(p.type, (Array, ir.ListType))}
               for f in functions}
 
     def may_be(f, names):
@@ -34,7 +35,11 @@ def written_params(functions) -> dict:
     # function gains a parameter.
     written = {f.name: may_be(f, [s.target.array.id for s in walk_stmts(f.body)
                                   if isinstance(s, ir.Assign)
-                                  and isinstance(s.target, ir.Subscript)])
+                                  and isinstance(s.target, ir.Subscript)] +
+                              [s.target.list.id for s in walk_stmts(f.body)
+                               if isinstance(s, ir.Assign) and isinstance(s.target, ir.ListItem)] +
+                              [e.list.id for e in walk_exprs(f.body)
+                               if isinstance(e, (ir.ListAppend, ir.ListPop, ir.ListInsert))])
                for f in functions}
     changed = True
     while changed:
@@ -196,6 +201,14 @@ def glue(fn: ir.Function, written: set, polls: bool = True) -> list:
         elif isinstance(p.type, ir.DtypeType):
             lines.append(f'        auto {local} = unpy::dtype_arg({given}, "{fn.python_name}", '
                          f'"{p.name}", "{p.type.dtype}");')
+        elif isinstance(p.type, ir.ListType):
+            item = CTYPES[p.type.item.dtype]
+            lines.append(f'        auto {local} = unpy::list_arg<{item}>({given}, '
+                         f'"{fn.python_name}", "{p.name}", "{p.type}", "{p.type.item.dtype}", '
+                         f'{"true" if p.name in written else "false"});')
+            if p.name in written:       # the caller's list gets the changes, also on an error
+                lines.append(f"        unpy::ListBack<{item}> unpy_back_{p.name}({given}, "
+                             f"{local});")
         elif is_weak(p.type):
             lines.append(f'        auto {local} = unpy::python_scalar_arg<{CTYPES[p.type.dtype]}>('
                          f'{given}, "{fn.python_name}", "{p.name}", '
@@ -279,10 +292,12 @@ def signature_dispatcher(signatures: list, slot: int) -> list:
         # (unpy::scalar_rank).
         fits.append(f"static int unpy_fit_{f.name}(PyObject* const* unpy_in, int unpy_rank) {{")
         for k, p in enumerate(f.params):
-            t = CTYPES[p.type.dtype]
+            t = CTYPES.get(p.type.dtype)     # (none for a list)
             given = f"unpy_in[{k}]"
             takes = (f"unpy::array_takes<{t}, {p.type.ndim}>({given})"
                      if isinstance(p.type, Array) else
+                     f"(PyList_Check({given}) || PyTuple_Check({given}))"
+                     if isinstance(p.type, ir.ListType) else
                      f'unpy::dtype_takes({given}, "{p.type.dtype}")'
                      if isinstance(p.type, ir.DtypeType) else
                      f"unpy::scalar_rank<{t}>({given}) <= unpy_rank")

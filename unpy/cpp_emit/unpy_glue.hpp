@@ -64,6 +64,69 @@ T python_scalar_arg(PyObject* o, const char* fn, const char* param, const char* 
     return v;
 }
 
+// --- list parameters ('list[float64]') --------------------------------------------------------
+
+// A TypeError as array_argument's where `o` is not a Python list (or a tuple, where the
+// function leaves it as it is: `changed` false).
+void list_argument(PyObject* o, const char* fn, const char* param, const char* expected,
+                   bool changed);
+// Item k of a list argument converted as scalar_argument converts a scalar, its TypeError
+// naming the item (`param[k]`).
+void list_item_argument(PyObject* item, int64_t k, const char* fn, const char* param,
+                        const char* expected, char kind, int itemsize, void* out);
+
+template <typename T>
+List<T> list_arg(PyObject* o, const char* fn, const char* param, const char* expected,
+                 const char* item_expected, bool changed) {
+    list_argument(o, fn, param, expected, changed);
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject** given = PySequence_Fast_ITEMS(o);
+    List<T> v;
+    v.reserve(n);
+    for (Py_ssize_t k = 0; k < n; ++k) {
+        T x{};
+        list_item_argument(given[k], k, fn, param, item_expected, dtype_kind<T>(),
+                           int(sizeof(T)), &x);
+        v.append(x);
+    }
+    return v;
+}
+
+// A list parameter's changes given back to the caller's Python list when the call ends, also
+// by an exception (the interpreter's list keeps what the function did before it raised): the
+// items that changed replaced (as the interpreter holds a value of the items' type), those
+// added appended, those taken away removed; an item left as it was stays the caller's object.
+// Made and destroyed with the GIL held (the glue's GilRelease ends before).
+template <typename T>
+class ListBack {
+    PyObject* list;
+    const List<T>& now;
+    const std::remove_reference_t<decltype(std::declval<List<T>>().values())> was;
+
+public:
+    ListBack(PyObject* o, const List<T>& v) : list(o), now(v), was(v.values()) {}
+    ListBack(const ListBack&) = delete;
+    ListBack& operator=(const ListBack&) = delete;
+    ~ListBack() {
+        PyObject *type, *value, *trace;
+        PyErr_Fetch(&type, &value, &trace);
+        const auto& items = now.values();
+        const size_t n = was.size(), m = items.size();
+        for (size_t k = 0; k < std::min(n, m); ++k)
+            if (std::memcmp(&items[k], &was[k], sizeof items[k]) != 0)
+                if (PyObject* x = result(now.get(int64_t(k))))
+                    PyList_SetItem(list, Py_ssize_t(k), x);
+        if (m < n) PyList_SetSlice(list, Py_ssize_t(m), Py_ssize_t(n), nullptr);
+        for (size_t k = n; k < m; ++k)
+            if (PyObject* x = result(now.get(int64_t(k)))) {
+                PyList_Append(list, x);
+                Py_DECREF(x);
+            }
+        PyErr_Clear();      // (the list changed by another thread meanwhile: left as it is)
+        PyErr_Restore(type, value, trace);
+    }
+};
+
 // --- functions with several signatures (unpy/cpp_emit/module.py, signature_dispatcher) -----
 
 bool array_takes(PyObject* o, char kind, int itemsize, int ndim);

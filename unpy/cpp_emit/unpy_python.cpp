@@ -556,6 +556,32 @@ bool python_scalar(PyObject* o, char kind) {
     return kind == 'c' && PyComplex_CheckExact(o);
 }
 
+void list_argument(PyObject* o, const char* fn, const char* param, const char* expected,
+                   bool changed) {
+    if (!PyList_Check(o) && !(PyTuple_Check(o) && !changed))
+        type_error(fn, param, expected, py::handle(o),
+                   PyTuple_Check(o) ? " (the function changes it)" : "");
+}
+
+void list_item_argument(PyObject* item, int64_t k, const char* fn, const char* param,
+                        const char* expected, char kind, int itemsize, void* out) {
+    if (kind == 'f' && itemsize == 8 && PyFloat_CheckExact(item)) {     // the common ones
+        store(out, PyFloat_AS_DOUBLE(item));
+        return;
+    }
+    if (kind == 'i' && itemsize == 8 && PyLong_CheckExact(item)) {
+        int overflow = 0;
+        const long long v = PyLong_AsLongLongAndOverflow(item, &overflow);
+        if (!overflow && !(v == -1 && PyErr_Occurred())) {
+            store(out, int64_t(v));
+            return;
+        }
+        PyErr_Clear();
+    }
+    const std::string named = std::string(param) + "[" + std::to_string(k) + "]";
+    scalar_argument(item, fn, named.c_str(), expected, kind, itemsize, out);
+}
+
 void python_scalar_argument(PyObject* o, const char* fn, const char* param,
                             const char* expected, char kind, int itemsize, void* out) {
     if (!python_scalar(o, kind))

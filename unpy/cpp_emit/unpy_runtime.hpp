@@ -511,6 +511,8 @@ public:
         const int64_t k = std::clamp<int64_t>(i < 0 ? i + size() : i, 0, size());
         items.insert(items.begin() + k, Item(v));
     }
+    void reserve(int64_t n) { items.reserve(size_t(n)); }
+    const std::vector<Item>& values() const { return items; }
     T get(int64_t i) const { return T(items[position(i, "list index out of range")]); }
     Item& store(int64_t i) { return items[position(i, "list assignment index out of range")]; }
 };

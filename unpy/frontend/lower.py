@@ -146,7 +146,8 @@ class Lowering:
     """Lowers one function. `names` tracks parameters and assigned locals to tell a local from
     an unknown global."""
 
-    def __init__(self, module: ModuleSource, decorated: Decorated, compiled_names: set):
+    def __init__(self, module: ModuleSource, decorated: Decorated, compiled_names: set,
+                 list_params=frozenset()):
         self.module = module
         self.errors = module.errors
         self.fn = decorated.node
@@ -161,9 +162,10 @@ class Lowering:
         self.assigned = {n.id for n in gast.walk(self.fn)
                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         self.assigned |= {a.id for a in self.fn.args.args}
-        # Names bound to a list (`out = []`): `np.array(out)`, `sum(out)` and `len(out)` read
-        # the list (typeinfer checks that it is one there).
-        self.lists = set()
+        # Names bound to a list (`out = []`, a parameter declared 'list[float64]'):
+        # `np.array(out)`, `sum(out)` and `len(out)` read the list (typeinfer checks that it is
+        # one there).
+        self.lists = set(list_params)
         while True:         # (`out = l + r` is a list where l and r are)
             found = {t.id for n in gast.walk(self.fn) if isinstance(n, gast.Assign)
                      and self.makes_list(n.value)
@@ -567,6 +569,18 @@ class Lowering:
             for n in names:
                 renamed.setdefault(n.id, self.fresh("g"))
         self.assigned |= set(renamed.values())
+        if any(isinstance(n, gast.Name) and n.id == target.id for g in generators
+               for n in gast.walk(g)) or any(isinstance(n, gast.Name) and n.id == target.id
+                                             for n in gast.walk(elt)):
+            # `out = [v * 2 for v in out]` reads the list it replaces: built aside, then moved
+            built = self.fresh("built")
+            self.assigned.add(built)
+            self.lists.add(built)
+            made = self.built_list(nodes.store(built), value)
+            v = self.fresh("v")
+            self.assigned.add(v)
+            return made + self.built_list(target, nodes.at(gast.ListComp(
+                nodes.load(v), [gast.comprehension(nodes.store(v), nodes.load(built), [], 0)])))
         body = [nodes.method_call(target.id, "append", _renamed(elt, renamed))]
         for g in reversed(generators):
             for condition in reversed(g.ifs):
@@ -2143,10 +2157,12 @@ def is_dtype_name(qualified) -> bool:
     return isinstance(value, type) and issubclass(value, numpy.generic)
 
 
-def lower_function(module: ModuleSource, decorated: Decorated, compiled_names: set):
-    """The untyped IR of one decorated function; types are attached by typeinfer."""
+def lower_function(module: ModuleSource, decorated: Decorated, compiled_names: set,
+                   list_params=frozenset()):
+    """The untyped IR of one decorated function, `list_params` the names of its parameters
+    that are lists; types are attached by typeinfer."""
     fn = decorated.node
-    lowering = Lowering(module, decorated, compiled_names)
+    lowering = Lowering(module, decorated, compiled_names, list_params)
     a = fn.args
     if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
         raise lowering.error("compiled functions take plain parameters only (no *args, "

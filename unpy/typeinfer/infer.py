@@ -56,6 +56,10 @@ class TypeInference:
         # those of the run before, joined with the values met so far; the lists read before
         # any value of theirs was met (lists.UNSEEN).
         self.list_items = dict(list_items or {})
+        # A list parameter's items have the declared type (lists.takes converts to it).
+        self.list_params = {p.name for p in fn.params if isinstance(p.type, ListType)}
+        self.list_items.update({p.name: p.type.item for p in fn.params
+                                if isinstance(p.type, ListType)})
         self.guessed = set()
         # Skip the statements that do not type, rather than stop (to find the lists' values).
         self.tolerant = tolerant
@@ -1004,6 +1008,8 @@ class TypeInference:
                                  f"types hold only for a value weak in NEP 50); this is a "
                                  f"NumPy {arg.type}: pass a Python value (float(x), int(x))",
                                  arg)
+        args = [lists.given(self, arg, p) if isinstance(p, ListType) else arg
+                for arg, p in zip(args, chosen.params)]
         e.args = [self.converted(arg, p, f"argument of {e.func}()")
                   for arg, p in zip(args, chosen.params)]
         e.func, e.type = chosen.name, chosen.ret    # the chosen signature's own function
@@ -1013,8 +1019,7 @@ class TypeInference:
         """An argument of a compiled function, typed: a dtype parameter passes on as itself
         (a dtype known while compiling)."""
         if lists.is_list(self, arg):
-            raise self.error(f"a list passed to a compiled function is not supported; pass an "
-                             f"array of its items (np.array({arg.id}))", arg)
+            return lists.passed(self, arg)
         if isinstance(arg, ir.Name) and isinstance(self.vars.get(arg.id), DtypeType):
             self.dtype_parameter(arg)
             return arg

@@ -8,8 +8,15 @@ int64, a float float64, an int and a float give float64, np.float32 values float
 function, so `infer_function` types it again from the start until the items' types settle, as
 it does for a scalar first bound to a Python number (`TypeInference.strengthen`).
 
-A list lives in the host code of one function: not inside a prange (whose iterations run in
-any order, and on the GPU), not under a second name, not passed to another function.
+A parameter declared 'list[float64]' is the caller's list: its items have the declared type
+(a value stored into it converts to that type, or is refused where it would lose), the changes
+the function makes are the caller's (unpy/cpp_emit/module.py writes them back to a Python
+caller's list), and binding the name to a new list makes a new variable, as Python's name
+then stops naming the caller's list. A list passed to a compiled function's list parameter is
+passed as itself (its items joined with the parameter's: the callee may store those).
+
+A list lives in the host code: not inside a prange (whose iterations run in any order, and on
+the GPU), not under a second name.
 """
 from __future__ import annotations
 
@@ -17,7 +24,7 @@ import numpy as np
 
 from unpy import ir
 from unpy.ir import ListType, Scalar
-from unpy.typeinfer.types import INT64, PY_INT, cast, is_int
+from unpy.typeinfer.types import INT64, PY_INT, cast, conversion_loses, is_int
 
 # The items of a list that takes no value at all: np.array([]) is float64.
 NO_ITEMS = Scalar("float64", weak=True)
@@ -61,7 +68,21 @@ def takes(infer, name: str, value, node):
         raise infer.error(f"a list of {value.type} values is not supported in compiled code: "
                           "its items are numbers or bools; collect arrays in a 2-D array "
                           "(np.empty((n, m)) and a count) or tuples as the columns of one", node)
-    infer.list_items[name] = joined(infer.list_items.get(name), value.type)
+    takes_type(infer, name, value.type, node,
+               value.value if isinstance(value, ir.Const) else None)
+
+
+def takes_type(infer, name: str, t: Scalar, node, const=None):
+    """A value of type `t` (the constant `const`) stored into the list `name`: joined to its
+    items' type, or checked against a parameter's declared one."""
+    if name in infer.list_params:
+        item = infer.list_items[name]
+        why = conversion_loses(t, item, const)
+        if why:
+            raise infer.error(f"the list parameter '{name}' holds {item.dtype} items (its "
+                              f"declared type list[{item.dtype}]): {why}", node)
+        return
+    infer.list_items[name] = joined(infer.list_items.get(name), t)
 
 
 def new_list(infer, s: ir.Assign):
@@ -74,7 +95,14 @@ def new_list(infer, s: ir.Assign):
     items = [infer.expr(x) for x in e.items]       # (of the name's binding before this one)
     name = infer.renamed.get(s.target.id, s.target.id)
     known = infer.vars.get(name)
-    if known is not None and not isinstance(known, ListType):
+    if name in infer.list_params:
+        # the name no longer names the caller's list: a new variable from here on
+        if infer.depth:
+            raise infer.error(f"'{s.target.id}' is a list parameter (the caller's list): a new "
+                              "list bound to it inside a loop or a branch is not supported; "
+                              "bind the new list to another name", e)
+        name = infer.rebound(s.target.id)
+    elif known is not None and not isinstance(known, ListType):
         if infer.depth or name in infer.declared:
             shown = known.dtype if isinstance(known, Scalar) else known
             raise infer.error(f"'{s.target.id}' is {shown} (first assigned on line "
@@ -196,6 +224,25 @@ def length(infer, e: ir.ListLen):
     e.list = list_name(infer, e.list)
     e.type = PY_INT
     return e
+
+
+def passed(infer, arg: ir.Name) -> ir.Name:
+    """A list given to a compiled function (typed against the parameter by `given`)."""
+    if infer.in_prange:
+        raise infer.error(f"the list '{arg.id}' passed inside a prange is not supported: its "
+                          "iterations run in any order; call in a range loop", arg)
+    return list_name(infer, arg)
+
+
+def given(infer, arg, param: ListType):
+    """`arg` given to a parameter declared `param`: a list of this function takes the
+    parameter's items too (the callee may store them), then passes as itself where its items
+    have the parameter's type; `arg` unchanged otherwise (the call's conversion says why)."""
+    if not isinstance(arg.type, ListType):
+        return arg
+    if arg.id not in infer.list_params:
+        takes_type(infer, arg.id, param.item, arg)
+    return list_name(infer, arg)
 
 
 def returned(infer, value: ir.Name, expected):

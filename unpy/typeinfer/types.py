@@ -215,6 +215,10 @@ def conversion_loses(source, target, const_value=None):
             if why:
                 return f"item {k}: {why}"
         return None
+    if isinstance(source, ListType) and isinstance(target, ListType):
+        # a list passes as itself (its callee's changes are the caller's): never converted
+        return None if source.item.dtype == target.item.dtype else \
+            f"a list of {source.item.dtype} items is not a {target}"
     if isinstance(source, (Array, DtypeType, ListType)) or \
             isinstance(target, (Array, DtypeType, ListType)):
         return None if source == target else f"{source} cannot become {target}"

@@ -359,7 +359,7 @@ CASES = [
                 rows.append(a[i])
             return len(rows)
         """, r"a list of ndarray\[float64, 1\] values is not supported in compiled code: its "
-             r"items are numbers or bools", 5, "a[i]"),
+             r"items are numbers, bools or lists of them", 5, "a[i]"),
     ("a list of tuples", """
         @unpython.type('ndarray[float64, 1]', 'int64')
         def f(a):
@@ -375,7 +375,59 @@ CASES = [
         def f(x):
             out = [x]
             return g(out)
-        """, r"argument of g\(\): a list of float64 items is not a list\[int64\]", 8, "out)"),
+        """, r"argument of g\(\): list\[float64\] is not a list\[int64\]", 8, "out)"),
+    ("a row of a list of lists read as a name and changed", """
+        @unpython.type('list[list[float64]]', None)
+        def f(m):
+            for row in m:
+                row[0] = 1.0
+        """, r"'row' is an item of the list 'm' here, which compiled code copies, and the "
+             r"function changes 'row': Python's would change both; index the list of lists "
+             r"itself \(m\[i\]\[j\]\)", 3, "m:"),
+    ("a list stored into another then changed", """
+        @unpython.type('int64', 'list[list[int64]]')
+        def f(n):
+            out = []
+            row = [1]
+            out.append(row)
+            row.append(n)
+            return out
+        """, r"the list 'row' stored here into another list is a copy there in compiled code, "
+             r"where Python's list would be one object in both", 5, "row)"),
+    ("a list stored twice", """
+        @unpython.type('int64', 'list[list[int64]]')
+        def f(n):
+            out = []
+            row = [n]
+            out.append(row)
+            out.append(row)
+            return out
+        """, r"the list 'row' stored here into another list is a copy there", 5, "row)"),
+    ("numbers and lists in one list", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            out = [1]
+            out.append([n])
+            return len(out)
+        """, r"the list 'out' takes list\[int64\] items here and int64 items elsewhere; a list "
+             r"in compiled code holds numbers, or lists of one depth", 4, "[n]"),
+    ("np.array of a list of lists", """
+        @unpython.type('list[list[float64]]', 'ndarray[float64, 2]')
+        def f(m):
+            return np.array(m)
+        """, r"np.array\(\) of a list of lists is not supported in compiled code; fill an array "
+             r"in a loop", 3, "np.array"),
+    ("a list of arrays declared", """
+        @unpython.type('list[ndarray[float64, 1]]', 'int64')
+        def f(m):
+            return len(m)
+        """, r"a list holds numbers, bools or lists of them, not ndarray\[float64, 1\]", 2,
+     "def"),
+    ("too many indices of a list", """
+        @unpython.type('list[float64]', 'float64')
+        def f(v):
+            return v[0][1]
+        """, r"'v' is a list of float64; it takes 1 index\(es\) here", 3, "v[0][1]"),
     ("a list passed inside a prange", """
         @unpython.type('list[float64]', None)
         def g(v):
@@ -440,7 +492,7 @@ CASES = [
         def f(n):
             out = [1, n]
             return out[1:][0]
-        """, r"a list takes one integer index in compiled code \(out\[i\]\); a slice of it is a "
+        """, r"a list takes integer indices in compiled code \(out\[i\]\); a slice of it is a "
              r"new list bound to a name \(out_part = out\[lo:hi\]\)", 4, "out[1:]"),
     ("append to the list a loop iterates over", """
         @unpython.type('int64', 'int64')
@@ -838,11 +890,6 @@ CASES = [
         def f(n):
             return n
         """, r"declared to return None", 3, "return"),
-    ("missing return value", """
-        @unpython.type('int64', 'int64')
-        def f(n):
-            return
-        """, r"must return a int64 value", 3, "return"),
     ("float range argument", """
         @unpython.type('float64', 'int64')
         def f(x):

@@ -66,16 +66,28 @@ class DtypeType:
 
 @dataclass(frozen=True)
 class ListType:
-    """A Python list of scalars, local to a function (`out = []`, then `out.append(v)`): its
-    items all of type `item` (the promotion of the values it takes, as np.array's of them)."""
-    item: Scalar
+    """A Python list (`out = []`, then `out.append(v)`; a parameter 'list[float64]'): its items
+    all of type `item`, scalars (the promotion of the values it takes, as np.array's of them)
+    or lists of them (`[[0] * n for _ in range(m)]`, 'list[list[float64]]')."""
+    item: Union[Scalar, "ListType"]
 
     @property
     def dtype(self):            # a list has no dtype; a name for messages
         return str(self)
 
+    @property
+    def leaf(self) -> Scalar:
+        """The scalars' type at the bottom of the lists."""
+        return self.item.leaf if isinstance(self.item, ListType) else self.item
+
+    @property
+    def depth(self) -> int:
+        """1 for a list of scalars, 2 for a list of lists of them, ..."""
+        return 1 + (self.item.depth if isinstance(self.item, ListType) else 0)
+
     def __str__(self):
-        return f"list[{self.item}]"
+        item = self.item if isinstance(self.item, ListType) else self.item.dtype
+        return f"list[{item}]"
 
 
 Type = Union[Scalar, Array, TupleType, DtypeType, ListType, None]
@@ -349,7 +361,8 @@ class ListNew:
 @dataclass
 class ListItem:
     """`lst[index]`, read or (as an assignment's target) stored, as Python's: a negative index
-    counts from the end, one out of range raises IndexError."""
+    counts from the end, one out of range raises IndexError. `list` (here and in the other
+    list nodes) is a Name or, in a list of lists, a ListItem (`m[i].append(v)`, `m[i][j]`)."""
     list: Name
     index: "Expr"
     loc: tuple = (0, 0)
@@ -603,6 +616,9 @@ class Function:
     # The name Python calls it by. A function with several signatures is one Function per
     # signature, each with a `name` of its own (`f_sig1`, ...) and the same `python_name`.
     python_name: str = ""
+    # Declared to return a value, it has a bare `return` (or `return None`) or may reach its
+    # end: there it returns None, as Python's does (unpy::returned_none).
+    returns_none: bool = False
 
     def __post_init__(self):
         self.python_name = self.python_name or self.name
@@ -811,15 +827,15 @@ def format_expr(e) -> str:
     if isinstance(e, ListNew):
         return "[" + ", ".join(format_expr(x) for x in e.items) + "]"
     if isinstance(e, ListItem):
-        return f"{e.list.id}[{format_expr(e.index)}]"
+        return f"{format_expr(e.list)}[{format_expr(e.index)}]"
     if isinstance(e, ListLen):
-        return f"len({e.list.id})"
+        return f"len({format_expr(e.list)})"
     if isinstance(e, ListAppend):
-        return f"{e.list.id}.append({format_expr(e.value)})"
+        return f"{format_expr(e.list)}.append({format_expr(e.value)})"
     if isinstance(e, ListPop):
-        return f"{e.list.id}.pop({'' if e.index is None else format_expr(e.index)})"
+        return f"{format_expr(e.list)}.pop({'' if e.index is None else format_expr(e.index)})"
     if isinstance(e, ListInsert):
-        return f"{e.list.id}.insert({format_expr(e.index)}, {format_expr(e.value)})"
+        return f"{format_expr(e.list)}.insert({format_expr(e.index)}, {format_expr(e.value)})"
     raise TypeError(f"not an expression: {e!r}")
 
 

@@ -252,13 +252,24 @@ def list_params(d, signatures) -> set:
 
 def compile_function(module, d, signature, signatures, local_types, errors) -> ir.Function:
     """One signature of one function through the passes, frontend to fusion."""
-    fn = lower_function(module, d, set(signatures), list_params(d, [signature]))
-    fn.name = signature.name
-    for p, t in zip(fn.params, signature.params):
-        p.type = t
-    fn.return_type = signature.ret
-    fn.locals = dict(local_types[fn.python_name])
-    infer_function(fn, signatures, errors)
+    lists = list_params(d, [signature])
+    while True:
+        fn = lower_function(module, d, set(signatures), lists)
+        fn.name = signature.name
+        for p, t in zip(fn.params, signature.params):
+            p.type = t
+        fn.return_type = signature.ret
+        fn.locals = dict(local_types[fn.python_name])
+        try:
+            infer_function(fn, signatures, errors)
+            break
+        except CompileError as e:
+            # a name the frontend did not know for a list (`last = m.pop()`, `for row in m`,
+            # then `sum(row)`): lowered again knowing it
+            found = getattr(e, "list_names", set()) - lists
+            if not found:
+                raise
+            lists = lists | found
     # Where the interpreter raises UnboundLocalError or a Python float's ZeroDivisionError.
     apply_checks(fn, merged(unbound_locals_plan(fn, errors), python_division_plan(fn, errors)),
                  errors)

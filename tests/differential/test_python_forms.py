@@ -617,3 +617,82 @@ def test_list_parameter_of_a_gpu_function(python_forms_kernels, device):
     check_list_args(python_forms_kernels, "weighted_by_a_list", [2.0, 0.5], x)
     assert_ran_on(python_forms_kernels, "weighted_by_a_list", device)
     check_list_args(python_forms_kernels, "weighted_by_a_list", [], x)      # IndexError
+
+
+# --- lists of lists -----------------------------------------------------------------------------
+
+def matrix(rows, cols, scale=1.0):
+    return [[scale * (i * cols + j) - 3.0 for j in range(cols)] for i in range(rows)]
+
+
+@pytest.mark.parametrize("n, m", [(3, 2), (0, 2), (2, 0), (1, 1)])
+def test_list_of_lists_made_and_returned(python_forms_kernels, n, m):
+    python_forms_kernels.check("zero_matrix", n, m)
+
+
+@given(n=st.integers(1, 5), k=st.integers(1, 5), m=st.integers(1, 5))
+@settings(max_examples=15, deadline=None)
+def test_list_of_lists_matmul(python_forms_kernels, n, k, m):
+    check_list_args(python_forms_kernels, "list_matmul", matrix(n, k), matrix(k, m, 0.5))
+
+
+@pytest.mark.parametrize("n, steps", [(0, 1), (1, 2), (2, 1), (5, 3)])
+def test_list_of_lists_changed_by_a_callee(python_forms_kernels, n, steps):
+    python_forms_kernels.check("laplace", n, steps)
+    check_list_args(python_forms_kernels, "laplace_update", matrix(n, n + 1))
+
+
+def test_list_of_lists_rows_read_as_copies(python_forms_kernels):
+    check_list_args(python_forms_kernels, "weighted_rows", 0.5, matrix(3, 4))
+    check_list_args(python_forms_kernels, "weighted_rows", 0.5, [])
+    check_list_args(python_forms_kernels, "weighted_rows", 0.5, [[1.0], []])    # IndexError
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 4])
+def test_list_of_lists_ragged_rows(python_forms_kernels, n):
+    python_forms_kernels.check("ragged_rows", n)
+
+
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_list_parameters_returned_are_the_callers(python_forms_kernels, n):
+    a, b = matrix(n, n), [float(k) for k in range(n)]
+    check_list_args(python_forms_kernels, "pivot_lists", a, b)
+    got = python_forms_kernels.compiled.pivot_lists(a, b)
+    assert got[0] is a and got[1] is b
+    c = [1.0, 2.0]
+    assert python_forms_kernels.compiled.scaled_in_place(c, 2.0) is c and c == [2.0, 4.0]
+
+
+def test_one_list_given_for_two_parameters_is_one_list(python_forms_kernels):
+    for a in ([1.0, 2.0, 3.0, 4.0], [], [5.0]):
+        check_list_args(python_forms_kernels, "shift_into", a, [9.0] * len(a))
+        expected, got = list(a), list(a)
+        python_forms_kernels.interpreted.shift_into(expected, expected)
+        python_forms_kernels.compiled.shift_into(got, got)
+        assert got == expected
+
+
+def test_list_of_lists_arguments(python_forms_kernels):
+    f = python_forms_kernels.compiled
+    with pytest.raises(TypeError, match=r"argument 'u\[1\]': expected list\[float64\], got "
+                                        r"float"):
+        f.laplace_update([[1.0], 2.0])
+    row = [1.0, 2.0, 3.0]
+    with pytest.raises(ValueError, match=r"u\[0\] and u\[1\] are one list, which the function "
+                                         r"changes"):
+        f.laplace_update([row, row, [0.0] * 3])
+    assert f.weighted_rows(1.0, [row, row]) == python_forms_kernels.interpreted.weighted_rows(
+        1.0, [row, row])            # read only: one list twice is fine
+
+
+@pytest.mark.parametrize("n, ca", [(0, 1 + 1j), (-1, 1j), (2, 0j), (2, 2 - 1j), (3, 0.5j)])
+def test_a_bare_return_gives_none(python_forms_kernels, n, ca):
+    cx = [complex(k, 1) for k in range(3)]
+    cy = [complex(1, -k) for k in range(3)]
+    check_list_args(python_forms_kernels, "caxpy_early", n, ca, cx, cy)
+
+
+@pytest.mark.parametrize("n", [-5, 0, 3, 100, 101])
+def test_a_function_that_may_return_none(python_forms_kernels, n):
+    python_forms_kernels.check("half_or_none", n)
+    python_forms_kernels.check("uses_half", n)

@@ -850,3 +850,133 @@ def weighted_by_a_list(w, x):
         out[i] = w0 * x[i] + w1
     w.append(float(out[0]) if x.shape[0] > 0 else 0.0)
     return out
+
+
+# --- lists of lists -----------------------------------------------------------------------------
+
+@unpython.type('int64', 'int64', 'list[list[int64]]')
+def zero_matrix(n, m):
+    # Pythran's zero as written
+    return [[0 for row in range(n)] for col in range(m)]
+
+
+@unpython.type('list[list[float64]]', 'list[list[float64]]', 'list[list[float64]]')
+def list_matmul(m0, m1):
+    # Pythran's matmul as written (the inner list a repeated one)
+    new_matrix = [[0.0] * len(m1[0]) for _ in range(len(m0))]
+    for i in range(len(m0)):
+        for j in range(len(m1[0])):
+            r = 0.0
+            for k in range(len(m1)):
+                r += m0[i][k] * m1[k][j]
+            new_matrix[i][j] = r
+    return new_matrix
+
+
+@unpython.type('list[list[float64]]', None)
+def laplace_update(u):
+    nx, ny = len(u), len(u[0])
+    for i in range(1, nx - 1):
+        for j in range(1, ny - 1):
+            u[i][j] = (u[i + 1][j] + u[i - 1][j] + u[i][j + 1] + u[i][j - 1]) * 0.25
+
+
+@unpython.type('int64', 'int64', 'list[list[float64]]')
+def laplace(n, steps):
+    # a list of lists passed on to a compiled function that changes it; a row replaced
+    u = [[0.0] * n for _ in range(n)]
+    if n > 0:
+        u[0] = [1.0] * n
+    for _ in range(steps):
+        laplace_update(u)
+    return u
+
+
+@unpython.type('float64', 'list[list[float64]]', 'float64')
+def weighted_rows(step, t):
+    # rows read through a loop variable (hyantes_core): copies, as nothing changes them
+    s = 0.0
+    for k in t:
+        s += k[0] * step + k[-1] + len(k)
+    for i in range(len(t)):
+        if len(t[i]) > 0:
+            s += sum(t[i]) + max(t[i])
+    return s
+
+
+@unpython.type('int64', 'list[list[int64]]')
+def ragged_rows(n):
+    # rows built and appended; an item's own list changed; a row literal; pop and insert
+    out = []
+    for i in range(n):
+        row = []
+        for j in range(i):
+            row.append(i * j)
+        out.append(row)
+    out.append([1, 2])
+    out[0].append(7)
+    out[-1][0] = -out[-1][1]
+    out.insert(1, [n] * 2)
+    if len(out) > 3:
+        last = out.pop()
+        out[2].append(sum(last))
+    return out
+
+
+@unpython.type('list[list[float64]]', 'list[float64]', 'tuple[list[list[float64]], list[float64]]')
+def pivot_lists(a, b):
+    # Pythran's pivot: the lists changed and returned as the caller's own
+    i0 = 0
+    amp0 = abs(a[0][0])
+    for j in range(1, len(b)):
+        if abs(a[0][j]) > amp0:
+            i0 = j
+            amp0 = abs(a[0][j])
+    b[0], b[i0] = b[i0], b[0]
+    for j in range(len(a)):
+        a[j][0], a[j][i0] = a[j][i0], a[j][0]
+    return a, b
+
+
+@unpython.type('list[float64]', 'list[float64]', None)
+def shift_into(src, dst):
+    # one Python list given for both: one list, as in the interpreter
+    for i in range(len(dst) - 1):
+        dst[i + 1] = src[i]
+
+
+@unpython.type('list[float64]', 'float64', 'list[float64]')
+def scaled_in_place(a, f):
+    for i in range(len(a)):
+        a[i] *= f
+    return a
+
+
+# --- a bare return in a function that returns a value: None, as Python's -------------------------
+
+@unpython.type('int64', 'complex128', 'list[complex128]', 'list[complex128]', 'list[complex128]')
+def caxpy_early(n, ca, cx, cy):
+    # the BLAS ports' `if N <= 0: return` (Pythran's caxpy)
+    if n <= 0:
+        return
+    if abs(ca) == 0.0:
+        return None
+    for i in range(n):
+        cy[i] = cy[i] + ca * cx[i]
+    return cy
+
+
+@unpython.type('int64', 'float64')
+def half_or_none(n):
+    if n < 0:
+        return
+    if n > 100:
+        pass                # falls off the end: None
+    else:
+        return n / 2.0
+
+
+@unpython.type('int64', 'float64')
+def uses_half(n):
+    half_or_none(n)             # a statement: its None is fine
+    return half_or_none(n) + 1.0      # TypeError where it is None, as Python's

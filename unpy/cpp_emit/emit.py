@@ -76,7 +76,7 @@ def ctype(t) -> str:
     if isinstance(t, ir.TupleType):
         return f"std::tuple<{', '.join(ctype(x) for x in t.items)}>"
     if isinstance(t, ir.ListType):
-        return f"unpy::List<{CTYPES[t.item.dtype]}>"
+        return f"unpy::List<{ctype(t.item)}>"
     if t is None:
         return "void"
     if isinstance(t, ir.DtypeType):
@@ -225,9 +225,8 @@ class FunctionEmitter(CExprPrinter):
             # The body in a block of its own: jumping to the label after it enters the scope of
             # none of its declarations.
             self.lines[first:] = ["    {"] + ["    " + x for x in self.lines[first:]] + ["    }"]
-        if fn.return_type is not None:
-            self.out(f'unpy::raise(unpy::ErrorKind::value, "{fn.python_name}() reached its end '
-                     f'without returning a value");')
+        if fn.returns_none:     # (ends that never come need no code: typeinfer.falls_through)
+            self.out("unpy::returned_none = true;")
             self.out("return {};")
         if self.leaves:
             if fn.return_type is None:
@@ -236,6 +235,21 @@ class FunctionEmitter(CExprPrinter):
             self.out("unpy::interrupt();")
             self.out(leave)
         return self.helpers + head + self.lines + ["}"]
+
+    def returned(self, s):
+        """`return`, `return value`; in a function that may return None (ir.Function), the
+        mark of which it was."""
+        value = "" if s.value is None else self.expr(s.value)
+        if self.checks_math or (self.fn.returns_none and value):
+            # The value first: its own math calls (and calls) are done before it is returned.
+            self.out(f"auto unpy_return = {value};")
+            value = "unpy_return"
+        if self.checks_math:
+            self.out(f"unpy::math_check({' + '.join(self.math_errors)});")
+        if self.fn.returns_none:
+            self.out(f"unpy::returned_none = {'false' if value else 'true'};")
+        self.out(f"return {value};" if value else
+                 "return {};" if self.fn.return_type is not None else "return;")
 
     def dispatcher(self):
         fn = self.fn
@@ -316,14 +330,7 @@ class FunctionEmitter(CExprPrinter):
         elif isinstance(s, ir.Continue):
             self.out("continue;")
         elif isinstance(s, ir.Return):
-            if self.checks_math:
-                # The value first: its own math calls are checked before it is returned.
-                if s.value is not None:
-                    self.out(f"auto unpy_return = {self.expr(s.value)};")
-                self.out(f"unpy::math_check({' + '.join(self.math_errors)});")
-                self.out("return;" if s.value is None else "return unpy_return;")
-            else:
-                self.out("return;" if s.value is None else f"return {self.expr(s.value)};")
+            self.returned(s)
         elif isinstance(s, ir.ExprStmt) and isinstance(s.value, ir.Print):
             e = s.value
             values = iter(e.args)
@@ -332,6 +339,8 @@ class FunctionEmitter(CExprPrinter):
             self.out(f'unpy::print("{c_text(e.sep)}", "{c_text(e.end)}", '
                      f'{"true" if e.flush else "false"}' + "".join(f", {x}" for x in items)
                      + ");")
+        elif isinstance(s, ir.ExprStmt) and isinstance(s.value, ir.CallCompiled):
+            self.out(f"{self.call(s.value)};")      # (its value unused: None is fine)
         elif isinstance(s, ir.ExprStmt):
             self.out(f"{self.expr(s.value)};")
         elif isinstance(s, ir.Pass):
@@ -1086,7 +1095,7 @@ class FunctionEmitter(CExprPrinter):
         if isinstance(t, ir.Name):
             return cname(t.id)
         if isinstance(t, ir.ListItem):
-            return f"{cname(t.list.id)}.store({self.expr(t.index)})"
+            return f"{self.list_ref(t.list)}.store({self.expr(t.index)})"
         return self.subscript(t)
 
     # --- expressions: the C++ spellings of CExprPrinter ------------------------------------
@@ -1200,20 +1209,28 @@ class FunctionEmitter(CExprPrinter):
     def expr_ListNew(self, e):
         return f"{ctype(e.type)}{{{', '.join(self.expr(x) for x in e.items)}}}"
 
+    def list_ref(self, e) -> str:
+        """A list itself (not a copy): a variable, or an item of a list of lists."""
+        if isinstance(e, ir.ListItem):
+            return f"{self.list_ref(e.list)}.at({self.expr(e.index)})"
+        return cname(e.id)
+
     def expr_ListItem(self, e):
-        return f"{cname(e.list.id)}.get({self.expr(e.index)})"
+        if isinstance(e.type, ir.ListType):
+            return self.list_ref(e)
+        return f"{self.list_ref(e.list)}.get({self.expr(e.index)})"
 
     def expr_ListLen(self, e):
-        return f"{cname(e.list.id)}.size()"
+        return f"{self.list_ref(e.list)}.size()"
 
     def expr_ListAppend(self, e):
-        return f"{cname(e.list.id)}.append({self.expr(e.value)})"
+        return f"{self.list_ref(e.list)}.append({self.expr(e.value)})"
 
     def expr_ListPop(self, e):
-        return f"{cname(e.list.id)}.pop({'' if e.index is None else self.expr(e.index)})"
+        return f"{self.list_ref(e.list)}.pop({'' if e.index is None else self.expr(e.index)})"
 
     def expr_ListInsert(self, e):
-        return f"{cname(e.list.id)}.insert({self.expr(e.index)}, {self.expr(e.value)})"
+        return f"{self.list_ref(e.list)}.insert({self.expr(e.index)}, {self.expr(e.value)})"
 
     def expr_Call(self, e):
         if e.func == PANEL_ROWS:            # a register-blocked nest's panels (unpy/loopopt)
@@ -1235,8 +1252,13 @@ class FunctionEmitter(CExprPrinter):
             return f"unpy::python_call({head}{args})"
         return f"unpy::python_call_value<{CTYPES[e.type.dtype]}>({head}{args})"
 
-    def expr_CallCompiled(self, e):
+    def call(self, e):
         return f"{cname(e.func)}({', '.join(self.expr(a) for a in e.args)})"
+
+    def expr_CallCompiled(self, e):
+        if self.signatures[e.func].returns_none:    # its value used: not None
+            return f'unpy::valued({self.call(e)}, "{self.signatures[e.func].python_name}")'
+        return self.call(e)
 
     def expr_AllocArray(self, e):
         fill = {"zeros": 0, "ones": 1, "empty": 2}[e.fill]

@@ -36,9 +36,9 @@ def written_params(functions) -> dict:
     written = {f.name: may_be(f, [s.target.array.id for s in walk_stmts(f.body)
                                   if isinstance(s, ir.Assign)
                                   and isinstance(s.target, ir.Subscript)] +
-                              [s.target.list.id for s in walk_stmts(f.body)
+                              [list_root(s.target) for s in walk_stmts(f.body)
                                if isinstance(s, ir.Assign) and isinstance(s.target, ir.ListItem)] +
-                              [e.list.id for e in walk_exprs(f.body)
+                              [list_root(e.list) for e in walk_exprs(f.body)
                                if isinstance(e, (ir.ListAppend, ir.ListPop, ir.ListInsert))])
                for f in functions}
     changed = True
@@ -56,6 +56,13 @@ def written_params(functions) -> dict:
                 written[f.name] |= found
                 changed = True
     return written
+
+
+def list_root(e) -> str:
+    """The list variable at the bottom of `m[i][j]`."""
+    while isinstance(e, ir.ListItem):
+        e = e.list
+    return e.id
 
 
 def returned_params(functions) -> dict:
@@ -202,13 +209,7 @@ def glue(fn: ir.Function, written: set, polls: bool = True) -> list:
             lines.append(f'        auto {local} = unpy::dtype_arg({given}, "{fn.python_name}", '
                          f'"{p.name}", "{p.type.dtype}");')
         elif isinstance(p.type, ir.ListType):
-            item = CTYPES[p.type.item.dtype]
-            lines.append(f'        auto {local} = unpy::list_arg<{item}>({given}, '
-                         f'"{fn.python_name}", "{p.name}", "{p.type}", "{p.type.item.dtype}", '
-                         f'{"true" if p.name in written else "false"});')
-            if p.name in written:       # the caller's list gets the changes, also on an error
-                lines.append(f"        unpy::ListBack<{item}> unpy_back_{p.name}({given}, "
-                             f"{local});")
+            lines += list_glue(fn, k, written)
         elif is_weak(p.type):
             lines.append(f'        auto {local} = unpy::python_scalar_arg<{CTYPES[p.type.dtype]}>('
                          f'{given}, "{fn.python_name}", "{p.name}", '
@@ -232,9 +233,65 @@ def glue(fn: ir.Function, written: set, polls: bool = True) -> list:
     else:
         lines += ["        {", "            unpy::GilRelease unpy_release;",
                   f"            {call};", "        }"]
-    lines.append("        return unpy::result(unpy_result);" if fn.return_type is not None
-                 else "        Py_RETURN_NONE;")
+    if fn.returns_none:
+        lines.append("        if (unpy::returned_none) Py_RETURN_NONE;")
+    lines.append(result_glue(fn) if fn.return_type is not None else "        Py_RETURN_NONE;")
     return lines + ["    } catch (...) {", "        return unpy::python_error();", "    }", "}"]
+
+
+def result_glue(fn: ir.Function) -> str:
+    """The glue's return of `unpy_result`: a list parameter that every `return` gives back
+    (`return a`, or as one item of a returned tuple) is the caller's list itself, as the
+    interpreter's (changed by ListBack when the glue's scope ends)."""
+    positions = {p.name: k for k, p in enumerate(fn.params) if isinstance(p.type, ir.ListType)}
+    kept = None
+    for s in walk_stmts(fn.body):
+        if isinstance(s, ir.Return) and s.value is not None:
+            items = s.value.items if isinstance(s.value, ir.TupleValue) else [s.value]
+            these = [positions.get(x.id) if isinstance(x, ir.Name) else None for x in items]
+            kept = these if kept is None else [a if a == b else None for a, b in zip(kept, these)]
+    if not kept or all(k is None for k in kept):
+        return "        return unpy::result(unpy_result);"
+    if not isinstance(fn.return_type, ir.TupleType):
+        return f"        return Py_NewRef(unpy_in[{kept[0]}]);"
+    items = ", ".join(f"Py_NewRef(unpy_in[{k}])" if k is not None else
+                      f"unpy::result(std::get<{j}>(unpy_result))" for j, k in enumerate(kept))
+    return (f"        {{ PyObject* unpy_items[] = {{{items}}}; "
+            f"return unpy::make_tuple(unpy_items, {len(kept)}); }}")
+
+
+def list_glue(fn: ir.Function, k: int, written: set) -> list:
+    """The glue of list parameter k: the Python list converted, and given the changes back
+    (unpy::ListBack) where the function changes it. One Python list given for several list
+    parameters is one list there too (the first's), as in the interpreter: its changes through
+    any of them given back once, by the first; given for parameters of other types, a
+    ValueError."""
+    p = fn.params[k]
+    item, local, given = ctype(p.type.item), f"unpy_arg_{p.name}", f"unpy_in[{k}]"
+    lists = [(j, q) for j, q in enumerate(fn.params) if isinstance(q.type, ir.ListType)]
+    alike = [(j, q) for j, q in lists if j != k and q.type == p.type]
+    changed = p.name in written or any(q.name in written for _, q in alike)
+    lines = [f'        if ({given} == unpy_in[{j}]) unpy::one_list_twice("{fn.python_name}", '
+             f'"{q.name}", "{p.name}");' for j, q in lists if j < k and q.type != p.type]
+    earlier = [(j, q) for j, q in alike if j < k]
+    convert = (f'unpy::list_arg<{item}>({given}, "{fn.python_name}", "{p.name}", "{p.type}", '
+               f'"{p.type.leaf.dtype}", {"true" if changed else "false"})')
+    if not earlier:
+        lines.append(f"        auto {local} = {convert};")
+        active = "true"
+    else:
+        shared = " : ".join(f"{given} == unpy_in[{j}] ? &unpy_arg_{q.name}"
+                            for j, q in earlier) + " : nullptr"
+        lines += [f"        unpy::List<{item}>* unpy_shared_{p.name} = {shared};",
+                  f"        auto unpy_own_{p.name} = unpy_shared_{p.name} ? "
+                  f"unpy::List<{item}>() : {convert};",
+                  f"        auto& {local} = unpy_shared_{p.name} ? *unpy_shared_{p.name} : "
+                  f"unpy_own_{p.name};"]
+        active = f"!unpy_shared_{p.name}"
+    if changed:         # the caller's list gets the changes, also on an error
+        lines.append(f"        unpy::ListBack<{item}> unpy_back_{p.name}({given}, {local}, "
+                     f"{active});")
+    return lines
 
 
 def entry(python_name: str, params: list, target: str) -> list:

@@ -75,53 +75,93 @@ void list_argument(PyObject* o, const char* fn, const char* param, const char* e
 void list_item_argument(PyObject* item, int64_t k, const char* fn, const char* param,
                         const char* expected, char kind, int itemsize, void* out);
 
+// One Python list given for two list parameters of different item types: a ValueError.
+[[noreturn]] void one_list_twice(const char* fn, const char* first, const char* second);
+
+// A list of lists whose function changes it must not hold one list twice (compiled code's
+// would be two): a ValueError naming the two items.
+void distinct_rows(PyObject* o, const char* fn, const char* param);
+
+// `o` (a list, or a tuple where `changed` is false) as a List of its items converted: numbers
+// (as scalar_argument converts them) or, for a list of lists, lists converted alike.
 template <typename T>
 List<T> list_arg(PyObject* o, const char* fn, const char* param, const char* expected,
                  const char* item_expected, bool changed) {
     list_argument(o, fn, param, expected, changed);
     const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
     PyObject** given = PySequence_Fast_ITEMS(o);
+    if constexpr (is_list<T>::value)
+        if (changed) distinct_rows(o, fn, param);
     List<T> v;
     v.reserve(n);
     for (Py_ssize_t k = 0; k < n; ++k) {
-        T x{};
-        list_item_argument(given[k], k, fn, param, item_expected, dtype_kind<T>(),
-                           int(sizeof(T)), &x);
-        v.append(x);
+        if constexpr (is_list<T>::value) {
+            // ('list[list[float64]]': its items 'list[float64]')
+            const std::string named = std::string(param) + "[" + std::to_string(k) + "]";
+            const std::string inner(expected + 5, std::strlen(expected) - 6);
+            v.append(list_arg<typename T::value_type>(given[k], fn, named.c_str(),
+                                                       inner.c_str(), item_expected, changed));
+        } else {
+            T x{};
+            list_item_argument(given[k], k, fn, param, item_expected, dtype_kind<T>(),
+                               int(sizeof(T)), &x);
+            v.append(x);
+        }
     }
     return v;
 }
 
-// A list parameter's changes given back to the caller's Python list when the call ends, also
-// by an exception (the interpreter's list keeps what the function did before it raised): the
-// items that changed replaced (as the interpreter holds a value of the items' type), those
-// added appended, those taken away removed; an item left as it was stays the caller's object.
-// Made and destroyed with the GIL held (the glue's GilRelease ends before).
+// The caller's list `o` given what the function made of it (`now`, converted from `was`):
+// the items that changed replaced (as the interpreter holds a value of the items' type), a
+// changed list of a list of lists changed where it is, those added appended, those taken away
+// removed; an item left as it was stays the caller's object.
+template <typename T>
+void list_back(PyObject* o, const List<T>& now, const List<T>& was) {
+    const auto& items = now.values();
+    const auto& before = was.values();
+    const size_t n = before.size(), m = items.size();
+    for (size_t k = 0; k < std::min(n, m); ++k) {
+        if (same_item(items[k], before[k])) continue;
+        if constexpr (is_list<T>::value) {
+            PyObject* row = PyList_Check(o) && Py_ssize_t(k) < PyList_GET_SIZE(o)
+                                ? PyList_GET_ITEM(o, Py_ssize_t(k)) : nullptr;
+            if (row && PyList_Check(row)) {
+                list_back(row, items[k], before[k]);
+                continue;
+            }
+        }
+        if (PyObject* x = result(static_cast<const T&>(items[k])))
+            PyList_SetItem(o, Py_ssize_t(k), x);
+    }
+    if (m < n) PyList_SetSlice(o, Py_ssize_t(m), Py_ssize_t(n), nullptr);
+    for (size_t k = n; k < m; ++k)
+        if (PyObject* x = result(static_cast<const T&>(items[k]))) {
+            PyList_Append(o, x);
+            Py_DECREF(x);
+        }
+}
+
+// A list parameter's changes given back to the caller's Python list (list_back) when the call
+// ends, also by an exception (the interpreter's list keeps what the function did before it
+// raised); none where `active` is false (the list is another parameter's too, which gives them
+// back). Made and destroyed with the GIL held (the glue's GilRelease ends before).
 template <typename T>
 class ListBack {
     PyObject* list;
     const List<T>& now;
-    const std::remove_reference_t<decltype(std::declval<List<T>>().values())> was;
+    const List<T> was;
+    const bool active;
 
 public:
-    ListBack(PyObject* o, const List<T>& v) : list(o), now(v), was(v.values()) {}
+    ListBack(PyObject* o, const List<T>& v, bool active = true)
+        : list(o), now(v), was(active ? v : List<T>()), active(active) {}
     ListBack(const ListBack&) = delete;
     ListBack& operator=(const ListBack&) = delete;
     ~ListBack() {
+        if (!active) return;
         PyObject *type, *value, *trace;
         PyErr_Fetch(&type, &value, &trace);
-        const auto& items = now.values();
-        const size_t n = was.size(), m = items.size();
-        for (size_t k = 0; k < std::min(n, m); ++k)
-            if (std::memcmp(&items[k], &was[k], sizeof items[k]) != 0)
-                if (PyObject* x = result(now.get(int64_t(k))))
-                    PyList_SetItem(list, Py_ssize_t(k), x);
-        if (m < n) PyList_SetSlice(list, Py_ssize_t(m), Py_ssize_t(n), nullptr);
-        for (size_t k = n; k < m; ++k)
-            if (PyObject* x = result(now.get(int64_t(k)))) {
-                PyList_Append(list, x);
-                Py_DECREF(x);
-            }
+        list_back(list, now, was);
         PyErr_Clear();      // (the list changed by another thread meanwhile: left as it is)
         PyErr_Restore(type, value, trace);
     }

@@ -7,6 +7,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/numpy.h>
 #include <pybind11/complex.h>
+#include <unordered_map>
+
 #include "unpy_glue.hpp"
 
 namespace unpy {
@@ -561,6 +563,27 @@ void list_argument(PyObject* o, const char* fn, const char* param, const char* e
     if (!PyList_Check(o) && !(PyTuple_Check(o) && !changed))
         type_error(fn, param, expected, py::handle(o),
                    PyTuple_Check(o) ? " (the function changes it)" : "");
+}
+
+void one_list_twice(const char* fn, const char* first, const char* second) {
+    throw py::value_error(std::string(fn) + "() arguments '" + first + "' and '" + second +
+                          "' are one list, of two item types here: compiled code would hold "
+                          "two; pass a copy (list(values)) for one");
+}
+
+void distinct_rows(PyObject* o, const char* fn, const char* param) {
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject** rows = PySequence_Fast_ITEMS(o);
+    std::unordered_map<PyObject*, Py_ssize_t> seen;
+    for (Py_ssize_t k = 0; k < n; ++k) {
+        auto [at, fresh] = seen.emplace(rows[k], k);
+        if (!fresh)
+            throw py::value_error(std::string(fn) + "() argument '" + param + "': " + param +
+                                  "[" + std::to_string(at->second) + "] and " + param + "[" +
+                                  std::to_string(k) + "] are one list, which the function "
+                                  "changes: compiled code would hold two; pass distinct lists "
+                                  "([row[:] for row in " + param + "])");
+    }
 }
 
 void list_item_argument(PyObject* item, int64_t k, const char* fn, const char* param,

@@ -75,6 +75,21 @@ inline void raise(ErrorKind kind, const std::string& message) {
     record(Error(kind, message));
 }
 
+// Whether the function that returned last on this thread returned None (a function declared
+// to return a value with a bare `return`: ir.Function.returns_none); its callers read it.
+inline thread_local bool returned_none = false;
+
+// The value of a call to such a function, where compiled code uses it: None is a TypeError.
+template <typename T>
+T valued(T value, const char* fn) {
+    if (returned_none) {
+        returned_none = false;
+        raise(ErrorKind::type_error, std::string(fn) + "() returned None, where compiled code "
+              "uses its value");
+    }
+    return value;
+}
+
 // Ctrl-C (see below) during a call: thrown outside OpenMP regions, and by check_errors() after
 // a region whose iterations it cut short.
 struct Interrupted : std::exception {
@@ -489,6 +504,7 @@ class List {
     }
 
 public:
+    using value_type = T;
     List() = default;
     List(std::initializer_list<T> values) : items(values.begin(), values.end()) {}
     int64_t size() const { return int64_t(items.size()); }
@@ -514,8 +530,27 @@ public:
     void reserve(int64_t n) { items.reserve(size_t(n)); }
     const std::vector<Item>& values() const { return items; }
     T get(int64_t i) const { return T(items[position(i, "list index out of range")]); }
+    // An item itself (a list of a list of lists, changed where it is), read as Python reads it.
+    Item& at(int64_t i) { return items[position(i, "list index out of range")]; }
+    const Item& at(int64_t i) const { return items[position(i, "list index out of range")]; }
     Item& store(int64_t i) { return items[position(i, "list assignment index out of range")]; }
 };
+
+template <typename T> struct is_list : std::false_type {};
+template <typename T> struct is_list<List<T>> : std::true_type {};
+
+// Whether two items hold the same values, bit for bit (a NaN is itself, -0.0 is not 0.0).
+template <typename I>
+bool same_item(const I& a, const I& b) {
+    if constexpr (is_list<I>::value) {
+        if (a.size() != b.size()) return false;
+        for (int64_t k = 0; k < a.size(); ++k)
+            if (!same_item(a.values()[size_t(k)], b.values()[size_t(k)])) return false;
+        return true;
+    } else {
+        return std::memcmp(&a, &b, sizeof a) == 0;
+    }
+}
 
 // --- threads on shared cores ---------------------------------------------------------------
 // A parallel nest runs on as many threads as there are CPUs free when it starts, not on
@@ -1700,8 +1735,9 @@ PyObject* result(const std::tuple<T...>& values) {
 }
 template <typename T>
 PyObject* result(const List<T>& values) {
-    std::vector<PyObject*> items(values.size());
-    for (int64_t k = 0; k < values.size(); ++k) items[k] = result(values.get(k));
+    const auto& v = values.values();
+    std::vector<PyObject*> items(v.size());
+    for (size_t k = 0; k < v.size(); ++k) items[k] = result(static_cast<const T&>(v[k]));
     return make_list(items.data(), values.size());
 }
 

@@ -343,6 +343,11 @@ class Lowering:
             return self.list_made(target, s.value)
         if self.list_slice(target):
             return self.list_slice_store(target, s.value)
+        if isinstance(target, gast.Subscript) and self.makes_list(s.value) and \
+                (self.is_list(target.value) or self.list_item(target.value)):
+            # `m[i] = [0] * n`: the new list made first
+            value = self.new_list_value(s.value)
+            return [ir.Assign(self.target(target), self.expr(value), loc)]
         return [ir.Assign(self.target(target), self.expr(s.value), loc)]
 
     def makes_list(self, value) -> bool:
@@ -981,6 +986,8 @@ class Lowering:
             else:       # Python evaluates the iterable once: the array a name of its own
                 array = self.fresh("seq")
                 self.assigned.add(array)
+                if self.list_item(seq):     # `for v in m[i]`: a copy of the list (typeinfer)
+                    self.lists.add(array)
                 before.append(ir.Assign(ir.Name(array, loc_of(seq)), self.expr(seq), loc))
             lengths.append(self.length(ir.Name(array, loc_of(seq))))
             items.append((target, ir.Subscript(ir.Name(array, loc_of(seq)), [index()],
@@ -1055,7 +1062,7 @@ class Lowering:
             if any(isinstance(x, gast.Starred) for x in e.elts):
                 raise self.error("a list of *values is not supported in compiled code; write "
                                  "the values", e)
-            return ir.ListNew([self.expr(x) for x in e.elts], loc)
+            return ir.ListNew([self.expr(self.new_list_value(x)) for x in e.elts], loc)
         if isinstance(e, gast.Attribute):
             return self.attribute(e)
         if isinstance(e, gast.Call):
@@ -1080,7 +1087,8 @@ class Lowering:
                     self.qualified(e.func) in ("numpy.array", "numpy.asarray"):
                 return self.list_array(e)
             if (self.qualified(e.func) in ("min", "max") and len(e.args) == 1 and
-                    not e.keywords) or (e.args and self.is_list(e.args[0]) and
+                    not e.keywords) or (e.args and (self.is_list(e.args[0]) or
+                                                    self.list_item(e.args[0])) and
                                         self.qualified(e.func) in ("sum", "any", "all")):
                 # min(a) of one argument walks it: min(v for v in a); so do sum(out), any(out)
                 # and all(out) of a list
@@ -1558,6 +1566,21 @@ class Lowering:
         list(...))."""
         return isinstance(node, gast.Name) and node.id in self.lists
 
+    def list_item(self, node) -> bool:
+        """Whether `node` is an item of a list (`m[i]`, `m[i][j]`), where a list is expected
+        of it (a method's, len()'s, a loop's): of a list of lists, typeinfer checks."""
+        return isinstance(node, gast.Subscript) and not isinstance(
+            node.slice, (gast.Slice, gast.Tuple)) and (self.is_list(node.value) or
+                                                       self.list_item(node.value))
+
+    def new_list_value(self, value):
+        """A value that makes a new list (`[0] * n`, `[a, b]`, a comprehension) where a list
+        takes it as an item (appended, inserted, stored, in a literal): the list made first,
+        named; any other value as it is."""
+        if self.makes_list(value) and self.hoisted is not None and not self.conditional:
+            return _Nodes(value).load(self.list_named(value))
+        return value
+
     def length(self, name: ir.Name):
         """`len(name)`: of a list, else of an array's first dimension."""
         if name.id in self.lists:
@@ -1716,6 +1739,8 @@ class Lowering:
         if qualified == "len":
             if len(e.args) != 1:
                 raise self.error("len() takes one array or list", e)
+            if self.list_item(e.args[0]):       # len(m[0]) of a list of lists
+                return ir.ListLen(self.subscript(e.args[0]), loc)
             return self.length(self.array_name(e.args[0]))
         if qualified in ALLOCATORS:
             return self.allocation(e, ALLOCATORS[qualified])
@@ -1775,9 +1800,11 @@ class Lowering:
         name = e.func.attr
         if name == "append":
             return self.list_append(e)
-        if name in ("pop", "insert") and self.is_list(e.func.value):
+        if name in ("pop", "insert") and (self.is_list(e.func.value) or
+                                          self.list_item(e.func.value)):
             return self.list_pop_insert(e, name)
-        if self.is_list(e.func.value) and name not in ARRAY_METHODS:
+        if (self.is_list(e.func.value) or self.list_item(e.func.value)) and \
+                name not in ARRAY_METHODS:
             raise self.error(f"the list method '.{name}()' is not supported in compiled "
                              "functions; a list there takes append(v), pop(), insert(i, v), "
                              "len(), [i] (read and stored), for loops, sum(), min(), max() and "
@@ -1834,22 +1861,29 @@ class Lowering:
         return gast.copy_location(named, e)
 
     def list_append(self, e):
-        """`out.append(v)` (typeinfer checks that `out` is a list)."""
-        if not isinstance(e.func.value, gast.Name) or len(e.args) != 1 or e.keywords or \
-                isinstance(e.args[0], gast.Starred):
+        """`out.append(v)`, `m[i].append(v)` (typeinfer checks that `out` is a list)."""
+        if not (isinstance(e.func.value, gast.Name) or self.list_item(e.func.value)) or \
+                len(e.args) != 1 or e.keywords or isinstance(e.args[0], gast.Starred):
             raise self.error("append() takes one value, appended to a list variable "
                              "(out.append(v))", e)
-        return ir.ListAppend(ir.Name(e.func.value.id, loc_of(e.func.value)),
-                             self.expr(e.args[0]), loc_of(e))
+        return ir.ListAppend(self.list_receiver(e.func.value),
+                             self.expr(self.new_list_value(e.args[0])), loc_of(e))
+
+    def list_receiver(self, node):
+        """The list a method works on: a name, or an item of a list of lists (`m[i]`)."""
+        if isinstance(node, gast.Name):
+            return ir.Name(node.id, loc_of(node))
+        return self.subscript(node)
 
     def list_pop_insert(self, e, name):
         """`out.pop()`, `out.pop(i)`, `out.insert(i, v)` of a list."""
-        lst = ir.Name(e.func.value.id, loc_of(e.func.value))
+        lst = self.list_receiver(e.func.value)
         wanted = "an index and a value" if name == "insert" else "an index or nothing"
         if e.keywords or any(isinstance(a, gast.Starred) for a in e.args) or \
                 len(e.args) != (2 if name == "insert" else len(e.args[:1])):
             raise self.error(f"{name}() takes {wanted} here", e)
-        args = [self.expr(a) for a in e.args]
+        args = [self.expr(a) for a in e.args[:1]] + \
+            [self.expr(self.new_list_value(a)) for a in e.args[1:]]
         if name == "pop":
             return ir.ListPop(lst, args[0] if args else None, loc_of(e))
         return ir.ListInsert(lst, args[0], args[1], loc_of(e))

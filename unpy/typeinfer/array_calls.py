@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from unpy import ir
-from unpy.ir import Array, Scalar, TupleType
+from unpy.ir import Array, ListType, Scalar, TupleType
 from unpy.typeinfer.python_calls import CALLS, refused_module_call, type_python_call
 from unpy.typeinfer.types import INT64, is_int, resolve, UFUNCS
 
@@ -415,6 +415,10 @@ def comprehension_array(infer, e):
     last argument, typed only: the loops compute the items), or `dtype=`."""
     *lengths, item = e.args
     item = infer.expr(copy.deepcopy(item))
+    if isinstance(item.type, ListType):
+        raise infer.error("np.array() of a list of lists is not supported in compiled code; "
+                          "fill an array in a loop (a = np.empty((len(m), len(m[0]))), then "
+                          "a[i, j] = m[i][j])", e)
     if not isinstance(item.type, Scalar):
         raise infer.error("np.array() of a list comprehension takes items that are numbers "
                           "here (not arrays or tuples); fill the array in a loop", e)

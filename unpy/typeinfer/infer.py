@@ -75,6 +75,10 @@ class TypeInference:
 
     def run(self):
         self.fn.body = self.block(self.fn.body)
+        if not self.tolerant:
+            lists.copies_checked(self, self.fn.body)
+        if self.fn.return_type is not None and falls_through(self.fn.body):
+            self.fn.returns_none = True     # its end gives None, as Python's
         params = {p.name for p in self.fn.params}
         self.fn.locals = {k: v for k, v in self.vars.items() if k not in params}
 
@@ -99,6 +103,9 @@ class TypeInference:
     def stmt(self, s):
         if isinstance(s, ir.Assign) and isinstance(s.value, ir.ListNew):
             return lists.new_list(self, s)
+        if isinstance(s, ir.Assign) and lists.is_list(self, s.value) and \
+                isinstance(s.target, ir.Subscript):
+            return lists.stored_list(self, s)
         if isinstance(s, ir.Assign) and lists.is_list(self, s.value):
             raise self.error(f"'{s.value.id}' is a list; a second name for it is not "
                              "supported in compiled code (a change through one name would show "
@@ -201,8 +208,8 @@ class TypeInference:
     def ret(self, s):
         expected = self.fn.return_type
         if s.value is None:
-            if expected is not None:
-                raise self.error(f"this function must return a {expected} value", s)
+            if expected is not None:        # None, as Python's (see ir.Function)
+                self.fn.returns_none = True
             return s
         if expected is None:
             raise self.error("this function is declared to return None; declare the return "
@@ -210,6 +217,11 @@ class TypeInference:
         if lists.is_list(self, s.value):
             s.value = lists.returned(self, s.value, expected)
             return s
+        if isinstance(s.value, ir.TupleValue) and isinstance(expected, TupleType) and \
+                len(s.value.items) == len(expected.items):
+            # `return a, b` of lists: each as declared
+            s.value.items = [lists.returned(self, x, t) if lists.is_list(self, x) else x
+                             for x, t in zip(s.value.items, expected.items)]
         value = self.expr(s.value)
         if isinstance(value, ir.TupleValue) and isinstance(expected, TupleType):
             s.value = self.converted_items(value, expected)
@@ -223,7 +235,7 @@ class TypeInference:
         why = conversion_loses(value.type, t, _const_value(value))
         if why:
             raise self.error(f"{what}: {why}", value)
-        return value if isinstance(t, (Array, TupleType)) else cast(value, t)
+        return value if isinstance(t, (Array, TupleType, ListType)) else cast(value, t)
 
     def converted_items(self, value, expected):
         """`(a, b)` returned as the declared tuple type: each item converted as a return."""
@@ -236,7 +248,7 @@ class TypeInference:
         return value
 
     def expr_TupleValue(self, e):
-        e.items = [self.expr(x) for x in e.items]
+        e.items = [x if isinstance(x.type, ListType) else self.expr(x) for x in e.items]
         for x in e.items:
             if x.type is None or isinstance(x.type, TupleType):
                 raise self.error("a tuple holds scalars and arrays only", x)
@@ -315,6 +327,8 @@ class TypeInference:
                 raise self.error("cannot store an array into an array element", value)
             # NumPy converts a stored value to the array's dtype (as `a[i] = 2.7` does).
             return ir.Assign(target, self.stored(value, target.type.dtype), loc)
+        if isinstance(value.type, ListType):        # `row = m[i]`, `row = m.pop()`
+            return lists.bound_copy(self, target, value, loc)
         name = self.renamed.get(target.id, target.id)
         if value.type is None:
             raise self.error("this call returns no value", value)
@@ -1165,6 +1179,17 @@ def _copy_target(t):
     return copy.deepcopy(t)
 
 
+def falls_through(body) -> bool:
+    """Whether running `body` may reach its end (a conservative answer: its last statement is
+    no return, raise, or if of which both branches end so)."""
+    last = body[-1] if body else None
+    if isinstance(last, (ir.Return, ir.Raise)):
+        return False
+    if isinstance(last, ir.If):
+        return falls_through(last.body) or falls_through(last.orelse)
+    return True
+
+
 def infer_function(fn: ir.Function, signatures: dict, errors):
     """Types `fn` in place. A local first bound to a Python scalar and later to a NumPy scalar
     is typed again from the start with the NumPy type (the interpreter's type from that
@@ -1175,7 +1200,12 @@ def infer_function(fn: ir.Function, signatures: dict, errors):
         inference = TypeInference(attempt, signatures, errors, strengthened, list_items)
         try:
             inference.run()
-        except CompileError:
+        except CompileError as e:
+            # (the names typed as lists so far: the frontend lowers them again as lists,
+            # pipeline.compile_function)
+            e.list_names = {name for name, now in [(k, k) for k in inference.vars] +
+                            list(inference.renamed.items())
+                            if isinstance(inference.vars.get(now), ListType)}
             if not inference.guessed:
                 raise
             # A list read before the values it takes appear in the code, its items guessed

@@ -1,10 +1,12 @@
-"""Types of a function's Python lists of scalars (`out = []`, `out.append(v)`, `out[i]`,
-`len(out)`, `return out`).
+"""Types of a function's Python lists (`out = []`, `out.append(v)`, `out[i]`, `len(out)`,
+`return out`), of numbers or bools, or of lists of them (`m = [[0.0] * n for _ in range(k)]`,
+`m[i][j]`, `m[i].append(v)`, 'list[list[float64]]').
 
 A list's items have one type: the promotion of every value the list takes (its literal's
 items, the values appended and stored), as np.array makes the dtype of them (a Python int is
 int64, a float float64, an int and a float give float64, np.float32 values float32), weak
-(Python's own numbers, NEP 50) where all of them are. The values a list takes come anywhere in the
+(Python's own numbers, NEP 50) where all of them are; a list of lists holds lists of one depth,
+their numbers' type the promotion of them all. The values a list takes come anywhere in the
 function, so `infer_function` types it again from the start until the items' types settle, as
 it does for a scalar first bound to a Python number (`TypeInference.strengthen`).
 
@@ -15,8 +17,13 @@ caller's list), and binding the name to a new list makes a new variable, as Pyth
 then stops naming the caller's list. A list passed to a compiled function's list parameter is
 passed as itself (its items joined with the parameter's: the callee may store those).
 
-A list lives in the host code: not inside a prange (whose iterations run in any order, and on
-the GPU), not under a second name.
+Python's lists are objects that several names and lists may hold; compiled code's are values.
+So a list stored into another (`out.append(row)`, `m[i] = row`) is copied, which is Python's
+meaning only where nothing changes it afterwards through its own name (`copies_checked`), and a
+name bound to an item of a list of lists (`row = m[i]`, `for row in m`) is a copy, which is
+Python's meaning only where neither changes (the same check). A list lives in the host code:
+not inside a prange (whose iterations run in any order, and on the GPU), not under a second
+name (`b = a`).
 """
 from __future__ import annotations
 
@@ -24,7 +31,8 @@ import numpy as np
 
 from unpy import ir
 from unpy.ir import ListType, Scalar
-from unpy.typeinfer.types import INT64, PY_INT, cast, conversion_loses, is_int
+from unpy.typeinfer.reductions import walk_exprs, walk_stmts
+from unpy.typeinfer.types import INT64, PY_INT, cast, conversion_loses, is_int, same_items
 
 # The items of a list that takes no value at all: np.array([]) is float64.
 NO_ITEMS = Scalar("float64", weak=True)
@@ -36,11 +44,36 @@ USES = ("a list is used in compiled code through len(out), out[i] (read and stor
         "return out")
 
 
-def joined(known, t: Scalar) -> Scalar:
-    """The items' type of a list of `known` items (None: none so far) that takes a `t`."""
+class MixedItems(Exception):
+    """A list takes numbers and lists, or lists of two depths."""
+
+
+def joined(known, t):
+    """The items' type of a list of `known` items (None: none so far) that takes a `t` (a
+    Scalar or a ListType)."""
     if known is None:
-        return Scalar(t.dtype, t.weak)
+        return ListType(joined(None, t.item)) if isinstance(t, ListType) else \
+            Scalar(t.dtype, t.weak)
+    if isinstance(known, ListType) != isinstance(t, ListType):
+        raise MixedItems()
+    if isinstance(t, ListType):
+        return ListType(joined(known.item, t.item))
     return Scalar(np.result_type(known.dtype, t.dtype).name, known.weak and t.weak)
+
+
+def nested(t, depth: int):
+    """`t` as the items of a list `depth` levels above it (0: `t` itself)."""
+    for _ in range(depth):
+        t = ListType(t)
+    return t
+
+
+def root(e):
+    """(the Name at the bottom of a list expression `m[i][j]`, how many items deep it is)."""
+    depth = 0
+    while isinstance(e, ir.ListItem):
+        e, depth = e.list, depth + 1
+    return e, depth
 
 
 def is_list(infer, node) -> bool:
@@ -60,29 +93,84 @@ def outside_pranges(infer, name: str, node):
                           "that", node)
 
 
-def takes(infer, name: str, value, node):
-    """`value` as an item of the list `name` (its type joined to the items')."""
+def receiver(infer, node, method: str):
+    """The list a method, len() or a loop works on, typed: a list's name, or an item of a list
+    of lists (`m[i].append(v)`)."""
+    if isinstance(node, ir.Name):
+        if not is_list(infer, node):
+            known = infer.vars.get(infer.renamed.get(node.id, node.id))
+            shown = f"is {known}" if known is not None else "is not defined here"
+            raise infer.error(f"'{node.id}' {shown}: {method}() is the method of a list (bound "
+                              f"with {node.id} = [] before); arrays have a fixed length "
+                              "(np.concatenate makes a longer one)", node)
+        return list_name(infer, node)
+    typed = infer.expr(node)
+    if not isinstance(typed.type, ListType):
+        raise infer.error(f"this is {typed.type}, not a list: {method}() is the method of a "
+                          "list", node)
+    return typed
+
+
+def takes(infer, into, value, node):
+    """`value` as an item of the list `into` (a typed list expression): its type joined to the
+    items' of the list at the bottom; the value converted to the items' type where it is a
+    number."""
     if value.type is None:
         raise infer.error("this call returns no value", value)
-    if not isinstance(value.type, Scalar):
+    if not isinstance(value.type, (Scalar, ListType)):
         raise infer.error(f"a list of {value.type} values is not supported in compiled code: "
-                          "its items are numbers or bools; collect arrays in a 2-D array "
-                          "(np.empty((n, m)) and a count) or tuples as the columns of one", node)
-    takes_type(infer, name, value.type, node,
+                          "its items are numbers, bools or lists of them; collect arrays in a "
+                          "2-D array (np.empty((n, m)) and a count) or tuples as the columns of "
+                          "one", node)
+    if isinstance(value.type, ListType) and not isinstance(value, ir.Name):
+        raise infer.error("a list stored into a list is a list made there or a list variable "
+                          "here; for an item of another list, store a copy (list(m[i]))", value)
+    name, depth = root(into)
+    takes_type(infer, name.id, nested(value.type, depth), node,
                value.value if isinstance(value, ir.Const) else None)
+    item = item_type(infer, name.id, depth + 1)
+    return cast(value, item) if isinstance(value.type, Scalar) else value
 
 
-def takes_type(infer, name: str, t: Scalar, node, const=None):
+def takes_type(infer, name: str, t, node, const=None):
     """A value of type `t` (the constant `const`) stored into the list `name`: joined to its
     items' type, or checked against a parameter's declared one."""
+    known = infer.list_items.get(name)
     if name in infer.list_params:
-        item = infer.list_items[name]
-        why = conversion_loses(t, item, const)
+        why = None if isinstance(t, ListType) == isinstance(known, ListType) and (
+            not isinstance(t, ListType) or t.depth == known.depth) else \
+            f"a {_named(t)} value is not an item of it"
+        why = why or conversion_loses(t.leaf if isinstance(t, ListType) else t,
+                                      known.leaf if isinstance(known, ListType) else known, const)
         if why:
-            raise infer.error(f"the list parameter '{name}' holds {item.dtype} items (its "
-                              f"declared type list[{item.dtype}]): {why}", node)
+            raise infer.error(f"the list parameter '{name}' holds {_named(known)} items (its "
+                              f"declared type {ListType(known)}): {why}", node)
         return
-    infer.list_items[name] = joined(infer.list_items.get(name), t)
+    try:
+        infer.list_items[name] = joined(known, t)
+    except MixedItems:
+        raise infer.error(f"the list '{name}' takes {_named(t)} items here and "
+                          f"{_named(known)} items "
+                          "elsewhere; a list in compiled code holds numbers, or lists of one "
+                          "depth", node) from None
+
+
+def _named(t) -> str:
+    return str(t) if isinstance(t, ListType) else t.dtype
+
+
+def item_type(infer, name: str, depth: int):
+    """The type of an item `depth` levels into the list `name` (1: its own items), or UNSEEN
+    where no value of it was met yet (typed again once they are)."""
+    t = infer.list_items.get(name)
+    for _ in range(depth - 1):
+        if not isinstance(t, ListType):
+            break
+        t = t.item
+    if t is None or t is UNSEEN or name not in infer.list_items:
+        infer.guessed.add(name)
+        return UNSEEN
+    return t
 
 
 def new_list(infer, s: ir.Assign):
@@ -92,31 +180,149 @@ def new_list(infer, s: ir.Assign):
         raise infer.error("a list is bound to a variable in compiled code (out = []); an "
                           "element of an array holds a number", e)
     outside_pranges(infer, s.target.id, e)
-    items = [infer.expr(x) for x in e.items]       # (of the name's binding before this one)
-    name = infer.renamed.get(s.target.id, s.target.id)
+    items = [infer.expr(x) if not is_list(infer, x) else list_name(infer, x) for x in e.items]
+    name = _bound_name(infer, s.target, e)
+    target = ir.Name(name, s.target.loc)
+    for x in items:
+        takes(infer, target, x, x)
+    t = _defined(infer, name, s.loc)
+    e.items = [cast(x, t.item) if isinstance(x.type, Scalar) else x for x in items]
+    e.type = t
+    return ir.Assign(ir.Name(name, s.target.loc, t), e, s.loc)
+
+
+def _bound_name(infer, target: ir.Name, node) -> str:
+    """The variable a list bound to `target` goes into: the name's, or a new one where the
+    name held a parameter's list or a value of another type before (at the top level)."""
+    name = infer.renamed.get(target.id, target.id)
     known = infer.vars.get(name)
     if name in infer.list_params:
         # the name no longer names the caller's list: a new variable from here on
         if infer.depth:
-            raise infer.error(f"'{s.target.id}' is a list parameter (the caller's list): a new "
+            raise infer.error(f"'{target.id}' is a list parameter (the caller's list): a new "
                               "list bound to it inside a loop or a branch is not supported; "
-                              "bind the new list to another name", e)
-        name = infer.rebound(s.target.id)
-    elif known is not None and not isinstance(known, ListType):
+                              "bind the new list to another name", node)
+        return infer.rebound(target.id)
+    if known is not None and not isinstance(known, ListType):
         if infer.depth or name in infer.declared:
             shown = known.dtype if isinstance(known, Scalar) else known
-            raise infer.error(f"'{s.target.id}' is {shown} (first assigned on line "
+            raise infer.error(f"'{target.id}' is {shown} (first assigned on line "
                               f"{infer.defined_at[name]}); a list cannot be stored in it; use "
-                              "another variable", e)
-        name = infer.rebound(s.target.id)
-    for x in items:
-        takes(infer, name, x, x)
+                              "another variable", node)
+        return infer.rebound(target.id)
+    return name
+
+
+def _defined(infer, name: str, loc) -> ListType:
     t = list_type(infer, name)
     if name not in infer.vars:
-        infer.defined_at[name] = s.loc[0]
+        infer.defined_at[name] = loc[0]
     infer.vars[name] = t
-    e.items, e.type = [cast(x, t.item) for x in items], t
-    return ir.Assign(ir.Name(name, s.target.loc, t), e, s.loc)
+    return t
+
+
+def bound_copy(infer, target: ir.Name, value, loc) -> ir.Assign:
+    """`row = m[i]` (and `for row in m`), `row = m.pop()`: a list of its own, the item's items
+    copied (`copies_checked` makes sure that nothing changes either where Python's would be
+    one list)."""
+    outside_pranges(infer, target.id, value)
+    name = _bound_name(infer, target, value)
+    takes_type(infer, name, value.type.item, value)
+    t = _defined(infer, name, loc)
+    return ir.Assign(ir.Name(name, target.loc, t), value, loc)
+
+
+def stored_list(infer, s: ir.Assign) -> ir.Assign:
+    """`m[i] = row` (a list variable, or the list the frontend made of `[0] * n`): a copy of
+    it stored (`copies_checked`)."""
+    target = infer.expr_target(s.target)
+    if not isinstance(target, ir.ListItem):
+        raise infer.error("a list is stored into an item of a list of lists here, not into an "
+                          "array (make it an array first: np.array(values))", s.value)
+    return stored(infer, target, list_name(infer, s.value), s.loc)
+
+
+def _changes(node) -> dict:
+    """Name -> how many places below `node` change the list it names (or an item of it): a
+    store, an append, a pop, an insert, a call it is passed to."""
+    found = {}
+
+    def note(e):
+        name = root(e)[0]
+        if isinstance(name, ir.Name):
+            found[name.id] = found.get(name.id, 0) + 1
+    for s in walk_stmts(node if isinstance(node, list) else [node]):
+        if isinstance(s, ir.Assign) and isinstance(s.target, ir.ListItem):
+            note(s.target)
+    for e in walk_exprs(node):
+        if isinstance(e, (ir.ListAppend, ir.ListPop, ir.ListInsert)):
+            note(e.list)
+        elif isinstance(e, ir.CallCompiled):
+            for a in e.args:
+                if isinstance(a.type, ListType):
+                    note(a)
+    return found
+
+
+def _stored_list(s):
+    """The list variable statement `s` stores into a list (appends, inserts), if any."""
+    value = s.value if isinstance(s, ir.ExprStmt) and isinstance(
+        s.value, (ir.ListAppend, ir.ListInsert)) else s.value if isinstance(
+        s, ir.Assign) and isinstance(s.target, ir.ListItem) else None
+    if isinstance(value, (ir.ListAppend, ir.ListInsert)):
+        value = value.value
+    return value if isinstance(value, ir.Name) and isinstance(value.type, ListType) else None
+
+
+def copies_checked(infer, body):
+    """Compiled code copies a list where Python's shares it: a list variable stored into a list
+    (`out.append(row)`), a name bound to an item of a list of lists (`row = m[i]`). That is
+    Python's meaning where nothing changes the list afterwards through the other: a list
+    stored is one made in the same block before the store, changed only between the two, and
+    stored once; a name bound to an item, and the list it comes from, change nowhere."""
+    changes = _changes(body)
+
+    def visit(block):
+        for k, s in enumerate(block):
+            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name) and \
+                    isinstance(s.value, ir.ListItem) and isinstance(s.value.type, ListType):
+                source = root(s.value)[0].id
+                for name in (s.target.id, source):
+                    if changes.get(name):
+                        raise infer.error(
+                            f"'{s.target.id}' is an item of the list '{source}' here, which "
+                            "compiled code copies, and the function changes "
+                            f"'{name}': Python's would change both; index the list of lists "
+                            f"itself ({source}[i][j]), or make a copy (list({source}[i]))",
+                            s.value)
+            stored = _stored_list(s)
+            if stored is not None:
+                _stored_once(infer, block, k, stored, changes)
+            for inner in (s.body, s.orelse) if isinstance(s, ir.If) else \
+                    (s.body,) if isinstance(s, (ir.For, ir.While)) else ():
+                visit(inner)
+    visit(body)
+
+
+def _stored_once(infer, block, k, stored: ir.Name, changes):
+    """The list `stored`, stored into another list by `block[k]`, made before in `block`,
+    changed only between the two, and stored once."""
+    name = stored.id
+    made = next((j for j in range(k - 1, -1, -1) if isinstance(block[j], ir.Assign) and
+                 isinstance(block[j].target, ir.Name) and block[j].target.id == name), None)
+    later = next((j for j in range(k + 1, len(block)) if isinstance(block[j], ir.Assign) and
+                  isinstance(block[j].target, ir.Name) and block[j].target.id == name),
+                 len(block))
+    between = _changes(block[made + 1:k]).get(name, 0) if made is not None else -1
+    stores = sum(1 for s in block[made + 1 if made is not None else 0:later]
+                 for e in [s] if _stored_list(e) is not None and _stored_list(e).id == name)
+    if made is None or not isinstance(block[made].value, ir.ListNew) or \
+            between != changes.get(name, 0) or stores != 1:
+        raise infer.error(f"the list '{name}' stored here into another list is a copy there "
+                          "in compiled code, where Python's list would be one object in both: "
+                          f"make '{name}' a new list just before (in the same block: "
+                          f"{name} = [] ...), change it only before it is stored, and store it "
+                          f"once (a second store: list({name}))", stored)
 
 
 def list_name(infer, node: ir.Name) -> ir.Name:
@@ -126,38 +332,34 @@ def list_name(infer, node: ir.Name) -> ir.Name:
 
 def appended(infer, e: ir.ListAppend):
     """`out.append(v)`: `v` converted to the items' type; no value."""
-    if not is_list(infer, e.list):
-        known = infer.vars.get(infer.renamed.get(e.list.id, e.list.id))
-        shown = f"is {known}" if known is not None else "is not defined here"
-        raise infer.error(f"'{e.list.id}' {shown}: append() is the method of a list (bound "
-                          f"with {e.list.id} = [] before); arrays have a fixed length "
-                          "(np.concatenate makes a longer one)", e)
+    e.list = receiver(infer, e.list, "append")
     if infer.in_prange:
-        raise infer.error(f"{e.list.id}.append() inside a prange is not supported: its "
+        raise infer.error(f"{_shown(e.list)}.append() inside a prange is not supported: its "
                           "iterations run in any order; append in a range loop, or fill an "
                           "array of the largest size keeping a count (out[count] = v; "
                           "count += 1)", e)
-    e.list = list_name(infer, e.list)
     e.value, e.type = _new_item(infer, e), None
     return e
 
 
+def _shown(e) -> str:
+    name, depth = root(e)
+    return name.id + "[...]" * depth
+
+
 def _new_item(infer, e):
     """The value `e` puts into its list, converted to the items' type (joined to them)."""
-    value = infer.expr(e.value)
-    takes(infer, e.list.id, value, value)
-    return cast(value, list_type(infer, e.list.id).item)
+    value = e.value
+    value = list_name(infer, value) if is_list(infer, value) else infer.expr(value)
+    return takes(infer, e.list, value, value)
 
 
 def _changed_here(infer, e, method: str):
     """The list `e` changes (append, pop, insert): a list of this function, not in a prange."""
-    if not is_list(infer, e.list):
-        raise infer.error(f"'{e.list.id}' is not a list here: {method}() is the method of a "
-                          f"list (bound with {e.list.id} = [] before)", e)
+    e.list = receiver(infer, e.list, method)
     if infer.in_prange:
-        raise infer.error(f"{e.list.id}.{method}() inside a prange is not supported: its "
+        raise infer.error(f"{_shown(e.list)}.{method}() inside a prange is not supported: its "
                           "iterations run in any order; change the list in a range loop", e)
-    e.list = list_name(infer, e.list)
 
 
 def _index(infer, index):
@@ -173,7 +375,8 @@ def popped(infer, e: ir.ListPop) -> ir.ListPop:
     _changed_here(infer, e, "pop")
     if e.index is not None:
         e.index = _index(infer, e.index)
-    e.type = _item_read(infer, e.list.id)
+    name, depth = root(e.list)
+    e.type = item_type(infer, name.id, depth + 1)
     return e
 
 
@@ -186,42 +389,39 @@ def inserted(infer, e: ir.ListInsert) -> ir.ListInsert:
     return e
 
 
-def item(infer, e: ir.Subscript) -> ir.ListItem:
-    """`out[i]`: one item, read or stored (the index an integer, negative from the end)."""
+def item(infer, e: ir.Subscript):
+    """`out[i]` (and `m[i][j]` of a list of lists): one item, read or stored (each index an
+    integer, negative from the end)."""
     outside_pranges(infer, e.array.id, e)
-    index = e.indices[0] if len(e.indices) == 1 else None
-    if index is None or isinstance(index, (ir.Slice, ir.NewAxis)) or (
-            isinstance(index, ir.Const) and index.value is Ellipsis):
-        raise infer.error(f"a list takes one integer index in compiled code ({e.array.id}[i]); "
+    if any(isinstance(i, (ir.Slice, ir.NewAxis)) or (isinstance(i, ir.Const) and
+                                                     i.value is Ellipsis) for i in e.indices):
+        raise infer.error(f"a list takes integer indices in compiled code ({e.array.id}[i]); "
                           f"a slice of it is a new list bound to a name ({e.array.id}_part = "
                           f"{e.array.id}[lo:hi]) or made an array (np.array({e.array.id}[lo:hi]))",
                           e)
-    index = _index(infer, index)
-    name = list_name(infer, e.array)
-    return ir.ListItem(name, index, e.loc, _item_read(infer, name.id))
-
-
-def _item_read(infer, name: str) -> Scalar:
-    """The type of an item read from list `name`: its items' so far, or UNSEEN where no
-    value of it was met yet (typed again once they are)."""
-    if name not in infer.list_items:
-        infer.guessed.add(name)
-    return infer.list_items.get(name, UNSEEN)
+    name = infer.renamed.get(e.array.id, e.array.id)
+    typed = list_name(infer, e.array)
+    for depth, index in enumerate(e.indices, 1):
+        if depth > 1 and not isinstance(typed.type, ListType) and typed.type is not UNSEEN:
+            raise infer.error(f"'{e.array.id}' is a list of {typed.type.dtype}; it takes "
+                              f"{depth - 1} index(es) here", e)
+        t = UNSEEN if typed.type is UNSEEN else item_type(infer, name, depth)
+        typed = ir.ListItem(typed, _index(infer, index), e.loc, t)
+    return typed
 
 
 def stored(infer, target: ir.ListItem, value, loc) -> ir.Assign:
     """`out[i] = v`: `v` converted to the items' type (joined to them)."""
-    takes(infer, target.list.id, value, value)
-    return ir.Assign(target, cast(value, list_type(infer, target.list.id).item), loc)
+    return ir.Assign(target, takes(infer, target.list, value, value), loc)
 
 
 def length(infer, e: ir.ListLen):
-    """`len(out)` (the frontend's, of a name bound to a list somewhere): of an array where the
-    name is one here (`out = np.array(out)` before)."""
-    if not is_list(infer, e.list):
+    """`len(out)` (the frontend's, of a name bound to a list somewhere, or of an item of a
+    list of lists): of an array where the name is one here (`out = np.array(out)` before)."""
+    if isinstance(e.list, ir.Name) and not is_list(infer, e.list):
         return infer.expr(ir.ArrayAttr(e.list, "shape", 0, e.loc))
-    outside_pranges(infer, e.list.id, e)
-    e.list = list_name(infer, e.list)
+    e.list = receiver(infer, e.list, "len")
+    outside_pranges(infer, _shown(e.list), e)
     e.type = PY_INT
     return e
 
@@ -238,9 +438,9 @@ def given(infer, arg, param: ListType):
     """`arg` given to a parameter declared `param`: a list of this function takes the
     parameter's items too (the callee may store them), then passes as itself where its items
     have the parameter's type; `arg` unchanged otherwise (the call's conversion says why)."""
-    if not isinstance(arg.type, ListType):
+    if not isinstance(arg.type, ListType) or not isinstance(arg, ir.Name):
         return arg
-    if arg.id not in infer.list_params:
+    if arg.id not in infer.list_params and arg.type.depth == param.depth:
         takes_type(infer, arg.id, param.item, arg)
     return list_name(infer, arg)
 
@@ -252,8 +452,7 @@ def returned(infer, value: ir.Name, expected):
     if isinstance(expected, ListType) and name not in infer.list_items:
         infer.list_items[name] = expected.item
     t = list_type(infer, name)
-    if not (isinstance(expected, ListType) and expected.item.dtype == t.item.dtype):
-        raise infer.error(f"this returns the list '{value.id}' of {t.item.dtype} items: "
-                          f"declare the return type 'list[{t.item.dtype}]' (or return "
-                          f"np.array({value.id}))", value)
+    if not (isinstance(expected, ListType) and same_items(expected, t)):
+        raise infer.error(f"this returns the list '{value.id}' of {t.item} items: declare the "
+                          f"return type '{t}' (or return np.array({value.id}))", value)
     return list_name(infer, value)

@@ -14,7 +14,7 @@ from unpy.ir import Array, DtypeType, ListType, Scalar, TupleType
 
 _ARRAY = re.compile(r"^ndarray\s*\[\s*([A-Za-z_0-9]+)\s*,\s*(\d+)\s*\]$")
 _DTYPE = re.compile(r"^type\s*\[\s*([A-Za-z_0-9]+)\s*\]$")     # Python's `type[np.float64]`
-_LIST = re.compile(r"^list\s*\[\s*([A-Za-z_0-9]+)\s*\]$")      # a returned list's items
+_LIST = re.compile(r"^list\s*\[\s*(.+?)\s*\]$")      # a list's items (a type)
 
 UFUNCS = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide,
           "//": np.floor_divide, "%": np.remainder, "**": np.power, "&": np.bitwise_and,
@@ -85,10 +85,10 @@ def parse_type(text):
             raise TypeStringError(f"cannot read tuple type '{text}'; write "
                                   "'tuple[float64, ndarray[float64, 1]]'")
         items = [parse_type(part) for part in _top_level_split(inner[:-1])]
-        if len(items) < 2 or any(t is None or isinstance(t, (TupleType, DtypeType, ListType))
+        if len(items) < 2 or any(t is None or isinstance(t, (TupleType, DtypeType))
                                  for t in items):
-            raise TypeStringError(f"a tuple type needs two or more scalar or array types, got "
-                                  f"'{text}'")
+            raise TypeStringError(f"a tuple type needs two or more scalar, array or list "
+                                  f"types, got '{text}'")
         return TupleType(tuple(items))
     match = _ARRAY.match(compact)
     if match:
@@ -105,9 +105,15 @@ def parse_type(text):
         raise TypeStringError(f"cannot read dtype type '{text}'; write 'type[float64]'")
     match = _LIST.match(compact)
     if match:
-        return ListType(Scalar(scalar_dtype(match.group(1))))
+        item = parse_type(match.group(1))
+        if not isinstance(item, (Scalar, ListType)):
+            raise TypeStringError(f"a list holds numbers, bools or lists of them, not {item} "
+                                  f"('{text}'); write 'list[float64]' or "
+                                  "'list[list[float64]]'")
+        return ListType(item)
     if compact.startswith("list"):
-        raise TypeStringError(f"cannot read list type '{text}'; write 'list[float64]'")
+        raise TypeStringError(f"cannot read list type '{text}'; write 'list[float64]' (or "
+                              "'list[list[float64]]' for a list of lists)")
     return Scalar(scalar_dtype(compact))
 
 
@@ -204,6 +210,11 @@ def literal_type(value):
     return Scalar(PYTHON_DTYPES[type(value)], weak=True)
 
 
+def same_items(a: ListType, b: ListType) -> bool:
+    """Whether two list types hold items of one dtype at one depth (weak or not)."""
+    return a.depth == b.depth and a.leaf.dtype == b.leaf.dtype
+
+
 def conversion_loses(source, target, const_value=None):
     """Why assigning a `source` value to a `target` variable would lose information, or None."""
     if isinstance(source, TupleType) or isinstance(target, TupleType):
@@ -217,8 +228,7 @@ def conversion_loses(source, target, const_value=None):
         return None
     if isinstance(source, ListType) and isinstance(target, ListType):
         # a list passes as itself (its callee's changes are the caller's): never converted
-        return None if source.item.dtype == target.item.dtype else \
-            f"a list of {source.item.dtype} items is not a {target}"
+        return None if same_items(source, target) else f"{source} is not a {target}"
     if isinstance(source, (Array, DtypeType, ListType)) or \
             isinstance(target, (Array, DtypeType, ListType)):
         return None if source == target else f"{source} cannot become {target}"

@@ -411,12 +411,6 @@ CASES = [
             return len(out)
         """, r"the list 'out' takes list\[int64\] items here and int64 items elsewhere; a list "
              r"in compiled code holds numbers, or lists of one depth", 4, "[n]"),
-    ("np.array of a list of lists", """
-        @unpython.type('list[list[float64]]', 'ndarray[float64, 2]')
-        def f(m):
-            return np.array(m)
-        """, r"np.array\(\) of a list of lists is not supported in compiled code; fill an array "
-             r"in a loop", 3, "np.array"),
     ("a list of arrays declared", """
         @unpython.type('list[ndarray[float64, 1]]', 'int64')
         def f(m):

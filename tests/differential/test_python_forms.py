@@ -696,3 +696,14 @@ def test_a_bare_return_gives_none(python_forms_kernels, n, ca):
 def test_a_function_that_may_return_none(python_forms_kernels, n):
     python_forms_kernels.check("half_or_none", n)
     python_forms_kernels.check("uses_half", n)
+
+
+def test_np_array_of_lists_of_lists(python_forms_kernels):
+    check_list_args(python_forms_kernels, "rows_as_array", matrix(3, 4))
+    check_list_args(python_forms_kernels, "rows_as_array", [[1.0], [2.0]])
+    check_list_args(python_forms_kernels, "rows_as_array", [[], []])
+    check_list_args(python_forms_kernels, "rows_as_array", [[1.0, 2.0], [3.0]])  # ValueError
+    for n in (1, 3):
+        python_forms_kernels.check("built_cube", n)
+    # an empty list of lists: empty of its depth (NumPy's np.array([]) is 1-D)
+    assert python_forms_kernels.compiled.rows_as_array([]).shape == (0, 0)

@@ -980,3 +980,19 @@ def half_or_none(n):
 def uses_half(n):
     half_or_none(n)             # a statement: its None is fine
     return half_or_none(n) + 1.0      # TypeError where it is None, as Python's
+
+
+@unpython.type('list[list[float64]]', 'ndarray[float64, 2]')
+def rows_as_array(m):
+    return np.array(m) * 2.0
+
+
+@unpython.type('int64', 'ndarray[float32, 3]')
+def built_cube(n):
+    out = []
+    for i in range(n):
+        plane = []
+        for j in range(2):
+            plane.append([i * 1.0, j * 0.5, i - j])
+        out.append(plane)
+    return np.array(out, dtype=np.float32)

@@ -414,11 +414,18 @@ def comprehension_array(infer, e):
     (`np.array([elt for t in it])`): of the lengths `e.args[:-1]` and the item's dtype (the
     last argument, typed only: the loops compute the items), or `dtype=`."""
     *lengths, item = e.args
+    first = item
     item = infer.expr(copy.deepcopy(item))
     if isinstance(item.type, ListType):
-        raise infer.error("np.array() of a list of lists is not supported in compiled code; "
-                          "fill an array in a loop (a = np.empty((len(m), len(m[0]))), then "
-                          "a[i, j] = m[i][j])", e)
+        # np.array(m) of a list of lists: one dimension more per depth, each the length of the
+        # first row there (0 where there is none; lists.rows_stored checks the others')
+        for _ in range(item.type.depth):
+            lengths.append(ir.IfExp(ir.Compare(copy.deepcopy(lengths[-1]), [">"],
+                                               [ir.Const(0, e.loc)], e.loc),
+                                    ir.ListLen(copy.deepcopy(first), e.loc),
+                                    ir.Const(0, e.loc), e.loc))
+            first = ir.Subscript(first.array, first.indices + [ir.Const(0, e.loc)], e.loc)
+        item = infer.expr(copy.deepcopy(first))
     if not isinstance(item.type, Scalar):
         raise infer.error("np.array() of a list comprehension takes items that are numbers "
                           "here (not arrays or tuples); fill the array in a loop", e)

@@ -106,6 +106,10 @@ class TypeInference:
         if isinstance(s, ir.Assign) and lists.is_list(self, s.value) and \
                 isinstance(s.target, ir.Subscript):
             return lists.stored_list(self, s)
+        if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript) and \
+                isinstance(s.value, ir.Subscript) and lists.is_list(self, s.value.array) and \
+                not lists.is_list(self, s.target.array):
+            return lists.rows_stored(self, s)
         if isinstance(s, ir.Assign) and lists.is_list(self, s.value):
             raise self.error(f"'{s.value.id}' is a list; a second name for it is not "
                              "supported in compiled code (a change through one name would show "

@@ -27,6 +27,8 @@ name (`b = a`).
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from unpy import ir
@@ -240,6 +242,26 @@ def stored_list(infer, s: ir.Assign) -> ir.Assign:
         raise infer.error("a list is stored into an item of a list of lists here, not into an "
                           "array (make it an array first: np.array(values))", s.value)
     return stored(infer, target, list_name(infer, s.value), s.loc)
+
+
+def rows_stored(infer, s: ir.Assign):
+    """`a[k] = m[k]` (np.array(m) of a list of lists, as the frontend fills it): a row's items
+    stored along the array's next dimension, its length checked first (NumPy's ValueError of
+    rows of two lengths); a number stored as any other."""
+    row = infer.expr(copy.deepcopy(s.value))
+    if not isinstance(row.type, ListType):
+        return infer.assign(s.target, row, s.loc)
+    loc, target, value = s.loc, s.target, s.value
+    j = f"__row{len(target.indices)}"
+    length = ir.ListLen(copy.deepcopy(value), loc)
+    extent = ir.ArrayAttr(ir.Name(target.array.id, loc), "shape", len(target.indices), loc)
+    fill = ir.For(j, ir.Const(0, loc), length, ir.Const(1, loc), [ir.Assign(
+        ir.Subscript(target.array, target.indices + [ir.Name(j, loc)], loc),
+        ir.Subscript(value.array, value.indices + [ir.Name(j, loc)], loc), loc)], loc=loc)
+    uneven = ir.Compare(copy.deepcopy(length), ["!="], [extent], loc)
+    return infer.stmt(ir.If(uneven, [ir.Raise(
+        "ValueError", "setting an array element with a sequence. The requested array has an "
+        f"inhomogeneous shape after {len(target.indices)} dimensions.", loc)], [fill], loc))
 
 
 def _changes(node) -> dict:

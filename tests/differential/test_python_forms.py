@@ -707,3 +707,17 @@ def test_np_array_of_lists_of_lists(python_forms_kernels):
         python_forms_kernels.check("built_cube", n)
     # an empty list of lists: empty of its depth (NumPy's np.array([]) is 1-D)
     assert python_forms_kernels.compiled.rows_as_array([]).shape == (0, 0)
+
+
+def test_rows_converted_where_a_list_of_lists_takes_floats(python_forms_kernels):
+    check_list_args(python_forms_kernels, "pairwise_lists", matrix(3, 2), rtol=1e-12)
+    check_list_args(python_forms_kernels, "pairwise_lists", [])
+    for n in (0, 1, 4):
+        got = python_forms_kernels.compiled.ints_returned_as_floats(n)
+        assert got == [float(k * k) for k in range(n)] and all(type(v) is float for v in got)
+
+
+@pytest.mark.parametrize("a, b", [([[1, 2], [3]], [4]), ([[1.5], [2.0, 0.5]], [1.0]),
+                                  ([[1 + 2j], []], [1j]), ([[1, 2.5]], [3]), ([], [])])
+def test_signatures_chosen_by_the_lists_items(python_forms_kernels, a, b):
+    check_list_args(python_forms_kernels, "signatures_of_lists", a, b)

@@ -996,3 +996,34 @@ def built_cube(n):
             plane.append([i * 1.0, j * 0.5, i - j])
         out.append(plane)
     return np.array(out, dtype=np.float32)
+
+
+@unpython.type('list[list[float64]]', 'list[list[float64]]')
+def pairwise_lists(x):
+    # Pythran's pairwise: rows of ints made, floats stored later (the rows converted)
+    m = len(x)
+    d = [[0 for _ in range(m)] for _ in range(m)]
+    for i in range(m):
+        for j in range(m):
+            s = 0
+            for k in range(len(x[0])):
+                s += (x[i][k] - x[j][k]) ** 2
+            d[i][j] = math.sqrt(s)
+    return d
+
+
+@unpython.type('int64', 'list[float64]')
+def ints_returned_as_floats(n):
+    return [k * k for k in range(n)]
+
+
+@unpython.type('list[list[int64]]', 'list[int64]', 'int64')
+@unpython.type('list[list[float64]]', 'list[float64]', 'float64')
+@unpython.type('list[list[complex128]]', 'list[complex128]', 'complex128')
+def signatures_of_lists(a, b):
+    # the signature chosen by the lists' items, as for scalars
+    s = b[0] if len(b) > 0 else 0
+    for row in a:
+        for v in row:
+            s = s + v.conjugate()
+    return s

@@ -239,7 +239,7 @@ class FunctionEmitter(CExprPrinter):
     def returned(self, s):
         """`return`, `return value`; in a function that may return None (ir.Function), the
         mark of which it was."""
-        value = "" if s.value is None else self.expr(s.value)
+        value = "" if s.value is None else self.list_value(s.value, self.fn.return_type)
         if self.checks_math or (self.fn.returns_none and value):
             # The value first: its own math calls (and calls) are done before it is returned.
             self.out(f"auto unpy_return = {value};")
@@ -290,7 +290,7 @@ class FunctionEmitter(CExprPrinter):
         if isinstance(s, ir.Assign) and s.atomic:
             self.atomic_update(s)
         elif isinstance(s, ir.Assign):
-            self.out(f"{self.target(s.target)} = {self.expr(s.value)};")
+            self.out(f"{self.target(s.target)} = {self.list_value(s.value, s.target.type)};")
         elif isinstance(s, ir.For):
             if s.parallel and not in_parallel:
                 self.parallel_for(s)
@@ -1206,8 +1206,16 @@ class FunctionEmitter(CExprPrinter):
             return f"{array}.shape[{e.dim}]"
         return f"{array}.size()"
 
+    def list_value(self, e, t) -> str:
+        """The list `e` where a list of type `t` goes: a converting copy where its items are of
+        another type (a list of ints stored into a list of lists of floats)."""
+        if isinstance(e.type, ir.ListType) and isinstance(t, ir.ListType) and \
+                ctype(e.type) != ctype(t):
+            return f"{ctype(t)}({self.expr(e)})"
+        return self.expr(e)
+
     def expr_ListNew(self, e):
-        return f"{ctype(e.type)}{{{', '.join(self.expr(x) for x in e.items)}}}"
+        return f"{ctype(e.type)}{{{', '.join(self.list_value(x, e.type.item) for x in e.items)}}}"
 
     def list_ref(self, e) -> str:
         """A list itself (not a copy): a variable, or an item of a list of lists."""
@@ -1224,13 +1232,14 @@ class FunctionEmitter(CExprPrinter):
         return f"{self.list_ref(e.list)}.size()"
 
     def expr_ListAppend(self, e):
-        return f"{self.list_ref(e.list)}.append({self.expr(e.value)})"
+        return f"{self.list_ref(e.list)}.append({self.list_value(e.value, e.list.type.item)})"
 
     def expr_ListPop(self, e):
         return f"{self.list_ref(e.list)}.pop({'' if e.index is None else self.expr(e.index)})"
 
     def expr_ListInsert(self, e):
-        return f"{self.list_ref(e.list)}.insert({self.expr(e.index)}, {self.expr(e.value)})"
+        return (f"{self.list_ref(e.list)}.insert({self.expr(e.index)}, "
+                f"{self.list_value(e.value, e.list.type.item)})")
 
     def expr_Call(self, e):
         if e.func == PANEL_ROWS:            # a register-blocked nest's panels (unpy/loopopt)

@@ -353,7 +353,7 @@ def signature_dispatcher(signatures: list, slot: int) -> list:
             given = f"unpy_in[{k}]"
             takes = (f"unpy::array_takes<{t}, {p.type.ndim}>({given})"
                      if isinstance(p.type, Array) else
-                     f"(PyList_Check({given}) || PyTuple_Check({given}))"
+                     f"unpy::list_rank<{ctype(p.type.item)}>({given}) <= unpy_rank"
                      if isinstance(p.type, ir.ListType) else
                      f'unpy::dtype_takes({given}, "{p.type.dtype}")'
                      if isinstance(p.type, ir.DtypeType) else

@@ -181,6 +181,23 @@ int scalar_rank(PyObject* o) { return scalar_rank(o, dtype_kind<T>(), int(sizeof
 template <typename T>
 bool python_scalar(PyObject* o) { return python_scalar(o, dtype_kind<T>()); }
 
+// How a list parameter takes `o` (scalar_rank's ranks): the largest of its items' (0 for none),
+// 3 where it is no list (or tuple).
+template <typename T>
+int list_rank(PyObject* o) {
+    if (!PyList_Check(o) && !PyTuple_Check(o)) return 3;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    int rank = 0;
+    for (Py_ssize_t k = 0; k < n && rank < 3; ++k) {
+        if constexpr (is_list<T>::value)
+            rank = std::max(rank, list_rank<typename T::value_type>(items[k]));
+        else
+            rank = std::max(rank, scalar_rank<T>(items[k]));
+    }
+    return rank;
+}
+
 // No signature takes the arguments: a TypeError naming the parameter where the signatures
 // that took the most leading arguments (`taken`, one count per signature) stop, the types they
 // expect there, what came, and every signature.

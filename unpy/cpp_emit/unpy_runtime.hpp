@@ -507,6 +507,13 @@ public:
     using value_type = T;
     List() = default;
     List(std::initializer_list<T> values) : items(values.begin(), values.end()) {}
+    // A copy of a list of other items, each converted (a list of ints stored into a list of
+    // lists of floats: unpy/cpp_emit/emit.py, list_value).
+    template <typename U, typename = std::enable_if_t<!std::is_same_v<U, T>>>
+    explicit List(const List<U>& other) {
+        items.reserve(size_t(other.size()));
+        for (const auto& x : other.values()) items.push_back(Item(T(static_cast<const U&>(x))));
+    }
     int64_t size() const { return int64_t(items.size()); }
     void append(T v) { items.push_back(v); }
     // Python's list.pop() and list.pop(i), list.insert(i, v) (i clamped to the list).

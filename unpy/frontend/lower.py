@@ -1803,8 +1803,7 @@ class Lowering:
         if name in ("pop", "insert") and (self.is_list(e.func.value) or
                                           self.list_item(e.func.value)):
             return self.list_pop_insert(e, name)
-        if (self.is_list(e.func.value) or self.list_item(e.func.value)) and \
-                name not in ARRAY_METHODS:
+        if self.is_list(e.func.value) and name not in ARRAY_METHODS:
             raise self.error(f"the list method '.{name}()' is not supported in compiled "
                              "functions; a list there takes append(v), pop(), insert(i, v), "
                              "len(), [i] (read and stored), for loops, sum(), min(), max() and "

@@ -1210,6 +1210,11 @@ def infer_function(fn: ir.Function, signatures: dict, errors):
             e.list_names = {name for name, now in [(k, k) for k in inference.vars] +
                             list(inference.renamed.items())
                             if isinstance(inference.vars.get(now), ListType)}
+            if inference.strengthened != strengthened:
+                # (a local first bound to a Python number took a NumPy one later: typed again
+                # from the start with it, as on success)
+                strengthened = inference.strengthened
+                continue
             if not inference.guessed:
                 raise
             # A list read before the values it takes appear in the code, its items guessed

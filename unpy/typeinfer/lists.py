@@ -468,11 +468,15 @@ def given(infer, arg, param: ListType):
 
 
 def returned(infer, value: ir.Name, expected):
-    """`return out`: the list as declared ('list[int64]', the items' dtype); a list that
-    takes no value (`return []`) has the declared items."""
+    """`return out`: the list as declared ('list[float64]'), its items joined with the declared
+    ones (a list of ints returned as floats; `return []` has the declared items); refused where
+    they are of another kind or depth."""
     name = infer.renamed.get(value.id, value.id)
-    if isinstance(expected, ListType) and name not in infer.list_items:
-        infer.list_items[name] = expected.item
+    if isinstance(expected, ListType) and name not in infer.list_params and (
+            name not in infer.list_items or
+            isinstance(infer.list_items[name], ListType) == isinstance(expected.item, ListType)):
+        # the declared items are a value it takes (`return [0] * n` declared 'list[float64]')
+        takes_type(infer, name, expected.item, value)
     t = list_type(infer, name)
     if not (isinstance(expected, ListType) and same_items(expected, t)):
         raise infer.error(f"this returns the list '{value.id}' of {t.item} items: declare the "

@@ -287,13 +287,15 @@ CASES = [
             a[a > 0.5] = b
         """, r"a\[mask\] = values takes a 1-D array of values, one per element where the mask "
              r"holds", 3, "b\n"),
-    ("nested def", """
+    ("nested def with a decorator", """
         @unpython.type('int64', 'int64')
         def f(n):
+            @staticmethod
             def g():
                 return 1
             return n
-        """, r"'FunctionDef' statements are not supported", 3, "def"),
+        """, r"a function defined inside a compiled function is supported where its body is "
+             r"one `return expression`", 4, "def"),
     ("annotated assignment", """
         @unpython.type('int64', 'int64')
         def f(n):
@@ -366,6 +368,16 @@ CASES = [
             pairs = [(0, 0.0)]
             return len(pairs)
         """, r"a list of tuple\[.*\] values is not supported in compiled code", 3, "(0, 0.0)"),
+    ("a function defined inside of more than one statement", """
+        @unpython.type('float64', 'float64')
+        def f(x):
+            def g(y):
+                z = y * 2
+                return z
+            return g(x)
+        """, r"a function defined inside a compiled function is supported where its body is "
+             r"one `return expression` \(it is inlined where it is called, as a lambda\); "
+             r"define 'g' at module level with @unpython.type", 3, "def g"),
     ("a list passed to a list parameter of other items", """
         @unpython.type('list[int64]', 'int64')
         def g(v):

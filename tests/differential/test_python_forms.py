@@ -721,3 +721,8 @@ def test_rows_converted_where_a_list_of_lists_takes_floats(python_forms_kernels)
                                   ([[1 + 2j], []], [1j]), ([[1, 2.5]], [3]), ([], [])])
 def test_signatures_chosen_by_the_lists_items(python_forms_kernels, a, b):
     check_list_args(python_forms_kernels, "signatures_of_lists", a, b)
+
+
+@pytest.mark.parametrize("n", [0, 1, 7])
+def test_functions_defined_inside(python_forms_kernels, n):
+    python_forms_kernels.check("nested_defs", -1.0, 2.5, n, rtol=1e-12)

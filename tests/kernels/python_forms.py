@@ -1027,3 +1027,21 @@ def signatures_of_lists(a, b):
         for v in row:
             s = s + v.conjugate()
     return s
+
+
+@unpython.type('float64', 'float64', 'int64', 'float64')
+def nested_defs(xmin, xmax, n):
+    # Pythran's monte_carlo: a function defined inside, of one `return expression`
+    def f(x):
+        """the integrand"""
+        return math.sin(x) * scale
+
+    def g(x, y):
+        return f(x) + y
+
+    scale = 2.0                 # read when f is called, as Python's closure reads it
+    total = 0.0
+    for i in range(n):
+        x = xmin + (xmax - xmin) * i / max(n, 1)
+        total += g(x, f(x))
+    return total

@@ -243,6 +243,8 @@ class Lowering:
             return [ir.Continue(loc)]
         if isinstance(s, gast.Pass):
             return [ir.Pass(loc)]
+        if isinstance(s, gast.FunctionDef):
+            return self.nested_function(s)
         if isinstance(s, gast.Return):
             bare = s.value is None or (isinstance(s.value, gast.Constant) and
                                        s.value.value is None)      # `return None` too
@@ -635,6 +637,29 @@ class Lowering:
                              "f(a)); else define the function at module level with "
                              "@unpython.type and call it", fn)
         self.lambdas[target.id] = fn
+        return []
+
+    def nested_function(self, s):
+        """`def f(x): return expr` inside the function: the lambda it is (inlined where it is
+        called, reading the function's names then, as Python's closure does)."""
+        body = [x for x in s.body if not (isinstance(x, gast.Expr) and isinstance(
+            x.value, gast.Constant) and isinstance(x.value.value, str))]     # (a docstring)
+        stored = any(isinstance(n, gast.Name) and n.id == s.name and isinstance(n.ctx, gast.Store)
+                     for n in gast.walk(self.fn))
+        if s.decorator_list or len(body) != 1 or not isinstance(body[0], gast.Return) or \
+                body[0].value is None or stored or s.name in self.lambdas:
+            raise self.error(f"a function defined inside a compiled function is supported where "
+                             f"its body is one `return expression` (it is inlined where it is "
+                             f"called, as a lambda); define '{s.name}' at module level with "
+                             "@unpython.type and call it", s)
+        a = s.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or \
+                getattr(a, "posonlyargs", None) or not all(isinstance(p, gast.Name)
+                                                           for p in a.args):
+            raise self.error("a function defined inside a compiled function takes plain "
+                             "positional parameters here", s)
+        self.assigned.add(s.name)
+        self.lambdas[s.name] = gast.copy_location(gast.Lambda(a, body[0].value), s)
         return []
 
     def named_once(self, node, stem, always=False) -> tuple:

@@ -361,13 +361,7 @@ CASES = [
                 rows.append(a[i])
             return len(rows)
         """, r"a list of ndarray\[float64, 1\] values is not supported in compiled code: its "
-             r"items are numbers, bools or lists of them", 5, "a[i]"),
-    ("a list of tuples", """
-        @unpython.type('ndarray[float64, 1]', 'int64')
-        def f(a):
-            pairs = [(0, 0.0)]
-            return len(pairs)
-        """, r"a list of tuple\[.*\] values is not supported in compiled code", 3, "(0, 0.0)"),
+             r"items are numbers, bools, tuples of numbers or lists of them", 5, "a[i]"),
     ("a function defined inside of more than one statement", """
         @unpython.type('float64', 'float64')
         def f(x):
@@ -378,6 +372,24 @@ CASES = [
         """, r"a function defined inside a compiled function is supported where its body is "
              r"one `return expression` \(it is inlined where it is called, as a lambda\); "
              r"define 'g' at module level with @unpython.type", 3, "def g"),
+    ("a store into a tuple of a list", """
+        @unpython.type('list[tuple[int64, int64]]', None)
+        def f(p):
+            p[0][1] = 5
+        """, r"'tuple' object does not support item assignment: store a new tuple", 3, "p[0][1]"),
+    ("a tuple of a list indexed by a variable", """
+        @unpython.type('list[tuple[int64, int64]]', 'int64', 'int64')
+        def f(p, k):
+            return p[0][k]
+        """, r"an item of a list of tuples takes one literal index from -2 to 1 here", 3,
+     "p[0][k]"),
+    ("branches of a tuple and a number", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            x, y = (n, 1) if n > 0 else 0
+            return x
+        """, r"the branches of this conditional expression are tuple\[.*\] and int64: "
+             r"both must be numbers, arrays of one type or tuples of as many numbers", 3, "(n, 1)"),
     ("a list passed to a list parameter of other items", """
         @unpython.type('list[int64]', 'int64')
         def g(v):
@@ -427,7 +439,7 @@ CASES = [
         @unpython.type('list[ndarray[float64, 1]]', 'int64')
         def f(m):
             return len(m)
-        """, r"a list holds numbers, bools or lists of them, not ndarray\[float64, 1\]", 2,
+        """, r"a list holds numbers, bools, tuples of numbers or lists of them, not ndarray\[float64, 1\]", 2,
      "def"),
     ("too many indices of a list", """
         @unpython.type('list[float64]', 'float64')

@@ -67,9 +67,10 @@ class DtypeType:
 @dataclass(frozen=True)
 class ListType:
     """A Python list (`out = []`, then `out.append(v)`; a parameter 'list[float64]'): its items
-    all of type `item`, scalars (the promotion of the values it takes, as np.array's of them)
-    or lists of them (`[[0] * n for _ in range(m)]`, 'list[list[float64]]')."""
-    item: Union[Scalar, "ListType"]
+    all of type `item`, scalars (the promotion of the values it takes, as np.array's of them),
+    tuples of scalars (`out.append((i, x))`, 'list[tuple[int64, float64]]') or lists of them
+    (`[[0] * n for _ in range(m)]`, 'list[list[float64]]')."""
+    item: Union[Scalar, TupleType, "ListType"]
 
     @property
     def dtype(self):            # a list has no dtype; a name for messages
@@ -86,7 +87,7 @@ class ListType:
         return 1 + (self.item.depth if isinstance(self.item, ListType) else 0)
 
     def __str__(self):
-        item = self.item if isinstance(self.item, ListType) else self.item.dtype
+        item = self.item if isinstance(self.item, (ListType, TupleType)) else self.item.dtype
         return f"list[{item}]"
 
 

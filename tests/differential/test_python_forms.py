@@ -726,3 +726,27 @@ def test_signatures_chosen_by_the_lists_items(python_forms_kernels, a, b):
 @pytest.mark.parametrize("n", [0, 1, 7])
 def test_functions_defined_inside(python_forms_kernels, n):
     python_forms_kernels.check("nested_defs", -1.0, 2.5, n, rtol=1e-12)
+
+
+# --- lists of tuples ----------------------------------------------------------------------------
+
+@given(a=st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), max_size=4),
+       b=st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), max_size=4))
+@settings(max_examples=15, deadline=None)
+def test_lists_of_tuples_unpacked_by_loops(python_forms_kernels, a, b):
+    check_list_args(python_forms_kernels, "arc_distances", a, b, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_lists_of_tuples_made(python_forms_kernels, n):
+    python_forms_kernels.check("index_value_pairs", n)
+
+
+def test_list_of_tuples_parameter(python_forms_kernels):
+    check_list_args(python_forms_kernels, "edges_kept", [(1, 2), (5, 6), (0, 0)], 4)
+    check_list_args(python_forms_kernels, "edges_kept", [], 0)
+    f = python_forms_kernels.compiled
+    with pytest.raises(TypeError, match=r"argument 'edges\[0\]': expected tuple\[int64, "
+                                        r"int64\], got tuple"):
+        f.edges_kept([(1, 2, 3)], 1)
+    assert f.edges_kept([[1, 2]], 5) == [(1, 2)]       # a list of two converts as a pair

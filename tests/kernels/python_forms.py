@@ -1045,3 +1045,39 @@ def nested_defs(xmin, xmax, n):
         x = xmin + (xmax - xmin) * i / max(n, 1)
         total += g(x, f(x))
     return total
+
+
+# --- lists of tuples ----------------------------------------------------------------------------
+
+@unpython.type('list[tuple[float64, float64]]', 'list[tuple[float64, float64]]',
+               'list[list[float64]]')
+def arc_distances(a, b):
+    # Pythran's arc_distance_list as written: tuples unpacked by the loops, a comprehension
+    # looped over
+    distance_matrix = []
+    for theta_1, phi_1 in a:
+        temp_matrix = [2 * (math.atan2(math.sqrt(temp), math.sqrt(1 - temp))) for temp in [
+            math.sin((theta_2 - theta_1) / 2) ** 2 + math.cos(theta_1) * math.cos(theta_2) *
+            math.sin((phi_2 - phi_1) / 2) ** 2 for theta_2, phi_2 in b]]
+        distance_matrix.append(temp_matrix)
+    return distance_matrix
+
+
+@unpython.type('int64', 'list[tuple[int64, float64]]')
+def index_value_pairs(n):
+    # tuples appended, read by item, unpacked, replaced, in a conditional expression
+    out = []
+    for i in range(n):
+        out.append((i, i * 0.5))
+    out.append((7, 1.5))
+    s = out[0][1] + out[-1][0] + len(out[0])
+    x, y = out[1] if n > 0 else (0, 0.0)
+    out[0] = (int(s) + x, y)
+    return out
+
+
+@unpython.type('list[tuple[int64, int64]]', 'int64', 'list[tuple[int64, int64]]')
+def edges_kept(edges, limit):
+    kept = [(a, b) for a, b in edges if a + b < limit]
+    edges.append((limit, -limit))
+    return kept

@@ -82,8 +82,29 @@ void list_item_argument(PyObject* item, int64_t k, const char* fn, const char* p
 // would be two): a ValueError naming the two items.
 void distinct_rows(PyObject* o, const char* fn, const char* param);
 
+template <typename T> struct is_tuple : std::false_type {};
+template <typename... U> struct is_tuple<std::tuple<U...>> : std::true_type {};
+// A TypeError as array_argument's where a list's item is no tuple (or list) of `count` items.
+void tuple_item_argument(PyObject* o, const char* fn, const char* param, const char* expected,
+                         int count);
+
+// Item `param` of a list of tuples: a tuple (or list) of as many numbers, each converted as
+// scalar_argument converts a scalar.
+template <typename Tuple, size_t... K>
+Tuple tuple_arg(PyObject* o, const char* fn, const std::string& param, const char* expected,
+                std::index_sequence<K...>) {
+    tuple_item_argument(o, fn, param.c_str(), expected, int(sizeof...(K)));
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    Tuple t;
+    (scalar_argument(items[K], fn, (param + "[" + std::to_string(K) + "]").c_str(), expected,
+                     dtype_kind<std::tuple_element_t<K, Tuple>>(),
+                     int(sizeof(std::tuple_element_t<K, Tuple>)), &std::get<K>(t)), ...);
+    return t;
+}
+
 // `o` (a list, or a tuple where `changed` is false) as a List of its items converted: numbers
-// (as scalar_argument converts them) or, for a list of lists, lists converted alike.
+// (as scalar_argument converts them), tuples of numbers or, for a list of lists, lists
+// converted alike.
 template <typename T>
 List<T> list_arg(PyObject* o, const char* fn, const char* param, const char* expected,
                  const char* item_expected, bool changed) {
@@ -95,7 +116,12 @@ List<T> list_arg(PyObject* o, const char* fn, const char* param, const char* exp
     List<T> v;
     v.reserve(n);
     for (Py_ssize_t k = 0; k < n; ++k) {
-        if constexpr (is_list<T>::value) {
+        if constexpr (is_tuple<T>::value) {
+            v.append(tuple_arg<T>(given[k], fn,
+                                  std::string(param) + "[" + std::to_string(k) + "]",
+                                  item_expected,
+                                  std::make_index_sequence<std::tuple_size_v<T>>()));
+        } else if constexpr (is_list<T>::value) {
             // ('list[list[float64]]': its items 'list[float64]')
             const std::string named = std::string(param) + "[" + std::to_string(k) + "]";
             const std::string inner(expected + 5, std::strlen(expected) - 6);
@@ -183,6 +209,15 @@ bool python_scalar(PyObject* o) { return python_scalar(o, dtype_kind<T>()); }
 
 // How a list parameter takes `o` (scalar_rank's ranks): the largest of its items' (0 for none),
 // 3 where it is no list (or tuple).
+template <typename Tuple, size_t... K>
+int tuple_rank(PyObject* o, std::index_sequence<K...>) {
+    if (!(PyTuple_Check(o) || PyList_Check(o)) ||
+        PySequence_Fast_GET_SIZE(o) != Py_ssize_t(sizeof...(K)))
+        return 3;
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    return std::max({0, scalar_rank<std::tuple_element_t<K, Tuple>>(items[K])...});
+}
+
 template <typename T>
 int list_rank(PyObject* o) {
     if (!PyList_Check(o) && !PyTuple_Check(o)) return 3;
@@ -192,6 +227,9 @@ int list_rank(PyObject* o) {
     for (Py_ssize_t k = 0; k < n && rank < 3; ++k) {
         if constexpr (is_list<T>::value)
             rank = std::max(rank, list_rank<typename T::value_type>(items[k]));
+        else if constexpr (is_tuple<T>::value)
+            rank = std::max(rank, tuple_rank<T>(items[k],
+                                                std::make_index_sequence<std::tuple_size_v<T>>()));
         else
             rank = std::max(rank, scalar_rank<T>(items[k]));
     }

@@ -565,6 +565,12 @@ void list_argument(PyObject* o, const char* fn, const char* param, const char* e
                    PyTuple_Check(o) ? " (the function changes it)" : "");
 }
 
+void tuple_item_argument(PyObject* o, const char* fn, const char* param,
+                         const char* expected, int count) {
+    if (!(PyTuple_Check(o) || PyList_Check(o)) || PySequence_Fast_GET_SIZE(o) != count)
+        type_error(fn, param, expected, py::handle(o));
+}
+
 void one_list_twice(const char* fn, const char* first, const char* second) {
     throw py::value_error(std::string(fn) + "() arguments '" + first + "' and '" + second +
                           "' are one list, of two item types here: compiled code would hold "

@@ -548,6 +548,14 @@ template <typename T> struct is_list<List<T>> : std::true_type {};
 
 // Whether two items hold the same values, bit for bit (a NaN is itself, -0.0 is not 0.0).
 template <typename I>
+bool same_item(const I& a, const I& b);
+template <typename... U>
+bool same_item(const std::tuple<U...>& a, const std::tuple<U...>& b) {
+    return std::apply([&](const auto&... x) {
+        return std::apply([&](const auto&... y) { return (same_item(x, y) && ...); }, b);
+    }, a);
+}
+template <typename I>
 bool same_item(const I& a, const I& b) {
     if constexpr (is_list<I>::value) {
         if (a.size() != b.size()) return false;

@@ -813,6 +813,15 @@ class Lowering:
             return self.for_tuples(s, kind)
         if kind == "itertools.product":
             return self.product_loops(s, it)
+        if isinstance(s.target, gast.Tuple) and kind not in ("range", "unpython.prange"):
+            # `for x, y in pairs`: each item unpacked, as Python's loop does
+            nodes, item = _Nodes(s.target), self.fresh("item")
+            self.assigned.add(item)
+            loop = copy.copy(s)
+            loop.target = nodes.store(item)
+            loop.body = [gast.copy_location(gast.Assign([s.target], nodes.load(item), None),
+                                            s.target)] + s.body
+            return self.for_loop(loop)
         if not isinstance(s.target, gast.Name):
             raise self.error("the loop variable must be a plain name", s.target)
         if kind == "reversed" and it.args and isinstance(it.args[0], gast.Call) and \
@@ -981,6 +990,10 @@ class Lowering:
                 raise self.error(f"a loop over {kind.split('.')[-1]}() nested in zip() or "
                                  "enumerate() is not supported; index the arrays with a range "
                                  "loop instead", seq)
+            if self.makes_list(seq) and not isinstance(seq, gast.List) and \
+                    self.hoisted is not None:
+                # `for t in [e for ...]`: the list made first, then looped over
+                seq = _Nodes(seq).load(self.list_named(seq))
             if isinstance(seq, (gast.Tuple, gast.List)):
                 raise self.error("loops over a tuple or list written out are not supported; "
                                  "loop over an array or a range", seq)

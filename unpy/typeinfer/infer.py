@@ -611,8 +611,39 @@ class TypeInference:
                 raise self.error("both branches must be arrays of the same type", e)
             e.body, e.orelse, e.type = body, orelse, body.type
             return e
+        if not (isinstance(body.type, Scalar) and isinstance(orelse.type, Scalar)):
+            return self.tuple_branches(e, body, orelse)
         t = self.promote([body, orelse], e)
         e.body, e.orelse, e.type = cast(body, t), cast(orelse, t), t
+        return e
+
+    def tuple_branches(self, e, body, orelse):
+        """`p if c else (0, 0.0)`: tuples of scalars, item by item promoted (a tuple written
+        out converted; one from a variable or a list converts in C++)."""
+        kinds = [x.type for x in (body, orelse)]
+        if not all(isinstance(t, TupleType) and all(isinstance(i, Scalar) for i in t.items)
+                   for t in kinds) or len(kinds[0].items) != len(kinds[1].items):
+            raise self.error(f"the branches of this conditional expression are "
+                             f"{_shown(kinds[0])} and {_shown(kinds[1])}: both must be "
+                             "numbers, arrays of one type or "
+                             "tuples of as many numbers", e)
+        t = TupleType(tuple(self.promote([ir.Const(0, e.loc, a), ir.Const(0, e.loc, b)], e)
+                            for a, b in zip(kinds[0].items, kinds[1].items)))
+        branches = []
+        for x in (body, orelse):
+            if not isinstance(x, ir.TupleValue) and x.type != t:
+                if not isinstance(x, (ir.Name, ir.ListItem)):
+                    raise self.error(f"this branch is {x.type} where the other makes it {t}: "
+                                     "convert it first (a variable of that type)", x)
+                # a variable's or a list's tuple, item by item (reads only)
+                x = ir.TupleValue([ir.TupleItem(copy.deepcopy(x), k, len(t.items), x.loc, u)
+                                   for k, u in enumerate(x.type.items)], x.loc, x.type)
+            if isinstance(x, ir.TupleValue):
+                x.items = [cast(v, u) for v, u in zip(x.items, t.items)]
+                x.type = t
+            branches.append(x)
+        e.body, e.orelse = branches
+        e.type = t
         return e
 
     def promote(self, values, node):

@@ -32,7 +32,7 @@ import copy
 import numpy as np
 
 from unpy import ir
-from unpy.ir import ListType, Scalar
+from unpy.ir import ListType, Scalar, TupleType
 from unpy.typeinfer.reductions import walk_exprs, walk_stmts
 from unpy.typeinfer.types import INT64, PY_INT, cast, conversion_loses, is_int, same_items
 
@@ -55,11 +55,16 @@ def joined(known, t):
     Scalar or a ListType)."""
     if known is None:
         return ListType(joined(None, t.item)) if isinstance(t, ListType) else \
-            Scalar(t.dtype, t.weak)
-    if isinstance(known, ListType) != isinstance(t, ListType):
+            TupleType(tuple(joined(None, x) for x in t.items)) if isinstance(t, TupleType) \
+            else Scalar(t.dtype, t.weak)
+    if type(known) is not type(t):
         raise MixedItems()
     if isinstance(t, ListType):
         return ListType(joined(known.item, t.item))
+    if isinstance(t, TupleType):
+        if len(t.items) != len(known.items):
+            raise MixedItems()
+        return TupleType(tuple(joined(k, x) for k, x in zip(known.items, t.items)))
     return Scalar(np.result_type(known.dtype, t.dtype).name, known.weak and t.weak)
 
 
@@ -119,19 +124,29 @@ def takes(infer, into, value, node):
     number."""
     if value.type is None:
         raise infer.error("this call returns no value", value)
-    if not isinstance(value.type, (Scalar, ListType)):
+    if not (isinstance(value.type, (Scalar, ListType)) or isinstance(
+            value.type, TupleType) and all(isinstance(t, Scalar) for t in value.type.items)):
         raise infer.error(f"a list of {value.type} values is not supported in compiled code: "
-                          "its items are numbers, bools or lists of them; collect arrays in a "
-                          "2-D array (np.empty((n, m)) and a count) or tuples as the columns of "
-                          "one", node)
+                          "its items are numbers, bools, tuples of numbers or lists of them; "
+                          "collect arrays in a 2-D array (np.empty((n, m)) and a count)", node)
     if isinstance(value.type, ListType) and not isinstance(value, ir.Name):
         raise infer.error("a list stored into a list is a list made there or a list variable "
                           "here; for an item of another list, store a copy (list(m[i]))", value)
     name, depth = root(into)
     takes_type(infer, name.id, nested(value.type, depth), node,
                value.value if isinstance(value, ir.Const) else None)
-    item = item_type(infer, name.id, depth + 1)
-    return cast(value, item) if isinstance(value.type, Scalar) else value
+    return _as_item(value, item_type(infer, name.id, depth + 1))
+
+
+def _as_item(value, item):
+    """`value` converted to a list's items' type: a number cast, a tuple written out cast item
+    by item (a tuple variable converts in C++, a list where it is copied: emit.list_value)."""
+    if isinstance(value.type, Scalar) and isinstance(item, Scalar):
+        return cast(value, item)
+    if isinstance(value, ir.TupleValue) and isinstance(item, TupleType):
+        value.items = [cast(x, t) for x, t in zip(value.items, item.items)]
+        value.type = item
+    return value
 
 
 def takes_type(infer, name: str, t, node, const=None):
@@ -139,7 +154,7 @@ def takes_type(infer, name: str, t, node, const=None):
     items' type, or checked against a parameter's declared one."""
     known = infer.list_items.get(name)
     if name in infer.list_params:
-        why = None if isinstance(t, ListType) == isinstance(known, ListType) and (
+        why = None if type(t) is type(known) and (
             not isinstance(t, ListType) or t.depth == known.depth) else \
             f"a {_named(t)} value is not an item of it"
         why = why or conversion_loses(t.leaf if isinstance(t, ListType) else t,
@@ -158,7 +173,7 @@ def takes_type(infer, name: str, t, node, const=None):
 
 
 def _named(t) -> str:
-    return str(t) if isinstance(t, ListType) else t.dtype
+    return t.dtype if isinstance(t, Scalar) else str(t)
 
 
 def item_type(infer, name: str, depth: int):
@@ -188,7 +203,7 @@ def new_list(infer, s: ir.Assign):
     for x in items:
         takes(infer, target, x, x)
     t = _defined(infer, name, s.loc)
-    e.items = [cast(x, t.item) if isinstance(x.type, Scalar) else x for x in items]
+    e.items = [_as_item(x, t.item) for x in items]
     e.type = t
     return ir.Assign(ir.Name(name, s.target.loc, t), e, s.loc)
 
@@ -424,12 +439,28 @@ def item(infer, e: ir.Subscript):
     name = infer.renamed.get(e.array.id, e.array.id)
     typed = list_name(infer, e.array)
     for depth, index in enumerate(e.indices, 1):
+        if isinstance(typed.type, TupleType):     # `pairs[i][0]`: an item of a tuple item
+            return _tuple_item(infer, typed, e.indices[depth - 1:], e)
         if depth > 1 and not isinstance(typed.type, ListType) and typed.type is not UNSEEN:
             raise infer.error(f"'{e.array.id}' is a list of {typed.type.dtype}; it takes "
                               f"{depth - 1} index(es) here", e)
         t = UNSEEN if typed.type is UNSEEN else item_type(infer, name, depth)
         typed = ir.ListItem(typed, _index(infer, index), e.loc, t)
     return typed
+
+
+def _tuple_item(infer, typed, indices, e):
+    """Item k (a literal) of the tuple `typed`, an item of a list of tuples."""
+    n = len(typed.type.items)
+    k = indices[0].value if isinstance(indices[0], ir.Const) and \
+        isinstance(indices[0].value, int) and len(indices) == 1 else None
+    if k is None or not -n <= k < n:
+        raise infer.error(f"an item of a list of tuples takes one literal index from {-n} to "
+                          f"{n - 1} here (pairs[i][0]), or unpacking (x, y = pairs[i])", e)
+    if e is infer.store_target:
+        raise infer.error("'tuple' object does not support item assignment: store a new tuple "
+                          "(pairs[i] = (x, y))", e)
+    return ir.TupleItem(typed, k % n, n, e.loc, typed.type.items[k % n])
 
 
 def stored(infer, target: ir.ListItem, value, loc) -> ir.Assign:
@@ -442,6 +473,10 @@ def length(infer, e: ir.ListLen):
     list of lists): of an array where the name is one here (`out = np.array(out)` before)."""
     if isinstance(e.list, ir.Name) and not is_list(infer, e.list):
         return infer.expr(ir.ArrayAttr(e.list, "shape", 0, e.loc))
+    if not isinstance(e.list, ir.Name):
+        typed = infer.expr(e.list)
+        if isinstance(typed.type, TupleType):       # len(pairs[i]): the tuple's count
+            return ir.Const(len(typed.type.items), e.loc, PY_INT)
     e.list = receiver(infer, e.list, "len")
     outside_pranges(infer, _shown(e.list), e)
     e.type = PY_INT

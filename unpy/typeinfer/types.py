@@ -106,10 +106,11 @@ def parse_type(text):
     match = _LIST.match(compact)
     if match:
         item = parse_type(match.group(1))
-        if not isinstance(item, (Scalar, ListType)):
-            raise TypeStringError(f"a list holds numbers, bools or lists of them, not {item} "
-                                  f"('{text}'); write 'list[float64]' or "
-                                  "'list[list[float64]]'")
+        if not (isinstance(item, (Scalar, ListType)) or isinstance(item, TupleType) and all(
+                isinstance(t, Scalar) for t in item.items)):
+            raise TypeStringError(f"a list holds numbers, bools, tuples of numbers or lists of "
+                                  f"them, not {item} ('{text}'); write 'list[float64]', "
+                                  "'list[tuple[float64, float64]]' or 'list[list[float64]]'")
         return ListType(item)
     if compact.startswith("list"):
         raise TypeStringError(f"cannot read list type '{text}'; write 'list[float64]' (or "
@@ -211,8 +212,11 @@ def literal_type(value):
 
 
 def same_items(a: ListType, b: ListType) -> bool:
-    """Whether two list types hold items of one dtype at one depth (weak or not)."""
-    return a.depth == b.depth and a.leaf.dtype == b.leaf.dtype
+    """Whether two list types hold items of one dtype (or tuples of the same) at one depth,
+    weak or not."""
+    def plain(t):
+        return tuple(x.dtype for x in t.items) if isinstance(t, TupleType) else t.dtype
+    return a.depth == b.depth and plain(a.leaf) == plain(b.leaf)
 
 
 def conversion_loses(source, target, const_value=None):

@@ -750,3 +750,8 @@ def test_list_of_tuples_parameter(python_forms_kernels):
                                         r"int64\], got tuple"):
         f.edges_kept([(1, 2, 3)], 1)
     assert f.edges_kept([[1, 2]], 5) == [(1, 2)]       # a list of two converts as a pair
+
+
+@pytest.mark.parametrize("cc", [[], [[]], [[1], [], [2, 3]]])
+def test_lists_as_conditions(python_forms_kernels, cc):
+    check_list_args(python_forms_kernels, "lists_as_conditions", cc)

@@ -1081,3 +1081,18 @@ def edges_kept(edges, limit):
     kept = [(a, b) for a, b in edges if a + b < limit]
     edges.append((limit, -limit))
     return kept
+
+
+@unpython.type('list[list[int64]]', 'int64')
+def lists_as_conditions(cc):
+    # a list is true where it has items (Pythran's comp_unrolling; `while stack:`)
+    found = 0
+    for a in cc:
+        if a:
+            found += 1
+        if not a:
+            found -= 10
+    stack = [1, 2, 3]
+    while stack:
+        found += stack.pop()
+    return found if cc else -1

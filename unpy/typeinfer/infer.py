@@ -138,12 +138,12 @@ class TypeInference:
                 self.in_prange -= s.parallel
             return s
         if isinstance(s, ir.While):
-            s.test = self.expr(s.test)
+            s.test = self.condition(s.test)
             self.require_scalar(s.test)
             s.body = self.nested(s.body)
             return s
         if isinstance(s, ir.If):
-            s.test = self.expr(s.test)
+            s.test = self.condition(s.test)
             self.require_scalar(s.test)
             s.body = self.nested(s.body)
             s.orelse = self.nested(s.orelse)
@@ -485,8 +485,15 @@ class TypeInference:
         e.type = shaped(out.dtype, ndim_of((left, right))) if arrays else out
         return e
 
+    def condition(self, e):
+        """A test (`if`, `while`, `not`, `x if c else y`): a list is true where it has items,
+        as Python's (`while stack:`)."""
+        if lists.is_list(self, e):
+            e = ir.Compare(ir.ListLen(e, e.loc), [">"], [ir.Const(0, e.loc)], e.loc)
+        return self.expr(e)
+
     def expr_UnaryOp(self, e):
-        e.operand = self.expr(e.operand)
+        e.operand = self.condition(e.operand) if e.op == "not" else self.expr(e.operand)
         if isinstance(e.operand.type, Array):
             return self.array_unary(e)
         self.require_scalar(e.operand)
@@ -603,7 +610,7 @@ class TypeInference:
         return e
 
     def expr_IfExp(self, e):
-        e.test = self.expr(e.test)
+        e.test = self.condition(e.test)
         self.require_scalar(e.test)
         body, orelse = self.expr(e.body), self.expr(e.orelse)
         if isinstance(body.type, Array) or isinstance(orelse.type, Array):

@@ -405,9 +405,8 @@ CASES = [
         def f(m):
             for row in m:
                 row[0] = 1.0
-        """, r"'row' is an item of the list 'm' here, which compiled code copies, and the "
-             r"function changes 'row': Python's would change both; index the list of lists "
-             r"itself \(m\[i\]\[j\]\)", 3, "m:"),
+        """, r"'row' is the list 'm' holds here, which compiled code copies, and the function "
+             r"changes 'row': Python's would change both; index the list itself", 3, "m:"),
     ("a list stored into another then changed", """
         @unpython.type('int64', 'list[list[int64]]')
         def f(n):
@@ -457,13 +456,37 @@ CASES = [
                 g(v)
         """, r"the list 'v' passed inside a prange is not supported: its iterations run in any "
              r"order", 8, "v)"),
-    ("a list parameter bound anew in a loop", """
+    ("a changed list parameter bound anew in a loop", """
         @unpython.type('list[float64]', 'int64', None)
         def f(v, n):
+            v.append(1.0)
             for i in range(n):
                 v = [1.0]
-        """, r"'v' is a list parameter \(the caller's list\): a new list bound to it inside a "
-             r"loop or a branch is not supported; bind the new list to another name", 4, "[1.0]"),
+        """, r"'v' is a list parameter \(the caller's list\) that the function changes, and "
+             r"another list is bound to it in a loop or a branch here; bind that list to another "
+             r"name", 5, "[1.0]"),
+    ("a second name for a list changed", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            a = [n]
+            b = a
+            b.append(1)
+            return len(a)
+        """, r"'b' is the list 'a' holds here, which compiled code copies, and the function "
+             r"changes 'b': Python's would change both", 4, "a\n"),
+    ("a list a callee changes, bound to a second name", """
+        @unpython.type('list[float64]', None)
+        def g(v):
+            v.append(0.0)
+
+        @unpython.type('int64', 'int64')
+        def f(n):
+            a = [1.0]
+            b = a
+            g(a)
+            return len(b)
+        """, r"'b' is the list 'a' holds here, which compiled code copies, and the function "
+             r"changes 'a'", 8, "a\n"),
     ("a float stored into a list of ints", """
         @unpython.type('list[int64]', None)
         def f(v):
@@ -484,14 +507,6 @@ CASES = [
         """, r"the list method '.extend\(\)' is not supported in compiled functions; a list "
              r"there takes append\(v\), pop\(\), insert\(i, v\), len\(\), \[i\] \(read and "
              r"stored\), for loops, sum\(\), min\(\), max\(\) and np.array\(\)", 4, "out.extend"),
-    ("a second name for a list", """
-        @unpython.type('int64', 'int64')
-        def f(n):
-            a = [1, 2]
-            b = a
-            b.append(n)
-            return len(a)
-        """, r"'a' is a list; a second name for it is not supported in compiled code", 4, "a\n"),
     ("a list in a chained assignment", """
         @unpython.type('int64', 'int64')
         def f(n):

@@ -15,6 +15,7 @@ from unpy.typeinfer.fuse import fuse_function
 from unpy.typeinfer.infer import infer_function
 from unpy.typeinfer.interpreter_checks import apply_checks, merged
 from unpy.typeinfer.lower_arrays import lower_arrays
+from unpy.typeinfer.lists import copies_checked
 from unpy.typeinfer.lower_logic import lower_logic
 from unpy.typeinfer.never_negative import drop_sqrt_domain_checks
 from unpy.typeinfer.overloads import Signature
@@ -128,6 +129,7 @@ def compile_to_ir(path: str, source: str) -> ir.Module:
         raise CompileError.of(found)
     functions = compile_signatures(module, signatures, local_types, errors)
     functions = with_weak_variants(module, signatures, local_types, errors, functions, taken)
+    copies_checked(functions, errors)
     name = os.path.splitext(os.path.basename(path))[0]
     return ir.Module(name, path, functions)
 

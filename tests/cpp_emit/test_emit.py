@@ -5,7 +5,8 @@ import re
 
 from unpy import ir
 from unpy.cpp_emit.emit import cname
-from unpy.cpp_emit.module import emit_module, written_params
+from unpy.cpp_emit.module import emit_module
+from unpy.typeinfer.written import written_params
 
 import irtools
 

@@ -755,3 +755,9 @@ def test_list_of_tuples_parameter(python_forms_kernels):
 @pytest.mark.parametrize("cc", [[], [[]], [[1], [], [2, 3]]])
 def test_lists_as_conditions(python_forms_kernels, cc):
     check_list_args(python_forms_kernels, "lists_as_conditions", cc)
+
+
+@pytest.mark.parametrize("steps", [0.0, 1.0, 3.0])
+def test_lists_rotated_by_their_names(python_forms_kernels, steps):
+    check_list_args(python_forms_kernels, "rotating_lists", steps, [1.0, 2.0, 4.0],
+                    [0.0, 1.0, 1.0], rtol=1e-12)

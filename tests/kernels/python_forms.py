@@ -1096,3 +1096,23 @@ def lists_as_conditions(cc):
     while stack:
         found += stack.pop()
     return found if cc else -1
+
+
+@unpython.type('list[float64]', 'list[float64]', 'list[float64]')
+def smoothed(u, um):
+    # reads its lists only: a new list
+    return [0.5 * (u[i] + um[i]) for i in range(len(u))]
+
+
+@unpython.type('float64', 'list[float64]', 'list[float64]', 'list[float64]')
+def rotating_lists(steps, u, um):
+    # Pythran's calculate_u: lists rotated by names, the parameters bound again in the loop
+    # (by value: the function changes neither, nor does the callee)
+    t = 0.0
+    while t < steps:
+        t += 1.0
+        new_u = smoothed(u, um)
+        um = u
+        u = new_u
+    alias = u
+    return [v + alias[0] for v in u]

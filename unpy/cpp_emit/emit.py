@@ -16,6 +16,7 @@ from unpy.loopopt import optimise_for_cpu
 from unpy.loopopt.register_blocks import PANEL_ROWS
 from unpy.typeinfer.array_races import update_parts
 from unpy.typeinfer.lower_linalg import LIBRARY_OUTPUTS, library_arrays
+from unpy.typeinfer.written import lists_bound_again
 from unpy.typeinfer.python_calls import python_call_arrays
 from unpy.typeinfer.reductions import (assigned_names, escapes, reads_of, walk_exprs,
                                        walk_stmts)
@@ -202,9 +203,12 @@ class FunctionEmitter(CExprPrinter):
     # --- the function -------------------------------------------------------------------
 
     def signature(self, name):
-        # a list parameter is the caller's list (its changes are the caller's)
-        params = ", ".join(f"{ctype(p.type)}{'&' * isinstance(p.type, ir.ListType)} "
-                           f"{cname(p.name)}" for p in self.fn.params)
+        # a list parameter is the caller's list (its changes are the caller's), unless the
+        # function binds another list to it
+        by_value = lists_bound_again(self.fn)
+        params = ", ".join(f"{ctype(p.type)}"
+                           f"{'&' * (isinstance(p.type, ir.ListType) and p.name not in by_value)}"
+                           f" {cname(p.name)}" for p in self.fn.params)
         return f"{ctype(self.fn.return_type)} {name}({params})"
 
     def emit(self):

@@ -75,8 +75,6 @@ class TypeInference:
 
     def run(self):
         self.fn.body = self.block(self.fn.body)
-        if not self.tolerant:
-            lists.copies_checked(self, self.fn.body)
         if self.fn.return_type is not None and falls_through(self.fn.body):
             self.fn.returns_none = True     # its end gives None, as Python's
         params = {p.name for p in self.fn.params}
@@ -111,10 +109,8 @@ class TypeInference:
                 not lists.is_list(self, s.target.array):
             return lists.rows_stored(self, s)
         if isinstance(s, ir.Assign) and lists.is_list(self, s.value):
-            raise self.error(f"'{s.value.id}' is a list; a second name for it is not "
-                             "supported in compiled code (a change through one name would show "
-                             f"through the other): use '{s.value.id}' itself, or make a new "
-                             "list", s.value)
+            # `b = a`: a copy (lists.copies_checked: where neither changes)
+            return lists.bound_copy(self, s.target, lists.list_name(self, s.value), s.loc)
         if isinstance(s, ir.Assign):
             return self.assign(s.target, self.expr(s.value), s.loc)
         if isinstance(s, ir.AugAssign):

@@ -32,8 +32,10 @@ import copy
 import numpy as np
 
 from unpy import ir
+from unpy.errors import CompileError
 from unpy.ir import ListType, Scalar, TupleType
 from unpy.typeinfer.reductions import walk_exprs, walk_stmts
+from unpy.typeinfer.written import _may_be, returned_params, written_params
 from unpy.typeinfer.types import INT64, PY_INT, cast, conversion_loses, is_int, same_items
 
 # The items of a list that takes no value at all: np.array([]) is float64.
@@ -214,12 +216,10 @@ def _bound_name(infer, target: ir.Name, node) -> str:
     name = infer.renamed.get(target.id, target.id)
     known = infer.vars.get(name)
     if name in infer.list_params:
-        # the name no longer names the caller's list: a new variable from here on
-        if infer.depth:
-            raise infer.error(f"'{target.id}' is a list parameter (the caller's list): a new "
-                              "list bound to it inside a loop or a branch is not supported; "
-                              "bind the new list to another name", node)
-        return infer.rebound(target.id)
+        # the name no longer names the caller's list: a new variable from here on; in a loop
+        # or a branch the parameter itself, passed by value then (copies_checked: where the
+        # function does not change the caller's list)
+        return name if infer.depth else infer.rebound(target.id)
     if known is not None and not isinstance(known, ListType):
         if infer.depth or name in infer.declared:
             shown = known.dtype if isinstance(known, Scalar) else known
@@ -279,9 +279,10 @@ def rows_stored(infer, s: ir.Assign):
         f"inhomogeneous shape after {len(target.indices)} dimensions.", loc)], [fill], loc))
 
 
-def _changes(node) -> dict:
+def _changes(node, changed_args) -> dict:
     """Name -> how many places below `node` change the list it names (or an item of it): a
-    store, an append, a pop, an insert, a call it is passed to."""
+    store, an append, a pop, an insert, a compiled function it is passed to that changes it
+    (`changed_args(call)`: the arguments a call may change)."""
     found = {}
 
     def note(e):
@@ -295,7 +296,7 @@ def _changes(node) -> dict:
         if isinstance(e, (ir.ListAppend, ir.ListPop, ir.ListInsert)):
             note(e.list)
         elif isinstance(e, ir.CallCompiled):
-            for a in e.args:
+            for a in changed_args(e):
                 if isinstance(a.type, ListType):
                     note(a)
     return found
@@ -311,37 +312,64 @@ def _stored_list(s):
     return value if isinstance(value, ir.Name) and isinstance(value.type, ListType) else None
 
 
-def copies_checked(infer, body):
+def copies_checked(functions, errors):
     """Compiled code copies a list where Python's shares it: a list variable stored into a list
-    (`out.append(row)`), a name bound to an item of a list of lists (`row = m[i]`). That is
-    Python's meaning where nothing changes the list afterwards through the other: a list
-    stored is one made in the same block before the store, changed only between the two, and
-    stored once; a name bound to an item, and the list it comes from, change nowhere."""
-    changes = _changes(body)
+    (`out.append(row)`), a name bound to a list another name or list holds (`row = m[i]`,
+    `b = a`, `b = f(a)` where f may return its argument), a list parameter bound to another
+    list in a loop or branch (passed by value then). That is Python's meaning where nothing
+    changes the list afterwards through the other: a list stored is one made in the same block
+    before the store, changed only between the two, and stored once; a name bound to another's
+    list, and the other, change nowhere; such a parameter changes nowhere. Raises CompileError
+    with the first place of each function where that does not hold."""
+    written, returned = written_params(functions), returned_params(functions)
+    by_name = {f.name: f for f in functions}
+
+    def changed_args(call):
+        callee = by_name[call.func]
+        return [a for a, p in zip(call.args, callee.params) if p.name in written[callee.name]]
+    found = []
+    for f in functions:
+        try:
+            _copies_checked(f, errors, returned, changed_args)
+        except CompileError as e:
+            found.append(e)
+    if found:
+        raise CompileError.of(found)
+
+
+def _copies_checked(fn, errors, returned, changed_args):
+    changes = _changes(fn.body, changed_args)
+    lists = {p.name for p in fn.params if isinstance(p.type, ListType)}
+    for s in walk_stmts(fn.body):
+        if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name) and \
+                s.target.id in lists and changes.get(s.target.id):
+            raise errors.error(f"'{s.target.id}' is a list parameter (the caller's list) that "
+                               "the function changes, and another list is bound to it in a "
+                               "loop or a branch here; bind that list to another name",
+                               s.value.loc)
 
     def visit(block):
         for k, s in enumerate(block):
             if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name) and \
-                    isinstance(s.value, ir.ListItem) and isinstance(s.value.type, ListType):
-                source = root(s.value)[0].id
-                for name in (s.target.id, source):
-                    if changes.get(name):
-                        raise infer.error(
-                            f"'{s.target.id}' is an item of the list '{source}' here, which "
-                            "compiled code copies, and the function changes "
-                            f"'{name}': Python's would change both; index the list of lists "
-                            f"itself ({source}[i][j]), or make a copy (list({source}[i]))",
-                            s.value)
+                    isinstance(s.value.type, ListType):
+                for source in _may_be(s.value, returned):
+                    for name in (s.target.id, source):
+                        if changes.get(name) and source != s.target.id:
+                            raise errors.error(
+                                f"'{s.target.id}' is the list '{source}' holds here, which "
+                                "compiled code copies, and the function changes "
+                                f"'{name}': Python's would change both; index the list "
+                                f"itself, or make a copy (list(...))", s.value.loc)
             stored = _stored_list(s)
             if stored is not None:
-                _stored_once(infer, block, k, stored, changes)
+                _stored_once(errors, block, k, stored, changes, changed_args)
             for inner in (s.body, s.orelse) if isinstance(s, ir.If) else \
                     (s.body,) if isinstance(s, (ir.For, ir.While)) else ():
                 visit(inner)
-    visit(body)
+    visit(fn.body)
 
 
-def _stored_once(infer, block, k, stored: ir.Name, changes):
+def _stored_once(errors, block, k, stored: ir.Name, changes, changed_args):
     """The list `stored`, stored into another list by `block[k]`, made before in `block`,
     changed only between the two, and stored once."""
     name = stored.id
@@ -350,16 +378,16 @@ def _stored_once(infer, block, k, stored: ir.Name, changes):
     later = next((j for j in range(k + 1, len(block)) if isinstance(block[j], ir.Assign) and
                   isinstance(block[j].target, ir.Name) and block[j].target.id == name),
                  len(block))
-    between = _changes(block[made + 1:k]).get(name, 0) if made is not None else -1
+    between = _changes(block[made + 1:k], changed_args).get(name, 0) if made is not None else -1
     stores = sum(1 for s in block[made + 1 if made is not None else 0:later]
                  for e in [s] if _stored_list(e) is not None and _stored_list(e).id == name)
     if made is None or not isinstance(block[made].value, ir.ListNew) or \
             between != changes.get(name, 0) or stores != 1:
-        raise infer.error(f"the list '{name}' stored here into another list is a copy there "
+        raise errors.error(f"the list '{name}' stored here into another list is a copy there "
                           "in compiled code, where Python's list would be one object in both: "
                           f"make '{name}' a new list just before (in the same block: "
                           f"{name} = [] ...), change it only before it is stored, and store it "
-                          f"once (a second store: list({name}))", stored)
+                          f"once (a second store: list({name}))", stored.loc)
 
 
 def list_name(infer, node: ir.Name) -> ir.Name:

@@ -1,21 +1,7 @@
-"""Tree rewriting helpers of the kernel loop optimisations: the IR-generic ones live in
-unpy/loopopt/rewrite.py (both back ends use them); these know the kernel's accesses."""
+"""Tree rewriting helpers of the kernel loop optimisations that know the kernel's access table:
+the IR-generic ones live in unpy/loopopt/rewrite.py and unpy/loopopt/nest.py (both back ends use
+them)."""
 from __future__ import annotations
-
-from jitgpu.nest import ArrayAccess
-from unpy.loopopt.rewrite import transform
-
-
-def accesses_of(node):
-    """The ArrayAccess nodes below `node` (loads and stores)."""
-    found = []
-
-    def fn(n):
-        if isinstance(n, ArrayAccess):
-            found.append(n)
-        return n
-    transform(node, fn)
-    return found
 
 
 def next_aid(kernel) -> int:

@@ -6,8 +6,9 @@ import dataclasses
 
 from jitgpu.bind import KernelNest
 from jitgpu.loopopt.rewrite import next_aid
+from jitgpu.loopopt.view import index_reads
 from unpy.loopopt.rewrite import assign, binop, const, fresh, has_stmt, name, rename, transform
-from jitgpu.nest import ArrayAccess
+from unpy.loopopt.nest import ArrayAccess
 from unpy import ir
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 
@@ -92,14 +93,9 @@ class _Unroll:
     def choose(self, s) -> int:
         table = self.table
         loads = {e.aid: e.type.dtype for e in walk_exprs(s.body) if isinstance(e, ArrayAccess)
-                 and e.aid in table and self.depends(table[e.aid], {s.var})}
+                 and e.aid in table and s.var in index_reads(table[e.aid])}
         cost = sum(2 if dtype.endswith("64") else 1 for dtype in loads.values())
         return next((f for f in FACTORS if (f - 1) * max(cost, 1) <= REGISTER_BUDGET), 1)
-
-    @staticmethod
-    def depends(index, names) -> bool:
-        return any(t.loop in names or (t.index is not None and set(reads_of(t.index)) & names)
-                   for t in index.terms)
 
     def unroll(self, s, factor, whole):
         var, step = s.var, s.step.value
@@ -135,7 +131,7 @@ class _Unroll:
         def access(n):
             if isinstance(n, ArrayAccess) and n.aid in self.table:
                 index = self.table[n.aid]
-                if self.depends(index, {var}):
+                if var in index_reads(index):
                     if n.aid not in remap:
                         remap[n.aid] = self.aid
                         self.aid += 1

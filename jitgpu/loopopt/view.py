@@ -1,12 +1,12 @@
 """The LoopNest (unpy/loopopt/nest.py) of a bound kernel nest: what the analyses shared with the
 C++ path (unpy/loopopt/reuse.py) read of it. An access's address reads the normalised loop
-variables of its device index's terms and the variables of the terms it computes from IR."""
+variables of its device index's terms and the variables of the terms it computes from IR; its
+dimensions are the indices as the source writes them."""
 from __future__ import annotations
 
 from jitgpu.bind import DeviceIndex, KernelNest
 from jitgpu.loopopt.nodes import UnrolledLevel
-from unpy import ir
-from unpy.loopopt.nest import Address, Level, LoopNest, accesses_of
+from unpy.loopopt.nest import Address, Level, LoopNest, accesses_of, address_of
 from unpy.typeinfer.reductions import reads_of
 
 
@@ -15,9 +15,8 @@ def loop_nest(kernel: KernelNest) -> LoopNest:
     addresses = {}
     for e in accesses_of(list(kernel.body)):
         if e.aid in table and e.aid not in addresses:
-            addresses[e.aid] = Address(
-                e.array.id if isinstance(e.array, ir.Name) else None, index_reads(table[e.aid]),
-                tuple(frozenset(reads_of(index)) for index in e.indices))
+            written = address_of(e)
+            addresses[e.aid] = Address(written.array, index_reads(table[e.aid]), written.dims)
     levels = tuple(
         Level(lv.var, lv.guard is not None, lv.copies, lv.strided)
         if isinstance(lv, UnrolledLevel) else Level(lv.var, lv.guard is not None)

@@ -70,6 +70,7 @@ import dataclasses
 
 from unpy import ir
 from unpy.ir import Array, Scalar
+from unpy.loopopt.nest import address_of
 from unpy.loopopt.register_blocks import (plain_expressions, unit_step, written_arrays,
                                           register_blocks)
 from unpy.loopopt.rewrite import assign, binop, fresh, name, transform, with_alternatives
@@ -148,10 +149,6 @@ def read_outside(fn: ir.Function, nest, var: str) -> bool:
     return reads_of(fn.body).count(var) > reads_of(nest).count(var)
 
 
-def last_index_reads(e: ir.Subscript, var: str) -> bool:
-    return len(e.indices) >= 1 and var in reads_of(e.indices[-1])
-
-
 def subscripts(body) -> list:
     return [e for e in walk_exprs(body) if isinstance(e, ir.Subscript)]
 
@@ -179,10 +176,9 @@ def _strips(outer: ir.For, fn, taken, new_locals):
             or i in reads_of(pre + post) \
             or {i, j} & set(assigned_scalars(outer.body)):
         return None
-    accesses = subscripts(inner.body)
-    along = [e for e in accesses if last_index_reads(e, j) and len(e.indices) >= 2
-             and any(i in reads_of(x) for x in e.indices[:-1])]
-    if not along or any(last_index_reads(e, i) for e in accesses):
+    dims = [address_of(e).dims for e in subscripts(inner.body)]
+    along = [d for d in dims if len(d) >= 2 and j in d[-1] and any(i in x for x in d[:-1])]
+    if not along or any(d and i in d[-1] for d in dims):
         return None
     scalars = set(assigned_scalars(outer.body))
     parts = (pre, inner.body, post)

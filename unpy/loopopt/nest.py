@@ -1,6 +1,6 @@
 """The loop nest both back ends' loop optimisations read (issue 22): its parallel levels, its
 body of unpy.ir statements, and per access the variables its address reads. Symbolic: the C++
-path builds it at build time (`cpu_nest`), the GPU path from a nest bound at the call
+path makes it at build time (`cpu_nest`), the GPU path from a nest bound at the call
 (jitgpu/loopopt/view.py); each back end's passes keep their own facts (bounds' values, the
 NDRange, the cost model) and ask this description the questions both share (unpy/loopopt/reuse.py).
 
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from unpy import ir
 from unpy.loopopt.rewrite import transform
+from unpy.typeinfer.reductions import assigned_names, reads_of
 
 
 @dataclass
@@ -90,6 +91,13 @@ class Address:
     names: frozenset
     dims: tuple | None = None
 
+    def oriented(self, first: str, last: str) -> bool:
+        """Whether the address is a matrix element whose row index reads `first` and not
+        `last`, and whose column index `last` and not `first` (`a[i, k]` for i, k)."""
+        return (self.dims is not None and len(self.dims) == 2
+                and first in self.dims[0] and last not in self.dims[0]
+                and last in self.dims[1] and first not in self.dims[1])
+
     def __str__(self):
         dims = "" if self.dims is None else " by dimension " + " | ".join(
             ", ".join(sorted(d)) or "-" for d in self.dims)
@@ -124,3 +132,33 @@ class LoopNest:
         if self.reductions:
             lines.append(f"reductions: {', '.join(sorted(self.reductions))}")
         return "\n".join(lines)
+
+
+def address_of(e: ir.Subscript) -> Address:
+    """The address of an access of the statement IR: what each of its indices reads."""
+    dims = tuple(frozenset(reads_of(index)) for index in e.indices)
+    return Address(e.array.id if isinstance(e.array, ir.Name) else None,
+                   frozenset().union(*dims), dims)
+
+
+def cpu_nest(outer: ir.For) -> LoopNest:
+    """The LoopNest of an outermost prange nest of the C++ path: the prange and, where its body
+    is one loop, that loop (the middle level of register_blocks' and cache_tiles' blocks;
+    those passes check that its iterations are independent), with the accesses of the
+    innermost level's body numbered in walk order. Its privates are the names that body
+    assigns (loop variables too) but the levels' reductions."""
+    levels, body_loops = [Level(outer.var)], []
+    body = outer.body
+    if len(body) == 1 and isinstance(body[0], ir.For):
+        middle = body[0]
+        bounds = [middle.start, middle.stop, middle.step]
+        levels.append(Level(middle.var, outer.var in reads_of(bounds)))
+        body_loops.append(middle)
+        body = middle.body
+    body = number_accesses(list(body))
+    addresses = {}
+    for e in accesses_of(body):
+        addresses.setdefault(e.aid, address_of(e))
+    reductions = frozenset(r.var for loop in (outer, *body_loops) for r in loop.reductions)
+    return LoopNest(tuple(levels), tuple(body), tuple(sorted(addresses.items())),
+                    frozenset(assigned_names(body)) - reductions, reductions)

@@ -53,6 +53,7 @@ from pathlib import Path
 
 from unpy import ir
 from unpy.ir import Array, Scalar
+from unpy.loopopt.nest import address_of
 from unpy.loopopt.rewrite import (assign, binop, const, fresh, has_stmt, name, transform,
                                   with_alternatives)
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
@@ -507,8 +508,7 @@ def _transposed_operands(inner: ir.For, j: str, taken, new_locals):
 
     def along_rows(e):
         return (isinstance(e, ir.Subscript) and e.array.type.ndim == 2
-                and j in reads_of(e.indices[0]) and k not in reads_of(e.indices[0])
-                and k in reads_of(e.indices[1]) and j not in reads_of(e.indices[1]))
+                and address_of(e).oriented(j, k))
 
     def swap(e):
         if not along_rows(e):

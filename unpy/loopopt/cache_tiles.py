@@ -36,8 +36,9 @@ import dataclasses
 
 from unpy import ir
 from unpy.ir import Scalar
-from unpy.loopopt.interchange import (assigned_scalars, defined_before_read, read_outside,
-                                      straight_statements, subscripts)
+from unpy.loopopt.effects import private_scalars
+from unpy.loopopt.interchange import (assigned_scalars, read_outside, straight_statements,
+                                      subscripts)
 from unpy.loopopt.nest import LoopNest, cpu_nest
 from unpy.loopopt.register_blocks import plain_expressions, substitute, unit_step
 from unpy.loopopt.rewrite import assign, binop, const, fresh, name, with_alternatives
@@ -105,7 +106,7 @@ def _tiled(outer: ir.For, fn, taken, new_locals):
     if not straight_statements(inner.body) or any(isinstance(s, ir.For)
                                                   for s in walk_stmts(inner.body)) \
             or not plain_expressions(outer.body) or scalars & {i, j} \
-            or not defined_before_read(inner.body, scalars) or read_outside(fn, outer, j):
+            or not private_scalars(inner.body, scalars) or read_outside(fn, outer, j):
         return None
     if not crosses(cpu_nest(outer), i, j):
         return None

@@ -6,11 +6,10 @@ import math
 
 from jitgpu.bind import KernelNest
 from jitgpu.loopopt.nodes import CopyValid, UnrolledLevel
-from jitgpu.loopopt.rewrite import next_aid
-from jitgpu.loopopt.view import index_reads, loop_nest
+from jitgpu.loopopt.rewrite import AccessCopies
+from jitgpu.loopopt.view import loop_nest
 from unpy import ir
 from unpy.ir import Scalar
-from unpy.loopopt.nest import ArrayAccess
 from unpy.loopopt.reuse import jammed_loops, shared_loads
 from unpy.loopopt.rewrite import fresh, rename, transform
 from unpy.typeinfer.reductions import escapes
@@ -98,9 +97,7 @@ class _Jam:
         self.jammed = jammed
         self.privates = set(dict(kernel.privates))
         self.reduced = {v for v, _, _ in kernel.reductions}
-        self.table = dict(kernel.accesses)
-        self.new_accesses = []
-        self.aid = next_aid(kernel)
+        self.accesses = AccessCopies(kernel)
         taken = ({n for n, _ in kernel.types} | self.privates | {p.name for p in kernel.free}
                  | {lv.var for lv in kernel.loops})
         self.copy_vars = [fresh(f"{self.var}__{u}", taken) for u in range(1, factor)]
@@ -135,7 +132,7 @@ class _Jam:
                     loops.append(dataclasses.replace(by_var[old_name], var=new_name))
         return kn.replace(
             levels=tuple(levels), global_size=tuple(global_size), body=tuple(body),
-            accesses=kn.accesses + tuple(self.new_accesses), privates=tuple(privates),
+            accesses=kn.accesses + tuple(self.accesses.added), privates=tuple(privates),
             types=tuple(types.items()), loops=tuple(loops),
             transforms=kn.transforms + (
                 f"unroll_and_jam({self.var}, {self.factor}{', strided' if self.strided else ''})",))
@@ -152,23 +149,7 @@ class _Jam:
 
     def copy(self, s, u):
         names = self.names[u]
-        remap = {}
-
-        def access(n):
-            if isinstance(n, ArrayAccess) and n.aid in self.table:
-                index = self.table[n.aid]
-                if u and index_reads(index) & self.depends_on:
-                    if n.aid not in remap:
-                        remap[n.aid] = self.aid
-                        self.aid += 1
-                        terms = tuple(dataclasses.replace(
-                            t, loop=names.get(t.loop, t.loop),
-                            index=None if t.index is None else transform(
-                                rename(t.index, names), access)) for t in index.terms)
-                        self.new_accesses.append(
-                            (remap[n.aid], dataclasses.replace(index, terms=terms)))
-                    return dataclasses.replace(n, aid=remap[n.aid])
-            return n
+        access = self.accesses.renamer(names, self.depends_on) if u else (lambda n: n)
 
         def guard(n):
             n = access(n)

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from jitgpu.nest import ArrayAccess, NestInstance, NotOffloadable, evaluate, live_exprs
+from jitgpu.nest import NestInstance, NotOffloadable, evaluate, live_exprs
 from unpy import ir
 from unpy.ir import Array, Scalar
 from unpy.typeinfer.reductions import assigned_names, walk_exprs, walk_stmts

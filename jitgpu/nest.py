@@ -17,6 +17,7 @@ import numpy as np
 
 from jitgpu.lmad import Access, AffineForm, LoopDim
 from unpy import ir
+from unpy.loopopt.nest import ArrayAccess, number_accesses, parallel_levels
 from unpy.loopopt.rewrite import fresh, rename, transform
 from unpy.typeinfer.reductions import escapes, reads_of, walk_exprs, walk_stmts
 
@@ -73,34 +74,6 @@ class NestInstance:
     on_device: frozenset = frozenset()
 
 
-@dataclass
-class ArrayAccess(ir.Subscript):
-    """An `ir.Subscript` of a loaded nest, with its stable access id `aid`: the order of the
-    Subscripts in a depth-first walk of the nest's loop (`walk_exprs`). Every per-access table
-    (the transfer analysis's `Access.ref_id`, the device maps, the kernel's access table) is
-    keyed by it, never by the identity of an IR node; a loop transformation that copies or
-    rewrites statements keeps the ids of the accesses it keeps."""
-    aid: int = -1
-
-
-def number_accesses(node, counter=None):
-    """A copy of an IR tree whose Subscripts are `ArrayAccess`es numbered in walk order."""
-    counter = [0] if counter is None else counter
-    if isinstance(node, list):
-        return [number_accesses(x, counter) for x in node]
-    if not dataclasses.is_dataclass(node) or isinstance(node, type) or isinstance(
-            node, (ir.Scalar, ir.Array)):
-        return node
-    if isinstance(node, ir.Subscript):
-        aid = counter[0]
-        counter[0] += 1
-        return ArrayAccess(node.array, number_accesses(node.indices, counter), node.loc,
-                           node.type, aid=aid)
-    changes = {f.name: number_accesses(getattr(node, f.name), counter)
-               for f in dataclasses.fields(node) if f.name not in ("type", "loc")}
-    return dataclasses.replace(node, **changes)
-
-
 @functools.lru_cache(maxsize=None)
 def _load(json_text: str) -> ir.Nest:
     nest = ir.from_json(json_text)
@@ -117,19 +90,6 @@ def python_name(module: str, function: str) -> str:
     several signatures of a function (unpy/pipeline.py names each `name_sigK`)."""
     info = getattr(sys.modules.get(module), "__unpy_functions__", {}).get(function)
     return info["name"] if info else function
-
-
-def parallel_levels(loop: ir.For):
-    """The perfectly nested outer pranges (at most 3): the NDRange dimensions. An inner level
-    whose bounds use outer variables (a triangular nest) runs over its bounding box, with the
-    real bounds as a guard."""
-    levels = [loop]
-    while len(levels) < 3:
-        body = levels[-1].body
-        if len(body) != 1 or not isinstance(body[0], ir.For) or not body[0].parallel:
-            break
-        levels.append(body[0])
-    return levels
 
 
 def range_length(start, stop, step):

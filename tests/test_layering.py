@@ -1,7 +1,8 @@
 """The packages' layering (issue 20): planning (jitgpu/plan.py, jitgpu/overlap.py, jitgpu/lmad
 and every module of unpy or jitgpu they import, at the top of a module or inside a function)
 imports nothing from gpurts, the runtime; gpurts imports nothing from jitgpu. What both need
-lives in unpy (unpy/host_memory.py). Read from the source with ast, so that an import inside a
+lives in unpy (unpy/host_memory.py). unpy imports nothing from jitgpu (issue 22): the loop
+optimisations both back ends share live in unpy/loopopt, and jitgpu consumes them. Read from the source with ast, so that an import inside a
 function that no test happens to run counts as well."""
 import ast
 import sys
@@ -69,6 +70,14 @@ def test_planning_imports_nothing_from_gpurts():
 def test_gpurts_imports_nothing_from_jitgpu():
     modules = ["gpurts." + p.stem for p in (REPO / "gpurts").glob("*.py") if p.stem != "__init__"]
     closure = imported_closure(["gpurts", *modules], within=("gpurts", "unpy"))
+    wrong = sorted(f"{closure[m]} imports {m}" for m in closure if _package(m) == "jitgpu")
+    assert wrong == []
+
+
+def test_unpy_imports_nothing_from_jitgpu():
+    modules = [".".join(("unpy",) + p.relative_to(REPO / "unpy").with_suffix("").parts)
+               for p in (REPO / "unpy").rglob("*.py")]
+    closure = imported_closure([m.removesuffix(".__init__") for m in modules], within=("unpy",))
     wrong = sorted(f"{closure[m]} imports {m}" for m in closure if _package(m) == "jitgpu")
     assert wrong == []
 

@@ -4,16 +4,13 @@ from __future__ import annotations
 import dataclasses
 
 from jitgpu.bind import KernelNest
-from unpy import ir
-from unpy.typeinfer.reductions import walk_stmts
+from unpy.loopopt.effects import stored_accesses
 
 
 def written_buffers(kernel: KernelNest) -> set:
     """The numbers of the buffers some statement of the body stores into."""
     table = dict(kernel.accesses)      # a store missing from it is in a loop that never runs
-    return {table[s.target.aid].buffer for s in walk_stmts(list(kernel.body))
-            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)
-            and s.target.aid in table}
+    return {table[e.aid].buffer for e in stored_accesses(list(kernel.body)) if e.aid in table}
 
 
 def const_buffers(kernel: KernelNest) -> KernelNest:

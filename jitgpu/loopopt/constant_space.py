@@ -8,7 +8,7 @@ from jitgpu.bind import KernelNest
 from jitgpu.loopopt.const_buffers import written_buffers
 from jitgpu.loopopt.nodes import UnrolledLevel, VectorLoad
 from unpy.loopopt.rewrite import transform
-from jitgpu.nest import ArrayAccess
+from unpy.loopopt.nest import ArrayAccess
 from unpy import ir
 
 

@@ -5,7 +5,7 @@ import dataclasses
 
 from jitgpu.bind import KernelNest
 from unpy.loopopt.rewrite import fresh
-from jitgpu.nest import ArrayAccess
+from unpy.loopopt.nest import ArrayAccess
 from unpy import ir
 
 

@@ -9,10 +9,9 @@ from jitgpu.bind import KernelNest, LoopVar
 from jitgpu.loopopt.const_buffers import written_buffers
 from jitgpu.loopopt.nodes import (ActiveItem, Barrier, GroupActive, Lane, LocalLoad,
                                   LocalTile, TileLoad, vector_dtype)
-from jitgpu.loopopt.rewrite import accesses_of
 from unpy.loopopt.rewrite import assign, binop, const, fresh, name, transform
 from unpy.typeinfer.reductions import escapes
-from jitgpu.nest import ArrayAccess
+from unpy.loopopt.nest import ArrayAccess, accesses_of
 from unpy import ir
 from unpy.ir import Scalar
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs

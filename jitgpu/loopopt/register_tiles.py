@@ -6,12 +6,12 @@ import math
 
 from jitgpu.bind import KernelNest
 from jitgpu.loopopt.nodes import UnrolledLevel
+from jitgpu.loopopt.unroll_and_jam import _is_loop, _itemsize, unroll_and_jam
+from jitgpu.loopopt.view import loop_nest
+from unpy.loopopt.effects import OPENCL, cannot_raise
+from unpy.loopopt.nest import ArrayAccess
+from unpy.loopopt.reuse import crossed_operands, shared_loads
 from unpy.typeinfer.reductions import escapes
-from jitgpu.loopopt.unroll_and_jam import (_depends, _is_loop, _itemsize, _jammed_vars, _loads,
-                                           _shared_loads, unroll_and_jam)
-from jitgpu.nest import ArrayAccess
-from unpy import ir
-from unpy.typeinfer.reductions import walk_exprs, walk_stmts
 
 # (copies of the outer level, copies of the coalesced level) per work-item, shrunk (the larger
 # first) until the accumulators fit REGISTER_BUDGET and the device stays full.
@@ -22,11 +22,6 @@ REGISTER_BUDGET = 48
 # A register-tiled kernel keeps its device full with fewer work-items than a plain one (each
 # has R x C independent accumulators in flight): at least fill_items / FILL_DIVISOR of them.
 FILL_DIVISOR = 4
-# Operations that cannot set the kernel's error flag, for a triangular nest's combinations of
-# copies outside its guard (they run, their stores are guarded).
-SAFE_OPS = {"+", "-", "*"}
-SAFE_CALLS = {"min", "max", "abs", "float", "np.float32", "np.float64", "np.sqrt"}
-SAFE_CAST = "cast:float"            # the typed casts of unpy/ir.py's Call, to a float type
 
 
 def register_tiles(kernel: KernelNest, tile: tuple | None = None) -> KernelNest:
@@ -61,10 +56,11 @@ def register_tiles(kernel: KernelNest, tile: tuple | None = None) -> KernelNest:
     last = len(levels) - 1
     if kernel.local_size[0] < 2 or escapes(body):
         return kernel
-    others = [k for k in range(last) if _crossed(kernel, k, last)]
+    nest = loop_nest(kernel)
+    others = [k for k in range(last) if crossed_operands(nest, k, last)]
     if not others:
         return kernel
-    outer = max(others, key=lambda k: (_shared_loads(kernel, k), -k))
+    outer = max(others, key=lambda k: (shared_loads(nest, k), -k))
     if any(lv.guard is not None for lv in levels) and not _cannot_raise(kernel):
         return kernel
     rows, cols = tile or kernel.register_tile or _fit(kernel)
@@ -78,34 +74,6 @@ def register_tiles(kernel: KernelNest, tile: tuple | None = None) -> KernelNest:
         return kernel
     return tiled.replace(transforms=kernel.transforms + (
         f"register_tiles({levels[outer].var} x {levels[last].var}: {rows} x {cols})",))
-
-
-def _crossed(kernel, outer, last) -> bool:
-    """Whether the loops jammed for both levels load an element of the outer level's iteration
-    that the last level's copies share, and one of the last level's that the outer's share."""
-    privates = {p for p, _ in kernel.privates}
-    names = (kernel.levels[outer].var, kernel.levels[last].var)
-    jammed = [_jammed_vars(list(kernel.body), var, privates) for var in names]
-    if None in jammed:
-        return False
-    loops = jammed[0] & jammed[1]
-    table = dict(kernel.accesses)
-    seen = set()
-
-    def visit(stmts, inside):
-        for s in stmts:
-            if isinstance(s, ir.For) and s.var in loops:
-                visit(s.body, True)
-            elif inside:
-                for e in _loads(s):
-                    if e.aid not in table:
-                        continue
-                    index = table[e.aid]
-                    if _depends(kernel, index, privates - loops - set(names)):
-                        continue            # a per-copy private: not shared by any copies
-                    seen.add(tuple(_depends(kernel, index, {v}) for v in names))
-    visit(list(kernel.body), False)
-    return (True, False) in seen and (False, True) in seen
 
 
 def _fit(kernel) -> tuple:
@@ -128,25 +96,11 @@ def _fit(kernel) -> tuple:
 
 def _cannot_raise(kernel) -> bool:
     """Whether no statement of the body can set the error flag (a checked index, a division,
-    a float-to-int cast, a math function) or loop forever."""
+    a float-to-int cast, a math function: effects.OPENCL) or loop forever: a triangular nest's
+    combinations of copies outside its guard run it (their stores guarded)."""
     table = dict(kernel.accesses)
-    body = list(kernel.body)
-    if any(isinstance(s, ir.While) for s in walk_stmts(body)):
-        return False
-    for e in walk_exprs(body):
-        if isinstance(e, ArrayAccess):
-            if e.aid not in table or any(t.bound is not None for t in table[e.aid].terms):
-                return False
-        elif isinstance(e, ir.BinOp):
-            if e.op not in SAFE_OPS:
-                return False
-        elif isinstance(e, ir.Cast):
-            if not (e.type is not None and getattr(e.type, "dtype", "").startswith("float")):
-                return False
-        elif isinstance(e, ir.Call):
-            if e.func not in SAFE_CALLS and not e.func.startswith(SAFE_CAST):
-                return False
-        elif not isinstance(e, (ir.Name, ir.Const, ir.UnaryOp, ir.Compare, ir.BoolOp,
-                                ir.IfExp, ir.ArrayAttr)):
-            return False
-    return True
+
+    def unchecked(e):
+        return (isinstance(e, ArrayAccess) and e.aid in table
+                and all(t.bound is None for t in table[e.aid].terms))
+    return cannot_raise(list(kernel.body), OPENCL, unchecked)

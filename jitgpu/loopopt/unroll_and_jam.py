@@ -6,13 +6,13 @@ import math
 
 from jitgpu.bind import KernelNest
 from jitgpu.loopopt.nodes import CopyValid, UnrolledLevel
-from jitgpu.loopopt.rewrite import accesses_of, next_aid
-from unpy.loopopt.rewrite import fresh, has_stmt, rename, transform
-from unpy.typeinfer.reductions import escapes
-from jitgpu.nest import ArrayAccess
+from jitgpu.loopopt.rewrite import AccessCopies
+from jitgpu.loopopt.view import loop_nest
 from unpy import ir
 from unpy.ir import Scalar
-from unpy.typeinfer.reductions import reads_of, walk_stmts
+from unpy.loopopt.reuse import jammed_loops, shared_loads
+from unpy.loopopt.rewrite import fresh, rename, transform
+from unpy.typeinfer.reductions import escapes
 
 # The per-copy private scalars of the unrolled body, in 4-byte registers (8-byte types count
 # twice), times the factor, must fit this budget; factors tried from the largest.
@@ -54,14 +54,15 @@ def unroll_and_jam(kernel: KernelNest, level: int | None = None,
         return kernel
     privates = dict(kernel.privates)
     if level is None:
-        scores = [(_shared_loads(kernel, k), k != len(kernel.levels) - 1, -k)
+        nest = loop_nest(kernel)
+        scores = [(shared_loads(nest, k), k != len(kernel.levels) - 1, -k)
                   for k in range(len(kernel.levels))]
         best = max(scores)
         if best[0] == 0:
             return kernel
         level = -best[2]
     var = kernel.levels[level].var
-    jammed = _jammed_vars(body, var, set(privates))
+    jammed = jammed_loops(body, var, set(privates))
     if jammed is None:
         return kernel
     renamed = [p for p in privates if p not in jammed]
@@ -87,67 +88,6 @@ def _is_loop(kernel, name) -> bool:
     return any(v.var == name for v in kernel.loops)
 
 
-def _jammable(s, var, assigned) -> bool:
-    return (isinstance(s, ir.For)
-            and not set(reads_of([s.start, s.stop, s.step])) & (assigned | {var})
-            and not has_stmt(s.body, (ir.While, ir.Break, ir.Continue)))
-
-
-def _jammed_vars(body, var, assigned):
-    """The variables of the loops jammed (reached from the body through jammed loops only), or
-    None when one of them is also the variable of a loop run per copy."""
-    jammed, copied = set(), set()
-
-    def visit(stmts, in_jam):
-        for s in stmts:
-            if in_jam and _jammable(s, var, assigned):
-                jammed.add(s.var)
-                visit(s.body, True)
-            else:
-                copied.update(x.var for x in walk_stmts([s]) if isinstance(x, ir.For))
-    visit(body, True)
-    return None if jammed & copied else jammed
-
-
-def _depends(kernel, index, names) -> bool:
-    return any(t.loop in names or (t.index is not None and set(reads_of(t.index)) & names)
-               for t in index.terms)
-
-
-def _shared_loads(kernel, k) -> int:
-    """How many loads inside jammed loops do not depend on level k's variable nor on a
-    private: one load serves every copy."""
-    var = kernel.levels[k].var
-    privates = {p for p, _ in kernel.privates}
-    jammed = _jammed_vars(list(kernel.body), var, privates)
-    if jammed is None:
-        return 0
-    table = dict(kernel.accesses)
-    count = 0
-
-    def visit(stmts, inside):
-        nonlocal count
-        for s in stmts:
-            if _jammable(s, var, privates):
-                visit(s.body, True)
-            elif inside:
-                loads = [e for e in _loads(s) if e.aid in table]
-                count += sum(not _depends(kernel, table[e.aid], (privates - jammed) | {var})
-                             for e in loads)
-    visit(list(kernel.body), False)
-    return count
-
-
-def _loads(stmt):
-    """The accesses a statement reads: its value's, and a stored subscript's indices'."""
-    if isinstance(stmt, ir.Assign):
-        loads = accesses_of(stmt.value)
-        if isinstance(stmt.target, ir.Subscript):
-            loads += accesses_of(stmt.target.indices)
-        return loads
-    return accesses_of(stmt)
-
-
 class _Jam:
     def __init__(self, kernel, level, factor, jammed, renamed, strided):
         self.kernel, self.k, self.factor, self.strided = kernel, level, factor, strided
@@ -157,9 +97,7 @@ class _Jam:
         self.jammed = jammed
         self.privates = set(dict(kernel.privates))
         self.reduced = {v for v, _, _ in kernel.reductions}
-        self.table = dict(kernel.accesses)
-        self.new_accesses = []
-        self.aid = next_aid(kernel)
+        self.accesses = AccessCopies(kernel)
         taken = ({n for n, _ in kernel.types} | self.privates | {p.name for p in kernel.free}
                  | {lv.var for lv in kernel.loops})
         self.copy_vars = [fresh(f"{self.var}__{u}", taken) for u in range(1, factor)]
@@ -194,7 +132,7 @@ class _Jam:
                     loops.append(dataclasses.replace(by_var[old_name], var=new_name))
         return kn.replace(
             levels=tuple(levels), global_size=tuple(global_size), body=tuple(body),
-            accesses=kn.accesses + tuple(self.new_accesses), privates=tuple(privates),
+            accesses=kn.accesses + tuple(self.accesses.added), privates=tuple(privates),
             types=tuple(types.items()), loops=tuple(loops),
             transforms=kn.transforms + (
                 f"unroll_and_jam({self.var}, {self.factor}{', strided' if self.strided else ''})",))
@@ -211,23 +149,7 @@ class _Jam:
 
     def copy(self, s, u):
         names = self.names[u]
-        remap = {}
-
-        def access(n):
-            if isinstance(n, ArrayAccess) and n.aid in self.table:
-                index = self.table[n.aid]
-                if u and _depends(self.kernel, index, self.depends_on):
-                    if n.aid not in remap:
-                        remap[n.aid] = self.aid
-                        self.aid += 1
-                        terms = tuple(dataclasses.replace(
-                            t, loop=names.get(t.loop, t.loop),
-                            index=None if t.index is None else transform(
-                                rename(t.index, names), access)) for t in index.terms)
-                        self.new_accesses.append(
-                            (remap[n.aid], dataclasses.replace(index, terms=terms)))
-                    return dataclasses.replace(n, aid=remap[n.aid])
-            return n
+        access = self.accesses.renamer(names, self.depends_on) if u else (lambda n: n)
 
         def guard(n):
             n = access(n)

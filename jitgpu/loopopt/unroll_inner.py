@@ -5,9 +5,10 @@ from __future__ import annotations
 import dataclasses
 
 from jitgpu.bind import KernelNest
-from jitgpu.loopopt.rewrite import next_aid
+from jitgpu.loopopt.rewrite import AccessCopies
+from jitgpu.loopopt.view import index_reads
 from unpy.loopopt.rewrite import assign, binop, const, fresh, has_stmt, name, rename, transform
-from jitgpu.nest import ArrayAccess
+from unpy.loopopt.nest import ArrayAccess
 from unpy import ir
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 
@@ -51,7 +52,7 @@ def unroll_inner(kernel: KernelNest, factor: int | None = None) -> KernelNest:
     for var, dtype in state.new_privates:
         types[var] = ir.Scalar(dtype)
     return kernel.replace(
-        body=tuple(body), accesses=kernel.accesses + tuple(state.new_accesses),
+        body=tuple(body), accesses=kernel.accesses + tuple(state.accesses.added),
         privates=kernel.privates + tuple(state.new_privates), types=tuple(types.items()),
         loops=kernel.loops + tuple(state.new_loops),
         transforms=kernel.transforms + tuple(state.done))
@@ -60,11 +61,10 @@ def unroll_inner(kernel: KernelNest, factor: int | None = None) -> KernelNest:
 class _Unroll:
     def __init__(self, kernel, factor):
         self.kernel, self.factor = kernel, factor
-        self.table = dict(kernel.accesses)
-        self.aid = next_aid(kernel)
+        self.accesses = AccessCopies(kernel)
         self.taken = ({n for n, _ in kernel.types} | {p for p, _ in kernel.privates}
                       | {p.name for p in kernel.free} | {v.var for v in kernel.loops})
-        self.new_accesses, self.new_privates, self.new_loops, self.done = [], [], [], []
+        self.new_privates, self.new_loops, self.done = [], [], []
 
     def block(self, stmts, whole):
         out = []
@@ -90,16 +90,11 @@ class _Unroll:
                 and self.kernel.loop(s.var).extent > 1)
 
     def choose(self, s) -> int:
-        table = self.table
+        table = self.accesses.table
         loads = {e.aid: e.type.dtype for e in walk_exprs(s.body) if isinstance(e, ArrayAccess)
-                 and e.aid in table and self.depends(table[e.aid], {s.var})}
+                 and e.aid in table and s.var in index_reads(table[e.aid])}
         cost = sum(2 if dtype.endswith("64") else 1 for dtype in loads.values())
         return next((f for f in FACTORS if (f - 1) * max(cost, 1) <= REGISTER_BUDGET), 1)
-
-    @staticmethod
-    def depends(index, names) -> bool:
-        return any(t.loop in names or (t.index is not None and set(reads_of(t.index)) & names)
-                   for t in index.terms)
 
     def unroll(self, s, factor, whole):
         var, step = s.var, s.step.value
@@ -130,24 +125,7 @@ class _Unroll:
 
     def copy(self, stmt, var, copy):
         names = {var: copy}
-        remap = {}
-
-        def access(n):
-            if isinstance(n, ArrayAccess) and n.aid in self.table:
-                index = self.table[n.aid]
-                if self.depends(index, {var}):
-                    if n.aid not in remap:
-                        remap[n.aid] = self.aid
-                        self.aid += 1
-                        terms = tuple(dataclasses.replace(
-                            t, loop=names.get(t.loop, t.loop),
-                            index=None if t.index is None else rename(t.index, names))
-                            for t in index.terms)
-                        self.new_accesses.append(
-                            (remap[n.aid], dataclasses.replace(index, terms=terms)))
-                    return dataclasses.replace(n, aid=remap[n.aid])
-            return n
-        return transform(rename(stmt, names), access)
+        return transform(rename(stmt, names), self.accesses.renamer(names, {var}))
 
 
 def _outside(body, loop):

@@ -8,7 +8,7 @@ from jitgpu.loopopt.load_elimination import _replace_loads, _unconditional_loads
 from jitgpu.loopopt.nodes import Lane, VectorLoad, vector_dtype
 from jitgpu.loopopt.rewrite import next_aid
 from unpy.loopopt.rewrite import fresh
-from jitgpu.nest import ArrayAccess
+from unpy.loopopt.nest import ArrayAccess
 from unpy import ir
 from unpy.ir import Scalar
 from unpy.typeinfer.reductions import escapes, walk_exprs, walk_stmts

@@ -749,6 +749,17 @@ def inner_dot(a, b, out, m):
 
 
 @unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[int64,1]', 'ndarray[float64,1]', None)
+def inner_gather(x, idx, out):
+    # An index read from an array in an unrolled loop: each copy reads its own idx[k + u].
+    for i in prange(out.shape[0]):
+        s = 0.0
+        for k in range(idx.shape[0]):
+            s += x[idx[k]] * x[i]
+        out[i] = s
+
+
+@unpython.gpu
 @unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', None)
 def inner_backwards(a, out):
     # A negative step, an order-sensitive recurrence.

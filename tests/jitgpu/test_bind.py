@@ -7,7 +7,8 @@ import pytest
 
 from jitgpu.bind import KernelNest, bind
 from jitgpu.loopopt import optimise
-from jitgpu.nest import ArrayAccess, instantiate, load_nest
+from jitgpu.nest import instantiate, load_nest
+from unpy.loopopt.nest import ArrayAccess
 from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import DeviceFacts, plan_call
 from unpy import ir

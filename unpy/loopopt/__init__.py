@@ -3,7 +3,11 @@ module, applied by cpp_emit to the function it prints (the IR embedded for the G
 the loops as written: jitgpu/loopopt optimises its kernels at the call). Each pass's docstring
 says when it is legal; a pass adds alternatives that cpp_emit runs where their run-time
 conditions hold, so results stay the interpreter's; under --fastmath, matmul_loops also lets a
-matrix product written as loops call the BLAS, which sums in its own order.
+matrix product written as loops call the BLAS, which sums in its own order. What a nest's
+accesses read they ask of the nest description both back ends share (nest.py: `cpu_nest`,
+`address_of`; the GPU path's passes read it through jitgpu/loopopt/view.py), and what its
+statements do besides values (can raise, store, keep scalars private) of effects.py, as the
+GPU path's passes do.
 
 Which passes run depends on the indices the build checks (`BuildOptions.checks`): under
 --unchecked none is checked and none needs proving; by default index_proof proves what it can

@@ -36,8 +36,10 @@ import dataclasses
 
 from unpy import ir
 from unpy.ir import Scalar
-from unpy.loopopt.interchange import (assigned_scalars, defined_before_read, read_outside,
-                                      straight_statements, subscripts)
+from unpy.loopopt.effects import private_scalars
+from unpy.loopopt.interchange import (assigned_scalars, read_outside, straight_statements,
+                                      subscripts)
+from unpy.loopopt.nest import LoopNest, cpu_nest
 from unpy.loopopt.register_blocks import plain_expressions, substitute, unit_step
 from unpy.loopopt.rewrite import assign, binop, const, fresh, name, with_alternatives
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_stmts
@@ -56,15 +58,12 @@ def cache_tiles(fn: ir.Function) -> ir.Function:
     return with_alternatives(fn, tiled)
 
 
-def crosses(accesses, i: str, j: str) -> bool:
-    """Whether some matrix of `accesses` is read along its rows by `j` (`[i, j]`) and some
+def crosses(nest: LoopNest, i: str, j: str) -> bool:
+    """Whether some matrix of the nest is read along its rows by `j` (`[i, j]`) and some
     along its columns (`[j, i]`)."""
-    def oriented(e, first, last):
-        return (len(e.indices) == 2 and first in reads_of(e.indices[0])
-                and last not in reads_of(e.indices[0]) and last in reads_of(e.indices[1])
-                and first not in reads_of(e.indices[1]))
-    return (any(oriented(e, i, j) for e in accesses)
-            and any(oriented(e, j, i) for e in accesses))
+    addresses = [address for _, address in nest.addresses]
+    return (any(a.oriented(i, j) for a in addresses)
+            and any(a.oriented(j, i) for a in addresses))
 
 
 def direction(e, i: str):
@@ -107,9 +106,9 @@ def _tiled(outer: ir.For, fn, taken, new_locals):
     if not straight_statements(inner.body) or any(isinstance(s, ir.For)
                                                   for s in walk_stmts(inner.body)) \
             or not plain_expressions(outer.body) or scalars & {i, j} \
-            or not defined_before_read(inner.body, scalars) or read_outside(fn, outer, j):
+            or not private_scalars(inner.body, scalars) or read_outside(fn, outer, j):
         return None
-    if not crosses(subscripts(inner.body), i, j):
+    if not crosses(cpu_nest(outer), i, j):
         return None
 
     int64 = Scalar("int64")

@@ -70,8 +70,9 @@ import dataclasses
 
 from unpy import ir
 from unpy.ir import Array, Scalar
-from unpy.loopopt.register_blocks import (plain_expressions, unit_step, written_arrays,
-                                          register_blocks)
+from unpy.loopopt.effects import private_scalars, stored_arrays
+from unpy.loopopt.nest import address_of
+from unpy.loopopt.register_blocks import plain_expressions, register_blocks, unit_step
 from unpy.loopopt.rewrite import assign, binop, fresh, name, transform, with_alternatives
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 
@@ -115,41 +116,9 @@ def assigned_scalars(body) -> list:
         s, (ir.Assign, ir.AugAssign)) and isinstance(s.target, ir.Name)))
 
 
-def defined_before_read(body, names: set, defined=frozenset()) -> bool:
-    """Whether each of `names` that `body` reads has been assigned before, in the same run of
-    `body` (an assignment inside an `if` or a loop counts inside it only)."""
-    defined = set(defined)
-
-    def clear(node):
-        return not (set(reads_of(node)) & (names - defined))
-    for s in body:
-        if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name):
-            if not clear(s.value):
-                return False
-            defined.add(s.target.id)
-        elif isinstance(s, ir.AugAssign) and isinstance(s.target, ir.Name):
-            if not clear([s.target, s.value]):
-                return False
-        elif isinstance(s, ir.If):
-            if not (clear(s.test) and defined_before_read(s.body, names, defined)
-                    and defined_before_read(s.orelse, names, defined)):
-                return False
-        elif isinstance(s, ir.For):
-            if not (clear([s.start, s.stop, s.step])
-                    and defined_before_read(s.body, names, defined | {s.var})):
-                return False
-        elif not clear(s):
-            return False
-    return True
-
-
 def read_outside(fn: ir.Function, nest, var: str) -> bool:
     """Whether `fn` reads `var` outside `nest`."""
     return reads_of(fn.body).count(var) > reads_of(nest).count(var)
-
-
-def last_index_reads(e: ir.Subscript, var: str) -> bool:
-    return len(e.indices) >= 1 and var in reads_of(e.indices[-1])
 
 
 def subscripts(body) -> list:
@@ -179,20 +148,19 @@ def _strips(outer: ir.For, fn, taken, new_locals):
             or i in reads_of(pre + post) \
             or {i, j} & set(assigned_scalars(outer.body)):
         return None
-    accesses = subscripts(inner.body)
-    along = [e for e in accesses if last_index_reads(e, j) and len(e.indices) >= 2
-             and any(i in reads_of(x) for x in e.indices[:-1])]
-    if not along or any(last_index_reads(e, i) for e in accesses):
+    dims = [address_of(e).dims for e in subscripts(inner.body)]
+    along = [d for d in dims if len(d) >= 2 and j in d[-1] and any(i in x for x in d[:-1])]
+    if not along or any(d and i in d[-1] for d in dims):
         return None
     scalars = set(assigned_scalars(outer.body))
     parts = (pre, inner.body, post)
     # A scalar that one part alone assigns and reads, before it reads it, stays a scalar.
     temporaries = {t for part in parts for t in assigned_scalars(part)
-                   if defined_before_read(part, {t}) and all(
+                   if private_scalars(part, {t}) and all(
                        t not in assigned_scalars(other) + reads_of(other)
                        for other in parts if other is not part)}
     expanded = scalars - temporaries
-    if not defined_before_read(outer.body, expanded) or any(
+    if not private_scalars(outer.body, expanded) or any(
             not isinstance(new_locals.get(x), Scalar) for x in expanded):
         return None
 
@@ -244,10 +212,10 @@ def _prange_outward(loop: ir.For, fn, taken, new_locals):
         return None
     loop_vars = {s.var for s in walk_stmts(loop.body) if isinstance(s, ir.For)} | {k}
     scalars = set(assigned_scalars(inner.body))
-    if scalars & loop_vars or not defined_before_read(inner.body, scalars) \
+    if scalars & loop_vars or not private_scalars(inner.body, scalars) \
             or read_outside(fn, loop, k) or read_outside(fn, loop, i):
         return None
-    written = written_arrays(inner)
+    written = stored_arrays(inner.body)
     if not written or not all(_owned_by(inner.body, array, i) for array in written):
         return None
     touched = {e.array.id for e in subscripts(inner.body)}

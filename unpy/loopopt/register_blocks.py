@@ -53,6 +53,8 @@ from pathlib import Path
 
 from unpy import ir
 from unpy.ir import Array, Scalar
+from unpy.loopopt.effects import CPP, cannot_raise, private_scalars, stored_arrays
+from unpy.loopopt.nest import address_of
 from unpy.loopopt.rewrite import (assign, binop, const, fresh, has_stmt, name, transform,
                                   with_alternatives)
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
@@ -119,8 +121,6 @@ TRIANGLE_ROUNDS = 4
 # The seam of the tests: tests/differential/test_register_blocks.py builds with small blocks.
 BLOCKING = Blocking.for_machine()
 BLOCKED_DTYPES = ("float64", "float32", "int64", "int32")
-# Calls that cannot raise (math.* checks domains and raises; np.* gives NaN like NumPy).
-SAFE_CALL_PREFIXES = ("np.", "cast:", "min", "max", "abs", "float", "int")
 
 
 def register_blocks(fn: ir.Function) -> ir.Function:
@@ -507,8 +507,7 @@ def _transposed_operands(inner: ir.For, j: str, taken, new_locals):
 
     def along_rows(e):
         return (isinstance(e, ir.Subscript) and e.array.type.ndim == 2
-                and j in reads_of(e.indices[0]) and k not in reads_of(e.indices[0])
-                and k in reads_of(e.indices[1]) and j not in reads_of(e.indices[1]))
+                and address_of(e).oriented(j, k))
 
     def swap(e):
         if not along_rows(e):
@@ -646,7 +645,7 @@ def _contraction(outer: ir.For, fn, taken):
         return None
     if set(reads_of(post)) & {k}:
         return None
-    written = written_arrays(outer)
+    written = stored_arrays(outer.body)
     if {e.array.id for e in walk_exprs(pre + inner.body) if isinstance(e, ir.Subscript)} \
             & written:
         return None
@@ -696,36 +695,21 @@ def _temporaries(body, accumulators):
     """The other names the inner loop's body assigns, each assigned before it is read in an
     iteration (so that each element of a block has its own), or None if one is not."""
     temps = {s.target.id for s in body} - set(accumulators)
-    defined = set()
-    for s in body:
-        if set(reads_of(s.value)) & (temps - defined):
-            return None
-        if s.target.id in temps:
-            defined.add(s.target.id)
-    return temps
+    return temps if private_scalars(body, temps) else None
 
 
 def plain_expressions(stmts, calls=False) -> bool:
     """No node that has effects beyond its value or that C++ cannot vectorise: no compiled
-    call, walrus, array-valued node; calls only of functions that cannot raise (any call where
-    `calls`: the statements after the sums run unvectorised and keep their checks)."""
+    call, walrus, array-valued node; nothing that can raise in the C++ path's code (effects.CPP:
+    calls only of functions that cannot raise, no integer division), but where `calls` (the
+    statements after the sums run unvectorised and keep their checks)."""
     for e in walk_exprs(stmts):
         if isinstance(e, (ir.CallCompiled, ir.NamedExpr, ir.StridedView, ir.Reshape,
                           ir.AllocArray, ir.TupleValue, ir.TupleItem)):
             return False
         if isinstance(e, ir.Subscript) and not all(isinstance(x.type, Scalar) for x in e.indices):
             return False
-        if isinstance(e, ir.Call) and not calls and not e.func.startswith(SAFE_CALL_PREFIXES):
-            return False
-        if not calls and isinstance(e, ir.BinOp) and e.op in ("//", "%", "/", "**") and (
-                e.type.dtype[0] in "iu" or ir.is_converted_integer(e.right)):
-            return False            # an integer division by zero raises
-    return True
-
-
-def written_arrays(outer: ir.For) -> set:
-    return {s.target.array.id for s in walk_stmts(outer.body)
-            if isinstance(s, (ir.Assign, ir.AugAssign)) and isinstance(s.target, ir.Subscript)}
+    return calls or cannot_raise(stmts, CPP)
 
 
 def _disjoint_pairs(outer: ir.For) -> list:
@@ -733,7 +717,7 @@ def _disjoint_pairs(outer: ir.For) -> list:
     blocked code reorders the accesses of different elements, which is the same only where
     different names are different memory."""
     read = {e.array.id for e in walk_exprs(outer.body) if isinstance(e, ir.Subscript)}
-    written = written_arrays(outer)
+    written = stored_arrays(outer.body)
     return [[w, r] for w in sorted(written) for r in sorted(read - {w})]
 
 

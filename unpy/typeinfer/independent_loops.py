@@ -12,7 +12,7 @@ Users mark the outer loop `prange` and leave the inner one a `range` (as Numba's
 
 Only the loops that a kernel could make levels are marked: a `range` that is the last
 statement of an outermost prange's body, or of a loop so marked (at most three levels in all,
-as jitgpu.nest.parallel_levels takes), after nothing but assignments of scalars that it does
+as unpy.loopopt.nest.parallel_levels takes), after nothing but assignments of scalars that it does
 not assign itself (`y0 = int(math.floor(i * sy))`): those are copied into it (`ir.For.sunk`),
 and a level computes them in each of its iterations. Its iterations are independent when, for two different
 iterations, none reads or writes what the other writes:

@@ -44,6 +44,7 @@ def cases(n):
         ("inner_dot", (rand(n, 17), rand(17), np.zeros(n), 5), 1e-12),
         ("inner_dot", (rand(n, 17), rand(17), np.zeros(n), 17), 1e-12),
         ("inner_backwards", (rand(n, n + 2), np.zeros((n, 2))), 1e-12),
+        ("inner_gather", (rand(n + 8), RNG.integers(0, n + 8, 9), np.zeros(n)), 1e-12),
         ("aos_points", (rand(n + 4, 4, dtype=np.float32), rand(n, dtype=np.float32),
                         np.zeros(n, np.float32)), 1e-5),
         ("rows_in_place", (rand(n, 5),), 1e-12),

@@ -13,7 +13,7 @@ from jitgpu import bind as bind_module
 from jitgpu import loopopt, session
 from jitgpu.loopopt.local_tiles import local_tiles
 from jitgpu.loopopt.nodes import GroupActive, Lane, LocalLoad, TileLoad
-from jitgpu.loopopt.rewrite import accesses_of
+from unpy.loopopt.nest import accesses_of
 from unpy.loopopt.rewrite import transform
 from jitgpu.loopopt.unroll_and_jam import unroll_and_jam
 from jitgpu.loopopt.unroll_inner import unroll_inner

@@ -11,7 +11,7 @@ from jitgpu import offload
 from jitgpu.loopopt import optimise, passes
 from jitgpu.loopopt.constant_space import constant_space
 from jitgpu.loopopt.nodes import VectorLoad
-from jitgpu.loopopt.rewrite import accesses_of
+from unpy.loopopt.nest import accesses_of
 from unpy.loopopt.rewrite import transform
 from jitgpu.loopopt.unroll_inner import unroll_inner
 from jitgpu.loopopt.vector_loads import structure_loads

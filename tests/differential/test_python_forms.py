@@ -761,3 +761,8 @@ def test_lists_as_conditions(python_forms_kernels, cc):
 def test_lists_rotated_by_their_names(python_forms_kernels, steps):
     check_list_args(python_forms_kernels, "rotating_lists", steps, [1.0, 2.0, 4.0],
                     [0.0, 1.0, 1.0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(5, 4), (3, 1), (2, 7)])
+def test_triangle_slices_in_a_prange(python_forms_kernels, shape):
+    python_forms_kernels.check("correlation_triangles", RNG.random(shape), rtol=1e-12)

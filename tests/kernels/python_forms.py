@@ -1116,3 +1116,14 @@ def rotating_lists(steps, u, um):
         u = new_u
     alias = u
     return [v + alias[0] for v in u]
+
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]')
+def correlation_triangles(data):
+    # npbench's correlation as its Numba version writes it: each iteration the column below
+    # and the row beside the diagonal (slices starting at i + 1: no two iterations meet)
+    m = data.shape[1]
+    corr = np.eye(m)
+    for i in prange(m - 1):
+        corr[i + 1:m, i] = corr[i, i + 1:m] = data[:, i] @ data[:, i + 1:m]
+    return corr

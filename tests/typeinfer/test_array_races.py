@@ -42,6 +42,9 @@ DISTINCT = {
     "a view of a row": "row = grid[i]\nfor j in range(m):\n    row[j] = a[j]",
     "an array of the iteration": "tmp = np.zeros(4)\ntmp[0] = a[i]\nout[i] = tmp[0]",
     "a whole-array statement": "grid[i, :] = a[0] * 2.0",
+    "a column below and a row beside the diagonal": (   # npbench's correlation (Numba's)
+        "grid[i + 1:m, i] = 1.0\ngrid[i, i + 1:m] = 2.0"),
+    "slices from the diagonal": "grid[i:m, i] = 1.0\ngrid[i, i:m] = 2.0",
 }
 
 
@@ -123,6 +126,12 @@ REFUSED = {
                        "'out[((2 * i) + j)] = ...' may write"),
     "an update beside a store": ("out[b[i]] += w[i]\nout[i] = 0.0",
                                  "'out[i] = ...' and 'out[b[i]] = ...' (line 10) may write"),
+    "slices that all start at 0": ("out[0:i + 1] = w[i]", "'out[0:i + 1] = w[i]' may write "
+                                   "one element in two iterations of the prange at line 9"),
+    "a slice starting before the iteration": (
+        "out[i - 1:i + 1] = w[i]", "'out[i - 1:i + 1] = w[i]' may write one element"),
+    "a slice of a name of unknown sign": ("out[b[0] + i:b[0] + i + 1] = w[i]",
+                                          "may write one element"),
     "a value that reads the array": ("out[b[i]] += out[0]", "it is not an update compiled atomically"),
     "an update with the element second": ("out[b[i]] = w[i] - out[b[i]]",
                                           "it is not an update compiled atomically"),

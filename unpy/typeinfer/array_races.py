@@ -129,7 +129,7 @@ def _check_prange(p: "_Prange", errors):
                 continue
             value = update_value(s)
             if value is None:
-                raise errors.error(_message(s, clashes[id(s)], p.loop), s.loc)
+                raise errors.error(_message(s, clashes[id(s)], p.loop, errors), s.loc)
             updates.append((s, value))
         for s, value in updates:
             s.value = value
@@ -144,13 +144,22 @@ def _check_prange(p: "_Prange", errors):
                     "operator (as reductions do)", s.loc)
 
 
-def _message(s, other, loop) -> str:
-    what = f"'{ir.format_expr(s.target)} = ...'"
+def _shown_store(s, errors) -> str:
+    """A store as the user wrote it: its IR, or, where a slice or an array statement made the
+    indices (names of the compiler's own), the source line it comes from."""
+    shown = ir.format_expr(s.target)
+    if "__" in shown and 0 < s.loc[0] <= len(errors.lines):
+        return f"'{errors.lines[s.loc[0] - 1].strip()}'"
+    return f"'{shown} = ...'"
+
+
+def _message(s, other, loop, errors) -> str:
+    what = _shown_store(s, errors)
     if other is s:
         both = f"{what} may write one element in two iterations of the prange at line " \
                f"{loop.loc[0]}: its index is not proved distinct per iteration"
     else:
-        both = (f"{what} and '{ir.format_expr(other.target)} = ...' (line {other.loc[0]}) "
+        both = (f"{what} and {_shown_store(other, errors)} (line {other.loc[0]}) "
                 f"may write one element in two iterations of the prange at line {loop.loc[0]}"
                 ": their indices are not proved distinct per iteration")
     if update_value(s) is None and _looks_like_update(s):
@@ -243,6 +252,17 @@ def _wrapped(e) -> bool:
     x = ir.format_expr(e.orelse)
     return (isinstance(zero, ir.Const) and zero.value == 0
             and ir.format_expr(e.test.left) == x and ir.format_expr(e.body.left) == x)
+
+
+def _clamped(e):
+    """x where `e` is `max(min(x, n), 0)` or `max(min((x + n) if x < 0 else x, n), 0)` (a
+    slice's bound, as lower_arrays computes it), else None."""
+    if not (isinstance(e, ir.Call) and e.func == "max" and len(e.args) == 2 and isinstance(
+            e.args[1], ir.Const) and e.args[1].value == 0 and isinstance(e.args[0], ir.Call)
+            and e.args[0].func == "min" and len(e.args[0].args) == 2):
+        return None
+    inner = e.args[0].args[0]
+    return inner.orelse if _wrapped(inner) else inner
 
 
 def _is_integer(t) -> bool:
@@ -379,7 +399,30 @@ class _Prange:
             return self.whole(e) if a is None else _scale(a, -1 if e.op == "-" else 1)
         if _wrapped(e):     # a negative index wrapped: not onto other indices, we assume
             return self.form(e.orelse, env, depth)
+        bound = _clamped(e)
+        if bound is not None:
+            # a slice's start `max(min(x, n), 0)` (lower_arrays) where x >= 0: x itself
+            # wherever the slice writes (clamped to n it is empty)
+            x = self.form(bound, env, depth + 1)
+            if x is not None and self.never_negative(x):
+                return x
         return self.whole(e)
+
+    def never_negative(self, form) -> bool:
+        """Whether a form is >= 0 in every iteration: non-negative coefficients of atoms that
+        are (P's variable from a start >= 0 up, a loop's offset, an array's extent)."""
+        start = self.loop.start.value if isinstance(self.loop.start, ir.Const) else None
+        rising = isinstance(start, int) and start >= 0 and isinstance(self.loop.step, ir.Const) \
+            and self.loop.step.value > 0
+        for atoms, k in form.items():
+            if k < 0:
+                return False
+            for atom in atoms:
+                if not (atom in self.widths or (atom == self.var and rising) or (
+                        atom in self.opaque and isinstance(self.opaque[atom], ir.ArrayAttr)
+                        and self.opaque[atom].attr in ("shape", "size"))):
+                    return False
+        return True
 
     def whole(self, e):
         key = f"<{ir.format_expr(e)}>"

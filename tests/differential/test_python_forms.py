@@ -698,6 +698,11 @@ def test_a_function_that_may_return_none(python_forms_kernels, n):
     python_forms_kernels.check("uses_half", n)
 
 
+@pytest.mark.parametrize("cc", [[], [[]], [[1]]])
+def test_none_as_a_condition_is_false(python_forms_kernels, cc):
+    check_list_args(python_forms_kernels, "pairs_where", cc)
+
+
 def test_np_array_of_lists_of_lists(python_forms_kernels):
     check_list_args(python_forms_kernels, "rows_as_array", matrix(3, 4))
     check_list_args(python_forms_kernels, "rows_as_array", [[1.0], [2.0]])

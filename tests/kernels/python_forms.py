@@ -979,7 +979,23 @@ def half_or_none(n):
 @unpython.type('int64', 'float64')
 def uses_half(n):
     half_or_none(n)             # a statement: its None is fine
+    if not half_or_none(n):     # a test: None is false
+        return -1.0
     return half_or_none(n) + 1.0      # TypeError where it is None, as Python's
+
+
+@unpython.type('list[list[int64]]', 'int64', 'int64', 'bool')
+def any_row(cc, x, y):
+    for a in cc:
+        if a:
+            return True
+        return False
+
+
+@unpython.type('list[list[int64]]', 'list[tuple[int64, int64]]')
+def pairs_where(cc):
+    # Pythran's comp_unrolling: a call that returns None (cc empty) as a condition
+    return [(x, y) for x in range(1) for y in range(2) if any_row(cc, x, y)]
 
 
 @unpython.type('list[list[float64]]', 'ndarray[float64, 2]')

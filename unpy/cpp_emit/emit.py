@@ -166,6 +166,7 @@ class FunctionEmitter(CExprPrinter):
         self.checks = checks        # unpy.loopopt.CHECKS: which indices are checked
         self.signatures = signatures
         self.lines = []
+        self.tested_call = None     # a call whose value is a test: see truth
         self.helpers = []           # functions the body calls, emitted before its template
         self.depth = 1
         self.counter = 0
@@ -1269,9 +1270,17 @@ class FunctionEmitter(CExprPrinter):
         return f"{cname(e.func)}({', '.join(self.expr(a) for a in e.args)})"
 
     def expr_CallCompiled(self, e):
-        if self.signatures[e.func].returns_none:    # its value used: not None
-            return f'unpy::valued({self.call(e)}, "{self.signatures[e.func].python_name}")'
-        return self.call(e)
+        tested, self.tested_call = self.tested_call, None
+        if not self.signatures[e.func].returns_none:
+            return self.call(e)
+        if tested is e:         # a test (`if f(x):`): None is false, as Python's
+            return f"unpy::or_zero({self.call(e)})"
+        return f'unpy::valued({self.call(e)}, "{self.signatures[e.func].python_name}")'
+
+    def truth(self, e):
+        inner = e.value if isinstance(e, ir.Cast) else e
+        self.tested_call = inner if isinstance(inner, ir.CallCompiled) else None
+        return super().truth(e)
 
     def expr_AllocArray(self, e):
         fill = {"zeros": 0, "ones": 1, "empty": 2}[e.fill]

@@ -90,6 +90,16 @@ T valued(T value, const char* fn) {
     return value;
 }
 
+// The value of such a call where it is a test (`if f(x):`): None is false, as Python's.
+template <typename T>
+T or_zero(T value) {
+    if (returned_none) {
+        returned_none = false;
+        return T{};
+    }
+    return value;
+}
+
 // Ctrl-C (see below) during a call: thrown outside OpenMP regions, and by check_errors() after
 // a region whose iterations it cut short.
 struct Interrupted : std::exception {

@@ -147,7 +147,7 @@ class Lowering:
     an unknown global."""
 
     def __init__(self, module: ModuleSource, decorated: Decorated, compiled_names: set,
-                 list_params=frozenset()):
+                 list_names=frozenset()):
         self.module = module
         self.errors = module.errors
         self.fn = decorated.node
@@ -162,10 +162,10 @@ class Lowering:
         self.assigned = {n.id for n in gast.walk(self.fn)
                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         self.assigned |= {a.id for a in self.fn.args.args}
-        # Names bound to a list (`out = []`, a parameter declared 'list[float64]'):
-        # `np.array(out)`, `sum(out)` and `len(out)` read the list (typeinfer checks that it is
-        # one there).
-        self.lists = set(list_params)
+        # Names bound to a list (`out = []`; `list_names`: parameters declared 'list[float64]',
+        # names typeinfer found lists, as `row` of `for row in m`): `np.array(out)`, `sum(out)`
+        # and `len(out)` read the list (typeinfer checks that it is one there).
+        self.lists = set(list_names)
         while True:         # (`out = l + r` is a list where l and r are)
             found = {t.id for n in gast.walk(self.fn) if isinstance(n, gast.Assign)
                      and self.makes_list(n.value)
@@ -2229,11 +2229,11 @@ def is_dtype_name(qualified) -> bool:
 
 
 def lower_function(module: ModuleSource, decorated: Decorated, compiled_names: set,
-                   list_params=frozenset()):
-    """The untyped IR of one decorated function, `list_params` the names of its parameters
-    that are lists; types are attached by typeinfer."""
+                   list_names=frozenset()):
+    """The untyped IR of one decorated function, `list_names` names it binds to lists (beyond
+    those the frontend sees: `out = []`); types are attached by typeinfer."""
     fn = decorated.node
-    lowering = Lowering(module, decorated, compiled_names, list_params)
+    lowering = Lowering(module, decorated, compiled_names, list_names)
     a = fn.args
     if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
         raise lowering.error("compiled functions take plain parameters only (no *args, "

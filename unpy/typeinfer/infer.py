@@ -1241,9 +1241,8 @@ def infer_function(fn: ir.Function, signatures: dict, errors):
         except CompileError as e:
             # (the names typed as lists so far: the frontend lowers them again as lists,
             # pipeline.compile_function)
-            e.list_names = {name for name, now in [(k, k) for k in inference.vars] +
-                            list(inference.renamed.items())
-                            if isinstance(inference.vars.get(now), ListType)}
+            listed = {k for k, t in inference.vars.items() if isinstance(t, ListType)}
+            e.list_names = listed | {k for k, now in inference.renamed.items() if now in listed}
             if inference.strengthened != strengthened:
                 # (a local first bound to a Python number took a NumPy one later: typed again
                 # from the start with it, as on success)

@@ -379,8 +379,8 @@ def _stored_once(errors, block, k, stored: ir.Name, changes, changed_args):
                   isinstance(block[j].target, ir.Name) and block[j].target.id == name),
                  len(block))
     between = _changes(block[made + 1:k], changed_args).get(name, 0) if made is not None else -1
-    stores = sum(1 for s in block[made + 1 if made is not None else 0:later]
-                 for e in [s] if _stored_list(e) is not None and _stored_list(e).id == name)
+    stores = sum(1 for s in block[0 if made is None else made + 1:later]
+                 if (x := _stored_list(s)) is not None and x.id == name)
     if made is None or not isinstance(block[made].value, ir.ListNew) or \
             between != changes.get(name, 0) or stores != 1:
         raise errors.error(f"the list '{name}' stored here into another list is a copy there "
@@ -537,7 +537,7 @@ def returned(infer, value: ir.Name, expected):
     name = infer.renamed.get(value.id, value.id)
     if isinstance(expected, ListType) and name not in infer.list_params and (
             name not in infer.list_items or
-            isinstance(infer.list_items[name], ListType) == isinstance(expected.item, ListType)):
+            type(infer.list_items[name]) is type(expected.item)):
         # the declared items are a value it takes (`return [0] * n` declared 'list[float64]')
         takes_type(infer, name, expected.item, value)
     t = list_type(infer, name)

@@ -56,6 +56,10 @@ CASES = {
     "tensordots mismatched": lambda: (rand(3, 4, 5), rand(4, 3), rand(4),
                                       rand(2, 2, dtype=np.int8)),
     "tensordots length 1": lambda: (rand(3, 4, 5), rand(1, 3), rand(4), rand(2, 2, dtype=np.int8)),
+    "stacked_products": lambda: (rand(2, 3, 3), rand(4, 1, 3, 3), rand(3),
+                                 ints(-300, 300, (2, 3, 3), np.int16)),
+    "stacked_products mismatched": lambda: (rand(2, 3, 3), rand(4, 2, 3, 3), rand(3),
+                                            ints(0, 3, (2, 3, 3), np.int16)),
     "ndarrays": lambda: (3, 4),
     "ndarrays empty": lambda: (0, 0),
     "taken_along": lambda: (rand(3, 4), ints(-4, 4, (3, 2), np.int32),
@@ -206,6 +210,19 @@ def test_tensordot_any_shapes(kernels, data, i, j, k):
     v = rand(data.draw(st.sampled_from([j, j, j + 1])))
     kk = RNG.integers(-128, 128, (i, i)).astype(np.int8)
     kernels.check("tensordots", t, w, v, kk, rtol=1e-12)
+
+
+@SETTINGS
+@given(st.data(), st.integers(0, 3), st.integers(0, 3), st.integers(0, 3))
+def test_stacked_products_any_shapes(kernels, data, b, n, k):
+    """Stacks of any lengths (empty, 1: broadcast), views with steps; lengths that differ
+    raise ValueError."""
+    step = data.draw(st.sampled_from([1, -1, 2]))
+    s = rand(b, n, abs(step) * n)[:, :, ::step]
+    q = rand(data.draw(st.sampled_from([2, 1])), data.draw(st.sampled_from([b, 1, b + 1])), n, n)
+    v = rand(data.draw(st.sampled_from([n, n, n + 1])))
+    kk = RNG.integers(-300, 300, (b, k, k)).astype(np.int16)
+    kernels.check("stacked_products", s, q, v, kk, rtol=1e-12)
 
 
 @SETTINGS

@@ -24,6 +24,18 @@ def tensordots(t, w, v, k):
 
 
 @unpython.gpu
+@unpython.type(F3, 'ndarray[float64, 4]', F1, 'ndarray[int16, 3]',
+               (F3, 'ndarray[float64, 4]', F2, F2, 'ndarray[float64, 4]', 'ndarray[int16, 3]'))
+def stacked_products(s, q, v, k):
+    """`@` of stacks of matrices (npbench's doitgen: `A.reshape(NR, NQ, 1, NP) @ C4`), the
+    leading dimensions broadcast, a vector on either side, np.dot of N-D arrays (a's last axis
+    with b's second to last), int16 sums wrapping as NumPy's; a summed length that differs
+    raises ValueError (a length 1 too: matmul broadcasts no length 1 there)."""
+    return (s @ s.transpose((0, 2, 1)), q @ s, v @ s, s @ v, np.dot(s, q[0]),
+            np.matmul(k, k))
+
+
+@unpython.gpu
 @unpython.type('int64', 'int64', ('ndarray[int32, 2]', F1, 'ndarray[float32, 1]'))
 def ndarrays(n, m):
     """np.ndarray(shape, dtype) allocates as np.empty: filled by the function."""

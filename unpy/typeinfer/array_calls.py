@@ -383,6 +383,7 @@ def product(infer, e):
     check_keywords(infer, e, set())
     if len(e.args) != 2:
         raise infer.error(f"np.{e.func}() takes two arrays", e)
+    written = copy.deepcopy(e.args)
     a, b = (infer.expr(x) for x in e.args)
     if not isinstance(a.type, Array) or not isinstance(b.type, Array):
         if e.func != "matmul":                 # np.dot(2.0, a) multiplies
@@ -392,8 +393,18 @@ def product(infer, e):
     if out is None:
         raise infer.error(f"cannot multiply {a.type} by {b.type}", e)
     (ta, tb), t = out
+    if (a.type.ndim > 2 or b.type.ndim > 2) and e.func in ("matmul", "dot"):
+        if np.dtype(t.dtype).kind not in "iuf":
+            raise infer.error(f"np.{e.func}() / '@' of arrays of more than 2 dimensions takes "
+                              f"real numbers in compiled code, not {t.dtype}", e)
+        e.args = written            # (typed again there)
+        if e.func == "dot":         # a's last axis with b's second to last
+            e.func, e.keywords = "tensordot", {"axes": ir.Const(
+                ([-1], [-2 if b.type.ndim > 1 else -1]), e.loc)}
+            return tensordot(infer, e)
+        return stacked_product(infer, e, (a.type.ndim, b.type.ndim))
     if a.type.ndim > 2 or b.type.ndim > 2:
-        raise infer.error(f"np.{e.func}() / '@' of arrays of more than 2 dimensions is not "
+        raise infer.error(f"np.{e.func}() of arrays of more than 2 dimensions is not "
                           "supported; loop over the leading dimension", e)
     if e.func in ("vdot", "inner") and (a.type.ndim != 1 or b.type.ndim != 1):
         raise infer.error(f"np.{e.func}() is supported for 1-D arrays", e)
@@ -1288,7 +1299,8 @@ def tensordot(infer, e):
     """`np.tensordot(a, b, axes)` (axes a literal: an int N, a's last N axes with b's first N,
     or a pair of lists) as the np.einsum() that names the summed axes of both operands with
     one letter each, a's other axes then b's in the output; the lengths summed together must
-    be equal (the keyword `exact`: NumPy's tensordot does not broadcast a length 1)."""
+    be equal (the keyword `exact`, the letters that do not broadcast a length 1: NumPy's
+    tensordot does not)."""
     a, b = array_arg(infer, e, 0), array_arg(infer, e, 1)
     axes = e.keywords["axes"].value
     if type(axes) is int:
@@ -1323,7 +1335,24 @@ def tensordot(infer, e):
                               "it needs real numbers (of bools, their int8 values)", x)
     e.func, e.args, e.keywords = "einsum", [ir.Const(subscripts, e.loc), a, b], {}
     einsum(infer, e)
-    e.keywords["exact"] = ir.Const(True, e.loc)
+    e.keywords["exact"] = ir.Const("".join(sorted(summed)), e.loc)
+    return e
+
+
+def stacked_product(infer, e, ndims):
+    """`a @ b` (np.matmul) of arrays of more dimensions than 2, `ndims` theirs: NumPy's stacks
+    of matrices, the leading dimensions broadcast (right-aligned), as the np.einsum() that
+    names them alike ('...xy,...yz->...xz'; a vector operand has 'y' alone), the summed
+    lengths equal (NumPy's matmul broadcasts no length 1 there)."""
+    p, q = ndims
+    batch = "abcdefghijklmnopqrstuvw"[:max(p, q) - 2]
+    sub_a = batch[len(batch) - (p - 2):] + "xy" if p > 1 else "y"
+    sub_b = batch[len(batch) - (q - 2):] + "yz" if q > 1 else "y"
+    out = batch + ("x" if p > 1 else "") + ("z" if q > 1 else "")
+    e.func = "einsum"
+    e.args = [ir.Const(f"{sub_a},{sub_b}->{out}", e.loc)] + e.args
+    einsum(infer, e)
+    e.keywords["exact"] = ir.Const("y", e.loc)
     return e
 
 

@@ -420,6 +420,7 @@ class ReductionLowering:
         if key not in self.memo:
             lhs, out = e.keywords["subscripts"].value.split("->")
             inputs = lhs.split(",")
+            exact = e.keywords["exact"].value if "exact" in e.keywords else ""
             operands = [self.materialize(x) for x in e.args]
             sizes = {}
             for c in dict.fromkeys("".join(inputs)):
@@ -435,7 +436,7 @@ class ReductionLowering:
                     d = dims[0]
                     if size is None:
                         size = d
-                    elif not same(size, d) and "exact" in e.keywords:
+                    elif not same(size, d) and c in exact:
                         self.check(compare("!=", d, size), "shape-mismatch for sum")
                     elif not same(size, d):
                         self.check(ir.BoolOp("and", [compare("!=", d, size),
@@ -468,7 +469,8 @@ class ReductionLowering:
         def at(x, axis, c):
             shared = sum(c in other for other in inputs) > 1
             d = self.shape(x)[axis]
-            if shared and not same(d, sizes[c]) and "exact" not in e.keywords:
+            if shared and not same(d, sizes[c]) and c not in e.keywords.get(
+                    "exact", ir.Const("")).value:
                 return call("min", [index[c], sub(d, const(1))], "int64")
             return index[c]
         term = None

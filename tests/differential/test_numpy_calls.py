@@ -60,6 +60,8 @@ CASES = {
                                  ints(-300, 300, (2, 3, 3), np.int16)),
     "stacked_products mismatched": lambda: (rand(2, 3, 3), rand(4, 2, 3, 3), rand(3),
                                             ints(0, 3, (2, 3, 3), np.int16)),
+    "gathered_grid": lambda: (-1.0, 2.0, 5, ints(-5, 5, (3, 4))),
+    "gathered_grid out of range": lambda: (-1.0, 2.0, 3, ints(2, 4, (2, 2))),
     "ndarrays": lambda: (3, 4),
     "ndarrays empty": lambda: (0, 0),
     "taken_along": lambda: (rand(3, 4), ints(-4, 4, (3, 2), np.int32),

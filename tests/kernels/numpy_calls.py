@@ -36,6 +36,13 @@ def stacked_products(s, q, v, k):
 
 
 @unpython.gpu
+@unpython.type('float64', 'float64', 'int64', 'ndarray[int64, 2]', F2)
+def gathered_grid(lo, hi, n, xi):
+    """npbench's mandelbrot2 (Pythran's): a 2-D index array of a computed 1-D array."""
+    return np.linspace(lo, hi, n, dtype=np.float64)[xi] * 2.0
+
+
+@unpython.gpu
 @unpython.type('int64', 'int64', ('ndarray[int32, 2]', F1, 'ndarray[float32, 1]'))
 def ndarrays(n, m):
     """np.ndarray(shape, dtype) allocates as np.empty: filled by the function."""

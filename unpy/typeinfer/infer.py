@@ -815,9 +815,11 @@ class TypeInference:
         """`lut[img]`, `colors[labels]` with an index array of several dimensions: NumPy's
         result has the index array's shape (then the array's other dimensions); read as the
         gather of the index array's elements in C order, reshaped."""
-        if not isinstance(index, ir.Name) or not isinstance(arr, ir.Name):
+        if not isinstance(index, ir.Name) or not (isinstance(arr, ir.Name) or
+                                                  arr.type.ndim == 1):
             raise self.error("an index array of more than one dimension is supported as "
-                             "a[idx] of array variables; bind the arrays to names first", e)
+                             "a[idx] of array variables (or of a 1-D array's expression, "
+                             "np.linspace(a, b, n)[idx]); bind the arrays to names first", e)
         flat = self.expr(ir.ArrayCall("ravel", [index], {}, e.loc))
         gathered = ir.View(arr, [flat], e.loc, Array(arr.type.dtype, arr.type.ndim))
         dims = [ir.ArrayAttr(ir.Name(x.id, e.loc), "shape", k, e.loc)

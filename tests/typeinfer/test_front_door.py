@@ -307,8 +307,8 @@ REFUSED = {
         def f(a, n):
             return len(np.unique(a)) if n > 0 else 0
         """, 2, 16, "put the array in a variable first"),
-    "a 2-D index array of an expression": ("""
-        @unpython.type('ndarray[float64, 1]', 'ndarray[int64, 2]', 'ndarray[float64, 2]')
+    "a 2-D index array of a 2-D array's expression": ("""
+        @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 2]', 'ndarray[float64, 3]')
         def f(lut, img):
             return (lut * 2.0)[img]
         """, 2, 12, "bind the arrays to names first"),

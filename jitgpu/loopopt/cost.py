@@ -1,7 +1,8 @@
-"""The OpenCL path's cost model of register tiles (issue 22: one register_tiles choice,
-unpy/loopopt/register_tiles.py, with a cost model per target; the C++ path's is
-unpy/loopopt/cost.py): a kernel's private registers per copy of its body, and the work-items
-that keep the device full. The constants are the seams bench/gpu_variants.py patches."""
+"""The OpenCL path's cost model of register tiles and unroll-and-jam (issue 22: one choice of
+each for both back ends, unpy/loopopt/register_tiles.py and unroll_and_jam.py, with a cost
+model per target; the C++ path's is unpy/loopopt/cost.py): a kernel's private registers per
+copy of its body, and the work-items that keep the device full. The constants are the seams
+bench/gpu_variants.py patches."""
 from __future__ import annotations
 
 import math
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 
 from jitgpu.bind import KernelNest
 from unpy.loopopt.nest import LoopNest
-from unpy.loopopt.reuse import crossed_operands
+from unpy.loopopt.reuse import crossed_operands, shared_loads
 
 # (copies of the outer level, copies of the coalesced level) per work-item, shrunk (the larger
 # first) until the accumulators fit TILE_REGISTER_BUDGET and the device stays full.
@@ -20,6 +21,11 @@ TILE_REGISTER_BUDGET = 48
 # A register-tiled kernel keeps its device full with fewer work-items than a plain one (each
 # has R x C independent accumulators in flight): at least fill_items / FILL_DIVISOR of them.
 FILL_DIVISOR = 4
+# unroll_and_jam: the per-copy private scalars of the unrolled body (those its jammed loops do
+# not share), in registers as above, times the factor, must fit JAM_REGISTER_BUDGET; factors
+# tried from the largest.
+JAM_REGISTER_BUDGET = 32
+JAM_FACTORS = (8, 4, 2)
 
 
 def _registers(dtypes) -> int:
@@ -30,9 +36,9 @@ def _registers(dtypes) -> int:
 
 @dataclass(frozen=True)
 class GpuModel:
-    """Register tiles of one bound kernel: `privates` ((name, dtype) of its private scalars
-    but loop variables, as the kernel lists them), `items` the work-items of its NDRange,
-    `fill_items` those that keep the device full, `chosen` the search's tile
+    """Register tiles and unroll-and-jam of one bound kernel: `privates` ((name, dtype) of
+    its private scalars but loop variables, as the kernel lists them), `items` the work-items
+    of its NDRange, `fill_items` those that keep the device full, `chosen` the search's tile
     (jitgpu/search.py) or the caller's, else None."""
     privates: tuple
     items: int
@@ -72,3 +78,23 @@ class GpuModel:
             else:
                 cols //= 2
         return rows, cols
+
+    def jam_level(self, nest: LoopNest) -> int | None:
+        """The level with the most loads shared by its copies inside jammed loops (an outer
+        level before the innermost on ties: it keeps neighbouring work-items on neighbouring
+        elements), None where no level shares a load."""
+        last = len(nest.levels) - 1
+        best = max((shared_loads(nest, k), k != last, -k) for k in range(len(nest.levels)))
+        return None if best[0] == 0 else -best[2]
+
+    def jam_factor(self, nest: LoopNest, level: int, jammed: frozenset) -> int:
+        """The largest of JAM_FACTORS within JAM_REGISTER_BUDGET (the privates the jammed
+        loops do not share, per copy), halved while it would leave fewer than fill_items
+        work-items (a GPU must stay full; measured on an H100: nbody at 65536 unrolled by 8
+        ran 3x slower, with 8192 work-items for 132 SMs)."""
+        registers = _registers(dtype for p, dtype in dict(self.privates).items()
+                               if p not in jammed)
+        factor = next((f for f in JAM_FACTORS if f * registers <= JAM_REGISTER_BUDGET), 1)
+        while factor > 1 and self.items // factor < self.fill_items:
+            factor //= 2
+        return factor

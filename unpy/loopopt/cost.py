@@ -1,14 +1,17 @@
-"""The C++ path's cost model of register tiles (issue 22: one register_tiles choice,
-unpy/loopopt/register_tiles.py, with a cost model per target; the OpenCL path's is
-jitgpu/loopopt/cost.py): the building machine's vector registers and caches (unpy builds for
-the machine it runs on, -march=native), and the blocks register_blocks lowers a tile to."""
+"""The C++ path's cost model of register tiles and unroll-and-jam (issue 22: one choice of
+each for both back ends, unpy/loopopt/register_tiles.py and unroll_and_jam.py, with a cost
+model per target; the OpenCL path's is jitgpu/loopopt/cost.py): the building machine's vector
+registers and caches (unpy builds for the machine it runs on, -march=native), the blocks
+register_blocks lowers a tile to and the strips interchange lowers a jam to."""
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
 
 from unpy import ir
-from unpy.loopopt.nest import LoopNest
+from unpy.loopopt.nest import LoopNest, accesses_of
+from unpy.loopopt.reuse import jammed_loops
+from unpy.typeinfer.reductions import walk_stmts
 
 
 def _cpu_flags() -> set:
@@ -45,6 +48,13 @@ PACKED_ROWS = 12
 VECTOR_BYTES = 64 if "avx512f" in _cpu_flags() else 32
 
 
+# Iterations of the parallel loop per strip: the inner loop's body then reads and writes 512
+# bytes of float64 along each row in turn (whole cache lines, vectors), and a strip of a
+# matrix of 768 to 1536 rows stays in L2 while its rows are walked. The seam of the tests
+# (tests/differential/test_interchange.py builds with narrow strips).
+STRIP_WIDTH = 64
+
+
 @dataclasses.dataclass(frozen=True)
 class Blocking:
     """Cache blocks of the packed blocks, from the building machine's caches. `k_block`: the
@@ -67,17 +77,21 @@ class Blocking:
 
 @dataclasses.dataclass(frozen=True)
 class CpuModel:
-    """Register tiles of the C++ path: a block of `rows` rows of the outer level shared among
-    its accumulators (one tile of sums each), by `vectors` vector registers of columns of the
-    last level. Every tile pays: a block's R x C independent chains replace one dependent chain
-    (and its shared loads are made once, as on the GPU)."""
+    """The C++ path's register tiles and unroll-and-jam. Register tiles: a block of `rows` rows
+    of the outer level shared among its accumulators (one tile of sums each), by `vectors`
+    vector registers of columns of the last level. Every tile pays: a block's R x C
+    independent chains replace one dependent chain (and its shared loads are made once, as on
+    the GPU). Unroll-and-jam: strips of `strip_width` iterations of the level that makes the
+    innermost accesses walk a unit stride (interchange's strips)."""
     rows: int
     vectors: int
+    strip_width: int
 
     @staticmethod
-    def blocks(packed: bool) -> "CpuModel":
-        """The model of register_blocks' blocks: packed rows (panels) or not."""
-        return CpuModel(PACKED_ROWS, 1) if packed else CpuModel(ROWS, 2)
+    def for_machine(packed: bool = False) -> "CpuModel":
+        """The model of this machine, with register_blocks' blocks of packed rows (panels)
+        where `packed`. Read when a pass runs (the tests set STRIP_WIDTH)."""
+        return CpuModel(PACKED_ROWS if packed else ROWS, 1 if packed else 2, STRIP_WIDTH)
 
     def pays(self, nest: LoopNest, outer: int, last: int) -> bool:
         return True
@@ -94,3 +108,23 @@ class CpuModel:
         itemsize = int(next(iter(accumulators.values()))[-2:]) // 8
         return (max(2, self.rows // len(accumulators)),
                 self.vectors * VECTOR_BYTES // itemsize)
+
+    def jam_level(self, nest: LoopNest) -> int | None:
+        """The first level along which an access inside the loops its copies would jam walks
+        its row (its last index reads the level's variable, an index before it a jammed
+        loop's: unit stride under the contiguous build), where no such access has a jammed
+        loop's variable in its last index (it would walk a row's stride innermost instead)."""
+        table = dict(nest.addresses)
+        for k, level in enumerate(nest.levels):
+            jammed = jammed_loops(list(nest.body), level.var, set(nest.privates)) or set()
+            dims = [table[e.aid].dims for s in walk_stmts(list(nest.body))
+                    if isinstance(s, ir.For) and s.var in jammed for e in accesses_of(s.body)
+                    if e.aid in table]
+            along = [d for d in dims if len(d) >= 2 and level.var in d[-1]
+                     and any(jammed & x for x in d[:-1])]
+            if along and not any(d and jammed & d[-1] for d in dims):
+                return k
+        return None
+
+    def jam_factor(self, nest: LoopNest, level: int, jammed: frozenset) -> int:
+        return self.strip_width

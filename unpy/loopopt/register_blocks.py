@@ -97,7 +97,7 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
     panelled = outer.var not in reads_of(middle.start)
     contraction = dataclasses.replace(
         outer, body=[dataclasses.replace(middle, body=pre + [inner] + post)])
-    choice = register_tile(cpu_nest(contraction), CpuModel.blocks(panelled))
+    choice = register_tile(cpu_nest(contraction), CpuModel.for_machine(packed=panelled))
     if isinstance(choice, Refusal):
         return None
     rows, cols = choice.rows, choice.cols

@@ -33,8 +33,7 @@ import unpython  # noqa: E402
 from cpu import built_examples  # noqa: E402
 
 TILES = "jitgpu.loopopt.local_tiles"
-JAM = "jitgpu.loopopt.unroll_and_jam"
-REGS = "jitgpu.loopopt.register_tiles"
+REGS = "jitgpu.loopopt.cost"          # register_tiles' and unroll_and_jam's cost model
 LANES = "jitgpu.loopopt.lane_split"
 # Local tiles of 32 iterations beside an 8 x 4 register tile: 25 kB of f32, over the default
 # 24 kB budget (which halves them to 16); an H100 gives a group 48 kB.
@@ -44,7 +43,7 @@ ROOMY = {"LOCAL_BUDGET": 44 * 1024, "LOCAL_FRACTION": 0.95}
 def regs(rows, cols, budget=64, fill=None, **tiles):
     """register_tiles at rows x cols (within `budget` registers; `fill`: its FILL_DIVISOR),
     local_tiles' attributes `tiles`."""
-    changes = {REGS: {"REGISTER_TILE": (rows, cols), "REGISTER_BUDGET": budget}}
+    changes = {REGS: {"REGISTER_TILE": (rows, cols), "TILE_REGISTER_BUDGET": budget}}
     if fill is not None:
         changes[REGS]["FILL_DIVISOR"] = fill
     return dict(changes, **({TILES: tiles} if tiles else {}))
@@ -67,7 +66,7 @@ VARIANTS = [
     ("all-reg8x4-novector", "all", regs(8, 4, VECTOR_BYTES=0)),
     ("all-reg8x4-fill1", "all", regs(8, 4, fill=1)),      # the smaller sizes: when to tile
     ("all-tile8", "all", {TILES: {"ROW_TILE_ITERATIONS": 8}}),
-    ("all-jam4", "all", {JAM: {"FACTORS": (4, 2)}}),
+    ("all-jam4", "all", {REGS: {"JAM_FACTORS": (4, 2)}}),
     ("all-novector", "all", {TILES: {"VECTOR_BYTES": 0}}),
     ("all-rowless64", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 64}}),
     ("all-norowless", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 0}}),

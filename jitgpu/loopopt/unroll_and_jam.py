@@ -2,22 +2,17 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 
 from jitgpu.bind import KernelNest
+from jitgpu.loopopt.cost import GpuModel
 from jitgpu.loopopt.nodes import CopyValid, UnrolledLevel
 from jitgpu.loopopt.rewrite import AccessCopies
 from jitgpu.loopopt.view import loop_nest
 from unpy import ir
 from unpy.ir import Scalar
-from unpy.loopopt.reuse import jammed_loops, shared_loads
+from unpy.loopopt.register_tiles import Refusal
 from unpy.loopopt.rewrite import fresh, rename, transform
-from unpy.typeinfer.reductions import escapes
-
-# The per-copy private scalars of the unrolled body, in 4-byte registers (8-byte types count
-# twice), times the factor, must fit this budget; factors tried from the largest.
-REGISTER_BUDGET = 32
-FACTORS = (8, 4, 2)
+from unpy.loopopt.unroll_and_jam import choose_jam
 
 
 def unroll_and_jam(kernel: KernelNest, level: int | None = None,
@@ -29,63 +24,30 @@ def unroll_and_jam(kernel: KernelNest, level: int | None = None,
     made once per iteration for all copies (after `load_elimination`). Private scalars are
     renamed per copy; a copy beyond the iteration space or outside a triangular guard
     recomputes the first real copy's iteration (its loads stay in range), and its stores and
-    reduction updates are guarded (`CopyValid`): any trip count, not only multiples.
+    reduction updates are guarded (`CopyValid`): any trip count, not only multiples. The
+    level, factor and jammed loops are the choice both back ends make alike
+    (unpy/loopopt/unroll_and_jam.py's choose_jam), with the OpenCL path's cost model
+    (jitgpu/loopopt/cost.py's GpuModel); this is its lowering.
 
-    Legal when the level is a prange (its iterations are independent, so the copies'
-    statements may interleave); the body has no break/continue of its own (it would leave
-    every copy); a jammed loop's bounds read neither the level's variable nor a variable the
-    body assigns, and it has no while, break or continue inside (else it is not jammed but
-    run once per copy); no loop variable is both jammed and copied. A reduction variable is
-    shared by the copies (each update guarded), its combination left to the epilogue.
+    Legal as choose_jam says: the level is a prange not unrolled yet; the body has no
+    break/continue of its own; a jammed loop's bounds read neither the level's variable nor
+    a variable the body assigns, and it has no while, break or continue inside; no loop
+    variable is both jammed and copied. A reduction variable is shared by the copies (each
+    update guarded), its combination left to the epilogue.
 
     `strided`: the copies are spaced by the level's local size (`UnrolledLevel.strided`), the
     layout of a register tile's coalesced level. A named `level` may be jammed in a nest that
     has another unrolled level (register_tiles jams both): every store is then already guarded
     by the earlier jam, and its `CopyValid` becomes the tuple of both levels' copies.
 
-    `level` and `factor` None: the level with the most loads shared by its copies inside jammed
-    loops (an outer level before the innermost on ties: it keeps neighbouring work-items on
-    neighbouring elements), the largest factor of FACTORS within REGISTER_BUDGET that leaves
-    at least `kernel.fill_items` work-items (a GPU must stay full); unchanged
-    when no level shares a load or the nest is not legal."""
-    body = list(kernel.body)
-    unrolled = [isinstance(lv, UnrolledLevel) for lv in kernel.levels]
-    if (any(unrolled) if level is None else unrolled[level]) or escapes(body):
+    `level` and `factor` None: GpuModel's, the level with the most loads shared by its copies
+    inside jammed loops and the largest factor of JAM_FACTORS within JAM_REGISTER_BUDGET that
+    leaves at least `kernel.fill_items` work-items; unchanged where choose_jam refuses."""
+    jam = choose_jam(loop_nest(kernel), GpuModel.for_kernel(kernel), level, factor)
+    if isinstance(jam, Refusal):
         return kernel
-    privates = dict(kernel.privates)
-    if level is None:
-        nest = loop_nest(kernel)
-        scores = [(shared_loads(nest, k), k != len(kernel.levels) - 1, -k)
-                  for k in range(len(kernel.levels))]
-        best = max(scores)
-        if best[0] == 0:
-            return kernel
-        level = -best[2]
-    var = kernel.levels[level].var
-    jammed = jammed_loops(body, var, set(privates))
-    if jammed is None:
-        return kernel
-    renamed = [p for p in privates if p not in jammed]
-    if factor is None:
-        cost = max(1, sum(2 if _itemsize(privates[p]) == 8 else 1 for p in renamed
-                          if not _is_loop(kernel, p)))
-        factor = next((f for f in FACTORS if f * cost <= REGISTER_BUDGET), 1)
-        # Fewer, fatter work-items only pay while the device stays full (measured on an H100:
-        # nbody at 65536 unrolled by 8 ran 3x slower, with 8192 work-items for 132 SMs).
-        items = math.prod(kernel.global_size)
-        while factor > 1 and items // factor < kernel.fill_items:
-            factor //= 2
-    if factor < 2:
-        return kernel
-    return _Jam(kernel, level, factor, jammed, renamed, strided).run()
-
-
-def _itemsize(dtype: str) -> int:
-    return 8 if dtype.endswith("64") else 4
-
-
-def _is_loop(kernel, name) -> bool:
-    return any(v.var == name for v in kernel.loops)
+    renamed = [p for p in dict(kernel.privates) if p not in jam.jammed]
+    return _Jam(kernel, jam.level, jam.factor, jam.jammed, renamed, strided).run()
 
 
 class _Jam:

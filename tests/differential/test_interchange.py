@@ -17,13 +17,13 @@ from unpy import ir
 from unpy.loopopt import blocked_nests, optimise_for_cpu
 from unpy.pipeline import compile_to_ir
 
-interchange = importlib.import_module("unpy.loopopt.interchange")
+cpu_cost = importlib.import_module("unpy.loopopt.cost")
 cache_tiles = importlib.import_module("unpy.loopopt.cache_tiles")
 
 SETTINGS = settings(max_examples=25, deadline=None)
 KERNELS = "tests/kernels/loop_orders.py"
-# The small build's strips and tiles (the seams STRIP_WIDTH and TILE): sizes below cover
-# partial strips and tiles and several of each.
+# The small build's strips and tiles (the seams cost.STRIP_WIDTH and cache_tiles.TILE): sizes
+# below cover partial strips and tiles and several of each.
 SMALL_STRIP, SMALL_TILE = 3, 4
 sides = st.one_of(st.integers(0, 9), st.integers(60, 70))
 
@@ -51,7 +51,7 @@ def small(tmp_path_factory):
     source.write_text(f"# STRIP_WIDTH = {SMALL_STRIP}, TILE = {SMALL_TILE}\n"
                       + (diffcheck.KERNELS / "loop_orders.py").read_text())
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(interchange, "STRIP_WIDTH", SMALL_STRIP)
+        patch.setattr(cpu_cost, "STRIP_WIDTH", SMALL_STRIP)
         patch.setattr(cache_tiles, "TILE", SMALL_TILE)
         built = build(str(source), str(folder)).output
     return diffcheck.KernelPair("loop_orders_small",
@@ -227,7 +227,7 @@ def _text(name, checks="none"):
 
 
 def test_strips_expand_the_sums():
-    width = interchange.STRIP_WIDTH
+    width = cpu_cost.STRIP_WIDTH
     text = _text("column_sums")
     assert f"for unpy_jb in prange(0, a.shape[1], {width}):" in text
     assert f"unpy_strip_s = tile(float64, ({width},))" in text

@@ -15,10 +15,11 @@ from hypothesis import strategies as st
 from unpy import ir
 from unpy.loopopt import blocked_nests, optimise_for_cpu
 register_blocks = importlib.import_module("unpy.loopopt.register_blocks")
+cpu_cost = importlib.import_module("unpy.loopopt.cost")
 from unpy.pipeline import compile_to_ir
 
 SETTINGS = settings(max_examples=30, deadline=None)
-# Blocks are 6 rows by 8 to 32 columns (register_blocks.VECTOR_BYTES): every remainder, and
+# Blocks are 6 rows by 8 to 32 columns (cost.VECTOR_BYTES): every remainder, and
 # nests of several blocks each way.
 sides = st.one_of(st.integers(0, 19), st.integers(30, 75))
 
@@ -103,7 +104,7 @@ def small_blocks(tmp_path_factory):
     source.write_text("# register_blocks.BLOCKING = Blocking(k_block=5, panel_blocks=2)\n"
                       + (diffcheck.KERNELS / "contractions.py").read_text())
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(register_blocks, "BLOCKING", register_blocks.Blocking(5, 2))
+        patch.setattr(register_blocks, "BLOCKING", cpu_cost.Blocking(5, 2))
         built = build(str(source), str(folder)).output
     return diffcheck.KernelPair("contractions_small_blocks",
                                 diffcheck._load("contractions_small_blocks", built),
@@ -228,7 +229,7 @@ def test_which_nests_are_blocked():
     # The blocked code's condition: what the nest writes overlaps nothing its sums read.
     assert nests["matmul"].disjoint == [["c", "a"], ["c", "b"]]
     assert nests["gram_upper"].disjoint == [["g", "x"]]
-    cols = register_blocks.VECTOR_BYTES // 8       # float64 columns: one vector register
+    cols = cpu_cost.VECTOR_BYTES // 8       # float64 columns: one vector register
     k_block = register_blocks.BLOCKING.k_block
     text = "\n".join(ir.format_stmts(nests["matmul"].blocked))
     assert f"tile(float64, (12, {cols}))" in text and "# simd" in text
@@ -267,14 +268,14 @@ def test_which_nests_are_blocked():
 def test_blocking_from_the_caches():
     """KC: the packed columns (KC x one vector register) fill half of L1; MC: the packed rows
     (MC x KC doubles) half of L2, at most 16 blocks of rows."""
-    vector = register_blocks.VECTOR_BYTES
-    blocking = register_blocks.Blocking.for_machine(l1=32 << 10, l2=1 << 20)
+    vector = cpu_cost.VECTOR_BYTES
+    blocking = cpu_cost.Blocking.for_machine(l1=32 << 10, l2=1 << 20)
     assert blocking.k_block == (32 << 10) // 2 // vector
     assert blocking.panel_blocks == min(16, (1 << 19) // (blocking.k_block * 8) // 12)
-    assert register_blocks.Blocking.for_machine(l1=48 << 10, l2=2 << 20).k_block \
+    assert cpu_cost.Blocking.for_machine(l1=48 << 10, l2=2 << 20).k_block \
         == (48 << 10) // 2 // vector
-    assert register_blocks.Blocking.for_machine(l1=1024, l2=4096) == \
-        register_blocks.Blocking(16, 1)
+    assert cpu_cost.Blocking.for_machine(l1=1024, l2=4096) == \
+        cpu_cost.Blocking(16, 1)
 
 
 def test_unpy_show_prints_the_blocked_form(capsys):

@@ -5,10 +5,12 @@ its run-time conditions hold (as register_blocks' forms: `For.blocked`). Two for
 
 1. Strips of a prange's iterations, the loop inside them innermost (strip-mine and
    interchange), with scalar expansion of the values each iteration keeps across the inner
-   loop (column sums `s += a[i, j]` with `s` per `j`):
+   loop (column sums `s += a[i, j]` with `s` per `j`): the unroll-and-jam of the prange by W
+   both back ends choose alike (unpy/loopopt/unroll_and_jam.py; W: cost.STRIP_WIDTH), lowered
+   to strips:
 
-       for j in prange(lo, hi):              for jb in prange(lo, hi, STRIP_WIDTH):
-           s = 0.0                               jend = min(jb + STRIP_WIDTH, hi)
+       for j in prange(lo, hi):              for jb in prange(lo, hi, W):
+           s = 0.0                               jend = min(jb + W, hi)
            for i in range(n):          ->        for j in range(jb, jend): s_[j - jb] = 0.0
                s = s + a[i, j]                   for i in range(n):
            out[j] = s                                for j in range(jb, jend):   # simd
@@ -71,16 +73,13 @@ import dataclasses
 from unpy import ir
 from unpy.ir import Array, Scalar
 from unpy.loopopt.effects import private_scalars, stored_arrays
-from unpy.loopopt.nest import address_of
+from unpy.loopopt.cost import CpuModel
+from unpy.loopopt.nest import cpu_nest
 from unpy.loopopt.register_blocks import plain_expressions, register_blocks, unit_step
+from unpy.loopopt.register_tiles import Refusal
 from unpy.loopopt.rewrite import assign, binop, fresh, name, transform, with_alternatives
+from unpy.loopopt.unroll_and_jam import choose_jam
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
-
-# Iterations of the parallel loop per strip: the inner loop's body then reads and writes 512
-# bytes of float64 along each row in turn (whole cache lines, vectors), and a strip of a
-# matrix of 768 to 1536 rows stays in L2 while its rows are walked. The seam of the tests
-# (tests/differential/test_interchange.py builds with narrow strips).
-STRIP_WIDTH = 64
 
 # Statements none of these forms take (and the way out of a loop they would change).
 REFUSED_STMTS = (ir.While, ir.Break, ir.Continue, ir.Return, ir.Raise, ir.LocalTile,
@@ -148,9 +147,10 @@ def _strips(outer: ir.For, fn, taken, new_locals):
             or i in reads_of(pre + post) \
             or {i, j} & set(assigned_scalars(outer.body)):
         return None
-    dims = [address_of(e).dims for e in subscripts(inner.body)]
-    along = [d for d in dims if len(d) >= 2 and j in d[-1] and any(i in x for x in d[:-1])]
-    if not along or any(d and i in d[-1] for d in dims):
+    # The strips are the unroll-and-jam both back ends choose alike (unroll_and_jam.py), of
+    # the prange, jamming the inner loop, with the C++ path's cost model (cost.py).
+    jam = choose_jam(cpu_nest(outer, with_middle=False), CpuModel.for_machine())
+    if isinstance(jam, Refusal) or jam.jammed != {i}:
         return None
     scalars = set(assigned_scalars(outer.body))
     parts = (pre, inner.body, post)
@@ -180,8 +180,8 @@ def _strips(outer: ir.For, fn, taken, new_locals):
     def over_strip(stmts, simd=False):
         return [ir.For(j, name(jb), name(jend), ir.Const(1, type=Scalar("int64")),
                        transform(stmts, expand), simd=simd)] if stmts else []
-    width = ir.Const(STRIP_WIDTH, type=Scalar("int64"))
-    tiles = [ir.LocalTile(strips[x], new_locals[x].dtype, [STRIP_WIDTH]) for x in strips]
+    width = ir.Const(jam.factor, type=Scalar("int64"))
+    tiles = [ir.LocalTile(strips[x], new_locals[x].dtype, [jam.factor]) for x in strips]
     body = ([assign(jend, ir.Call("min", [binop("+", name(jb), width), outer.stop],
                                   type=Scalar("int64")))]
             + tiles + over_strip(pre)

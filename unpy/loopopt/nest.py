@@ -141,15 +141,16 @@ def address_of(e: ir.Subscript) -> Address:
                    frozenset().union(*dims), dims)
 
 
-def cpu_nest(outer: ir.For) -> LoopNest:
+def cpu_nest(outer: ir.For, with_middle: bool = True) -> LoopNest:
     """The LoopNest of an outermost prange nest of the C++ path: the prange and, where its body
-    is one loop, that loop (the middle level of register_blocks' and cache_tiles' blocks;
-    those passes check that its iterations are independent), with the accesses of the
-    innermost level's body numbered in walk order. Its privates are the names that body
+    is one loop and `with_middle`, that loop (the middle level of register_blocks' and
+    cache_tiles' blocks; those passes check that its iterations are independent; interchange's
+    strips jam it instead), with the accesses of the innermost level's body numbered in walk
+    order. Its privates are the names that body
     assigns (loop variables too) but the levels' reductions."""
     levels, body_loops = [Level(outer.var)], []
     body = outer.body
-    if len(body) == 1 and isinstance(body[0], ir.For):
+    if with_middle and len(body) == 1 and isinstance(body[0], ir.For):
         middle = body[0]
         bounds = [middle.start, middle.stop, middle.step]
         levels.append(Level(middle.var, outer.var in reads_of(bounds)))

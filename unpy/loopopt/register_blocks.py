@@ -2,7 +2,9 @@
 (the dot-product order users write matrix products, Gram and covariance matrices, syrk,
 distance matrices in) gets a register-blocked alternative for the C++ path: BI x BJ blocks of
 the two outer levels' iterations, their sums in local tiles, the inner loop's body vectorised
-across a block's columns (the CPU counterpart of jitgpu/loopopt/register_tiles).
+across a block's columns (the CPU counterpart of jitgpu/loopopt/register_tiles). BI x BJ is
+the register tile both back ends choose alike (unpy/loopopt/register_tiles.py), with the C++
+path's cost model (cost.py's CpuModel); this module is its lowering.
 
     for i in prange(..):              for ic in prange(.., .., MC):      (panels of MC rows)
         for j in range(..):               for j0 in range(jlo, jmid, BJ):  (whole column blocks)
@@ -49,68 +51,16 @@ make independent.
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 from unpy import ir
 from unpy.ir import Array, Scalar
+from unpy.loopopt.cost import Blocking, CpuModel
 from unpy.loopopt.effects import CPP, cannot_raise, private_scalars, stored_arrays
-from unpy.loopopt.nest import address_of
+from unpy.loopopt.nest import address_of, cpu_nest
+from unpy.loopopt.register_tiles import Refusal, register_tile
 from unpy.loopopt.rewrite import (assign, binop, const, fresh, has_stmt, name, transform,
                                   with_alternatives)
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
-
-
-def _cpu_flags() -> set:
-    try:
-        with open("/proc/cpuinfo") as f:
-            return next((set(line.split(":", 1)[1].split()) for line in f
-                         if line.startswith("flags")), set())
-    except OSError:
-        return set()
-
-
-def _cache_bytes(level: int):
-    """The size of the building machine's data (or unified) cache of `level`, from Linux's
-    /sys/devices/system/cpu/cpu0/cache, or None."""
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    try:
-        for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
-            if ((index / "level").read_text().strip() == str(level)
-                    and (index / "type").read_text().strip() in ("Data", "Unified")):
-                size = (index / "size").read_text().strip()
-                return int(size[:-1]) * units[size[-1]] if size[-1] in units else int(size)
-    except (OSError, ValueError):
-        pass
-    return None
-
-
-ROWS = 6                        # BI: rows of a block (outer-level iterations), unpacked rows
-# Blocks that read their rows packed: twice the rows, one vector register of columns (a
-# packed row's element is then a broadcast operand of the multiplication itself, no register
-# of its own: 57 against 40 GFLOP/s for 6 x 2 registers on the 2-core AMD EPYC, in L1).
-PACKED_ROWS = 12
-# A block's row is two vector registers (BJ columns): AVX-512's where the building machine has
-# it (unpy builds for the machine it runs on, -march=native), else AVX2's.
-VECTOR_BYTES = 64 if "avx512f" in _cpu_flags() else 32
-
-
-@dataclasses.dataclass(frozen=True)
-class Blocking:
-    """Cache blocks of the packed blocks, from the building machine's caches. `k_block`: the
-    inner loop's iterations a block of columns is packed for at a time (KC: the packed column
-    panel, `k_block` x one vector register, fills half of L1 and stays there while the panel's
-    blocks of rows read it); `panel_blocks`: the blocks of rows of a parallel iteration at most
-    (MC: their packed rows for one k block, panel x `k_block` doubles, fill half of L2)."""
-    k_block: int
-    panel_blocks: int
-
-    @staticmethod
-    def for_machine(l1: int | None = None, l2: int | None = None) -> "Blocking":
-        l1 = l1 or _cache_bytes(1) or 32 << 10
-        l2 = l2 or _cache_bytes(2) or 1 << 20
-        k_block = max(16, l1 // 2 // VECTOR_BYTES // 16 * 16)
-        panel_blocks = max(1, min(16, l2 // 2 // (k_block * 8) // PACKED_ROWS))
-        return Blocking(k_block, panel_blocks)
 
 
 # The rows of a nest's panels, computed before it runs (unpy_runtime.hpp's panel_rows: equal
@@ -145,8 +95,12 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
     dtype = dtypes.pop()
     # Blocks in panels (columns not starting with the row) read their rows packed.
     panelled = outer.var not in reads_of(middle.start)
-    rows = max(2, (PACKED_ROWS if panelled else ROWS) // len(accumulators))
-    cols = (1 if panelled else 2) * VECTOR_BYTES // _itemsize(dtype)
+    contraction = dataclasses.replace(
+        outer, body=[dataclasses.replace(middle, body=pre + [inner] + post)])
+    choice = register_tile(cpu_nest(contraction), CpuModel.for_machine(packed=panelled))
+    if isinstance(choice, Refusal):
+        return None
+    rows, cols = choice.rows, choice.cols
 
     i, j = outer.var, middle.var
     int64 = Scalar("int64")
@@ -733,7 +687,3 @@ def substitute(node, var: str, value):
 
 def unit_step(loop) -> bool:
     return isinstance(loop, ir.For) and isinstance(loop.step, ir.Const) and loop.step.value == 1
-
-
-def _itemsize(dtype: str) -> int:
-    return int(dtype[-2:]) // 8

@@ -23,7 +23,7 @@ from modulepair import gpu_pair
 from unpy import ir
 from unpy.typeinfer.reductions import walk_stmts
 
-register_module = importlib.import_module("jitgpu.loopopt.register_tiles")
+gpu_cost = importlib.import_module("jitgpu.loopopt.cost")
 F = np.float32
 RNG = np.random.default_rng(23)
 HERE = Path(__file__).resolve().parent
@@ -110,10 +110,10 @@ def test_f64_accumulators_shrink_the_block_to_the_budget(tiles):
 
 def test_a_device_to_fill_shrinks_the_block_then_leaves_it_to_unroll_and_jam(tiles):
     kernel = _matmul(tiles, n=64)          # 64 x 64 work-items
-    need = 64 * 64 // 8 * register_module.FILL_DIVISOR
+    need = 64 * 64 // 8 * gpu_cost.FILL_DIVISOR
     assert [lv.factor for lv in register_tiles(kernel.replace(fill_items=need)).levels] == [
         4, 2]
-    starved = kernel.replace(fill_items=64 * 64 * register_module.FILL_DIVISOR)
+    starved = kernel.replace(fill_items=64 * 64 * gpu_cost.FILL_DIVISOR)
     assert register_tiles(starved) is starved
 
 

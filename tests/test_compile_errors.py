@@ -559,6 +559,12 @@ CASES = [
         def f(n):
             return n is None
         """, r"only < <= > >= == != comparisons", 3, "n is"),
+    ("matrix_power of a power not written out", """
+        @unpython.type('ndarray[float64, 2]', 'int64', 'ndarray[float64, 2]')
+        def f(a, n):
+            return np.linalg.matrix_power(a, n)
+        """, r"np.linalg.matrix_power\(a, n\) takes a literal power n >= 0 in compiled code",
+     3, "np.linalg"),
     ("matmul of 3-D complex arrays", """
         @unpython.type('ndarray[complex128, 3]', 'float64')
         def f(a):

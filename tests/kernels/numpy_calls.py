@@ -43,6 +43,24 @@ def gathered_grid(lo, hi, n, xi):
 
 
 @unpython.gpu
+@unpython.type(F2, 'ndarray[int64, 2]', (F1, 'ndarray[int64, 2]', F2))
+def matrix_powers(a, k):
+    """np.linalg.matrix_power with literal powers (Pythran's rand_mat_stat:
+    trace(matrix_power(dot(P.T, P), 4))), NumPy's products in NumPy's order; of 1 the matrix
+    itself; a matrix that is not square raises LinAlgError."""
+    traces = np.empty(6)
+    traces[0] = np.trace(np.linalg.matrix_power(np.dot(a.T, a), 4))
+    traces[1] = np.trace(np.linalg.matrix_power(a, 0))
+    traces[2] = np.trace(np.linalg.matrix_power(a, 3))
+    traces[3] = np.trace(np.linalg.matrix_power(a, 5))
+    traces[4] = np.trace(np.linalg.matrix_power(a, 12))
+    same = np.linalg.matrix_power(a, 1)
+    same[0, 0] = 0.5            # a itself, as NumPy's
+    traces[5] = a[0, 0]
+    return traces, np.linalg.matrix_power(k, 6), np.linalg.matrix_power(a, 2)
+
+
+@unpython.gpu
 @unpython.type('int64', 'int64', ('ndarray[int32, 2]', F1, 'ndarray[float32, 1]'))
 def ndarrays(n, m):
     """np.ndarray(shape, dtype) allocates as np.empty: filled by the function."""

@@ -59,7 +59,7 @@ COMPLEX_CXX = {"*": "unpy::complex_multiply", "/": "unpy::complex_divide",
 ERROR_KINDS = {"ValueError": "value", "IndexError": "index", "ZeroDivisionError": "zero_division",
                "UnboundLocalError": "unbound_local", "TypeError": "type_error",
                "RuntimeError": "runtime", "OverflowError": "overflow",
-               "AssertionError": "assertion"}
+               "AssertionError": "assertion", "LinAlgError": "linalg"}
 CXX_HELPERS = {"//": "floordiv", "%": "mod", "**": "power", "<<": "shift_left",
                ">>": "shift_right", "/": "int_true_divide"}     # the runtime's templates
 

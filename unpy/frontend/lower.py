@@ -1682,6 +1682,8 @@ class Lowering:
                 and e.func.id not in self.imports:
             return self.call_compiled(e)
         qualified = self.qualified(e.func)
+        if qualified == "numpy.linalg.matrix_power":
+            return self.matrix_power(e)
         if qualified and qualified.startswith(CALLED_THROUGH_PYTHON) and self.is_module(e.func):
             # np.random's and random's draws, time's clocks (typeinfer/python_calls.py)
             if qualified.rpartition(".")[2] in ("default_rng", "Generator", "RandomState"):
@@ -1896,6 +1898,58 @@ class Lowering:
                 keywords.append(gast.keyword(p.name, a))
         named = gast.Call(e.func, e.args[:first], keywords)
         return gast.copy_location(named, e)
+
+    def matrix_power(self, e):
+        """`np.linalg.matrix_power(a, n)`, n a literal >= 0: NumPy's products in NumPy's order
+        (a itself for 1, a @ a, (a @ a) @ a, then the binary decomposition: a, a @ a, ... each
+        squared once, multiplied into the result for each bit set), a square matrix checked
+        first (LinAlgError, as NumPy's). The operand and the products are named first."""
+        n = e.args[1].value if len(e.args) == 2 and isinstance(e.args[1], gast.Constant) \
+            else None
+        if e.keywords or type(n) is not int or n < 0:
+            raise self.error("np.linalg.matrix_power(a, n) takes a literal power n >= 0 in "
+                             "compiled code (for a negative one: np.linalg.inv(a) first)", e)
+        if self.hoisted is None or self.conditional:
+            raise self.error("np.linalg.matrix_power() inside a conditional expression (x if c "
+                             "else y, and, or) is not supported: compute it in a statement of "
+                             "its own first", e)
+        nodes, loc = _Nodes(e), loc_of(e)
+        a, made = self.named_once(e.args[0], "mp")
+        self.hoisted += [x for stmt in made for x in self.stmt(stmt)]
+
+        def extent(k):
+            return ir.ArrayAttr(ir.Name(a.id, loc), "shape", k, loc)
+        self.hoisted.append(ir.If(ir.Compare(extent(0), ["!="], [extent(1)], loc), [ir.Raise(
+            "LinAlgError", "Last 2 dimensions of the array must be square", loc)], [], loc))
+
+        def product(x, y):
+            return nodes.at(gast.BinOp(x, gast.MatMult(), y))
+
+        def named(value):
+            name = self.fresh("mp")
+            self.assigned.add(name)
+            self.hoisted += self.stmt(nodes.assign(name, value))
+            return nodes.load(name)
+        if n == 0:
+            return self.expr(nodes.at(gast.Call(
+                nodes.at(gast.Attribute(self.numpy_name(nodes), "eye", gast.Load())),
+                [nodes.at(gast.Subscript(nodes.at(gast.Attribute(nodes.load(a.id), "shape",
+                                                                 gast.Load())),
+                                         nodes.const(0), gast.Load()))],
+                [gast.keyword("dtype", nodes.at(gast.Attribute(nodes.load(a.id), "dtype",
+                                                               gast.Load())))])))
+        if n <= 3:
+            value = nodes.load(a.id)
+            for _ in range(n - 1):
+                value = product(value, nodes.load(a.id))
+            return self.expr(value)
+        z = result = None
+        while n > 0:
+            z = nodes.load(a.id) if z is None else named(product(z, z))
+            n, bit = divmod(n, 2)
+            if bit:
+                result = z if result is None else named(product(result, z))
+        return self.expr(result)
 
     def list_append(self, e):
         """`out.append(v)`, `m[i].append(v)` (typeinfer checks that `out` is a list)."""

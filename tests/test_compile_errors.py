@@ -1422,13 +1422,6 @@ CASES = [
             return np.linalg.inv(a)
         """, r"np.linalg.inv\(\) is supported for one matrix \(a 2-D array\) in compiled code; "
              r"this has 3 dimension\(s\): loop over the leading ones", 3, "np.linalg.inv(a)"),
-    ("linalg in a prange", """
-        @unpython.type('ndarray[float64, 3]', None)
-        def f(a):
-            for i in prange(a.shape[0]):
-                a[i] = np.linalg.inv(a[i])
-        """, r"np.linalg.inv\(\) inside a prange is not supported; call it before the loop, "
-             r"or loop with range", 4, "np.linalg.inv(a[i])"),
     ("read where no path assigned", """
         @unpython.type('int64', 'float64')
         def f(n):

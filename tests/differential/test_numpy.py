@@ -123,6 +123,12 @@ CASES = {
     "masked_values mismatched": lambda: (rand(40), rand(30), 6),
     "joined f32 mismatched": lambda: (rand(5, 3), rand(2).astype(np.float32)),
     # np.linalg, np.cov, np.histogram (issue 18)
+    "linalg_in_a_prange": lambda: (well(4)[None] + 1j * rand(9, 4, 4), rand(4, 3) + 0j,
+                                   well(5)[None] + rand(7, 5, 5)),
+    "linalg_in_a_prange singular": lambda: (np.ones((3, 2, 2)) + 0j, rand(2, 2) + 0j,
+                                            rand(2, 3, 3)),
+    "linalg_in_a_prange empty": lambda: (np.zeros((0, 2, 2), np.complex128), rand(2, 1) + 0j,
+                                         rand(0, 3, 3)),
     "linalg_solve": lambda: (well(6), rand(6)),
     "linalg_solve of views": lambda: (well(12)[::2, ::-2].T, rand(12)[::2]),
     "linalg_solve singular": lambda: (np.ones((4, 4)), rand(4)),

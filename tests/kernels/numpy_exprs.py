@@ -706,6 +706,21 @@ def linalg_inv(tz):
 
 
 @unpython.gpu
+@unpython.type('ndarray[complex128, 3]', 'ndarray[complex128, 2]', 'ndarray[float64, 3]',
+               ('ndarray[complex128, 3]', 'ndarray[float64, 1]'))
+def linalg_in_a_prange(z, x, a):
+    """npbench's contour_integral (Numba's): np.linalg in each iteration of a prange (the
+    nest stays on OpenMP; LAPACK's errors raised as NumPy's)."""
+    out = np.empty((z.shape[0], x.shape[0], x.shape[1]), np.complex128)
+    dets = np.empty(a.shape[0])
+    for i in prange(z.shape[0]):
+        out[i] = np.linalg.inv(z[i]) @ np.linalg.solve(z[i], x)
+    for i in prange(a.shape[0]):
+        dets[i] = np.linalg.det(a[i]) + np.linalg.eigh(a[i] + a[i].T)[0][0]
+    return out, dets
+
+
+@unpython.gpu
 @unpython.type(F2, None)
 def linalg_cholesky(A):
     """npbench's cholesky2: the factor, with the strict upper triangle kept."""

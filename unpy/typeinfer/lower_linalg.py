@@ -81,9 +81,6 @@ class LinalgLowering:
 
     def library_call(self, e, outputs, loc):
         """The statement calling LAPACK for `e` into the arrays `outputs`."""
-        if self.in_prange:
-            raise self.error(f"np.linalg.{e.func}() inside a prange is not supported; call it "
-                             "before the loop, or loop with range", e)
         work = working_dtype(e)
         inputs = [self.materialize(cast_array(a, work)) for a in e.args]
         return ir.ExprStmt(ir.Call(f"linalg.{e.func}", outputs + inputs, loc), loc)

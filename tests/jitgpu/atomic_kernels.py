@@ -102,3 +102,19 @@ def hist_uint8(bins, hist):
     # OpenCL has no atomics for bytes: the nest runs on OpenMP.
     for i in prange(bins.shape[0]):
         hist[bins[i]] += 1
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'ndarray[complex128,1]', 'ndarray[complex128,2]', None)
+def hist_complex128(bins, w, hist):
+    # each part its own atomic sum (OpenMP); on the GPU the nest stays on OpenMP
+    for i in prange(bins.shape[0]):
+        hist[bins[i], 0] += w[i]
+        hist[bins[i], 1] -= 2.0 * w[i]
+
+
+@unpython.gpu
+@unpython.type('ndarray[int64,1]', 'ndarray[complex64,1]', 'ndarray[complex64,1]', None)
+def hist_complex64(bins, w, hist):
+    for i in prange(bins.shape[0]):
+        hist[bins[i]] += w[i]

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import testdevice
 from modulepair import gpu_pair
 
 RNG = np.random.default_rng(19)
@@ -80,6 +81,22 @@ def test_byte_updates_run_on_openmp_with_the_reason(atomic):
                  reason="an atomic update of uint8 elements is not supported on the GPU")
 
 
+@pytest.mark.parametrize("func, dtype", [("hist_complex128", np.complex128),
+                                         ("hist_complex64", np.complex64)])
+def test_complex_sums_are_atomic_on_openmp(atomic, device_env, func, dtype):
+    """A complex element's sum: its real and imaginary parts each an atomic sum (OpenMP, 2
+    threads, integer values: exact in any order); on the device the nest stays on OpenMP."""
+    device_env.setenv("UNPY_DEVICE", "none")
+    b = bins(200_000)
+    w = (values(b.size, np.float64) + 1j * values(b.size, np.float64)).astype(dtype)
+    hist = np.zeros((16, 2) if dtype == np.complex128 else 16, dtype)
+    atomic.check(func, b, w, hist, ran_on=None)
+    device_env.setenv("UNPY_DEVICE", testdevice.SPEC)
+    atomic.check(func, b[:1000], w[:1000], hist[:], ran_on="openmp",
+                 reason=f"an atomic update of {np.dtype(dtype).name} elements is not supported "
+                        "on the GPU")
+
+
 def test_every_loop_optimisation_keeps_updates_atomic(atomic, device_env):
     """UNPY_GPU_OPT=all unrolls column_sums' loops; `none` keeps them: both give the same."""
     for opt in ("none", "all"):
@@ -127,7 +144,8 @@ def test_private_copies_where_a_nest_only_adds_to_an_array():
                      "scatter_max_float64": (), "scatter_min_float32": (),
                      "scatter_min_int64": (), "scatter_max_int32": (),
                      "column_sums": ("sums",), "image_hist": ("hist",), "bitsets": (),
-                     "products": (), "hist_uint8": ("hist",)}
+                     "products": (), "hist_uint8": ("hist",),
+                     "hist_complex128": (), "hist_complex64": ()}   # (parts atomic)
 
 
 @pytest.mark.parametrize("hist", [

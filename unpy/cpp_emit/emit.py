@@ -379,6 +379,16 @@ class FunctionEmitter(CExprPrinter):
         if copy:    # the thread's own copy of the array (private_updates): no atomic
             self.out(f"{copy}[&{target} - {cname(s.target.array.id)}.data] {op}= {value};")
             return
+        if dtype.startswith("complex"):    # + and -: each part its own atomic sum
+            part = CTYPES[{"complex64": "float32", "complex128": "float64"}[dtype]]
+            self.out("{")
+            self.out(f"    {part}* unpy_parts = reinterpret_cast<{part}*>(&{target});")
+            self.out(f"    const {CTYPES[dtype]} unpy_v = {value};")
+            for k, part_of in enumerate(("real", "imag")):
+                self.out("    #pragma omp atomic")
+                self.out(f"    unpy_parts[{k}] {op}= unpy_v.{part_of}();")
+            self.out("}")
+            return
         if op in ("+", "-", "*", "&", "|", "^") and dtype != "bool":
             self.out("#pragma omp atomic")
             self.out(f"{target} {op}= {value};")

@@ -29,8 +29,8 @@ are writes made by called compiled functions.
 
 A write not separated from some write is:
 - an update `a[e] = a[e] op v` (`a[e] op= v` with op in + - * & | ^, or `a[e] = min(a[e], v)`,
-  `max`, the element first or second as for scalar reductions) of a non-complex element, with
-  `v` reading no element of `a`: compiled as an atomic update (`Assign.atomic` = op), provided
+  `max`, the element first or second as for scalar reductions; of a complex element + and -
+  only), with `v` reading no element of `a`: compiled as an atomic update (`Assign.atomic` = op), provided
   every atomic update of `a` in P has one operator (`-` counts as `+`): the updates then
   commute, up to the rounding of floating-point sums, as a reduction's do;
 - anything else: a compile error naming both writes and the loop.
@@ -77,9 +77,11 @@ def update_value(s: ir.Assign):
         return None
     if isinstance(v, ir.Cast) and v.type == v.value.type:
         v = v.value
-    if not isinstance(v.type, ir.Scalar) or v.type.dtype != t.type.dtype \
-            or t.type.dtype.startswith("complex"):
+    if not isinstance(v.type, ir.Scalar) or v.type.dtype != t.type.dtype:
         return None
+    if t.type.dtype.startswith("complex") and not (isinstance(v, ir.BinOp) and
+                                                   v.op in ("+", "-")):
+        return None         # (a complex sum updates its parts apart: emit.atomic_update)
     if isinstance(v, ir.BinOp) and v.op in REDUCTION_BINOPS:
         args = [v.left, v.right]
     elif isinstance(v, ir.Call) and v.func in ("min", "max") and len(v.args) == 2:
@@ -164,8 +166,8 @@ def _message(s, other, loop, errors) -> str:
                 ": their indices are not proved distinct per iteration")
     if update_value(s) is None and _looks_like_update(s):
         both += (" (it is not an update compiled atomically: only the forms below are, of "
-                 "non-complex elements, with a value that reads no other element of the "
-                 "array)")
+                 "complex elements += and -= only, with a value that reads no other element "
+                 "of the array)")
     return f"{both}, and iterations run in parallel. {HINT}"
 
 

@@ -590,14 +590,17 @@ def test_a_repeated_split_pins_what_its_device_part_moves(example, device_env):
     want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     getattr(pair.interpreted, case.func)(*want)
     compiled = getattr(pair.compiled, case.func)
-    pinned = []
+    pinned, device_rows = [], []
     for _ in range(4):
         compiled(*args)
         nest = pair.explain(case.func).nests[0]
         assert nest.ran_on.endswith(" + openmp"), str(nest)
         pinned.append(PINS.is_pinned(memory_root(args[0])))
-    lo, hi = next(r for label, r in nest.timings["ranges"].items() if label != "openmp")
-    assert hi - lo < 0.25 * 598, nest.timings          # the device's share of the 598 rows
+        lo, hi = next(r for label, r in nest.timings["ranges"].items() if label != "openmp")
+        device_rows.append(hi - lo)
+    # the device's share of the 598 rows at the call that pins (the estimate's: the first call
+    # is not learnt from; later calls' shares follow this machine's measured times)
+    assert device_rows[1] < 0.25 * 598, (device_rows, nest.timings)
     assert pinned == [False, True, True, True]
     history = nest.details["shares"]
     assert "first run" in history.splitlines()[2], history

@@ -72,8 +72,10 @@ void list_argument(PyObject* o, const char* fn, const char* param, const char* e
                    bool changed);
 // Item k of a list argument converted as scalar_argument converts a scalar, its TypeError
 // naming the item (`param[k]`).
+// (`part` >= 0: item `part` of the tuple that is item k, named `param[k][part]`)
 void list_item_argument(PyObject* item, int64_t k, const char* fn, const char* param,
-                        const char* expected, char kind, int itemsize, void* out);
+                        const char* expected, char kind, int itemsize, void* out,
+                        int64_t part = -1);
 
 // One Python list given for two list parameters of different item types: a ValueError.
 [[noreturn]] void one_list_twice(const char* fn, const char* first, const char* second);
@@ -85,20 +87,21 @@ void distinct_rows(PyObject* o, const char* fn, const char* param);
 template <typename T> struct is_tuple : std::false_type {};
 template <typename... U> struct is_tuple<std::tuple<U...>> : std::true_type {};
 // A TypeError as array_argument's where a list's item is no tuple (or list) of `count` items.
-void tuple_item_argument(PyObject* o, const char* fn, const char* param, const char* expected,
-                         int count);
+void tuple_item_argument(PyObject* o, int64_t k, const char* fn, const char* param,
+                         const char* expected, int count);
 
-// Item `param` of a list of tuples: a tuple (or list) of as many numbers, each converted as
-// scalar_argument converts a scalar.
+// Item k of a list of tuples: a tuple (or list) of as many numbers, each converted as
+// scalar_argument converts a scalar (the names `param[k][part]` made only for an error).
 template <typename Tuple, size_t... K>
-Tuple tuple_arg(PyObject* o, const char* fn, const std::string& param, const char* expected,
+Tuple tuple_arg(PyObject* o, int64_t k, const char* fn, const char* param, const char* expected,
                 std::index_sequence<K...>) {
-    tuple_item_argument(o, fn, param.c_str(), expected, int(sizeof...(K)));
+    tuple_item_argument(o, k, fn, param, expected, int(sizeof...(K)));
     PyObject** items = PySequence_Fast_ITEMS(o);
     Tuple t;
-    (scalar_argument(items[K], fn, (param + "[" + std::to_string(K) + "]").c_str(), expected,
-                     dtype_kind<std::tuple_element_t<K, Tuple>>(),
-                     int(sizeof(std::tuple_element_t<K, Tuple>)), &std::get<K>(t)), ...);
+    (list_item_argument(items[K], k, fn, param, expected,
+                        dtype_kind<std::tuple_element_t<K, Tuple>>(),
+                        int(sizeof(std::tuple_element_t<K, Tuple>)), &std::get<K>(t),
+                        int64_t(K)), ...);
     return t;
 }
 
@@ -117,9 +120,7 @@ List<T> list_arg(PyObject* o, const char* fn, const char* param, const char* exp
     v.reserve(n);
     for (Py_ssize_t k = 0; k < n; ++k) {
         if constexpr (is_tuple<T>::value) {
-            v.append(tuple_arg<T>(given[k], fn,
-                                  std::string(param) + "[" + std::to_string(k) + "]",
-                                  item_expected,
+            v.append(tuple_arg<T>(given[k], k, fn, param, item_expected,
                                   std::make_index_sequence<std::tuple_size_v<T>>()));
         } else if constexpr (is_list<T>::value) {
             // ('list[list[float64]]': its items 'list[float64]')

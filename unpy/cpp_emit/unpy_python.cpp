@@ -565,10 +565,12 @@ void list_argument(PyObject* o, const char* fn, const char* param, const char* e
                    PyTuple_Check(o) ? " (the function changes it)" : "");
 }
 
-void tuple_item_argument(PyObject* o, const char* fn, const char* param,
+void tuple_item_argument(PyObject* o, int64_t k, const char* fn, const char* param,
                          const char* expected, int count) {
-    if (!(PyTuple_Check(o) || PyList_Check(o)) || PySequence_Fast_GET_SIZE(o) != count)
-        type_error(fn, param, expected, py::handle(o));
+    if (!(PyTuple_Check(o) || PyList_Check(o)) || PySequence_Fast_GET_SIZE(o) != count) {
+        const std::string named = std::string(param) + "[" + std::to_string(k) + "]";
+        type_error(fn, named.c_str(), expected, py::handle(o));
+    }
 }
 
 void one_list_twice(const char* fn, const char* first, const char* second) {
@@ -593,7 +595,7 @@ void distinct_rows(PyObject* o, const char* fn, const char* param) {
 }
 
 void list_item_argument(PyObject* item, int64_t k, const char* fn, const char* param,
-                        const char* expected, char kind, int itemsize, void* out) {
+                        const char* expected, char kind, int itemsize, void* out, int64_t part) {
     if (kind == 'f' && itemsize == 8 && PyFloat_CheckExact(item)) {     // the common ones
         store(out, PyFloat_AS_DOUBLE(item));
         return;
@@ -607,7 +609,9 @@ void list_item_argument(PyObject* item, int64_t k, const char* fn, const char* p
         }
         PyErr_Clear();
     }
-    const std::string named = std::string(param) + "[" + std::to_string(k) + "]";
+    // (the name made only here: most items take the lines above)
+    std::string named = std::string(param) + "[" + std::to_string(k) + "]";
+    if (part >= 0) named += "[" + std::to_string(part) + "]";
     scalar_argument(item, fn, named.c_str(), expected, kind, itemsize, out);
 }
 

@@ -20,7 +20,7 @@ from unpy.typeinfer.overloads import NoSignature, choose_signature
 from unpy.typeinfer.types import (BOOL, COMPLEX_FUNCTIONS, ELEMENTWISE_RULES, FLOAT64, INT64,
                                   NUMPY_MATH, PY_INT, UFUNCS, cast, conversion_loses, fits,
                                   is_bool, is_complex, is_float, is_int, literal_type, ndim_of,
-                                  real_part, resolve)
+                                  real_part, resolve, shown_type)
 
 MATH_TO_INT = {"floor", "ceil"}        # math.floor/ceil return Python ints
 
@@ -347,15 +347,15 @@ class TypeInference:
                 origin = ("declared" if name in self.declared else
                           f"first assigned on line {self.defined_at[name]}")
                 raise self.errors.error(
-                    f"'{name}' is {_shown(t)} ({origin}); {why}. Convert explicitly "
+                    f"'{name}' is {shown_type(t)} ({origin}); {why}. Convert explicitly "
                     f"(e.g. int(...), np.float32(...)) or use another variable", loc)
             t = self.vars[name]
         else:
             t = self.strengthened.get(name) or value.type
             why = conversion_loses(value.type, t, _const_value(value))
             if why:
-                raise self.errors.error(f"'{name}' is {_shown(t)} (from its later assignments); "
-                                        f"{why}", loc)
+                raise self.errors.error(f"'{name}' is {shown_type(t)} (from its later "
+                                        f"assignments); {why}", loc)
             self.vars[name] = t
             self.defined_at[name] = loc[0]
         target = ir.Name(name, target.loc, t)
@@ -393,8 +393,8 @@ class TypeInference:
 
     def define(self, name, t, node, loc):
         if name in self.vars and self.vars[name].dtype != t.dtype:
-            raise self.error(f"loop variable '{name}' is {_shown(self.vars[name])} elsewhere; loop "
-                             "variables are int64", node)
+            raise self.error(f"loop variable '{name}' is {shown_type(self.vars[name])} "
+                             "elsewhere; loop variables are int64", node)
         self.vars.setdefault(name, t)
         self.defined_at.setdefault(name, loc[0])
 
@@ -469,8 +469,8 @@ class TypeInference:
             left, right = _arithmetic_bools(left, right)
         resolved = resolve(UFUNCS[e.op], [element_type(left.type), element_type(right.type)])
         if resolved is None:
-            raise self.error(f"operator {e.op} is not defined for {_shown(left.type)} and "
-                             f"{_shown(right.type)}", e)
+            raise self.error(f"operator {e.op} is not defined for {shown_type(left.type)} and "
+                             f"{shown_type(right.type)}", e)
         (lt, rt), out = resolved
         for side, t in ((left, lt), (right, rt)):
             if _const_value(side) is not None and is_int(t) and not isinstance(
@@ -627,7 +627,7 @@ class TypeInference:
         if not all(isinstance(t, TupleType) and all(isinstance(i, Scalar) for i in t.items)
                    for t in kinds) or len(kinds[0].items) != len(kinds[1].items):
             raise self.error(f"the branches of this conditional expression are "
-                             f"{_shown(kinds[0])} and {_shown(kinds[1])}: both must be "
+                             f"{shown_type(kinds[0])} and {shown_type(kinds[1])}: both must be "
                              "numbers, arrays of one type or "
                              "tuples of as many numbers", e)
         t = TupleType(tuple(self.promote([ir.Const(0, e.loc, a), ir.Const(0, e.loc, b)], e)
@@ -849,7 +849,7 @@ class TypeInference:
         arr = self.expr(e.array)
         if not isinstance(arr.type, Array) and arr.id.startswith("__seq"):
             raise self.error(f"a for loop iterates over ranges and arrays; this is "
-                             f"{_shown(arr.type)}", e)
+                             f"{shown_type(arr.type)}", e)
         if not isinstance(arr.type, Array):
             raise self.error(f"'{arr.id}' is not an array", e)
         if e.attr == "ndim":
@@ -1201,11 +1201,6 @@ def _number(t, other):
 
 def _is_python_int(t):
     return isinstance(t, Scalar) and t.weak and t.dtype == "int64"
-
-
-def _shown(t):
-    """A type as the user wrote it: a variable holding a Python int is an int64."""
-    return t.dtype if isinstance(t, Scalar) else str(t)
 
 
 PYTHON_VALUE = {"bool": False, "int64": 0, "float64": 0.0, "complex128": 0j}    # a weak type's Python value

@@ -36,7 +36,8 @@ from unpy.errors import CompileError
 from unpy.ir import ListType, Scalar, TupleType
 from unpy.typeinfer.reductions import walk_exprs, walk_stmts
 from unpy.typeinfer.written import _may_be, returned_params, written_params
-from unpy.typeinfer.types import INT64, PY_INT, cast, conversion_loses, is_int, same_items
+from unpy.typeinfer.types import (INT64, PY_INT, cast, conversion_loses, is_int, same_items,
+                                  shown_type)
 
 # The items of a list that takes no value at all: np.array([]) is float64.
 NO_ITEMS = Scalar("float64", weak=True)
@@ -158,24 +159,20 @@ def takes_type(infer, name: str, t, node, const=None):
     if name in infer.list_params:
         why = None if type(t) is type(known) and (
             not isinstance(t, ListType) or t.depth == known.depth) else \
-            f"a {_named(t)} value is not an item of it"
+            f"a {shown_type(t)} value is not an item of it"
         why = why or conversion_loses(t.leaf if isinstance(t, ListType) else t,
                                       known.leaf if isinstance(known, ListType) else known, const)
         if why:
-            raise infer.error(f"the list parameter '{name}' holds {_named(known)} items (its "
+            raise infer.error(f"the list parameter '{name}' holds {shown_type(known)} items (its "
                               f"declared type {ListType(known)}): {why}", node)
         return
     try:
         infer.list_items[name] = joined(known, t)
     except MixedItems:
-        raise infer.error(f"the list '{name}' takes {_named(t)} items here and "
-                          f"{_named(known)} items "
+        raise infer.error(f"the list '{name}' takes {shown_type(t)} items here and "
+                          f"{shown_type(known)} items "
                           "elsewhere; a list in compiled code holds numbers, or lists of one "
                           "depth", node) from None
-
-
-def _named(t) -> str:
-    return t.dtype if isinstance(t, Scalar) else str(t)
 
 
 def item_type(infer, name: str, depth: int):
@@ -304,11 +301,11 @@ def _changes(node, changed_args) -> dict:
 
 def _stored_list(s):
     """The list variable statement `s` stores into a list (appends, inserts), if any."""
-    value = s.value if isinstance(s, ir.ExprStmt) and isinstance(
-        s.value, (ir.ListAppend, ir.ListInsert)) else s.value if isinstance(
-        s, ir.Assign) and isinstance(s.target, ir.ListItem) else None
-    if isinstance(value, (ir.ListAppend, ir.ListInsert)):
-        value = value.value
+    value = None
+    if isinstance(s, ir.ExprStmt) and isinstance(s.value, (ir.ListAppend, ir.ListInsert)):
+        value = s.value.value
+    elif isinstance(s, ir.Assign) and isinstance(s.target, ir.ListItem):
+        value = s.value
     return value if isinstance(value, ir.Name) and isinstance(value.type, ListType) else None
 
 

@@ -211,6 +211,11 @@ def literal_type(value):
     return Scalar(PYTHON_DTYPES[type(value)], weak=True)
 
 
+def shown_type(t) -> str:
+    """A type as the user wrote it: a variable holding a Python int is an int64."""
+    return t.dtype if isinstance(t, Scalar) else str(t)
+
+
 def same_items(a: ListType, b: ListType) -> bool:
     """Whether two list types hold items of one dtype (or tuples of the same) at one depth,
     weak or not."""

@@ -123,6 +123,8 @@ def lists_bound_again(fn: ir.Function) -> set:
     level a new variable takes the name, typeinfer.lists): passed by value, the caller's list
     left as it is (lists.copies_checked: the function changes none of them)."""
     lists = {p.name for p in fn.params if isinstance(p.type, ir.ListType)}
+    if not lists:
+        return set()
     return {s.target.id for s in walk_stmts(fn.body)
             if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name)
             and s.target.id in lists}

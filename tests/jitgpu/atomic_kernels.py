@@ -118,3 +118,32 @@ def hist_complex128(bins, w, hist):
 def hist_complex64(bins, w, hist):
     for i in prange(bins.shape[0]):
         hist[bins[i]] += w[i]
+
+
+# Whole arrays added up by the iterations (Numba's array reductions): each element's update
+# atomic, a private copy per OpenMP thread where the nest only adds.
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,1]')
+def rows_added(x):
+    y = np.zeros(x.shape[1])
+    for i in prange(x.shape[0]):
+        y += x[i]
+    return y
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', 'ndarray[float64,2]', None)
+def scaled_subtracted(x, w, out):
+    # w broadcasts into out: (1, k), (k, 1) or out's own shape, known only at the call
+    for i in prange(x.shape[0]):
+        out -= w * x[i, 0]
+
+
+@unpython.gpu
+@unpython.type('ndarray[complex128,2]', 'ndarray[complex128,2]', None)
+def local_arrays_added(x, out):
+    # each iteration's own array added into out (npbench's contour_integral)
+    for i in prange(x.shape[0]):
+        t = np.ones((out.shape[0], out.shape[1]), dtype=np.complex128) * x[i, 0]
+        out += t

@@ -145,7 +145,9 @@ def test_private_copies_where_a_nest_only_adds_to_an_array():
                      "scatter_min_int64": (), "scatter_max_int32": (),
                      "column_sums": ("sums",), "image_hist": ("hist",), "bitsets": (),
                      "products": (), "hist_uint8": ("hist",),
-                     "hist_complex128": (), "hist_complex64": ()}   # (parts atomic)
+                     "hist_complex128": (), "hist_complex64": (),     # (parts atomic)
+                     "rows_added": ("y",), "scaled_subtracted": ("out",),
+                     "local_arrays_added": ()}
 
 
 @pytest.mark.parametrize("hist", [
@@ -166,3 +168,37 @@ def test_openmp_empty_histograms(atomic, device_env):
     atomic.check("hist_int64", empty, empty, np.zeros(0, np.int64), ran_on=None)
     atomic.check("hist_int64", np.zeros(5, np.int64), np.ones(5, np.int64),
                  np.zeros(0, np.int64), ran_on=None)
+
+
+def whole_arrays(n=3000, k=5):
+    """Integer values, which add exactly in any order."""
+    x = values(n * k, np.float64).reshape(n, k)
+    return [
+        ("rows_added", (x,)),
+        ("scaled_subtracted", (x, values(k, np.float64).reshape(1, k), np.zeros((k, k)))),
+        ("scaled_subtracted", (x, values(k, np.float64).reshape(k, 1), np.ones((k, k)))),
+        ("scaled_subtracted", (x, values(k * k, np.float64).reshape(k, k), np.zeros((k, k)))),
+        ("scaled_subtracted", (x[:0], np.ones((1, 1)), np.zeros((k, k)))),
+        ("local_arrays_added", ((x + 1j * x[:, ::-1]).astype(np.complex128),
+                                np.zeros((k, 3), np.complex128))),
+    ]
+
+
+@pytest.mark.parametrize("where", ["opencl", "openmp"])
+@pytest.mark.parametrize("case", range(len(whole_arrays())))
+def test_whole_arrays_added_up_by_the_iterations(atomic, device_env, where, case):
+    """`y += x[i]` in a prange (Numba's array reductions), also where the added array
+    broadcasts into `y` in a way known only at the call, or is the iteration's own."""
+    if where == "openmp":
+        device_env.setenv("UNPY_DEVICE", "none")
+    func, args = whole_arrays()[case]
+    atomic.check(func, *args, ran_on=None)
+
+
+def test_a_whole_array_added_that_cannot_broadcast_raises_as_numpy(atomic, device_env):
+    device_env.setenv("UNPY_DEVICE", "none")
+    x = np.ones((10, 4))
+    for compiled in (True, False):
+        f = (atomic.compiled if compiled else atomic.interpreted).scaled_subtracted
+        with pytest.raises(ValueError, match="could not be broadcast"):
+            f(x, np.ones((2, 4)), np.zeros((4, 4)))

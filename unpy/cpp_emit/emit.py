@@ -1475,10 +1475,18 @@ def private_updates(loop: ir.For, fn: ir.Function) -> tuple:
             if (op == "+" or (op == "-" and first)) and dtype not in ("bool", "complex64",
                                                                        "complex128"):
                 updated.add(s.target.array.id)
-                used.update(reads_of([s.target.indices, operand]))
+                used.update(_elements_read([s.target.indices, operand]))
                 continue
-        used.update(reads_of(_own_expressions(s)))
+        used.update(_elements_read(_own_expressions(s)))
     return tuple(sorted(a for a in updated - used if isinstance(fn.variable_type(a), Array)))
+
+
+def _elements_read(node) -> set:
+    """The names `node` reads, but not an array of which it reads only the shape (`out.shape[0]`
+    in the test of a broadcasting statement's two versions): a private copy has its shape."""
+    exprs = list(walk_exprs(node))
+    shape_only = {id(e.array) for e in exprs if isinstance(e, ir.ArrayAttr)}
+    return {e.id for e in exprs if isinstance(e, ir.Name) and id(e) not in shape_only}
 
 
 def _own_expressions(s) -> list:

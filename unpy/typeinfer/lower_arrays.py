@@ -1298,13 +1298,13 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
         mask = target.mask if isinstance(target, ir.Masked) else None
         written_array = target.array if mask is not None else target
 
-        def reads_elsewhere(e) -> bool:
+        def reads_elsewhere(e, shape=None) -> bool:
             """Whether `e` reads an element of the written memory at another index than the
             one written (or through another name: a view, which reading `e` may bind): NumPy
             computes it whole first, so a copy is made first."""
             probe = [name(f"__probe{k}", PY_INT) for k in range(len(self.shape(written_array)))]
             written = self.element(written_array, probe)
-            reads = self.element_reads(e, probe)
+            reads = self.element_reads(e, probe, shape)
             shared = self.memory.get(root.id, {root.id})
             return any(r.array.id in shared and (scatter or not same(r, written))
                        for r in reads)
@@ -1330,10 +1330,12 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
             self.check_mask(mask, shape)
         if isinstance(value.type, Array):
             self.check_fits(value, shape)
+            if self.general:
+                self.read_as(value, shape)
             # What the value needs whole (a product, a reduction) is computed before the nest.
             # np.add.at & co read the array as it is at each element (the value reads the
             # written element through index arrays of its own: the same, computed again).
-            if not unbuffered and reads_elsewhere(value):
+            if not unbuffered and reads_elsewhere(value, shape):
                 value = self.copy(value)
         else:
             value = self.scalar(value)
@@ -1481,9 +1483,25 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
                                          compare("!=", length, const(1))], (0, 0), BOOL),
                        message.replace(") (", ") into shape ("), values=values)
 
-    def element_reads(self, value, probe):
+    def read_as(self, e, shape):
+        """In the general version, the value `e` of a store, checked to fit the target's
+        `shape` (`check_fits`), takes the target's lengths in its element-wise parts: each
+        operand is still read at `i * (length != 1)` of its own length, so the elements are
+        NumPy's, and an operand that is the target itself (`a += b`, `b` broadcast) is read
+        where it is written: an update in place (atomic in a prange), not a copy first."""
+        if not isinstance(e.type, Array):
+            return
+        parts = [e.value] if isinstance(e, ir.Cast) else self.elementwise_operands(e)
+        if parts is None:
+            return
+        self.memo[(id(e), True)] = (e, list(shape[len(shape) - e.type.ndim:]))
+        for part in parts:
+            self.read_as(part, shape)
+
+    def element_reads(self, value, probe, shape=None):
         """The array elements `value`'s element at the index `probe` (of the target, which
-        the value broadcasts to) reads. Only looked at: what building it made is forgotten,
+        the value broadcasts to; of `shape`, which the general version reads it as: `read_as`)
+        reads. Only looked at: what building it made is forgotten,
         and it is built from a copy of `value` (building an element lowers the scalar
         operands in place: `np.sum(z) % 3` would become `__r % 3` with the statements that
         compute `__r` forgotten)."""
@@ -1492,7 +1510,10 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
         self.pre, self.memo, self.views = list(self.pre), dict(self.memo), dict(self.views)
         self.hoisted = list(self.hoisted)
         try:
-            element = self.broadcast_element(copy.deepcopy(value), probe, len(probe))
+            value = copy.deepcopy(value)
+            if shape is not None and self.general:
+                self.read_as(value, shape)
+            element = self.broadcast_element(value, probe, len(probe))
         finally:
             (self.pre, self.memo, self.views, self.counter, self.new_locals, self.hoisted,
              self.varying, self.versions, self.allocated) = saved

@@ -1287,6 +1287,24 @@ CASES = [
              r"run in parallel\. Index the array so that each iteration writes its own elements "
              r".*or write an update a\[e\] \+= v .*which is compiled as an atomic update", 4,
         "out[idx[i]]"),
+    ("a read of an element another prange iteration writes", """
+        @unpython.type('ndarray[float64, 1]', None)
+        def f(a):
+            for i in prange(1, a.shape[0]):
+                a[i] = a[i - 1] + 1.0
+        """, r"'a\[i\] = a\[i - 1\] \+ 1\.0' reads a\[\(i - 1\)\], which another iteration of "
+             r"the prange at line 8 may write \('a\[i\] = \.\.\.', line 9\): iterations run in "
+             r"parallel, so it would read whichever value is there\. Use range\(\) for a loop "
+             r"whose iterations must run in order", 4, "a[i] = a[i - 1]"),
+    ("a centre read that the prange's iterations write", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', 'ndarray[float64, 2]', None)
+        def f(data, mean, cov):
+            for i in prange(data.shape[1]):
+                for j in range(data.shape[1]):
+                    cov[i, j] = (data[0, i] - mean[i]) * (data[0, j] - mean[j])
+                    mean[i] = 0.0
+        """, r"reads mean\[j\], which another iteration of the prange at line 8 may write "
+             r"\('mean\[i\] = \.\.\.', line 11\)", 5, "cov[i, j]"),
     ("two stores to one element in prange", """
         @unpython.type('ndarray[float64, 1]', None)
         def f(a):

@@ -149,7 +149,7 @@ def test_near_misses_run_their_loops(matmul_loops_kernels, args):
 @given(centred())
 def test_centred_near_misses_run_their_loops(matmul_loops_kernels, args):
     """Centres read with k or with the other factor's variable, a centre less the element, a
-    float32 operand less a float64 centre (writes_the_mean is a race: compiled, not run)."""
+    float32 operand less a float64 centre."""
     data, mean, cov = args
     matmul_loops_kernels.check("centred_by_k", data, np.resize(mean, data.shape[0]), cov)
     for name in ("centred_by_the_other_loop", "centre_first"):

@@ -224,16 +224,3 @@ def centred_by_wider(data, mean, cov):
             for k in range(data.shape[0]):
                 s += (data[k, i] - mean[i]) * (data[k, j] - mean[j])
             cov[i, j] = s
-
-
-@unpython.type(F2, F1, F2, None)
-def writes_the_mean(data, mean, cov):
-    """The nest writes the centring vector after the sum, which the loops' later sums read (a
-    race on OpenMP: compiled only, never run)."""
-    for i in prange(data.shape[1]):
-        for j in range(data.shape[1]):
-            s = 0.0
-            for k in range(data.shape[0]):
-                s += (data[k, i] - mean[i]) * (data[k, j] - mean[j])
-            cov[i, j] = s
-            mean[i] = 0.0

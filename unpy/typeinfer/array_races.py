@@ -34,6 +34,11 @@ A write not separated from some write is:
   every atomic update of `a` in P has one operator (`-` counts as `+`): the updates then
   commute, up to the rounding of floating-point sums, as a reduction's do;
 - anything else: a compile error naming both writes and the loop.
+
+Each element read of an array P writes (`element_reads`) must be separated from every write of
+that array in the same sense (the read taken as a write): else a compile error, since it would
+read whichever value is there; except against a write that only lowers or raises its element
+(`a[e] = min(a[e], v)`, `_relaxes`).
 """
 from __future__ import annotations
 
@@ -144,6 +149,45 @@ def _check_prange(p: "_Prange", errors):
                     f"{s.atomic} here, in the prange at line {p.loop.loc[0]}; updates that "
                     "several iterations may make to one element are atomic, and must use one "
                     "operator (as reductions do)", s.loc)
+    checked = set()
+    for array, read, element in element_reads(p, p.loop.body, set(by_array)):
+        for w in by_array[array]:
+            key = (id(w.stmt), repr(read.forms), repr(read.facts))
+            if key not in checked and not _relaxes(w.stmt) and not p.separated(w, read):
+                raise errors.error(_read_message(read.stmt, element, w.stmt, p.loop, errors),
+                                   read.stmt.loc)
+            checked.add(key)
+
+
+def _relaxes(s: ir.Assign) -> bool:
+    """Whether `s` only lowers (raises) its element: `a[e] = min(a[e], v)` (max), written
+    apart or atomically. Another iteration reading that element sees the old value or a
+    lower one, as the relaxations of Floyd-Warshall and Bellman-Ford allow (their rounds
+    reach the interpreter's result either way), so such a read is no race we refuse."""
+    v = update_value(s)
+    return isinstance(v, ir.Call) and v.func in ("min", "max")
+
+
+def element_reads(p: "_Prange", body, written: set):
+    """(array, the read as a _Write, the Subscript) of each element that a statement of `body`
+    reads of an array in `written` (through the views the body binds), with the loops and
+    branch facts around it. An atomic update's read of its own element is its write's."""
+    for s, env, facts in p.statements(body, {}, []):
+        if isinstance(s, ir.Assign):
+            target = s.target
+            indices = target.indices if isinstance(target, ir.Subscript) else []
+            own = [update_parts(s)[1] if s.atomic else s.value] + indices
+        elif isinstance(s, ir.For):
+            own = [s.start, s.stop, s.step]
+        elif isinstance(s, (ir.While, ir.If)):
+            own = [s.test]
+        else:
+            own = [getattr(s, "value", None), *getattr(s, "values", [])]
+        for e in walk_exprs([x for x in own if x is not None]):
+            if isinstance(e, ir.Subscript) and isinstance(e.array, ir.Name):
+                element = p.written_element(e, env)
+                if element is not None and element[0] in written:
+                    yield element[0], _Write(s, element[1], facts), e
 
 
 def _shown_store(s, errors) -> str:
@@ -169,6 +213,20 @@ def _message(s, other, loop, errors) -> str:
                  "complex elements += and -= only, with a value that reads no other element "
                  "of the array)")
     return f"{both}, and iterations run in parallel. {HINT}"
+
+
+def _read_message(s, element, write, loop, errors) -> str:
+    line = s.loc[0]
+    shown = f"'{errors.lines[line - 1].strip()}'" if 0 < line <= len(errors.lines) else \
+        f"'{ir.format_expr(element)}'"
+    read = ir.format_expr(element)
+    if "__" in read:            # indices of the compiler's own (a slice, an array statement)
+        read = f"an element of '{element.array.id}'"
+    return (f"{shown} reads {read}, which another iteration of the prange at line "
+            f"{loop.loc[0]} may write ({_shown_store(write, errors)}, line {write.loc[0]}): "
+            "iterations run in parallel, so it would read whichever value is there. Use range() "
+            "for a loop whose iterations must run in order, or read the values from another "
+            "array than the one the loop writes (a copy made before the loop)")
 
 
 def _looks_like_update(s) -> bool:

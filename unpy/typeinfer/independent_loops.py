@@ -35,7 +35,7 @@ import dataclasses
 import itertools
 
 from unpy import ir
-from unpy.typeinfer.array_races import _Prange, _Write
+from unpy.typeinfer.array_races import _Prange, _Write, element_reads
 from unpy.typeinfer.reductions import UpwardExposed, assigned_names, walk_exprs, walk_stmts
 
 MAX_LEVELS = 3
@@ -96,7 +96,7 @@ def independent(loop: ir.For) -> bool:
     for array, ws in writes.items():
         if not all(p.separated(w, x) for w, x in itertools.combinations_with_replacement(ws, 2)):
             return False
-    for array, read in _reads(p, body, set(writes)):
+    for array, read, _ in element_reads(p, body, set(writes)):
         if not all(p.separated(read, w) for w in writes[array]):
             return False
     return True
@@ -110,22 +110,3 @@ def _leaves(body) -> bool:
         if isinstance(s, ir.If) and (_leaves(s.body) or _leaves(s.orelse)):
             return True
     return False
-
-
-def _reads(p: _Prange, body, written: set):
-    """(array, the read as a _Write) of each element read of an array in `written` (through
-    the views the body binds), with the loops and branch facts around it."""
-    for s, env, facts in p.statements(body, {}, []):
-        if isinstance(s, ir.Assign):
-            own = [s.value] + (s.target.indices if isinstance(s.target, ir.Subscript) else [])
-        elif isinstance(s, ir.For):
-            own = [s.start, s.stop, s.step]
-        elif isinstance(s, (ir.While, ir.If)):
-            own = [s.test]
-        else:
-            own = [getattr(s, "value", None), *getattr(s, "values", [])]
-        for e in walk_exprs([x for x in own if x is not None]):
-            if isinstance(e, ir.Subscript):
-                element = p.written_element(e, env)
-                if element is not None and element[0] in written:
-                    yield element[0], _Write(None, element[1], facts)

@@ -867,6 +867,14 @@ CASES = [
             return n + g
         """, r"'g' is defined at line 6; a module-level name read by a compiled function must be "
              r"a numeric constant", 6, "g\n"),
+    ("module constant of a math function that raises", """
+        LOG0 = math.log(0.0)
+
+        @unpython.type('float64', 'float64')
+        def f(x):
+            return x + LOG0
+        """, r"'LOG0' \(line 6\) is not a numeric constant: computing it raises ValueError", 5,
+        "LOG0"),
     ("module constant dividing by zero", """
         STEP = 1 // 0
 

@@ -43,6 +43,11 @@ def test_scalar_draws_in_a_loop(python_calls_kernels, n, seed):
     same_draws(python_calls_kernels, "monte_carlo_pi", n, seed=seed)
 
 
+@pytest.mark.parametrize("n, seed", [(1, 0), (1000, 5)])
+def test_ranf_and_sample_are_random_sample(python_calls_kernels, n, seed):
+    same_draws(python_calls_kernels, "calc_pi_ranf", n, seed=seed)
+
+
 @given(n=st.integers(0, 7), m=st.integers(0, 7), seed=st.integers(0, 1000))
 def test_arrays_of_draws(python_calls_kernels, n, m, seed):
     same_draws(python_calls_kernels, "seeded_fields", seed, n, m)

@@ -39,6 +39,22 @@ def test_constant_float32_stays_float32(python_forms_kernels):
     assert type(got) is f32
 
 
+def test_constant_of_math_functions(python_forms_kernels):
+    for d in (0.0, 1.5, -3.0, 1e3):
+        python_forms_kernels.check("constant_of_math_functions", d)
+
+
+def test_numpy_scalar_constants_keep_their_dtype(python_forms_kernels):
+    x = RNG.random(1001).astype(f32)
+    got = python_forms_kernels.check("typed_constants_float32", x)
+    assert type(got) is f32
+    python_forms_kernels.check("typed_constants_float32", np.zeros(0, f32))
+    a = np.full(10, 2 ** 30, np.int32)        # wraps in int32, as the interpreter's sum does
+    got = python_forms_kernels.check("typed_constant_int32", a)
+    assert type(got) is np.int32
+    python_forms_kernels.check("typed_constant_int32", RNG.integers(-9, 9, 50).astype(np.int32))
+
+
 def test_constant_as_a_size(python_forms_kernels):
     python_forms_kernels.check("constants_as_sizes", RNG.random(11))
     python_forms_kernels.check("constants_as_sizes", np.zeros(0))

@@ -34,6 +34,14 @@ def seeded_fields(seed, n, m):
     return u + v * w - z + np.random.standard_normal((n, m)) + standard_normal((n, m))
 
 
+@unpython.type('int64', 'float64')
+def calc_pi_ranf(n_samples):
+    # dsysoev/fun-with-python's Numba example: ranf and sample, NumPy's names of random_sample
+    x = np.random.ranf(n_samples)
+    y = np.random.sample(n_samples)
+    return 4 * np.sum(x ** 2 + y ** 2 < 1) / n_samples + np.random.ranf() * 0.0
+
+
 @unpython.type('int64', 'int64', 'ndarray[int64, 1]')
 def integer_draws(seed, n):
     np.random.seed(seed)

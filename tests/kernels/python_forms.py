@@ -16,6 +16,11 @@ HALF = 0.5
 OFFSET = -3
 SCALE = 2 * N_BINS + OFFSET         # arithmetic of constants: 5
 TWO_PI = 2 * math.pi
+KT = 2 / math.log(1 + math.sqrt(2), math.e)   # numba-benchmark's Ising: math of constants
+EPS32 = np.float32(1e-6)                      # numba-benchmark's n-body: typed constants
+ONE32 = np.float32(1.0)
+INT_DTYPE = np.int32
+ZERO32 = INT_DTYPE(0)                          # numba-benchmark's iterating: dtype(0)
 CHECKED = True
 BIG = 2 ** 40
 
@@ -32,6 +37,28 @@ def constants_int(n):
         total += n * i + OFFSET + BIG
     if CHECKED:
         total = total // SCALE
+    return total
+
+
+@unpython.type('float64', 'float64')
+def constant_of_math_functions(d):
+    return math.exp(-d / KT)
+
+
+@unpython.type('ndarray[float32, 1]', 'float32')
+def typed_constants_float32(x):
+    # EPS32 is a float32 as in the interpreter: `s` sums in float32, and ONE32 / s stays float32
+    s = EPS32
+    for v in x:
+        s += v
+    return ONE32 / s
+
+
+@unpython.type('ndarray[int32, 1]', 'int32')
+def typed_constant_int32(a):
+    total = ZERO32
+    for v in a:
+        total += v
     return total
 
 

@@ -4,7 +4,9 @@ numbers, which compiled code reads as literals (`N = 64`, `EPS = 1e-9`) and defa
 
 A name is a constant when the module binds it exactly once, by a plain assignment at its top
 level, to a string literal or a `+` of string literals and constants assigned before it (a
-number, `True`/`False`, or arithmetic of numbers and numeric constants). Any other binding (a
+number, `True`/`False`, arithmetic of numbers and numeric constants, or a `math` function of
+them), or to a NumPy scalar type of such a number (`EPS = np.float32(1e-6)`, Numba users'
+typed constants). Any other binding (a
 second assignment, an import, a `def`, a loop variable, `del`, a `global` declaration in a
 function, which may rebind it) makes it a variable, refused as a type string or in compiled code.
 """
@@ -14,6 +16,7 @@ import math
 import operator
 
 import gast
+import numpy
 
 # Nodes that open a scope of their own: names bound inside are not module names.
 SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda, gast.ListComp,
@@ -154,8 +157,14 @@ NUMERIC_OPERATORS = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: 
                      gast.BitOr: operator.or_, gast.BitXor: operator.xor,
                      gast.USub: operator.neg, gast.UAdd: operator.pos, gast.Invert: operator.invert,
                      gast.Not: operator.not_}
+# math functions a constant may call (`KT = 2 / math.log(1 + math.sqrt(2))`): computed when the
+# module is built, as the interpreter computes them when it loads the module.
+CONSTANT_FUNCTIONS = {f"math.{name}": getattr(math, name) for name in (
+    "sqrt", "exp", "expm1", "log", "log10", "log2", "log1p", "sin", "cos", "tan", "asin",
+    "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "hypot", "pow",
+    "fabs", "floor", "ceil", "trunc", "erf", "erfc", "gamma", "lgamma", "degrees", "radians")}
 NOT_A_NUMBER = ("its value is not made of number literals, True/False, math.pi and the like, "
-                "other constants and arithmetic")
+                "other constants, arithmetic and math functions")
 READ_IN_CODE = "a module-level name read by a compiled function"
 
 
@@ -186,7 +195,54 @@ class NumericConstants(ModuleConstants):
             operands = ([node.operand] if isinstance(node, gast.UnaryOp) else
                         [node.left, node.right])
             return self.apply(node, [self.value(x) for x in operands])
+        if isinstance(node, gast.Call) and not node.keywords and \
+                self.resolve(node.func) in CONSTANT_FUNCTIONS:
+            function = CONSTANT_FUNCTIONS[self.resolve(node.func)]
+            arguments = [self.value(x, ordered) for x in node.args]
+            try:
+                return function(*arguments)
+            except (ArithmeticError, ValueError, TypeError) as error:
+                raise NotConstant(f"computing it raises {type(error).__name__}: {error}",
+                                  node) from None
         raise NotConstant(NOT_A_NUMBER, node)
+
+    def scalar_cast(self, use: gast.Name):
+        """(dtype name, number) where the constant `use` reads is a NumPy scalar type of a
+        number (`EPS = np.float32(1e-6)`, or `zero = dtype(0)` after `dtype = np.int32`):
+        compiled code reads it as that cast of the number, a value of that dtype as in the
+        interpreter (not a weak literal). None for any other constant."""
+        try:
+            statement = self.assignment(use, READ_IN_CODE, "numeric", ordered=False)
+        except NotConstant:
+            return None
+        call = statement.value
+        if not (isinstance(call, gast.Call) and len(call.args) == 1 and not call.keywords):
+            return None
+        dtype = self.scalar_type(call.func)
+        if dtype is None:
+            return None
+        try:
+            number = self.value(call.args[0], ordered=False)
+        except NotConstant as inner:
+            raise NotConstant(f"'{use.id}' (line {statement.lineno}) is not a numeric constant: "
+                              f"{inner.reason}", use) from None
+        return dtype, number
+
+    def scalar_type(self, node, aliases: int = 1):
+        """The dtype name of a NumPy scalar type `node` names (`np.float32`, or a module
+        constant bound to one, `aliases` deep), or None."""
+        qualified = self.resolve(node) or ""
+        head, _, tail = qualified.rpartition(".")
+        kind = getattr(numpy, tail, None) if head == "numpy" else None
+        if isinstance(kind, type) and issubclass(kind, (numpy.number, numpy.bool_)):
+            return numpy.dtype(kind).name
+        if aliases and isinstance(node, gast.Name) and node.id in self.bindings:
+            try:
+                statement = self.assignment(node, READ_IN_CODE, "numeric", ordered=False)
+            except NotConstant:
+                return None
+            return self.scalar_type(statement.value, aliases - 1)
+        return None
 
     def name_value(self, use: gast.Name, ordered: bool):
         statement = self.assignment(use, READ_IN_CODE, "numeric", ordered)

@@ -1063,7 +1063,7 @@ class Lowering:
             if imported in LIBRARY_CONSTANTS:
                 return ir.Const(LIBRARY_CONSTANTS[imported], loc)      # `from math import pi`
             if e.id in self.module.numbers.bindings:
-                return ir.Const(self.module_constant(e), loc)
+                return self.module_constant(e)
             return ir.Name(e.id, loc)
         if isinstance(e, gast.BinOp):
             op = BINOPS.get(type(e.op))
@@ -1506,10 +1506,17 @@ class Lowering:
         return ir.Name(out, loc)
 
     def module_constant(self, use):
-        """The value of a module-level numeric constant the function reads: the interpreter
-        reads the name when the code runs, so the assignment may come after the function."""
+        """A module-level numeric constant the function reads: a literal of its value, or the
+        cast of it to the NumPy scalar type it was made with (`EPS = np.float32(1e-6)`). The
+        interpreter reads the name when the code runs, so the assignment may come after the
+        function."""
+        loc = loc_of(use)
         try:
-            return self.module.numbers.value(use, ordered=False)
+            cast = self.module.numbers.scalar_cast(use)
+            if cast is not None:
+                dtype, number = cast
+                return ir.Call("cast:" + dtype, [ir.Const(number, loc)], loc)
+            return ir.Const(self.module.numbers.value(use, ordered=False), loc)
         except NotConstant as refusal:
             raise self.error(refusal.reason, refusal.node) from None
 

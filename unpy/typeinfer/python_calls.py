@@ -35,7 +35,8 @@ class PythonFunction:
 
 
 _FLOATS = {
-    "random": (), "random_sample": (), "standard_normal": (), "standard_exponential": (),
+    "random": (), "random_sample": (), "ranf": (), "sample": (), "standard_normal": (),
+    "standard_exponential": (),
     "uniform": (("low", 0.0), ("high", 1.0)), "normal": (("loc", 0.0), ("scale", 1.0)),
     "exponential": (("scale", 1.0),), "lognormal": (("mean", 0.0), ("sigma", 1.0)),
     "gamma": (("shape", REQUIRED), ("scale", 1.0)), "beta": (("a", REQUIRED), ("b", REQUIRED)),

@@ -147,3 +147,14 @@ def local_arrays_added(x, out):
     for i in prange(x.shape[0]):
         t = np.ones((out.shape[0], out.shape[1]), dtype=np.complex128) * x[i, 0]
         out += t
+
+
+@unpython.gpu
+@unpython.type('int64', 'ndarray[int64,2]')
+def arrays_multiplied(n):
+    # Numba's parallel.rst: an array reduction by *= of an array made by an expression
+    r = 2 * np.ones((2, 3), np.int64)
+    t = 2 * np.ones_like(r)
+    for i in prange(n):
+        r *= t
+    return r

@@ -147,7 +147,7 @@ def test_private_copies_where_a_nest_only_adds_to_an_array():
                      "products": (), "hist_uint8": ("hist",),
                      "hist_complex128": (), "hist_complex64": (),     # (parts atomic)
                      "rows_added": ("y",), "scaled_subtracted": ("out",),
-                     "local_arrays_added": ()}
+                     "local_arrays_added": (), "arrays_multiplied": ()}
 
 
 @pytest.mark.parametrize("hist", [
@@ -181,6 +181,8 @@ def whole_arrays(n=3000, k=5):
         ("scaled_subtracted", (x[:0], np.ones((1, 1)), np.zeros((k, k)))),
         ("local_arrays_added", ((x + 1j * x[:, ::-1]).astype(np.complex128),
                                 np.zeros((k, 3), np.complex128))),
+        ("arrays_multiplied", (20,)),
+        ("arrays_multiplied", (0,)),
     ]
 
 

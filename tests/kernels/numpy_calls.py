@@ -298,6 +298,15 @@ def row_masks(dat, labels, w):
 
 
 @unpython.gpu
+@unpython.type('ndarray[float64, 3]', 'ndarray[int64, 1]', 'int64', ('float64', F1, F2))
+def masked_rows_indexed(a, labels, j):
+    """A mask of the leading axis then other indices (k-means: A[labels == i, j]): NumPy's
+    selected rows, each indexed so (a[mask][:, j])"""
+    col = a[labels == 1, 0, j]
+    return np.mean(a[labels == 0, 1, 0]), col, a[labels == 2, 1:, j] * 2.0
+
+
+@unpython.gpu
 @unpython.type(F1, 'float64', F1)
 def simplex_projection(v, z):
     """The result of a mask indexed again (Pythran's projection_simplex: ind[cond][-1])."""

@@ -786,6 +786,16 @@ class TypeInference:
                         t = arr.type if e is self.store_target else \
                             Array(arr.type.dtype, 1 + rows)
                         return ir.Masked(arr, index, e.loc, t)
+                    if index.type.dtype == "bool" and index is e.indices[0] and \
+                            e is not self.store_target and index.type.ndim < arr.type.ndim and \
+                            all(isinstance(i, ir.Slice) or isinstance(i.type, Scalar)
+                                for i in e.indices[1:]):
+                        # A[labels == i, j] (k-means): NumPy's rows selected by the mask of
+                        # the leading axes, then the other indices of each: A[mask][:, j]
+                        rows = Array(arr.type.dtype, 1 + arr.type.ndim - index.type.ndim)
+                        selected = ir.Masked(arr, index, e.loc, rows)
+                        return self.view(ir.Subscript(selected, [ir.Slice(
+                            None, None, None, e.loc)] + e.indices[1:], e.loc), selected)
                     if is_int(Scalar(index.type.dtype)) and index.type.ndim == 1:
                         # a gather: a[idx], a[:, idx], a[idx, jdx]; written into: a scatter
                         indices.append(index)

@@ -181,6 +181,18 @@ def _syrk(n, rng):
     return 1.5, rng.random((n, n)), 1.2, rng.random((n, n))
 
 
+def _three_products(n, rng):
+    return tuple(rng.random((n, n)) for _ in range(4)) + (np.empty((n, n)),)
+
+
+def _gram(shape, rng):
+    return rng.random(shape), np.empty((shape[1], shape[1]))
+
+
+def _syr2k(n, rng):
+    return 1.5, rng.random((n, n)), rng.random((n, n)), 1.2, rng.random((n, n))
+
+
 def _square(n, rng):
     return rng.random((n, n)), np.empty((n, n))
 
@@ -218,10 +230,16 @@ KERNELS = [
            _shape),
     Kernel("syrk_tri", _syrk, (3,), {"small": 512, "large": 2048}, lambda n: f"n={n}",
            inout=(3,)),
+    Kernel("three_mm", _three_products, (4,), {"small": 384, "large": 1536},
+           lambda n: f"n={n}"),
+    Kernel("gram", _gram, (1,), {"small": (1000, 400), "large": (4000, 1600)}, _shape),
+    Kernel("syr2k_tri", _syr2k, (4,), {"small": 512, "large": 2048}, lambda n: f"n={n}",
+           inout=(4,)),
     Kernel("transpose_add", _square, (1,), {"small": 2048, "large": 8192}, lambda n: f"n={n}"),
 ]
 BY_NAME = {k.name: k for k in KERNELS}
-ISSUE_22 = ("matmul_dot", "textbook_gemm", "two_mm", "covariance", "syrk_tri", "transpose_add")
+ISSUE_22 = ("matmul_dot", "textbook_gemm", "two_mm", "three_mm", "covariance", "gram",
+            "syrk_tri", "syr2k_tri", "transpose_add")
 
 
 # --- loading the modules ----------------------------------------------------------------------

@@ -1004,6 +1004,9 @@ def main(argv=None):
     parser.add_argument("--fastmath", action="store_true",
                         help="build unpy's modules with --fastmath (floating-point contraction "
                         "and reassociation: FMA); the tag gains -fastmath")
+    parser.add_argument("--no-numba", action="store_true",
+                        help="leave the Numba columns out (its loops take seconds a call at the "
+                        "large sizes of issue 22's products)")
     parser.add_argument("--redraw", type=Path, metavar="JSON",
                         help="only rewrite the .md and .png of a saved .json")
     options = parser.parse_args(argv)
@@ -1025,10 +1028,13 @@ def main(argv=None):
     load_before = load_average()
     warnings.filterwarnings("ignore", module="numba")
     try:
+        if options.no_numba:
+            raise RuntimeError("left out (--no-numba)")
         import numba  # noqa: F401
         numba_reason = ""
     except Exception as error:
-        numba_reason = f"Numba does not import ({why(error)})"
+        numba_reason = f"Numba {'does not import' if not options.no_numba else 'not run'} " \
+                       f"({why(error)})"
 
     gpu, opencl, cuda = None, "none", "none"
     if options.gpu:

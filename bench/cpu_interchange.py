@@ -1,7 +1,7 @@
 """Loop interchange and cache tiles on the CPU (issue 22 item 2): the kernels of
 tests/kernels/loop_orders.py that users write in the order that walks row-major arrays down
 their columns, built twice (before: the passes interchange and cache_tiles left out of
-unpy.loopopt.PASSES; after: the tree as it is), against NumPy's equivalent.
+unpy.loopopt.REWRITES; after: the tree as it is), against NumPy's equivalent.
 
     .venv/bin/python bench/cpu_interchange.py [--sizes 768,1536] [--repeats 7] [--rounds 3]
 
@@ -33,15 +33,14 @@ def build(variant: str, folder: Path):
     from unpy.cpp_emit.build import build as build_module
     source = folder / f"loop_orders_{variant}.py"
     source.write_text(f"# bench/cpu_interchange.py: {variant}\n" + KERNELS.read_text())
-    saved = dict(loopopt.PASSES)
+    saved = loopopt.REWRITES
     if variant == "before":
-        for checks, passes in saved.items():
-            loopopt.PASSES[checks] = tuple(p for p in passes if p not in (
-                loopopt.interchange, loopopt.cache_tiles))
+        loopopt.REWRITES = tuple(p for p in saved if p not in (loopopt.interchange,
+                                                               loopopt.cache_tiles))
     try:
         output = build_module(str(source), str(folder)).output
     finally:
-        loopopt.PASSES.update(saved)
+        loopopt.REWRITES = saved
     spec = importlib.util.spec_from_file_location(f"loop_orders_{variant}", output)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

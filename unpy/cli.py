@@ -42,8 +42,9 @@ def cmd_build(args) -> int:
 
 def cmd_show(args) -> int:
     from unpy.cpp_emit.build import generate
+    options = _options(args)
     try:
-        module, cpp = generate(args.file, _options(args))
+        module, cpp = generate(args.file, options)
     except CompileError as e:
         print(e.format(), file=sys.stderr)
         return 1
@@ -51,10 +52,10 @@ def cmd_show(args) -> int:
         print(f"unpy: {args.file}: error: {e}", file=sys.stderr)
         return 1
     from unpy.loopopt import optimise_for_cpu
-    options = _options(args)
     for fn in module.functions:
         print(f"# --- typed IR of {fn.name}, with the C++ path's loop optimisations ---")
-        print(ir.format_function(optimise_for_cpu(fn, options.checks, options.fastmath)))
+        print(ir.format_function(optimise_for_cpu(fn, options.checks, options.fastmath,
+                                                  options.model)))
         print()
     print("// --- generated C++ ---")
     print(cpp)

@@ -4,9 +4,9 @@ from __future__ import annotations
 import dataclasses
 
 from jitgpu.bind import KernelNest, Param
-from jitgpu.loopopt.load_elimination import _replace_loads, _unconditional_loads
 from jitgpu.loopopt.nodes import Lane, VectorLoad, vector_dtype
 from jitgpu.loopopt.rewrite import next_aid
+from unpy.loopopt.load_elimination import replace_loads, unconditional_loads
 from unpy.loopopt.rewrite import fresh
 from unpy.loopopt.nest import ArrayAccess
 from unpy import ir
@@ -171,7 +171,7 @@ class _State:
         for n, s in enumerate(stmts):
             if not isinstance(s, ir.Assign):
                 continue
-            for e in _unconditional_loads(s):
+            for e in unconditional_loads(s):
                 found = self.place(e, per_stmt[n], assigned)
                 if found is None or found[0][0] in written:
                     continue
@@ -252,10 +252,10 @@ class _State:
             if found is not None and found in lane_of and lane_of[found][1] <= n:
                 return lane_of[found][0]
             return e
-        value = _replace_loads(s.value, fn)
+        value = replace_loads(s.value, fn)
         target = s.target
         if isinstance(target, ir.Subscript):
-            target = dataclasses.replace(target, indices=_replace_loads(target.indices, fn))
+            target = dataclasses.replace(target, indices=replace_loads(target.indices, fn))
         return dataclasses.replace(s, value=value, target=target)
 
 

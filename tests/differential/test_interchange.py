@@ -4,6 +4,7 @@ tiles' widths (remainders, empty ranges), triangles, views with negative and non
 strides, and arguments that alias; the passes fire on the forms of tests/kernels/loop_orders.py
 and leave its near misses (a dependence that moving the prange would reverse, serial loops, a
 reduction, rows that depend on the column) as written."""
+import dataclasses
 import importlib
 
 import diffcheck
@@ -15,14 +16,15 @@ from hypothesis import strategies as st
 
 from unpy import ir
 from unpy.loopopt import blocked_nests, optimise_for_cpu
+from unpy.loopopt.cost import CpuModel
 from unpy.pipeline import compile_to_ir
 
-cpu_cost = importlib.import_module("unpy.loopopt.cost")
+MODEL = CpuModel.for_machine()
 cache_tiles = importlib.import_module("unpy.loopopt.cache_tiles")
 
 SETTINGS = settings(max_examples=25, deadline=None)
 KERNELS = "tests/kernels/loop_orders.py"
-# The small build's strips and tiles (the seams cost.STRIP_WIDTH and cache_tiles.TILE): sizes
+# The small build's strips and tiles (its CpuModel's strip_width and cache_tile): sizes
 # below cover partial strips and tiles and several of each.
 SMALL_STRIP, SMALL_TILE = 3, 4
 sides = st.one_of(st.integers(0, 9), st.integers(60, 70))
@@ -42,18 +44,15 @@ def loop_orders(tmp_path_factory):
 @pytest.fixture(scope="module")
 def small(tmp_path_factory):
     """tests/kernels/loop_orders.py built with strips of SMALL_STRIP columns and tiles of
-    SMALL_TILE (the seams), so that remainders and several strips and tiles run at small
-    sizes."""
-    from unpy.cpp_emit.build import build
+    SMALL_TILE (its model), so that remainders and several strips and tiles run at small
+    sizes. (The model is part of the build key: the build cache keeps this build apart from
+    the default one.)"""
+    from unpy.cpp_emit.build import BuildOptions, build
     folder = tmp_path_factory.mktemp("small-strips")
     source = folder / "loop_orders_small.py"
-    # The marker line keeps this build apart from the default one in the build cache.
-    source.write_text(f"# STRIP_WIDTH = {SMALL_STRIP}, TILE = {SMALL_TILE}\n"
-                      + (diffcheck.KERNELS / "loop_orders.py").read_text())
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(cpu_cost, "STRIP_WIDTH", SMALL_STRIP)
-        patch.setattr(cache_tiles, "TILE", SMALL_TILE)
-        built = build(str(source), str(folder)).output
+    source.write_text((diffcheck.KERNELS / "loop_orders.py").read_text())
+    model = dataclasses.replace(MODEL, strip_width=SMALL_STRIP, cache_tile=SMALL_TILE)
+    built = build(str(source), str(folder), BuildOptions(model=model)).output
     return diffcheck.KernelPair("loop_orders_small",
                                 diffcheck._load("loop_orders_small", built),
                                 diffcheck._load("interpreted_loop_orders",
@@ -227,7 +226,7 @@ def _text(name, checks="none"):
 
 
 def test_strips_expand_the_sums():
-    width = cpu_cost.STRIP_WIDTH
+    width = MODEL.strip_width
     text = _text("column_sums")
     assert f"for unpy_jb in prange(0, a.shape[1], {width}):" in text
     assert f"unpy_strip_s = tile(float64, ({width},))" in text
@@ -247,7 +246,7 @@ def test_strips_expand_the_sums():
 
 
 def test_tiles_of_transposed_access():
-    tile = cache_tiles.TILE
+    tile = MODEL.cache_tile
     text = _text("transpose_add")
     assert f"for unpy_ib in prange(0, n, {tile}):" in text
     assert f"for unpy_jb in range(unpy_jlo, unpy_jhi, {tile}):" in text

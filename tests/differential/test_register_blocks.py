@@ -3,6 +3,7 @@ equal bit for bit at sizes around the block's (remainder rows and columns, empty
 triangles, views with negative and non-unit strides, and arguments that alias (where the
 blocked code must not run); the pass leaves the near misses of tests/kernels/contractions.py
 as written."""
+import dataclasses
 import importlib
 
 import diffcheck
@@ -18,8 +19,10 @@ register_blocks = importlib.import_module("unpy.loopopt.register_blocks")
 cpu_cost = importlib.import_module("unpy.loopopt.cost")
 from unpy.pipeline import compile_to_ir
 
+MODEL = cpu_cost.CpuModel.for_machine()
+
 SETTINGS = settings(max_examples=30, deadline=None)
-# Blocks are 6 rows by 8 to 32 columns (cost.VECTOR_BYTES): every remainder, and
+# Blocks are 6 rows by 8 to 32 columns (CpuModel.vector_bytes): every remainder, and
 # nests of several blocks each way.
 sides = st.one_of(st.integers(0, 19), st.integers(30, 75))
 
@@ -95,17 +98,15 @@ def test_the_i_k_j_order(contractions_kernels, operands, f32):
 @pytest.fixture(scope="module")
 def small_blocks(tmp_path_factory):
     """tests/kernels/contractions.py built with k blocks of 5 iterations and panels of 2 blocks
-    of rows (the seam register_blocks.BLOCKING), so that the tiled code runs at the sizes
-    here: several k blocks, partial sums carried between them, panels of several blocks."""
-    from unpy.cpp_emit.build import build
+    of rows (the model's blocking), so that the tiled code runs at the sizes here: several k
+    blocks, partial sums carried between them, panels of several blocks. (The model is part
+    of the build key: the build cache keeps this build apart from the default one.)"""
+    from unpy.cpp_emit.build import BuildOptions, build
     folder = tmp_path_factory.mktemp("small-blocks")
     source = folder / "contractions_small_blocks.py"
-    # The marker line keeps this build apart from the default one in the build cache.
-    source.write_text("# register_blocks.BLOCKING = Blocking(k_block=5, panel_blocks=2)\n"
-                      + (diffcheck.KERNELS / "contractions.py").read_text())
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(register_blocks, "BLOCKING", cpu_cost.Blocking(5, 2))
-        built = build(str(source), str(folder)).output
+    source.write_text((diffcheck.KERNELS / "contractions.py").read_text())
+    model = dataclasses.replace(MODEL, blocking=cpu_cost.Blocking(5, 2))
+    built = build(str(source), str(folder), BuildOptions(model=model)).output
     return diffcheck.KernelPair("contractions_small_blocks",
                                 diffcheck._load("contractions_small_blocks", built),
                                 diffcheck._load("interpreted_contractions",
@@ -229,8 +230,8 @@ def test_which_nests_are_blocked():
     # The blocked code's condition: what the nest writes overlaps nothing its sums read.
     assert nests["matmul"].disjoint == [["c", "a"], ["c", "b"]]
     assert nests["gram_upper"].disjoint == [["g", "x"]]
-    cols = cpu_cost.VECTOR_BYTES // 8       # float64 columns: one vector register
-    k_block = register_blocks.BLOCKING.k_block
+    cols = MODEL.vector_bytes // 8       # float64 columns: one vector register
+    k_block = MODEL.blocking.k_block
     text = "\n".join(ir.format_stmts(nests["matmul"].blocked))
     assert f"tile(float64, (12, {cols}))" in text and "# simd" in text
     assert f"tile(float32, (12, {2 * cols}))" in "\n".join(
@@ -257,7 +258,7 @@ def test_which_nests_are_blocked():
     text = "\n".join(ir.format_stmts(nests["syrk_lower"].blocked))
     assert "unpy_a_t = np.empty((a.shape[1], a.shape[0]), float64)" in text
     assert "unpy_b_p[(k - unpy_kb), unpy_jj] = unpy_a_t[k, (unpy_j0 + unpy_jj)]" in text
-    assert (f", 12, {register_blocks.BLOCKING.panel_blocks}, "
+    assert (f", 12, {MODEL.blocking.panel_blocks}, "
             f"{register_blocks.TRIANGLE_ROUNDS})") in text
     assert "_t = np.empty" not in "\n".join(ir.format_stmts(nests["matmul"].blocked))
     # Columns starting with the row: no panels, blocks of 6 rows x two vector registers.
@@ -268,13 +269,13 @@ def test_which_nests_are_blocked():
 def test_blocking_from_the_caches():
     """KC: the packed columns (KC x one vector register) fill half of L1; MC: the packed rows
     (MC x KC doubles) half of L2, at most 16 blocks of rows."""
-    vector = cpu_cost.VECTOR_BYTES
-    blocking = cpu_cost.Blocking.for_machine(l1=32 << 10, l2=1 << 20)
+    vector = MODEL.vector_bytes
+    blocking = cpu_cost.Blocking.for_machine(vector, l1=32 << 10, l2=1 << 20)
     assert blocking.k_block == (32 << 10) // 2 // vector
     assert blocking.panel_blocks == min(16, (1 << 19) // (blocking.k_block * 8) // 12)
-    assert cpu_cost.Blocking.for_machine(l1=48 << 10, l2=2 << 20).k_block \
+    assert cpu_cost.Blocking.for_machine(vector, l1=48 << 10, l2=2 << 20).k_block \
         == (48 << 10) // 2 // vector
-    assert cpu_cost.Blocking.for_machine(l1=1024, l2=4096) == \
+    assert cpu_cost.Blocking.for_machine(vector, l1=1024, l2=4096) == \
         cpu_cost.Blocking(16, 1)
 
 

@@ -1,7 +1,7 @@
 """unpy/loopopt/unroll_and_jam.py: the one unroll-and-jam choice, with each back end's cost
 model (jitgpu/loopopt/cost.py's GpuModel: the level whose copies share the most loads, the
 factor the registers and the device's fill allow; unpy/loopopt/cost.py's CpuModel: the level
-that makes the innermost accesses unit-stride, in strips of STRIP_WIDTH), and the refusals."""
+that makes the innermost accesses unit-stride, in strips of its strip_width), and the refusals."""
 import numpy as np
 
 from described import TESTS, bound_kernel, function
@@ -49,8 +49,9 @@ def test_gpu_named_level_and_factor():
 
 
 def test_cpu_column_sums_are_strips_of_the_prange_jamming_the_rows():
-    assert _strips("column_sums") == Jam(0, "j", cost.STRIP_WIDTH, frozenset({"i"}))
-    assert _strips("column_recurrence") == Jam(0, "j", cost.STRIP_WIDTH, frozenset({"i"}))
+    width = cost.CpuModel.for_machine().strip_width
+    assert _strips("column_sums") == Jam(0, "j", width, frozenset({"i"}))
+    assert _strips("column_recurrence") == Jam(0, "j", width, frozenset({"i"}))
 
 
 def test_cpu_refuses_a_nest_that_walks_its_rows_already():

@@ -14,7 +14,8 @@ from unpy.loopopt.register_tiles import Refusal, RegisterTile, register_tile
 
 TILES = TESTS / "jitgpu" / "loopopt" / "tile_kernels.py"
 CONTRACTIONS = TESTS / "kernels" / "contractions.py"
-PACKED = cost.CpuModel.for_machine(packed=True)
+MODEL = cost.CpuModel.for_machine()
+PACKED = dataclasses.replace(MODEL, packed_rows=True)
 F = np.float32
 
 
@@ -51,23 +52,23 @@ def test_gpu_refuses_operands_not_crossed():
 
 def test_cpu_panelled_blocks_are_packed_rows_by_one_vector():
     choice = register_tile(cpu_view(CONTRACTIONS, "matmul"), PACKED)
-    assert choice == RegisterTile(0, 1, 12, cost.VECTOR_BYTES // 8, ("i", "j"))
+    assert choice == RegisterTile(0, 1, 12, MODEL.vector_bytes // 8, ("i", "j"))
     f32 = register_tile(cpu_view(CONTRACTIONS, "matmul_f32"), PACKED)
-    assert (f32.rows, f32.cols) == (12, cost.VECTOR_BYTES // 4)
+    assert (f32.rows, f32.cols) == (12, MODEL.vector_bytes // 4)
 
 
 def test_cpu_rows_are_shared_by_the_accumulators():
     choice = register_tile(cpu_view(CONTRACTIONS, "distances"), PACKED)
-    assert (choice.rows, choice.cols) == (6, cost.VECTOR_BYTES // 8)
+    assert (choice.rows, choice.cols) == (6, MODEL.vector_bytes // 8)
 
 
 def test_cpu_columns_from_the_row_are_6_rows_by_two_vectors():
-    choice = register_tile(cpu_view(CONTRACTIONS, "gram_upper"), cost.CpuModel.for_machine())
-    assert (choice.rows, choice.cols) == (6, 2 * cost.VECTOR_BYTES // 8)
+    choice = register_tile(cpu_view(CONTRACTIONS, "gram_upper"), MODEL)
+    assert (choice.rows, choice.cols) == (6, 2 * MODEL.vector_bytes // 8)
 
 
 def test_one_level_is_refused():
     nest = gpu_view(TILES, "matmul_f32", np.ones((70, 9), F), np.ones((9, 70), F),
                     np.zeros((70, 70), F))
     one = dataclasses.replace(nest, levels=nest.levels[:1])
-    assert isinstance(register_tile(one, cost.CpuModel.for_machine()), Refusal)
+    assert isinstance(register_tile(one, MODEL), Refusal)

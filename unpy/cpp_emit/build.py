@@ -30,6 +30,7 @@ from unpy.atomic_write import write_atomically
 from unpy.build_lock import one_build_at_a_time
 from unpy.cpp_emit.module import emit_module, emit_units
 from unpy.loopopt import blocked_nests
+from unpy.loopopt.cost import CpuModel
 from unpy.pipeline import compile_to_ir
 from unpy.settings import current as current_settings
 
@@ -40,11 +41,14 @@ CXX = os.environ.get("CXX", "g++")
 @dataclass
 class BuildOptions:
     """The switches of a build. Indices: by default those unpy/loopopt/index_proof does not
-    prove in range are checked; `boundscheck` checks every index, `unchecked` none."""
+    prove in range are checked; `boundscheck` checks every index, `unchecked` none. `model`:
+    the loop optimisations' facts of the building machine, read once per build (part of the
+    build key, as every option: tests build with small blocks and strips)."""
     boundscheck: bool = False
     portable: bool = False
     fastmath: bool = False
     unchecked: bool = False
+    model: CpuModel = field(default_factory=CpuModel.for_machine)
 
     def __post_init__(self):
         if self.boundscheck and self.unchecked:
@@ -313,7 +317,7 @@ def load(path: str):
 def generate(path: str, options: BuildOptions):
     """(typed IR module, C++ text) for a Python file; raises CompileError."""
     _, source, module = load(path)
-    return module, emit_module(module, source, options.checks, options.fastmath)
+    return module, emit_module(module, source, options.checks, options.fastmath, options.model)
 
 
 @one_build_at_a_time
@@ -341,7 +345,7 @@ def build(path: str, out_dir: str | None = None, options: BuildOptions | None = 
                            notes=["no @unpython.type functions: nothing to compile"])
     cpp = ""
     if emit_cpp:
-        cpp = emit_module(module, source, options.checks, options.fastmath)
+        cpp = emit_module(module, source, options.checks, options.fastmath, options.model)
         out.parent.mkdir(parents=True, exist_ok=True)
         (out.parent / f"{name}.cpp").write_text(cpp)
     functions = list(dict.fromkeys(f.python_name for f in module.functions))
@@ -358,9 +362,10 @@ def build(path: str, out_dir: str | None = None, options: BuildOptions | None = 
 
 def _compile(module, source, options, cached: Path, functions, progress):
     """The module's C++ units compiled and linked into `cached`."""
-    units = emit_units(module, source, options.checks, options.fastmath, build_jobs())
+    units = emit_units(module, source, options.checks, options.fastmath, build_jobs(),
+                       model=options.model)
     if progress:
-        blocked = blocked_nests(module.functions, options.checks)
+        blocked = blocked_nests(module.functions, options.checks, options.model)
         also = f", {blocked} prange nest(s) register-blocked (unpy show prints them)" \
             if blocked else ""
         parts = f", {len(units)} units, {min(build_jobs(), len(units))} at a time" \

@@ -1500,10 +1500,11 @@ def _own_expressions(s) -> list:
     return [getattr(s, "value", None)]
 
 
-def emit_function(fn, module_name, checks, signatures, fastmath=False):
+def emit_function(fn, module_name, checks, signatures, fastmath=False, model=None):
     """(signature, body, dispatcher) of `fn`, its indices checked as `checks` says
-    (unpy.loopopt.CHECKS), optimised as a --fastmath build may be where `fastmath`."""
-    emitter = FunctionEmitter(optimise_for_cpu(fn, checks, fastmath), module_name, checks,
-                              signatures)
+    (unpy.loopopt.CHECKS), optimised as a --fastmath build may be where `fastmath`, its loops
+    as CpuModel `model` says (by default the building machine's)."""
+    emitter = FunctionEmitter(optimise_for_cpu(fn, checks, fastmath, model), module_name,
+                              checks, signatures)
     body = emitter.emit()
     return emitter.signature(cname(fn.name)), body, emitter.dispatcher()

@@ -10,6 +10,7 @@ from unpy.cpp_emit.emit import (CTYPES, cname, ctype, emit_function, has_loops,
                                 nest_free_variables, recursive_functions, special_float)
 from unpy.cpp_emit.nest_contents import dead_after_nests, undefined_at_nests
 from unpy.ir import Array
+from unpy.loopopt.cost import CpuModel
 from unpy.typeinfer import overloads
 from unpy.typeinfer.independent_loops import with_independent_levels
 from unpy.typeinfer.overloads import Signature
@@ -319,10 +320,11 @@ def c_double(value: float) -> str:
 
 
 def emit_module(module: ir.Module, source: str, checks: str = "unproved",
-                fastmath: bool = False) -> str:
+                fastmath: bool = False, model: CpuModel | None = None) -> str:
     """The C++ of `module` as one file (what `unpy show` and --emit-cpp give); `checks`: which
-    indices are checked (unpy.loopopt.CHECKS)."""
-    return _one_unit(module, source, fastmath, _emit_functions(module, checks, fastmath))
+    indices are checked (unpy.loopopt.CHECKS); `model`: the loop optimisations' (by default
+    the building machine's)."""
+    return _one_unit(module, source, fastmath, _emit_functions(module, checks, fastmath, model))
 
 
 def _one_unit(module: ir.Module, source: str, fastmath: bool, emitted: list) -> str:
@@ -351,7 +353,8 @@ def kernel_unit_count(lines: int, jobs: int) -> int:
 
 
 def emit_units(module: ir.Module, source: str, checks: str = "unproved",
-               fastmath: bool = False, jobs: int = 1, units: int | None = None) -> list:
+               fastmath: bool = False, jobs: int = 1, units: int | None = None,
+               model: CpuModel | None = None) -> list:
     """The C++ of `module` as translation units that g++ compiles in parallel, then links into
     one extension module (unpy/cpp_emit/build.py): emit_module's one unit when `units` (by
     default kernel_unit_count's) is under 2; else units holding the compiled functions (fewer
@@ -360,7 +363,7 @@ def emit_units(module: ir.Module, source: str, checks: str = "unproved",
     module's init). The functions the glue calls then lose `static` (they stay hidden:
     -fvisibility=hidden); every other line is emit_module's."""
     emitted = dict(zip((f.name for f in module.functions), _emit_functions(module, checks,
-                                                                           fastmath)))
+                                                                           fastmath, model)))
     if units is None:
         lines = sum(len(body) + len(dispatcher) for _, body, dispatcher in emitted.values())
         units = kernel_unit_count(lines, jobs)
@@ -410,9 +413,11 @@ def kernel_groups(functions, count: int, emitted: dict) -> list:
     return sorted((sorted(g, key=order.get) for g in groups if g), key=lines)
 
 
-def _emit_functions(module: ir.Module, checks: str, fastmath: bool) -> list:
+def _emit_functions(module: ir.Module, checks: str, fastmath: bool,
+                    model: CpuModel | None = None) -> list:
     signatures = {f.name: f for f in module.functions}
-    return [emit_function(f, module.name, checks, signatures, fastmath)
+    model = model or CpuModel.for_machine()
+    return [emit_function(f, module.name, checks, signatures, fastmath, model)
             for f in module.functions]
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from unpy import ir
 from unpy.loopopt.cache_tiles import cache_tiles
+from unpy.loopopt.cost import CpuModel
 from unpy.loopopt.index_proof import prove_indices
 from unpy.loopopt.interchange import interchange
 from unpy.loopopt.matmul_loops import matmul_loops
@@ -25,28 +26,38 @@ from unpy.typeinfer.reductions import walk_stmts
 
 # What a build checks: no index, the indices index_proof does not prove (the default), every
 # index (but those lower_arrays generates in range). A nest keeps the first alternative form
-# a pass gives it: register blocks, then interchange, then cache tiles.
+# a pass gives it: register blocks, then interchange, then cache tiles; none under
+# --boundscheck (every index checked as written).
 CHECKS = ("none", "unproved", "all")
 REWRITES = (register_blocks, interchange, cache_tiles)
-PASSES = {"none": REWRITES, "unproved": REWRITES + (prove_indices,), "all": ()}
 
 
-def optimise_for_cpu(fn: ir.Function, checks: str = "unproved",
-                     fastmath: bool = False) -> ir.Function:
-    """`fn` with the C++ path's loop optimisations of a build that checks `checks`; with those
+def optimise_for_cpu(fn: ir.Function, checks: str = "unproved", fastmath: bool = False,
+                     model: CpuModel | None = None) -> ir.Function:
+    """`fn` with the C++ path's loop optimisations of a build that checks `checks`, their
+    blocks, strips and tiles as `model` (by default the building machine's) says; with those
     only --fastmath allows (a sum in another order: matmul_loops) where `fastmath`."""
-    for apply in ((matmul_loops,) if fastmath else ()) + PASSES[checks]:
-        fn = apply(fn)
+    model = model or CpuModel.for_machine()
+    if fastmath:
+        fn = matmul_loops(fn)
+    if checks != "all":
+        for rewrite in REWRITES:
+            fn = rewrite(fn, model)
+    if checks == "unproved":
+        fn = prove_indices(fn)
     return fn
 
 
-def blocked_nests(functions, checks: str = "unproved") -> int:
+def blocked_nests(functions, checks: str = "unproved", model: CpuModel | None = None) -> int:
     """How many prange nests of `functions` have a register-blocked form (for `unpy build`),
     run where the nest is proved (index_proof)."""
+    model = model or CpuModel.for_machine()
+
     def register_tiles(body):
         return any(isinstance(x, ir.LocalTile) and len(x.shape) == 2 for x in walk_stmts(body))
 
     def blocked(s):
         return register_tiles(s.blocked) or bool(s.proof and register_tiles(s.proof.nest.blocked))
-    return sum(1 for fn in functions for s in walk_stmts(optimise_for_cpu(fn, checks).body)
+    return sum(1 for fn in functions
+               for s in walk_stmts(optimise_for_cpu(fn, checks, model=model).body)
                if isinstance(s, ir.For) and blocked(s))

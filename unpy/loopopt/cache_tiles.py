@@ -1,9 +1,9 @@
 """cache_tiles: a prange nest of two levels that reads (or writes) one matrix along its rows
 and another (or the same) along its columns (`b[i, j] = a[i, j] + a[j, i]`, `b[i, j] =
 a[j, i]`) gets an alternative form for the C++ path that walks both levels in square tiles
-of TILE x TILE iterations, so that the rows a tile reads across (a[j, i] for TILE values
-of j) stay in cache while its TILE values of i use them, instead of one cache line read per
-element of a column:
+of TILE x TILE iterations (TILE: CpuModel.cache_tile), so that the rows a tile reads across
+(a[j, i] for TILE values of j) stay in cache while its TILE values of i use them, instead of
+one cache line read per element of a column:
 
     for i in prange(lo, hi):                    for ib in prange(lo, hi, TILE):
         for j in range(start(i), stop(i)):          iend = min(ib + TILE, hi)
@@ -36,6 +36,7 @@ import dataclasses
 
 from unpy import ir
 from unpy.ir import Scalar
+from unpy.loopopt.cost import CpuModel
 from unpy.loopopt.effects import private_scalars
 from unpy.loopopt.interchange import (assigned_scalars, read_outside, straight_statements,
                                       subscripts)
@@ -44,16 +45,11 @@ from unpy.loopopt.register_blocks import plain_expressions, substitute, unit_ste
 from unpy.loopopt.rewrite import assign, binop, const, fresh, name, with_alternatives
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_stmts
 
-# Iterations of each level per tile: a tile of float64 reads 32 rows of 256 bytes across
-# (8 KiB per matrix), which L1 holds with the rows it writes. The seam of the tests
-# (tests/differential/test_interchange.py builds with small tiles).
-TILE = 32
-
-
-def cache_tiles(fn: ir.Function) -> ir.Function:
-    """`fn` with a tiled alternative on each outermost prange nest of the legal form."""
+def cache_tiles(fn: ir.Function, model: CpuModel) -> ir.Function:
+    """`fn` with a tiled alternative on each outermost prange nest of the legal form, of
+    `model.cache_tile` iterations of each level."""
     def tiled(s, fn, taken, new_locals):
-        found = _tiled(s, fn, taken, new_locals)
+        found = _tiled(s, fn, taken, new_locals, model.cache_tile)
         return (found, []) if found else None
     return with_alternatives(fn, tiled)
 
@@ -89,7 +85,7 @@ def direction(e, i: str):
     return signs.pop() if parts and None not in signs and len(signs) == 1 else None
 
 
-def _tiled(outer: ir.For, fn, taken, new_locals):
+def _tiled(outer: ir.For, fn, taken, new_locals, tile_size: int):
     """The tiled statements of `outer`, or None where it is not of the legal form."""
     if not (unit_step(outer) and not outer.reductions and len(outer.body) == 1):
         return None
@@ -116,7 +112,7 @@ def _tiled(outer: ir.For, fn, taken, new_locals):
                                                                     f"{j}b", f"{j}lo", f"{j}hi"))
     for v in (ib, iend, jb, jlo, jhi):
         new_locals[v] = int64
-    tile = const(TILE)
+    tile = const(tile_size)
 
     def at_rows(e, pick):
         """`pick` (min or max) of the bound `e` over the tile's rows."""

@@ -43,16 +43,6 @@ ROWS = 6                        # BI: rows of a block (outer-level iterations), 
 # packed row's element is then a broadcast operand of the multiplication itself, no register
 # of its own: 57 against 40 GFLOP/s for 6 x 2 registers on the 2-core AMD EPYC, in L1).
 PACKED_ROWS = 12
-# A block's row is two vector registers (BJ columns): AVX-512's where the building machine has
-# it (unpy builds for the machine it runs on, -march=native), else AVX2's.
-VECTOR_BYTES = 64 if "avx512f" in _cpu_flags() else 32
-
-
-# Iterations of the parallel loop per strip: the inner loop's body then reads and writes 512
-# bytes of float64 along each row in turn (whole cache lines, vectors), and a strip of a
-# matrix of 768 to 1536 rows stays in L2 while its rows are walked. The seam of the tests
-# (tests/differential/test_interchange.py builds with narrow strips).
-STRIP_WIDTH = 64
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,38 +56,51 @@ class Blocking:
     panel_blocks: int
 
     @staticmethod
-    def for_machine(l1: int | None = None, l2: int | None = None) -> "Blocking":
+    def for_machine(vector_bytes: int, l1: int | None = None,
+                    l2: int | None = None) -> "Blocking":
         l1 = l1 or _cache_bytes(1) or 32 << 10
         l2 = l2 or _cache_bytes(2) or 1 << 20
-        k_block = max(16, l1 // 2 // VECTOR_BYTES // 16 * 16)
+        k_block = max(16, l1 // 2 // vector_bytes // 16 * 16)
         panel_blocks = max(1, min(16, l2 // 2 // (k_block * 8) // PACKED_ROWS))
         return Blocking(k_block, panel_blocks)
 
 
-
 @dataclasses.dataclass(frozen=True)
 class CpuModel:
-    """The C++ path's register tiles and unroll-and-jam. Register tiles: a block of `rows` rows
-    of the outer level shared among its accumulators (one tile of sums each), by `vectors`
-    vector registers of columns of the last level. Every tile pays: a block's R x C
-    independent chains replace one dependent chain (and its shared loads are made once, as on
-    the GPU). Unroll-and-jam: strips of `strip_width` iterations of the level that makes the
-    innermost accesses walk a unit stride (interchange's strips)."""
-    rows: int
-    vectors: int
-    strip_width: int
+    """The C++ path's loop optimisations' facts of the building machine, made once per build
+    (`BuildOptions.model`; tests and benches build with others). Register tiles: a block of
+    ROWS rows of the outer level (PACKED_ROWS where `packed_rows`: register_blocks' panels)
+    shared among its accumulators (one tile of sums each), by two vector registers of
+    `vector_bytes` of columns of the last level (one where `packed_rows`), its cache blocks
+    `blocking`. Every tile pays: a block's R x C independent chains replace one dependent chain
+    (and its shared loads are made once, as on the GPU). Unroll-and-jam: strips of
+    `strip_width` iterations of the level that makes the innermost accesses walk a unit stride
+    (interchange's strips). Cache tiles: `cache_tile` x `cache_tile` iterations
+    (cache_tiles)."""
+    vector_bytes: int
+    blocking: Blocking
+    # Iterations of the parallel loop per strip: the inner loop's body then reads and writes
+    # 512 bytes of float64 along each row in turn (whole cache lines, vectors), and a strip of
+    # a matrix of 768 to 1536 rows stays in L2 while its rows are walked.
+    strip_width: int = 64
+    # Iterations of each level per tile: a tile of float64 reads 32 rows of 256 bytes across
+    # (8 KiB per matrix), which L1 holds with the rows it writes.
+    cache_tile: int = 32
+    packed_rows: bool = False
 
     @staticmethod
-    def for_machine(packed: bool = False) -> "CpuModel":
-        """The model of this machine, with register_blocks' blocks of packed rows (panels)
-        where `packed`. Read when a pass runs (the tests set STRIP_WIDTH)."""
-        return CpuModel(PACKED_ROWS if packed else ROWS, 1 if packed else 2, STRIP_WIDTH)
+    def for_machine() -> "CpuModel":
+        """The model of the building machine (unpy builds for the machine it runs on,
+        -march=native): AVX-512's vector registers where it has them, else AVX2's; cache
+        blocks from its L1 and L2."""
+        vector_bytes = 64 if "avx512f" in _cpu_flags() else 32
+        return CpuModel(vector_bytes, Blocking.for_machine(vector_bytes))
 
     def pays(self, nest: LoopNest, outer: int, last: int) -> bool:
         return True
 
     def tile(self, nest: LoopNest, outer: int, last: int) -> tuple:
-        """(rows over the accumulators, at least 2; the columns of `vectors` registers of the
+        """(rows over the accumulators, at least 2; the columns of the vector registers of the
         accumulators' type). The accumulators are the scalars the body assigns before its
         inner loop (register_blocks' contraction form), all of one type."""
         accumulators = {}
@@ -106,8 +109,8 @@ class CpuModel:
                 break
             accumulators.setdefault(s.target.id, s.target.type.dtype)
         itemsize = int(next(iter(accumulators.values()))[-2:]) // 8
-        return (max(2, self.rows // len(accumulators)),
-                self.vectors * VECTOR_BYTES // itemsize)
+        rows, vectors = (PACKED_ROWS, 1) if self.packed_rows else (ROWS, 2)
+        return max(2, rows // len(accumulators)), vectors * self.vector_bytes // itemsize
 
     def jam_level(self, nest: LoopNest) -> int | None:
         """The first level along which an access inside the loops its copies would jam walks

@@ -6,7 +6,7 @@ its run-time conditions hold (as register_blocks' forms: `For.blocked`). Two for
 1. Strips of a prange's iterations, the loop inside them innermost (strip-mine and
    interchange), with scalar expansion of the values each iteration keeps across the inner
    loop (column sums `s += a[i, j]` with `s` per `j`): the unroll-and-jam of the prange by W
-   both back ends choose alike (unpy/loopopt/unroll_and_jam.py; W: cost.STRIP_WIDTH), lowered
+   both back ends choose alike (unpy/loopopt/unroll_and_jam.py; W: CpuModel.strip_width), lowered
    to strips:
 
        for j in prange(lo, hi):              for jb in prange(lo, hi, W):
@@ -86,12 +86,16 @@ REFUSED_STMTS = (ir.While, ir.Break, ir.Continue, ir.Return, ir.Raise, ir.LocalT
                  ir.ExprStmt)
 
 
-def interchange(fn: ir.Function) -> ir.Function:
-    """`fn` with the alternative forms above on the nests of the legal forms."""
+def interchange(fn: ir.Function, model: CpuModel) -> ir.Function:
+    """`fn` with the alternative forms above on the nests of the legal forms, their strips
+    and blocks as `model` says."""
     def strips(s, fn, taken, new_locals):
-        found = _strips(s, fn, taken, new_locals)
+        found = _strips(s, fn, taken, new_locals, model)
         return (found, []) if found else None
-    return with_alternatives(fn, strips, _prange_outward)
+
+    def prange_outward(loop, fn, taken, new_locals):
+        return _prange_outward(loop, fn, taken, new_locals, model)
+    return with_alternatives(fn, strips, prange_outward)
 
 
 # --- what the forms share ----------------------------------------------------------------------
@@ -126,7 +130,7 @@ def subscripts(body) -> list:
 
 # --- 1. strips of a prange, the inner loop outside them ----------------------------------------
 
-def _strips(outer: ir.For, fn, taken, new_locals):
+def _strips(outer: ir.For, fn, taken, new_locals, model: CpuModel):
     """The strip-mined and interchanged statements of `outer`, or None where it is not of the
     legal form or would not walk a unit stride innermost."""
     if not (unit_step(outer) and not outer.reductions):
@@ -149,7 +153,7 @@ def _strips(outer: ir.For, fn, taken, new_locals):
         return None
     # The strips are the unroll-and-jam both back ends choose alike (unroll_and_jam.py), of
     # the prange, jamming the inner loop, with the C++ path's cost model (cost.py).
-    jam = choose_jam(cpu_nest(outer, with_middle=False), CpuModel.for_machine())
+    jam = choose_jam(cpu_nest(outer, with_middle=False), model)
     if isinstance(jam, Refusal) or jam.jammed != {i}:
         return None
     scalars = set(assigned_scalars(outer.body))
@@ -192,7 +196,7 @@ def _strips(outer: ir.For, fn, taken, new_locals):
 
 # --- 2. a prange moved outward past a serial loop ----------------------------------------------
 
-def _prange_outward(loop: ir.For, fn, taken, new_locals):
+def _prange_outward(loop: ir.For, fn, taken, new_locals, model: CpuModel):
     """(statements, disjoint pairs) of `loop` with the prange of its body outermost (and
     register-blocked where register_blocks takes the moved nest), or None."""
     if len(loop.body) != 1 or not isinstance(loop.step, ir.Const):
@@ -222,7 +226,8 @@ def _prange_outward(loop: ir.For, fn, taken, new_locals):
     disjoint = [[w, r] for w in sorted(written) for r in sorted(touched - {w})]
     serial = dataclasses.replace(loop, body=inner.body, blocked=[], disjoint=[])
     moved = dataclasses.replace(inner, body=[serial], loc=loop.loc)
-    blocked_fn = register_blocks(dataclasses.replace(fn, body=[moved], locals=new_locals))
+    blocked_fn = register_blocks(dataclasses.replace(fn, body=[moved], locals=new_locals),
+                                 model)
     taken.update(blocked_fn.locals)
     new_locals.update(blocked_fn.locals)
     moved = blocked_fn.body[0]

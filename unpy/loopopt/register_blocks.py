@@ -27,12 +27,12 @@ before the loop): such an element becomes a scalar, loaded before and stored aft
 Operands read along rows by the middle variable (`a[j, k]`) are read from a transposed copy.
 
 Blocks in panels (columns not starting with the row) are also cache-tiled: 12 rows x one
-vector register, k in blocks of BLOCKING.k_block (from the building machine's L1 and L2), the
-sums' largest sub-expressions reading k and only one of i and j (`a[i, k]`, `b[k, j]`,
-`data[k, i] - mean[i]`) packed per k block, each computed once; a block's sums between k
-blocks wait in arrays of partial sums, so each sum still adds its terms one at a time in k's
-order and the result is unchanged. Panels are cut at run time for the threads
-(unpy_runtime.hpp's panel_rows; triangles in several turns).
+vector register, k in blocks of the CpuModel's `blocking.k_block` (from the building
+machine's L1 and L2), the sums' largest sub-expressions reading k and only one of i and j
+(`a[i, k]`, `b[k, j]`, `data[k, i] - mean[i]`) packed per k block, each computed once; a
+block's sums between k blocks wait in arrays of partial sums, so each sum still adds its
+terms one at a time in k's order and the result is unchanged. Panels are cut at run time for
+the threads (unpy_runtime.hpp's panel_rows; triangles in several turns).
 
 Legal when (checked here): the outer level is a prange of step 1 with no reductions whose
 body is the middle loop, of step 1 (range or prange, its bounds reading at most the outer
@@ -54,7 +54,7 @@ import dataclasses
 
 from unpy import ir
 from unpy.ir import Array, Scalar
-from unpy.loopopt.cost import Blocking, CpuModel
+from unpy.loopopt.cost import CpuModel
 from unpy.loopopt.effects import CPP, cannot_raise, private_scalars, stored_arrays
 from unpy.loopopt.nest import address_of, cpu_nest
 from unpy.loopopt.register_tiles import Refusal, register_tile
@@ -68,17 +68,18 @@ from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk
 # least where later rows have more columns, so that the threads share the long ones).
 PANEL_ROWS = "unpy.panel_rows"
 TRIANGLE_ROUNDS = 4
-# The seam of the tests: tests/differential/test_register_blocks.py builds with small blocks.
-BLOCKING = Blocking.for_machine()
 BLOCKED_DTYPES = ("float64", "float32", "int64", "int32")
 
 
-def register_blocks(fn: ir.Function) -> ir.Function:
-    """`fn` with a `blocked` alternative on each outermost prange nest of the legal form."""
-    return with_alternatives(fn, _blocked)
+def register_blocks(fn: ir.Function, model: CpuModel) -> ir.Function:
+    """`fn` with a `blocked` alternative on each outermost prange nest of the legal form, its
+    blocks as `model` says."""
+    def blocked(outer, fn, taken, new_locals):
+        return _blocked(outer, fn, taken, new_locals, model)
+    return with_alternatives(fn, blocked)
 
 
-def _blocked(outer: ir.For, fn, taken, new_locals):
+def _blocked(outer: ir.For, fn, taken, new_locals, model: CpuModel):
     """(the blocked nest, its disjoint pairs), or None where the nest is not of the form."""
     form = _contraction(outer, fn, taken)
     exchanged = _dot_order(outer)
@@ -97,7 +98,8 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
     panelled = outer.var not in reads_of(middle.start)
     contraction = dataclasses.replace(
         outer, body=[dataclasses.replace(middle, body=pre + [inner] + post)])
-    choice = register_tile(cpu_nest(contraction), CpuModel.for_machine(packed=panelled))
+    choice = register_tile(cpu_nest(contraction),
+                           dataclasses.replace(model, packed_rows=panelled))
     if isinstance(choice, Refusal):
         return None
     rows, cols = choice.rows, choice.cols
@@ -192,7 +194,7 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
     column_blocks = ir.For(j0, jlo, name(jmid), const(cols), tile())
     if panelled:
         temps = _temporaries(inner.body, accumulators)
-        k_blocks = _KBlocks(inner, BLOCKING.k_block, taken, new_locals)
+        k_blocks = _KBlocks(inner, model.blocking.k_block, taken, new_locals)
         packed, packed_sums = _packed_operands(inner, i, j, set(accumulators) | temps,
                                                taken, new_locals)
 
@@ -273,7 +275,8 @@ def _blocked(outer: ir.For, fn, taken, new_locals):
                           [o for o in packed.values() if not o.rows], k_tile(), accs, dtype,
                           jlo, panel_rows)
         return copies + _panels(outer, common_columns, column_blocks, code, rest_of_block,
-                                rows, *(name(v) for v in (i0, ic, iend))), \
+                                rows, model.blocking.panel_blocks,
+                                *(name(v) for v in (i0, ic, iend))), \
             _disjoint_pairs(outer)
     # Columns start with the row (`range(i, n)`): blocks of rows one at a time, each with the
     # columns left of the common range row by row.
@@ -342,10 +345,10 @@ class _PanelCode:
     panel_rows: str
 
 
-def _panels(outer, common_columns, column_blocks, code: _PanelCode, rest_of_block, rows, i0,
-            ic, iend):
+def _panels(outer, common_columns, column_blocks, code: _PanelCode, rest_of_block, rows,
+            panel_blocks, i0, ic, iend):
     """The blocks in row panels: each parallel iteration takes up to `panel_blocks` blocks of
-    rows and runs, for each k block (BLOCKING.k_block iterations of the inner loop), its
+    rows and runs, for each k block (`code.k_blocks`' iterations of the inner loop), its
     operands packed (the rows' operands of all its blocks, then each block of columns' in
     turn), and for each block of columns its blocks of rows one after the other, so that the
     columns' packed operand (k block x BJ) comes from L1 and the rows' (panel x k block) from
@@ -386,7 +389,7 @@ def _panels(outer, common_columns, column_blocks, code: _PanelCode, rest_of_bloc
     rest = rest_of_block(iend)
     # Once, before the nest (omp_get_max_threads() differs inside it).
     rows_of_panel = assign(code.panel_rows, ir.Call(PANEL_ROWS, [
-        binop("-", outer.stop, outer.start), const(rows), const(BLOCKING.panel_blocks),
+        binop("-", outer.stop, outer.start), const(rows), const(panel_blocks),
         const(TRIANGLE_ROUNDS if triangle else 1)], type=int64))
     return [rows_of_panel, ir.For(ic.id, outer.start, outer.stop, panel, [
         assign(iend.id, ir.Call("min", [binop("+", ic, panel), outer.stop], type=int64)),

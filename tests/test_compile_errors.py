@@ -1295,6 +1295,17 @@ CASES = [
              r"run in parallel\. Index the array so that each iteration writes its own elements "
              r".*or write an update a\[e\] \+= v .*which is compiled as an atomic update", 4,
         "out[idx[i]]"),
+    ("a scalar compiled function given an array", """
+        @unpython.type('float64', 'float64')
+        def half(v):
+            return v * 0.5
+
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            return half(a)
+        """, r"half\(\) is declared for a float64 here and is given an array, "
+             r"ndarray\[float64, 1\]: .*declare a signature that takes the array too", 7,
+        "a)"),
     ("a read of an element another prange iteration writes", """
         @unpython.type('ndarray[float64, 1]', None)
         def f(a):

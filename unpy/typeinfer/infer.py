@@ -1072,6 +1072,17 @@ class TypeInference:
                                  f"types hold only for a value weak in NEP 50); this is a "
                                  f"NumPy {arg.type}: pass a Python value (float(x), int(x))",
                                  arg)
+        for arg, p in zip(args, chosen.params):
+            if isinstance(arg.type, Array) and isinstance(p, Scalar):
+                # (Numba's @vectorize applies a scalar function to each element; the
+                # interpreter runs the body on the whole array)
+                raise self.error(
+                    f"{e.func}() is declared for a {p} here and is given an array, {arg.type}: a "
+                    f"compiled function runs its body on what it is given, as the interpreter "
+                    f"does, so declare a signature that takes the array too (several "
+                    f"@unpython.type lines: the body then computes on the whole array, with "
+                    f"np.exp, np.where, ... where it uses math.exp or an if), or call it on "
+                    f"each element in a loop", arg)
         args = [lists.given(self, arg, p) if isinstance(p, ListType) else arg
                 for arg, p in zip(args, chosen.params)]
         e.args = [self.converted(arg, p, f"argument of {e.func}()")

@@ -105,3 +105,13 @@ def test_one_draw_per_evaluation_in_array_statements(python_calls_kernels, n, ro
     a = np.random.default_rng(seed).random((rows, 3))
     # (NumPy's sums go in another order: rtol; the draws themselves are exact)
     same_draws(python_calls_kernels, "draws_in_array_statements", n, a, seed=seed, rtol=1e-12)
+
+
+@pytest.mark.parametrize("k", [0, 1, 31, 63, -1])
+def test_random_bits(python_calls_kernels, k):
+    same_draws(python_calls_kernels, "random_bits", k)
+
+
+def test_random_bits_beyond_an_int64_raise_overflow(python_calls_kernels):
+    with pytest.raises(OverflowError):
+        python_calls_kernels.compiled.random_bits(64)

@@ -71,6 +71,7 @@ def python_random(seed, n):
     for i in range(n):
         total += random.random() + random.uniform(1.0, 2.0) + random.gauss(0.0, 1.0)
         total += random.randint(1, 6) + random.randrange(10) + random.expovariate(2.0)
+        total += random.getrandbits(8) + (random.getrandbits(63) & 7)
     return total
 
 
@@ -147,3 +148,8 @@ def draws_in_array_statements(n, a):
     # selected elements are counted, then copied: two scans of one expression)
     s = np.sum(np.random.rand(n)) + np.sum(a + np.random.random(), axis=1).max()
     return s + a[a > np.random.random()].sum()
+
+
+@unpython.type('int64', 'int64')
+def random_bits(k):
+    return random.getrandbits(k)      # OverflowError past 63 bits (an int64), ValueError below 0

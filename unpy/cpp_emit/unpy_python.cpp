@@ -770,7 +770,10 @@ void scalar_of(PyObject* o, char kind, int itemsize, void* out) {
         if (itemsize == 8) store(out, std::complex<float>(c));
         else store(out, c);
     } else {
-        const int64_t i = kind == 'i' ? v.cast<int64_t>() : int64_t(v.cast<uint64_t>());
+        // (an int beyond int64, as getrandbits(64) may give: Python's OverflowError)
+        const int64_t i = kind == 'i' ? int64_t(PyLong_AsLongLong(o))
+                                      : int64_t(v.cast<uint64_t>());
+        if (kind == 'i' && i == -1 && PyErr_Occurred()) throw py::error_already_set();
         std::memcpy(out, &i, size_t(itemsize));     // (little-endian: the low bytes)
     }
 }

@@ -164,8 +164,11 @@ def _relaxes(s: ir.Assign) -> bool:
     apart or atomically. Another iteration reading that element sees the old value or a
     lower one, as the relaxations of Floyd-Warshall and Bellman-Ford allow (their rounds
     reach the interpreter's result either way), so such a read is no race we refuse."""
-    v = update_value(s)
-    return isinstance(v, ir.Call) and v.func in ("min", "max")
+    v = s.value.value if isinstance(s.value, ir.Cast) else s.value
+    if not (isinstance(v, ir.Call) and v.func in ("min", "max") and len(v.args) == 2):
+        return False
+    element = ir.format_expr(s.target)
+    return any(isinstance(a, ir.Subscript) and ir.format_expr(a) == element for a in v.args)
 
 
 def element_reads(p: "_Prange", body, written: set):

@@ -82,6 +82,7 @@ CALLS.update({
     "random.randint": PythonFunction((("a", REQUIRED), ("b", REQUIRED)), "int64", sized=False),
     "random.randrange": PythonFunction((("start", REQUIRED), ("stop", None), ("step", 1)), "int64",
                              sized=False),
+    "random.getrandbits": PythonFunction((("k", REQUIRED),), "int64", sized=False),
     "random.seed": PythonFunction((("a", REQUIRED),), None, sized=False),
     "time.time": PythonFunction((), "float64", sized=False, draws=False),
     "time.perf_counter": PythonFunction((), "float64", sized=False, draws=False),

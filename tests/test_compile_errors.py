@@ -968,6 +968,46 @@ CASES = [
             return s
         """, r"loops over a tuple or list written out are not supported; loop over an array or "
              r"a range", 4, "(1.0"),
+    ("assigning to a slice of a.flat", """
+        @unpython.type('ndarray[float64, 2]', None)
+        def f(a):
+            a.flat[2:5] = 0.0
+        """, r"assigning to a slice of a.flat is not supported in compiled code; assign the "
+             r"elements in a loop \(for k in range\(2, 5\): a.flat\[k\] = v\)", 3, "a.flat"),
+    ("a.flat with two indices", """
+        @unpython.type('ndarray[float64, 2]', 'float64')
+        def f(a):
+            return a.flat[1, 2]
+        """, r"a.flat takes one integer index in compiled code \(a.flat\[i\], counted in C "
+             r"order\), or a slice to read", 3, "1, 2"),
+    ("a.flat[i] in a conditional expression", """
+        @unpython.type('ndarray[float64, 2]', 'int64', 'float64')
+        def f(a, i):
+            return a.flat[i] if i > 0 else 0.0
+        """, r"a.flat\[i\] is read here inside a conditional expression .*put it in a "
+             r"variable first", 3, "a.flat[i]"),
+    ("a name for a.flat bound twice", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', 'float64')
+        def f(a, b):
+            g = a.flat
+            g = b.flat
+            return g[0]
+        """, r"a name for a.flat is supported where it is bound once to the attribute of an "
+             r"array's name that is not assigned after it \(f = a.flat\); write a.flat\[i\] "
+             r"\(or a.ravel\(\)\) where 'g' is used", 3, "a.flat"),
+    ("a.flat indexed by an array", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 1]', 'float64')
+        def f(a, idx):
+            a.flat[idx] = 1.0
+            return a[0, 0]
+        """, r"a.flat indexed by an array is not supported in compiled code; read "
+             r"a.ravel\(\)\[idx\], or assign a.flat\[i\] in a loop over the indices", 3,
+     "a.flat"),
+    ("a.flat indexed by a float", """
+        @unpython.type('ndarray[float64, 2]', 'float64', 'float64')
+        def f(a, x):
+            return a.flat[x]
+        """, r"a.flat takes an integer index, got float64", 3, "a.flat"),
     ("iterating an array the loop rebinds", """
         @unpython.type('ndarray[float64, 1]', 'float64')
         def f(a):

@@ -147,6 +147,8 @@ def type_array_call(infer, e: ir.ArrayCall):
         return e
     if f == "ufunc_outer":
         return ufunc_outer(infer, e)
+    if f == "flat_indices":
+        return flat_indices(infer, e)
     if f in ("mgrid", "ogrid"):
         return grid(infer, e)
     if f == "outer":
@@ -238,6 +240,22 @@ def type_array_call(infer, e: ir.ArrayCall):
         e.type = None
         return e
     raise infer.error(f"np.{f}() is not supported in compiled code", e)
+
+
+def flat_indices(infer, e):
+    """The frontend's `a[flat_indices(a, k)]` (`a.flat[k]`, `for v in a.flat`), `k` a name
+    in [0, a.size): the tuple of a's indices at C-order position k, `k // (n1 * n2)`,
+    `k // n2 % n1`, `k % n2` for a of shape (n0, n1, n2)."""
+    a = array_arg(infer, e)
+    loc = e.loc
+    position, items, later = e.args[1], [], None
+    for k in reversed(range(a.type.ndim)):
+        length = ir.ArrayAttr(ir.Name(a.id, loc), "shape", k, loc)
+        index = copy.deepcopy(position) if later is None else \
+            ir.BinOp("//", copy.deepcopy(position), copy.deepcopy(later), loc)
+        items.insert(0, index if k == 0 else ir.BinOp("%", index, length, loc))
+        later = length if later is None else ir.BinOp("*", copy.deepcopy(length), later, loc)
+    return infer.expr(ir.TupleValue(items, loc))
 
 
 def ufunc_outer(infer, e):

@@ -959,15 +959,33 @@ CASES = [
                 pass
             return n
         """, r"range\(\) takes 1 to 3 positional arguments", 3, "range("),
-    ("iterating a tuple", """
+    ("iterating an empty tuple", """
         @unpython.type('ndarray[float64, 1]', 'float64')
         def f(a):
             s = 0.0
-            for x in (1.0, 2.0):
+            for x in ():
                 s += x
             return s
-        """, r"loops over a tuple or list written out are not supported; loop over an array or "
-             r"a range", 4, "(1.0"),
+        """, r"a loop over a tuple or list written out takes its items written out \(no "
+             r"\*values\), at least one", 4, "()"),
+    ("iterating a tuple of starred values", """
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(a):
+            s = 0.0
+            for x in [*a, 1.0]:
+                s += x
+            return s
+        """, r"a loop over a tuple or list written out takes its items written out \(no "
+             r"\*values\), at least one", 4, "[*a"),
+    ("unpacking items of another length written out", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            for dx, dy in ((0, 1), (1, 0, 2)):
+                n += dx * dy
+            return n
+        """, r"a loop over a tuple or list written out unpacks items written out with one value "
+             r"per name into plain names here \(for dx, dy in \(\(0, 1\), \(1, 0\)\)\): "
+             r"2 name\(s\)", 3, "((0, 1)"),
     ("assigning to a slice of a.flat", """
         @unpython.type('ndarray[float64, 2]', None)
         def f(a):

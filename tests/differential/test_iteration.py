@@ -86,3 +86,31 @@ def test_flat_in_a_gpu_nest(kernels, device):
         w = RNG.standard_normal((4, 6))[:, ::-1]
         kernels.check("flat_in_a_prange", a, w, np.zeros(a.size), np.zeros(11), rtol=1e-12)
     assert_ran_on(kernels, "flat_in_a_prange", device)
+
+
+# --- a tuple or list written out ----------------------------------------------------------------
+
+@SETTINGS
+@given(st.integers(-50, 50), st.floats(-1e6, 1e6))
+def test_tuple_and_list_loops(kernels, i, x):
+    kernels.check("tuple_of_ints", i)
+    kernels.check("tuple_items_named", i)
+    kernels.check("items_evaluated_once", x, rtol=1e-12)
+
+
+@SETTINGS
+@given(arrays(np.float64, 2, min_side=3, max_side=5), st.data())
+def test_loop_over_tuples_unpacked(kernels, a, data):
+    """continue, break and else; an item an expression of i (breaking where i > 4)."""
+    i = data.draw(st.integers(1, a.shape[0] - 2))
+    j = data.draw(st.integers(1, a.shape[1] - 2))
+    kernels.check("neighbours", a, i, j, rtol=1e-12)
+    kernels.check("neighbours", a, i + 4, j, rtol=1e-12)
+
+
+def test_offsets_written_out_in_a_gpu_nest(kernels, device):
+    for a in (RNG.uniform(-5, 5, (1, 6)), RNG.uniform(-5, 5, (3, 3)),
+              RNG.uniform(-5, 5, (12, 15))[::-1, 1::2], RNG.uniform(-5, 5, (9, 12))):
+        kernels.check("stencil_of_offsets", a, np.zeros(a.shape), rtol=1e-12)
+    assert_ran_on(kernels, "stencil_of_offsets", device)
+

@@ -78,3 +78,71 @@ def flat_in_a_prange(a, w, doubled, out):
         for k, v in enumerate(w.flat):
             s += v * (i + k)
         out[i] = s
+
+
+# --- a tuple or list written out ----------------------------------------------------------------
+
+
+@unpython.type('int64', 'int64')
+def tuple_of_ints(i):
+    s = 0
+    for d in (-1, 0, 1):
+        s += i + d
+    for k, d in enumerate([3, -2]):
+        s = s * 10 + k * d
+    return s
+
+
+@unpython.type('ndarray[float64, 2]', 'int64', 'int64', 'float64')
+def neighbours(a, i, j):
+    """Tuples unpacked; continue, break and the loop's else."""
+    s = 0.0
+    for dx, dy in ((0, 1), (1, 0), (0, -1), (-1, 0)):
+        if dx == 1:
+            continue
+        s += a[i + dx, j + dy]
+    else:
+        s += 100.0
+    for w in [0.25, 0.5, i * 0.25, 2.0]:
+        if w > 1.0:
+            break
+        s += w
+    else:
+        s -= 1000.0
+    return s
+
+
+@unpython.type('int64', 'int64')
+def tuple_items_named(i):
+    """Items that are tuples, bound to one name (a tuple variable) and indexed."""
+    s = 0
+    for t in ((0, 1), (i, 2 * i), (-1, 0)):
+        s = 3 * s + t[0] - t[1]
+    return s
+
+
+@unpython.type('float64', 'float64')
+def items_evaluated_once(x):
+    """The items are read before the loop: rebinding x in it does not change them."""
+    s = 0.0
+    for v, w in zip((x, x + 1.0, -x), [1, 2, 3]):
+        x = 10.0 * w
+        s += v * w + x
+    return s
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', None)
+def stencil_of_offsets(a, out):
+    """Neighbour offsets and weights written out, in a GPU nest."""
+    for i in prange(1, a.shape[0] - 1):
+        for j in range(1, a.shape[1] - 1):
+            s = 0.0
+            for w, di, dj in ((0.5, 0, 0), (0.25, 1, 0), (0.25, -1, 0), (0.125, 0, 1)):
+                s += w * a[i + di, j + dj]
+            for d in (-1, 1):
+                if a[i, j + d] > 3.0:
+                    break
+                s += a[i, j + d]
+            out[i, j] = s
+

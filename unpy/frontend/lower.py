@@ -904,6 +904,8 @@ class Lowering:
             return self.for_tuples(s, kind)
         if kind == "itertools.product":
             return self.product_loops(s, it)
+        if isinstance(s.target, gast.Tuple) and isinstance(it, (gast.Tuple, gast.List)):
+            return self.literal_unpacked(s)
         if isinstance(s.target, gast.Tuple) and kind not in ("range", "unpython.prange"):
             # `for x, y in pairs`: each item unpacked, as Python's loop does
             nodes, item = _Nodes(s.target), self.fresh("item")
@@ -1092,8 +1094,16 @@ class Lowering:
                 # `for t in [e for ...]`: the list made first, then looped over
                 seq = _Nodes(seq).load(self.list_named(seq))
             if isinstance(seq, (gast.Tuple, gast.List)):
-                raise self.error("loops over a tuple or list written out are not supported; "
-                                 "loop over an array or a range", seq)
+                # `for d in (-1, 0, 1)`: the items evaluated once, in order, before the loop
+                # (a constant as itself); item k chosen by the counter, as both back ends
+                # print it (no array made: the loop may run in a GPU nest)
+                if not seq.elts or any(isinstance(x, gast.Starred) for x in seq.elts):
+                    raise self.error("a loop over a tuple or list written out takes its items "
+                                     "written out (no *values), at least one", seq)
+                lengths.append(ir.Const(len(seq.elts), loc))
+                items.append((target, self.chosen(
+                    index, [once(self.expr(x)) for x in seq.elts], loc_of(seq))))
+                continue
             if isinstance(seq, gast.Attribute) and seq.attr == "shape":
                 raise self.error("loops over a shape tuple are not supported; unpack it "
                                  "(m, n = a.shape) or loop over range(a.ndim)", seq)
@@ -1145,6 +1155,42 @@ class Lowering:
             bind.insert(0, ir.Assign(ir.Name(target.id, loc_of(target)), value, loc))
         return before + [ir.For(index_name, ir.Const(0, loc), stop, ir.Const(1, loc),
                                 bind + self.body(s.body), loc=loc)]
+
+    @staticmethod
+    def chosen(index, makers, loc):
+        """`v0 if index == 0 else v1 if index == 1 else ... vn` of the makers' values (the
+        last one taken for index n and beyond)."""
+        value = makers[-1]()
+        for k in reversed(range(len(makers) - 1)):
+            value = ir.IfExp(ir.Compare(index(), ["=="], [ir.Const(k, loc)], loc),
+                             makers[k](), value, loc)
+        return value
+
+    def literal_unpacked(self, s):
+        """`for dx, dy in ((0, 1), (1, 0))`: each item a tuple (or list) written out with one
+        value per name. The values are evaluated once, item by item, before the loop (a
+        constant as itself); then it is zip() of each name's values."""
+        names, rows = s.target.elts, s.iter.elts
+        if not all(isinstance(t, gast.Name) for t in names) or not rows or not all(
+                isinstance(r, (gast.Tuple, gast.List)) and len(r.elts) == len(names)
+                for r in rows):
+            raise self.error(f"a loop over a tuple or list written out unpacks items written "
+                             f"out with one value per name into plain names here (for dx, dy "
+                             f"in ((0, 1), (1, 0))): {len(names)} name(s)", s.iter)
+        first, columns = [], [[] for _ in names]
+        for row in rows:
+            for column, value in zip(columns, row.elts):
+                if isinstance(value, gast.Starred):
+                    raise self.error("a loop over a tuple or list written out takes its items "
+                                     "written out (no *values), at least one", value)
+                name, made = (value, []) if _number_literal(value) else \
+                    self.named_once(value, "item", always=True)
+                first += made
+                column.append(name)
+        nodes = _Nodes(s.iter)
+        pairs = [(t, nodes.at(gast.Tuple(column, gast.Load()))) for t, column in zip(names,
+                                                                                     columns)]
+        return [x for stmt in first for x in self.stmt(stmt)] + self.for_sequences(s, pairs)
 
     def refuse_rebinding(self, s, pairs, counter, array):
         """A loop over the array named `array` must not bind that name, which Python's
@@ -2406,6 +2452,14 @@ def _int_literal(node):
     if isinstance(node, gast.Constant) and type(node.value) is int:
         return sign * node.value
     return None
+
+
+def _number_literal(node) -> bool:
+    """Whether `node` is a number written out (`3`, `-0.5`, `True`)."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        node = node.operand
+    return isinstance(node, gast.Constant) and isinstance(node.value, (bool, int, float,
+                                                                      complex))
 
 
 def _renamed(node, names: dict):

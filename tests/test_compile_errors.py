@@ -1026,6 +1026,49 @@ CASES = [
         def f(a, x):
             return a.flat[x]
         """, r"a.flat takes an integer index, got float64", 3, "a.flat"),
+    ("np.ndindex without lengths", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            for idx in np.ndindex():
+                n += 1
+            return n
+        """, r"np.ndindex\(\) takes the lengths here: np.ndindex\(n, m\), np.ndindex\(\(n, "
+             r"m\)\), np.ndindex\(a.shape\) or np.ndindex\(\*a.shape\)", 3, "np.ndindex"),
+    ("np.ndindex of a tuple variable", """
+        @unpython.type('ndarray[float64, 2]', 'float64')
+        def f(a):
+            shape = a.shape
+            s = 0.0
+            for idx in np.ndindex(shape):
+                s += a[idx]
+            return s
+        """, r"np.ndindex\(\) of tuple\[int64.*\] is not supported in compiled code; give the "
+             r"lengths \(np.ndindex\(n, m\)\) or an array's shape \(np.ndindex\(a.shape\)\)",
+     5, "shape)"),
+    ("np.ndindex of lengths unpacked into other names", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            for i, j in np.ndindex(n, n, 2):
+                n += i * j
+            return n
+        """, r"np.ndindex\(\) of 3 length\(s\) unpacks into as many names here, not 2", 3,
+     "i, j"),
+    ("np.ndindex of a shape unpacked into other names", """
+        @unpython.type('ndarray[float64, 2]', 'float64')
+        def f(a):
+            s = 0.0
+            for i, j, k in np.ndindex(a.shape):
+                s += a[i, j]
+            return s
+        """, r"np.ndindex\(\) of 2 dimension\(s\) unpacks into as many names, not 3", 4,
+     "for"),
+    ("np.ndindex into an element", """
+        @unpython.type('ndarray[int64, 1]', None)
+        def f(a):
+            for a[0] in np.ndindex(3):
+                pass
+        """, r"a loop over np.ndindex\(\) binds one name \(the tuple of indices\) or unpacks "
+             r"into plain names", 3, "a[0]"),
     ("iterating an array the loop rebinds", """
         @unpython.type('ndarray[float64, 1]', 'float64')
         def f(a):

@@ -114,3 +114,26 @@ def test_offsets_written_out_in_a_gpu_nest(kernels, device):
         kernels.check("stencil_of_offsets", a, np.zeros(a.shape), rtol=1e-12)
     assert_ran_on(kernels, "stencil_of_offsets", device)
 
+
+# --- np.ndindex ---------------------------------------------------------------------------------
+
+@SETTINGS
+@given(arrays(np.float64, 3, max_side=4))
+def test_ndindex_of_a_shape(kernels, a):
+    kernels.check("ndindex_of_a_shape", a, rtol=1e-12)
+
+
+@SETTINGS
+@given(st.integers(-2, 6), st.integers(-2, 6))
+def test_ndindex_of_lengths(kernels, n, m):
+    """A negative length raises ValueError, as NumPy's."""
+    kernels.check("ndindex_of_lengths", n, m)
+
+
+def test_ndindex_in_a_gpu_nest(kernels, device):
+    for a, w in ((RNG.standard_normal((3, 0, 2)), RNG.standard_normal((1, 1))),
+                 (RNG.standard_normal((5, 3, 4)), RNG.standard_normal((2, 3))),
+                 (RNG.standard_normal((6, 8, 5))[::-1, 1::2, ::-2],
+                  RNG.standard_normal((4, 6)).T)):
+        kernels.check("ndindex_in_a_prange", a, w, np.zeros(a.shape[0]), rtol=1e-12)
+    assert_ran_on(kernels, "ndindex_in_a_prange", device)

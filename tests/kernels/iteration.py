@@ -146,3 +146,48 @@ def stencil_of_offsets(a, out):
                 s += a[i, j + d]
             out[i, j] = s
 
+
+# --- np.ndindex ---------------------------------------------------------------------------------
+
+
+@unpython.type('ndarray[float64, 3]', 'float64')
+def ndindex_of_a_shape(a):
+    """The tuple of indices indexes the array; idx[0] is its first."""
+    s = 0.0
+    for idx in np.ndindex(a.shape):
+        s += a[idx] * (idx[0] + 1)
+    for i, j, k in np.ndindex(*a.shape):
+        s += a[i, j, k] * (k - j)
+    return s
+
+
+@unpython.type('int64', 'int64', 'int64')
+def ndindex_of_lengths(n, m):
+    """Lengths written out: continue, a tuple variable, break and the loop's else."""
+    s = 0
+    for i, j in np.ndindex(n, m):
+        if j == 2:
+            continue
+        s = s * 3 + i - j
+    for t in np.ndindex((n, 2)):
+        s += t[0] * t[1] + 1
+    for i, j in np.ndindex(n, m):
+        if i * j > 6:
+            break
+        s += 1
+    else:
+        s += 1000
+    return s
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 3]', 'ndarray[float64, 2]', 'ndarray[float64, 1]', None)
+def ndindex_in_a_prange(a, w, out):
+    """np.ndindex of lengths (a nest of loops) and of a shape unpacked, in a GPU nest."""
+    for i in prange(a.shape[0]):
+        s = 0.0
+        for j, k in np.ndindex(a.shape[1], a.shape[2]):
+            s += a[i, j, k] * (j + 1)
+        for p, q in np.ndindex(*w.shape):
+            s += w[p, q] * (i - q)
+        out[i] = s

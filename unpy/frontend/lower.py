@@ -904,6 +904,8 @@ class Lowering:
             return self.for_tuples(s, kind)
         if kind == "itertools.product":
             return self.product_loops(s, it)
+        if kind == "numpy.ndindex":
+            return self.ndindex_loops(s, it)
         if isinstance(s.target, gast.Tuple) and isinstance(it, (gast.Tuple, gast.List)):
             return self.literal_unpacked(s)
         if isinstance(s.target, gast.Tuple) and kind not in ("range", "unpython.prange"):
@@ -985,6 +987,83 @@ class Lowering:
         for target, iterable in reversed(loops):
             body = [gast.copy_location(gast.For(target, iterable, body, [], None), s)]
         return [x for stmt in first + body for x in self.stmt(stmt)]
+
+    def ndindex_loops(self, s, it):
+        """`for idx in np.ndindex(n, m)` (or `np.ndindex((n, m))`, `np.ndindex(a.shape)`,
+        `np.ndindex(*a.shape)`): the indices of an array of that shape in C order, the
+        variable the tuple of them (or unpacked: `for i, j in np.ndindex(n, m)`). The lengths
+        are read once, before the loop (ValueError for a negative one, NumPy's). With the
+        lengths written out and no `break` of its own, a nest of range loops; else one loop
+        over the positions, each unravelled (typeinfer's 'flat_indices', where a.shape's
+        length is known)."""
+        loc = loc_of(s)
+        args = list(it.args)
+        if len(args) == 1 and isinstance(args[0], gast.Starred):
+            args = [args[0].value]              # np.ndindex(*a.shape): a.shape
+        if len(args) == 1 and isinstance(args[0], (gast.Tuple, gast.List)):
+            args = args[0].elts                 # np.ndindex((n, m))
+        if it.keywords or not args or any(isinstance(a, gast.Starred) for a in args):
+            raise self.error("np.ndindex() takes the lengths here: np.ndindex(n, m), "
+                             "np.ndindex((n, m)), np.ndindex(a.shape) or "
+                             "np.ndindex(*a.shape)", it)
+        names = s.target.elts if isinstance(s.target, gast.Tuple) else None
+        if names is not None and not all(isinstance(t, gast.Name) for t in names) or \
+                names is None and not isinstance(s.target, gast.Name):
+            raise self.error("a loop over np.ndindex() binds one name (the tuple of indices) "
+                             "or unpacks into plain names (for i, j in np.ndindex(n, m))",
+                             s.target)
+        array = self.shape_source(args[0]) if len(args) == 1 else None
+        before, lengths = [], []
+        if array is None:
+            for a in args:
+                value = self.expr(a)
+                if len(args) == 1:      # one length, or a tuple variable (typeinfer tells)
+                    value = ir.ArrayCall("ndindex_length", [value], {}, loc_of(a))
+                length = self.evaluated_once(value, before, loc)
+                lengths.append(length)
+                if isinstance(value, ir.Const) and value.value >= 0:
+                    continue
+                before.append(ir.If(ir.Compare(length(), ["<"], [ir.Const(0, loc)], loc), [
+                    ir.Raise("ValueError", "negative dimensions are not allowed", loc)], [],
+                                    loc))
+            if names is not None and len(names) != len(lengths):
+                raise self.error(f"np.ndindex() of {len(lengths)} length(s) unpacks into as "
+                                 f"many names here, not {len(names)}", s.target)
+        if array is None and not any(isinstance(n, gast.Break)
+                                     for n in _own_statements(s.body)):
+            variables = [t.id for t in names] if names is not None else \
+                [self.fresh("i") for _ in lengths]
+            self.assigned |= set(variables)
+            body = [] if names is not None else [ir.Assign(ir.Name(s.target.id, loc),
+                                                           ir.TupleValue([ir.Name(v, loc) for v in
+                                                                          variables], loc), loc)]
+            body = body + self.body(s.body)
+            for v, length in reversed(list(zip(variables, lengths))):
+                body = [ir.For(v, ir.Const(0, loc), length(), ir.Const(1, loc), body, loc=loc)]
+            return before + body
+        k = self.fresh("k")
+        self.assigned.add(k)
+        if array is not None:
+            source, total = ir.Name(array.id, loc), ir.ArrayAttr(ir.Name(array.id, loc),
+                                                                 "size", None, loc)
+        else:
+            source = ir.TupleValue([length() for length in lengths], loc)
+            total = lengths[0]()
+            for length in lengths[1:]:
+                total = ir.BinOp("*", total, length(), loc)
+
+        def indices(**keywords):
+            return ir.ArrayCall("flat_indices", [copy.deepcopy(source), ir.Name(k, loc)],
+                                keywords, loc)
+        if names is None:
+            bind = [ir.Assign(ir.Name(s.target.id, loc), indices(), loc)]
+        else:
+            count = ir.Const(len(names), loc)
+            bind = [ir.Assign(ir.Name(t.id, loc_of(t)), ir.Subscript(
+                indices(unpacked=count), [ir.Const(j, loc)], loc), loc)
+                for j, t in enumerate(names)]
+        return before + [ir.For(k, ir.Const(0, loc), total, ir.Const(1, loc),
+                                bind + self.body(s.body), loc=loc)]
 
     def repeated(self, s, it):
         """`for _ in itertools.repeat(None, n)` (a loop run n times, as Pythran's descent

@@ -959,15 +959,116 @@ CASES = [
                 pass
             return n
         """, r"range\(\) takes 1 to 3 positional arguments", 3, "range("),
-    ("iterating a tuple", """
+    ("iterating an empty tuple", """
         @unpython.type('ndarray[float64, 1]', 'float64')
         def f(a):
             s = 0.0
-            for x in (1.0, 2.0):
+            for x in ():
                 s += x
             return s
-        """, r"loops over a tuple or list written out are not supported; loop over an array or "
-             r"a range", 4, "(1.0"),
+        """, r"a loop over a tuple or list written out takes its items written out \(no "
+             r"\*values\), at least one", 4, "()"),
+    ("iterating a tuple of starred values", """
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(a):
+            s = 0.0
+            for x in [*a, 1.0]:
+                s += x
+            return s
+        """, r"a loop over a tuple or list written out takes its items written out \(no "
+             r"\*values\), at least one", 4, "[*a"),
+    ("unpacking items of another length written out", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            for dx, dy in ((0, 1), (1, 0, 2)):
+                n += dx * dy
+            return n
+        """, r"a loop over a tuple or list written out unpacks items written out with one value "
+             r"per name into plain names here \(for dx, dy in \(\(0, 1\), \(1, 0\)\)\): "
+             r"2 name\(s\)", 3, "((0, 1)"),
+    ("assigning to a slice of a.flat", """
+        @unpython.type('ndarray[float64, 2]', None)
+        def f(a):
+            a.flat[2:5] = 0.0
+        """, r"assigning to a slice of a.flat is not supported in compiled code; assign the "
+             r"elements in a loop \(for k in range\(2, 5\): a.flat\[k\] = v\)", 3, "a.flat"),
+    ("a.flat with two indices", """
+        @unpython.type('ndarray[float64, 2]', 'float64')
+        def f(a):
+            return a.flat[1, 2]
+        """, r"a.flat takes one integer index in compiled code \(a.flat\[i\], counted in C "
+             r"order\), or a slice to read", 3, "1, 2"),
+    ("a.flat[i] in a conditional expression", """
+        @unpython.type('ndarray[float64, 2]', 'int64', 'float64')
+        def f(a, i):
+            return a.flat[i] if i > 0 else 0.0
+        """, r"a.flat\[i\] is read here inside a conditional expression .*put it in a "
+             r"variable first", 3, "a.flat[i]"),
+    ("a name for a.flat bound twice", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 2]', 'float64')
+        def f(a, b):
+            g = a.flat
+            g = b.flat
+            return g[0]
+        """, r"a name for a.flat is supported where it is bound once to the attribute of an "
+             r"array's name that is not assigned after it \(f = a.flat\); write a.flat\[i\] "
+             r"\(or a.ravel\(\)\) where 'g' is used", 3, "a.flat"),
+    ("a.flat indexed by an array", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 1]', 'float64')
+        def f(a, idx):
+            a.flat[idx] = 1.0
+            return a[0, 0]
+        """, r"a.flat indexed by an array is not supported in compiled code; read "
+             r"a.ravel\(\)\[idx\], or assign a.flat\[i\] in a loop over the indices", 3,
+     "a.flat"),
+    ("a.flat indexed by a float", """
+        @unpython.type('ndarray[float64, 2]', 'float64', 'float64')
+        def f(a, x):
+            return a.flat[x]
+        """, r"a.flat takes an integer index, got float64", 3, "a.flat"),
+    ("np.ndindex without lengths", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            for idx in np.ndindex():
+                n += 1
+            return n
+        """, r"np.ndindex\(\) takes the lengths here: np.ndindex\(n, m\), np.ndindex\(\(n, "
+             r"m\)\), np.ndindex\(a.shape\) or np.ndindex\(\*a.shape\)", 3, "np.ndindex"),
+    ("np.ndindex of a tuple variable", """
+        @unpython.type('ndarray[float64, 2]', 'float64')
+        def f(a):
+            shape = a.shape
+            s = 0.0
+            for idx in np.ndindex(shape):
+                s += a[idx]
+            return s
+        """, r"np.ndindex\(\) of tuple\[int64.*\] is not supported in compiled code; give the "
+             r"lengths \(np.ndindex\(n, m\)\) or an array's shape \(np.ndindex\(a.shape\)\)",
+     5, "shape)"),
+    ("np.ndindex of lengths unpacked into other names", """
+        @unpython.type('int64', 'int64')
+        def f(n):
+            for i, j in np.ndindex(n, n, 2):
+                n += i * j
+            return n
+        """, r"np.ndindex\(\) of 3 length\(s\) unpacks into as many names here, not 2", 3,
+     "i, j"),
+    ("np.ndindex of a shape unpacked into other names", """
+        @unpython.type('ndarray[float64, 2]', 'float64')
+        def f(a):
+            s = 0.0
+            for i, j, k in np.ndindex(a.shape):
+                s += a[i, j]
+            return s
+        """, r"np.ndindex\(\) of 2 dimension\(s\) unpacks into as many names, not 3", 4,
+     "for"),
+    ("np.ndindex into an element", """
+        @unpython.type('ndarray[int64, 1]', None)
+        def f(a):
+            for a[0] in np.ndindex(3):
+                pass
+        """, r"a loop over np.ndindex\(\) binds one name \(the tuple of indices\) or unpacks "
+             r"into plain names", 3, "a[0]"),
     ("iterating an array the loop rebinds", """
         @unpython.type('ndarray[float64, 1]', 'float64')
         def f(a):

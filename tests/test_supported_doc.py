@@ -1,6 +1,6 @@
 """docs/supported.md stays true: every NumPy function and method it lists is used by the
 tested kernels (tests/kernels/numpy_exprs.py, numpy_calls.py, complex_numbers.py,
-python_forms.py and python_calls.py, and the corpus's kernels that are not pending, each compared with the
+python_forms.py, python_calls.py and iteration.py, and the corpus's kernels that are not pending, each compared with the
 interpreter on both paths)."""
 import re
 from pathlib import Path
@@ -12,7 +12,7 @@ PENDING = {line.split(":")[0] for line in
            if line and not line.startswith("#")}
 KERNELS = ([ROOT / "tests" / "kernels" / name
             for name in ("numpy_exprs.py", "numpy_calls.py", "complex_numbers.py",
-                         "python_forms.py", "python_calls.py")]
+                         "python_forms.py", "python_calls.py", "iteration.py")]
            + [k for k in sorted((ROOT / "tests" / "corpus" / "kernels").glob("*.py"))
               if k.stem not in PENDING])
 

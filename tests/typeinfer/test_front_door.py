@@ -125,14 +125,14 @@ REFUSED = {
                 s += a
             return s
         """, 3, 24, "index the arrays with a range loop"),
-    "a loop over a list": ("""
+    "a loop over a list of items unpacked twice": ("""
         @unpython.type('float64', 'float64')
         def f(x):
             s = 0.0
-            for v in [x, 2.0]:
-                s += v
+            for w, (dx, dy) in [(x, (0, 1)), (2.0, (1, 0))]:
+                s += w * dx
             return s
-        """, 3, 14, "loop over an array or a range"),
+        """, 3, 24, "unpacks items written out with one value per name into plain names"),
     "a loop over a shape": ("""
         @unpython.type('ndarray[float64, 2]', 'int64')
         def f(a):

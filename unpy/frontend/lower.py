@@ -182,6 +182,11 @@ class Lowering:
         # (`lambda_call`); name -> the Lambda node, from its assignment on.
         self.lambdas = {}
         self.inlining = 0
+        self.in_prange = 0          # how many prange loops hold the statement lowered
+        # `f = a.flat`, bound once: each read of f is `a.flat` (`flat_aliases`).
+        self.flat_aliases = self.flat_bindings()
+        if self.flat_aliases:
+            self.fn = _FlatAliased(self.flat_aliases).visit(copy.deepcopy(self.fn))
 
     def error(self, message, node):
         return self.errors.error(message, loc_of(node))
@@ -336,6 +341,13 @@ class Lowering:
         if len(s.targets) != 1:
             return self.chained_assign(s)
         target = s.targets[0]
+        if isinstance(target, gast.Name) and self.is_flat(s.value):
+            if target.id in self.flat_aliases:
+                return []           # each read of the name is `a.flat` (`flat_bindings`)
+            raise self.error(f"a name for a.flat is supported where it is bound once to the "
+                             f"attribute of an array's name that is not assigned after it "
+                             f"(f = a.flat); write a.flat[i] (or a.ravel()) where "
+                             f"'{target.id}' is used", s.value)
         if isinstance(target, gast.Tuple):
             return self.unpack(target, s.value, loc)
         if isinstance(s.value, gast.Lambda) and isinstance(target, gast.Name):
@@ -727,6 +739,85 @@ class Lowering:
             out.append(ir.Assign(self.target(target), copy.deepcopy(value), loc))
         return out
 
+    def flat_bindings(self) -> dict:
+        """The names bound to `a.flat` (`a` an array's name) by their one assignment in the
+        function, where `a` is not assigned after it: name -> `a`. Python's `f = a.flat` is an
+        iterator over the array a named then, so each read of f is read as `a.flat`."""
+        stores = {}
+        for n in gast.walk(self.fn):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                stores.setdefault(n.id, []).append(n)
+        found = {}
+        for n in gast.walk(self.fn):
+            if not (isinstance(n, gast.Assign) and len(n.targets) == 1 and
+                    isinstance(n.targets[0], gast.Name) and self.is_flat(n.value) and
+                    isinstance(n.value.value, gast.Name)):
+                continue
+            name, array = n.targets[0].id, n.value.value.id
+            if len(stores[name]) == 1 and array != name and all(
+                    x.lineno < n.lineno for x in stores.get(array, [])):
+                found[name] = array
+        return found
+
+    def is_flat(self, node) -> bool:
+        """Whether `node` is `a.flat` of an array `a`."""
+        return isinstance(node, gast.Attribute) and node.attr == "flat" and \
+            not self.is_module(node.value)
+
+    def flat_item(self, e):
+        """`a.flat[i]`, read or assigned: the element at C-order position i of a (any
+        dimensions and strides). i is evaluated once, before the statement, and checked there
+        (typeinfer's `flat_index`: counted from the end where negative, IndexError outside, as
+        NumPy's); the element is a's at the indices i unravels to (`flat_element`). A slice
+        of a.flat read is a copy of those elements of a.ravel(); assigned, it is refused."""
+        base, p, loc = e.value.value, e.slice, loc_of(e)
+        if isinstance(p, gast.Slice):
+            if isinstance(e.ctx, gast.Store):
+                raise self.error("assigning to a slice of a.flat is not supported in compiled "
+                                 "code; assign the elements in a loop (for k in range(2, 5): "
+                                 "a.flat[k] = v)", e)
+            ravelled = ir.ArrayCall("ravel", [self.expr(base)], {}, loc)
+            return ir.ArrayCall("copy", [ir.Subscript(ravelled, [self.index(p)], loc)], {}, loc)
+        if isinstance(p, (gast.Tuple, gast.List)) or (isinstance(p, gast.Constant) and (
+                p.value is None or p.value is Ellipsis)):
+            raise self.error("a.flat takes one integer index in compiled code (a.flat[i], "
+                             "counted in C order), or a slice to read (a.flat[2:5])", p)
+        if self.hoisted is None or self.conditional:
+            raise self.error("a.flat[i] is read here inside a conditional expression (x if c "
+                             "else y, and, or) or a while condition: put it in a variable "
+                             "first", e)
+        array = self.array_name(base)
+        position = self.fresh("flat")
+        self.assigned.add(position)
+        self.hoisted += [ir.Assign(ir.Name(position, loc_of(p)), self.expr(p), loc),
+                         ir.ExprStmt(ir.ArrayCall("flat_index", [
+                             ir.Name(array.id, loc), ir.Name(position, loc)], {}, loc), loc)]
+        return self.flat_element(array.id, position, loc)
+
+    @staticmethod
+    def flat_element(array: str, position: str, loc):
+        """The element of the array `array` at the C-order position `position`, a name in
+        [0, size): `array[unravelled indices]` (typeinfer's 'flat_indices' makes the tuple)."""
+        return ir.Subscript(ir.Name(array, loc), [ir.ArrayCall(
+            "flat_indices", [ir.Name(array, loc), ir.Name(position, loc)], {}, loc)], loc)
+
+    def may_write_arrays(self, body) -> bool:
+        """Whether the statements `body` may write into an array: a store into a subscript
+        or an attribute, a call of a compiled function or of an array's method, a ufunc's
+        output, np.copyto."""
+        for n in (x for stmt in body for x in gast.walk(stmt)):
+            if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, gast.Store):
+                return True
+            if not isinstance(n, gast.Call):
+                continue
+            if isinstance(n.func, gast.Name) and n.func.id in self.compiled_names or \
+                    isinstance(n.func, gast.Attribute) and not self.is_module(n.func.value) or \
+                    self.qualified(n.func) in ("numpy.copyto",) or \
+                    (self.qualified(n.func) or "").endswith(".at") or \
+                    self.ufunc_out(n) is not None:
+                return True
+        return False
+
     def fresh(self, stem):
         """A new variable of the lowering's own (`__tmp0`, `__k1`)."""
         name = f"__{stem}{self.temp_count}"
@@ -813,6 +904,10 @@ class Lowering:
             return self.for_tuples(s, kind)
         if kind == "itertools.product":
             return self.product_loops(s, it)
+        if kind == "numpy.ndindex":
+            return self.ndindex_loops(s, it)
+        if isinstance(s.target, gast.Tuple) and isinstance(it, (gast.Tuple, gast.List)):
+            return self.literal_unpacked(s)
         if isinstance(s.target, gast.Tuple) and kind not in ("range", "unpython.prange"):
             # `for x, y in pairs`: each item unpacked, as Python's loop does
             nodes, item = _Nodes(s.target), self.fresh("item")
@@ -832,8 +927,14 @@ class Lowering:
         if kind not in ("range", "unpython.prange"):
             return self.for_sequences(s, [(s.target, it)])
         args = self.range_args(it, kind)
-        return [ir.For(s.target.id, args[0], args[1], args[2], self.body(s.body),
-                       parallel=(kind == "unpython.prange"), loc=loc)]
+        parallel = kind == "unpython.prange"
+        self.in_prange += parallel
+        try:
+            body = self.body(s.body)
+        finally:
+            self.in_prange -= parallel
+        return [ir.For(s.target.id, args[0], args[1], args[2], body, parallel=parallel,
+                       loc=loc)]
 
     def evaluated_once(self, value, before: list, loc):
         """A maker of `value`'s nodes, `value` evaluated once before a loop (a temporary
@@ -886,6 +987,83 @@ class Lowering:
         for target, iterable in reversed(loops):
             body = [gast.copy_location(gast.For(target, iterable, body, [], None), s)]
         return [x for stmt in first + body for x in self.stmt(stmt)]
+
+    def ndindex_loops(self, s, it):
+        """`for idx in np.ndindex(n, m)` (or `np.ndindex((n, m))`, `np.ndindex(a.shape)`,
+        `np.ndindex(*a.shape)`): the indices of an array of that shape in C order, the
+        variable the tuple of them (or unpacked: `for i, j in np.ndindex(n, m)`). The lengths
+        are read once, before the loop (ValueError for a negative one, NumPy's). With the
+        lengths written out and no `break` of its own, a nest of range loops; else one loop
+        over the positions, each unravelled (typeinfer's 'flat_indices', where a.shape's
+        length is known)."""
+        loc = loc_of(s)
+        args = list(it.args)
+        if len(args) == 1 and isinstance(args[0], gast.Starred):
+            args = [args[0].value]              # np.ndindex(*a.shape): a.shape
+        if len(args) == 1 and isinstance(args[0], (gast.Tuple, gast.List)):
+            args = args[0].elts                 # np.ndindex((n, m))
+        if it.keywords or not args or any(isinstance(a, gast.Starred) for a in args):
+            raise self.error("np.ndindex() takes the lengths here: np.ndindex(n, m), "
+                             "np.ndindex((n, m)), np.ndindex(a.shape) or "
+                             "np.ndindex(*a.shape)", it)
+        names = s.target.elts if isinstance(s.target, gast.Tuple) else None
+        if names is not None and not all(isinstance(t, gast.Name) for t in names) or \
+                names is None and not isinstance(s.target, gast.Name):
+            raise self.error("a loop over np.ndindex() binds one name (the tuple of indices) "
+                             "or unpacks into plain names (for i, j in np.ndindex(n, m))",
+                             s.target)
+        array = self.shape_source(args[0]) if len(args) == 1 else None
+        before, lengths = [], []
+        if array is None:
+            for a in args:
+                value = self.expr(a)
+                if len(args) == 1:      # one length, or a tuple variable (typeinfer tells)
+                    value = ir.ArrayCall("ndindex_length", [value], {}, loc_of(a))
+                length = self.evaluated_once(value, before, loc)
+                lengths.append(length)
+                if isinstance(value, ir.Const) and value.value >= 0:
+                    continue
+                before.append(ir.If(ir.Compare(length(), ["<"], [ir.Const(0, loc)], loc), [
+                    ir.Raise("ValueError", "negative dimensions are not allowed", loc)], [],
+                                    loc))
+            if names is not None and len(names) != len(lengths):
+                raise self.error(f"np.ndindex() of {len(lengths)} length(s) unpacks into as "
+                                 f"many names here, not {len(names)}", s.target)
+        if array is None and not any(isinstance(n, gast.Break)
+                                     for n in _own_statements(s.body)):
+            variables = [t.id for t in names] if names is not None else \
+                [self.fresh("i") for _ in lengths]
+            self.assigned |= set(variables)
+            body = [] if names is not None else [ir.Assign(ir.Name(s.target.id, loc),
+                                                           ir.TupleValue([ir.Name(v, loc) for v in
+                                                                          variables], loc), loc)]
+            body = body + self.body(s.body)
+            for v, length in reversed(list(zip(variables, lengths))):
+                body = [ir.For(v, ir.Const(0, loc), length(), ir.Const(1, loc), body, loc=loc)]
+            return before + body
+        k = self.fresh("k")
+        self.assigned.add(k)
+        if array is not None:
+            source, total = ir.Name(array.id, loc), ir.ArrayAttr(ir.Name(array.id, loc),
+                                                                 "size", None, loc)
+        else:
+            source = ir.TupleValue([length() for length in lengths], loc)
+            total = lengths[0]()
+            for length in lengths[1:]:
+                total = ir.BinOp("*", total, length(), loc)
+
+        def indices(**keywords):
+            return ir.ArrayCall("flat_indices", [copy.deepcopy(source), ir.Name(k, loc)],
+                                keywords, loc)
+        if names is None:
+            bind = [ir.Assign(ir.Name(s.target.id, loc), indices(), loc)]
+        else:
+            count = ir.Const(len(names), loc)
+            bind = [ir.Assign(ir.Name(t.id, loc_of(t)), ir.Subscript(
+                indices(unpacked=count), [ir.Const(j, loc)], loc), loc)
+                for j, t in enumerate(names)]
+        return before + [ir.For(k, ir.Const(0, loc), total, ir.Const(1, loc),
+                                bind + self.body(s.body), loc=loc)]
 
     def repeated(self, s, it):
         """`for _ in itertools.repeat(None, n)` (a loop run n times, as Pythran's descent
@@ -995,24 +1173,41 @@ class Lowering:
                 # `for t in [e for ...]`: the list made first, then looped over
                 seq = _Nodes(seq).load(self.list_named(seq))
             if isinstance(seq, (gast.Tuple, gast.List)):
-                raise self.error("loops over a tuple or list written out are not supported; "
-                                 "loop over an array or a range", seq)
+                # `for d in (-1, 0, 1)`: the items evaluated once, in order, before the loop
+                # (a constant as itself); item k chosen by the counter, as both back ends
+                # print it (no array made: the loop may run in a GPU nest)
+                if not seq.elts or any(isinstance(x, gast.Starred) for x in seq.elts):
+                    raise self.error("a loop over a tuple or list written out takes its items "
+                                     "written out (no *values), at least one", seq)
+                lengths.append(ir.Const(len(seq.elts), loc))
+                items.append((target, self.chosen(
+                    index, [once(self.expr(x)) for x in seq.elts], loc_of(seq))))
+                continue
             if isinstance(seq, gast.Attribute) and seq.attr == "shape":
                 raise self.error("loops over a shape tuple are not supported; unpack it "
                                  "(m, n = a.shape) or loop over range(a.ndim)", seq)
             if kind == "reversed":
                 raise self.error("reversed() of an array is not supported in compiled "
                                  "functions; loop over a[::-1] (reversed(range(...)) is)", seq)
+            if self.is_flat(seq) and (self.in_prange or self.may_write_arrays(s.body)):
+                # `for v in a.flat` whose body may write arrays: a's elements read live, one
+                # per iteration, in C order (as NumPy's iterator reads them); in a prange too
+                # (a.ravel() bound to a name there would keep the nest off the GPU)
+                base = seq.value
+                if isinstance(base, gast.Name):
+                    array = base.id
+                    self.refuse_rebinding(s, pairs, counter, array)
+                else:
+                    array = self.fresh("seq")
+                    self.assigned.add(array)
+                    before.append(ir.Assign(ir.Name(array, loc_of(base)), self.expr(base), loc))
+                lengths.append(ir.ArrayAttr(ir.Name(array, loc_of(seq)), "size", None,
+                                            loc_of(seq)))
+                items.append((target, self.flat_element(array, index_name, loc_of(seq))))
+                continue
             if isinstance(seq, gast.Name) and not self.is_module(seq):
                 array = seq.id
-                rebound = [n for stmt in s.body for n in gast.walk(stmt)
-                           if isinstance(n, gast.Name) and n.id == array
-                           and isinstance(n.ctx, gast.Store)]
-                rebound += [t for t in ([p[0] for p in pairs] + ([counter[0]] if counter else []))
-                            if t.id == array]
-                if rebound:
-                    raise self.error(f"this loop assigns '{array}', the array it iterates over; "
-                                     "iterate over a copy or use an index loop", rebound[0])
+                self.refuse_rebinding(s, pairs, counter, array)
                 grown = [n for stmt in s.body for n in gast.walk(stmt)
                          if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute)
                          and n.func.attr == "append" and isinstance(n.func.value, gast.Name)
@@ -1039,6 +1234,54 @@ class Lowering:
             bind.insert(0, ir.Assign(ir.Name(target.id, loc_of(target)), value, loc))
         return before + [ir.For(index_name, ir.Const(0, loc), stop, ir.Const(1, loc),
                                 bind + self.body(s.body), loc=loc)]
+
+    @staticmethod
+    def chosen(index, makers, loc):
+        """`v0 if index == 0 else v1 if index == 1 else ... vn` of the makers' values (the
+        last one taken for index n and beyond)."""
+        value = makers[-1]()
+        for k in reversed(range(len(makers) - 1)):
+            value = ir.IfExp(ir.Compare(index(), ["=="], [ir.Const(k, loc)], loc),
+                             makers[k](), value, loc)
+        return value
+
+    def literal_unpacked(self, s):
+        """`for dx, dy in ((0, 1), (1, 0))`: each item a tuple (or list) written out with one
+        value per name. The values are evaluated once, item by item, before the loop (a
+        constant as itself); then it is zip() of each name's values."""
+        names, rows = s.target.elts, s.iter.elts
+        if not all(isinstance(t, gast.Name) for t in names) or not rows or not all(
+                isinstance(r, (gast.Tuple, gast.List)) and len(r.elts) == len(names)
+                for r in rows):
+            raise self.error(f"a loop over a tuple or list written out unpacks items written "
+                             f"out with one value per name into plain names here (for dx, dy "
+                             f"in ((0, 1), (1, 0))): {len(names)} name(s)", s.iter)
+        first, columns = [], [[] for _ in names]
+        for row in rows:
+            for column, value in zip(columns, row.elts):
+                if isinstance(value, gast.Starred):
+                    raise self.error("a loop over a tuple or list written out takes its items "
+                                     "written out (no *values), at least one", value)
+                name, made = (value, []) if _number_literal(value) else \
+                    self.named_once(value, "item", always=True)
+                first += made
+                column.append(name)
+        nodes = _Nodes(s.iter)
+        pairs = [(t, nodes.at(gast.Tuple(column, gast.Load()))) for t, column in zip(names,
+                                                                                     columns)]
+        return [x for stmt in first for x in self.stmt(stmt)] + self.for_sequences(s, pairs)
+
+    def refuse_rebinding(self, s, pairs, counter, array):
+        """A loop over the array named `array` must not bind that name, which Python's
+        iterator would not see."""
+        rebound = [n for stmt in s.body for n in gast.walk(stmt)
+                   if isinstance(n, gast.Name) and n.id == array
+                   and isinstance(n.ctx, gast.Store)]
+        rebound += [t for t in ([p[0] for p in pairs] + ([counter[0]] if counter else []))
+                    if t.id == array]
+        if rebound:
+            raise self.error(f"this loop assigns '{array}', the array it iterates over; "
+                             "iterate over a copy or use an index loop", rebound[0])
 
     # --- expressions --------------------------------------------------------------------
 
@@ -1537,6 +1780,8 @@ class Lowering:
         """`a[i, j]` and `a[i][j]` both become one access with all indices; `a[1:][0]` (a
         slice before another subscript) stays two. Slices and `None` are kept for typeinfer,
         which tells an element from a view."""
+        if self.is_flat(e.value):
+            return self.flat_item(e)
         parts = e.slice.elts if isinstance(e.slice, gast.Tuple) else [e.slice]
         if self.qualified(e.value) in ("numpy.mgrid", "numpy.ogrid"):
             return self.grid(e, parts)
@@ -1596,6 +1841,10 @@ class Lowering:
             return ir.Call("np." + e.attr, [self.expr(e.value)], loc_of(e))
         if e.attr == "shape":
             return ir.ArrayAttr(self.array_name(e.value), "shape", None, loc_of(e))
+        if self.is_flat(e):
+            # a.flat as a value (np.sum(a.flat), zip(a.flat, b.flat)): its elements in C
+            # order, as a.ravel() (a copy where a is not contiguous: read only)
+            return ir.ArrayCall("ravel", [self.expr(e.value)], {}, loc_of(e))
         if self.qualified(e) in LIBRARY_CONSTANTS:
             return ir.Const(LIBRARY_CONSTANTS[self.qualified(e)], loc_of(e))
         if is_dtype_name(self.qualified(e)):
@@ -2170,6 +2419,20 @@ class _Renamer(gast.NodeTransformer):
         return node
 
 
+class _FlatAliased(gast.NodeTransformer):
+    """Each read of a name bound to `a.flat` (`Lowering.flat_bindings`) as `a.flat`."""
+
+    def __init__(self, aliases: dict):
+        self.aliases = aliases
+
+    def visit_Name(self, node):
+        if node.id in self.aliases and isinstance(node.ctx, gast.Load):
+            return gast.copy_location(gast.Attribute(gast.copy_location(gast.Name(
+                self.aliases[node.id], gast.Load(), None, None), node), "flat", gast.Load()),
+                node)
+        return node
+
+
 def repeated_list(value):
     """(items, times) of `[a, b] * n` or `n * [a, b]` (a list literal repeated), else None."""
     if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mult)):
@@ -2270,6 +2533,14 @@ def _int_literal(node):
     return None
 
 
+def _number_literal(node) -> bool:
+    """Whether `node` is a number written out (`3`, `-0.5`, `True`)."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        node = node.operand
+    return isinstance(node, gast.Constant) and isinstance(node.value, (bool, int, float,
+                                                                      complex))
+
+
 def _renamed(node, names: dict):
     """A copy of `node` with the names of `names` renamed (a generator's own variables)."""
     return _Renamer(names).visit(copy.deepcopy(node))
@@ -2302,5 +2573,5 @@ def lower_function(module: ModuleSource, decorated: Decorated, compiled_names: s
     defaults = [None] * (len(a.args) - len(decorated.defaults)) + \
         [c.value for c in decorated.defaults]
     params = [ir.Param(arg.id, None, default) for arg, default in zip(a.args, defaults)]
-    body = lowering.body(fn.body)
+    body = lowering.body(lowering.fn.body)     # (`f = a.flat` read as a.flat: a copy)
     return ir.Function(fn.name, params, None, body, {}, decorated.gpu, loc_of(fn))

@@ -147,6 +147,15 @@ def type_array_call(infer, e: ir.ArrayCall):
         return e
     if f == "ufunc_outer":
         return ufunc_outer(infer, e)
+    if f == "flat_indices":
+        return flat_indices(infer, e)
+    if f == "ndindex_length":
+        n = infer.expr(e.args[0])
+        if not (isinstance(n.type, Scalar) and is_int(n.type)):
+            raise infer.error(f"np.ndindex() of {n.type} is not supported in compiled code; "
+                              "give the lengths (np.ndindex(n, m)) or an array's shape "
+                              "(np.ndindex(a.shape))", e)
+        return n
     if f in ("mgrid", "ogrid"):
         return grid(infer, e)
     if f == "outer":
@@ -238,6 +247,32 @@ def type_array_call(infer, e: ir.ArrayCall):
         e.type = None
         return e
     raise infer.error(f"np.{f}() is not supported in compiled code", e)
+
+
+def flat_indices(infer, e):
+    """The frontend's `a[flat_indices(a, k)]` (`a.flat[k]`, `for v in a.flat`), `k` a name
+    in [0, a.size): the tuple of a's indices at C-order position k, `k // (n1 * n2)`,
+    `k // n2 % n1`, `k % n2` for a of shape (n0, n1, n2). Of a tuple of lengths (names or
+    constants) in place of `a`, of that shape (`np.ndindex`); `unpacked`: the number of names
+    the tuple is unpacked into, which must be its length."""
+    loc = e.loc
+    if isinstance(e.args[0], ir.TupleValue):
+        shape = e.args[0].items
+    else:
+        a = array_arg(infer, e)
+        shape = [ir.ArrayAttr(ir.Name(a.id, loc), "shape", k, loc) for k in range(a.type.ndim)]
+    unpacked = e.keywords.get("unpacked")
+    if unpacked is not None and unpacked.value != len(shape):
+        raise infer.error(f"np.ndindex() of {len(shape)} dimension(s) unpacks into as many "
+                          f"names, not {unpacked.value}", e)
+    position, items, later = e.args[1], [], None
+    for k in reversed(range(len(shape))):
+        length = copy.deepcopy(shape[k])
+        index = copy.deepcopy(position) if later is None else \
+            ir.BinOp("//", copy.deepcopy(position), copy.deepcopy(later), loc)
+        items.insert(0, index if k == 0 else ir.BinOp("%", index, length, loc))
+        later = length if later is None else ir.BinOp("*", copy.deepcopy(length), later, loc)
+    return infer.expr(ir.TupleValue(items, loc))
 
 
 def ufunc_outer(infer, e):

@@ -151,6 +151,8 @@ class TypeInference:
                 return self.ufunc_at(s)
             if isinstance(s.value, ir.ArrayCall) and s.value.func == "unpacked":
                 return self.unpacked(s.value)
+            if isinstance(s.value, ir.ArrayCall) and s.value.func == "flat_index":
+                return self.flat_index(s.value)
             s.value = self.expr(s.value)
             return s
         if isinstance(s, ir.Raise):
@@ -175,6 +177,27 @@ class TypeInference:
             [ir.If(ir.Compare(length(), ["<"], [ir.Const(n, loc)], loc),
                    [ir.Raise("ValueError", f"not enough values to unpack (expected {n}, got {{}})",
                              loc, [length()])], [], loc)], loc))
+
+    def flat_index(self, e):
+        """The frontend's mark before `a.flat[i]` (`Lowering.flat_item`), the position i a
+        local of its own: IndexError where it is outside [-a.size, a.size), NumPy's words;
+        then counted from the end where negative."""
+        a, position, loc = self.expr(e.args[0]), self.expr(e.args[1]), e.loc
+        if isinstance(position.type, Array):
+            raise self.error("a.flat indexed by an array is not supported in compiled code; "
+                             "read a.ravel()[idx], or assign a.flat[i] in a loop over the "
+                             "indices", e)
+        if not is_int(position.type):
+            raise self.error(f"a.flat takes an integer index, got {position.type}", e)
+        size = lambda: ir.ArrayAttr(ir.Name(a.id, loc), "size", None, loc)   # noqa: E731
+        at = lambda: ir.Name(position.id, loc)                                  # noqa: E731
+        outside = ir.BoolOp("or", [ir.Compare(at(), ["<"], [ir.UnaryOp("-", size(), loc)], loc),
+                                   ir.Compare(at(), [">="], [size()], loc)], loc)
+        return self.stmt(ir.If(
+            outside, [ir.Raise("IndexError", "index {} is out of bounds for size {}", loc,
+                               [at(), size()])],
+            [ir.If(ir.Compare(at(), ["<"], [ir.Const(0, loc)], loc),
+                   [ir.Assign(at(), ir.BinOp("+", at(), size(), loc), loc)], [], loc)], loc))
 
     def ufunc_at(self, s):
         """`np.add.at(a, indices, values)` & co: its args become the target `a[indices]` and

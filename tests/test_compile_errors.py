@@ -1396,6 +1396,11 @@ CASES = [
              r"run in parallel\. Index the array so that each iteration writes its own elements "
              r".*or write an update a\[e\] \+= v .*which is compiled as an atomic update", 4,
         "out[idx[i]]"),
+    ("triu_indices with an unknown keyword", """
+        @unpython.type('int64', 'ndarray[int64, 1]')
+        def f(n):
+            return np.triu_indices(n, offset=1)[0]
+        """, r"np.triu_indices\(\) takes \(n, k, m\) in compiled code", 3, "np.triu_indices"),
     ("a scalar compiled function given an array", """
         @unpython.type('float64', 'float64')
         def half(v):

@@ -307,6 +307,19 @@ def masked_rows_indexed(a, labels, j):
 
 
 @unpython.gpu
+@unpython.type(F2, 'int64', (F1, F2, 'ndarray[int64, 1]'))
+def triangle_indices(d, k):
+    """np.triu_indices & co (distance matrices: d[np.triu_indices(n, 1)]): the triangle's rows
+    and columns in C order, as NumPy gives them."""
+    upper = d[np.triu_indices(d.shape[0], k, d.shape[1])]
+    zeroed = d.copy()
+    zeroed[np.tril_indices_from(zeroed, k=k)] = 0.0
+    i, j = np.triu_indices(d.shape[1] + 1)
+    u, v = np.tril_indices(3, -k)
+    return upper, zeroed, np.concatenate((i * 1000 + j, u * 7 + v))
+
+
+@unpython.gpu
 @unpython.type(F1, 'float64', F1)
 def simplex_projection(v, z):
     """The result of a mask indexed again (Pythran's projection_simplex: ind[cond][-1])."""

@@ -1940,6 +1940,8 @@ class Lowering:
         qualified = self.qualified(e.func)
         if qualified == "numpy.linalg.matrix_power":
             return self.matrix_power(e)
+        if qualified in TRIANGLE_INDICES:
+            return self.triangle_indices(e, qualified)
         if qualified and qualified.startswith(CALLED_THROUGH_PYTHON) and self.is_module(e.func):
             # np.random's and random's draws, time's clocks (typeinfer/python_calls.py)
             if qualified.rpartition(".")[2] in ("default_rng", "Generator", "RandomState"):
@@ -2207,6 +2209,53 @@ class Lowering:
                 result = z if result is None else named(product(result, z))
         return self.expr(result)
 
+    def triangle_indices(self, e, qualified):
+        """`np.triu_indices(n, k=0, m=None)` (`tril_indices`; `_from(a, k=0)` of a matrix's
+        shape): the (rows, columns) of the triangle in C order, as np.nonzero of the triangle
+        of a matrix of True gives them."""
+        params = TRIANGLE_INDICES[qualified]
+        if len(e.args) > len(params) or any(k.arg not in params for k in e.keywords) or \
+                any(isinstance(a, gast.Starred) for a in e.args):
+            raise self.error(f"{qualified.replace('numpy.', 'np.')}() takes "
+                             f"({', '.join(params)}) in compiled code", e)
+        given = dict(zip(params, e.args))
+        given.update({k.arg: k.value for k in e.keywords})
+        nodes = _Nodes(e)
+        np_ = self.numpy_name(nodes)
+
+        def attribute(value, name):
+            return nodes.at(gast.Attribute(value, name, gast.Load()))
+        if qualified.endswith("_from"):
+            shape = attribute(given["arr"], "shape")
+            n, m = (nodes.at(gast.Subscript(copy.deepcopy(shape), nodes.const(k), gast.Load()))
+                    for k in (-2, -1))
+        else:
+            if "n" not in given:
+                raise self.error(f"{qualified.replace('numpy.', 'np.')}() takes n", e)
+            n, m = given["n"], given.get("m")
+            if m is None or isinstance(m, gast.Constant) and m.value is None:
+                n, made = self.named_once(n, "n")
+                if made and (self.hoisted is None or self.conditional):
+                    raise self.error(f"{qualified.replace('numpy.', 'np.')}(n) inside a "
+                                     "conditional expression or a while condition takes n as a "
+                                     "name or a number: compute it into a variable first", e)
+                self.hoisted += [x for stmt in made for x in self.stmt(stmt)]
+                m = copy.deepcopy(n)
+        ones = nodes.at(gast.Call(attribute(copy.deepcopy(np_), "ones"), [
+            nodes.at(gast.Tuple([n, m], gast.Load()))], [gast.keyword(
+                "dtype", attribute(copy.deepcopy(np_), "bool_"))]))
+        triangle = "triu" if "triu" in qualified else "tril"
+        mask = nodes.at(gast.Call(attribute(copy.deepcopy(np_), triangle),
+                                  [ones, given.get("k", nodes.const(0))], []))
+        found = nodes.at(gast.Call(attribute(np_, "nonzero"), [mask], []))
+        if self.hoisted is None or self.conditional:
+            return self.expr(found)
+        # named first: the tuple indexes an array (`d[np.triu_indices(n, 1)]`)
+        name = self.fresh("tri")
+        self.assigned.add(name)
+        self.hoisted += self.stmt(nodes.assign(name, found))
+        return ir.Name(name, loc_of(e))
+
     def list_append(self, e):
         """`out.append(v)`, `m[i].append(v)` (typeinfer checks that `out` is a list)."""
         if not (isinstance(e.func.value, gast.Name) or self.list_item(e.func.value)) or \
@@ -2431,6 +2480,12 @@ class _FlatAliased(gast.NodeTransformer):
                 self.aliases[node.id], gast.Load(), None, None), node), "flat", gast.Load()),
                 node)
         return node
+
+
+# np.triu_indices & co: their parameters (Lowering.triangle_indices).
+TRIANGLE_INDICES = {"numpy.triu_indices": ("n", "k", "m"), "numpy.tril_indices": ("n", "k", "m"),
+                    "numpy.triu_indices_from": ("arr", "k"),
+                    "numpy.tril_indices_from": ("arr", "k")}
 
 
 def repeated_list(value):

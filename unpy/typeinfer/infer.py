@@ -693,8 +693,10 @@ class TypeInference:
         e.indices = [i if isinstance(i, (ir.Slice, ir.NewAxis)) or is_ellipsis(i)
                      else self.expr(i) for i in e.indices]
         if len(e.indices) == 1 and isinstance(e.indices[0].type, TupleType) and all(
-                is_int(t) for t in e.indices[0].type.items):
-            # `a[t]` of a tuple of integers is `a[t[0], t[1], ...]` (`idx = (i, j)`)
+                is_int(t) or isinstance(t, Array) and is_int(Scalar(t.dtype)) and t.ndim == 1
+                for t in e.indices[0].type.items):
+            # `a[t]` of a tuple of integers or index arrays is `a[t[0], t[1], ...]` (`idx =
+            # (i, j)`, `d[np.triu_indices(n, 1)]`)
             e.indices = self.tuple_items(e.indices[0])
         first = next((k for k, i in enumerate(e.indices) if isinstance(i.type, Array) and
                       not isinstance(i, (ir.Slice, ir.NewAxis)) and not is_ellipsis(i)), None)

@@ -160,3 +160,57 @@ def test_one_operator_per_array():
         """)
     assert "'h' is updated with + at line 10 and with max here" in error.message
     assert error.line == 11
+
+
+# --- reads of elements the loop writes ----------------------------------------------------------
+
+READS_APART = {
+    "its own element": "a[i] = a[i] * 2.0 + a[i]",
+    "another array's neighbours": "out[i] = w[i - 1] + w[i + 1]",
+    "a row of its own": "for j in range(1, m):\n    grid[i, j] = grid[i, j - 1] + 1.0",
+    "a relaxation (Floyd-Warshall)": "for j in range(m):\n    grid[i, j] = min(grid[i, j], "
+                                     "grid[i, 0] + grid[0, j])",
+}
+
+
+@pytest.mark.parametrize("body", list(READS_APART.values()), ids=list(READS_APART))
+def test_reads_that_no_other_iteration_writes(body):
+    irtools.typed(f"""
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]', 'ndarray[float64, 1]',
+                       'ndarray[float64, 2]', 'int64', None)
+        def f(a, w, out, grid, m):
+            for i in prange(1, a.shape[0] - 1):
+                {nested(body)}
+        """)
+
+
+def test_red_black_neighbours_are_apart():
+    irtools.typed("""
+        @unpython.type('ndarray[float64, 1]', None)
+        def f(a):
+            for i in prange(1, a.shape[0] - 1, 2):
+                a[i] = 0.5 * (a[i - 1] + a[i + 1])
+        """)
+
+
+READS_RACING = {
+    "the previous element": ("a[i] = a[i - 1] + 1.0", "reads a[(i - 1)], which another "
+                             "iteration of the prange at line 10 may write ('a[i] = ...'"),
+    "the whole array": ("a[i] = np.sum(a)", "reads an element of 'a'"),
+    "a histogram being updated": ("h[b[i]] += 1.0\nif h[0] > 3.0:\n    out[i] = 1.0",
+                                  "reads h[0], which another iteration"),
+    "a test of another's element": ("if a[i + 1] > 0.0:\n    a[i] = 0.0", "reads a[(i + 1)]"),
+}
+
+
+@pytest.mark.parametrize("body, message", list(READS_RACING.values()), ids=list(READS_RACING))
+def test_reads_of_elements_other_iterations_write_are_refused(body, message):
+    error = refusal(f"""
+        @unpython.type('ndarray[int64, 1]', 'ndarray[float64, 1]', 'ndarray[float64, 1]',
+                       'ndarray[float64, 1]', None)
+        def f(b, a, h, out):
+            for i in prange(1, b.shape[0] - 1):
+                {nested(body)}
+        """)
+    assert message in error.message, error.message
+    assert "so it would read whichever value is there" in error.message

@@ -137,3 +137,9 @@ def test_ndindex_in_a_gpu_nest(kernels, device):
                   RNG.standard_normal((4, 6)).T)):
         kernels.check("ndindex_in_a_prange", a, w, np.zeros(a.shape[0]), rtol=1e-12)
     assert_ran_on(kernels, "ndindex_in_a_prange", device)
+
+
+@SETTINGS
+@given(arrays(np.float64, 2, max_side=6), st.integers(-3, 3))
+def test_enumerate_of_zip_unpacked(kernels, a, k):
+    kernels.check("enumerated_pairs", a, k, rtol=1e-12)

@@ -191,3 +191,13 @@ def ndindex_in_a_prange(a, w, out):
         for p, q in np.ndindex(*w.shape):
             s += w[p, q] * (i - q)
         out[i] = s
+
+
+@unpython.type('ndarray[float64, 2]', 'int64', 'ndarray[float64, 1]')
+def enumerated_pairs(arr, k):
+    # a tuple of arrays zipped and counted, nested unpacking (np.triu_indices_from's pairs)
+    rows, cols = np.triu_indices_from(arr, k=k)
+    out = np.zeros(len(rows), arr.dtype)
+    for n, (i, j) in enumerate(zip(rows, cols), 1):
+        out[n - 1] = arr[i, j] * n
+    return out

@@ -113,7 +113,7 @@ REFUSED = {
         @unpython.type('ndarray[float64, 1]', 'float64')
         def f(x):
             s = 0.0
-            for i, (a, b) in enumerate(zip(x, x)):
+            for i, (a, (b, c)) in enumerate(zip(x, zip(x, x))):
                 s += a
             return s
         """, 3, 9, "unpacks each item into plain names"),

@@ -1117,13 +1117,18 @@ class Lowering:
 
     def for_tuples(self, s, kind):
         """`for i, x in enumerate(a, start)` and `for x, y, ... in zip(a, b, ...)`: a loop
-        over the arrays (or ranges) side by side, unpacked into plain names."""
+        over the arrays (or ranges) side by side, unpacked into plain names; also
+        `for n, (x, y) in enumerate(zip(a, b))`, zip's sequences side by side, counted."""
         it = s.iter
-        if not isinstance(s.target, gast.Tuple) or not all(
-                isinstance(t, gast.Name) for t in s.target.elts):
+        targets = s.target.elts if isinstance(s.target, gast.Tuple) else None
+        zipped = kind == "enumerate" and targets is not None and len(targets) == 2 and \
+            isinstance(targets[1], gast.Tuple) and it.args and \
+            isinstance(it.args[0], gast.Call) and self.qualified(it.args[0].func) == "zip"
+        names = targets and ([targets[0]] + targets[1].elts if zipped else targets)
+        if not names or not all(isinstance(t, gast.Name) for t in names):
             raise self.error(f"a loop over {kind}() unpacks each item into plain names "
-                             f"(for i, x in {kind}(...))", s.target)
-        targets = s.target.elts
+                             f"(for i, x in {kind}(...), for n, (x, y) in enumerate(zip(a, "
+                             f"b)))", s.target)
         if kind == "enumerate":
             start = [k.value for k in it.keywords if k.arg == "start"]
             if len(it.keywords) != len(start) or len(it.args) + len(start) not in (1, 2) or \
@@ -1131,11 +1136,18 @@ class Lowering:
                 raise self.error("enumerate(a, start=0) takes one array and unpacks into two "
                                  "names (for i, x in enumerate(a))", it)
             start = it.args[1] if len(it.args) == 2 else (start[0] if start else None)
+            if zipped:
+                return self.for_sequences(s, self.zipped(targets[1].elts, it.args[0]),
+                                          (targets[0], start))
             return self.for_sequences(s, [(targets[1], it.args[0])], (targets[0], start))
+        return self.for_sequences(s, self.zipped(targets, it))
+
+    def zipped(self, targets, it):
+        """(target, sequence) pairs of `zip(a, b, ...)` unpacked into `targets`."""
         if it.keywords or not it.args or len(it.args) != len(targets):
             raise self.error(f"zip() of {len(it.args)} sequence(s) unpacks into as many names "
                              "here (no strict=)", it)
-        return self.for_sequences(s, list(zip(targets, it.args)))
+        return list(zip(targets, it.args))
 
     def for_sequences(self, s, pairs, counter=None):
         """`for __k in range(n)` with each target of `pairs` (target, sequence) bound to the

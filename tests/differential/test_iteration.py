@@ -88,6 +88,14 @@ def test_flat_in_a_gpu_nest(kernels, device):
     assert_ran_on(kernels, "flat_in_a_prange", device)
 
 
+def test_flat_written_in_a_gpu_nest(kernels, device):
+    for a in (np.zeros((0, 3, 2)), np.zeros((6, 8, 10))[::-2, 1::3, ::4],
+              np.zeros((2, 3, 4)).transpose(2, 0, 1), np.zeros((3, 4, 5))):
+        b = RNG.standard_normal(a.shape)[..., ::-1]
+        kernels.check("flat_written_in_a_prange", a, b, rtol=1e-12)
+    assert_ran_on(kernels, "flat_written_in_a_prange", device)
+
+
 # --- a tuple or list written out ----------------------------------------------------------------
 
 @SETTINGS

@@ -80,6 +80,14 @@ def flat_in_a_prange(a, w, doubled, out):
         out[i] = s
 
 
+@unpython.gpu
+@unpython.type('ndarray[float64, 3]', 'ndarray[float64, 3]', None)
+def flat_written_in_a_prange(a, b):
+    """a.flat[i] = ... by each iteration of its own position (distinct elements)."""
+    for i in prange(a.size):
+        a.flat[i] = b.flat[a.size - 1 - i] * 2.0 + i
+
+
 # --- a tuple or list written out ----------------------------------------------------------------
 
 

@@ -200,6 +200,7 @@ READS_RACING = {
     "a histogram being updated": ("h[b[i]] += 1.0\nif h[0] > 3.0:\n    out[i] = 1.0",
                                   "reads h[0], which another iteration"),
     "a test of another's element": ("if a[i + 1] > 0.0:\n    a[i] = 0.0", "reads a[(i + 1)]"),
+    "a.flat's next element": ("a.flat[i] = a.flat[i + 1]", "reads an element of 'a'"),
 }
 
 

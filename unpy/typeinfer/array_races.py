@@ -328,6 +328,34 @@ def _clamped(e):
     return inner.orelse if _wrapped(inner) else inner
 
 
+def _wraps(s) -> bool:
+    """Whether `s` is the assignment of `if x < 0: x = x + n` (typeinfer's a.flat[x])."""
+    return False if not isinstance(s, ir.If) else bool(
+        isinstance(s.test, ir.Compare) and s.test.ops == ["<"] and
+        isinstance(s.test.left, ir.Name) and isinstance(s.test.comparators[0], ir.Const) and
+        s.test.comparators[0].value == 0 and not s.orelse and len(s.body) == 1 and
+        isinstance(s.body[0], ir.Assign) and isinstance(s.body[0].target, ir.Name) and
+        s.body[0].target.id == s.test.left.id and isinstance(s.body[0].value, ir.BinOp) and
+        s.body[0].value.op == "+" and isinstance(s.body[0].value.left, ir.Name) and
+        s.body[0].value.left.id == s.test.left.id)
+
+
+def _flat_position(indices):
+    """k where `indices` are typeinfer's unravelling of the C-order position k of an array of
+    two or more dimensions (array_calls.flat_indices: `k // (n1 * n2)`, `k // n2 % n1`,
+    `k % n2`): distinct positions are distinct elements. Else None."""
+    last = indices[-1] if len(indices) > 1 else None
+    if not (isinstance(last, ir.BinOp) and last.op == "%"):
+        return None
+    k = ir.format_expr(last.left)
+    for index in indices[:-1]:
+        inner = index.left if isinstance(index, ir.BinOp) and index.op == "%" else index
+        if not (isinstance(inner, ir.BinOp) and inner.op == "//" and
+                ir.format_expr(inner.left) == k):
+            return None
+    return last.left
+
+
 def _is_integer(t) -> bool:
     return isinstance(t, ir.Scalar) and (t.dtype == "bool" or t.dtype[0] in "iu")
 
@@ -338,7 +366,11 @@ class _Prange:
     def __init__(self, loop: ir.For):
         self.loop = loop
         assigned, fors = {}, {}
+        wraps = {id(x.body[0]) for x in walk_stmts(loop.body) if _wraps(x)}
         for s in walk_stmts(loop.body):
+            if id(s) in wraps:
+                continue            # (a negative index counted from the end: assumed not to
+                #                      wrap onto other iterations' elements, as `_wrapped`)
             if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name):
                 assigned.setdefault(s.target.id, []).append(s.value)
             elif isinstance(s, ir.For):
@@ -410,7 +442,10 @@ class _Prange:
         """(array name, one form per dimension or None) of the element a write writes, through
         the views bound in the body; None for an array of the iteration's own."""
         name = target.array.id
-        forms = [self.form(i, env) for i in target.indices]
+        position = _flat_position(target.indices)
+        # a.flat[k]: the C-order position k stands for the element (one to one)
+        forms = [self.form(i, env) for i in target.indices] if position is None else \
+            [self.form(position, env)]
         for _ in range(len(self.views) + 1):
             if name in self.private:
                 return None

@@ -329,15 +329,15 @@ def _clamped(e):
 
 
 def _wraps(s) -> bool:
-    """Whether `s` is the assignment of `if x < 0: x = x + n` (typeinfer's a.flat[x])."""
-    return False if not isinstance(s, ir.If) else bool(
-        isinstance(s.test, ir.Compare) and s.test.ops == ["<"] and
-        isinstance(s.test.left, ir.Name) and isinstance(s.test.comparators[0], ir.Const) and
-        s.test.comparators[0].value == 0 and not s.orelse and len(s.body) == 1 and
-        isinstance(s.body[0], ir.Assign) and isinstance(s.body[0].target, ir.Name) and
-        s.body[0].target.id == s.test.left.id and isinstance(s.body[0].value, ir.BinOp) and
-        s.body[0].value.op == "+" and isinstance(s.body[0].value.left, ir.Name) and
-        s.body[0].value.left.id == s.test.left.id)
+    """Whether `s` is `if x < 0: x = x + n` (typeinfer's a.flat[x] counted from the end)."""
+    if not (isinstance(s, ir.If) and not s.orelse and len(s.body) == 1 and
+            isinstance(s.test, ir.Compare) and s.test.ops == ["<"]):
+        return False
+    x, zero, wrap = s.test.left, s.test.comparators[0], s.body[0]
+    return (isinstance(x, ir.Name) and isinstance(zero, ir.Const) and zero.value == 0 and
+            isinstance(wrap, ir.Assign) and isinstance(wrap.value, ir.BinOp) and
+            wrap.value.op == "+" and ir.format_expr(wrap.target) == x.id ==
+            ir.format_expr(wrap.value.left))
 
 
 def _flat_position(indices):
@@ -442,7 +442,7 @@ class _Prange:
         """(array name, one form per dimension or None) of the element a write writes, through
         the views bound in the body; None for an array of the iteration's own."""
         name = target.array.id
-        position = _flat_position(target.indices)
+        position = _flat_position(target.indices) if name not in self.views else None
         # a.flat[k]: the C-order position k stands for the element (one to one)
         forms = [self.form(i, env) for i in target.indices] if position is None else \
             [self.form(position, env)]

@@ -379,10 +379,12 @@ def result_difference(got: Outcome, want: Outcome, rtol) -> Optional[str]:
     return None
 
 
-def tolerance(args, *values) -> float:
+def tolerance(args, value) -> float:
     """1e-3 where float32 or complex64 is involved, else 1e-9 (bench/cpu.py's)."""
-    arrays = [np.asarray(a) for a in list(args) + list(values) if not isinstance(a, type)]
-    single = any(a.dtype in (np.float32, np.complex64) for a in arrays)
+    def leaves(v):
+        return [x for item in v for x in leaves(item)] if isinstance(v, (tuple, list)) else [v]
+    single = any(np.asarray(v).dtype in (np.float32, np.complex64)
+                 for v in leaves(list(args) + [value]) if not isinstance(v, type))
     return 1e-3 if single else 1e-9
 
 
@@ -405,6 +407,7 @@ class Checked:
     unpy: str = "ok"                # 'ok', or how it differs from the interpreter
     numba: str = "ok"               # 'ok', 'no: <compile error>', or how it differs
     numba_first: float = float("nan")   # seconds of Numba's first call (compilation)
+    seconds: float = 0.0            # of the checks
 
 
 def setup_worker(cache_dir: str):
@@ -423,13 +426,17 @@ def check_all(targets: list, built: dict) -> list:
     signal.signal(signal.SIGALRM, on_overtime)
     found = []
     for target in targets:
+        started = time.perf_counter()
         signal.setitimer(signal.ITIMER_REAL, CHECK_LIMIT)
         try:
             found.append(check(target, built[target.path]))
         except Overtime:
             found.append(Checked(target.label, skipped=f"checks over {CHECK_LIMIT:.0f} s"))
+        except Exception as error:      # this benchmark's own failure: the others go on
+            found.append(Checked(target.label, skipped=f"the benchmark failed: {why(error)}"))
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+        found[-1].seconds = time.perf_counter() - started
     return found
 
 
@@ -525,6 +532,7 @@ class Row:
     unpy_check: str = "ok"
     numba_check: str = "ok"
     numba_compile: float = float("nan")
+    check_seconds: float = 0.0
     note: str = ""
     call_bound: bool = False
 
@@ -567,7 +575,7 @@ def pick_size(func, inputs: Inputs, cap, limit) -> tuple:
 def measure(target: Target, checked: Checked, built: Built, timer: Timer, cap) -> Row:
     row = Row(target.label, target.path, target.line, unpy_check=checked.unpy,
               numba_check=checked.numba, numba_compile=checked.numba_first,
-              skipped=checked.skipped)
+              check_seconds=checked.seconds, skipped=checked.skipped)
     if row.skipped or checked.unpy != "ok":
         return row
     inputs = Inputs(target, tuple(checked.ints))
@@ -780,7 +788,11 @@ def main(argv=None):
         print(f"checked in {time.perf_counter() - started:.0f} s; timing", flush=True)
         rows = []
         for target in targets:
-            row = measure(target, checked[target.label], built[target.path], timer, cap)
+            try:
+                row = measure(target, checked[target.label], built[target.path], timer, cap)
+            except Exception as error:  # this benchmark's own failure: the others go on
+                row = Row(target.label, target.path, target.line,
+                          skipped=f"the benchmark failed while timing: {why(error)}")
             rows.append(row)
             print(f"  {row.label}: " + (f"skipped ({row.skipped})" if row.skipped else
                                         f"{row.size}: unpy "

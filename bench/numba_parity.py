@@ -64,13 +64,15 @@ import os
 import shutil
 import signal
 import statistics
+import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 import types
 import warnings
 import zlib
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -87,6 +89,10 @@ for _path in (ROOT, EXAMPLES_DIR, BENCH_DIR):
         sys.path.insert(0, str(_path))
 
 from numpy_expr import cpu_model, load_average, unpy_revision, versions, why  # noqa: E402
+from unpy import ir  # noqa: E402
+from unpy.cpp_emit.build import BuildOptions, build  # noqa: E402
+from unpy.frontend.discover import discover  # noqa: E402
+from unpy.typeinfer.types import parse_type  # noqa: E402
 
 SEED = 0
 SMALL = {0: 100, 1: 1000, 2: 30, 3: 12, 4: 6}   # n by the highest array rank, for the check
@@ -128,7 +134,6 @@ def source_files() -> list:
 def find_targets(patterns: list) -> list:
     """The decorated functions of the source files whose 'file.function' label, file or function
     name matches one of `patterns` (fnmatch; none: all), as unpy's front end reads them."""
-    from unpy.frontend.discover import discover
     targets = []
     for path in source_files():
         for found in discover(str(path), path.read_text()).functions:
@@ -141,13 +146,11 @@ def find_targets(patterns: list) -> list:
 
 
 def parameter_types(target: Target) -> list:
-    from unpy.typeinfer.types import parse_type
     return [parse_type(t) for t in target.types]
 
 
 def unmakeable(target: Target) -> Optional[str]:
     """Why no arguments can be made for `target`, or None."""
-    from unpy import ir
     for text, t in zip(target.types, parameter_types(target)):
         if not isinstance(t, (ir.Scalar, ir.Array, ir.DtypeType)):
             return f"a parameter of type {text}"
@@ -177,7 +180,6 @@ class Inputs:
 
     @property
     def rank(self):
-        from unpy import ir
         return max([t.ndim for t in parameter_types(self.target) if isinstance(t, ir.Array)],
                    default=0)
 
@@ -199,7 +201,6 @@ class Inputs:
         case = example_case(self.target)
         if case:
             return list(case.make_args(n, case.dtype, rng))
-        from unpy import ir
         ints = iter(self.ints)
         args = []
         for t in parameter_types(self.target):
@@ -214,7 +215,6 @@ class Inputs:
     def describe(self, n) -> str:
         if example_case(self.target):
             return f"n={n:,}"
-        from unpy import ir
         ranks = sorted({t.ndim for t in parameter_types(self.target) if isinstance(t, ir.Array)})
         said = ["×".join([f"{n:,}"] * rank) for rank in ranks]
         if "n" in self.ints:
@@ -252,7 +252,6 @@ def scalar(dtype, ints, n):
 def candidate_inputs(target: Target) -> list:
     if example_case(target):
         return [Inputs(target)]
-    from unpy import ir
     count = sum(isinstance(t, ir.Scalar) and np.dtype(t.dtype).kind in "iu"
                 for t in parameter_types(target))
     return [Inputs(target, ints) for ints in int_choices(count)]
@@ -410,38 +409,84 @@ class Checked:
     seconds: float = 0.0            # of the checks
 
 
-def setup_worker(cache_dir: str):
-    for name in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS"):
-        os.environ[name] = WORKER_THREADS
-    os.environ["NUMBA_CACHE_DIR"] = cache_dir
-    os.environ["UNPY_DEVICE"] = "none"
+def worker_environment(cache_dir: str) -> dict:
+    return dict(os.environ, OMP_NUM_THREADS=WORKER_THREADS, NUMBA_NUM_THREADS=WORKER_THREADS,
+                NUMBA_CACHE_DIR=cache_dir, UNPY_DEVICE="none", PYTHONUNBUFFERED="1")
+
+
+def check_in_processes(targets: list, built: dict, workers: int, cache_dir: str) -> dict:
+    """{label: Checked} of every target, checked in `workers` processes at once, 8 functions
+    to a process."""
+    found = {}
+    with ThreadPoolExecutor(workers) as pool:
+        for part in pool.map(lambda part: check_in_process(part, built, cache_dir),
+                             [targets[k:k + 8] for k in range(0, len(targets), 8)]):
+            found.update((c.label, c) for c in part)
+    return found
+
+
+def check_in_process(targets: list, built: dict, cache_dir: str) -> list:
+    """Checked of each target, from a process of this script (`--check-worker`), which says
+    each step it starts and each result, a line each, in a file. A process that dies (a crash
+    in compiled code) or hangs past the time limit is reported on the function and step it
+    was at, and the functions after it go on in a new process."""
+    done = []
+    while len(done) < len(targets):
+        rest = targets[len(done):]
+        job = json.dumps({"targets": [asdict(t) for t in rest],
+                          "built": {t.path: asdict(built[t.path]) for t in rest}})
+        with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as said:
+            try:
+                ended = subprocess.run([sys.executable, __file__, "--check-worker", said.name],
+                                       input=job, env=worker_environment(cache_dir), text=True,
+                                       capture_output=True,
+                                       timeout=CHECK_LIMIT * len(rest) + 60)
+                how = f"exit status {ended.returncode}" if ended.returncode >= 0 else \
+                    f"signal {signal.Signals(-ended.returncode).name}"
+            except subprocess.TimeoutExpired:
+                how = "no answer in time"
+            lines = [json.loads(line) for line in said.read().splitlines()]
+        done += [Checked(**line["checked"]) for line in lines if "checked" in line]
+        if len(done) < len(targets):
+            steps = [line["step"] for line in lines if "step" in line]
+            target = targets[len(done)]
+            done.append(Checked(target.label, skipped=f"the checking process died in "
+                                f"{steps[-1] if steps else 'its start'} ({how})"))
+    return done
+
+
+def check_worker(said_path: str):
+    """--check-worker: check the targets of the job on stdin, saying each step and result."""
+    job = json.loads(sys.stdin.read())
+    built = {path: Built(**b) for path, b in job["built"].items()}
+    signal.signal(signal.SIGALRM, on_overtime)
+    with open(said_path, "w") as said:
+        for target in (Target(**dict(t, types=tuple(t["types"]))) for t in job["targets"]):
+            def say(step):
+                said.write(json.dumps({"step": f"{target.label}: {step}"}) + "\n")
+                said.flush()
+            started = time.perf_counter()
+            signal.setitimer(signal.ITIMER_REAL, CHECK_LIMIT)
+            try:
+                checked = check(target, built[target.path], say)
+            except Overtime:
+                checked = Checked(target.label, skipped=f"checks over {CHECK_LIMIT:.0f} s")
+            except Exception as error:      # this benchmark's own failure: the others go on
+                checked = Checked(target.label, skipped=f"the benchmark failed: {why(error)}")
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            checked.seconds = time.perf_counter() - started
+            said.write(json.dumps({"checked": asdict(checked)}) + "\n")
+            said.flush()
 
 
 def on_overtime(signum, frame):
     raise Overtime()
 
 
-def check_all(targets: list, built: dict) -> list:
-    """Checked of each target, in this process (see `check`)."""
-    signal.signal(signal.SIGALRM, on_overtime)
-    found = []
-    for target in targets:
-        started = time.perf_counter()
-        signal.setitimer(signal.ITIMER_REAL, CHECK_LIMIT)
-        try:
-            found.append(check(target, built[target.path]))
-        except Overtime:
-            found.append(Checked(target.label, skipped=f"checks over {CHECK_LIMIT:.0f} s"))
-        except Exception as error:      # this benchmark's own failure: the others go on
-            found.append(Checked(target.label, skipped=f"the benchmark failed: {why(error)}"))
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        found[-1].seconds = time.perf_counter() - started
-    return found
-
-
-def check(target: Target, built: Built) -> Checked:
-    """The interpreter, unpy and Numba at the small size, compared."""
+def check(target: Target, built: Built, say=lambda step: None) -> Checked:
+    """The interpreter, unpy and Numba at the small size, compared; `say(step)` before each
+    call."""
     if built.error:
         return Checked(target.label, skipped=f"unpy did not build the file: {built.error}")
     reason = unmakeable(target)
@@ -450,6 +495,7 @@ def check(target: Target, built: Built) -> Checked:
     want, inputs, args, error = None, None, None, None
     for inputs in candidate_inputs(target):
         args = inputs.make(inputs.small)
+        say(f"the interpreter's call, ints {inputs.ints}")
         want = run_once(getattr(interpreted(target.path), target.name), args)
         if want.error is None and too_big(want.value):
             want.error = OverflowError("the result is beyond int64")
@@ -462,9 +508,11 @@ def check(target: Target, built: Built) -> Checked:
                if isinstance(a, np.ndarray) and not np.array_equal(a, b, equal_nan=True)]
     rtol = tolerance(args, want.value)
     result = Checked(target.label, ints=inputs.ints, written=written)
+    say("unpy's call")
     got = run_once(getattr(compiled(target.path, built.output), target.name), args)
     result.unpy = result_difference(got, want, rtol) or "ok"
     twin = getattr(numba_twins(target.path), target.name)
+    say("Numba's compilation and call")
     got = run_once(twin, args)
     result.numba_first = got.seconds
     if got.error is not None and not twin.overloads:   # it raised before it had compiled
@@ -713,8 +761,6 @@ class Built:
 
 def build_all(paths: list) -> dict:
     """{path: Built}, g++ on several at once."""
-    from unpy.cpp_emit.build import BuildOptions, build
-    import sysconfig
     sysconfig.get_config_vars()     # filled lazily, not safely from two threads at once
     BUILD_DIR.mkdir(parents=True, exist_ok=True)
 
@@ -726,10 +772,6 @@ def build_all(paths: list) -> dict:
                                f"{(str(error).strip().splitlines() or [''])[0]}")
     with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() // 4))) as pool:
         return dict(pool.map(one, paths))
-
-
-def chunks(targets: list, size: int) -> list:
-    return [targets[k:k + size] for k in range(0, len(targets), size)]
 
 
 def thread_counts() -> str:
@@ -745,6 +787,8 @@ def thread_counts() -> str:
 
 
 def main(argv=None):
+    if argv and argv[0] == "--check-worker":
+        return check_worker(argv[1])
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kernels", default="",
                         help="comma-separated fnmatch patterns of 'file.function', file or "
@@ -777,14 +821,7 @@ def main(argv=None):
                 print(f"  {Path(path).name}: unpy did not build: {result.error}", flush=True)
         print(f"built in {time.perf_counter() - started:.0f} s; checking at the small size "
               f"with {options.workers} processes", flush=True)
-        import multiprocessing
-        checked = {}
-        with ProcessPoolExecutor(options.workers, multiprocessing.get_context("spawn"),
-                                 initializer=setup_worker, initargs=(cache,)) as pool:
-            futures = [pool.submit(check_all, part, built) for part in chunks(targets, 8)]
-            for future in futures:
-                for c in future.result():
-                    checked[c.label] = c
+        checked = check_in_processes(targets, built, options.workers, cache)
         print(f"checked in {time.perf_counter() - started:.0f} s; timing", flush=True)
         rows = []
         for target in targets:

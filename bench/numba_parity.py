@@ -31,24 +31,29 @@ parameter is skipped; one the interpreter raises on at every candidate is skippe
 error.
 
 Method. (1) unpy builds every file (from the build cache when it is there). (2) In worker
-processes, two threads each: for each function, the interpreter, unpy and Numba run at the
-small size (1-D 1000, 2-D 30x30, 3-D 12^3, scalar sizes 100; an example's "tiny" size) on
-private copies of the arguments, and unpy's and Numba's return values and array arguments are
-compared with the interpreter's (the reference): rtol 1e-9 (float32 and complex64: 1e-3)
-relative to the largest reference value, as bench/cpu.py. Numba compiles there, into an
-on-disk cache of this run only, so that compilations run side by side. A Numba compile error is
-"Numba: no" in the table. (3) In this process, one function at a time: the size grows from the
-small one (x4 in elements per step) until one unpy call takes at least 5 ms, or an array
-reaches the cap (4M elements with --quick, 16M) or the time limit would be passed; then unpy
-and Numba (its code loaded from the cache) each get a first call there, their results compared
-with each other (a size-dependent difference is reported: the interpreter is too slow to judge
-there), untimed warm-up calls (at least one, and 0.05 s / 0.2 s), and the median of at least 3
-/ 7 timed calls and of at least 0.05 s / 0.25 s of them (1000 at most), each column timed on
-its own, as bench/numpy_expr.py does (interleaved calls of two thread pools slow each other
-down). Arrays the function writes are restored before every call, untimed. --limit caps each
-function's timing, in seconds (default 3 with --quick, 8): a call slower than that is timed
-once. Threads are left at their defaults (all cores, both sides) unless OMP_NUM_THREADS /
-NUMBA_NUM_THREADS say otherwise.
+processes, two threads each: for each function, the interpreter, unpy and Numba run at the small
+size (1-D 1000, 2-D 30x30, 3-D 12^3, scalar sizes 100; an example's "tiny" size) on private
+copies of the arguments, and unpy's and Numba's return values and array arguments are compared
+with the interpreter's (the reference): rtol 1e-9 (float32 and complex64: 1e-3) relative to the
+largest reference value, as bench/cpu.py. Numba compiles there, into an on-disk cache of this
+run only, so that compilations run side by side. A Numba compile error is "Numba: no" in the
+table. A process that crashes, or whose checks of one function pass 120 s, is reported on the
+function and step it was at, and the rest go on. (3) In this process, one function at a time:
+the size grows from the small one (x4 in elements per step) until one unpy call takes at least 5
+ms, or an array reaches the cap (4M elements with --quick, 16M) or the time limit would be
+passed; then unpy and Numba (its code loaded from the cache) each get a first call there, their
+results compared with each other (a size-dependent difference is reported: the interpreter is
+too slow to judge there), untimed warm-up calls (at least one, and 0.05 s / 0.2 s), and the
+median of at least 3 / 7 timed calls and of at least 0.05 s / 0.25 s of them (1000 at most),
+each column timed on its own, as bench/numpy_expr.py does (interleaved calls of two thread pools
+slow each other down). Arrays the function writes are restored before every call, untimed.
+--limit caps each function's timing, in seconds (default 3 with --quick, 8): a call slower than
+half of it is timed once. Threads are left at their defaults (all cores, both sides) unless
+OMP_NUM_THREADS / NUMBA_NUM_THREADS say otherwise.
+
+On a busy machine the two sides do not get the same threads: unpy's OpenMP team shrinks to the
+CPUs it finds idle at each nest (nest_team in unpy/cpp_emit/unpy_runtime.hpp; not for a float
+reduction), Numba's does not; the table's header gives the load average before and after.
 
 A function whose one unpy call stays under 50 us at the largest size tried is marked "call":
 its time is mostly the cost of a call from Python (scalar arithmetic, a few elements).
@@ -796,7 +801,7 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true",
                         help="3 timed calls and 0.05 s at least, arrays of 4M elements at most")
     parser.add_argument("--limit", type=float,
-                        help="seconds of timing per function at most (default 3, --quick 2)")
+                        help="seconds of timing per function at most (default 8, --quick 3)")
     parser.add_argument("--workers", type=int, default=max(1, min(12, (os.cpu_count() or 2) - 2)),
                         help="processes for the checks and Numba's compilations")
     parser.add_argument("--out", type=Path,

@@ -78,6 +78,7 @@ import types
 import warnings
 import zlib
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -100,12 +101,15 @@ from unpy.frontend.discover import discover  # noqa: E402
 from unpy.typeinfer.types import parse_type  # noqa: E402
 
 SEED = 0
-SMALL = {0: 100, 1: 1000, 2: 30, 3: 12, 4: 6}   # n by the highest array rank, for the check
+SMALL = {0: 100, 1: 256, 2: 30, 3: 12, 4: 6}   # n by the highest array rank, for the check
 TARGET_SECONDS = 5e-3        # the size grows until one unpy call takes this long
+MEMORY_BUDGET = min(16 << 30, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4)
 CALL_SECONDS = 50e-6         # below this, a call is mostly the cost of calling from Python
 FLOAT, COMPLEX, BOOL = 0.75, 0.5 + 0.25j, True
 WORKER_THREADS = "2"         # OpenMP and Numba threads of each checking process
-CHECK_LIMIT = 120.0          # seconds for one function's checks (interpreter, compilations)
+INTERPRETER_LIMIT = 10.0     # seconds of one interpreter call at the small size
+CHECK_LIMIT = 60.0           # seconds of unpy's call, and of Numba's compilation and call
+PROCESS_LIMIT = 4 * INTERPRETER_LIMIT + 3 * CHECK_LIMIT    # a function's checks, at most
 
 
 class Overtime(Exception):
@@ -246,7 +250,7 @@ def scalar(dtype, ints, n):
     kind = np.dtype(dtype).kind
     if kind in "iu":
         value = next(ints)
-        value = n if value == "n" else value
+        value = min(n, np.iinfo(dtype).max) if value == "n" else value
     else:
         value = {"b": BOOL, "f": FLOAT, "c": COMPLEX}[kind]
     # Python's own types where they are the dtype; NumPy scalars for the others (float32 ...)
@@ -365,7 +369,15 @@ def difference(got, want, rtol) -> Optional[str]:
     if w.ndim == 0:
         return f"{got!r:.40}, expected {want!r:.40}"
     bad = int(np.size(close) - np.count_nonzero(close))
-    return f"{bad:,} of {w.size:,} elements differ"
+    worst = float(np.nanmax(np.abs(g - w)[~close])) if g.dtype.kind == "c" else float("nan")
+    return (f"{bad:,} of {w.size:,} elements differ"
+            + (f" (max |error| {worst:.3g}, max |reference| {scale:.3g})"
+               if g.dtype.kind == "c" else ""))
+
+
+def agrees(verdict: str) -> bool:
+    """A check's verdict: 'ok', 'ok (not compared: ...)', else how the results differ."""
+    return verdict.startswith("ok")
 
 
 def result_difference(got: Outcome, want: Outcome, rtol) -> Optional[str]:
@@ -393,9 +405,11 @@ def tolerance(args, value) -> float:
 
 
 def too_big(value) -> bool:
-    """A Python int beyond int64: compiled code wraps where the interpreter does not."""
+    """Python ints beyond int64 (also in an array of objects): compiled code wraps them."""
     if isinstance(value, (tuple, list)):
         return any(too_big(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return value.dtype == object
     return isinstance(value, int) and not -2**63 <= value < 2**63
 
 
@@ -445,7 +459,7 @@ def check_in_process(targets: list, built: dict, cache_dir: str) -> list:
                 ended = subprocess.run([sys.executable, __file__, "--check-worker", said.name],
                                        input=job, env=worker_environment(cache_dir), text=True,
                                        capture_output=True,
-                                       timeout=CHECK_LIMIT * len(rest) + 60)
+                                       timeout=PROCESS_LIMIT * len(rest) + 60)
                 how = f"exit status {ended.returncode}" if ended.returncode >= 0 else \
                     f"signal {signal.Signals(-ended.returncode).name}"
             except subprocess.TimeoutExpired:
@@ -471,15 +485,13 @@ def check_worker(said_path: str):
                 said.write(json.dumps({"step": f"{target.label}: {step}"}) + "\n")
                 said.flush()
             started = time.perf_counter()
-            signal.setitimer(signal.ITIMER_REAL, CHECK_LIMIT)
             try:
                 checked = check(target, built[target.path], say)
             except Overtime:
-                checked = Checked(target.label, skipped=f"checks over {CHECK_LIMIT:.0f} s")
+                checked = Checked(target.label, skipped=f"a call or compilation over "
+                                  f"{CHECK_LIMIT:.0f} s at the small size")
             except Exception as error:      # this benchmark's own failure: the others go on
                 checked = Checked(target.label, skipped=f"the benchmark failed: {why(error)}")
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
             checked.seconds = time.perf_counter() - started
             said.write(json.dumps({"checked": asdict(checked)}) + "\n")
             said.flush()
@@ -497,34 +509,65 @@ def check(target: Target, built: Built, say=lambda step: None) -> Checked:
     reason = unmakeable(target)
     if reason:
         return Checked(target.label, skipped=reason)
-    want, inputs, args, error = None, None, None, None
+    function = getattr(interpreted(target.path), target.name)
     for inputs in candidate_inputs(target):
         args = inputs.make(inputs.small)
         say(f"the interpreter's call, ints {inputs.ints}")
-        want = run_once(getattr(interpreted(target.path), target.name), args)
-        if want.error is None and too_big(want.value):
-            want.error = OverflowError("the result is beyond int64")
+        want = interpreter_call(function, args)
         if want.error is None:
             break
-        error = want.error
     if want.error is not None:
-        return Checked(target.label, skipped=f"the interpreter raises: {why(error)}")
+        return Checked(target.label, skipped=f"the interpreter raises: {why(want.error)}")
     written = [k for k, (a, b) in enumerate(zip(args, want.args))
                if isinstance(a, np.ndarray) and not np.array_equal(a, b, equal_nan=True)]
-    rtol = tolerance(args, want.value)
     result = Checked(target.label, ints=inputs.ints, written=written)
+    # Random numbers or the clock: a second call of the interpreter differs from the first.
+    rtol = tolerance(args, want.value)
+    again = interpreter_call(function, args)
+    unlike = result_difference(again, want, rtol)
+
+    def verdict(got):
+        found = result_difference(got, want, rtol)
+        if found and unlike and got.error is None:
+            return "ok (not compared: two calls of the interpreter differ)"
+        return found or "ok"
     say("unpy's call")
-    got = run_once(getattr(compiled(target.path, built.output), target.name), args)
-    result.unpy = result_difference(got, want, rtol) or "ok"
+    with time_limit(CHECK_LIMIT):
+        result.unpy = verdict(run_once(getattr(compiled(target.path, built.output), target.name),
+                                       args))
     twin = getattr(numba_twins(target.path), target.name)
     say("Numba's compilation and call")
-    got = run_once(twin, args)
+    with time_limit(CHECK_LIMIT):
+        got = run_once(twin, args)
     result.numba_first = got.seconds
     if got.error is not None and not twin.overloads:   # it raised before it had compiled
         result.numba = f"no: {why(got.error)}"
     else:
-        result.numba = result_difference(got, want, rtol) or "ok"
+        result.numba = verdict(got)
     return result
+
+
+def interpreter_call(function, args) -> Outcome:
+    """The interpreter's call, as an error where it raises, passes INTERPRETER_LIMIT or
+    returns ints beyond int64 (compiled code wraps them)."""
+    try:
+        with time_limit(INTERPRETER_LIMIT):
+            want = run_once(function, args)
+    except Overtime:
+        return Outcome(error=TimeoutError(f"over {INTERPRETER_LIMIT:g} s"))
+    if want.error is None and too_big(want.value):
+        want.error = OverflowError("the result holds ints beyond int64")
+    return want
+
+
+@contextmanager
+def time_limit(seconds):
+    """Overtime raised in this (main) thread after `seconds`."""
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 # --- step 3: the timings, one function at a time ----------------------------------------------
@@ -604,32 +647,51 @@ def seconds_of(func, args) -> float:
 
 def pick_size(func, inputs: Inputs, cap, limit) -> tuple:
     """(n, seconds of one call, note): the size grows from the small one until a call of `func`
-    takes TARGET_SECONDS, an array would pass `cap` elements, or the next call would pass the
-    limit (assuming a call's time grows at most with the square of the elements)."""
-    n, previous, previous_seconds = inputs.small, None, None
+    takes TARGET_SECONDS, an array would pass `cap` elements, the next call would pass the
+    limit (assuming a call's time grows at most with the square of the elements) or its memory
+    (this call's times this call's over the last one's) would pass MEMORY_BUDGET."""
+    n, previous, previous_seconds, memory = inputs.small, None, None, None
     while True:
         args = inputs.make(n)
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             try:
-                func(*copies(args))         # pages the arrays in
+                added, before = peak_memory(lambda: func(*copies(args)))  # pages the arrays in
                 seconds = min(seconds_of(func, copies(args)) for _ in range(2))
             except Exception as error:
                 return previous, previous_seconds, f"unpy raised at n={n:,} ({why(error)})"
         previous, previous_seconds = n, seconds
         bigger = inputs.grown(n)
         growth = inputs.elements(bigger) / inputs.elements(n)
+        needs = added * added / max(memory or added, 1) + before
         if (seconds >= TARGET_SECONDS or inputs.elements(bigger) > cap
-                or seconds * growth ** 2 > limit / 4):
+                or seconds * growth ** 2 > limit / 4 or needs > MEMORY_BUDGET):
             return n, seconds, ""
-        n = bigger
+        n, memory = bigger, added
+
+
+def peak_memory(call) -> tuple:
+    """(bytes the peak resident memory of `call()` passed the resident memory before it, that
+    memory); (0, 0) where Linux's /proc/self/clear_refs cannot reset the peak."""
+    def status(key):
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) * 1024 for line in f if line.startswith(key))
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        before = status("VmRSS:")
+    except OSError:
+        call()
+        return 0, 0
+    call()
+    return max(status("VmHWM:") - before, 0), before
 
 
 def measure(target: Target, checked: Checked, built: Built, timer: Timer, cap) -> Row:
     row = Row(target.label, target.path, target.line, unpy_check=checked.unpy,
               numba_check=checked.numba, numba_compile=checked.numba_first,
               check_seconds=checked.seconds, skipped=checked.skipped)
-    if row.skipped or checked.unpy != "ok":
+    if row.skipped or not agrees(checked.unpy):
         return row
     inputs = Inputs(target, tuple(checked.ints))
     unpy_func = getattr(compiled(target.path, built.output), target.name)
@@ -641,7 +703,7 @@ def measure(target: Target, checked: Checked, built: Built, timer: Timer, cap) -
     row.call_bound = seconds < CALL_SECONDS
     args = inputs.make(n)
     row.unpy = asdict(timer.time(unpy_func, args, checked.written))
-    if checked.numba == "ok":
+    if agrees(checked.numba):
         numba_func = getattr(numba_twins(target.path), target.name)
         ours, theirs = run_once(unpy_func, args), run_once(numba_func, args)
         if theirs.error is None:
@@ -667,7 +729,7 @@ def numba_cell(row: Row) -> str:
         return ms(row.numba["median"])
     if row.numba_check.startswith("no:"):
         return "no"
-    return "WRONG" if row.numba_check != "ok" else "raised"
+    return "WRONG" if not agrees(row.numba_check) else "raised"
 
 
 def write_markdown(path: Path, rows: list, header: dict):
@@ -718,7 +780,7 @@ def summary(rows: list) -> list:
     other = [r for r in timed if not r.numba and not r.numba_check.startswith("no:")]
     out.append(f"- Numba did not compile: {len(no)}; Numba compiled but raised or differs from "
                f"the interpreter: {len(other)}")
-    wrong = [r for r in rows if r.unpy_check != "ok"]
+    wrong = [r for r in rows if not agrees(r.unpy_check)]
     out.append(f"- unpy differs from the interpreter: {len(wrong)}"
                + (": " + ", ".join(r.label for r in wrong) if wrong else ""))
     differ = [r for r in rows if "differ at this size" in r.note]
@@ -746,9 +808,10 @@ def notes(rows: list) -> list:
     lines = []
     for r in rows:
         said = [s for s in (r.skipped and f"not timed: {r.skipped}",
-                            r.unpy_check != "ok" and f"unpy differs from the interpreter: "
+                            not agrees(r.unpy_check) and f"unpy differs from the interpreter: "
                                                      f"{r.unpy_check}",
                             r.unpy and r.numba_check != "ok" and f"Numba: {r.numba_check}",
+                            r.unpy_check.startswith("ok (") and f"unpy: {r.unpy_check}",
                             r.note) if s]
         if said:
             lines.append(f"- {r.label} (line {r.line}): " + "; ".join(said))

@@ -257,3 +257,13 @@ def ensure_cache_dir():
     """`make test` sets UNPY_CACHE_DIR to the repository's .unpy-cache; do the same when pytest
     runs on its own, so that test builds never land in the user's home cache."""
     os.environ.setdefault("UNPY_CACHE_DIR", str(REPO / ".unpy-cache"))
+
+
+def assert_ran_on(pair, func, device):
+    """Every nest of `func`'s last call ran where `device` says ('gpu': on an OpenCL device;
+    else on OpenMP): tests/differential/conftest.py's `device` fixture."""
+    import unpython
+    report = unpython.explain(getattr(pair.compiled, func))
+    where = [n.ran_on for n in report.nests]
+    assert where and all(w.startswith("opencl:") if device == "gpu" else w == "openmp"
+                         for w in where), str(report)

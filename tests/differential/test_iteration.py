@@ -8,8 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import diffcheck
-import testdevice
-import unpython
+from diffcheck import assert_ran_on
 from npstrategies import arrays
 
 SETTINGS = settings(max_examples=30, deadline=None)
@@ -21,23 +20,6 @@ def kernels(tmp_path_factory):
     return diffcheck.load_kernel_pair("iteration", tmp_path_factory.mktemp("iteration"))
 
 
-@pytest.fixture(params=["openmp", "gpu"])
-def device(request, monkeypatch):
-    """The OpenMP path (no device), or the GPU path forced onto the tested device."""
-    if request.param == "gpu":
-        monkeypatch.setenv("UNPY_DEVICE", testdevice.SPEC)
-        monkeypatch.setenv("UNPY_FORCE_GPU", "1")
-        testdevice.tested_device()
-    else:
-        monkeypatch.setenv("UNPY_DEVICE", "none")
-    return request.param
-
-
-def assert_ran_on(pair, func, device):
-    report = unpython.explain(getattr(pair.compiled, func))
-    where = [n.ran_on for n in report.nests]
-    assert where and all(w.startswith("opencl:") if device == "gpu" else w == "openmp"
-                         for w in where), str(report)
 
 
 # --- a.flat ------------------------------------------------------------------------------------

@@ -7,9 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import testdevice
-import unpython
-from diffcheck import assert_same
+from diffcheck import assert_ran_on, assert_same
 from npstrategies import arrays, scalars
 
 SETTINGS = settings(max_examples=30, deadline=None)
@@ -130,23 +128,6 @@ def test_builtin_sum_of_ints(python_forms_kernels, a):
     assert isinstance(got, (int, np.integer))
 
 
-@pytest.fixture(params=["openmp", "gpu"])
-def device(request, monkeypatch):
-    """The OpenMP path (no device), or the GPU path forced onto the tested device."""
-    if request.param == "gpu":
-        monkeypatch.setenv("UNPY_DEVICE", testdevice.SPEC)
-        monkeypatch.setenv("UNPY_FORCE_GPU", "1")
-        testdevice.tested_device()
-    else:
-        monkeypatch.setenv("UNPY_DEVICE", "none")
-    return request.param
-
-
-def assert_ran_on(pair, func, device):
-    report = unpython.explain(getattr(pair.compiled, func))
-    where = [n.ran_on for n in report.nests]
-    assert all(w.startswith("opencl:") if device == "gpu" else w == "openmp" for w in where), \
-        str(report)
 
 
 def test_builtin_sum_of_rows_in_a_prange(python_forms_kernels, device):

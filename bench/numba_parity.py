@@ -4,9 +4,10 @@ every compiled function of examples/ and tests/kernels, Numba compiling the same
     .venv/bin/python bench/numba_parity.py [--quick] [--kernels prange,arith.add_i64,'loops.*']
         [--limit S] [--workers N] [--out bench/results/numba-parity-<cores>core.md]
 
-On the 16-core host: `python3 bench/numba_parity.py --quick --out $OUT/numba-parity.md` (about
-5 minutes, the Numba compilations most of it; about 13 without --quick). Writes the table
-(.md) and its rows (.json beside it). On the accelerator machine, with the wheels of
+On the 16-core host: `python3 bench/numba_parity.py --quick --out $OUT/numba-parity.md` (more
+than 9 minutes from a cold build cache on the H200 host, 2026-11-28: 87 s of builds, 166 s of
+checks, then the timing; more without --quick). Writes the table (.md) and its rows (.json
+beside it), also every 50 functions, so a run cut short leaves what it timed. On the accelerator machine, with the wheels of
 shared/tools/device-wheels.sh installed as bench/numpy_expr.py says, `export UNPY_CACHE_DIR`
 to a folder that outlives the command to keep the builds of one run for the next.
 
@@ -893,6 +894,28 @@ def main(argv=None):
         checked = check_in_processes(targets, built, options.workers, cache)
         print(f"checked in {time.perf_counter() - started:.0f} s; timing", flush=True)
         rows = []
+
+        def write(final: bool):
+            """The table and its rows so far (a run cut short, as by a machine's time limit,
+            leaves what it timed)."""
+            header = {"tag": out.stem, "cpu": cpu_model(), "cores": os.cpu_count(),
+                      "threads": thread_counts(), "date": datetime.date.today().isoformat(),
+                      "load": f"{load_before} before, {load_average()} after",
+                      "versions": versions(), "unpy": unpy_revision(),
+                      "method": (f"median of at least {repeat} timed calls and {min_seconds:g} "
+                                 f"s after {warmup:g} s of warm-up, each column on its own, "
+                                 f"results checked against the interpreter at the small size "
+                                 f"first; {time.perf_counter() - started:.0f} s in all"
+                                 + ("; --quick" if options.quick else "")
+                                 + ("" if final else f"; cut short: {len(rows)} of "
+                                    f"{len(targets)} functions timed so far")),
+                      "options": {"quick": options.quick, "limit": timer.limit, "cap": cap,
+                                  "kernels": options.kernels}}
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.with_suffix(".json").write_text(json.dumps(
+                {"header": header, "rows": [asdict(r) for r in rows]}, indent=1))
+            write_markdown(out, rows, header)
+
         for target in targets:
             try:
                 row = measure(target, checked[target.label], built[target.path], timer, cap)
@@ -906,21 +929,9 @@ def main(argv=None):
                                         + f" ms, Numba {numba_cell(row)}"
                                         + (f", {row.ratio:.2f}" if row.ratio else "")),
                   flush=True)
-        header = {"tag": out.stem, "cpu": cpu_model(), "cores": os.cpu_count(),
-                  "threads": thread_counts(), "date": datetime.date.today().isoformat(),
-                  "load": f"{load_before} before, {load_average()} after",
-                  "versions": versions(), "unpy": unpy_revision(),
-                  "method": (f"median of at least {repeat} timed calls and {min_seconds:g} s "
-                             f"after {warmup:g} s of warm-up, each column on its own, results "
-                             f"checked against the interpreter at the small size first; "
-                             f"{time.perf_counter() - started:.0f} s in all"
-                             + ("; --quick" if options.quick else "")),
-                  "options": {"quick": options.quick, "limit": timer.limit, "cap": cap,
-                              "kernels": options.kernels}}
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.with_suffix(".json").write_text(json.dumps(
-            {"header": header, "rows": [asdict(r) for r in rows]}, indent=1))
-        write_markdown(out, rows, header)
+            if len(rows) % 50 == 0:
+                write(final=False)
+        write(final=True)
         print("\n".join(summary(rows)))
         print(f"wrote {out} and {out.with_suffix('.json').name} in "
               f"{time.perf_counter() - started:.0f} s")

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from npstrategies import arrays
+from unpy import ir
 
 SETTINGS = settings(max_examples=25, deadline=None)
 f64, i64 = np.float64, np.int64
@@ -180,3 +181,24 @@ def test_bool_and_small_int_reductions(prange_kernels):
 @given(arrays(f64, 1, values=finite))
 def test_continue_in_prange(prange_kernels, a):
     prange_kernels.check("skip_negative", a)
+
+
+@SETTINGS
+@given(arrays(f64, 2, values=finite))
+def test_small_arrays_of_an_iteration(prange_kernels, a):
+    """On the iteration's stack (unpy/cpp_emit/emit.py small_allocations): every value as the
+    interpreter's, also of an array passed to a compiled function and back."""
+    z = np.arange(a.shape[0]) * (1 + 2j)
+    prange_kernels.check("small_arrays_in_parallel", a, z, np.zeros(a.shape[0]), rtol=1e-12)
+
+
+def test_which_arrays_go_on_the_stack():
+    from unpy.cpp_emit.emit import small_allocations
+    from unpy.pipeline import compile_to_ir
+    import diffcheck
+    path = diffcheck.KERNELS / "prange.py"
+    fn = next(f for f in compile_to_ir(str(path), path.read_text()).functions
+              if f.name == "small_arrays_in_parallel")
+    loop = next(s for s in fn.body if isinstance(s, ir.For) and s.parallel)
+    shapes = sorted(tuple(d.value for d in x.shape) for x in small_allocations(loop.body))
+    assert shapes == [(2,), (2,), (2,), (2, 3), (4,)]      # not `row`, made in a loop

@@ -306,3 +306,39 @@ def small_sum(a):
     for i in prange(a.shape[0]):
         s += a[i]
     return s
+
+
+@unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+def passed_back(v):
+    return v
+
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[complex128, 1]', 'ndarray[float64, 1]', None)
+def small_arrays_in_parallel(a, z, out):
+    """Arrays of a constant shape made once per iteration (on its stack) of every fill and
+    dtype, one given to a compiled function and back, one made on a condition; one made in a
+    loop of the iteration (on the heap)."""
+    for i in prange(a.shape[0]):
+        ones = np.ones((2, 3))
+        acc = np.zeros(4)
+        scratch = np.empty(2, np.int32)
+        c = np.zeros(2, np.complex128)
+        for k in range(a.shape[1]):
+            acc[k % 4] += a[i, k]
+        w = passed_back(acc)
+        w[0] += 1.0
+        scratch[0] = i
+        scratch[1] = 2 * i
+        c[0] = z[i]
+        c[1] = z[i] * 2.0
+        extra = 0.0
+        if a.shape[1] > 0 and a[i, 0] > 0.5:
+            e = np.zeros(2)
+            e[1] = a[i, 0]
+            extra = e.sum()
+        total = 0.0
+        for k in range(3):
+            row = np.zeros(3)
+            row[k] = k + i
+            total += row.sum()
+        out[i] = acc.sum() + ones.sum() + scratch[1] + c.sum().real + extra + total

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from unpy import ir
 from unpy.cexpr import MATH_WITHOUT_ERRORS, CExprPrinter
 from unpy.ir import Array
@@ -181,6 +183,7 @@ class FunctionEmitter(CExprPrinter):
         self.flushed = False        # inside a host statement flushed as a whole
         self.strided = strided_locals(fn)
         self.tiles = set()          # the LocalTiles declared so far (C arrays)
+        self.on_stack = {}          # id(AllocArray) -> the C array of a prange iteration
         self.private_copies = {}    # array -> its threads' private copy, while one is emitted
         # Ctrl-C polls (unpy::interrupted, see unpy_runtime.hpp): none inside loopopt's counted
         # loops (simd, unroll). A poll is a test and a jump, no call (a call in a loop, even on
@@ -896,6 +899,11 @@ class FunctionEmitter(CExprPrinter):
             if name not in reduced and name not in loop_vars:
                 t = self.fn.locals[name]
                 self.out(f"{ctype(t)} {cname(name)}{initial(t)};")
+        stacked = small_allocations(body)
+        for alloc in stacked:
+            self.on_stack[id(alloc)] = buffer = self.fresh("stack")
+            count = math.prod(d.value for d in alloc.shape)
+            self.out(f"alignas(64) {CTYPES[alloc.dtype]} {buffer}[{max(count, 1)}];")
         # Inside, `unpy_math_error` is each thread's copy (the reduction clause).
         self.math_errors.append("unpy_math_error")
         if has_loops(body):
@@ -911,6 +919,8 @@ class FunctionEmitter(CExprPrinter):
             self.stop_label = None
         else:
             self.block(body, in_parallel=True)
+        for alloc in stacked:       # (its buffers are this iteration's: another form of the
+            del self.on_stack[id(alloc)]    # nest declares its own)
         self.math_errors.pop()
         for level, old in zip(reversed(levels), reversed(saved)):
             self.leave_loop_var(level, old)
@@ -1295,7 +1305,34 @@ class FunctionEmitter(CExprPrinter):
     def expr_AllocArray(self, e):
         fill = {"zeros": 0, "ones": 1, "empty": 2}[e.fill]
         dims = ", ".join(self.expr(d) for d in e.shape)
+        if id(e) in self.on_stack:
+            return (f"unpy::on_stack<{CTYPES[e.dtype]}, {len(e.shape)}>({self.on_stack[id(e)]}, "
+                    f"{{{dims}}}, {fill})")
         return f"unpy::allocate<{CTYPES[e.dtype]}, {len(e.shape)}>({{{dims}}}, {fill})"
+
+
+# The largest array of a prange iteration kept on its stack (`small_allocations`).
+STACK_BYTES = 1024
+
+
+def small_allocations(body) -> list:
+    """The allocations `a = np.zeros(3)` of a prange iteration's `body`, of a constant shape of
+    at most STACK_BYTES, made once per iteration (not inside a loop of the body): each takes a C
+    array of the iteration instead of the heap (a malloc and a free per iteration, 60 ns on 16
+    threads where Numba's LLVM keeps such an array in registers). The array cannot outlive
+    the iteration: it is read nowhere after the loop (reductions.py), and a prange holds no
+    list, print or Python call it could reach."""
+    found = []
+    for s in body:
+        if isinstance(s, ir.If):
+            found += small_allocations(s.body) + small_allocations(s.orelse)
+        elif isinstance(s, ir.Assign) and isinstance(s.value, ir.AllocArray) and all(
+                isinstance(d, ir.Const) and type(d.value) is int and d.value >= 0
+                for d in s.value.shape):
+            count = math.prod(d.value for d in s.value.shape)
+            if count * np.dtype(s.value.dtype).itemsize <= STACK_BYTES:
+                found.append(s.value)
+    return found
 
 
 def plain_bound(exprs, varying: set) -> bool:

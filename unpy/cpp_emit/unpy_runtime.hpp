@@ -376,6 +376,21 @@ inline BlockPool block_pool;
 
 inline void memory_dies(const void* p, size_t bytes);   // (residency, below)
 
+// An array of a prange iteration in `buffer`, a C array of the iteration (emit.py
+// small_allocations): no memory of its own to free, nothing on the heap.
+template <typename T, int N>
+Array<T, N> on_stack(T* buffer, const int64_t (&shape)[N], int fill) {
+    Array<T, N> a;
+    int64_t n = 1;
+    for (int d = 0; d < N; ++d) { a.shape[d] = shape[d]; n *= shape[d]; }
+    int64_t stride = 1;
+    for (int d = N - 1; d >= 0; --d) { a.strides[d] = stride; stride *= a.shape[d]; }
+    if (fill == 0) for (int64_t i = 0; i < n; ++i) buffer[i] = T(0);
+    if (fill == 1) for (int64_t i = 0; i < n; ++i) buffer[i] = T(1);
+    a.data = buffer;
+    return a;
+}
+
 template <typename T, int N>
 Array<T, N> allocate(const int64_t (&shape)[N], int fill) {  // fill: 0 zeros, 1 ones, 2 empty
     Array<T, N> a;

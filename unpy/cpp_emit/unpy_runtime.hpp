@@ -376,6 +376,19 @@ inline BlockPool block_pool;
 
 inline void memory_dies(const void* p, size_t bytes);   // (residency, below)
 
+// `a` without a share of its memory: an argument of a compiled function that returns no array
+// (emit.py `call`), whose caller holds the memory for the call. Copying an owner counts its
+// reference up and down, one atomic that every thread calling in a prange shares.
+template <typename T, int N>
+Array<T, N> borrowed(const Array<T, N>& a) {
+    Array<T, N> b;
+    b.data = a.data;
+    for (int d = 0; d < N; ++d) { b.shape[d] = a.shape[d]; b.strides[d] = a.strides[d]; }
+    b.pyobj = a.pyobj;
+    b.whole = a.whole;
+    return b;
+}
+
 // An array of a prange iteration in `buffer`, a C array of the iteration (emit.py
 // small_allocations): no memory of its own to free, nothing on the heap.
 template <typename T, int N>

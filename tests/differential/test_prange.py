@@ -200,5 +200,5 @@ def test_which_arrays_go_on_the_stack():
     fn = next(f for f in compile_to_ir(str(path), path.read_text()).functions
               if f.name == "small_arrays_in_parallel")
     loop = next(s for s in fn.body if isinstance(s, ir.For) and s.parallel)
-    shapes = sorted(tuple(d.value for d in x.shape) for x in small_allocations(loop.body))
+    shapes = sorted(tuple(d.value for d in x.shape) for x, _ in small_allocations(loop.body))
     assert shapes == [(2,), (2,), (2,), (2, 3), (4,)]      # not `row`, made in a loop

@@ -20,8 +20,8 @@ from unpy.typeinfer.array_races import update_parts
 from unpy.typeinfer.lower_linalg import LIBRARY_OUTPUTS, library_arrays
 from unpy.typeinfer.written import lists_bound_again
 from unpy.typeinfer.python_calls import python_call_arrays
-from unpy.typeinfer.reductions import (assigned_names, escapes, reads_of, walk_exprs,
-                                       walk_stmts)
+from unpy.typeinfer.reductions import (assigned_names, escapes, own_expressions, reads_of,
+                                       walk_exprs, walk_stmts)
 from unpy.work import expensive_work
 
 CTYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
@@ -900,9 +900,8 @@ class FunctionEmitter(CExprPrinter):
                 t = self.fn.locals[name]
                 self.out(f"{ctype(t)} {cname(name)}{initial(t)};")
         stacked = small_allocations(body)
-        for alloc in stacked:
+        for alloc, count in stacked:
             self.on_stack[id(alloc)] = buffer = self.fresh("stack")
-            count = math.prod(d.value for d in alloc.shape)
             self.out(f"alignas(64) {CTYPES[alloc.dtype]} {buffer}[{max(count, 1)}];")
         # Inside, `unpy_math_error` is each thread's copy (the reduction clause).
         self.math_errors.append("unpy_math_error")
@@ -919,7 +918,7 @@ class FunctionEmitter(CExprPrinter):
             self.stop_label = None
         else:
             self.block(body, in_parallel=True)
-        for alloc in stacked:       # (its buffers are this iteration's: another form of the
+        for alloc, _ in stacked:    # (its buffers are this iteration's: another form of the
             del self.on_stack[id(alloc)]    # nest declares its own)
         self.math_errors.pop()
         for level, old in zip(reversed(levels), reversed(saved)):
@@ -1331,7 +1330,8 @@ STACK_BYTES = 1024
 
 
 def small_allocations(body) -> list:
-    """The allocations `a = np.zeros(3)` of a prange iteration's `body`, of a constant shape of
+    """(allocation, element count) of each `a = np.zeros(3)` of a prange iteration's `body`, of a
+    constant shape of
     at most STACK_BYTES, made once per iteration (not inside a loop of the body): each takes a C
     array of the iteration instead of the heap (a malloc and a free per iteration, 60 ns on 16
     threads where Numba's LLVM keeps such an array in registers). The array cannot outlive
@@ -1346,7 +1346,7 @@ def small_allocations(body) -> list:
                 for d in s.value.shape):
             count = math.prod(d.value for d in s.value.shape)
             if count * np.dtype(s.value.dtype).itemsize <= STACK_BYTES:
-                found.append(s.value)
+                found.append((s.value, count))
     return found
 
 
@@ -1529,7 +1529,7 @@ def private_updates(loop: ir.For, fn: ir.Function) -> tuple:
                 updated.add(s.target.array.id)
                 used.update(_elements_read([s.target.indices, operand]))
                 continue
-        used.update(_elements_read(_own_expressions(s)))
+        used.update(_elements_read(own_expressions(s)))
     return tuple(sorted(a for a in updated - used if isinstance(fn.variable_type(a), Array)))
 
 
@@ -1539,17 +1539,6 @@ def _elements_read(node) -> set:
     exprs = list(walk_exprs(node))
     shape_only = {id(e.array) for e in exprs if isinstance(e, ir.ArrayAttr)}
     return {e.id for e in exprs if isinstance(e, ir.Name) and id(e) not in shape_only}
-
-
-def _own_expressions(s) -> list:
-    """The expressions of statement `s` itself (not of the statements inside it)."""
-    if isinstance(s, ir.For):
-        return [s.start, s.stop, s.step]
-    if isinstance(s, (ir.While, ir.If)):
-        return [s.test]
-    if isinstance(s, (ir.Assign, ir.AugAssign)):
-        return [s.target, s.value]
-    return [getattr(s, "value", None)]
 
 
 def emit_function(fn, module_name, checks, signatures, fastmath=False, model=None):

@@ -47,7 +47,8 @@ import math
 from dataclasses import dataclass
 
 from unpy import ir
-from unpy.typeinfer.reductions import REDUCTION_BINOPS, walk_exprs, walk_stmts
+from unpy.typeinfer.reductions import (REDUCTION_BINOPS, own_expressions, walk_exprs,
+                                       walk_stmts)
 
 HINT = ("Index the array so that each iteration writes its own elements (a[i], a[i, j], "
         "a[2*i + 1], a[i*n + j] with j in range(n)); or write an update a[e] += v (also -=, "
@@ -176,17 +177,12 @@ def element_reads(p: "_Prange", body, written: set):
     reads of an array in `written` (through the views the body binds), with the loops and
     branch facts around it. An atomic update's read of its own element is its write's."""
     for s, env, facts in p.statements(body, {}, []):
-        if isinstance(s, ir.Assign):
-            target = s.target
-            indices = target.indices if isinstance(target, ir.Subscript) else []
+        if isinstance(s, ir.Assign):        # the target's indices, not its element
+            indices = s.target.indices if isinstance(s.target, ir.Subscript) else []
             own = [update_parts(s)[1] if s.atomic else s.value] + indices
-        elif isinstance(s, ir.For):
-            own = [s.start, s.stop, s.step]
-        elif isinstance(s, (ir.While, ir.If)):
-            own = [s.test]
         else:
-            own = [getattr(s, "value", None), *getattr(s, "values", [])]
-        for e in walk_exprs([x for x in own if x is not None]):
+            own = own_expressions(s)
+        for e in walk_exprs(own):
             if isinstance(e, ir.Subscript) and isinstance(e.array, ir.Name):
                 element = p.written_element(e, env)
                 if element is not None and element[0] in written:

@@ -228,6 +228,18 @@ def check_prange(loop: ir.For, errors):
     loop.reductions = reductions
 
 
+def own_expressions(s) -> list:
+    """The expressions of statement `s` itself (not of the statements inside it): a loop's
+    bounds, a test, an assignment's target and value, a returned or raised value."""
+    if isinstance(s, ir.For):
+        return [s.start, s.stop, s.step]
+    if isinstance(s, (ir.While, ir.If)):
+        return [s.test]
+    if isinstance(s, (ir.Assign, ir.AugAssign)):
+        return [s.target, s.value]
+    return [x for x in [getattr(s, "value", None), *getattr(s, "values", [])] if x is not None]
+
+
 def _stmt_reads(s):
     """Names a single statement reads (not its nested body)."""
     if isinstance(s, ir.Assign):

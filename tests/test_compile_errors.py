@@ -1401,6 +1401,12 @@ CASES = [
         def f(n):
             return np.triu_indices(n, offset=1)[0]
         """, r"np.triu_indices\(\) takes \(n, k, m\) in compiled code", 3, "np.triu_indices"),
+    ("triu_indices of an expression in a conditional expression", """
+        @unpython.type('ndarray[float64, 2]', 'int64', 'float64')
+        def f(d, n):
+            return np.sum(d[np.triu_indices(n + 1)]) if n > 0 else 0.0
+        """, r"np.triu_indices\(n\) inside a conditional expression or a while condition takes "
+             r"n as a name or a number", 3, "np.triu_indices"),
     ("a scalar compiled function given an array", """
         @unpython.type('float64', 'float64')
         def half(v):

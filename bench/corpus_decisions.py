@@ -147,7 +147,7 @@ def measure_column(name: str, f, args: tuple, check, timeout_s: float, repeat: i
         column.note = (f"the first call raised {type(error).__name__}: "
                        f"{corpus.first_line(str(error))}")
         return column, None
-    outcome = corpus.Outcome(value, None, own)
+    outcome = corpus.Outcome(value, None, diffcheck.copy_args(own))   # (later calls write own)
     column.mismatch = check(outcome)
     report_where(column, f)
     if column.first > timeout_s:
@@ -339,7 +339,8 @@ def table_row(row: dict) -> str:
     gpu = ms(time_of[GPU])
     if c[GPU]["ran"] and c[GPU]["on_device"] < c[GPU]["ran"]:
         gpu += f" ({c[GPU]['on_device']}/{c[GPU]['ran']} on GPU)"
-    size = "test" if row["size"] == "test" else f"large (x{row['scale']})"
+    size = row.get("shown_size") or ("test" if row["size"] == "test"
+                                      else f"large (x{row['scale']})")
     why = c[AUTO]["why"]
     why = why if len(why) <= WHY_CHARS else why[:WHY_CHARS - 1] + "…"
     return (f"| {row['kernel']} | {size} | {ms(time_of[OPENMP])} | {gpu} | {ms(time_of[AUTO])} | "

@@ -5,6 +5,9 @@ them):
 
 - `launch_s`: a 4-byte write, the launch of a kernel over no elements and a 4-byte read,
   waited for (host clock, through pyopencl): the fixed cost of a call on the device;
+- `enqueue_s`: LAUNCHES_IN_A_ROW launches of that kernel enqueued back to back and waited for
+  once, per launch: what a nest launched again within a call costs where nothing waits for it
+  (jitgpu/relaunch.py; a time loop's steps);
 - `h2d`, `d2h`: copies of LINK_BYTES between pinned host memory and the device (event times);
 - `device_bytes_per_s`: a kernel that writes 8 bytes per element over GPU_STREAM_BYTES (a GPU)
   or CPU_STREAM_BYTES (event time);
@@ -46,7 +49,7 @@ from .timing import elapsed
 # The user's log (UNPY_LOG=info shows what was measured, once per machine).
 log = logging.getLogger("unpy")
 
-CALIBRATION_VERSION = 2
+CALIBRATION_VERSION = 3      # 3: enqueue_s
 LINK_BYTES = 16 << 20
 # Bytes written by the device's stream: past a GPU's cache (an H100's L2 is 50 MB); a CPU
 # device's shares the host's memory.
@@ -56,6 +59,7 @@ HOST_STREAM_BYTES_PER_CORE = 8 << 20   # per array and core of the host's loop
 STAGE_BYTES = 1 << 20         # staged copies are those of arrays under gpurts.pins.PIN_MIN_BYTES
 ROUNDS = 4
 LAUNCH_ROUNDS = 20
+LAUNCHES_IN_A_ROW = 32
 
 @dataclass(frozen=True)
 class Calibration:
@@ -67,6 +71,7 @@ class Calibration:
     host_bytes_per_s: float
     memcpy_bytes_per_s: float
     cores: int
+    enqueue_s: float = 0.0          # a launch among others in a row (0: not measured)
     spread: float = 1.0             # the worst median / fastest of the figures' rounds
     measured_s: float = 0.0         # what the calibration cost
 
@@ -77,7 +82,8 @@ class Calibration:
         return 1.0 + min(self.h2d, self.d2h) / self.memcpy_bytes_per_s
 
     def __str__(self):
-        return (f"launch {self.launch_s * 1e3:.3f} ms, link {self.h2d / 1e9:.1f}/"
+        in_a_row = f" ({self.enqueue_s * 1e3:.3f} ms in a row)" if self.enqueue_s else ""
+        return (f"launch {self.launch_s * 1e3:.3f} ms{in_a_row}, link {self.h2d / 1e9:.1f}/"
                 f"{self.d2h / 1e9:.1f} GB/s, device memory {self.device_bytes_per_s / 1e9:.0f} "
                 f"GB/s, host memory {self.host_bytes_per_s / 1e9:.1f} GB/s on {self.cores} "
                 f"cores, staging {self.staging_slowdown:.1f}x, spread {self.spread:.2f}")
@@ -127,9 +133,15 @@ def measure(device) -> Calibration:
         cl.enqueue_nd_range_kernel(queue, kernel, (1,), None)
         cl.enqueue_copy(queue, word, ints, is_blocking=True)
 
+    def in_a_row():
+        for _ in range(LAUNCHES_IN_A_ROW):
+            cl.enqueue_nd_range_kernel(queue, kernel, (1,), None)
+        queue.finish()
+
     figures = {}
     kernel.set_args(ints, floats, np.int32(0))
     figures["launch"] = timed(launch, LAUNCH_ROUNDS)
+    figures["enqueue"] = timed(in_a_row, ROUNDS)
     kernel.set_args(ints, floats, np.int32(n))
     figures["device"] = timed(lambda: elapsed(cl.enqueue_nd_range_kernel(queue, kernel, (n,),
                                                                          None)), ROUNDS)
@@ -151,6 +163,7 @@ def measure(device) -> Calibration:
     figures["host"] = host_stream(cores, n)
     return Calibration(
         launch_s=figures["launch"].fastest,
+        enqueue_s=min(figures["enqueue"].fastest / LAUNCHES_IN_A_ROW, figures["launch"].fastest),
         h2d=link / figures["h2d"].fastest, d2h=link / figures["d2h"].fastest,
         device_bytes_per_s=8 * n / figures["device"].fastest,
         host_bytes_per_s=12 * n / figures["host"].fastest,

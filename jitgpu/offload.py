@@ -118,7 +118,9 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
         plan = plan_call(instance, values, facts, nest=f"{module}.{function} nest {nest_id}",
                          forced=forced, opt=opt)
         if resident:
-            plan = dataclasses.replace(residency.amortised(plan, resident), with_data=with_data)
+            plan = dataclasses.replace(
+                residency.amortised(plan, resident, pipelined=not nest.loop.reductions),
+                with_data=with_data)
     except DeviceFailure:
         raise
     except NotOffloadable as e:

@@ -185,23 +185,35 @@ def _edit(plan, snapshot, held, keep, may_flag):
 class SharedEstimate(Estimate):
     """An estimate whose copies are paid once per call, shared by `share` nest calls."""
     share: int = 1
+    pipelined: bool = False     # its launches' round trip shared too (`amortised`)
 
     def __str__(self):
-        return (super().__str__() + f" (data kept on the device: the copies shared by the "
+        shared = "the copies and the launches' round trip" if self.pipelined else "the copies"
+        return (super().__str__() + f" (data kept on the device: {shared} shared by the "
                 f"{self.share} nest calls of a call of the function)")
 
 
-def amortised(plan, share: int):
+def amortised(plan, share: int, pipelined: bool = False):
     """The plan with its estimate's copies divided among `share` nest calls: in a call that
     keeps data on the device, an array moves once in and once out however many nests use it.
-    `share`: the nest calls of the function's earlier calls (`nest_calls_share`)."""
+    `share`: the nest calls of the function's earlier calls (`nest_calls_share`). `pipelined`
+    (a nest with no reduction to read back): its launches within the call are enqueued behind
+    each other (jitgpu/relaunch.py), so a launch costs the calibration's `enqueue_s`, and the
+    round trip of a waited launch is paid once per call (H200, floyd_warshall n=480: 12 us a
+    launch in its time loop against a round trip of 57 us)."""
     if share <= 1:
         return plan
     e = plan.estimate
-    saved = e.copies_s - e.copies_s / share
+    copies = e.copies_s / share
+    saved = e.copies_s - copies
+    c = e.calibration
+    pipelined = pipelined and c is not None and 0 < c.enqueue_s < c.launch_s
+    if pipelined:
+        saved += len(plan.parts) * (c.launch_s - c.enqueue_s) * (1 - 1 / share)
     fields = {f.name: getattr(e, f.name) for f in dataclasses.fields(e)}
-    fields.update(device_s=e.device_s - saved, copies_s=e.copies_s - saved,
-                  device_calibrated_s=max(e.device_calibrated_s - saved, 0.0), share=share)
+    fields.update(device_s=e.device_s - saved, copies_s=copies,
+                  device_calibrated_s=max(e.device_calibrated_s - saved, 0.0), share=share,
+                  pipelined=pipelined)
     return dataclasses.replace(plan, estimate=SharedEstimate(**fields))
 
 

@@ -2,6 +2,7 @@
 the tested device, plausible, kept beside the probe's result and read back instead of measured
 again, measured again on another machine, and not kept when they could not be measured. No
 test judges the figures' values beyond their being positive and self-consistent."""
+import dataclasses
 import json
 import os
 
@@ -26,9 +27,10 @@ def _path(cache_dir, device):
 def test_measured_once_and_kept_beside_the_probe(device, fresh, monkeypatch):
     found = calibration.calibration(device)
     assert found is not None
-    for figure in ("launch_s", "h2d", "d2h", "device_bytes_per_s", "host_bytes_per_s",
-                   "memcpy_bytes_per_s", "measured_s"):
+    for figure in ("launch_s", "enqueue_s", "h2d", "d2h", "device_bytes_per_s",
+                   "host_bytes_per_s", "memcpy_bytes_per_s", "measured_s"):
         assert getattr(found, figure) > 0, figure
+    assert found.enqueue_s <= found.launch_s     # (one launch in a row waits for nothing)
     assert found.spread >= 1.0 and found.cores == (os.cpu_count() or 1)
     assert found.staging_slowdown > 1.0
     entry = json.loads(_path(fresh, device).read_text())
@@ -68,3 +70,5 @@ def test_staging_is_the_memcpy_then_the_dma():
                     host_bytes_per_s=1e11, memcpy_bytes_per_s=20e9, cores=8)
     assert c.staging_slowdown == pytest.approx(1 + 40e9 / 20e9)
     assert "launch 0.010 ms, link 50.0/40.0 GB/s" in str(c) and "on 8 cores" in str(c)
+    c = dataclasses.replace(c, enqueue_s=2e-6)
+    assert "launch 0.010 ms (0.002 ms in a row), link" in str(c)

@@ -330,3 +330,32 @@ def test_calibrated_once_per_machine_never_with_device_none(built_dir, tmp_path)
     assert len(kept) == 1 and json.loads(kept[0].read_text())["figures"]["launch_s"] > 0
     answer, log = run(testdevice.SPEC)
     assert "unpy: calibrated" not in log and "[calibrated on this machine" in answer["reason"]
+
+
+# --- a call that keeps data: copies and launches shared by its nest calls --------------------
+
+def _plan_of(estimate, parts=1):
+    from jitgpu.plan import GpuPlan, Part
+    return GpuPlan("m.f nest 0", tuple(Part(None, "gpu", None) for _ in range(parts)), estimate,
+                   False, "none")
+
+
+def test_a_time_loops_launches_cost_what_launches_in_a_row_cost():
+    """A nest launched 256 times in a call pays one round trip of a waited launch (launch_s)
+    per call, and enqueue_s per launch, where nothing is read back between its launches."""
+    from jitgpu.residency import amortised
+    e = _estimate(100e-6 + 57e-6, 40e-6, 100e-6 + 57e-6, 40e-6, launch_s=57e-6, enqueue_s=8e-6)
+    e = dataclasses.replace(e, copies_s=100e-6)
+    share = 256
+    piped = amortised(_plan_of(e, parts=2), share, pipelined=True).estimate
+    waited = amortised(_plan_of(e, parts=2), share, pipelined=False).estimate
+    assert waited.device_s == pytest.approx(57e-6 + 100e-6 / share)
+    assert piped.device_s == pytest.approx(waited.device_s - 2 * 49e-6 * (1 - 1 / share))
+    assert piped.copies_s == waited.copies_s == pytest.approx(100e-6 / share)
+    assert "launches' round trip shared by the 256 nest calls" in str(piped)
+    assert "launches" not in str(waited).split("data kept")[1]
+    # Not measured (an entry of an older calibration) or no calibration: the copies alone.
+    unmeasured = dataclasses.replace(e, calibration=_calibration(launch_s=57e-6))
+    assert amortised(_plan_of(unmeasured), share, pipelined=True).estimate.device_s == \
+        pytest.approx(57e-6 + 100e-6 / share)
+    assert amortised(_plan_of(e), 1, pipelined=True).estimate is e

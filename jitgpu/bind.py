@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from jitgpu.nest import NestInstance, NotOffloadable, evaluate, live_exprs
+from jitgpu.nest import NestInstance, NotOffloadable, Unsupported, evaluate, live_exprs
 from unpy import ir
 from unpy.ir import Array, Scalar
 from unpy.typeinfer.reductions import assigned_names, walk_exprs, walk_stmts
@@ -197,27 +197,27 @@ DOUBLE = ("float64", "complex128")  # the dtypes that need cl_khr_fp64
 
 
 def check_supported(instance: NestInstance, fp64: bool) -> None:
-    """Raise NotOffloadable for what a kernel cannot do (part-independent)."""
+    """Raise Unsupported for what a kernel cannot do, whatever the inputs."""
     nest = instance.nest
     for e in walk_exprs(nest.loop):
         t = e.type
         if isinstance(t, (Scalar, Array)) and t.dtype in DOUBLE and not fp64:
-            raise NotOffloadable("the device has no float64 support (cl_khr_fp64)")
+            raise Unsupported("the device has no float64 support (cl_khr_fp64)")
         if isinstance(e, ir.CallCompiled) and not any(h.name == e.func for h in nest.helpers):
-            raise NotOffloadable(f"the nest calls compiled function {e.func}(), which the "
+            raise Unsupported(f"the nest calls compiled function {e.func}(), which the "
                                  "GPU kernel cannot call (a kernel calls functions of scalars "
                                  "only: no array parameter, result or local)")
         if isinstance(e, ir.AllocArray):
-            raise NotOffloadable("the nest allocates an array, which a GPU kernel cannot do")
+            raise Unsupported("the nest allocates an array, which a GPU kernel cannot do")
         if isinstance(e, (ir.StridedView, ir.Reshape)):
-            raise NotOffloadable("the nest binds a name to a view of an array, which a GPU "
+            raise Unsupported("the nest binds a name to a view of an array, which a GPU "
                                  "kernel cannot do (index the array itself)")
     for s in walk_stmts(nest.loop.body):
         if isinstance(s, ir.Return):
-            raise NotOffloadable("the nest contains 'return'")
+            raise Unsupported("the nest contains 'return'")
     for p in nest.free:
         if isinstance(p.type, (Scalar, Array)) and p.type.dtype in DOUBLE and not fp64:
-            raise NotOffloadable("the device has no float64 support (cl_khr_fp64)")
+            raise Unsupported("the device has no float64 support (cl_khr_fp64)")
 
 
 class _Binder:

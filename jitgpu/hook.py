@@ -4,8 +4,9 @@ A compiled module calls `run_nest(module, function, nest_id, values)` before the
 each outermost prange nest of a @gpu function. It answers one `jitgpu.answer.Answer`, whose
 `kind` says what the caller does: RUN_OPENMP (run the OpenMP code); DONE (the nest ran on the
 OpenCL device: its reduction results, and the records the caller replays or relaunches later
-calls from); NO_DEVICE (no device can be used at all: the nest skips the hook until UNPY_DEVICE
-changes); REFUSED (the analysis or the profitability estimate refused the call's inputs: the nest
+calls from); NO_DEVICE (no device can be used at all, or no kernel of the nest can run on it
+whatever the inputs, `nest.Unsupported`: the nest skips the hook until UNPY_DEVICE changes);
+REFUSED (the analysis or the profitability estimate refused the call's inputs: the nest
 skips the hook while the same inputs and switches come again; `by_layout`: inputs of the same
 layouts and scalars, at any addresses; `in_call`: until the call ends); SPLIT (the nest is split
 across several participants one of which is its own OpenMP code, jitgpu/multi.py: run the
@@ -74,7 +75,7 @@ def run_nest(module: str, function: str, nest_id: int, values: dict,
         from gpurts.device import devices_selection, is_list_spec
         from jitgpu.decide import TimeOpenMP
         from jitgpu.multi import device_spec, run_split
-        from jitgpu.nest import DeviceFailure, NotOffloadable, Refused
+        from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, Unsupported
         from jitgpu.offload import run_nest_on_device
     except ImportError as e:    # installed without the extra `gpu` (pyopencl, pulp, highspy)
         _fall_back(module, function, nest_id, where,
@@ -101,6 +102,10 @@ def run_nest(module: str, function: str, nest_id: int, values: dict,
     except TimeOpenMP as e:
         _fall_back(module, function, nest_id, where, str(e), logging.INFO)
         return timed_openmp(e.token)
+    except Unsupported as e:
+        # (the report recorded stays true for the calls NO_DEVICE skips)
+        _fall_back(module, function, nest_id, where, str(e), logging.INFO)
+        return _no_device()
     except Refused as e:
         _fall_back(module, function, nest_id, where, str(e), logging.INFO, e.details)
         if key is None or log.isEnabledFor(logging.INFO):

@@ -43,6 +43,12 @@ class Refused(NotOffloadable):
         self.in_call = in_call
 
 
+class Unsupported(NotOffloadable):
+    """What no kernel of this nest can do on this device, whatever the inputs (a call of a
+    function of arrays, an allocation, float64 without cl_khr_fp64): the nest skips the hook
+    until the switches change, as with no device (jitgpu.answer.NO_DEVICE)."""
+
+
 class DeviceFailure(NotOffloadable):
     """The device failed the nest (build error, out of memory, lost device): the user hears of
     it by default (SPEC section 10), not only with UNPY_LOG=info."""

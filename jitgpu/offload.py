@@ -25,7 +25,8 @@ import numpy as np
 
 from jitgpu.bind import bind, check_supported, device_limits
 from jitgpu.loopopt import describe_level, optimise
-from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
+from jitgpu.nest import (DeviceFailure, NotOffloadable, Refused, Unsupported, instantiate,
+                         load_nest)
 from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import DeviceFacts, GpuPlan, plan_call
 from jitgpu import calls, decide, overlap, rebase, relaunch, residency, search
@@ -46,6 +47,7 @@ class Prepared:
     plan: Optional[GpuPlan]
     kernels: tuple = ()          # of (KernelNest, source, BuiltKernel)
     refusal: Optional[str] = None
+    unsupported: bool = False    # the refusal holds whatever the inputs (nest.Unsupported)
     analysis_s: float = 0.0
     may_flag: bool = True        # a kernel may set its error flag (jitgpu.residency.may_flag)
     trial: Optional[decide.Trial] = None   # a close call, decided by measured calls
@@ -124,7 +126,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
     except DeviceFailure:
         raise
     except NotOffloadable as e:
-        return Prepared(None, refusal=str(e))
+        return Prepared(None, refusal=str(e), unsupported=isinstance(e, Unsupported))
     roles = relaunch.scalar_roles(nest)
     # A call that keeps data is decided by the estimate alone (jitgpu/decide.py).
     on_device = plan.runs_on_device if resident else decide.by_estimate(plan)
@@ -427,6 +429,8 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         if not with_data.refusal and residency.reuses_entries(
                 with_data.plan, *TABLE.snapshot(), may_flag=with_data.may_flag):
             prepared, trying = with_data, trying_there
+    if prepared.unsupported:
+        raise Unsupported(prepared.refusal)
     prepared_s = time.perf_counter() - started if first_call else 0.0
     if first_call:
         relaunch.RELAUNCHES.call(module, function, scope if scope is not None else -1

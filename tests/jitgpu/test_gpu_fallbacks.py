@@ -340,3 +340,24 @@ def test_loop_steps_and_the_error_flag(gpu):
     assert may_flag(report.nests[0].source)
     error, _ = gpu.check("strided_row_sum", x, np.int64(0), np.zeros(6), ran_on=None)
     assert isinstance(error, ValueError) and "must not be zero" in str(error)
+
+
+def test_what_no_kernel_can_do_is_asked_once(gpu, monkeypatch):
+    """A nest no kernel can run whatever the inputs (it calls a compiled function of arrays)
+    skips the hook after its first refusal, as with no device, also for other inputs: the
+    refusal was asked for at every call where the inputs could not be remembered (a tuple,
+    new arrays every call). Counted by the hook's reports."""
+    from jitgpu import report
+    asked = []
+    record = report.record
+
+    def counted(module, function, nest_id, nest_report):
+        asked.append((function, nest_id))
+        return record(module, function, nest_id, nest_report)
+    monkeypatch.setattr(report, "record", counted)
+    # Switches no earlier test ran under: a refusal remembered before is not in force here.
+    monkeypatch.setenv("UNPY_GPU_MEM_LIMIT", str((1 << 40) + 4096))
+    for n in (30, 31, 30, 40):        # other inputs too: the refusal does not depend on them
+        gpu.check("uses_array_helper", RNG.random(n), np.zeros(n), ran_on="openmp",
+                  reason="calls compiled function array_helper()")
+    assert asked.count(("uses_array_helper", 0)) == 1, asked

@@ -11,7 +11,11 @@ estimate at the dev sizes). So:
 
 - `UNPY_FORCE_GPU=1`: the device, unchecked;
 - an estimated ratio (device / OpenMP seconds) of at most 1 / margin: the device; at least the
-  margin: OpenMP (the estimate decides; both times, the figures and the margin in the reason);
+  margin: OpenMP (the estimate decides; both times, the figures and the margin in the reason).
+  The device's first call checks it: where its copies and kernels (event times) took so long
+  that the device is no longer clearly faster than the estimated OpenMP time (`contradicts`),
+  the layout becomes a close call from the next call on (`doubted`: its Trial, that first
+  call the device's uncounted one);
 - in between, a close call: a `Trial` per (nest, loop extents, array shapes, strides and dtypes,
   device, UNPY_GPU_OPT), a choice between "device" and "openmp" by the rules of
   jitgpu/choice.py (RULES): the first call of each side is not counted (on the device it
@@ -202,6 +206,23 @@ def trial_key(module, function, nest_id, instance, values, facts, opt) -> tuple:
 
 def trial_for(key, estimate) -> Trial:
     return remember(_TRIALS, key, lambda: Trial(estimate), _TRIALS_KEPT)
+
+
+def doubted(key) -> Optional[Trial]:
+    """The trial of a layout the estimate put on the device until its first call said
+    otherwise (`contradicts`), or None."""
+    with _lock:
+        return _TRIALS.get(key)
+
+
+def contradicts(plan, device_s: float) -> bool:
+    """Whether a nest the estimate put on the device (by its margin) measured `device_s`
+    (its first call's copies and kernels, event times) so slow that the device is no longer
+    clearly faster than the estimated OpenMP time: the layout is then measured both ways.
+    (numpy_calls.matrix_powers of tests/kernels on an H200: estimated 0.107 ms a nest on the
+    device against 0.69 with OpenMP; 21 nests took 29 ms there, 22 with OpenMP.)"""
+    e = plan.estimate
+    return not plan.forced and device_s * planning.margin(e) > e.host_s
 
 
 def ask_openmp(trial: Trial) -> TimeOpenMP:

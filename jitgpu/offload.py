@@ -59,6 +59,9 @@ class Prepared:
     # The proofs that let launches with other values of the nest's changing scalars use this
     # preparation (jitgpu.relaunch.IndexChecks), or None where they cannot.
     checks: Optional[relaunch.IndexChecks] = field(default=None, compare=False, repr=False)
+    # A layout the estimate put on the device: its trial's key, should its first call
+    # contradict the estimate (decide.contradicts).
+    trial_key: Optional[tuple] = field(default=None, compare=False, repr=False)
 
     @property
     def sources(self) -> tuple:
@@ -130,10 +133,14 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
     roles = relaunch.scalar_roles(nest)
     # A call that keeps data is decided by the estimate alone (jitgpu/decide.py).
     on_device = plan.runs_on_device if resident else decide.by_estimate(plan)
-    trial = None
+    trial = trial_key = None
+    if not resident:
+        trial_key = decide.trial_key(module, function, nest_id, instance, values, facts, opt)
+        if on_device and not forced:
+            trial = decide.doubted(trial_key)     # its first call contradicted the estimate
     if on_device is None:
-        trial = decide.trial_for(decide.trial_key(module, function, nest_id, instance, values,
-                                                  facts, opt), plan.estimate)
+        trial = decide.trial_for(trial_key, plan.estimate)
+    if trial is not None:
         on_device = trial.on_device is not False
     if not on_device:
         return Prepared(plan, refusal=str(trial) if trial else plan.verdict, trial=trial)
@@ -160,7 +167,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
             return None
         return Prepared(tiles, kernels, analysis_s=time.perf_counter() - started,
                         may_flag=False, trial=trial, search=outcome,
-                        checks=checks if not roles.indices else None)
+                        checks=checks if not roles.indices else None, trial_key=trial_key)
 
     if not searched:
         tiled = in_tiles(lambda part: build_part(instance, part, values, device, opt))
@@ -188,7 +195,8 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
                 return tiled
     return Prepared(plan, tuple(kernels), analysis_s=time.perf_counter() - started,
                     may_flag=any(residency.may_flag(source) for _, source, _ in kernels),
-                    trial=trial, search=outcome, pending=pending, checks=checks)
+                    trial=trial, search=outcome, pending=pending, checks=checks,
+                    trial_key=trial_key)
 
 
 def bind_part(instance, part, values, device):
@@ -264,6 +272,9 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
     if found is not None and found.refusal and found.trial is not None \
             and found.trial.on_device is not False:
         found = None        # kept on OpenMP, its trial measures the device again: prepared anew
+    if found is not None and found.trial is None and found.trial_key is not None \
+            and found.refusal is None and decide.doubted(found.trial_key) is not None:
+        found = None        # its first call contradicted the estimate: measured from now on
     if found is not None:
         try:
             _PREPARED.move_to_end(key)
@@ -493,6 +504,12 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         calls.nest_ran(scope, clear, prepared.plan.estimate.device_s, prepared_s + step_s)
     if trial is not None:
         trial.record("device", total_s - prepared_s - step_s)
+    elif first_call and prepared.trial_key is not None and decide.contradicts(
+            prepared.plan, timings.h2d_seconds + timings.kernel_seconds + timings.d2h_seconds):
+        # Measured both ways from the next call on (this one is the device's uncounted one).
+        trial = decide.trial_for(prepared.trial_key, prepared.plan.estimate)
+        trial.record("device", total_s - prepared_s - step_s)
+        replayable = False
     nest_report = _report(nest_id, device, plan, run, timings, total_s, first_call, trial)
     replay_record = relaunch_record = None
     if replayable:

@@ -124,9 +124,11 @@ def test_clear_estimates_are_not_measured(gpu, device_env, monkeypatch):
     assert not decide._TRIALS
     from jitgpu import plan as planning
     monkeypatch.setattr(planning, "margin", lambda estimate: 1.0001)   # any ratio below 1 is clear
-    estimate = planning.estimate                                 # the device's estimate < 0
+    # The device's estimate < 0, OpenMP's a second: clear, and the first call agrees
+    # (decide.contradicts).
+    estimate = planning.estimate
     monkeypatch.setattr(planning, "estimate", lambda *args: dataclasses.replace(
-        estimate(*args), device_s=-1.0))
+        estimate(*args), device_s=-1.0, host_s=1.0))
     gpu.check("axpy", RNG.random(65), RNG.random(65), 2.0, ran_on="opencl:",
               reason="estimate favours the device: estimated")
     assert not decide._TRIALS
@@ -359,3 +361,51 @@ def test_a_time_loops_launches_cost_what_launches_in_a_row_cost():
     assert amortised(_plan_of(unmeasured), share, pipelined=True).estimate.device_s == \
         pytest.approx(57e-6 + 100e-6 / share)
     assert amortised(_plan_of(e), 1, pipelined=True).estimate is e
+
+
+# --- an estimate the first call contradicts ----------------------------------------------------
+
+@pytest.fixture
+def clear_for_the_device(device_env, monkeypatch):
+    """Every estimate clearly for the device; returns a function that says whether the first
+    call's measured device time contradicts it (the seam `decide.contradicts`) and makes the
+    measured seconds `device_s` and `openmp_s`."""
+    device_env.delenv("UNPY_FORCE_GPU")
+    device_env.setenv("UNPY_REPLAY", "0")
+    monkeypatch.setattr(decide, "by_estimate", lambda plan: True)
+    session.forget()
+
+    def situation(contradicted, device_s=1e-3, openmp_s=1e-4):
+        monkeypatch.setattr(decide, "contradicts", lambda plan, seconds: contradicted)
+        times = {"device": device_s, "openmp": openmp_s}
+        monkeypatch.setattr(decide, "measured_seconds", lambda side, s, path: times[side])
+    yield situation
+    session.forget()
+
+
+def test_a_first_call_that_contradicts_the_estimate_measures_both_ways(gpu, clear_for_the_device):
+    clear_for_the_device(True, device_s=1e-3, openmp_s=1e-4)
+    _ran(gpu, 29, "opencl:", "close call, measuring")   # the device's uncounted call
+    _ran(gpu, 29, "opencl:", "close call, measuring")   # counted
+    _ran(gpu, 29, "openmp", "close call, measuring")    # OpenMP's first: not counted
+    _ran(gpu, 29, "openmp", "close call, measuring")
+    for _ in range(2):
+        _ran(gpu, 29, "openmp", "measured OpenMP faster: 1.000 ms on the device")
+
+
+def test_a_first_call_that_agrees_keeps_the_device(gpu, clear_for_the_device):
+    clear_for_the_device(False)
+    for _ in range(4):
+        _, report = _ran(gpu, 30, "opencl:")
+        reason = report.nests[0].reason
+        assert "close call" not in reason and "faster" not in reason, reason
+
+
+def test_contradicts_when_the_measured_device_is_not_clearly_faster():
+    from jitgpu.plan import GpuPlan, margin
+    e = _estimate(1e-4, 1e-3, 1e-4, 1e-3, launch_s=1e-5)     # 10x for the device, calibrated
+    plan = GpuPlan("m.f nest 0", (), e, False, "none")
+    limit = e.host_s / margin(e)
+    assert not decide.contradicts(plan, 0.9 * limit)
+    assert decide.contradicts(plan, 1.1 * limit)
+    assert not decide.contradicts(dataclasses.replace(plan, forced=True), 1.0)

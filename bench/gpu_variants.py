@@ -1,6 +1,7 @@
 """Kernel times of loop-optimisation variants on one OpenCL device: each variant is a
-UNPY_GPU_OPT level with some of the loop optimisations' parameters changed (register_tiles'
-block shape, local_tiles' iterations per tile and budget, unroll_and_jam's factors), for
+UNPY_GPU_OPT level with some of the loop optimisations' parameters changed (fields of the
+device's model, jitgpu/loopopt/cost.py: register_tiles' block shape, local_tiles' iterations
+per tile and budget, unroll_and_jam's factors, lane_split's lanes), for
 choosing their defaults. Every call is forced
 onto the device and checked against NumPy; the kernel time is the median of the explain
 report's `kernel` part over the timed calls.
@@ -32,55 +33,52 @@ import _harness  # noqa: E402
 import unpython  # noqa: E402
 from cpu import built_examples  # noqa: E402
 
-TILES = "jitgpu.loopopt.local_tiles"
-REGS = "jitgpu.loopopt.cost"          # register_tiles' and unroll_and_jam's cost model
-LANES = "jitgpu.loopopt.lane_split"
 # Local tiles of 32 iterations beside an 8 x 4 register tile: 25 kB of f32, over the default
 # 24 kB budget (which halves them to 16); an H100 gives a group 48 kB.
-ROOMY = {"LOCAL_BUDGET": 44 * 1024, "LOCAL_FRACTION": 0.95}
+ROOMY = {"local_budget": 44 * 1024, "local_fraction": 0.95}
 
 
 def regs(rows, cols, budget=64, fill=None, **tiles):
-    """register_tiles at rows x cols (within `budget` registers; `fill`: its FILL_DIVISOR),
-    local_tiles' attributes `tiles`."""
-    changes = {REGS: {"REGISTER_TILE": (rows, cols), "TILE_REGISTER_BUDGET": budget}}
+    """register_tiles at rows x cols (within `budget` registers; `fill`: its fill_divisor),
+    and the other changes `tiles` (local_tiles' fields of the model)."""
+    changes = {"tile_shape": (rows, cols), "tile_register_budget": budget}
     if fill is not None:
-        changes[REGS]["FILL_DIVISOR"] = fill
-    return dict(changes, **({TILES: tiles} if tiles else {}))
+        changes["fill_divisor"] = fill
+    return dict(changes, **tiles)
 
 
-# (label, UNPY_GPU_OPT, {module: {attribute: value}})
+# (label, UNPY_GPU_OPT, changes to the fields of every device's model: jitgpu/loopopt/cost.py)
 VARIANTS = [
     ("unroll", "unroll", {}),
     ("all", "all", {}),
-    ("all-noreg", "all", {REGS: {"REGISTER_TILE": (1, 1)}}),        # `all` before register_tiles
-    ("all-roomy", "all", {TILES: ROOMY}),             # the default blocks, longer local tiles
+    ("all-noreg", "all", {"tile_shape": (1, 1)}),            # `all` before register_tiles
+    ("all-roomy", "all", ROOMY),                      # the default blocks, longer local tiles
     ("all-reg4x4", "all", regs(4, 4)),
     ("all-reg8x4", "all", regs(8, 4)),                # f64 too (the default budget gives 4 x 4)
     ("all-reg8x8", "all", regs(8, 8, budget=128)),
     ("all-reg4x8", "all", regs(4, 8)),
-    ("all-reg8x4-tile32", "all", regs(8, 4, ROW_TILE_ITERATIONS=32, **ROOMY)),
-    ("all-reg8x4-tile8", "all", regs(8, 4, ROW_TILE_ITERATIONS=8)),
-    ("all-reg4x4-tile32", "all", regs(4, 4, ROW_TILE_ITERATIONS=32, **ROOMY)),
-    ("all-reg8x8-tile8", "all", regs(8, 8, budget=128, ROW_TILE_ITERATIONS=8)),
-    ("all-reg8x4-novector", "all", regs(8, 4, VECTOR_BYTES=0)),
+    ("all-reg8x4-tile32", "all", regs(8, 4, row_tile_iterations=32, **ROOMY)),
+    ("all-reg8x4-tile8", "all", regs(8, 4, row_tile_iterations=8)),
+    ("all-reg4x4-tile32", "all", regs(4, 4, row_tile_iterations=32, **ROOMY)),
+    ("all-reg8x8-tile8", "all", regs(8, 8, budget=128, row_tile_iterations=8)),
+    ("all-reg8x4-novector", "all", regs(8, 4, tile_vector_bytes=0)),
     ("all-reg8x4-fill1", "all", regs(8, 4, fill=1)),      # the smaller sizes: when to tile
-    ("all-tile8", "all", {TILES: {"ROW_TILE_ITERATIONS": 8}}),
-    ("all-jam4", "all", {REGS: {"JAM_FACTORS": (4, 2)}}),
-    ("all-novector", "all", {TILES: {"VECTOR_BYTES": 0}}),
-    ("all-rowless64", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 64}}),
-    ("all-norowless", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 0}}),
-    ("all-notiles", "all", {TILES: {"ROWLESS_TILE_ITERATIONS": 0, "ROW_TILE_ITERATIONS": 0}}),
-    ("all-tilemin64", "all", {TILES: {"MIN_TILED_ITERATIONS": 64}}),
-    ("all-nolanes", "all", {LANES: {"MAX_LANES": 1}}),      # `all` before lane_split
-    ("all-lanes4", "all", {LANES: {"MAX_LANES": 4}}),
-    ("all-lanes8", "all", {LANES: {"MAX_LANES": 8}}),
-    ("all-lanes16", "all", {LANES: {"MAX_LANES": 16}}),
-    ("all-notiledlanes", "all", {LANES: {"TILED_UNDERFILL": 1 << 40}}),  # before lane_split_tiles
-    ("all-tiledlanes2", "all", {LANES: {"MAX_LANES": 2, "TILED_UNDERFILL": 1}}),
-    ("all-tiledlanes4", "all", {LANES: {"MAX_LANES": 4, "TILED_UNDERFILL": 1}}),
-    ("all-tiledlanes8", "all", {LANES: {"MAX_LANES": 8, "TILED_UNDERFILL": 1}}),
-    ("all-tiledlanes16", "all", {LANES: {"MAX_LANES": 16, "TILED_UNDERFILL": 1}}),
+    ("all-tile8", "all", {"row_tile_iterations": 8}),
+    ("all-jam4", "all", {"jam_factors": (4, 2)}),
+    ("all-novector", "all", {"tile_vector_bytes": 0}),
+    ("all-rowless64", "all", {"rowless_tile_iterations": 64}),
+    ("all-norowless", "all", {"rowless_tile_iterations": 0}),
+    ("all-notiles", "all", {"rowless_tile_iterations": 0, "row_tile_iterations": 0}),
+    ("all-tilemin64", "all", {"min_tiled_iterations": 64}),
+    ("all-nolanes", "all", {"max_lanes": 1}),      # `all` before lane_split
+    ("all-lanes4", "all", {"max_lanes": 4}),
+    ("all-lanes8", "all", {"max_lanes": 8}),
+    ("all-lanes16", "all", {"max_lanes": 16}),
+    ("all-notiledlanes", "all", {"tiled_underfill": 1 << 40}),  # before lane_split_tiles
+    ("all-tiledlanes2", "all", {"max_lanes": 2, "tiled_underfill": 1}),
+    ("all-tiledlanes4", "all", {"max_lanes": 4, "tiled_underfill": 1}),
+    ("all-tiledlanes8", "all", {"max_lanes": 8, "tiled_underfill": 1}),
+    ("all-tiledlanes16", "all", {"max_lanes": 16, "tiled_underfill": 1}),
 ]
 # --variants register: the register tile's choices (mmult/syrk/syr2k at n=2048, < 4 minutes);
 # --variants small: the loop optimisations at n=256 (every example kernel).
@@ -98,14 +96,17 @@ GROUPS = {"register": ["unroll", "all", "all-noreg", "all-roomy", "all-reg4x4", 
 
 
 def patched(changes):
-    """Set the attributes of `changes`; returns the old values (to restore)."""
-    import jitgpu.loopopt  # noqa: F401  (loads the modules named)
-    old = {}
-    for module, attrs in changes.items():
-        for name, value in attrs.items():
-            old.setdefault(module, {})[name] = getattr(sys.modules[module], name)
-            setattr(sys.modules[module], name, value)
+    """Every device's model (jitgpu/loopopt/cost.py's DEFAULT, which GpuModel.for_device starts
+    from) with the fields of `changes`; returns the model before (to restore)."""
+    from jitgpu.loopopt import cost
+    old = cost.DEFAULT
+    cost.DEFAULT = old.replace(**changes)
     return old
+
+
+def restored(model):
+    from jitgpu.loopopt import cost
+    cost.DEFAULT = model
 
 
 def run_variant(case, func, args, want, level, changes, repeat):
@@ -116,7 +117,7 @@ def run_variant(case, func, args, want, level, changes, repeat):
                       UNPY_GPU_SEARCH="0")
     old = patched(changes)
     offload._PREPARED.clear()
-    loopopt._OPTIMISED.clear()          # (optimised kernels are remembered by their text)
+    loopopt._OPTIMISED.clear()          # (the variants' kernels are not needed again)
     try:
         call, output = _harness.timed_caller(case, func, args)
         first = call()
@@ -133,7 +134,7 @@ def run_variant(case, func, args, want, level, changes, repeat):
                 "kernel": statistics.median(kernels), "reason": nest.reason,
                 "global": nest.details.get("ndrange", "")}
     finally:
-        patched(old)
+        restored(old)
 
 
 def example_cases(kernels: str, sizes: str, fastmath: bool = False):

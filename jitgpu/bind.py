@@ -127,15 +127,6 @@ class KernelNest:
     types: tuple                     # of (name, Type): variables of the nest
     free: tuple                      # the nest's free variables (ir.Param)
     transforms: tuple = ()           # names of the loop optimisations applied (jitgpu.loopopt)
-    fill_items: int = 0              # work-items the device needs to be full (0: no minimum)
-    constant_space: tuple = (0, 0)   # the device's (max constant buffer bytes, max constant args)
-    local_mem: int = 0               # the device's local memory per work-group (0: unknown)
-    # The register tile (R, C) register_tiles makes (None: its own fit; (1, 1): none), set by
-    # the first call's search (jitgpu/search.py).
-    register_tile: Optional[tuple] = None
-    # The factor unroll_inner unrolls innermost loops by (None: its own fit; 1: none), set by
-    # the first call's search for one-level nests.
-    unroll_factor: Optional[int] = None
     # The module was built with --fastmath: the printer lets the OpenCL compiler contract
     # `a * b + c` (else `FP_CONTRACT OFF`, rounding as the CPU path does).
     fastmath: bool = False
@@ -342,14 +333,7 @@ class _Binder:
         return KernelNest(KERNEL_NAME, self.fp64, tuple(params), global_size, local,
                           tuple(levels), tuple(loop_vars), tuple(body), tuple(accesses),
                           privates, tuple(red_info), tuple(self.types.items()),
-                          tuple(nest.free),
-                          fill_items=self.limits[2] if self.limits and len(self.limits) > 2
-                          else 0,
-                          constant_space=tuple(self.limits[3:5])
-                          if self.limits and len(self.limits) > 4 else (0, 0),
-                          local_mem=self.limits[5] if self.limits and len(self.limits) > 5
-                          else 0,
-                          fastmath=nest.fastmath, helpers=tuple(nest.helpers))
+                          tuple(nest.free), fastmath=nest.fastmath, helpers=tuple(nest.helpers))
 
     def bind_attrs(self, exprs) -> None:
         """`a.shape[d]` and `a.size` are `long` parameters (named after the array and dim)."""
@@ -406,8 +390,9 @@ def with_local_size(kernel: KernelNest, local: tuple) -> KernelNest:
 
 def device_limits(device) -> tuple:
     """(max_work_group_size, max_work_item_sizes, fill_items, max_constant_buffer_size,
-    max_constant_args, local_mem_size) of a gpurts Device, for `bind` (None where the device
-    does not say).
+    max_constant_args, local_mem_size) of a gpurts Device, for `bind` (the first two) and the
+    loop optimisations' model (jitgpu/loopopt/cost.py's GpuModel.for_device), None where the
+    device does not say.
     fill_items: the work-items a GPU needs in flight to be full (1024 per compute unit, as an
     H100 SM holds 2048 threads, half at least busy), 0 on other devices; unroll_and_jam keeps
     the NDRange at least that large. The constant limits bound loopopt.constant_space, the

@@ -25,6 +25,7 @@ import numpy as np
 
 from jitgpu.bind import bind, check_supported, device_limits
 from jitgpu.loopopt import describe_level, optimise
+from jitgpu.loopopt.cost import GpuModel
 from jitgpu.nest import (DeviceFailure, NotOffloadable, Refused, Unsupported, instantiate,
                          load_nest)
 from jitgpu.opencl_emit import print_kernel
@@ -218,7 +219,8 @@ def build_part(instance, part, values, device, opt, bound=None) -> tuple:
     """(KernelNest, source, BuiltKernel) of one part of a plan on `device`; `bound`: the part's
     kernel nest from `bind_part`, when the caller has it already."""
     from gpurts import BuildError, build_kernel
-    kernel = optimise(bound or bind_part(instance, part, values, device), opt)
+    kernel = optimise(bound or bind_part(instance, part, values, device), opt,
+                      GpuModel.for_device(device_limits(device)))
     source = print_kernel(kernel)
     try:
         built = build_kernel(device, source, kernel.name, build_options(kernel, device))

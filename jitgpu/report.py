@@ -202,8 +202,10 @@ def explain(f, source: bool = False) -> FunctionReport:
     function = module.__unpy_called_last__()[name] if len(own) > 1 else own[0]
     info = functions[function]
     signature = info["signature"] if len(own) > 1 else ""
+    loopopt = _cpu_transforms(module, function)
     if not info["gpu"]:
-        nests = [NestReport(k, "openmp", "the function is not marked @unpython.gpu")
+        nests = [_with_cpu_transforms(NestReport(k, "openmp", "the function is not marked "
+                                                 "@unpython.gpu"), loopopt)
                  for k in range(info["nests"])]
         return FunctionReport(name, True, False, nests, source, signature=signature)
     last = _last.get((module.__name__, function), {})
@@ -221,7 +223,8 @@ def explain(f, source: bool = False) -> FunctionReport:
                                    f"statement (line {lines[k]}), ran instead (a statement "
                                    "has a second version for lengths of 1 found at run "
                                    "time, which broadcast)")
-    nests = [last.get(k) or unrun(k) for k in range(info["nests"])]
+    nests = [_with_cpu_transforms(last.get(k) or unrun(k), loopopt)
+             for k in range(info["nests"])]
     # (the source lines of the nests fused into each, unpy/typeinfer/fuse.py)
     fused = {k: tuple(loop["fused"]) for k, loop in enumerate(loops) if loop.get("fused")}
     nests = [dataclasses.replace(n, fused=fused[k]) if fused.get(k) else n
@@ -230,6 +233,29 @@ def explain(f, source: bool = False) -> FunctionReport:
     copies = {k: tuple(v) for k, v in log.copies.items()} if log is not None else {}
     launches = _launches_of(module.__name__, function)
     return FunctionReport(name, True, True, nests, source, copies, signature, launches)
+
+
+# The key of a nest's details that names the C++ path's loop optimisations of a nest that ran
+# on OpenMP (unpy/loopopt's optimise_for_cpu, For.transforms).
+CPU_TRANSFORMS = "C++ loop optimisations"
+
+
+def _cpu_transforms(module, function: str) -> list:
+    """The C++ path's loop optimisations of each nest of the function, as the build recorded
+    them in the module (`__unpy_loopopt__`; none in a module built before it was)."""
+    import json
+    text = getattr(module, "__unpy_loopopt__", None)
+    return json.loads(text).get(function, []) if text else []
+
+
+def _with_cpu_transforms(nest: NestReport, transforms: list) -> NestReport:
+    """`nest` with the C++ path's loop optimisations of its nest among its details, where it
+    ran on OpenMP and has some."""
+    if nest.ran_on != "openmp" or nest.nest_id >= len(transforms) \
+            or not transforms[nest.nest_id]:
+        return nest
+    return dataclasses.replace(nest, details={
+        **nest.details, CPU_TRANSFORMS: ", ".join(transforms[nest.nest_id])})
 
 
 def _launches_of(module: str, function: str):

@@ -56,9 +56,10 @@ from typing import Optional
 
 import numpy as np
 
-from jitgpu.bind import KernelNest, with_local_size
+from jitgpu.bind import KernelNest, device_limits, with_local_size
 from jitgpu.choice import Choice, Rules
 from jitgpu.loopopt import optimise
+from jitgpu.loopopt.cost import GpuModel
 from jitgpu.opencl_emit import print_kernel
 from unpy.settings import current as current_settings
 
@@ -208,16 +209,15 @@ def might_search(instance, limits) -> bool:
     return is_gpu and estimated_kernel_s(instance) >= MIN_KERNEL_S
 
 
-def tuned(bound: KernelNest, tuning: Tuning) -> KernelNest:
-    """The bound nest with the tuning's choices set, for `optimise` to read (pure)."""
-    kernel = bound
-    if tuning.local is not None:
-        kernel = with_local_size(kernel, tuning.local)
+def tuned(bound: KernelNest, tuning: Tuning, model: GpuModel) -> tuple:
+    """(the bound nest, the model) with the tuning's choices, for `optimise` (pure): the nest
+    launched in the tuning's work-groups, the model's register tile and unroll factor set."""
+    kernel = bound if tuning.local is None else with_local_size(bound, tuning.local)
     if tuning.tile is not None:
-        kernel = kernel.replace(register_tile=tuning.tile)
+        model = model.replace(register_tile=tuning.tile)
     if tuning.unroll is not None:
-        kernel = kernel.replace(unroll_factor=tuning.unroll)
-    return kernel
+        model = model.replace(unroll_factor=tuning.unroll)
+    return kernel, model
 
 
 def _applies(tuning: Tuning, bound: KernelNest, limits) -> bool:
@@ -242,11 +242,12 @@ def _legal_local(local: tuple, bound: KernelNest, limits) -> bool:
 def candidates(bound: KernelNest, level: str, limits=None, default=None):
     """The default kernel of `level` (`default`, where already made), then the distinct
     alternatives of ALTERNATIVES that apply to the nest, at most MAX_CANDIDATES in all, made
-    one at a time as they are asked for (each costs an `optimise` and a print). A pass that
-    refuses a choice leaves the kernel as the default has it: the same source and launch,
-    dropped (pure)."""
+    one at a time as they are asked for (each costs an `optimise` and a print), on the model
+    of the device of `limits`. A pass that refuses a choice leaves the kernel as the default
+    has it: the same source and launch, dropped (pure)."""
+    model = GpuModel.for_device(limits)
     if default is None:
-        kernel = optimise(bound, level)
+        kernel = optimise(bound, level, model)
         default = Candidate(Tuning(), kernel, print_kernel(kernel))
     yield default
     seen = {(default.source, default.kernel.global_size, default.kernel.local_size)}
@@ -255,15 +256,17 @@ def candidates(bound: KernelNest, level: str, limits=None, default=None):
             return
         if not _applies(tuning, bound, limits):
             continue
-        candidate = made(bound, level, tuning)
+        candidate = made(bound, level, tuning, model)
         key = (candidate.source, candidate.kernel.global_size, candidate.kernel.local_size)
         if key not in seen:
             seen.add(key)
             yield candidate
 
 
-def made(bound: KernelNest, level: str, tuning: Tuning) -> Candidate:
-    kernel = optimise(tuned(bound, tuning), level)
+def made(bound: KernelNest, level: str, tuning: Tuning, model: GpuModel) -> Candidate:
+    """The candidate of `tuning` on the device of `model`."""
+    kernel, model = tuned(bound, tuning, model)
+    kernel = optimise(kernel, level, model)
     return Candidate(tuning, kernel, print_kernel(kernel))
 
 
@@ -399,7 +402,7 @@ def start(nest: str, part, values: dict, device, level: str, bound: KernelNest, 
     choice = record.fastest() or first.label
     chosen, tuning = default, Tuning()
     if choice != first.label:
-        best = made(bound, level, record.tunings[choice])
+        best = made(bound, level, record.tunings[choice], GpuModel.for_device(limits))
         try:
             chosen = (best.kernel, best.source, _built(device, best))
             tuning = best.tuning
@@ -415,7 +418,7 @@ def _has_partials(kernel: KernelNest) -> bool:
 def build_tuned(device, bound: KernelNest, level: str, tuning: Tuning) -> tuple:
     """(KernelNest, source, BuiltKernel) of `bound` optimised with a search's choice (the
     tiles of an overlapped plan are built with the choice searched on the whole nest)."""
-    candidate = made(bound, level, tuning)
+    candidate = made(bound, level, tuning, GpuModel.for_device(device_limits(device)))
     return candidate.kernel, candidate.source, _built(device, candidate)
 
 

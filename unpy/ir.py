@@ -491,6 +491,10 @@ class For:
     # The C++ path's run-time proof that some indices of this outermost nest stay in range
     # (unpy/loopopt/index_proof): the nest of `proof` runs instead where its bounds hold.
     proof: Optional["IndexProof"] = None
+    # The names of the C++ path's loop optimisations applied to this outermost nest
+    # (unpy/loopopt's optimise_for_cpu; as jitgpu's KernelNest.transforms): its BLAS call, its
+    # `blocked` form's pass, its run-time proof (that of `proof.nest` on the proof's nest).
+    transforms: list = field(default_factory=list)
 
 
 @dataclass
@@ -860,6 +864,8 @@ def format_stmts(body, indent=1) -> list:
                 extra += f"  # gpu nest {s.nest_id}"
             if s.fused:
                 extra += f" (fused: the nests at lines {', '.join(map(str, s.fused))})"
+            if s.transforms:
+                lines.append(f"{pad}# loop optimisations: {', '.join(s.transforms)}")
             lines.append(f"{pad}for {s.var} in {kind}({format_expr(s.start)}, "
                          f"{format_expr(s.stop)}, {format_expr(s.step)}):{extra}")
             if s.blas:
@@ -929,6 +935,9 @@ def format_proof(proof: IndexProof, indent: int) -> list:
     for bound in proof.bounds:
         lines.append(f"{pad}#     0 <= {format_expr(bound.index)} < "
                      f"{bound.array.id}.shape[{bound.dim}]")
+    if proof.nest.transforms:
+        lines.append(f"{pad}# loop optimisations where proved: "
+                     f"{', '.join(proof.nest.transforms)}")
     return lines + format_blocked(proof.nest, indent)
 
 

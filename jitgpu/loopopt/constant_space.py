@@ -6,13 +6,14 @@ import dataclasses
 
 from jitgpu.bind import KernelNest
 from jitgpu.loopopt.const_buffers import written_buffers
+from jitgpu.loopopt.cost import GpuModel
 from jitgpu.loopopt.nodes import UnrolledLevel, VectorLoad
 from unpy.loopopt.rewrite import transform
 from unpy.loopopt.nest import ArrayAccess
 from unpy import ir
 
 
-def constant_space(kernel: KernelNest) -> KernelNest:
+def constant_space(kernel: KernelNest, model: GpuModel = GpuModel()) -> KernelNest:
     """Put in the `__constant` address space each buffer that the body never stores into and
     reads only at addresses that no work-item index changes (`work_item_variables`: no term of
     a device index into it is, or reads, a variable that depends on the NDRange levels), so at
@@ -22,10 +23,10 @@ def constant_space(kernel: KernelNest) -> KernelNest:
 
     Legal when the buffers fit the device: the chosen buffers' bytes together at most its
     CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE and their number at most CL_DEVICE_MAX_CONSTANT_ARGS
-    (`KernelNest.constant_space`, from bind.device_limits; unknown limits: none is chosen);
+    (`GpuModel.constant_space`, from bind.device_limits; unknown limits: none is chosen);
     smallest buffers first. A buffer read through a view of another dtype (a cast pointer)
     stays global. What the body reads does not change: only where it reads from."""
-    max_bytes, max_args = kernel.constant_space
+    max_bytes, max_args = model.constant_space
     if not max_bytes or not max_args:
         return kernel
     varying = work_item_variables(kernel)

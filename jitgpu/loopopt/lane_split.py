@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from jitgpu.bind import KernelNest
-from jitgpu.loopopt.local_tiles import DEFAULT_LOCAL_MEM
+from jitgpu.loopopt.cost import GpuModel
 from jitgpu.loopopt.nodes import (ActiveItem, FirstLane, LaneCombine, LaneIndex, LanePartials,
                                   TileLoad, UnrolledLevel)
 from unpy.loopopt.rewrite import binop, const
@@ -17,25 +17,11 @@ from unpy import ir
 from unpy.typeinfer.reductions import (UpwardExposed, assigned_names, reads_of,
                                        reduction_form, walk_exprs, walk_stmts)
 
-MAX_LANES = 32                 # a warp: a parallel iteration's lanes stay in one
-# Only a nest this many times too small for the device is split: on an H100 (fill 135168)
-# nbody at 4096 bodies ran its kernel 3-9x faster split, but at 65536 the split lost its
-# local tiles and ran slower with 2 or 4 lanes: f32 4.32 / 4.44 ms against 3.18, f64 10.75 /
-# 10.23 against 10.26 (2026-11-25). An eighth keeps the halves of 65536 bodies on two GPUs
-# (32768 each) unsplit.
-UNDERFILL = 8
-# A loop local_tiles staged is split where the device needs this many times the nest's
-# work-items (lane_split_tiles). Kernel ms on an H200 (fill 135168), nbody --fastmath, no lanes
-# against the lanes chosen (2026-11-27): f32 32768 bodies (a half of 65536 on two GPUs) 1.31
-# against 0.87 (8 lanes), 65536 3.18 / 2.99 (4), 131072 11.90 / 10.99 (2); f64 2.85 / 1.81,
-# 7.12 / 6.70, 27.2 / 25.8.
-TILED_UNDERFILL = 1
-MIN_ITERATIONS_PER_LANE = 16   # fewer: the combination's barriers cost more than they save
 NUMBERS = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float32",
            "float64")               # the accumulators' dtypes (not bool)
 
 
-def lane_split(kernel: KernelNest) -> KernelNest:
+def lane_split(kernel: KernelNest, model: GpuModel = GpuModel()) -> KernelNest:
     """Each parallel iteration gets L work-items, its lanes (neighbours in OpenCL dimension 0,
     the NDRange levels one dimension up, the work-group as large as before): lane l runs the
     iterations `start + l*step`, `start + (l + L)*step`, ... of a sequential loop of the body
@@ -44,13 +30,13 @@ def lane_split(kernel: KernelNest) -> KernelNest:
     over the L lanes, every work-item at every barrier) and lane 0 alone runs the statements
     after the loop (`out[i] = s`). Every lane runs the statements before the loop.
 
-    Applies when the device needs at least UNDERFILL times the nest's work-items
-    (`kernel.fill_items` > 0): L is the smallest power of two with
-    work-items * L >= fill_items, at most MAX_LANES and the work-group's size (the device's
+    Applies when the device needs at least the model's `underfill` times the nest's
+    work-items (its `fill_items` > 0): L is the smallest power of two with
+    work-items * L >= fill_items, at most `max_lanes` and the work-group's size (the device's
     maximum or less); not when L < 2. The nest has at most 2 levels (3 OpenCL dimensions with
     the lanes), no unrolled level and no local tiles (earlier passes took it). The loop is a
     sequential `for` at the top of the innermost parallel body, with a literal step, and at
-    least MIN_ITERATIONS_PER_LANE * L iterations at this call (the loops' boxes); where several
+    least `min_iterations_per_lane` * L iterations at this call (the loops' boxes); where several
     qualify, the one of most iterations (the first on ties); its bounds read no accumulator
     (the lanes evaluate them after restarting their partials). Inside it: only assignments to
     loop-local temporaries (assigned before read in each iteration, not read after the loop;
@@ -74,13 +60,13 @@ def lane_split(kernel: KernelNest) -> KernelNest:
     raises as the interpreter does. Work-items past the trip counts (the NDRange rounded up
     to the work-group) skip the statements but reach every barrier."""
     body = list(kernel.body)
-    lanes = _lanes(kernel, UNDERFILL)
+    lanes = _lanes(kernel, model, model.underfill)
     if lanes is None or any(isinstance(s, TileLoad) for s in walk_stmts(body)):
         return kernel
     chosen = None
     for k, s in enumerate(body):
         if isinstance(s, ir.For):
-            found = _splittable(kernel, body, k, lanes)
+            found = _splittable(kernel, model, body, k, lanes)
             if found is not None and (chosen is None or found[1] > chosen[1]):
                 chosen = (k, found[1], found[0])
     if chosen is None:
@@ -91,37 +77,38 @@ def lane_split(kernel: KernelNest) -> KernelNest:
         # would not give, taken only under --fastmath (issue 19: the GPU path rounds as the
         # interpreter does).
         return kernel
-    if not _fits_local_memory(kernel, accumulators):
+    if not _fits_local_memory(kernel, model, accumulators):
         return kernel
     return _split(kernel, body, k, accumulators, lanes)
 
 
-def _lanes(kernel: KernelNest, underfill: int) -> int | None:
+def _lanes(kernel: KernelNest, model: GpuModel, underfill: int) -> int | None:
     """The lanes a parallel iteration gets where the device needs `underfill` times the nest's
-    work-items or more: the smallest power of two that fills the device, at most MAX_LANES and
+    work-items or more: the smallest power of two that fills the device, at most max_lanes and
     the work-group's size; None where the nest may not be split (or fewer than 2 lanes)."""
     ndim = len(kernel.levels)
     group = math.prod(kernel.local_size)
     items = math.prod(kernel.global_size)
-    if (kernel.fill_items <= 0 or items * underfill > kernel.fill_items or ndim >= 3
+    fill = model.fill_items
+    if (fill <= 0 or items * underfill > fill or ndim >= 3
             or len(kernel.global_size) != ndim                      # split already
             or any(isinstance(level, UnrolledLevel) for level in kernel.levels)
             or escapes(list(kernel.body))):
         return None
     lanes = 1
-    while items * lanes < kernel.fill_items and lanes < min(MAX_LANES, group):
+    while items * lanes < fill and lanes < min(model.max_lanes, group):
         lanes *= 2
     return lanes if lanes >= 2 else None
 
 
-def lane_split_tiles(kernel: KernelNest) -> KernelNest:
+def lane_split_tiles(kernel: KernelNest, model: GpuModel = GpuModel()) -> KernelNest:
     """lane_split for a loop that local_tiles staged in tiles (nbody at 65536 bodies, or its
     halves on two GPUs: too few work-items to fill the device, too many to give up the tiles):
     the lanes split each tile's iterations (lane l runs the tile's iterations l, l + L, ...),
     while the whole group loads the tiles as before; the lanes' partials start before the
     tile loop and are combined after it, then lane 0 alone runs what followed the loop.
 
-    Applies where the device needs at least TILED_UNDERFILL times the nest's work-items, with
+    Applies where the device needs at least `tiled_underfill` times the nest's work-items, with
     lane_split's lanes and its conditions on the loop (the tile's inner loop), the statements
     before it and after it (the tile loop's guarded neighbours), and the floats' --fastmath;
     also: every tile of the kernel is rowless (each element read by every work-item of the
@@ -130,7 +117,7 @@ def lane_split_tiles(kernel: KernelNest) -> KernelNest:
     (a triangular nest's), and the tiles and the lanes' scratch fit the local memory
     together. Every work-item still reaches every barrier: the tile loads', the combination's."""
     body = list(kernel.body)
-    lanes = _lanes(kernel, TILED_UNDERFILL)
+    lanes = _lanes(kernel, model, model.tiled_underfill)
     tiles = [t for s in walk_stmts(body) if isinstance(s, TileLoad) for t in s.tiles]
     if lanes is None or not tiles or any(t.level is not None for t in tiles):
         return kernel
@@ -144,14 +131,14 @@ def lane_split_tiles(kernel: KernelNest) -> KernelNest:
     before = [t for s in body[:k] for t in (_guarded_block(s) or [s])]
     after = _guarded_block(after[0]) if after else []
     flat = before + [inner] + after
-    found = _splittable(kernel, flat, len(before), lanes)
+    found = _splittable(kernel, model, flat, len(before), lanes)
     if found is None:
         return kernel
     accumulators = tuple(found[0])
     if not kernel.fastmath and any(dtype.startswith("float") for _, _, dtype in accumulators):
         return kernel
     tile_bytes = sum(t.elements * np.dtype(t.dtype).itemsize for t in tiles)
-    if not _fits_local_memory(kernel, accumulators, tile_bytes):
+    if not _fits_local_memory(kernel, model, accumulators, tile_bytes):
         return kernel
     loads, guarded, barrier = tile_loop.body
     split = dataclasses.replace(guarded, body=[_lane_loop(inner, lanes)])
@@ -196,14 +183,14 @@ def _lane_loop(loop, lanes):
         step=const(step * lanes))
 
 
-def _splittable(kernel, body, k, lanes):
+def _splittable(kernel, model, body, k, lanes):
     """(accumulators, iterations) where `body[k]` may be split over `lanes`, else None."""
     loop, before, after = body[k], body[:k], body[k + 1:]
     if loop.parallel or not (isinstance(loop.step, ir.Const) and type(loop.step.value) is int
                              and loop.step.value != 0):
         return None
     var = next((v for v in kernel.loops if v.var == loop.var), None)
-    if var is None or var.extent < MIN_ITERATIONS_PER_LANE * lanes:
+    if var is None or var.extent < model.min_iterations_per_lane * lanes:
         return None
     reduced = {var: op for var, op, _ in kernel.reductions}
     if any(isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript)
@@ -306,12 +293,12 @@ def _first_argument(body, name) -> bool:
     return True
 
 
-def _fits_local_memory(kernel, accumulators, other_bytes=0) -> bool:
+def _fits_local_memory(kernel, model, accumulators, other_bytes=0) -> bool:
     """Whether the lanes' scratch (a slot per work-item and accumulator, and the reductions')
     fits the device's local memory beside `other_bytes` (the tiles)."""
     scratch = [dtype for _, _, dtype in accumulators] + [d for _, _, d in kernel.reductions]
     need = math.prod(kernel.local_size) * sum(np.dtype(dtype).itemsize for dtype in scratch)
-    return need + other_bytes <= (kernel.local_mem or DEFAULT_LOCAL_MEM)
+    return need + other_bytes <= model.local_mem
 
 
 def _split(kernel, body, k, accumulators, lanes):

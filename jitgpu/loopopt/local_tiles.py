@@ -7,6 +7,7 @@ import math
 
 from jitgpu.bind import KernelNest, LoopVar
 from jitgpu.loopopt.const_buffers import written_buffers
+from jitgpu.loopopt.cost import GpuModel
 from jitgpu.loopopt.nodes import (ActiveItem, Barrier, GroupActive, Lane, LocalLoad,
                                   LocalTile, TileLoad, vector_dtype)
 from unpy.loopopt.rewrite import assign, binop, const, fresh, name, transform
@@ -16,29 +17,13 @@ from unpy import ir
 from unpy.ir import Scalar
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs
 
-# Iterations per tile when a tile has rows (a row of the work-group's rows x this many
-# iterations); tiles without rows (every work-item reads the same element) take up to this
-# many, at most one per work-item of the group (each loads one element per tile); 0: none.
-ROW_TILE_ITERATIONS = 32      # H100, f32 2048: mmult 2.20 ms vs 3.69 at 16, syrk 1.23 vs 1.34
-ROWLESS_TILE_ITERATIONS = 256
-# A loop of fewer iterations at this call is not tiled (its loads may be cheaper from the
-# caches than a tile's barriers; cp at n=256 has 16 atoms): not measured yet, off (2).
-MIN_TILED_ITERATIONS = 2
-# Local memory for the tiles: at most this share of the device's (room left for a reduction's
-# scratch), at most LOCAL_BUDGET. Measured on an H100 (48 KiB, 2026-11-23, n=2048, kernel ms,
-# with register_tiles' default blocks): 44 KiB against 24 KiB (half, which left room for a
-# second work-group per compute unit): mmult f32 0.835 vs 0.876, f64 2.37 vs 2.55, syrk f32
-# 0.90 vs 0.97, f64 1.08 vs 1.16, syr2k f32 2.01 vs 2.58, f64 2.29 vs 3.88.
-LOCAL_FRACTION = 0.95
-LOCAL_BUDGET = 44 * 1024
-DEFAULT_LOCAL_MEM = 32 * 1024       # OpenCL's minimum CL_DEVICE_LOCAL_MEM_SIZE
-VECTOR_BYTES = 16                   # vector reads of a column's rows: float4, double2 (0: none)
 ITEMSIZE = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4,
             "float32": 4, "complex64": 8, "complex128": 16}
 VECTOR_READ = {"int32", "uint32", "float32", "int64", "uint64", "float64"}   # kinds of vector reads
 
 
-def local_tiles(kernel: KernelNest, columns: int | None = None) -> KernelNest:
+def local_tiles(kernel: KernelNest, model: GpuModel = GpuModel(),
+                columns: int | None = None) -> KernelNest:
     """Stage in `__local` memory the elements that the work-items of a group all read, for each
     sequential loop at the top of the body (after unroll_and_jam: the jammed inner-product loop
     `for k`): the loop runs in tiles of `columns` iterations; per tile the group loads, with
@@ -62,17 +47,19 @@ def local_tiles(kernel: KernelNest, columns: int | None = None) -> KernelNest:
     the loop as a whole (`GroupActive`, the same for the whole group). Tile loads are guarded
     at the edges (iterations past the loop's stop, rows past the level's trip count load 0),
     so any trip count works, and read only elements of the loops' boxes (what the transfer
-    analysis mapped). The tiles fit min(LOCAL_FRACTION of the device's local memory,
-    LOCAL_BUDGET). Summation order is unchanged (the tile's iterations run in order).
+    analysis mapped). The tiles fit min(the model's local_fraction of the device's local
+    memory, its local_budget). Summation order is unchanged (the tile's iterations run in
+    order). A loop of fewer iterations than the model's min_tiled_iterations at this call is
+    not tiled.
 
-    `columns` None: ROW_TILE_ITERATIONS for a loop with a tile that has rows, else
-    ROWLESS_TILE_ITERATIONS or the work-group size if smaller; halved until the tiles fit.
+    `columns` None: the model's row_tile_iterations for a loop with a tile that has rows, else
+    its rowless_tile_iterations or the work-group size if smaller; halved until the tiles fit.
     Unchanged where no loop qualifies."""
     body = list(kernel.body)
     group = math.prod(kernel.local_size)
     if group < 2 or escapes(body) or _has_tiles(body):
         return kernel
-    state = _Tiles(kernel, columns)
+    state = _Tiles(kernel, model, columns)
     out, done = [], []
     segment = []
     for s in body:
@@ -110,8 +97,8 @@ def _guarded(stmts):
 
 
 class _Tiles:
-    def __init__(self, kernel, columns):
-        self.kernel, self.columns = kernel, columns
+    def __init__(self, kernel, model, columns):
+        self.kernel, self.model, self.columns = kernel, model, columns
         self.written = written_buffers(kernel)
         self.longs = kernel.longs
         self.table = dict(kernel.accesses)
@@ -125,8 +112,7 @@ class _Tiles:
             for u, var in enumerate(getattr(level, "copies", ()), 1):
                 self.level_of[var] = (k, u)
         self.guarded = any(level.guard is not None for level in kernel.levels)
-        local_mem = kernel.local_mem or DEFAULT_LOCAL_MEM
-        self.budget = min(int(local_mem * LOCAL_FRACTION), LOCAL_BUDGET)
+        self.budget = min(int(model.local_mem * model.local_fraction), model.local_budget)
         self.tiles, self.privates, self.loops, self.done = [], [], [], []
         self.vector_types = []          # (vector private, type of its lanes)
 
@@ -138,7 +124,8 @@ class _Tiles:
                 and s.step.value != 0):
             return False
         loop = next((v for v in self.kernel.loops if v.var == s.var), None)
-        if loop is None or loop.level is not None or loop.extent < max(2, MIN_TILED_ITERATIONS):
+        if loop is None or loop.level is not None or loop.extent < max(
+                2, self.model.min_tiled_iterations):
             return False
         bounds = [s.start, s.stop]
         if any(isinstance(e, ir.Subscript) for e in walk_exprs(bounds)):
@@ -175,7 +162,7 @@ class _Tiles:
                 row = (level, copy, c)
             else:
                 return None
-        if not along or (row is None and not ROWLESS_TILE_ITERATIONS):
+        if not along or (row is None and not self.model.rowless_tile_iterations):
             return None
         ndim = len(self.kernel.levels)
         others = [self.kernel.local_size[ndim - 1 - k] for k in range(ndim)
@@ -238,7 +225,8 @@ class _Tiles:
         double2), each copy reading its lane. Legal anywhere in the loop's body: the tiles do
         not change during a tile's iterations, and every row and iteration read is inside the
         tile."""
-        if not VECTOR_BYTES:
+        vector_bytes = self.model.tile_vector_bytes
+        if not vector_bytes:
             return body
         by_name = {t.name: t for t, _ in tiles}
         loads = []
@@ -246,7 +234,7 @@ class _Tiles:
         groups = {}
         for x in loads:
             t = by_name[x.tile]
-            width = VECTOR_BYTES // ITEMSIZE.get(t.dtype, 8)
+            width = vector_bytes // ITEMSIZE.get(t.dtype, 8)
             # A strided level's copies (register_tiles) are a local size apart, not a vector.
             if (t.dtype in VECTOR_READ and not t.strided and t.factor % width == 0
                     and t.stride % width == 0):
@@ -257,7 +245,7 @@ class _Tiles:
                 continue
             first = next(iter(members.values()))
             dtype = by_name[tile].dtype
-            width = VECTOR_BYTES // ITEMSIZE.get(dtype, 8)
+            width = vector_bytes // ITEMSIZE.get(dtype, 8)
             vector = fresh(f"{first.var.id}__rows", self.taken)
             self.privates.append((vector, vector_dtype(dtype, width)))
             self.vector_types.append((vector, first.type))
@@ -278,8 +266,8 @@ class _Tiles:
         kernel = self.kernel
         ndim = len(kernel.levels)
         with_rows = any(key[4] is not None for key in families)
-        columns = self.columns or (ROW_TILE_ITERATIONS if with_rows else min(
-            ROWLESS_TILE_ITERATIONS, math.prod(kernel.local_size)))
+        columns = self.columns or (self.model.row_tile_iterations if with_rows else min(
+            self.model.rowless_tile_iterations, math.prod(kernel.local_size)))
         while columns >= 1:
             tiles = []
             for key, members in families.items():

@@ -12,7 +12,8 @@ from unpy.loopopt.register_tiles import Refusal, register_tile
 from unpy.typeinfer.reductions import escapes
 
 
-def register_tiles(kernel: KernelNest, tile: tuple | None = None) -> KernelNest:
+def register_tiles(kernel: KernelNest, model: GpuModel = GpuModel(),
+                   tile: tuple | None = None) -> KernelNest:
     """Unroll-and-jam two NDRange levels at once, the register tile unpy/loopopt/register_tiles.py
     chooses with the OpenCL path's cost model (jitgpu/loopopt/cost.py's GpuModel): the outer
     level by R (consecutive copies, as unroll_and_jam), the last, coalesced level by C with its
@@ -31,22 +32,22 @@ def register_tiles(kernel: KernelNest, tile: tuple | None = None) -> KernelNest:
     and reduction updates guarded, so the body must not be able to raise (only + - * and
     comparisons, unchecked affine accesses, casts to float, min/max/abs; no while).
 
-    Applies when the model says a tile pays (GpuModel.pays: crossed operands, a[i, k] and
+    Applies when the model says a tile pays (KernelModel.pays: crossed operands, a[i, k] and
     b[k, j]), of the outer level whose copies share the most loads. `tile` (else
-    `kernel.register_tile`: jitgpu/search.py's choice) None: GpuModel.tile, REGISTER_TILE
-    shrunk to the registers and the device's fill; unchanged (unroll_and_jam then decides
-    alone) if either count falls below 2 (a tile of (1, 1))."""
+    `model.register_tile`: jitgpu/search.py's choice) None: KernelModel.tile, the model's
+    tile_shape shrunk to the registers and the device's fill; unchanged (unroll_and_jam then
+    decides alone) if either count falls below 2 (a tile of (1, 1))."""
     if len(kernel.levels) < 2 or kernel.local_size[0] < 2 or escapes(list(kernel.body)):
         return kernel
-    choice = register_tile(loop_nest(kernel), GpuModel.for_kernel(kernel, tile))
+    choice = register_tile(loop_nest(kernel), model.of(kernel, tile))
     if isinstance(choice, Refusal):
         return kernel
     if any(lv.guard is not None for lv in kernel.levels) and not _cannot_raise(kernel):
         return kernel
-    jammed = unroll_and_jam(kernel, level=choice.last, factor=choice.cols, strided=True)
+    jammed = unroll_and_jam(kernel, model, level=choice.last, factor=choice.cols, strided=True)
     if jammed is kernel:
         return kernel
-    tiled = unroll_and_jam(jammed, level=choice.outer, factor=choice.rows)
+    tiled = unroll_and_jam(jammed, model, level=choice.outer, factor=choice.rows)
     if tiled is jammed:
         return kernel
     return tiled.replace(transforms=kernel.transforms + (f"register_tiles({choice})",))

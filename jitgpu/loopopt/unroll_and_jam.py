@@ -15,7 +15,7 @@ from unpy.loopopt.rewrite import fresh, rename, transform
 from unpy.loopopt.unroll_and_jam import choose_jam
 
 
-def unroll_and_jam(kernel: KernelNest, level: int | None = None,
+def unroll_and_jam(kernel: KernelNest, model: GpuModel = GpuModel(), level: int | None = None,
                    factor: int | None = None, strided: bool = False) -> KernelNest:
     """Each work-item computes `factor` consecutive iterations of NDRange level `level` (the
     level's NDRange shrinks to ceil(n / factor)); the copies of the body are jammed: an inner
@@ -40,10 +40,11 @@ def unroll_and_jam(kernel: KernelNest, level: int | None = None,
     has another unrolled level (register_tiles jams both): every store is then already guarded
     by the earlier jam, and its `CopyValid` becomes the tuple of both levels' copies.
 
-    `level` and `factor` None: GpuModel's, the level with the most loads shared by its copies
-    inside jammed loops and the largest factor of JAM_FACTORS within JAM_REGISTER_BUDGET that
-    leaves at least `kernel.fill_items` work-items; unchanged where choose_jam refuses."""
-    jam = choose_jam(loop_nest(kernel), GpuModel.for_kernel(kernel), level, factor)
+    `level` and `factor` None: the model's (KernelModel), the level with the most loads shared
+    by its copies inside jammed loops and the largest of its jam_factors within its
+    jam_register_budget that leaves at least its fill_items work-items; unchanged where
+    choose_jam refuses."""
+    jam = choose_jam(loop_nest(kernel), model.of(kernel), level, factor)
     if isinstance(jam, Refusal):
         return kernel
     renamed = [p for p in dict(kernel.privates) if p not in jam.jammed]

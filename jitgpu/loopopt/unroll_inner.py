@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from jitgpu.bind import KernelNest
+from jitgpu.loopopt.cost import GpuModel
 from jitgpu.loopopt.rewrite import AccessCopies
 from jitgpu.loopopt.view import index_reads
 from unpy.loopopt.rewrite import assign, binop, const, fresh, has_stmt, name, rename, transform
@@ -12,13 +13,9 @@ from unpy.loopopt.nest import ArrayAccess
 from unpy import ir
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 
-# The extra copies' loads in flight (4-byte registers, 8-byte elements count twice), times
-# `factor - 1`, must fit this budget; factors tried from the largest.
-REGISTER_BUDGET = 32
-FACTORS = (4, 2)
 
-
-def unroll_inner(kernel: KernelNest, factor: int | None = None) -> KernelNest:
+def unroll_inner(kernel: KernelNest, model: GpuModel = GpuModel(),
+                 factor: int | None = None) -> KernelNest:
     """Each innermost sequential `for` loop (no loop inside it) runs `factor` iterations per
     trip of a main loop, then the iterations left over in a remainder loop (the original
     loop), so any trip count works:
@@ -39,12 +36,13 @@ def unroll_inner(kernel: KernelNest, factor: int | None = None) -> KernelNest:
     no loop, while, break or continue, and does not assign the loop variable (the copies'
     variables are then `k + u*step` throughout); bounds are evaluated once, before the loops,
     as the loop does; where the loop variable is read after the loop, each main trip leaves it
-    at its last copy's value (as the original loop leaves it). `factor` None: the kernel's
+    at its last copy's value (as the original loop leaves it). `factor` None: the model's
     `unroll_factor` where set (jitgpu/search.py's choice for a one-level nest, applied to every
-    innermost loop whatever its loads; 1: none unrolled), else the largest of FACTORS whose
-    extra copies' loads (distinct accesses that depend on the loop variable) fit
-    REGISTER_BUDGET; a loop of at most one iteration at this call is left alone."""
-    state = _Unroll(kernel, factor or kernel.unroll_factor)
+    innermost loop whatever its loads; 1: none unrolled), else the largest of its
+    inner_factors whose extra copies' loads (distinct accesses that depend on the loop
+    variable) fit its inner_register_budget; a loop of at most one iteration at this call is
+    left alone."""
+    state = _Unroll(kernel, model, factor or model.unroll_factor)
     body = state.block(list(kernel.body), list(kernel.body))
     if not state.done:
         return kernel
@@ -59,8 +57,8 @@ def unroll_inner(kernel: KernelNest, factor: int | None = None) -> KernelNest:
 
 
 class _Unroll:
-    def __init__(self, kernel, factor):
-        self.kernel, self.factor = kernel, factor
+    def __init__(self, kernel, model, factor):
+        self.kernel, self.model, self.factor = kernel, model, factor
         self.accesses = AccessCopies(kernel)
         self.taken = ({n for n, _ in kernel.types} | {p for p, _ in kernel.privates}
                       | {p.name for p in kernel.free} | {v.var for v in kernel.loops})
@@ -94,7 +92,8 @@ class _Unroll:
         loads = {e.aid: e.type.dtype for e in walk_exprs(s.body) if isinstance(e, ArrayAccess)
                  and e.aid in table and s.var in index_reads(table[e.aid])}
         cost = sum(2 if dtype.endswith("64") else 1 for dtype in loads.values())
-        return next((f for f in FACTORS if (f - 1) * max(cost, 1) <= REGISTER_BUDGET), 1)
+        return next((f for f in self.model.inner_factors
+                     if (f - 1) * max(cost, 1) <= self.model.inner_register_budget), 1)
 
     def unroll(self, s, factor, whole):
         var, step = s.var, s.step.value

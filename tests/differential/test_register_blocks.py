@@ -88,6 +88,28 @@ def test_accumulating_into_the_output_element(contractions_kernels, operands, f3
 
 
 @SETTINGS
+@given(product_operands(), st.sampled_from([0.0, 0.5, -1.25]))
+def test_a_sum_started_from_the_element_it_writes(contractions_kernels, operands, beta):
+    """scaled_from_output's sums read c[i, j], which the nest writes: blocked since the middle
+    loop's independence comes from typeinfer/independent_loops (each iteration reads the
+    element only it writes), every layout of the operands (reversed: negative strides)."""
+    contractions_kernels.check("scaled_from_output", 1.5, *operands[:2], beta, operands[2])
+
+
+def test_a_sum_started_from_the_element_it_writes_on_aliased_arguments(contractions_kernels):
+    """c is a (a row's later sums read the elements its earlier ones stored), c is b (each
+    column's sum reads what other rows store), c a reversed view of a: the blocked code must
+    not run (its disjoint pairs), and the loops as written give the interpreter's results."""
+    rng = np.random.default_rng(9)
+    for n in (13, 31):
+        a = rng.uniform(-1, 1, (n, n))
+        b = rng.uniform(-1, 1, (n, n))
+        contractions_kernels.check("scaled_from_output", 1.5, a, b, 0.5, a)
+        contractions_kernels.check("scaled_from_output", 1.5, a, a[::-1], 0.5, a[::-1])
+        contractions_kernels.check("scaled_from_output", 1.5, a, b, 0.5, a[:, ::-1])
+
+
+@SETTINGS
 @given(product_operands(), product_operands(np.float32))
 def test_the_i_k_j_order(contractions_kernels, operands, f32):
     contractions_kernels.check("ikj_gemm", 1.5, *operands[:2], 0.25, operands[2])
@@ -126,6 +148,7 @@ def test_k_blocks(small_blocks, operands, f32):
     a, b, c = operands
     if a.shape[1]:
         small_blocks.check("gemm_epilogue", 1.5, a, b, 0.75, c)
+    small_blocks.check("scaled_from_output", 1.5, a, b, 0.25, c)
 
 
 @SETTINGS
@@ -197,6 +220,7 @@ def test_near_misses_match(contractions_kernels):
     contractions_kernels.check("bound_from_column", a, b, np.zeros((13, 19)))
     lens = rng.integers(0, 20, 13)
     contractions_kernels.check("ragged_rows", a, b, lens, np.zeros((13, 19)))
+    contractions_kernels.check("row_maxima", a, b, np.full(13, -np.inf))
 
 
 def _contractions_ir():
@@ -224,7 +248,11 @@ def test_which_nests_are_blocked():
                        "gram_upper", "distances", "distances_direct", "stepped_sum",
                        "textbook", "textbook_scaled", "textbook_beta", "ikj_gemm",
                        "ikj_plain", "accumulates_along_k", "centred_gram",
-                       "stepped_forward"}
+                       "stepped_forward", "scaled_from_output"}
+    # The middle level is a loop typeinfer/independent_loops proves independent: row_maxima's
+    # columns all update best[i] (blocked before it was, its sums reading no array it writes);
+    # scaled_from_output's sums read the element each column writes (not blocked before).
+    assert "row_maxima" not in blocked
     # `unpy build` counts them in its progress line.
     assert blocked_nests(_contractions_ir().functions) == len(blocked)
     # The blocked code's condition: what the nest writes overlaps nothing its sums read.
@@ -234,6 +262,12 @@ def test_which_nests_are_blocked():
     k_block = MODEL.blocking.k_block
     text = "\n".join(ir.format_stmts(nests["matmul"].blocked))
     assert f"tile(float64, (12, {cols}))" in text and "# simd" in text
+    # Each nest records what was applied to it.
+    assert nests["matmul"].transforms == [f"register_blocks(i x j: 12 x {cols}, panels)"]
+    assert nests["gram_upper"].transforms == [f"register_blocks(i x j: 6 x {2 * cols})"]
+    assert nests["ikj_gemm"].transforms == [
+        f"register_blocks(i x j: 12 x {cols}, panels, in the dot-product order)"]
+    assert nests["row_maxima"].transforms == []
     assert f"tile(float32, (12, {2 * cols}))" in "\n".join(
         ir.format_stmts(nests["matmul_f32"].blocked))
     # Two accumulators: two tiles of half the rows.
@@ -286,6 +320,28 @@ def test_unpy_show_prints_the_blocked_form(capsys):
     assert "# the C++ path runs instead, where the nest runs whole on OpenMP and no memory " \
            "is shared by c and a, c and b:" in out
     assert "unpy::disjoint(c, a) && unpy::disjoint(c, b)" in out
+    # The transforms applied to the nest: its indices' run-time proof, and where that holds
+    # its register blocks.
+    cols = MODEL.vector_bytes // 8
+    assert "    # loop optimisations: prove_indices(3 bound(s) at run time)\n" \
+           "    for i in prange(0, a.shape[0], 1):" in out
+    assert f"    # loop optimisations where proved: register_blocks(i x j: 12 x {cols}, panels)\n" \
+           "    # the C++ path runs instead" in out
+
+
+def test_explain_names_the_cpp_loop_optimisations(contractions_kernels):
+    """The built module keeps each nest's transforms (`__unpy_loopopt__`) for explain."""
+    import unpython
+    cols = MODEL.vector_bytes // 8
+    report = unpython.explain(contractions_kernels.compiled.matmul)
+    (nest,) = report.nests
+    assert nest.ran_on == "openmp"
+    assert nest.details["C++ loop optimisations"] == (
+        f"prove_indices(3 bound(s) at run time), register_blocks(i x j: 12 x {cols}, panels) "
+        "where proved")
+    assert "\n      C++ loop optimisations: prove_indices(" in str(report)
+    (near,) = unpython.explain(contractions_kernels.compiled.row_maxima).nests
+    assert near.details["C++ loop optimisations"] == "prove_indices(2 bound(s) at run time)"
 
 
 def test_boundscheck_runs_the_loops_as_written():

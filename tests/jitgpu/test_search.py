@@ -30,6 +30,7 @@ from gpurts import BuildError
 from jitgpu import offload, overlap, replay, search, session
 from jitgpu.bind import bind, device_limits, with_local_size
 from jitgpu.loopopt import optimise
+from jitgpu.loopopt.cost import GpuModel
 from jitgpu.nest import instantiate, load_nest
 from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import plan_call
@@ -95,6 +96,11 @@ def _fastest_after_default(monkeypatch):
         ran(pending, label, 1.0 if label == pending.first.label else 1e-3 / faked.calls)
     monkeypatch.setattr(search.Pending, "ran", ran_faked)
     return faked
+
+
+def _model(device):
+    """The loop optimisations' model of `device`, as offload makes it."""
+    return GpuModel.for_device(device_limits(device))
 
 
 def rand(*shape):
@@ -163,7 +169,7 @@ def test_candidates_are_distinct_legal_and_made_as_their_tuning_says(srch, devic
     found = list(search.candidates(bound, "all", limits))
     assert 3 <= len(found) <= search.MAX_CANDIDATES
     assert found[0].tuning == search.Tuning()
-    assert found[0].source == print_kernel(optimise(bound, "all"))
+    assert found[0].source == print_kernel(optimise(bound, "all", GpuModel.for_device(limits)))
     launches = {(c.source, c.kernel.global_size, c.kernel.local_size) for c in found}
     assert len(launches) == len(found) == len({c.label for c in found})
     for c in found[1:]:
@@ -367,7 +373,7 @@ def test_a_large_layout_settles_into_overlapped_tiles_of_the_choice(srch, device
     instance = instantiate(nest, values)
     for part, source in zip(settled.plan.parts, settled.sources or ()):
         bound = bind(instance, part, values, device.has_fp64, device_limits(device))
-        assert source == search.made(bound, "all", tuning).source
+        assert source == search.made(bound, "all", tuning, _model(device)).source
     after = _call(srch, "matmul_f64", args, reason=f"search chose {choice}")
     assert after.plan.overlap and after.source == settled.source
 
@@ -399,7 +405,7 @@ def test_a_split_builds_its_parts_with_the_choice_of_the_whole_nests_search(
     assert len(parts) == 2
     for part in parts:
         bound = bind(instance, part, values, device.has_fp64, device_limits(device))
-        assert search.made(bound, "all", tuning).source in nest.sources
+        assert search.made(bound, "all", tuning, _model(device)).source in nest.sources
 
 
 def test_search_runs_leave_numpy_memory_alone(srch, runs, monkeypatch):

@@ -233,3 +233,27 @@ def stepped_forward(a, b, c):
             for k in range(1, a.shape[1], 3):
                 s += a[i, k] * b[k, j]
             c[i, j] = s
+
+
+@unpython.type('float64', F2, F2, 'float64', F2, None)
+def scaled_from_output(alpha, a, b, beta, c):
+    """The sum starts from the element the nest writes (no other iteration writes it: the
+    middle loop's iterations are independent)."""
+    for i in prange(a.shape[0]):
+        for j in range(b.shape[1]):
+            s = beta * c[i, j]
+            for k in range(a.shape[1]):
+                s += alpha * a[i, k] * b[k, j]
+            c[i, j] = s
+
+
+@unpython.type(F2, F2, 'ndarray[float64, 1]', None)
+def row_maxima(a, b, best):
+    """Near miss: each column's sum updates the row's maximum, so a value flows from one
+    column to the next (the middle loop's iterations are not independent)."""
+    for i in prange(a.shape[0]):
+        for j in range(b.shape[1]):
+            s = 0.0
+            for k in range(a.shape[1]):
+                s += a[i, k] * b[k, j]
+            best[i] = max(best[i], s)

@@ -11,6 +11,7 @@ from unpy import ir
 from unpy.cpp_emit.module import gpu_nests
 from unpy.loopopt.nest import cpu_nest
 from unpy.pipeline import compile_to_ir
+from unpy.typeinfer.independent_loops import with_independent_levels
 from unpy.typeinfer.reductions import outermost_pranges
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -38,4 +39,7 @@ def gpu_view(path: Path, name: str, *args, **local_values):
 
 
 def cpu_view(path: Path, name: str):
-    return cpu_nest(next(outermost_pranges(function(path, name).body)))
+    """The C++ path's LoopNest of the first nest, its independent levels marked as
+    optimise_for_cpu marks them."""
+    nest = next(outermost_pranges(function(path, name).body))
+    return cpu_nest(with_independent_levels(nest, sink=False))

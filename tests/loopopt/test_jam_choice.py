@@ -30,21 +30,22 @@ def _strips(name):
 
 def test_gpu_matmul_jams_k_for_8_copies_of_the_outer_level():
     kernel = _matmul()
-    jam = choose_jam(loop_nest(kernel), GpuModel.for_kernel(kernel))
+    jam = choose_jam(loop_nest(kernel), GpuModel().of(kernel))
     assert jam == Jam(0, "i", 8, frozenset({"k"}))
     assert str(jam) == "i by 8, jamming k"
 
 
 def test_gpu_fill_halves_the_factor():
-    kernel = _matmul(64).replace(fill_items=64 * 64 // 2)
-    assert choose_jam(loop_nest(kernel), GpuModel.for_kernel(kernel)).factor == 2
-    starved = _matmul(64).replace(fill_items=64 * 64)
-    assert isinstance(choose_jam(loop_nest(starved), GpuModel.for_kernel(starved)), Refusal)
+    kernel = _matmul(64)
+    half = GpuModel(fill_items=64 * 64 // 2).of(kernel)
+    assert choose_jam(loop_nest(kernel), half).factor == 2
+    starved = GpuModel(fill_items=64 * 64).of(kernel)
+    assert isinstance(choose_jam(loop_nest(kernel), starved), Refusal)
 
 
 def test_gpu_named_level_and_factor():
     kernel = _matmul()
-    jam = choose_jam(loop_nest(kernel), GpuModel.for_kernel(kernel), level=1, factor=4)
+    jam = choose_jam(loop_nest(kernel), GpuModel().of(kernel), level=1, factor=4)
     assert (jam.var, jam.factor, jam.jammed) == ("j", 4, {"k"})
 
 

@@ -21,7 +21,7 @@ F = np.float32
 
 def _gpu_choice(name, *args, tile=None):
     kernel = bound_kernel(TILES, name, *args)
-    return register_tile(loop_nest(kernel), GpuModel.for_kernel(kernel, tile))
+    return register_tile(loop_nest(kernel), GpuModel().of(kernel, tile))
 
 
 def test_gpu_matmul_f32_is_8_x_4_of_i_and_j():
@@ -47,7 +47,7 @@ def test_gpu_search_choice_overrides_the_model():
 
 def test_gpu_refuses_operands_not_crossed():
     kernel = bound_kernel(TILES, "moving_bounds", np.ones((5, 7)), np.zeros((6, 5)))
-    assert isinstance(register_tile(loop_nest(kernel), GpuModel.for_kernel(kernel)), Refusal)
+    assert isinstance(register_tile(loop_nest(kernel), GpuModel().of(kernel)), Refusal)
 
 
 def test_cpu_panelled_blocks_are_packed_rows_by_one_vector():

@@ -4,8 +4,6 @@ loops cut by the trip counts, a 2-level nest, a prange reduction beside the lane
 through every pass of UNPY_GPU_OPT=all, read and write only what the interpreter does, read no
 local slot nothing wrote, and every work-item reaches every barrier (Oclgrind reports a
 divergent barrier)."""
-import importlib
-
 import numpy as np
 import pytest
 
@@ -35,17 +33,15 @@ def lanes_pair(tmp_path_factory, oclgrind_device):
                     tmp_path_factory.mktemp("build-lane_kernels"), fastmath=True)
 
 
-LANES = "jitgpu.loopopt.lane_split"
-
-
 @pytest.fixture
 def four_lanes(oclgrind_env, monkeypatch):
-    """4 lanes on groups of 8 work-items, loops of any length, fresh preparations; returns
-    `use(fn)`, which makes `fn` (KernelNest -> KernelNest) the only pass of UNPY_GPU_OPT=all."""
+    """4 lanes on groups of 8 work-items, loops of any length (every device's model),
+    fresh preparations; returns `use(fn)`, which makes `fn` ((KernelNest, GpuModel) ->
+    KernelNest) the only pass of UNPY_GPU_OPT=all."""
     from jitgpu import bind, loopopt, session
-    lane_module = importlib.import_module(LANES)
-    monkeypatch.setattr(lane_module, "MAX_LANES", 4)
-    monkeypatch.setattr(lane_module, "MIN_ITERATIONS_PER_LANE", 0)
+    from jitgpu.loopopt import cost
+    monkeypatch.setattr(cost, "DEFAULT", cost.DEFAULT.replace(max_lanes=4,
+                                                              min_iterations_per_lane=0))
     monkeypatch.setattr(bind, "LOCAL_SIZES", {1: (8,), 2: (4, 2), 3: (2, 2, 2)})
     session.forget()
     oclgrind_env.setenv("UNPY_GPU_OPT", "all")
@@ -61,11 +57,11 @@ def every_pass():
     from jitgpu import loopopt
     passes = loopopt.PASSES
 
-    def run(kernel):
-        kernel = kernel.replace(fill_items=1 << 40)
+    def run(kernel, model):
+        model = model.replace(fill_items=1 << 40)
         for _, levels, fn in passes:
             if "all" in levels:
-                kernel = fn(kernel)
+                kernel = fn(kernel, model)
         return kernel
     return run
 
@@ -84,8 +80,9 @@ def test_lane_split_on_oclgrind(memcheck, lanes_pair, four_lanes, func, n):
 def test_lane_split_in_tiles_on_oclgrind(memcheck, lanes_pair, four_lanes, monkeypatch, n):
     """lane_split left out: nbody's loop staged in tiles of 8 iterations (the group's 8
     work-items load them), then its lanes split each tile (lane_split_tiles)."""
-    monkeypatch.setattr(importlib.import_module(LANES), "UNDERFILL", 1 << 41)
     four_lanes(every_pass())
+    from jitgpu.loopopt import cost
+    monkeypatch.setattr(cost, "DEFAULT", cost.DEFAULT.replace(underfill=1 << 41))
     make, rtol = CASES["nbody_f64"]
     report = memcheck.check(lanes_pair, "nbody_f64", *make(n), rtol=rtol)
     assert "lane_split(j, 4 lanes, in tiles)" in report.nests[0].reason, str(report)
@@ -97,11 +94,11 @@ def test_barrier_in_the_guard_is_reported(memcheck, lanes_pair, four_lanes):
     something."""
     import dataclasses
 
+    from jitgpu.loopopt.lane_split import lane_split
     from jitgpu.loopopt.nodes import LaneCombine
-    lane_module = importlib.import_module(LANES)
 
-    def guarded_combination(kernel):
-        kernel = lane_module.lane_split(kernel.replace(fill_items=1 << 40))
+    def guarded_combination(kernel, model):
+        kernel = lane_split(kernel, model.replace(fill_items=1 << 40))
         guard, combine, *after = kernel.body
         assert isinstance(combine, LaneCombine)
         guard = dataclasses.replace(guard, body=guard.body + [combine])

@@ -29,8 +29,8 @@ def small_tiles(oclgrind_env, monkeypatch):
     from jitgpu.loopopt.local_tiles import local_tiles
     from jitgpu.loopopt.unroll_and_jam import unroll_and_jam
 
-    def forced(kernel):
-        return local_tiles(unroll_and_jam(kernel), columns=3)
+    def forced(kernel, model):
+        return local_tiles(unroll_and_jam(kernel, model), model, columns=3)
     monkeypatch.setattr(bind, "LOCAL_SIZES", {1: (8,), 2: (4, 2), 3: (2, 2, 2)})
     monkeypatch.setattr(loopopt, "PASSES", (("forced", ("all",), forced),))
     session.forget()
@@ -63,8 +63,8 @@ def test_missing_barrier_is_a_race(memcheck, tiles, small_tiles, monkeypatch):
     from jitgpu import loopopt
     from jitgpu.loopopt.nodes import Barrier
 
-    def without_barriers(kernel):
-        kernel = small_tiles(kernel)
+    def without_barriers(kernel, model):
+        kernel = small_tiles(kernel, model)
         body = list(kernel.body)
         k = next(k for k, s in enumerate(body) if isinstance(s, ir.For))     # over the tiles
         body[k] = dataclasses.replace(body[k], body=[

@@ -35,9 +35,9 @@ def test_register_tiles_on_oclgrind(memcheck, tiles, oclgrind_env, monkeypatch, 
     from jitgpu.loopopt.local_tiles import local_tiles
     from jitgpu.loopopt.register_tiles import register_tiles
 
-    def forced(kernel):
-        out = register_tiles(kernel, tile=(3, 2))
-        return local_tiles(out, columns=3) if with_tiles else out
+    def forced(kernel, model):
+        out = register_tiles(kernel, model, tile=(3, 2))
+        return local_tiles(out, model, columns=3) if with_tiles else out
     monkeypatch.setattr(bind, "LOCAL_SIZES", {1: (8,), 2: (4, 2), 3: (2, 2, 2)})
     monkeypatch.setattr(loopopt, "PASSES", (("forced", ("all",), forced),))
     session.forget()

@@ -1,22 +1,29 @@
 """Which inner `range` loops of a prange nest are proved independent
-(unpy/typeinfer/independent_loops.py): those a GPU kernel may run as NDRange levels. Each case
+(unpy/typeinfer/independent_loops.py): those a GPU kernel may run as NDRange levels, and the
+C++ path's loop optimisations take as a nest's middle level (marked without sinking). Each case
 is a nest as users write it; the loops marked are named by their variables."""
 import irtools
 import pytest
 
 from unpy import ir
-from unpy.typeinfer.independent_loops import with_independent_levels
+from unpy.typeinfer.independent_loops import mark_independent_levels, with_independent_levels
+from unpy.typeinfer.reductions import walk_stmts
 
 A2 = "'ndarray[float64, 2]'"
 A3 = "'ndarray[float64, 3]'"
 
 
-def marked(args: str, body: str) -> list:
+def _function(args: str, body: str) -> ir.Function:
+    return irtools.typed_function(f"@unpython.type({args}, None)\ndef f(a, b, c):\n"
+                                  + "\n".join("    " + line
+                                               for line in body.strip("\n").splitlines()))
+
+
+def marked(args: str, body: str, sink: bool = True) -> list:
     """The loop variables marked independent in the outermost prange of `body`."""
-    fn = irtools.typed_function(f"@unpython.type({args}, None)\ndef f(a, b, c):\n"
-                                + "\n".join("    " + line for line in body.strip("\n").splitlines()))
+    fn = _function(args, body)
     outer = next(s for s in fn.body if isinstance(s, ir.For) and s.parallel)
-    found, loop = [], with_independent_levels(outer)
+    found, loop = [], with_independent_levels(outer, sink)
     while loop.body and isinstance(loop.body[-1], ir.For):
         before, loop = loop.body[:-1], loop.body[-1]
         if loop.independent:
@@ -158,3 +165,27 @@ for i in prange(a.shape[0]):
 def test_scalar_assignments_before_the_loop_are_sunk_into_it(case):
     body, expected = SUNK[case]
     assert marked(ARGS2, body) == expected, case
+
+
+@pytest.mark.parametrize("case", list(SUNK))
+def test_the_cpp_path_marks_without_sinking(case):
+    """sink=False (the C++ path: its loops run as marked): a loop after other statements is
+    not marked, nor anything below it; a loop alone in its parent's body is, as with sinking."""
+    body, _ = SUNK[case]
+    assert marked(ARGS2, body, sink=False) == []
+    assert marked(ARGS2, INDEPENDENT["dot product order"], sink=False) == ["j"]
+
+
+def test_every_outermost_prange_of_a_function_is_marked():
+    fn = mark_independent_levels(_function(ARGS2, """
+for t in range(3):
+    for i in prange(a.shape[0]):
+        for j in range(a.shape[1]):
+            a[i, j] = a[i, j] * 2.0 + b[i, j]
+if a.shape[0] > 2:
+    for i in prange(a.shape[0]):
+        for j in range(a.shape[1]):
+            c[i, j] = c[i, j - 1] + 1.0
+"""))
+    nests = [s for s in walk_stmts(fn.body) if isinstance(s, ir.For) and s.parallel]
+    assert [nest.body[0].independent for nest in nests] == [True, False]

@@ -3,6 +3,7 @@ every argument, the embedded IR of @gpu nests, and the module's own source for t
 """
 from __future__ import annotations
 
+import json
 import math
 
 from unpy import ir
@@ -10,6 +11,7 @@ from unpy.cpp_emit.emit import (CTYPES, cname, ctype, emit_function, has_loops,
                                 nest_free_variables, recursive_functions, special_float)
 from unpy.cpp_emit.nest_contents import dead_after_nests, undefined_at_nests
 from unpy.ir import Array
+from unpy.loopopt import nest_transforms, optimise_for_cpu
 from unpy.loopopt.cost import CpuModel
 from unpy.typeinfer import overloads
 from unpy.typeinfer.independent_loops import with_independent_levels
@@ -324,17 +326,19 @@ def emit_module(module: ir.Module, source: str, checks: str = "unproved",
     """The C++ of `module` as one file (what `unpy show` and --emit-cpp give); `checks`: which
     indices are checked (unpy.loopopt.CHECKS); `model`: the loop optimisations' (by default
     the building machine's)."""
-    return _one_unit(module, source, fastmath, _emit_functions(module, checks, fastmath, model))
+    return _one_unit(module, source, fastmath, _emit_functions(module, checks, fastmath, model),
+                     checks, model)
 
 
-def _one_unit(module: ir.Module, source: str, fastmath: bool, emitted: list) -> str:
+def _one_unit(module: ir.Module, source: str, fastmath: bool, emitted: list, checks: str,
+              model: CpuModel | None) -> str:
     out = _preamble(module, glue=True) + [f"static {signature};" for signature, _, _ in emitted]
     out.append("")
     for _, body, dispatcher in emitted:
         out += body + [""] + dispatcher + [""]
     out.append("}  // namespace unpy_module")
     out.append("")
-    return "\n".join(out + _glue_and_init(module, source, fastmath)) + "\n"
+    return "\n".join(out + _glue_and_init(module, source, fastmath, checks, model)) + "\n"
 
 
 # Generated lines of compiled functions worth a unit of their own. A unit costs g++ about 0.7 s
@@ -368,7 +372,7 @@ def emit_units(module: ir.Module, source: str, checks: str = "unproved",
         lines = sum(len(body) + len(dispatcher) for _, body, dispatcher in emitted.values())
         units = kernel_unit_count(lines, jobs)
     if units < 2:
-        return [_one_unit(module, source, fastmath, list(emitted.values()))]
+        return [_one_unit(module, source, fastmath, list(emitted.values()), checks, model)]
     texts = []
     groups = kernel_groups(module.functions, units, emitted)
     for k, names in enumerate(groups):
@@ -381,7 +385,7 @@ def emit_units(module: ir.Module, source: str, checks: str = "unproved",
             out += body + [""] + [dispatcher[0][len("static "):]] + dispatcher[1:] + [""]
         out += ["}  // namespace unpy_module", ""]
         if k == 0:
-            out += _glue_and_init(module, source, fastmath)
+            out += _glue_and_init(module, source, fastmath, checks, model)
         texts.append("\n".join(out) + "\n")
     return texts
 
@@ -430,9 +434,12 @@ def _preamble(module: ir.Module, glue: bool = False) -> list:
             "namespace unpy_module {", "using unpy::Array;", ""]
 
 
-def _glue_and_init(module: ir.Module, source: str, fastmath: bool) -> list:
+def _glue_and_init(module: ir.Module, source: str, fastmath: bool, checks: str,
+                   model: CpuModel | None) -> list:
     """The lines after the compiled functions: the glue of each signature, the choosers of
-    functions with several, the functions Python calls, and the module's init."""
+    functions with several, the functions Python calls, and the module's init (which also
+    keeps the C++ path's loop optimisations of each nest, `__unpy_loopopt__`: JSON of
+    {function: [transforms of each nest]}, for unpython.explain)."""
     written = written_params(module.functions)
     out = []
     polling = polling_functions(module.functions)
@@ -480,6 +487,11 @@ def _glue_and_init(module: ir.Module, source: str, fastmath: bool) -> list:
                 raw_string(ir.to_json(n)) for n in fn_nests) + "};")
             out.append(f'        unpy::add_nest_records(m, "{f.name}", unpy_nests_{f.name}, '
                        f"{len(fn_nests)});")
+    model = model or CpuModel.for_machine()
+    transforms = {f.name: nest_transforms(optimise_for_cpu(f, checks, fastmath, model))
+                  for f in module.functions}
+    out.append(f'        if (PyModule_AddStringConstant(m, "__unpy_loopopt__", '
+               f'{raw_string(json.dumps(transforms))}) < 0) throw unpy::PythonErrorSet();')
     if several:
         names = ", ".join(f'"{overloads[0].python_name}"' for overloads in several)
         out += [f"        static const char* const unpy_several[] = {{{names}}};",

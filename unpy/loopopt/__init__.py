@@ -7,7 +7,11 @@ matrix product written as loops call the BLAS, which sums in its own order. What
 accesses read they ask of the nest description both back ends share (nest.py: `cpu_nest`,
 `address_of`; the GPU path's passes read it through jitgpu/loopopt/view.py), and what its
 statements do besides values (can raise, store, keep scalars private) of effects.py, as the
-GPU path's passes do.
+GPU path's passes do. A nest's middle level is a loop whose iterations
+typeinfer/independent_loops proves independent (`For.independent`, marked on every outermost
+prange here), as the GPU path's levels are. Each nest records the transforms applied to it
+(`For.transforms`, as jitgpu's KernelNest.transforms): `unpy show` prints them, and the built
+module keeps them for `unpython.explain` (`nest_transforms`).
 
 Which passes run depends on the indices the build checks (`BuildOptions.checks`): under
 --unchecked none is checked and none needs proving; by default index_proof proves what it can
@@ -22,6 +26,7 @@ from unpy.loopopt.index_proof import prove_indices
 from unpy.loopopt.interchange import interchange
 from unpy.loopopt.matmul_loops import matmul_loops
 from unpy.loopopt.register_blocks import register_blocks
+from unpy.typeinfer.independent_loops import mark_independent_levels
 from unpy.typeinfer.reductions import walk_stmts
 
 # What a build checks: no index, the indices index_proof does not prove (the default), every
@@ -41,6 +46,7 @@ def optimise_for_cpu(fn: ir.Function, checks: str = "unproved", fastmath: bool =
     if fastmath:
         fn = matmul_loops(fn)
     if checks != "all":
+        fn = mark_independent_levels(fn)
         for rewrite in REWRITES:
             fn = rewrite(fn, model)
     if checks == "unproved":
@@ -61,3 +67,25 @@ def blocked_nests(functions, checks: str = "unproved", model: CpuModel | None = 
     return sum(1 for fn in functions
                for s in walk_stmts(optimise_for_cpu(fn, checks, model=model).body)
                if isinstance(s, ir.For) and blocked(s))
+
+
+def nest_transforms(fn: ir.Function) -> list:
+    """The transforms applied to each prange nest of `fn` as optimise_for_cpu left it, in the
+    order of its nests (`outermost_pranges`): the nest's own, those of the serial loop around
+    it that interchange moved it outward of, and those of its run-time proof's nest."""
+    found = []
+
+    def visit(body, around):
+        for s in body:
+            if isinstance(s, ir.For) and s.parallel:
+                proved = s.proof.nest.transforms if s.proof else []
+                found.append(around + s.transforms + [f"{t} where proved" for t in proved])
+            elif isinstance(s, ir.For):
+                visit(s.body, around + s.transforms)
+            elif isinstance(s, ir.While):
+                visit(s.body, around)
+            elif isinstance(s, ir.If):
+                visit(s.body, around)
+                visit(s.orelse, around)
+    visit(fn.body, [])
+    return found

@@ -50,7 +50,9 @@ def cache_tiles(fn: ir.Function, model: CpuModel) -> ir.Function:
     `model.cache_tile` iterations of each level."""
     def tiled(s, fn, taken, new_locals):
         found = _tiled(s, fn, taken, new_locals, model.cache_tile)
-        return (found, []) if found else None
+        tile = model.cache_tile
+        return (found, [], f"cache_tiles({s.var} x {s.body[0].var}: {tile} x {tile})") \
+            if found else None
     return with_alternatives(fn, tiled)
 
 

@@ -424,7 +424,9 @@ def _prove_nest(s, facts: _FunctionFacts, definitions: dict, taken: set, nest=Tr
     bounds = list({(ir.format_expr(b.index), b.array.id, b.dim): b
                    for b in found.bounds}.values())
     proof = ir.IndexProof(_used_spans(found.spans, bounds), bounds, nest)
-    return dataclasses.replace(_blocked_where_proved(static, False), proof=proof)
+    outer = _blocked_where_proved(static, False)
+    return dataclasses.replace(outer, proof=proof, transforms=outer.transforms + [
+        f"prove_indices({len(bounds)} bound(s) at run time)"])
 
 
 class _NestWalker:
@@ -648,8 +650,11 @@ def _blocked_where_proved(nest: ir.For, proved: bool) -> ir.For:
         if not isinstance(s, ir.For):
             return s
         blocked = _all_in_range(s.blocked) if proved else []
+        # (the blocked form's pass is the last transform recorded: rewrite.with_alternatives)
+        transforms = s.transforms[:-1] if s.blocked and not blocked else s.transforms
         return dataclasses.replace(s, body=[visit(x) for x in s.body], blocked=blocked,
-                                   disjoint=s.disjoint if blocked else [])
+                                   disjoint=s.disjoint if blocked else [],
+                                   transforms=transforms)
     return visit(nest)
 
 

@@ -79,6 +79,7 @@ from unpy.loopopt.register_blocks import plain_expressions, register_blocks, uni
 from unpy.loopopt.register_tiles import Refusal
 from unpy.loopopt.rewrite import assign, binop, fresh, name, transform, with_alternatives
 from unpy.loopopt.unroll_and_jam import choose_jam
+from unpy.typeinfer.independent_loops import with_independent_levels
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 
 # Statements none of these forms take (and the way out of a loop they would change).
@@ -91,7 +92,7 @@ def interchange(fn: ir.Function, model: CpuModel) -> ir.Function:
     and blocks as `model` says."""
     def strips(s, fn, taken, new_locals):
         found = _strips(s, fn, taken, new_locals, model)
-        return (found, []) if found else None
+        return (found[0], [], f"interchange(strips: {found[1]})") if found else None
 
     def prange_outward(loop, fn, taken, new_locals):
         return _prange_outward(loop, fn, taken, new_locals, model)
@@ -131,8 +132,8 @@ def subscripts(body) -> list:
 # --- 1. strips of a prange, the inner loop outside them ----------------------------------------
 
 def _strips(outer: ir.For, fn, taken, new_locals, model: CpuModel):
-    """The strip-mined and interchanged statements of `outer`, or None where it is not of the
-    legal form or would not walk a unit stride innermost."""
+    """(the strip-mined and interchanged statements of `outer`, its jam), or None where it is
+    not of the legal form or would not walk a unit stride innermost."""
     if not (unit_step(outer) and not outer.reductions):
         return None
     loops = [k for k, s in enumerate(outer.body) if isinstance(s, ir.For)]
@@ -191,14 +192,15 @@ def _strips(outer: ir.For, fn, taken, new_locals, model: CpuModel):
             + tiles + over_strip(pre)
             + [dataclasses.replace(inner, body=over_strip(inner.body, simd=True))]
             + over_strip(post))
-    return [ir.For(jb, outer.start, outer.stop, width, body, parallel=True, loc=outer.loc)]
+    return [ir.For(jb, outer.start, outer.stop, width, body, parallel=True, loc=outer.loc)], jam
 
 
 # --- 2. a prange moved outward past a serial loop ----------------------------------------------
 
 def _prange_outward(loop: ir.For, fn, taken, new_locals, model: CpuModel):
-    """(statements, disjoint pairs) of `loop` with the prange of its body outermost (and
-    register-blocked where register_blocks takes the moved nest), or None."""
+    """(statements, disjoint pairs, the transforms' names) of `loop` with the prange of its
+    body outermost (and register-blocked where register_blocks takes the moved nest), or
+    None."""
     if len(loop.body) != 1 or not isinstance(loop.step, ir.Const):
         return None
     inner = loop.body[0]
@@ -226,15 +228,18 @@ def _prange_outward(loop: ir.For, fn, taken, new_locals, model: CpuModel):
     disjoint = [[w, r] for w in sorted(written) for r in sorted(touched - {w})]
     serial = dataclasses.replace(loop, body=inner.body, blocked=[], disjoint=[])
     moved = dataclasses.replace(inner, body=[serial], loc=loop.loc)
+    # A new nest: its middle loop (the serial one) is a level where it is independent.
+    moved = with_independent_levels(moved, sink=False)
     blocked_fn = register_blocks(dataclasses.replace(fn, body=[moved], locals=new_locals),
                                  model)
     taken.update(blocked_fn.locals)
     new_locals.update(blocked_fn.locals)
     moved = blocked_fn.body[0]
+    outward = f"interchange(prange {i} outward of {k})"
     if moved.blocked:
         pairs = disjoint + [p for p in moved.disjoint if p not in disjoint]
-        return moved.blocked, pairs
-    return [moved], disjoint
+        return moved.blocked, pairs, ", ".join([outward] + moved.transforms)
+    return [moved], disjoint, outward
 
 
 def _owned_by(body, array: str, var: str) -> bool:

@@ -63,7 +63,9 @@ def matmul_loops(fn: ir.Function) -> ir.Function:
         out = []
         for s in body:
             if isinstance(s, ir.For) and s.parallel:
-                out.append(_with_blas(s, fn, taken, new_locals) or s)
+                found = _with_blas(s, fn, taken, new_locals)
+                out.append(dataclasses.replace(found, transforms=found.transforms + [
+                    f"matmul_loops({ir.format_blas(found)} by a BLAS)"]) if found else s)
             elif isinstance(s, (ir.For, ir.While)):
                 out.append(dataclasses.replace(s, body=visit(s.body)))
             elif isinstance(s, ir.If):

@@ -36,17 +36,18 @@ the threads (unpy_runtime.hpp's panel_rows; triangles in several turns).
 
 Legal when (checked here): the outer level is a prange of step 1 with no reductions whose
 body is the middle loop, of step 1 (range or prange, its bounds reading at most the outer
-variable); the middle loop's body is assignments of scalars (the accumulators), one inner
-loop, and statements after it (assignments and ifs); the inner loop's bounds are invariant in
-the nest and its body assigns accumulators and temporaries (each assigned before it is read);
-what the accumulators and the inner loop read is the loop variables, the accumulators, the
-temporaries, values the nest does not assign, and arrays the nest does not write (so
-computing a block's sums before its stores changes nothing), with no call that can raise.
-Arrays the nest writes must not overlap those it reads: `disjoint` names the pairs that
-cpp_emit checks at run time before it takes the blocked code (the original runs otherwise,
-and always under --boundscheck). The middle level's iterations of one row still run their
-stores in order; the rows of a block are iterations of the prange, which SPEC's semantics
-make independent.
+variable), which is a level of the nest (unpy/loopopt/nest.py's cpu_nest: a prange, or a
+range loop whose iterations typeinfer/independent_loops proved independent, `For.independent`:
+no value flows from one iteration to another through a scalar or an element, so computing a
+block's sums before its stores changes nothing); the middle loop's body is assignments of
+scalars (the accumulators), one inner loop, and statements after it (assignments and ifs);
+the inner loop's bounds are invariant in the nest and its body assigns accumulators and
+temporaries (each assigned before it is read), with no call that can raise. The proof
+compares names: arrays the nest writes must not overlap the others it reads, `disjoint` names
+the pairs that cpp_emit checks at run time before it takes the blocked code (the original
+runs otherwise, and always under --boundscheck). The middle level's iterations of one row
+still run their stores in order; the rows of a block are iterations of the prange, which
+SPEC's semantics make independent.
 """
 from __future__ import annotations
 
@@ -60,6 +61,7 @@ from unpy.loopopt.nest import address_of, cpu_nest
 from unpy.loopopt.register_tiles import Refusal, register_tile
 from unpy.loopopt.rewrite import (assign, binop, const, fresh, has_stmt, name, transform,
                                   with_alternatives)
+from unpy.typeinfer.independent_loops import with_independent_levels
 from unpy.typeinfer.reductions import assigned_names, reads_of, walk_exprs, walk_stmts
 
 
@@ -80,11 +82,14 @@ def register_blocks(fn: ir.Function, model: CpuModel) -> ir.Function:
 
 
 def _blocked(outer: ir.For, fn, taken, new_locals, model: CpuModel):
-    """(the blocked nest, its disjoint pairs), or None where the nest is not of the form."""
-    form = _contraction(outer, fn, taken)
+    """(the blocked nest, its disjoint pairs, the transform's name), or None where the nest is
+    not of the form."""
+    form, order = _contraction(outer, fn, taken), ""
     exchanged = _dot_order(outer)
     if form is None and exchanged is not outer:
-        form = _contraction(exchanged, fn, taken)
+        # A new nest: its middle loop's independence is its own (the exchange's condition).
+        form = _contraction(with_independent_levels(exchanged, sink=False), fn, taken)
+        order = ", in the dot-product order"
     if form is None:
         return None
     middle, pre, inner, post, accumulators = form
@@ -103,6 +108,7 @@ def _blocked(outer: ir.For, fn, taken, new_locals, model: CpuModel):
     if isinstance(choice, Refusal):
         return None
     rows, cols = choice.rows, choice.cols
+    applied = f"register_blocks({choice}{', panels' if panelled else ''}{order})"
 
     i, j = outer.var, middle.var
     int64 = Scalar("int64")
@@ -277,7 +283,7 @@ def _blocked(outer: ir.For, fn, taken, new_locals, model: CpuModel):
         return copies + _panels(outer, common_columns, column_blocks, code, rest_of_block,
                                 rows, model.blocking.panel_blocks,
                                 *(name(v) for v in (i0, ic, iend))), \
-            _disjoint_pairs(outer)
+            _disjoint_pairs(outer), applied
     # Columns start with the row (`range(i, n)`): blocks of rows one at a time, each with the
     # columns left of the common range row by row.
     whole = _compare(binop("+", name(i0), const(rows)), "<=", outer.stop)
@@ -286,7 +292,7 @@ def _blocked(outer: ir.For, fn, taken, new_locals, model: CpuModel):
                      + row_part(start_j, ir.Call("min", [jlo, stop_j], type=int64), name(nrows))
                      + [ir.If(whole, [column_blocks], [])] + rest[1:],
                      parallel=True, loc=outer.loc)
-    return copies + [blocked], _disjoint_pairs(outer)
+    return copies + [blocked], _disjoint_pairs(outer), applied
 
 
 @dataclasses.dataclass
@@ -516,8 +522,8 @@ def _dot_order(outer: ir.For) -> ir.For:
 
     Each element sees the same operations in the same order, provided that the iterations
     over j are independent and the values computed per k (`aik`) do not depend on j: the
-    caller's checks of the result (elements indexed by i and j themselves, the only ones of
-    their arrays that the nest touches) make sure of both."""
+    second is checked here, the first is the exchanged middle loop's independence
+    (typeinfer/independent_loops), which the caller asks of the result."""
     body = outer.body
     if not (1 <= len(body) <= 2 and all(isinstance(s, ir.For) for s in body)):
         return outer
@@ -597,14 +603,7 @@ def _contraction(outer: ir.For, fn, taken):
         return None         # the blocks' common columns come from their first and last rows
     if set(reads_of([inner.start, inner.stop])) & nest_assigned:
         return None
-    allowed = {i, j, k, *accumulators, *temps}
-    if set(reads_of(pre + inner.body)) & nest_assigned - allowed:
-        return None
     if set(reads_of(post)) & {k}:
-        return None
-    written = stored_arrays(outer.body)
-    if {e.array.id for e in walk_exprs(pre + inner.body) if isinstance(e, ir.Subscript)} \
-            & written:
         return None
     if not plain_expressions(pre + inner.body) or not plain_expressions(post, calls=True):
         return None

@@ -29,15 +29,17 @@ def with_alternatives(fn: ir.Function, parallel_form, serial_form=None) -> ir.Fu
     """`fn` with the alternative forms a pass gives its loops (`ir.For.blocked`, run where the
     pairs of `.disjoint` do not overlap): `parallel_form(loop, fn, taken, new_locals)` for each
     outermost prange loop, `serial_form` (if any) for each serial loop outside them, whose body
-    is visited where it gives none; each returns (blocked, disjoint) or None, may take fresh
-    names from `taken` and adds the locals it makes to `new_locals`. A loop that has an
-    alternative keeps it (the first pass's)."""
+    is visited where it gives none; each returns (blocked, disjoint, the transform's name, which
+    `ir.For.transforms` records last) or None, may take fresh names from `taken` and adds the
+    locals it makes to `new_locals`. A loop that has an alternative keeps it (the first
+    pass's)."""
     taken = set(fn.locals) | {p.name for p in fn.params}
     new_locals = dict(fn.locals)
 
     def alternative(s, form):
         found = None if s.blocked or form is None else form(s, fn, taken, new_locals)
-        return dataclasses.replace(s, blocked=found[0], disjoint=found[1]) if found else None
+        return dataclasses.replace(s, blocked=found[0], disjoint=found[1],
+                                   transforms=s.transforms + [found[2]]) if found else None
 
     def visit(body):
         out = []

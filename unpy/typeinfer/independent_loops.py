@@ -1,5 +1,9 @@
-"""Inner `range` loops of a @gpu nest whose iterations are independent (`ir.For.independent`):
-a GPU kernel may run them as NDRange levels too, not one after the other in each work-item.
+"""Inner `range` loops of a prange nest whose iterations are independent
+(`ir.For.independent`): a GPU kernel may run them as NDRange levels too, not one after the
+other in each work-item (`with_independent_levels`, for each @gpu nest: cpp_emit/module.py's
+gpu_nests), and the C++ path's loop optimisations take such a loop as the nest's middle level
+(`mark_independent_levels`, for every outermost prange: unpy/loopopt's optimise_for_cpu,
+unpy/loopopt/nest.py's cpu_nest), the level register_blocks' blocks span with the prange's.
 
 Users mark the outer loop `prange` and leave the inner one a `range` (as Numba's examples do):
 
@@ -27,8 +31,9 @@ iterations, none reads or writes what the other writes:
 
 As array_races does, this compares names, not memory: two names for overlapping memory would
 hide a dependence, so jitgpu runs such a loop as a level only where, at the call, no array the
-nest writes overlaps another array of the nest (jitgpu.nest.instantiate); the C++ path runs the
-loop as written."""
+nest writes overlaps another array of the nest (jitgpu.nest.instantiate); the C++ path runs its
+register-blocked form only where no array the nest writes overlaps another it reads (the
+nest's `disjoint` pairs, checked at run time), else the loops as written."""
 from __future__ import annotations
 
 import dataclasses
@@ -41,12 +46,15 @@ from unpy.typeinfer.reductions import UpwardExposed, assigned_names, walk_exprs,
 MAX_LEVELS = 3
 
 
-def with_independent_levels(outer: ir.For) -> ir.For:
+def with_independent_levels(outer: ir.For, sink: bool = True) -> ir.For:
     """The outermost prange `outer` with `independent` set on the `range` loops below its
-    perfectly nested pranges that a kernel may add as levels."""
+    perfectly nested pranges that a kernel may add as levels; where not `sink`, only on loops
+    that nothing precedes in their parent's body (no statement is moved into a loop: the C++
+    path runs the loops as marked)."""
     def mark(loop: ir.For, depth: int) -> ir.For:
         *before, inner = loop.body or [None]
-        if depth >= MAX_LEVELS or not isinstance(inner, ir.For) or (before and inner.parallel):
+        if depth >= MAX_LEVELS or not isinstance(inner, ir.For) or (before and inner.parallel) \
+                or (before and not sink):
             return loop
         if not inner.parallel:
             if not _sinkable(before, inner):
@@ -57,6 +65,23 @@ def with_independent_levels(outer: ir.For) -> ir.For:
             inner = dataclasses.replace(sunk, independent=True, sunk=len(before))
         return dataclasses.replace(loop, body=before + [mark(inner, depth + 1)])
     return mark(outer, 1)
+
+
+def mark_independent_levels(fn: ir.Function) -> ir.Function:
+    """`fn` with every outermost prange's independent levels marked, no statement sunk
+    (`with_independent_levels(..., sink=False)`)."""
+    def visit(body):
+        out = []
+        for s in body:
+            if isinstance(s, ir.For) and s.parallel:
+                s = with_independent_levels(s, sink=False)
+            elif isinstance(s, (ir.For, ir.While)):
+                s = dataclasses.replace(s, body=visit(s.body))
+            elif isinstance(s, ir.If):
+                s = dataclasses.replace(s, body=visit(s.body), orelse=visit(s.orelse))
+            out.append(s)
+        return out
+    return dataclasses.replace(fn, body=visit(fn.body))
 
 
 def _sinkable(before: list, inner: ir.For) -> bool:

@@ -77,8 +77,8 @@ def test_forced_unroll_and_jam(gpu, device_env, fresh_preparations, monkeypatch,
                                which, n, case):
     """unroll_and_jam on the outermost or innermost NDRange level of every kernel, whether or
     not its heuristic would choose it."""
-    def forced(kernel):
-        return unroll_and_jam(kernel, level=which % len(kernel.levels), factor=factor)
+    def forced(kernel, model):
+        return unroll_and_jam(kernel, model, level=which % len(kernel.levels), factor=factor)
     monkeypatch.setattr(loopopt, "PASSES", (("forced", ("all",), forced),))
     device_env.setenv("UNPY_GPU_OPT", "all")
     func, args, rtol = cases(n)[case]

@@ -11,6 +11,7 @@ from bound import bound
 from gpucheck import GpuPair, load_module
 from jitgpu import bind as bind_module
 from jitgpu import loopopt, session
+from jitgpu.loopopt.cost import GpuModel
 from jitgpu.loopopt.local_tiles import local_tiles
 from jitgpu.loopopt.nodes import GroupActive, Lane, LocalLoad, TileLoad
 from unpy.loopopt.nest import accesses_of
@@ -62,9 +63,9 @@ def _matmul(tiles, n=33, p=9):
 # --- on bound nests ---------------------------------------------------------------------------
 
 def test_matmul_tiles_both_operands_after_unroll_and_jam(tiles):
-    kernel = unroll_and_jam(_matmul(tiles)).replace(local_mem=48 * 1024)     # an H100's
+    kernel = unroll_and_jam(_matmul(tiles))
     assert kernel.levels[0].factor == 8 and kernel.local_size == (16, 16)
-    out = local_tiles(kernel)
+    out = local_tiles(kernel, GpuModel(local_mem=48 * 1024))     # an H100's
     (load,) = _tile_loads(out)
     a_tile, b_tile = load.tiles
     # a[i, k]: the group's 16 x 8 rows of i (the unrolled level), 32 iterations of k, loaded
@@ -124,10 +125,10 @@ def test_tiles_fit_the_device_local_memory(tiles):
     kernel = unroll_and_jam(_matmul(tiles))
     # 32 iterations: a 132 x 32 + 16 x 32 floats = 18944 bytes; 4 iterations: 2368 bytes, 8:
     # 4736, over 95 % of 4000.
-    (load,) = _tile_loads(local_tiles(kernel.replace(local_mem=4000)))
+    (load,) = _tile_loads(local_tiles(kernel, GpuModel(local_mem=4000)))
     assert {t.columns for t in load.tiles} == {4}
-    small = kernel.replace(local_mem=500)       # not even one iteration (592 bytes) fits
-    assert local_tiles(small) is small
+    # Not even one iteration (592 bytes) fits.
+    assert local_tiles(kernel, GpuModel(local_mem=500)) is kernel
 
 
 @pytest.mark.parametrize("func", ["break_early", "moving_bounds"])
@@ -187,8 +188,8 @@ def test_small_groups_and_odd_tiles(tiles, device_env, fresh_preparations, monke
     last tile and the last group cut short."""
     monkeypatch.setattr(bind_module, "LOCAL_SIZES", {1: (8,), 2: (4, 2), 3: (2, 2, 2)})
 
-    def forced(kernel):
-        return local_tiles(unroll_and_jam(kernel), columns=3)
+    def forced(kernel, model):
+        return local_tiles(unroll_and_jam(kernel, model), model, columns=3)
     monkeypatch.setattr(loopopt, "PASSES", (("forced", ("all",), forced),))
     device_env.setenv("UNPY_GPU_OPT", "all")
     func, args, rtol = cases(n)[case]

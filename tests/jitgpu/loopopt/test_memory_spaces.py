@@ -10,6 +10,7 @@ from bound import bound
 from jitgpu import offload
 from jitgpu.loopopt import optimise, passes
 from jitgpu.loopopt.constant_space import constant_space
+from jitgpu.loopopt.cost import GpuModel
 from jitgpu.loopopt.nodes import VectorLoad
 from unpy.loopopt.nest import accesses_of
 from unpy.loopopt.rewrite import transform
@@ -18,7 +19,7 @@ from jitgpu.loopopt.vector_loads import structure_loads
 from jitgpu.opencl_emit import print_kernel
 
 F = np.float32
-LIMITS = (65536, 8)
+LIMITS = GpuModel(constant_space=(65536, 8))
 RNG = np.random.default_rng(5)
 
 
@@ -48,8 +49,7 @@ def _unaligned_atoms(n):
 
 def test_structures_at_an_invariant_index_are_constant(spaces):
     kernel = bound(spaces, "structs4", np.ones((7, 4), F), np.ones(5, F), np.zeros(5, F))
-    kernel = kernel.replace(constant_space=LIMITS)
-    out = constant_space(structure_loads(kernel))
+    out = constant_space(structure_loads(kernel), LIMITS)
     assert _constant(out) == _buffers_of(kernel, "atoms") == {"g1"}    # not x, not out
     (vector,) = _vectors(out)
     assert vector.width == 4 and vector.aligned                    # offset 0, stride 4
@@ -87,28 +87,25 @@ def test_structure_loads_do_not_join_unrolled_copies(gpu):
 
 def test_structures_of_two_at_the_work_items_row(spaces):
     kernel = bound(spaces, "structs2_rows", np.ones((5, 2)), np.zeros((5, 3)))
-    kernel = kernel.replace(constant_space=LIMITS)
     out = structure_loads(kernel)
     assert out.transforms[-1] == "structure_loads(vload2 1)"
     assert "double2" in print_kernel(out)
-    assert constant_space(out) is out                 # pts[i, ...] differs per work-item
+    assert constant_space(out, LIMITS) is out                 # pts[i, ...] differs per work-item
 
 
 def test_literal_and_inner_loop_indices_are_constant(spaces):
-    kernel = bound(spaces, "poly", np.ones(6), np.ones(9), np.zeros(9)).replace(
-        constant_space=LIMITS)
-    out = constant_space(kernel)
+    kernel = bound(spaces, "poly", np.ones(6), np.ones(9), np.zeros(9))
+    out = constant_space(kernel, LIMITS)
     # coeffs[0], coeffs[1] and coeffs[2:] are three groups (their regions do not overlap).
     assert _constant(out) == _buffers_of(kernel, "coeffs") and len(_constant(out)) == 3
     assert out.transforms[-1].startswith("constant_space(")
 
 
 def test_written_buffers_and_no_limits_stay_global(spaces):
-    kernel = bound(spaces, "double_once", np.ones(3), np.ones(9)).replace(
-        constant_space=LIMITS)
-    assert constant_space(kernel) is kernel
+    kernel = bound(spaces, "double_once", np.ones(3), np.ones(9))
+    assert constant_space(kernel, LIMITS) is kernel
     kernel = bound(spaces, "poly", np.ones(6), np.ones(9), np.zeros(9))
-    assert kernel.constant_space == (0, 0) and constant_space(kernel) is kernel
+    assert GpuModel().constant_space == (0, 0) and constant_space(kernel) is kernel
 
 
 def test_device_limits_bound_size_and_count(spaces):
@@ -116,11 +113,13 @@ def test_device_limits_bound_size_and_count(spaces):
     kernel = bound(spaces, "poly", np.ones(6), np.ones(9), np.zeros(9))
     sizes = sorted(p.nbytes for p in kernel.params if p.name in _buffers_of(kernel, "coeffs"))
     assert sizes == [8, 8, 32]
-    assert len(_constant(constant_space(kernel.replace(constant_space=(48, 8))))) == 3
-    assert len(_constant(constant_space(kernel.replace(constant_space=(47, 8))))) == 2
-    assert len(_constant(constant_space(kernel.replace(constant_space=(48, 1))))) == 1
-    assert constant_space(kernel.replace(constant_space=(1 << 20, 0))) is not None
-    assert not _constant(constant_space(kernel.replace(constant_space=(1 << 20, 0))))
+    def limited(limits):
+        return constant_space(kernel, GpuModel(constant_space=limits))
+    assert len(_constant(limited((48, 8)))) == 3
+    assert len(_constant(limited((47, 8)))) == 2
+    assert len(_constant(limited((48, 1)))) == 1
+    assert limited((1 << 20, 0)) is not None
+    assert not _constant(limited((1 << 20, 0)))
 
 
 def test_levels():
@@ -135,7 +134,7 @@ def test_levels():
 
 def test_default_level_for_structs4(spaces):
     kernel = bound(spaces, "structs4", np.ones((7, 4), F), np.ones(5, F), np.zeros(5, F))
-    out = optimise(kernel.replace(constant_space=LIMITS), "unroll")
+    out = optimise(kernel, "unroll", LIMITS)
     assert any(t.startswith("structure_loads") for t in out.transforms)
     assert any(t.startswith("constant_space") for t in out.transforms)
 

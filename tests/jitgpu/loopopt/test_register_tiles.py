@@ -3,7 +3,6 @@ combination of copies, the register budget and the device's fill, what is refuse
 the interpreter on the tested OpenCL device: odd and non-square sizes, copies past the trip
 counts, triangular nests, a reduction, forced tile shapes on small work-groups, with and without
 local tiles, and the example kernels it applies to (f32 and f64) at UNPY_GPU_OPT=all."""
-import importlib
 import sys
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 from bound import bound
 from jitgpu import bind as bind_module
 from jitgpu import loopopt, offload
+from jitgpu.loopopt.cost import GpuModel
 from jitgpu.loopopt.local_tiles import local_tiles
 from jitgpu.loopopt.nodes import CopyValid, LocalLoad, TileLoad, UnrolledLevel
 from jitgpu.loopopt.register_tiles import register_tiles
@@ -23,7 +23,6 @@ from modulepair import gpu_pair
 from unpy import ir
 from unpy.typeinfer.reductions import walk_stmts
 
-gpu_cost = importlib.import_module("jitgpu.loopopt.cost")
 F = np.float32
 RNG = np.random.default_rng(23)
 HERE = Path(__file__).resolve().parent
@@ -83,7 +82,7 @@ def test_mmult_gets_an_8_by_4_block_with_strided_columns(tiles):
 
 
 def test_local_tiles_read_the_strided_copies_a_group_width_apart(tiles):
-    out = local_tiles(register_tiles(_matmul(tiles)).replace(local_mem=48 * 1024))
+    out = local_tiles(register_tiles(_matmul(tiles)), GpuModel(local_mem=48 * 1024))
     (load,) = [s for s in walk_stmts(list(out.body)) if isinstance(s, TileLoad)]
     a_tile, b_tile = load.tiles
     assert (a_tile.rows, a_tile.factor, a_tile.strided) == (128, 8, False)
@@ -106,15 +105,17 @@ def test_f64_accumulators_shrink_the_block_to_the_budget(tiles):
     out = register_tiles(kernel)
     assert [lv.factor for lv in out.levels] == [4, 4]
     assert register_tiles(kernel, tile=(2, 2)).transforms[-1].endswith("2 x 2)")
+    # The search's choice is the model's.
+    chosen = register_tiles(kernel, GpuModel(register_tile=(2, 2)))
+    assert chosen.transforms[-1].endswith("2 x 2)")
 
 
 def test_a_device_to_fill_shrinks_the_block_then_leaves_it_to_unroll_and_jam(tiles):
     kernel = _matmul(tiles, n=64)          # 64 x 64 work-items
-    need = 64 * 64 // 8 * gpu_cost.FILL_DIVISOR
-    assert [lv.factor for lv in register_tiles(kernel.replace(fill_items=need)).levels] == [
-        4, 2]
-    starved = kernel.replace(fill_items=64 * 64 * gpu_cost.FILL_DIVISOR)
-    assert register_tiles(starved) is starved
+    divisor = GpuModel().fill_divisor
+    need = GpuModel(fill_items=64 * 64 // 8 * divisor)
+    assert [lv.factor for lv in register_tiles(kernel, need).levels] == [4, 2]
+    assert register_tiles(kernel, GpuModel(fill_items=64 * 64 * divisor)) is kernel
 
 
 def test_triangular_nest_guards_each_combination(tiles):
@@ -201,9 +202,9 @@ def test_all_matches_interpreter(tiles, regs, device_env, fresh_preparations, n,
 def test_forced_shapes_on_small_groups(tiles, regs, device_env, fresh_preparations, monkeypatch,
                                        shape, with_tiles, n, case):
     """Groups of 4 x 2, tile shapes that divide nothing, local tiles of 3 iterations."""
-    def forced(kernel):
-        out = register_tiles(kernel, tile=shape)
-        return local_tiles(out, columns=3) if with_tiles else out
+    def forced(kernel, model):
+        out = register_tiles(kernel, model, tile=shape)
+        return local_tiles(out, model, columns=3) if with_tiles else out
     monkeypatch.setattr(bind_module, "LOCAL_SIZES", {1: (8,), 2: (4, 2), 3: (2, 2, 2)})
     monkeypatch.setattr(loopopt, "PASSES", (("forced", ("all",), forced),))
     device_env.setenv("UNPY_GPU_OPT", "all")

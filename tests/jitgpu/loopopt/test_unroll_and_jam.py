@@ -1,6 +1,7 @@
 import numpy as np
 
 from bound import bound
+from jitgpu.loopopt.cost import GpuModel
 from jitgpu.loopopt.nodes import UnrolledLevel
 from jitgpu.loopopt.unroll_and_jam import unroll_and_jam
 from jitgpu.opencl_emit import print_kernel
@@ -44,7 +45,6 @@ def test_factor_keeps_a_gpu_full(gpu):
     kernel = bound(gpu, "matmul_f32", np.ones((64, 4), F), np.ones((4, 64), F),
                    np.zeros((64, 64), F))
     items = int(np.prod(kernel.global_size))            # 4096 work-items
-    assert unroll_and_jam(kernel.replace(fill_items=items)) is not None
-    assert unroll_and_jam(kernel.replace(fill_items=items)).levels == kernel.levels
-    assert unroll_and_jam(kernel.replace(fill_items=items // 2)).levels[0].factor == 2
-    assert unroll_and_jam(kernel.replace(fill_items=items // 8)).levels[0].factor == 8
+    assert unroll_and_jam(kernel, GpuModel(fill_items=items)) is kernel
+    assert unroll_and_jam(kernel, GpuModel(fill_items=items // 2)).levels[0].factor == 2
+    assert unroll_and_jam(kernel, GpuModel(fill_items=items // 8)).levels[0].factor == 8

@@ -1,7 +1,8 @@
 """The nests whose register blocks changed when the C++ path's middle level came from
 typeinfer/independent_loops (issue 22 item 1, step 8): tests/kernels/contractions.py's
 scaled_from_output (its sums start from the element the nest writes: blocked since) and
-row_maxima (its columns update the row's maximum: blocked before, as written since), with
+row_maxima (its columns update the row's maximum: blocked before, as written by step 8 alone,
+blocked again since its sums read nothing the nest writes, register_blocks' `_sums_apart`), with
 matmul beside them, built by the unpy found on PYTHONPATH (run it once with the tree before
 the change and once with the tree after):
 

@@ -204,7 +204,7 @@ def test_register_blocked_nests_keep_their_blocked_form_by_default():
     unproved = {fn.name: nest(optimise_for_cpu(fn)) for fn in module.functions}
     unchecked = {fn.name: nest(optimise_for_cpu(fn, "none")) for fn in module.functions}
     blocked = {name for name, loop in unchecked.items() if loop.blocked}
-    assert len(blocked) == 18           # (tests/differential/test_register_blocks.py's set)
+    assert len(blocked) == 19           # (tests/differential/test_register_blocks.py's set)
     for name in blocked:
         loop = unproved[name]
         # c's extents are not a's or b's: the blocked form runs under the run-time proof.
@@ -212,7 +212,7 @@ def test_register_blocked_nests_keep_their_blocked_form_by_default():
         assert loop.proof.nest.disjoint == unchecked[name].disjoint
         assert all(len(e.in_range) == len(e.indices) for e in walk_exprs(loop.proof.nest.blocked)
                    if isinstance(e, ir.Subscript))
-    assert blocked_nests(module.functions) == blocked_nests(module.functions, "none") == 18
+    assert blocked_nests(module.functions) == blocked_nests(module.functions, "none") == 19
     assert blocked_nests(module.functions, "all") == 0
 
 

@@ -220,7 +220,20 @@ def test_near_misses_match(contractions_kernels):
     contractions_kernels.check("bound_from_column", a, b, np.zeros((13, 19)))
     lens = rng.integers(0, 20, 13)
     contractions_kernels.check("ragged_rows", a, b, lens, np.zeros((13, 19)))
-    contractions_kernels.check("row_maxima", a, b, np.full(13, -np.inf))
+
+
+
+def test_a_running_value_over_the_columns_is_blocked(contractions_kernels):
+    """row_maxima: every column updates best[i], so the columns are not independent, but
+    their sums read nothing the nest writes: blocked, the updates still in column order."""
+    rng = np.random.default_rng(5)
+    for m, k, n in ((13, 17, 19), (1, 3, 2), (24, 40, 33), (25, 9, 17)):
+        a, b = rng.uniform(-1, 1, (m, k)), rng.uniform(-1, 1, (k, n))
+        contractions_kernels.check("row_maxima", a, b, np.full(m, -np.inf))
+        contractions_kernels.check("row_maxima", a[::-1], b[:, ::-2], rng.uniform(-1, 1, m))
+        # Ties and a maximum that only a late column reaches.
+        contractions_kernels.check("row_maxima", np.ones((m, k)), np.ones((k, n)),
+                                   np.full(m, float(k) - 0.5))
 
 
 def _contractions_ir():
@@ -248,11 +261,10 @@ def test_which_nests_are_blocked():
                        "gram_upper", "distances", "distances_direct", "stepped_sum",
                        "textbook", "textbook_scaled", "textbook_beta", "ikj_gemm",
                        "ikj_plain", "accumulates_along_k", "centred_gram",
-                       "stepped_forward", "scaled_from_output"}
-    # The middle level is a loop typeinfer/independent_loops proves independent: row_maxima's
-    # columns all update best[i] (blocked before it was, its sums reading no array it writes);
-    # scaled_from_output's sums read the element each column writes (not blocked before).
-    assert "row_maxima" not in blocked
+                       "stepped_forward", "scaled_from_output", "row_maxima"}
+    # The middle level: a loop typeinfer/independent_loops proves independent
+    # (scaled_from_output, whose sums read the element each column writes), or one whose sums
+    # read nothing the nest writes (row_maxima's columns all update best[i]).
     # `unpy build` counts them in its progress line.
     assert blocked_nests(_contractions_ir().functions) == len(blocked)
     # The blocked code's condition: what the nest writes overlaps nothing its sums read.
@@ -267,7 +279,7 @@ def test_which_nests_are_blocked():
     assert nests["gram_upper"].transforms == [f"register_blocks(i x j: 6 x {2 * cols})"]
     assert nests["ikj_gemm"].transforms == [
         f"register_blocks(i x j: 12 x {cols}, panels, in the dot-product order)"]
-    assert nests["row_maxima"].transforms == []
+    assert nests["row_maxima"].transforms == [f"register_blocks(i x j: 12 x {cols}, panels)"]
     assert f"tile(float32, (12, {2 * cols}))" in "\n".join(
         ir.format_stmts(nests["matmul_f32"].blocked))
     # Two accumulators: two tiles of half the rows.
@@ -340,8 +352,8 @@ def test_explain_names_the_cpp_loop_optimisations(contractions_kernels):
         f"prove_indices(3 bound(s) at run time), register_blocks(i x j: 12 x {cols}, panels) "
         "where proved")
     assert "\n      C++ loop optimisations: prove_indices(" in str(report)
-    (near,) = unpython.explain(contractions_kernels.compiled.row_maxima).nests
-    assert near.details["C++ loop optimisations"] == "prove_indices(2 bound(s) at run time)"
+    (near,) = unpython.explain(contractions_kernels.compiled.reads_what_it_writes).nests
+    assert "register_blocks" not in near.details.get("C++ loop optimisations", "")
 
 
 def test_boundscheck_runs_the_loops_as_written():

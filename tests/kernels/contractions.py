@@ -249,8 +249,9 @@ def scaled_from_output(alpha, a, b, beta, c):
 
 @unpython.type(F2, F2, 'ndarray[float64, 1]', None)
 def row_maxima(a, b, best):
-    """Near miss: each column's sum updates the row's maximum, so a value flows from one
-    column to the next (the middle loop's iterations are not independent)."""
+    """Each column's sum updates the row's maximum, so a value flows from one column to the
+    next (the middle loop's iterations are not independent), but the sums read nothing the
+    nest writes: blocked, the updates in column order."""
     for i in prange(a.shape[0]):
         for j in range(b.shape[1]):
             s = 0.0

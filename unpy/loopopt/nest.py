@@ -141,18 +141,19 @@ def address_of(e: ir.Subscript) -> Address:
                    frozenset().union(*dims), dims)
 
 
-def cpu_nest(outer: ir.For, with_middle: bool = True) -> LoopNest:
+def cpu_nest(outer: ir.For, with_middle: bool = True, middle_proved: bool = False) -> LoopNest:
     """The LoopNest of an outermost prange nest of the C++ path: the prange and, where its body
     is one loop whose iterations are independent (a prange, or a range loop that
     typeinfer/independent_loops proved so: `For.independent`, which optimise_for_cpu marks on
     every outermost prange) and `with_middle`, that loop (the middle level of register_blocks'
     blocks; interchange's strips jam it instead), with the accesses of the innermost level's
     body numbered in walk order. Its privates are the names that body assigns (loop variables
-    too) but the levels' reductions."""
+    too) but the levels' reductions. `middle_proved`: the caller proved what its use of that
+    loop as a level needs (register_blocks: the sums apart from the nest's stores)."""
     levels, body_loops = [Level(outer.var)], []
     body = outer.body
     if with_middle and len(body) == 1 and isinstance(body[0], ir.For) and (
-            body[0].parallel or body[0].independent):
+            body[0].parallel or body[0].independent or middle_proved):
         middle = body[0]
         bounds = [middle.start, middle.stop, middle.step]
         levels.append(Level(middle.var, outer.var in reads_of(bounds)))

@@ -39,7 +39,10 @@ body is the middle loop, of step 1 (range or prange, its bounds reading at most 
 variable), which is a level of the nest (unpy/loopopt/nest.py's cpu_nest: a prange, or a
 range loop whose iterations typeinfer/independent_loops proved independent, `For.independent`:
 no value flows from one iteration to another through a scalar or an element, so computing a
-block's sums before its stores changes nothing); the middle loop's body is assignments of
+block's sums before its stores changes nothing; or, `_sums_apart`, one whose sums read no
+array the nest writes and no other name it assigns, while the statements after the sums may
+carry a value from column to column, as they still run in the columns' order in each row);
+the middle loop's body is assignments of
 scalars (the accumulators), one inner loop, and statements after it (assignments and ifs);
 the inner loop's bounds are invariant in the nest and its body assigns accumulators and
 temporaries (each assigned before it is read), with no call that can raise. The proof
@@ -103,7 +106,7 @@ def _blocked(outer: ir.For, fn, taken, new_locals, model: CpuModel):
     panelled = outer.var not in reads_of(middle.start)
     contraction = dataclasses.replace(
         outer, body=[dataclasses.replace(middle, body=pre + [inner] + post)])
-    choice = register_tile(cpu_nest(contraction),
+    choice = register_tile(cpu_nest(contraction, middle_proved=True),   # (_contraction's)
                            dataclasses.replace(model, packed_rows=panelled))
     if isinstance(choice, Refusal):
         return None
@@ -607,7 +610,22 @@ def _contraction(outer: ir.For, fn, taken):
         return None
     if not plain_expressions(pre + inner.body) or not plain_expressions(post, calls=True):
         return None
+    if not (middle.parallel or middle.independent
+            or _sums_apart(outer, pre + inner.body, nest_assigned - {i, j, k, *accumulators,
+                                                                     *temps})):
+        return None
     return middle, loads + pre, inner, post + stores, accumulators
+
+
+def _sums_apart(outer: ir.For, sums: list, assigned: set) -> bool:
+    """Whether the sums read no array the nest writes and no other name it assigns: computed
+    for a block before its stores, they are the same, while the statements after them still
+    run in the columns' order in each row. So a middle loop whose iterations are not
+    independent may be blocked all the same (a running `best[i] = max(best[i], s)` over the
+    columns of row i)."""
+    written = stored_arrays(outer.body)
+    return not (set(reads_of(sums)) & assigned) and not (
+        {e.array.id for e in walk_exprs(sums) if isinstance(e, ir.Subscript)} & written)
 
 
 def _element_accumulators(pre, inner: ir.For, post, outer: ir.For, middle: ir.For, taken):

@@ -197,7 +197,8 @@ def check_supported(instance: NestInstance, fp64: bool) -> None:
         if isinstance(e, ir.CallCompiled) and not any(h.name == e.func for h in nest.helpers):
             raise Unsupported(f"the nest calls compiled function {e.func}(), which the "
                                  "GPU kernel cannot call (a kernel calls functions of scalars "
-                                 "only: no array parameter, result or local)")
+                                 "only: no array parameter, result or local, no call through "
+                                 "Python such as a draw of np.random)")
         if isinstance(e, ir.AllocArray):
             raise Unsupported("the nest allocates an array, which a GPU kernel cannot do")
         if isinstance(e, (ir.StridedView, ir.Reshape)):

@@ -26,7 +26,7 @@ KERNELS = TESTS / "kernels"
 KERNEL_MODULES = ["numpy_exprs", "arith", "loops", "arrays", "prange", "mathfuncs", "checked",
                   "python_forms", "complex_numbers", "signatures"]
 BOUNDSCHECKED = {"checked"}
-FASTMATH = {"matmul_loops"}
+FASTMATH = {"matmul_loops", "native_draws"}
 
 
 @contextmanager

@@ -304,6 +304,7 @@ class Print(Call):
 @dataclass
 class PythonCall(Call):
     """A draw of np.random's or Python's random module's own generator, called through Python
+    or, for np.random's NATIVE functions, drawn natively from the same generator
     (unpy/typeinfer/python_calls.py): `func` the function's qualified name; `args` the
     arguments as the call gives them, the last `len(keywords)` by those names. `into`: an
     array the values fill (passed as size= where `sized`), else the call's value (`type`) or

@@ -882,6 +882,21 @@ def draws_between_nests(a, seed):
         a[i] = a[i] + noise[i]
 
 
+@unpython.type('float64', 'float64')
+def jittered(x):
+    return x + np.random.random()
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64,1]', 'ndarray[float64,1]', None)
+def draws_in_a_helper(a, out):
+    """A nest whose iterations call a function that draws: not offloaded (the draws are the
+    host's: np.random's generator), its iterations drawing in any order on OpenMP's threads."""
+    out[0] = np.random.random()
+    for i in prange(1, a.shape[0]):
+        out[i] = jittered(a[i])
+
+
 @unpython.gpu
 @unpython.type('ndarray[float64,2]', 'ndarray[float64,1]', 'ndarray[float64,2]', None)
 def store_then_select(dat, w, out):

@@ -460,6 +460,21 @@ def test_draws_between_nests_see_what_the_device_wrote(gpu):
     assert_ran(gpu.explain("draws_between_nests"), "opencl:")
 
 
+def test_a_helper_that_draws_keeps_its_nest_on_the_host(gpu):
+    """A nest calling a function that draws from np.random stays on OpenMP; its iterations take
+    the draws in any order, the generator ends where the interpreter leaves it."""
+    a = np.zeros(2000)
+    got = []
+    for f in (gpu.interpreted.draws_in_a_helper, gpu.compiled.draws_in_a_helper):
+        np.random.seed(17)
+        out = np.zeros(2000)
+        f(a, out)
+        got.append((out, np.random.random()))
+    assert got[1][0][0] == got[0][0][0] and got[1][1] == got[0][1]
+    np.testing.assert_array_equal(np.sort(got[1][0][1:]), np.sort(got[0][0][1:]))
+    assert_ran(gpu.explain("draws_in_a_helper"), "openmp", "calls compiled function jittered()")
+
+
 def test_a_store_read_back_by_its_work_item_is_fenced(gpu):
     """A store that a later statement of the same work-item may read is followed by a fence
     (jitgpu/opencl_emit.stores_read_later); a store nothing reads after it is not."""

@@ -19,7 +19,7 @@ from unpy.loopopt.register_blocks import PANEL_ROWS
 from unpy.typeinfer.array_races import update_parts
 from unpy.typeinfer.lower_linalg import LIBRARY_OUTPUTS, library_arrays
 from unpy.typeinfer.written import lists_bound_again
-from unpy.typeinfer.python_calls import python_call_arrays
+from unpy.typeinfer.python_calls import native_draw, python_call_arrays
 from unpy.typeinfer.reductions import (assigned_names, escapes, own_expressions, reads_of,
                                        walk_exprs, walk_stmts)
 from unpy.work import expensive_work
@@ -1274,7 +1274,11 @@ class FunctionEmitter(CExprPrinter):
         return super().expr_Call(e)
 
     def expr_PythonCall(self, e):
-        """A draw through Python (unpy_runtime.hpp's python_call)."""
+        """A draw through Python (unpy_runtime.hpp's python_call), or one of np.random's that
+        compiled code makes natively (np_random and the others there)."""
+        native = native_draw(e)
+        if native is not None:
+            return self.native_draw(e, *native)
         module, _, name = e.func.rpartition(".")
         head = f'"{module}", "{name}", "{",".join(e.keywords)}"'
         args = "".join(f", {self.expr(a)}" for a in e.args)
@@ -1284,6 +1288,20 @@ class FunctionEmitter(CExprPrinter):
         if e.type is None:
             return f"unpy::python_call({head}{args})"
         return f"unpy::python_call_value<{CTYPES[e.type.dtype]}>({head}{args})"
+
+    def native_draw(self, e, name, params):
+        """np.random's function `name` drawn natively (typeinfer/python_calls.native_draw)."""
+        args = "".join(", " + (repr(float(p)) if isinstance(p, float) else f"int64_t({p})"
+                               if isinstance(p, int) else self.expr(p)) for p in params)
+        if name == "randint":
+            return (f"unpy::np_fill_randint({cname(e.into.id)}{args})" if e.into is not None
+                    else f"unpy::np_randint({args[2:]})")
+        f = f"unpy::NpDraw::{name}"
+        if e.into is not None:
+            return f"unpy::np_fill({cname(e.into.id)}, {f}{args})"
+        if not params and name not in ("standard_normal", "randn", "standard_exponential"):
+            return f"unpy::np_random({f})"
+        return f"unpy::np_value({f}{args})"
 
     def call(self, e):
         # An array given to a function that returns no array is borrowed: the caller holds its

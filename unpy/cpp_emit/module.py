@@ -16,6 +16,7 @@ from unpy.loopopt.cost import CpuModel
 from unpy.typeinfer import overloads
 from unpy.typeinfer.independent_loops import with_independent_levels
 from unpy.typeinfer.overloads import Signature
+from unpy.typeinfer.python_calls import NATIVE, native_draw
 from unpy.typeinfer.reductions import outermost_pranges, walk_exprs, walk_stmts
 from unpy.typeinfer.written import lists_bound_again, written_params
 
@@ -37,6 +38,24 @@ def polling_functions(functions) -> set:
     return found
 
 
+def native_draws(functions) -> dict:
+    """Function name -> np.random's functions that it, or a compiled function it calls, draws
+    natively (typeinfer/python_calls.native_draw): its glue takes the generator's lock for them
+    while it still holds the GIL (unpy_runtime.hpp's GilRelease), not at the first draw."""
+    found = {f.name: {native_draw(e)[0] for e in walk_exprs(f.body)
+                      if isinstance(e, ir.PythonCall) and native_draw(e) is not None}
+             for f in functions}
+    changed = True
+    while changed:
+        changed = False
+        for f in functions:
+            for e in walk_exprs(f.body):
+                if isinstance(e, ir.CallCompiled) and not found.get(e.func, set()) <= found[f.name]:
+                    found[f.name] |= found[e.func]
+                    changed = True
+    return found
+
+
 def gpu_nests(fn: ir.Function, fastmath: bool = False, functions: dict = None):
     nests = []
     undefined, dead = undefined_at_nests(fn), dead_after_nests(fn)
@@ -51,15 +70,17 @@ def gpu_nests(fn: ir.Function, fastmath: bool = False, functions: dict = None):
 
 def kernel_helpers(node, functions: dict) -> list:
     """The compiled functions `node` calls, directly or not, when a GPU kernel can call them
-    all (scalar parameters and result, no arrays, no recursion), callees first; else []
-    (jitgpu then keeps the nest on OpenMP, saying which call)."""
+    all (scalar parameters and result, no arrays, no recursion, no call through Python: a
+    draw of np.random or random is the host's generator), callees first; else [] (jitgpu then
+    keeps the nest on OpenMP, saying which call)."""
     order, visiting = [], set()
 
     def visit(name):
         if any(f.name == name for f in order):
             return True
         fn = functions.get(name)
-        if fn is None or name in visiting or not _scalar_only(fn):
+        if fn is None or name in visiting or not _scalar_only(fn) or any(
+                isinstance(e, ir.PythonCall) for e in walk_exprs(fn.body)):
             return False
         visiting.add(name)
         ok = all(visit(e.func) for e in walk_exprs(fn.body) if isinstance(e, ir.CallCompiled))
@@ -86,7 +107,7 @@ def raw_string(text: str) -> str:
     return f'R"{delimiter}({text}){delimiter}"'
 
 
-def glue(fn: ir.Function, written: set, polls: bool = True) -> list:
+def glue(fn: ir.Function, written: set, polls: bool = True, draws=()) -> list:
     """The Python-facing wrapper of one signature, given the call's arguments bound to its
     parameters (`unpy_in`, see entry): check and convert them, release the GIL (armed for
     Ctrl-C), convert back; a C++ exception becomes its Python one (unpy::python_error)."""
@@ -119,15 +140,19 @@ def glue(fn: ir.Function, written: set, polls: bool = True) -> list:
         call = f"unpy_result = {call}"
     # Ctrl-C stops the call (unpy::InterruptScope): Interrupted comes out of it, caught here
     # with the GIL back and the scope still armed, and becomes Python's KeyboardInterrupt.
+    # np.random's functions the call draws natively: the generator's lock taken with the GIL
+    release = "unpy::GilRelease unpy_release" + (
+        "(" + " | ".join(f"unpy::np_bit(unpy::NpDraw::{name})" for name in NATIVE
+                         if name in draws) + ")" if draws else "") + ";"
     if polls:
         lines += ["        {", "            unpy::InterruptScope unpy_interrupt;",
-                  "            try {", "                unpy::GilRelease unpy_release;",
+                  "            try {", f"                {release}",
                   f"                {call};",
                   "            } catch (const unpy::Interrupted&) {",
                   "                return unpy::keyboard_interrupt();", "            }",
                   "        }"]
     else:
-        lines += ["        {", "            unpy::GilRelease unpy_release;",
+        lines += ["        {", f"            {release}",
                   f"            {call};", "        }"]
     if fn.returns_none:
         lines.append("        if (unpy::returned_none) Py_RETURN_NONE;")
@@ -443,8 +468,9 @@ def _glue_and_init(module: ir.Module, source: str, fastmath: bool, checks: str,
     written = written_params(module.functions)
     out = []
     polling = polling_functions(module.functions)
+    draws = native_draws(module.functions)
     for f in module.functions:
-        out += glue(f, written[f.name], f.name in polling) + [""]
+        out += glue(f, written[f.name], f.name in polling, draws[f.name]) + [""]
     visible = by_python_name(module.functions)
     several = [overloads for overloads in visible.values() if len(overloads) > 1]
     if several:

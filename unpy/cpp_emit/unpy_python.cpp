@@ -59,10 +59,20 @@ PyObject* python_error() {
     return nullptr;
 }
 
-Gil::Gil() : state(int(PyGILState_Ensure())) {}
+static void np_leave();
+static void np_open(unsigned draws);
+
+// (np_leave: Python code may draw from np.random, which takes the generator's lock.)
+Gil::Gil() : state(int(PyGILState_Ensure())) { np_leave(); }
 Gil::~Gil() { PyGILState_Release(PyGILState_STATE(state)); }
-GilRelease::GilRelease() : saved(PyEval_SaveThread()) {}
-GilRelease::~GilRelease() { PyEval_RestoreThread(static_cast<PyThreadState*>(saved)); }
+GilRelease::GilRelease(unsigned draws) : saved(nullptr) {
+    if (draws) np_open(draws);
+    saved = PyEval_SaveThread();
+}
+GilRelease::~GilRelease() {
+    PyEval_RestoreThread(static_cast<PyThreadState*>(saved));
+    np_leave();
+}
 
 void log_warning(const std::string& message) {
     try {
@@ -247,10 +257,21 @@ void print_values(PyObject* values, const char* sep, const char* end, bool flush
 PyObject* call_python(const char* module, const char* name, PyObject* values,
                       const char* keywords, PyObject* size) {
     PyRef args(values), size_value(size);
-    PyRef imported(PyImport_ImportModule(module));
+    // The module as `import` finds it: sys.modules' (a lookup), else imported (the first call)
+    PyRef module_name(PyUnicode_FromString(module));
+    if (!module_name.get() || !args.get()) throw PythonErrorSet();
+    PyObject* found = PyImport_GetModule(module_name.get());
+    if (!found && PyErr_Occurred()) throw PythonErrorSet();
+    PyRef imported(found ? found : PyImport_Import(module_name.get()));
     PyRef function(imported.get() ? PyObject_GetAttrString(imported.get(), name) : nullptr);
+    if (!function.get()) throw PythonErrorSet();
+    if (!*keywords && !size) {                  // (no keywords: no dict)
+        PyObject* result = PyObject_Call(function.get(), args.get(), nullptr);
+        if (!result) throw PythonErrorSet();
+        return result;
+    }
     PyRef options(PyDict_New());
-    if (!function.get() || !options.get()) throw PythonErrorSet();
+    if (!options.get()) throw PythonErrorSet();
     // the last values are by name: split them off the tuple
     std::vector<std::string> names;
     for (const char* p = keywords; *p;) {
@@ -308,6 +329,455 @@ PyObject* make_list(PyObject* const* items, int64_t n) {
     return filled(PyList_New(n), items, n,
                   [](PyObject* l, int64_t k, PyObject* x) { PyList_SET_ITEM(l, k, x); });
 }
+
+// --- np.random's draws without Python (unpy_runtime.hpp) --------------------------------------
+// NumPy's legacy formulas as numpy/random/src/legacy/legacy-distributions.c and
+// distributions.c write them (NumPy's legacy RandomState is frozen), compiled without fast-math
+// and without contracting a*b + c into one rounding whatever the build's flags: a different
+// last bit of r2 in legacy_gauss would change how many doubles it draws. np_setup checks each
+// against NumPy's own function on private generators before any is used.
+
+#if defined(__clang__)
+#pragma float_control(precise, on, push)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC optimize("no-fast-math", "fp-contract=off")
+#endif
+
+namespace {
+
+struct NpAug {                  // NumPy's aug_bitgen_t: the RandomState's cached Gaussian
+    NpBitGen* bit_generator;
+    int has_gauss;
+    double gauss;
+};
+
+constexpr int NP_COUNT = int(NpDraw::count);
+const char* const NP_NAMES[NP_COUNT] = {
+    "random", "random_sample", "ranf", "sample", "rand", "standard_normal", "randn", "normal",
+    "uniform", "standard_exponential", "exponential", "randint"};
+
+double np_next_double(NpAug* s) { return s->bit_generator->next_double(s->bit_generator->state); }
+
+// RandomState's Gaussians (legacy_gauss): Marsaglia's polar method, two at a time, a point
+// (u, v) drawn in the square until it falls inside the unit circle (not at its centre); the
+// second value is kept in the RandomState for the next call, which returns it instead.
+double np_legacy_gauss(NpAug* s) {
+    if (s->has_gauss) {
+        const double kept = s->gauss;
+        s->gauss = 0.0;
+        s->has_gauss = 0;
+        return kept;
+    }
+    for (;;) {
+        const double u = 2.0 * np_next_double(s) - 1.0;
+        const double v = 2.0 * np_next_double(s) - 1.0;
+        const double radius2 = u * u + v * v;
+        if (radius2 >= 1.0 || radius2 == 0.0) continue;
+        const double factor = std::sqrt(-2.0 * std::log(radius2) / radius2);
+        s->gauss = factor * u;
+        s->has_gauss = 1;
+        return factor * v;
+    }
+}
+
+double np_legacy_standard_exponential(NpAug* s) { return -std::log(1.0 - np_next_double(s)); }
+
+// A double's bits: the checks below in integers, which no -ffinite-math-only assumes away
+// (std::isfinite, inlined from a header compiled with fast-math, is always true).
+uint64_t np_bits(double x) {
+    uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+}
+constexpr uint64_t NP_EXPONENT = 0x7FF0000000000000ULL, NP_SIGN = 0x8000000000000000ULL;
+bool np_finite(double x) { return (np_bits(x) & NP_EXPONENT) != NP_EXPONENT; }
+bool np_nan(double x) { return (np_bits(x) & ~NP_SIGN) > NP_EXPONENT; }
+
+// NumPy's CONS_NON_NEGATIVE (check_constraint): a scale with its sign bit set raises, NaN not.
+bool np_non_negative(double scale) { return np_nan(scale) || !(np_bits(scale) & NP_SIGN); }
+
+// The draw of f (not randint) for parameters `a`, `b` that NumPy accepts (np_draws_ok).
+double np_draw_on(NpAug* s, NpDraw f, double a, double b) {
+    switch (f) {
+        case NpDraw::standard_normal:
+        case NpDraw::randn: return np_legacy_gauss(s);
+        case NpDraw::normal: return a + b * np_legacy_gauss(s);          // legacy_normal
+        case NpDraw::uniform: return a + (b - a) * np_next_double(s);   // random_uniform
+        case NpDraw::standard_exponential: return np_legacy_standard_exponential(s);
+        case NpDraw::exponential: return a * np_legacy_standard_exponential(s);
+        default: return np_next_double(s);                               // random_sample
+    }
+}
+
+// Whether NumPy draws f with these parameters (else it raises, drawing nothing).
+bool np_draws_ok(NpDraw f, double a, double b) {
+    switch (f) {
+        case NpDraw::normal: return np_non_negative(b);
+        case NpDraw::uniform: return np_finite(b - a);   // OverflowError: Range exceeds ...
+        case NpDraw::exponential: return np_non_negative(a);
+        default: return true;
+    }
+}
+
+// randint(low, high) of NumPy's default dtype (int64): _rand_int64's closed interval [low,
+// high - 1] drawn by random_bounded_uint64_fill with masked rejection, as RandomState does.
+struct NpBounded {
+    uint64_t off, rng, mask;
+};
+bool np_bounded(int64_t low, int64_t high, NpBounded& b) {
+    if (!(low < high)) return false;            // ValueError: low >= high
+    b.off = uint64_t(low);
+    b.rng = uint64_t(high) - 1u - uint64_t(low);
+    uint64_t mask = b.rng;                      // gen_mask: the smallest bit mask >= rng
+    mask |= mask >> 1;
+    mask |= mask >> 2;
+    mask |= mask >> 4;
+    mask |= mask >> 8;
+    mask |= mask >> 16;
+    mask |= mask >> 32;
+    b.mask = mask;
+    return true;
+}
+int64_t np_bounded_draw(NpBitGen* g, const NpBounded& b) {
+    if (b.rng == 0) return int64_t(b.off);
+    if (b.rng <= 0xFFFFFFFFULL) {
+        const uint32_t rng = uint32_t(b.rng), mask = uint32_t(b.mask);
+        uint32_t val;
+        while ((val = (g->next_uint32(g->state) & mask)) > rng) {}
+        return int64_t(b.off + val);
+    }
+    if (b.rng == 0xFFFFFFFFFFFFFFFFULL) return int64_t(b.off + g->next_uint64(g->state));
+    uint64_t val;
+    while ((val = (g->next_uint64(g->state) & b.mask)) > b.rng) {}
+    return int64_t(b.off + val);
+}
+
+// Each element of `out` (T's) in C order, from draw().
+template <typename T, typename F>
+void np_each(const NpOut& out, F draw) {
+    T* const base = static_cast<T*>(out.data);
+    int64_t n = 1;
+    for (int d = 0; d < out.ndim; ++d) n *= out.shape[d];
+    if (n == 0) return;
+    bool contiguous = true;                     // (its elements one after the other)
+    int64_t step = 1;
+    for (int d = out.ndim - 1; d >= 0; --d) {
+        if (out.shape[d] > 1 && out.strides[d] != step) contiguous = false;
+        step *= out.shape[d];
+    }
+    if (contiguous) {
+        for (int64_t k = 0; k < n; ++k) base[k] = draw();
+        return;
+    }
+    std::vector<int64_t> index(size_t(std::max(out.ndim, 1)), 0);
+    int64_t off = 0;
+    for (int64_t k = 0; k < n; ++k) {
+        base[off] = draw();
+        for (int d = out.ndim - 1; d >= 0; --d) {
+            if (++index[size_t(d)] < out.shape[d]) {
+                off += out.strides[d];
+                break;
+            }
+            off -= (out.shape[d] - 1) * out.strides[d];
+            index[size_t(d)] = 0;
+        }
+    }
+}
+
+// out's elements drawn as np_draw_on draws them (the choice made once).
+void np_fill_on(NpAug* s, NpDraw f, double a, double b, const NpOut& out) {
+    NpBitGen* const g = s->bit_generator;
+    switch (f) {
+        case NpDraw::standard_normal:
+        case NpDraw::randn: np_each<double>(out, [s] { return np_legacy_gauss(s); }); break;
+        case NpDraw::normal:
+            np_each<double>(out, [s, a, b] { return a + b * np_legacy_gauss(s); });
+            break;
+        case NpDraw::uniform: {
+            const double range = b - a;
+            np_each<double>(out, [g, a, range] { return a + range * g->next_double(g->state); });
+            break;
+        }
+        case NpDraw::standard_exponential:
+            np_each<double>(out, [s] { return np_legacy_standard_exponential(s); });
+            break;
+        case NpDraw::exponential:
+            np_each<double>(out, [s, a] { return a * np_legacy_standard_exponential(s); });
+            break;
+        default: np_each<double>(out, [g] { return g->next_double(g->state); });
+    }
+}
+
+// np.random.mtrand._rand as np_setup found it (with the GIL).
+struct NpLegacy {
+    int status = 0;                     // 0: not looked at yet, 1: found, -1: not usable
+    PyObject* acquire = nullptr;        // its lock's acquire and release
+    PyObject* release = nullptr;
+    PyObject* functions = nullptr;      // np.random's dict
+    NpAug* aug = nullptr;
+    // np.random's functions as np_setup found them; null: that one always through Python
+    PyObject* original[NP_COUNT] = {};
+    PyObject* names[NP_COUNT] = {};     // their names (interned)
+};
+NpLegacy np_legacy;
+// The functions drawn through Python whatever happens (read without the GIL).
+std::atomic<unsigned> np_python_only{0};
+
+// The aug_bitgen_t of RandomState `rs` (a Cython object: its fields are C members): the copy
+// of its bit generator's bitgen_t (`cap`), which the aug_bitgen_t right after points to.
+NpAug* np_find_aug(PyObject* rs, const NpBitGen* cap) {
+    char* const base = reinterpret_cast<char*>(rs);
+    const Py_ssize_t size = Py_TYPE(rs)->tp_basicsize;
+    for (Py_ssize_t off = Py_ssize_t(sizeof(PyObject));
+         off + Py_ssize_t(sizeof(NpBitGen) + sizeof(NpAug)) <= size;
+         off += Py_ssize_t(alignof(NpBitGen))) {
+        if (std::memcmp(base + off, cap, sizeof(NpBitGen)) != 0) continue;
+        NpAug* aug = reinterpret_cast<NpAug*>(base + off + Py_ssize_t(sizeof(NpBitGen)));
+        if (aug->bit_generator == reinterpret_cast<NpBitGen*>(base + off)) return aug;
+    }
+    return nullptr;
+}
+
+NpBitGen* np_capsule(py::handle rs) {
+    py::object capsule = rs.attr("_bit_generator").attr("capsule");
+    auto* g = static_cast<NpBitGen*>(PyCapsule_GetPointer(capsule.ptr(), "BitGenerator"));
+    if (!g) throw py::error_already_set();
+    return g;
+}
+
+// Whether the pointer `p` is one of the members of `rs` after `after` (its lock).
+bool np_holds(PyObject* rs, const void* after, PyObject* p) {
+    const char* base = reinterpret_cast<const char*>(rs);
+    const char* end = base + Py_TYPE(rs)->tp_basicsize;
+    for (const char* q = static_cast<const char*>(after); q + sizeof(PyObject*) <= end;
+         q += sizeof(void*)) {
+        PyObject* member;
+        std::memcpy(&member, q, sizeof member);
+        if (member == p) return true;
+    }
+    return false;
+}
+
+// The native draws against NumPy's own functions, on two private RandomStates of one seed: the
+// same values (bit for bit), the generators left in the same place. The functions (bits) whose
+// draws differ.
+unsigned np_differences(py::module_ mtrand) {
+    constexpr int64_t n = 1001;                 // odd: a Gaussian left cached for the next
+    py::object type = mtrand.attr("RandomState");
+    py::object numpy_side = type(20261128), native_side = type(20261128);
+    NpAug* s = np_find_aug(native_side.ptr(), np_capsule(native_side));
+    NpAug* t = np_find_aug(numpy_side.ptr(), np_capsule(numpy_side));
+    if (!s || !t) return ~0u;
+    unsigned differ = 0;
+    auto same = [&](py::object expected, const std::vector<double>& got) {
+        auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(expected);
+        return a && a.size() == int64_t(got.size()) &&
+               std::memcmp(a.data(), got.data(), got.size() * sizeof(double)) == 0;
+    };
+    struct Case { NpDraw f; double a, b; const char* name; };
+    const Case cases[] = {
+        {NpDraw::random_sample, 0, 0, "random_sample"},
+        {NpDraw::standard_normal, 0, 0, "standard_normal"},
+        {NpDraw::normal, 1.5, 2.5, "normal"}, {NpDraw::uniform, -1.25, 3.5, "uniform"},
+        {NpDraw::standard_exponential, 0, 0, "standard_exponential"},
+        {NpDraw::exponential, 0.75, 0, "exponential"}};
+    for (const Case& c : cases) {
+        py::object expected;
+        const int arity = np_arity(c.f);
+        py::object f = numpy_side.attr(c.name);
+        expected = arity == 0 ? f(py::arg("size") = n)
+                 : arity == 1 ? f(c.a, py::arg("size") = n) : f(c.a, c.b, py::arg("size") = n);
+        // the first half as scalars, the rest as an array
+        std::vector<double> got(static_cast<size_t>(n));
+        for (int64_t k = 0; k < n / 2; ++k) got[size_t(k)] = np_draw_on(s, c.f, c.a, c.b);
+        const int64_t rest = n - n / 2, unit = 1;
+        np_fill_on(s, c.f, c.a, c.b, NpOut{got.data() + n / 2, 1, &rest, &unit, 8});
+        if (!same(expected, got)) differ |= np_bit(c.f);
+    }
+    const int64_t bounds[][2] = {{-7, 1000}, {0, 1}, {3, 1LL << 40}, {-(1LL << 62), 1LL << 62},
+                                 {INT64_MIN, INT64_MAX}};
+    for (const auto& lh : bounds) {
+        py::array_t<int64_t> expected =
+            numpy_side.attr("randint")(lh[0], lh[1], py::arg("size") = n);
+        NpBounded b;
+        if (!np_bounded(lh[0], lh[1], b)) return ~0u;
+        std::vector<int64_t> got(static_cast<size_t>(n));
+        for (int64_t& v : got) v = np_bounded_draw(s->bit_generator, b);
+        if (expected.size() != n || std::memcmp(expected.data(), got.data(), got.size() * 8) != 0)
+            differ |= np_bit(NpDraw::randint);
+    }
+    // the generators in the same place: the bit generator's stream and the cached Gaussian
+    if (s->has_gauss != t->has_gauss || std::memcmp(&s->gauss, &t->gauss, sizeof(double)) != 0 ||
+        numpy_side.attr("random_sample")().cast<double>() != np_next_double(s))
+        return ~0u;
+    return differ;
+}
+
+// Finds np.random.mtrand._rand's generator and checks it (with the GIL, once): status 1, or -1
+// and every draw through Python as before.
+void np_setup() {
+    np_legacy.status = -1;
+    np_python_only.store(~0u);
+    try {
+        py::module_ mtrand = py::module_::import("numpy.random.mtrand");
+        py::module_ random = py::module_::import("numpy.random");
+        py::object rs = mtrand.attr("_rand");
+        if (!py::type::handle_of(rs).is(mtrand.attr("RandomState"))) return;
+        NpAug* aug = np_find_aug(rs.ptr(), np_capsule(rs));
+        if (!aug) return;
+        // NumPy's functions draw with the RandomState's own lock, its bit generator's
+        py::object lock = rs.attr("_bit_generator").attr("lock");
+        if (!np_holds(rs.ptr(), aug + 1, lock.ptr())) return;
+        const unsigned differ = np_differences(mtrand);
+        if (differ == ~0u) return;
+        unsigned python_only = 0;
+        py::dict functions = random.attr("__dict__");
+        py::dict own = mtrand.attr("__dict__");
+        for (int k = 0; k < NP_COUNT; ++k) {
+            const NpDraw f = NpDraw(k);
+            const char* name = NP_NAMES[k];
+            // (checked as: random, ranf, sample and rand are random_sample, randn is
+            // standard_normal)
+            const NpDraw checked = f == NpDraw::randn ? NpDraw::standard_normal
+                                 : np_arity(f) == 0 && f != NpDraw::standard_normal &&
+                                   f != NpDraw::standard_exponential ? NpDraw::random_sample : f;
+            bool ok = !(differ & np_bit(checked)) && own.contains(name) &&
+                      functions.contains(name);
+            if (ok) {
+                // a method of _rand of that name (ranf and sample: mtrand's own functions,
+                // which call _rand.random_sample)
+                py::object fn = own[name];
+                ok = fn.is(py::object(functions[name])) &&
+                     py::str(fn.attr("__name__")).cast<std::string>() == name &&
+                     (py::hasattr(fn, "__self__") ? py::object(fn.attr("__self__")).is(rs)
+                      : (f == NpDraw::ranf || f == NpDraw::sample));
+                if (ok) np_legacy.original[k] = fn.release().ptr();
+            }
+            np_legacy.names[k] = py::str(name).release().ptr();
+            PyUnicode_InternInPlace(&np_legacy.names[k]);
+            if (!ok) python_only |= np_bit(f);
+        }
+        np_legacy.acquire = py::object(lock.attr("acquire")).release().ptr();
+        np_legacy.release = py::object(lock.attr("release")).release().ptr();
+        np_legacy.functions = functions.release().ptr();
+        np_legacy.aug = aug;
+        rs.release();                           // kept: its members are read from here on
+        np_bitgen = aug->bit_generator;
+        np_legacy.status = 1;
+        np_python_only.store(python_only);
+    } catch (py::error_already_set&) {
+        PyErr_Clear();
+    }
+}
+
+}  // namespace
+
+const char* np_name(NpDraw f) { return NP_NAMES[int(f)]; }
+
+int np_arity(NpDraw f) {
+    switch (f) {
+        case NpDraw::normal:
+        case NpDraw::uniform:
+        case NpDraw::randint: return 2;
+        case NpDraw::exponential: return 1;
+        default: return 0;
+    }
+}
+
+// With the GIL: of `draws`, those drawn natively now, the lock taken (np_ready has them). A
+// function of np.random replaced (by unittest.mock, say) is the one called: through Python.
+// Throws PythonErrorSet where taking the lock raised.
+static unsigned np_take(unsigned draws) {
+    if (np_legacy.status == 0) np_setup();
+    if (np_legacy.status < 0) return 0;
+    unsigned native = 0;
+    for (int k = 0; k < NP_COUNT; ++k)
+        if ((draws & (1u << k)) && np_legacy.original[k] &&
+            PyDict_GetItem(np_legacy.functions, np_legacy.names[k]) == np_legacy.original[k])
+            native |= 1u << k;
+    if (native && !np_ready) {
+        PyObject* done = PyObject_CallNoArgs(np_legacy.acquire);
+        if (!done) throw PythonErrorSet();
+        Py_DECREF(done);
+    }
+    np_ready |= native;
+    return native;
+}
+
+bool np_enter(NpDraw f) {
+    if (np_python_only.load(std::memory_order_relaxed) & np_bit(f)) return false;
+    if (omp_in_parallel()) return false;        // a team's threads: through Python
+    const PyGILState_STATE gil = PyGILState_Ensure();
+    unsigned native;
+    try {
+        native = np_take(np_bit(f));
+    } catch (...) {
+        PyGILState_Release(gil);
+        throw;
+    }
+    PyGILState_Release(gil);
+    return native != 0;
+}
+
+static void np_open(unsigned draws) {
+    draws &= ~np_python_only.load(std::memory_order_relaxed) & ~np_ready;
+    if (draws && !omp_in_parallel()) np_take(draws);
+}
+
+// With the GIL: the generator's lock given back where this thread holds it (an exception set
+// stays set).
+static void np_leave() {
+    if (!np_ready) return;
+    np_ready = 0;
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyObject* done = PyObject_CallNoArgs(np_legacy.release);
+    if (done) Py_DECREF(done);
+    else PyErr_Clear();
+    PyErr_Restore(type, value, traceback);
+}
+
+void np_pause() {
+    if (!np_ready) return;
+    const PyGILState_STATE gil = PyGILState_Ensure();
+    np_leave();
+    PyGILState_Release(gil);
+}
+
+bool np_native_value(NpDraw f, double a, double b, double* v) {
+    if (!np_draws_ok(f, a, b)) return false;
+    *v = np_draw_on(np_legacy.aug, f, a, b);
+    return true;
+}
+
+bool np_native_fill(NpDraw f, double a, double b, const NpOut& out) {
+    if (!np_draws_ok(f, a, b) || out.itemsize != int(sizeof(double))) return false;
+    np_fill_on(np_legacy.aug, f, a, b, out);
+    return true;
+}
+
+bool np_native_randint(int64_t low, int64_t high, int64_t* v) {
+    NpBounded b;
+    if (!np_bounded(low, high, b)) return false;
+    *v = np_bounded_draw(np_bitgen, b);
+    return true;
+}
+
+bool np_native_fill_randint(int64_t low, int64_t high, const NpOut& out) {
+    NpBounded b;
+    if (!np_bounded(low, high, b) || out.itemsize != int(sizeof(int64_t))) return false;
+    NpBitGen* g = np_bitgen;
+    np_each<int64_t>(out, [&] { return np_bounded_draw(g, b); });
+    return true;
+}
+
+#if defined(__clang__)
+#pragma float_control(pop)
+#elif defined(__GNUC__)
+#pragma GCC pop_options
+#endif
 
 // --- argument conversion ----------------------------------------------------------------------
 
@@ -690,6 +1160,13 @@ static void def_thread_hooks(py::module_& m, const char* so_path) {
     }, "tests: (cpus, online, runnable, own) to use instead of the machine's load, or None");
     m.def("__unpy_last_team__", [] { return team_choice.last.load(); },
           "tests: the team of the last parallel nest (1: it ran on the calling thread)");
+    m.def("__unpy_native_draws__", [] {
+        if (np_legacy.status == 0) np_setup();
+        py::list native;
+        for (int k = 0; k < NP_COUNT; ++k)
+            if (!(np_python_only.load() & np_bit(NpDraw(k)))) native.append(NP_NAMES[k]);
+        return native;
+    }, "tests: np.random's functions this module draws natively (unpy_runtime.hpp's np_enter)");
 }
 
 // The library NumPy has loaded (numpy.libs/libscipy_openblas64_*.so), found once; null where
@@ -912,6 +1389,13 @@ int64_t* find_residency_counters() {
     static int64_t* counters = [] {
         static int64_t none[2] = {0, 0};
         Gil gil;
+        // The first array's memory may die while an exception raised through Python (a draw's
+        // ValueError) unwinds the call: kept set across the import, which would drop it.
+        struct KeptError {
+            PyObject *type, *value, *traceback;
+            KeptError() { PyErr_Fetch(&type, &value, &traceback); }
+            ~KeptError() { PyErr_Restore(type, value, traceback); }
+        } kept;
         try {
             py::module_ counters_module = py::module_::import("unpy.residency_counters");
             // The array is never freed: arrays' memory dies (memory_dies) until the

@@ -143,11 +143,21 @@ struct Gil {
 
 struct GilRelease {
     void* saved;
-    GilRelease();
+    // `draws`: np.random's functions (np_bit) the call may draw natively: their lock taken
+    // first, with the GIL (np_open), where not already held.
+    explicit GilRelease(unsigned draws = 0);
     ~GilRelease();
     GilRelease(const GilRelease&) = delete;
     GilRelease& operator=(const GilRelease&) = delete;
 };
+
+// np.random's global generator drawn without Python (np_random and the others below): the
+// functions this thread may draw natively now, a bit each (np_bit), the generator's lock held;
+// 0: none, the lock not held. Gil and the end of GilRelease give the lock back (np_leave) before
+// any Python code runs, and so does nest_team before a team of threads starts (np_pause).
+inline thread_local unsigned np_ready = 0;
+// Without the GIL: the lock given back where this thread holds it.
+void np_pause();
 
 // A warning on the "unpy" logger (with the GIL).
 void log_warning(const std::string& message);
@@ -730,6 +740,9 @@ inline int nest_team(bool parallel, bool fixed = false) {
         }
         team = std::max(1, std::min(c.free.load(std::memory_order_relaxed), limit));
     }
+    // The team's threads draw through Python (np_enter): a draw of one would wait for the
+    // generator's lock while this thread, holding it, waits for the team.
+    if (team > 1 && np_ready) np_pause();
     c.last.store(team, std::memory_order_relaxed);
     return team;
 }
@@ -1847,6 +1860,124 @@ void python_fill(const Array<T, N>& out, bool sized, const char* module, const c
     PyObject* size = sized ? shape_tuple(out.shape, N) : nullptr;
     PyObject* values = call_python(module, name, argument_tuple(args...), keywords, size);
     assign_all(to_python(out), values);
+}
+
+// rand(d0, d1, ...), randn(...): `out` filled with the call's values, its shape the dimensions.
+template <typename T, int N>
+void python_fill_dims(const Array<T, N>& out, const char* module, const char* name) {
+    Gil gil;
+    PyObject* values = call_python(module, name, shape_tuple(out.shape, N), "", nullptr);
+    assign_all(to_python(out), values);
+}
+
+// --- np.random's draws without Python ------------------------------------------------------
+// The legacy functions of np.random (np.random.mtrand._rand, a RandomState over an MT19937
+// BitGenerator) that compiled code draws natively (typeinfer/python_calls.py's NATIVE): NumPy's
+// own bit generator, called through the C interface of its capsule (numpy/random/bitgen.h), and
+// NumPy's legacy formulas written again in unpy_python.cpp (exact: no fast-math there). The same
+// stream, and the generator left where NumPy's own functions leave it: the bit generator's
+// state and the RandomState's cached second Gaussian (its aug_state, which legacy_gauss reads
+// and writes) are NumPy's own memory, drawn in place.
+//
+// The lock. NumPy's functions draw with the generator's lock held (a draw of size=n holds it
+// without the GIL). The glue of a call that may draw natively (module.py native_draws: its own
+// draws and its callees') takes the lock before it releases the GIL (GilRelease, np_open), and
+// the call keeps the lock, not the GIL, until it goes back to Python: its end, any call into
+// Python (Gil: a draw through Python, np.random.seed, print, a GPU hook), or a team of OpenMP
+// threads about to start (nest_team); its next native draw takes the GIL and the lock again
+// (np_enter). Another thread's draws of the same generator wait meanwhile, as they wait for a
+// NumPy draw of size=n: the call's draws come one after the other, as if one NumPy call had
+// made them. Where np_enter finds the draw cannot be native (inside a team of OpenMP threads,
+// np.random's function replaced, e.g. by unittest.mock, NumPy's layout not the one np_setup
+// checked), and for parameters NumPy raises on (np_native_* return false, having drawn
+// nothing), the draw is NumPy's own function called through Python, as before.
+// Why the lock and not the GIL: a draw holding the GIL would be alone only if no thread drew
+// without it, but NumPy's draws of size=n run with the lock and without the GIL (a fill of
+// another thread may be half done); and a call holding the GIL would stop every Python thread.
+// As for NumPy's own draws, np.random.seed or set_state from another thread, which take the GIL
+// but not the lock, may change the state under a compiled call's draws.
+struct NpBitGen {               // NumPy's bitgen_t
+    void* state;
+    uint64_t (*next_uint64)(void* state);
+    uint32_t (*next_uint32)(void* state);
+    double (*next_double)(void* state);
+    uint64_t (*next_raw)(void* state);
+};
+enum class NpDraw : unsigned {
+    random, random_sample, ranf, sample, rand, standard_normal, randn, normal, uniform,
+    standard_exponential, exponential, randint, count
+};
+constexpr unsigned np_bit(NpDraw f) { return 1u << unsigned(f); }
+// The function's name in np.random.
+const char* np_name(NpDraw f);
+// The RandomState's bit generator (set by the first np_enter).
+inline NpBitGen* np_bitgen = nullptr;
+// Without the GIL: whether this thread may draw `f` natively now (np_ready has its bit
+// afterwards), taking the generator's lock if it was not held. Throws PythonErrorSet where
+// taking the lock raised (KeyboardInterrupt while another thread held it).
+bool np_enter(NpDraw f);
+[[gnu::always_inline]] inline bool np_native(NpDraw f) {
+    return __builtin_expect((np_ready & np_bit(f)) != 0, 1) || np_enter(f);
+}
+// The element pointers of `out` in C order (NumPy's order of a draw's values).
+struct NpOut {
+    void* data;
+    int ndim;
+    const int64_t* shape;
+    const int64_t* strides;     // in elements
+    int itemsize;
+};
+template <typename T, int N>
+NpOut np_out(const Array<T, N>& a) { return {a.data, N, a.shape, a.strides, int(sizeof(T))}; }
+// The session open (np_native): f's draw with its parameters `a`, `b` (those f takes), into `v`;
+// false, having drawn nothing, where NumPy raises for these parameters. A fill: out's elements
+// in C order.
+bool np_native_value(NpDraw f, double a, double b, double* v);
+bool np_native_fill(NpDraw f, double a, double b, const NpOut& out);
+bool np_native_randint(int64_t low, int64_t high, int64_t* v);
+bool np_native_fill_randint(int64_t low, int64_t high, const NpOut& out);
+// How many parameters f takes (0, 1 or 2).
+int np_arity(NpDraw f);
+
+// np.random.random() (random_sample, ranf, sample, rand()): the bit generator's next double.
+inline double np_random(NpDraw f) {
+    if (np_native(f)) return np_bitgen->next_double(np_bitgen->state);
+    return python_call_value<double>("numpy.random", np_name(f), "");
+}
+// standard_normal(), randn(), standard_exponential(), exponential(scale), normal(loc, scale),
+// uniform(low, high).
+inline double np_value(NpDraw f, double a = 0.0, double b = 0.0) {
+    double v;
+    if (np_native(f) && np_native_value(f, a, b, &v)) return v;
+    switch (np_arity(f)) {
+        case 0: return python_call_value<double>("numpy.random", np_name(f), "");
+        case 1: return python_call_value<double>("numpy.random", np_name(f), "", a);
+        default: return python_call_value<double>("numpy.random", np_name(f), "", a, b);
+    }
+}
+inline int64_t np_randint(int64_t low, int64_t high) {
+    int64_t v;
+    if (np_native(NpDraw::randint) && np_native_randint(low, high, &v)) return v;
+    return python_call_value<int64_t>("numpy.random", "randint", "", low, high);
+}
+// An array of draws (size= out's shape; rand and randn: its dimensions).
+template <int N>
+void np_fill(const Array<double, N>& out, NpDraw f, double a = 0.0, double b = 0.0) {
+    if (np_native(f) && np_native_fill(f, a, b, np_out(out))) return;
+    if (f == NpDraw::rand || f == NpDraw::randn) {
+        python_fill_dims(out, "numpy.random", np_name(f));
+        return;
+    }
+    switch (np_arity(f)) {
+        case 0: python_fill(out, true, "numpy.random", np_name(f), ""); break;
+        case 1: python_fill(out, true, "numpy.random", np_name(f), "", a); break;
+        default: python_fill(out, true, "numpy.random", np_name(f), "", a, b);
+    }
+}
+template <int N>
+void np_fill_randint(const Array<int64_t, N>& out, int64_t low, int64_t high) {
+    if (np_native(NpDraw::randint) && np_native_fill_randint(low, high, np_out(out))) return;
+    python_fill(out, true, "numpy.random", "randint", "", low, high);
 }
 
 // What a nest is offered with, or a split's reductions: a dict of name -> Python value (with

@@ -3,7 +3,16 @@ the legacy API), Python's random module, and time's clocks. Each call is the mod
 function, called with the GIL (ir.PythonCall, unpy_runtime.hpp's `python_call`): the draws come
 from the generator the interpreter uses, so a run seeded with np.random.seed (random.seed) gives
 the interpreter's numbers, and the module's state moves as the interpreter's would. A call costs
-a microsecond or so: an array of draws (size=) is one call.
+0.2 to 1 us: an array of draws (size=) is one call.
+
+But np.random's most used functions (NATIVE below) are drawn natively, without Python: NumPy's
+own bit generator through its C interface and NumPy's legacy formulas, a few ns a draw, the same
+stream and state (unpy_runtime.hpp's np_random and the others, which call the function through
+Python where they cannot: parameters NumPy raises on, the function replaced, a team of threads).
+Python's random module stays a call through Python: it has no C interface, and carrying its
+state in and out (random.getstate / setstate, 9-13 us) costs more than the 0.2 us calls of all
+but long loops, and would lose the draws another thread made meanwhile (its state is guarded by
+the GIL alone, which compiled code does not hold).
 
 Not inside a prange, whose iterations would take the draws in any order (draw an array before
 the loop), and whose threads run without Python. np.random.default_rng's Generator objects are
@@ -201,6 +210,50 @@ def python_call(e: ir.ArrayCall, into=None) -> ir.PythonCall:
     return ir.PythonCall(e.func, args, e.loc, None if into is not None else e.type,
                          keywords=keywords, into=into,
                          sized=into is not None and draw.sized and "size" in e.keywords)
+
+
+# np.random's draws compiled code makes natively (unpy_runtime.hpp's np_random and the others):
+# NumPy's own bit generator of its legacy RandomState, through its C interface, and NumPy's
+# legacy formulas; the same stream as NumPy's functions, the generator left in the same place.
+# Each with its parameters, in order (a parameter not given: its default).
+NATIVE = {
+    "random": (), "random_sample": (), "ranf": (), "sample": (), "rand": (),
+    "standard_normal": (), "randn": (), "standard_exponential": (),
+    "normal": ("loc", "scale"), "uniform": ("low", "high"), "exponential": ("scale",),
+    "randint": ("low", "high"),
+}
+_EXACT_INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32")
+
+
+def native_draw(e: ir.PythonCall):
+    """How compiled code draws `e` without Python: (NumPy's function, its parameters: an
+    expression, or the default's value), or None where it calls the function through Python
+    (a function NATIVE has not, a parameter of another type: an array, a complex, a uint64 or a
+    float for randint's bounds, an array filled of another dtype)."""
+    module, _, name = e.func.rpartition(".")
+    if module != "numpy.random" or name not in NATIVE or (
+            e.into is None and not isinstance(e.type, Scalar)):
+        return None
+    integral = name == "randint"
+    filled = e.into.type.dtype if e.into is not None else None
+    if filled is not None and filled != ("int64" if integral else "float64"):
+        return None
+    if CALLS[e.func].dims:              # rand, randn: the values' dimensions, or no argument
+        return (name, []) if e.into is not None or not e.args else None
+    given = dict(zip([p for p, _ in CALLS[e.func].params], e.args[:len(e.args) - len(e.keywords)]))
+    given.update(zip(e.keywords, e.args[len(e.args) - len(e.keywords):]))
+    if integral and given.get("high") is None:
+        given = {"low": 0, "high": given["low"]}        # randint(n): [0, n), as NumPy's
+    defaults = dict(CALLS[e.func].params)
+    values = [given.get(p, defaults[p]) for p in NATIVE[name]]
+    for v in values:
+        if isinstance(v, (int, float)):
+            continue
+        # (a value C++ converts to int64 / double as Python's int() / float() would)
+        exact = _EXACT_INTS if integral else _EXACT_INTS + ("bool", "float32", "float64")
+        if not isinstance(v.type, Scalar) or v.type.dtype not in exact:
+            return None
+    return name, values
 
 
 def python_call_arrays(e: ir.PythonCall) -> tuple:

@@ -196,14 +196,14 @@ def check_supported(instance: NestInstance, fp64: bool) -> None:
             raise Unsupported("the device has no float64 support (cl_khr_fp64)")
         if isinstance(e, ir.CallCompiled) and not any(h.name == e.func for h in nest.helpers):
             raise Unsupported(f"the nest calls compiled function {e.func}(), which the "
-                                 "GPU kernel cannot call (a kernel calls functions of scalars "
-                                 "only: no array parameter, result or local, no call through "
-                                 "Python such as a draw of np.random)")
+                              "GPU kernel cannot call (a kernel calls functions of scalars "
+                              "only: no array parameter, result or local, no call through "
+                              "Python such as a draw of np.random)")
         if isinstance(e, ir.AllocArray):
             raise Unsupported("the nest allocates an array, which a GPU kernel cannot do")
         if isinstance(e, (ir.StridedView, ir.Reshape)):
             raise Unsupported("the nest binds a name to a view of an array, which a GPU "
-                                 "kernel cannot do (index the array itself)")
+                              "kernel cannot do (index the array itself)")
     for s in walk_stmts(nest.loop.body):
         if isinstance(s, ir.Return):
             raise Unsupported("the nest contains 'return'")

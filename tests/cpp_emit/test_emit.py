@@ -58,6 +58,24 @@ def test_flattened_perfect_nests_and_triangular_schedule():
     assert "schedule(static, 1)" in tri and "collapse" not in tri and "unpy::Share" not in tri
 
 
+def test_each_thread_takes_its_own_copy_of_the_arrays_of_a_region():
+    """(emit.py region_arrays) A shared array's data pointer, shape and strides would be read
+    again after every store of an integer element: each thread takes a borrowed copy
+    (firstprivate of a shadow made by unpy::borrowed); not of an array the region assigns."""
+    cpp = cpp_of("""
+        @unpython.type('ndarray[int64, 2]', 'ndarray[int64, 2]', None)
+        def f(a, out):
+            for i in prange(a.shape[0]):
+                row = a[i, :]
+                for j in range(a.shape[1]):
+                    out[i, j] = row[j] * 3 + j
+        """)
+    pragma = re.search(r"#pragma omp parallel (.*)", cpp).group(1)
+    assert "firstprivate(a, out)" in pragma
+    assert re.search(r"auto (unpy_held\d+) = unpy::borrowed\(out\);\s*auto out = \1;", cpp)
+    assert "borrowed(row)" not in cpp
+
+
 def test_small_nests_run_on_one_thread():
     """The team (unpy::nest_team, which the `num_threads` and `if` clauses take): one thread
     unless the nest's estimated operations (its trip counts times its body's: a statement

@@ -202,3 +202,17 @@ def test_which_arrays_go_on_the_stack():
     loop = next(s for s in fn.body if isinstance(s, ir.For) and s.parallel)
     shapes = sorted(tuple(d.value for d in x.shape) for x, _ in small_allocations(loop.body))
     assert shapes == [(2,), (2,), (2,), (2, 3), (4,)]      # not `row`, made in a loop
+
+
+@SETTINGS
+@given(arrays(i64, 2, max_side=40, values=st.integers(-2 ** 40, 2 ** 40)))
+def test_integer_and_bool_arrays_written_in_a_prange(prange_kernels, a):
+    """Each thread's own copy of the arrays (emit.py region_arrays): views with negative and
+    non-unit strides, and the array written being the one read."""
+    shape = a.shape
+    prange_kernels.check("int_and_bool_rows", a, np.zeros(shape, i64), np.zeros(shape, bool))
+    prange_kernels.check("int_and_bool_rows", a[::-1, ::-2], np.zeros(shape, i64)[:, ::-2],
+                         np.zeros((shape[0], 2 * shape[1]), bool)[::-1, ::2])
+    prange_kernels.check("int_and_bool_rows", a, a, np.zeros(shape, bool))
+    prange_kernels.check("int_and_bool_rows", a[:, ::-1], a, np.zeros(shape, bool))
+    prange_kernels.check("int_rows_of_a_local", a.astype(np.int32)[::-1, ::3])

@@ -860,6 +860,15 @@ class FunctionEmitter(CExprPrinter):
         flat = len(levels) > 1 and not triangular
         bounds = [(f"{split}.lo", f"{split}.hi") if split and k == 0 else ("0", n)
                   for k, (_, _, n, _) in enumerate(names)]
+        shadows = self.region_arrays(loop, body, loop_vars)
+        if shadows:
+            self.out("{")
+            self.depth += 1
+            for name in shadows:
+                held = self.fresh("held")
+                self.out(f"auto {held} = unpy::borrowed({cname(name)});")
+                self.out(f"auto {cname(name)} = {held};")
+            clauses += f" firstprivate({', '.join(cname(a) for a in shadows)})"
         if throws or flat:
             self.out(f"#pragma omp parallel {clauses}")
             self.out("{")
@@ -934,6 +943,29 @@ class FunctionEmitter(CExprPrinter):
         if throws or flat:
             self.depth -= 1
             self.out("}")
+        if shadows:
+            self.depth -= 1
+            self.out("}")
+
+    def region_arrays(self, loop, body, loop_vars) -> list:
+        """The arrays of a parallel region that each thread takes a copy of its own (firstprivate)
+        of: the arrays the nest reads or writes through (parameters and locals it does not
+        assign). Shared, the region reaches an array's data pointer, shape and strides through
+        the region's pointer to the function's variable, and a store of an integer or a bool
+        element may be a store into them as far as g++ can tell (same type, or char): it reads
+        them again after each such store, and a loop writing an integer array of 2 dimensions
+        or a strided one neither vectorises nor keeps its row's address (3x slower, 2-D int64).
+        A thread's own copy is a local whose address nothing takes: no store reaches it. The
+        copy is `unpy::borrowed` (the caller's variable keeps the memory for the region): no
+        reference count counted up and down by every thread. Not where the region may keep an
+        array beyond it (a Python call, a list)."""
+        if any(isinstance(e, (ir.PythonCall, ir.Print, ir.ListAppend, ir.ListInsert, ir.ListNew))
+               for e in walk_exprs([loop.start, loop.stop, loop.step, loop.body])):
+            return []
+        types = {**self.fn.locals, **{p.name: p.type for p in self.fn.params}}
+        assigned = set(assigned_names(body)) | loop_vars
+        return [a for a in dict.fromkeys(reads_of(body))
+                if isinstance(types.get(a), Array) and a not in assigned]
 
     def flat_run(self, share, names, lo):
         """Opens the loop over a thread's block of a nest's flattened iterations (omp_loops), a

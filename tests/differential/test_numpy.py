@@ -120,6 +120,11 @@ CASES = {
     "unpack_into_elements": lambda: (rand(30),),
     "int_ufunc_forms": lambda: (np.arange(-6, 6), np.array([3, -2, 5, 1, -7, 2, 9, -1, 4, 6, -3, 8])),
     "tuple_item_of_a_call": lambda: (rand(30),),
+    "calls_in_an_array_expression": lambda: (rand(5, 7), np.zeros(1, np.int64)),
+    "calls_in_an_array_expression of a view": lambda: (rand(6, 7)[::-2, 1::3],
+                                                       np.zeros(1, np.int64)),
+    "calls_in_an_array_expression empty": lambda: (rand(0, 3), np.zeros(1, np.int64)),
+    "one_more_call": lambda: (np.zeros(1, np.int64),),
     "masked_values mismatched": lambda: (rand(40), rand(30), 6),
     "joined f32 mismatched": lambda: (rand(5, 3), rand(2).astype(np.float32)),
     # np.linalg, np.cov, np.histogram (issue 18)

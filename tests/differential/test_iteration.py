@@ -133,3 +133,14 @@ def test_ndindex_in_a_gpu_nest(kernels, device):
 @given(arrays(np.float64, 2, max_side=6), st.integers(-3, 3))
 def test_enumerate_of_zip_unpacked(kernels, a, k):
     kernels.check("enumerated_pairs", a, k, rtol=1e-12)
+
+
+# --- positions unravelled by hand ---------------------------------------------------------------
+
+@SETTINGS
+@given(arrays(np.float64, 2, max_side=5), st.integers(-20, 20), st.integers(-20, 40),
+       st.integers(-4, 4))
+def test_positions_unravelled_by_hand(kernels, a, start, stop, m):
+    """Divisors of any sign (0: ZeroDivisionError), any start, any layout of a."""
+    kernels.check("positions_unravelled", a, start, stop, m, rtol=1e-12)
+

@@ -14,6 +14,7 @@ from unpy import ir
 from unpy.cexpr import MATH_WITHOUT_ERRORS, CExprPrinter
 from unpy.ir import Array
 from unpy.cpp_emit.nest_contents import dying_locals, lone_nests
+from unpy.cpp_emit.odometer import odometer
 from unpy.loopopt import optimise_for_cpu
 from unpy.loopopt.register_blocks import PANEL_ROWS
 from unpy.typeinfer.array_races import update_parts
@@ -185,6 +186,9 @@ class FunctionEmitter(CExprPrinter):
         self.tiles = set()          # the LocalTiles declared so far (C arrays)
         self.on_stack = {}          # id(AllocArray) -> the C array of a prange iteration
         self.private_copies = {}    # array -> its threads' private copy, while one is emitted
+        # id(expression) -> (the test, the counter) of an unravelled position that a loop's
+        # odometer (unpy/cpp_emit/odometer.py) keeps, while its body is emitted
+        self.odometer_nodes = {}
         # Ctrl-C polls (unpy::interrupted, see unpy_runtime.hpp): none inside loopopt's counted
         # loops (simd, unroll). A poll is a test and a jump, no call (a call in a loop, even on
         # its cold path, makes GCC keep accumulators in other registers): to `stop_label`, the
@@ -196,6 +200,12 @@ class FunctionEmitter(CExprPrinter):
         self.stop_label = None
         self.leaves = False
         self.break_labels = []
+
+    def expr(self, e) -> str:
+        kept = self.odometer_nodes.get(id(e))
+        if kept is not None:
+            return f"({kept[0]} ? {kept[1]} : {super().expr(e)})"
+        return super().expr(e)
 
     def out(self, text):
         self.lines.append("    " * self.depth + text)
@@ -570,6 +580,9 @@ class FunctionEmitter(CExprPrinter):
         # whose polls cover it.
         heavy = has_loops(loop.body)
         chunked = not heavy and not self.counted_depth and not self.loop_depth
+        odo = odometer(loop, self.fn)
+        if odo:
+            self.odometer_counters(odo)
         break_label = self.fresh("break") if chunked and escapes(loop.body, (ir.Break,)) else None
         if isinstance(loop.step, ir.Const) and loop.step.value in (1, -1):
             up = loop.step.value > 0
@@ -587,6 +600,10 @@ class FunctionEmitter(CExprPrinter):
             self.out(f"for (int64_t {counter} = {first}; {counter} {cmp} {stop}; "
                      f"{counter} += {step}) {{")
             self.out(f"    {cname(loop.var)} = {counter};")
+            if odo:
+                self.depth += 1
+                self.odometer_step(odo, cname(loop.var))
+                self.depth -= 1
         else:
             # Counted: `i += step` past a bound near the int64 limits would wrap around.
             n = self.fresh("n")
@@ -608,7 +625,12 @@ class FunctionEmitter(CExprPrinter):
         saved = self.enter_loop_var(loop)
         self.break_labels.append(break_label)
         self.loop_depth += 1
+        if odo:
+            self.odometer_nodes.update({node: (odo.ok, getattr(pair, which))
+                                        for node, (pair, which) in odo.nodes.items()})
         self.nested(loop.body, in_parallel)
+        for node in odo.nodes if odo else ():
+            del self.odometer_nodes[node]
         self.loop_depth -= 1
         self.break_labels.pop()
         self.leave_loop_var(loop, saved)
@@ -624,6 +646,50 @@ class FunctionEmitter(CExprPrinter):
         if own_error:
             inner = self.math_errors.pop()
             self.out(f"{self.math_errors[-1]} += {inner};")
+        self.depth -= 1
+        self.out("}")
+
+    def odometer_counters(self, odo):
+        """Before a loop with an odometer (unpy/cpp_emit/odometer.py): each pair's divisor, once,
+        its counters, whether they run (every divisor positive) and whether they started."""
+        odo.ok, odo.started = self.fresh("odometer"), self.fresh("started")
+        for p in odo.pairs:
+            p.c, p.q, p.r = self.fresh("c"), self.fresh("q"), self.fresh("r")
+            self.out(f"const int64_t {p.c} = {self.expr(p.divisor)};")
+            self.out(f"int64_t {p.q} = 0, {p.r} = 0;")
+        self.out(f"const bool {odo.ok} = {' && '.join(f'{p.c} > 0' for p in odo.pairs)};")
+        self.out(f"bool {odo.started} = false;")
+
+    def odometer_step(self, odo, var):
+        """At the top of an iteration: the counters of its position, by division in the first
+        iteration, else one step on from the last iteration's."""
+        def carry(source, pairs):
+            for p in pairs:
+                if p.source == source:
+                    self.out(f"if (++{p.r} == {p.c}) {{")
+                    self.depth += 1
+                    self.out(f"{p.r} = 0;")
+                    self.out(f"++{p.q};")
+                    carry(p.key, p.children)
+                    self.depth -= 1
+                    self.out("}")
+        self.out(f"if ({odo.ok}) {{")
+        self.depth += 1
+        self.out(f"if ({odo.started}) {{")
+        self.depth += 1
+        roots = [p for p in odo.pairs if p.parent is None]
+        for p in roots:
+            carry(p.source, [p])
+        self.depth -= 1
+        self.out("} else {")
+        self.depth += 1
+        for p in odo.pairs:
+            e = var if p.parent is None else p.parent.q
+            self.out(f"{p.q} = unpy::floordiv<int64_t>({e}, {p.c});")
+            self.out(f"{p.r} = unpy::mod<int64_t>({e}, {p.c});")
+        self.out(f"{odo.started} = true;")
+        self.depth -= 1
+        self.out("}")
         self.depth -= 1
         self.out("}")
 

@@ -144,3 +144,10 @@ def test_positions_unravelled_by_hand(kernels, a, start, stop, m):
     """Divisors of any sign (0: ZeroDivisionError), any start, any layout of a."""
     kernels.check("positions_unravelled", a, start, stop, m, rtol=1e-12)
 
+
+@SETTINGS
+@given(arrays(np.float64, 3, max_side=4), st.integers(-80, 80))
+def test_position_written_out(kernels, a, k):
+    """A C-contiguous array's data[k] only where 0 <= k < size; else NumPy's indexing: rows
+    counted from the end, IndexError (ZeroDivisionError for a zero length)."""
+    kernels.check("position_written_out", a, k)

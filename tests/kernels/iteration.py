@@ -230,3 +230,10 @@ def positions_unravelled(a, start, stop, m):
             break
     return s
 
+
+@unpython.type('ndarray[float64, 3]', 'int64', 'float64')
+def position_written_out(a, k):
+    """a.flat[k] as the indices it unravels to, any k: a negative k counts rows from the end
+    (not a.flat's), past the end IndexError (C++ reads data[k] only where a is C-contiguous and
+    0 <= k < a.size: emit.py flat_position)."""
+    return a[k // (a.shape[1] * a.shape[2]), k // a.shape[2] % a.shape[1], k % a.shape[2]]

@@ -122,6 +122,51 @@ def narrow(text, dtype):
     return f"static_cast<{CTYPES[dtype]}>{text}" if dtype in SMALL_INTS else text
 
 
+def flat_position(e: ir.Subscript):
+    """The name k where the indices of `e` (an array of 2 or more dimensions) are the C-order
+    unravelling of k over that array's own shape, as typeinfer's flat_indices writes a.flat[k]
+    (`k // (n1 * n2)`, `k // n2 % n1`, `k % n2`, n the array's shape); else None."""
+    n, array = len(e.indices), e.array.id
+
+    def length(x, d):
+        return isinstance(x, ir.ArrayAttr) and x.attr == "shape" and x.dim == d and \
+            isinstance(x.array, ir.Name) and x.array.id == array
+
+    def product(x, dims):           # x is the product of the lengths of `dims`, in any order
+        if isinstance(x, ir.BinOp) and x.op == "*":
+            factors, x = [x.right], x.left
+            while isinstance(x, ir.BinOp) and x.op == "*":
+                factors.append(x.right)
+                x = x.left
+            factors.append(x)
+        else:
+            factors = [x]
+        found = sorted(f.dim for f in factors if isinstance(f, ir.ArrayAttr) and
+                       length(f, f.dim))
+        return len(found) == len(factors) and found == list(dims)
+    if n < 2 or not isinstance(e.array, ir.Name):
+        return None
+    last = e.indices[-1]
+    if not (isinstance(last, ir.BinOp) and last.op == "%" and length(last.right, n - 1) and
+            isinstance(last.left, ir.Name) and isinstance(last.left.type, ir.Scalar) and
+            last.left.type.dtype == "int64"):
+        return None
+    k = last.left.id
+
+    def quotient(x, dims):          # k // (the product of the lengths of dims)
+        return isinstance(x, ir.BinOp) and x.op == "//" and isinstance(x.left, ir.Name) and \
+            x.left.id == k and product(x.right, dims)
+    for d, x in enumerate(e.indices[:-1]):
+        dims = range(d + 1, n)
+        if d == 0:
+            if not quotient(x, dims):
+                return None
+        elif not (isinstance(x, ir.BinOp) and x.op == "%" and length(x.right, d) and
+                  quotient(x.left, dims)):
+            return None
+    return last.left
+
+
 def const_lower_bound(e, bounds):
     """A proven lower bound of an integer expression, or None (used to skip index wrapping)."""
     if isinstance(e, ir.Cast):
@@ -387,7 +432,7 @@ class FunctionEmitter(CExprPrinter):
         operators, else a compare-and-swap loop computing the value as Python does."""
         op, operand, first = update_parts(s)
         dtype = s.target.type.dtype
-        target, value = self.subscript(s.target), self.expr(operand)
+        target, value = self.subscript(s.target, False), self.expr(operand)
         copy = self.private_copies.get(s.target.array.id)
         if copy:    # the thread's own copy of the array (private_updates): no atomic
             self.out(f"{copy}[&{target} - {cname(s.target.array.id)}.data] {op}= {value};")
@@ -1284,11 +1329,18 @@ class FunctionEmitter(CExprPrinter):
         return (f"[&]() {{ int64_t {temp} = {text}; return {temp} < 0 ? {temp} + "
                 f"{array}.shape[{d}] : {temp}; }}()")
 
-    def subscript(self, e):
+    def subscript(self, e, flat=True):
         array = cname(e.array.id)
         # A view's last dimension may have any stride: C holds for the parameters only.
         if e.array.id in self.tiles:
             return cname(e.array.id) + "".join(f"[{self.expr(i)}]" for i in e.indices)
+        position = flat_position(e) if flat else None
+        if position is not None:
+            # a.flat[k] (typeinfer's unravelling of k over a's own shape): of a C-contiguous
+            # array, and k in [0, a.size), element k of its data, no division; else as written
+            # (an index out of range raises there).
+            return (f"({array}.flat_contiguous({cname(position.id)}) ? "
+                    f"{array}.data[{cname(position.id)}] : {self.subscript(e, False)})")
         contiguous = "false" if e.array.id in self.strided else "C"
         if len(e.in_range) == len(e.indices):
             indices = ", ".join(self.expr(i) for i in e.indices)

@@ -293,6 +293,9 @@ struct Array {
         }
         return true;
     }
+    // Whether the element at C-order position k (a.flat[k]) is data[k]: the array is
+    // C-contiguous and k in [0, size) (emit.py flat_position).
+    bool flat_contiguous(int64_t k) const { return uint64_t(k) < uint64_t(size()) && c_contiguous(); }
 
     template <bool C, typename... I>
     T& at(I... idx) const {

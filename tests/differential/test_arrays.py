@@ -67,6 +67,16 @@ def test_small_dtypes(arrays_kernels, a, flags):
 
 
 @SETTINGS
+@given(arrays(np.uint8, 2, values=st.sampled_from([0, 1, 2, 128, 255])))
+def test_masks_of_any_bytes(arrays_kernels, bytes_):
+    """Bool arrays, also views with steps and reversed, and of bytes other than 0 and 1
+    (a uint8 array viewed as bool), read as NumPy reads them."""
+    arrays_kernels.check("mask_counts", bytes_ != 0)
+    arrays_kernels.check("mask_counts", (bytes_ > 1)[::-1, ::2])
+    arrays_kernels.check("mask_counts", bytes_.view(np.bool_))
+
+
+@SETTINGS
 @given(arrays(f32, 2))
 def test_float32_sum_stays_float32(arrays_kernels, a):
     arrays_kernels.check("sum2_f32", a)

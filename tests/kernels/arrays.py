@@ -64,6 +64,20 @@ def count_true(a):
     return count
 
 
+@unpython.type('ndarray[bool, 2]', 'tuple[int64, int64, int64]')
+def mask_counts(m):
+    """A mask's elements counted, added up as integers and summed by NumPy (C++ reads each as
+    its byte, unpy::bool_value: a byte other than 0 and 1 is True, as NumPy's)."""
+    n = 0
+    t = 0
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            if m[i, j]:
+                n += 1
+            t += m[i, j] * (j + 1)
+    return n, t, np.sum(m)
+
+
 @unpython.type('ndarray[float32, 2]', 'float32')
 def sum2_f32(a):
     s = np.float32(0.0)

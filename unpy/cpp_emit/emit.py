@@ -1372,6 +1372,10 @@ class FunctionEmitter(CExprPrinter):
         return f"unpy::reshape<{len(e.shape)}>({cname(e.array.id)}, {{{dims}}})"
 
     def expr_Subscript(self, e):
+        if e.type.dtype == "bool" and e.array.id not in self.tiles:
+            # read as its byte (unpy::bool_value): g++ vectorises no loop that widens a bool
+            # loaded from memory (count += a[i], if a[i]: n += 1), it does one of a byte's test
+            return f"unpy::bool_value({self.subscript(e)})"
         return self.subscript(e)
 
     def expr_ArrayAttr(self, e):

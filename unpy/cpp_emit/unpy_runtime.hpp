@@ -261,6 +261,13 @@ constexpr char dtype_kind() {
                 name + "')");
 }
 
+// A bool element read as the byte it is (emit.py expr_Subscript): g++ (12) vectorises no loop
+// that converts a bool loaded from memory to a wider type ("type conversion to/from
+// bit-precision unsupported": count += a[i], if (a[i]) ++n, np.sum of a mask), but does one
+// that tests a byte; and a byte other than 0 and 1 (a view of other bytes as bool) is true, as
+// NumPy reads it, where a bool load of it is undefined.
+inline bool bool_value(const bool& b) { return *reinterpret_cast<const uint8_t*>(&b) != 0; }
+
 // An index proved in [0, shape) (unpy/loopopt/index_proof.py), among checked ones.
 struct InRange { int64_t value; };
 inline int64_t index_value(InRange i) { return i.value; }

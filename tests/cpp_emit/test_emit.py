@@ -114,6 +114,43 @@ def test_libm_calls_weigh_on_the_team():
     assert re.fullmatch(r"double\(unpy_n\d+\) \* \(20 \+ \(41\)\) >= 32768", clause), clause
 
 
+def test_a_compiled_call_weighs_what_its_body_does():
+    """A call of a compiled function counts its body's operations (a loop of unknown bounds
+    GUESSED_TRIPS iterations; a recursive call unpy/work.py's COMPILED_CALL): 1920 rows each
+    calling a function with a prange of its own reach the team, where counted as 11
+    operations they ran on one thread and the callee's prange woke the team for each row."""
+    cpp = cpp_of("""
+        @unpython.type('ndarray[float64, 2]', 'int64', 'float64')
+        def row_sum(a, i):
+            s = 0.0
+            for j in prange(a.shape[1]):
+                s += a[i, j]
+            return s
+
+        @unpython.type('int64', 'int64')
+        def down(n):
+            if n <= 0:
+                return 0
+            return down(n - 1) + 1
+
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', None)
+        def rows(a, out):
+            for i in prange(a.shape[0]):
+                out[i] = row_sum(a, i)
+
+        @unpython.type('ndarray[int64, 1]', None)
+        def counted(a):
+            for i in prange(a.shape[0]):
+                a[i] = down(a[i])
+        """)
+    clauses = {name: re.search(r"unpy::nest_team\((.*?)\);", cpp[cpp.index(f" {name}_body("):])
+               .group(1) for name in ("rows", "counted")}
+    assert re.fullmatch(r"double\(unpy_n\d+\) \* \(35\) >= 32768", clauses["rows"]), clauses
+    # the statement 1 + down's body: its `if` 1 (its return), its last return 1 + the
+    # recursive call's COMPILED_CALL (10)
+    assert re.fullmatch(r"double\(unpy_n\d+\) \* \(13\) >= 32768", clauses["counted"]), clauses
+
+
 def test_unchecked_index_wrapping_only_where_an_index_may_be_negative():
     cpp = cpp_of("""
         @unpython.type('ndarray[float64, 1]', 'int64', 'float64')

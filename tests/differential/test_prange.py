@@ -1,6 +1,8 @@
 """Parallel loops, interpreter (prange is range) vs compiled (OpenMP): reductions of every form
 (float ones within rounding of the reordering), private temporaries, collapsed and triangular
 nests, steps, errors raised inside a parallel region."""
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -101,6 +103,22 @@ def test_collapsed_matmul(prange_kernels, m, n, p):
 def test_collapsed_three_levels(prange_kernels, shape):
     prange_kernels.check("collapse3", np.full(shape, -1, np.int64))
     prange_kernels.check("collapse3", np.full(shape[::-1], -1, np.int64).T)
+
+
+@pytest.mark.parametrize("shape", [(6000, 3, 2), (7, 2501, 2), (3, 2, 6001), (10923, 1, 3),
+                                   (1, 3, 11001), (0, 3, 5000), (5000, 0, 3)])
+def test_collapsed_levels_split_anywhere(prange_kernels, shape):
+    """Nests large enough for the team (faked free CPUs): each thread's block of the
+    flattened iterations starts inside a run of the innermost level, its position unravelled
+    once, the outer levels then counted up (emit.py flat_run)."""
+    compiled = prange_kernels.compiled
+    compiled.__unpy_fake_load__((8, 8, 1, 1))
+    try:
+        prange_kernels.check("collapse3", np.full(shape, -1, np.int64))
+        prange_kernels.check("collapse3", np.full(shape[::-1], -1, np.int64).T)
+        assert compiled.__unpy_last_team__() > 1 or 0 in shape or os.cpu_count() == 1
+    finally:
+        compiled.__unpy_fake_load__(None)
 
 
 @SETTINGS

@@ -1078,6 +1078,7 @@ class FunctionEmitter(CExprPrinter):
         self.depth -= 1
         self.out("}")
         if flat:
+            self.advance_run()
             self.depth -= 1
             self.out("}")
         if throws:
@@ -1112,22 +1113,51 @@ class FunctionEmitter(CExprPrinter):
 
     def flat_run(self, share, names, lo):
         """Opens the loop over a thread's block of a nest's flattened iterations (omp_loops), a
-        run of the innermost level at a time: sets the outer levels' counters; returns the
-        innermost level's loop header (names, (first, end))."""
+        run of the innermost level at a time: the position of the block's first iteration
+        unravelled once (divisions), the outer levels' counters then counted up after each run
+        (`run_advance`: a division per run made a nest of (n, 3) spend more on its divisions
+        than on its elements); returns the innermost level's loop header (names, (first,
+        end))."""
         f, first, end, rest = (self.fresh(x) for x in ("f", "first", "end", "rest"))
         innermost = names[-1][2]
-        self.out(f"for (int64_t {f} = {share}.first; {f} < {share}.last;)")
+        counters = [self.fresh("c") for _ in names[:-1]]
+        self.out(f"int64_t {f} = {share}.first, {first} = 0;")
+        self.out(f"int64_t {', '.join(f'{c} = 0' for c in counters)};")
+        self.out(f"if ({f} < {share}.last) {{")
+        self.depth += 1
+        self.out(f"{first} = {f} % {innermost};")
+        self.out(f"int64_t {rest} = {f} / {innermost};")
+        for (_, _, n, _), c in reversed(list(zip(names[1:-1], counters[1:]))):
+            self.out(f"{c} = {rest} % {n};")
+            self.out(f"{rest} /= {n};")
+        self.out(f"{counters[0]} = {rest};")
+        self.depth -= 1
+        self.out("}")
+        self.out(f"for (; {f} < {share}.last;)")
         self.out("{")
         self.depth += 1
-        self.out(f"const int64_t {first} = {f} % {innermost};")
         self.out(f"const int64_t {end} = std::min({innermost}, {first} + ({share}.last - {f}));")
-        self.out(f"int64_t {rest} = {f} / {innermost};")
-        for _, _, n, t in reversed(names[1:-1]):
-            self.out(f"const int64_t {t} = {rest} % {n};")
-            self.out(f"{rest} /= {n};")
-        self.out(f"const int64_t {names[0][3]} = {lo} + {rest};")
+        for (_, _, _, t), c in zip(names[1:-1], counters[1:]):
+            self.out(f"const int64_t {t} = {c};")
+        self.out(f"const int64_t {names[0][3]} = {lo} + {counters[0]};")
         self.out(f"{f} += {end} - {first};")
+        self.run_advance = (first, counters, [n for _, _, n, _ in names[:-1]])
         return names[-1], (first, end)
+
+    def advance_run(self):
+        """After a run of flat_run's loop: the next run starts at the innermost level's first
+        iteration, the outer levels' counters one on (carried)."""
+        first, counters, lengths = self.run_advance
+        self.out(f"{first} = 0;")
+        depth = self.depth
+        for k in range(len(counters) - 1, 0, -1):
+            self.out(f"if (++{counters[k]} == {lengths[k]}) {{")
+            self.depth += 1
+            self.out(f"{counters[k]} = 0;")
+        self.out(f"++{counters[0]};")
+        while self.depth > depth:
+            self.depth -= 1
+            self.out("}")
 
     def may_throw_index_errors(self, body) -> bool:
         """Whether `body` has a checked index, or calls a compiled function (which may)."""

@@ -278,3 +278,12 @@ def test_integer_index_of_a_view_with_no_element(arrays_kernels, shape, i):
     """IndexError as NumPy's (its words) where the index is out of range, whether or not the
     view it picks has elements."""
     arrays_kernels.check("row_of_maybe_empty", np.ones(shape), i)
+
+
+@pytest.mark.parametrize("n", [0, 1, 1000, 524288, 1 << 20, 1234567])
+def test_large_arrays_made_filled(arrays_kernels, n):
+    """Twice each: the second call's np.zeros gets the first call's blocks back (kept by the
+    runtime, written), which it zeroes."""
+    for _ in range(2):
+        arrays_kernels.check("made_filled", n, n // 2)      # (n = 0: IndexError)
+

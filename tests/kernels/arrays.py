@@ -428,6 +428,15 @@ def allocate(n):
     return len(a)
 
 
+@unpython.type('int64', 'int64', 'tuple[ndarray[float64, 1], ndarray[int32, 2], ndarray[float32, 1]]')
+def made_filled(n, k):
+    """np.zeros, np.full and np.ones of any size (from 4 MiB the team fills them; np.zeros a
+    block kept from an earlier call zeroed, else calloc's: unpy_runtime.hpp allocate)."""
+    z = np.zeros(n)
+    z[k] += 1.0
+    return z, np.full((n, 3), 7, np.int32), np.ones(n, np.float32)
+
+
 @unpython.type('ndarray[float64, 2]', 'int64', ('ndarray[float64, 1]', 'ndarray[float64, 1]'))
 def row_of_maybe_empty(a, i):
     """A row by an integer index, read as a value: IndexError out of range, also where the

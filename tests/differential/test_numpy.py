@@ -583,6 +583,22 @@ def test_nan_reductions_any_nan_placement(numpy_exprs_kernels, data, m, n, size)
 
 
 @SETTINGS
+@given(st.data(), st.integers(1, 40), st.integers(1, 5), st.integers(1, 5),
+       st.integers(1, 30))
+def test_medians_any_data(numpy_exprs_kernels, data, size, m, n, count):
+    """np.median by selection (lower_sorting.select_middle): repeated values, sorted and
+    reversed data, NaNs anywhere, infinities, odd and even counts, views; int32 near the
+    limits (the mean of the middle two in float64)."""
+    x = with_nans(data.draw, (size,), np.float64)
+    x = data.draw(st.sampled_from([lambda v: v, np.sort, lambda v: np.sort(v)[::-1]]))(x)
+    a = with_nans(data.draw, (m, n), np.float32)
+    a = data.draw(st.sampled_from([lambda v: v, lambda v: v.T, lambda v: v[::-1, ::2]]))(a)
+    k = np.array(data.draw(st.lists(st.integers(-2 ** 31, 2 ** 31 - 1), min_size=count,
+                                    max_size=count)), np.int32)
+    numpy_exprs_kernels.check("medians", x, a, k)
+
+
+@SETTINGS
 @given(st.data(), st.integers(0, 4), st.integers(1, 4), st.integers(1, 6),
        st.one_of(st.sampled_from([0.0, 0.5, 1.0, 1 / 3, 0.999, -1e-9, 1.0000001, np.nan]),
                  st.floats(0, 1)))

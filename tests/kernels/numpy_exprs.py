@@ -651,12 +651,14 @@ def tuple_item_of_a_call(a):
     return histogram_of(a, 5)[0] / histogram_of(a, 5)[-1]
 
 
+@unpython.gpu
 @unpython.type('ndarray[int64, 1]', 'float64')
 def one_more_call(calls):
     calls[0] += 1
     return 0.5 * calls[0]
 
 
+@unpython.gpu
 @unpython.type('ndarray[float64, 2]', 'ndarray[int64, 1]', 'ndarray[float64, 2]')
 def calls_in_an_array_expression(a, calls):
     """A compiled function's scalar in an array expression: called once, where Python calls it,

@@ -58,6 +58,24 @@ def test_flattened_perfect_nests_and_triangular_schedule():
     assert "schedule(static, 1)" in tri and "collapse" not in tri and "unpy::Share" not in tri
 
 
+def test_each_thread_takes_its_own_copy_of_the_arrays_of_a_region():
+    """(emit.py region_arrays) A shared array's data pointer, shape and strides would be read
+    again after every store of an integer element: each thread takes a borrowed copy
+    (firstprivate of a shadow made by unpy::borrowed); not of an array the region assigns."""
+    cpp = cpp_of("""
+        @unpython.type('ndarray[int64, 2]', 'ndarray[int64, 2]', None)
+        def f(a, out):
+            for i in prange(a.shape[0]):
+                row = a[i, :]
+                for j in range(a.shape[1]):
+                    out[i, j] = row[j] * 3 + j
+        """)
+    pragma = re.search(r"#pragma omp parallel (.*)", cpp).group(1)
+    assert "firstprivate(a, out)" in pragma
+    assert re.search(r"auto (unpy_held\d+) = unpy::borrowed\(out\);\s*auto out = \1;", cpp)
+    assert "borrowed(row)" not in cpp
+
+
 def test_small_nests_run_on_one_thread():
     """The team (unpy::nest_team, which the `num_threads` and `if` clauses take): one thread
     unless the nest's estimated operations (its trip counts times its body's: a statement
@@ -94,6 +112,43 @@ def test_libm_calls_weigh_on_the_team():
         """)
     clause = re.search(r"unpy::nest_team\((.*)\);", cpp).group(1)
     assert re.fullmatch(r"double\(unpy_n\d+\) \* \(20 \+ \(41\)\) >= 32768", clause), clause
+
+
+def test_a_compiled_call_weighs_what_its_body_does():
+    """A call of a compiled function counts its body's operations (a loop of unknown bounds
+    GUESSED_TRIPS iterations; a recursive call unpy/work.py's COMPILED_CALL): 1920 rows each
+    calling a function with a prange of its own reach the team, where counted as 11
+    operations they ran on one thread and the callee's prange woke the team for each row."""
+    cpp = cpp_of("""
+        @unpython.type('ndarray[float64, 2]', 'int64', 'float64')
+        def row_sum(a, i):
+            s = 0.0
+            for j in prange(a.shape[1]):
+                s += a[i, j]
+            return s
+
+        @unpython.type('int64', 'int64')
+        def down(n):
+            if n <= 0:
+                return 0
+            return down(n - 1) + 1
+
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', None)
+        def rows(a, out):
+            for i in prange(a.shape[0]):
+                out[i] = row_sum(a, i)
+
+        @unpython.type('ndarray[int64, 1]', None)
+        def counted(a):
+            for i in prange(a.shape[0]):
+                a[i] = down(a[i])
+        """)
+    clauses = {name: re.search(r"unpy::nest_team\((.*?)\);", cpp[cpp.index(f" {name}_body("):])
+               .group(1) for name in ("rows", "counted")}
+    assert re.fullmatch(r"double\(unpy_n\d+\) \* \(35\) >= 32768", clauses["rows"]), clauses
+    # the statement 1 + down's body: its `if` 1 (its return), its last return 1 + the
+    # recursive call's COMPILED_CALL (10)
+    assert re.fullmatch(r"double\(unpy_n\d+\) \* \(13\) >= 32768", clauses["counted"]), clauses
 
 
 def test_unchecked_index_wrapping_only_where_an_index_may_be_negative():

@@ -67,6 +67,16 @@ def test_small_dtypes(arrays_kernels, a, flags):
 
 
 @SETTINGS
+@given(arrays(np.uint8, 2, values=st.sampled_from([0, 1, 2, 128, 255])))
+def test_masks_of_any_bytes(arrays_kernels, bytes_):
+    """Bool arrays, also views with steps and reversed, and of bytes other than 0 and 1
+    (a uint8 array viewed as bool), read as NumPy reads them."""
+    arrays_kernels.check("mask_counts", bytes_ != 0)
+    arrays_kernels.check("mask_counts", (bytes_ > 1)[::-1, ::2])
+    arrays_kernels.check("mask_counts", bytes_.view(np.bool_))
+
+
+@SETTINGS
 @given(arrays(f32, 2))
 def test_float32_sum_stays_float32(arrays_kernels, a):
     arrays_kernels.check("sum2_f32", a)
@@ -268,3 +278,12 @@ def test_integer_index_of_a_view_with_no_element(arrays_kernels, shape, i):
     """IndexError as NumPy's (its words) where the index is out of range, whether or not the
     view it picks has elements."""
     arrays_kernels.check("row_of_maybe_empty", np.ones(shape), i)
+
+
+@pytest.mark.parametrize("n", [0, 1, 1000, 524288, 1 << 20, 1234567])
+def test_large_arrays_made_filled(arrays_kernels, n):
+    """Twice each: the second call's np.zeros gets the first call's blocks back (kept by the
+    runtime, written), which it zeroes."""
+    for _ in range(2):
+        arrays_kernels.check("made_filled", n, n // 2)      # (n = 0: IndexError)
+

@@ -133,3 +133,21 @@ def test_ndindex_in_a_gpu_nest(kernels, device):
 @given(arrays(np.float64, 2, max_side=6), st.integers(-3, 3))
 def test_enumerate_of_zip_unpacked(kernels, a, k):
     kernels.check("enumerated_pairs", a, k, rtol=1e-12)
+
+
+# --- positions unravelled by hand ---------------------------------------------------------------
+
+@SETTINGS
+@given(arrays(np.float64, 2, max_side=5), st.integers(-20, 20), st.integers(-20, 40),
+       st.integers(-4, 4))
+def test_positions_unravelled_by_hand(kernels, a, start, stop, m):
+    """Divisors of any sign (0: ZeroDivisionError), any start, any layout of a."""
+    kernels.check("positions_unravelled", a, start, stop, m, rtol=1e-12)
+
+
+@SETTINGS
+@given(arrays(np.float64, 3, max_side=4), st.integers(-80, 80))
+def test_position_written_out(kernels, a, k):
+    """A C-contiguous array's data[k] only where 0 <= k < size; else NumPy's indexing: rows
+    counted from the end, IndexError (ZeroDivisionError for a zero length)."""
+    kernels.check("position_written_out", a, k)

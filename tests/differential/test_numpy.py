@@ -120,6 +120,11 @@ CASES = {
     "unpack_into_elements": lambda: (rand(30),),
     "int_ufunc_forms": lambda: (np.arange(-6, 6), np.array([3, -2, 5, 1, -7, 2, 9, -1, 4, 6, -3, 8])),
     "tuple_item_of_a_call": lambda: (rand(30),),
+    "calls_in_an_array_expression": lambda: (rand(5, 7), np.zeros(1, np.int64)),
+    "calls_in_an_array_expression of a view": lambda: (rand(6, 7)[::-2, 1::3],
+                                                       np.zeros(1, np.int64)),
+    "calls_in_an_array_expression empty": lambda: (rand(0, 3), np.zeros(1, np.int64)),
+    "one_more_call": lambda: (np.zeros(1, np.int64),),
     "masked_values mismatched": lambda: (rand(40), rand(30), 6),
     "joined f32 mismatched": lambda: (rand(5, 3), rand(2).astype(np.float32)),
     # np.linalg, np.cov, np.histogram (issue 18)
@@ -575,6 +580,22 @@ def test_nan_reductions_any_nan_placement(numpy_exprs_kernels, data, m, n, size)
         with_nans(data.draw, (m, n), np.float64))
     x = with_nans(data.draw, (size,), np.float32)
     numpy_exprs_kernels.check("nan_reductions", a, x, rand(2, 2, dtype=np.int32), rtol=1e-6)
+
+
+@SETTINGS
+@given(st.data(), st.integers(1, 40), st.integers(1, 5), st.integers(1, 5),
+       st.integers(1, 30))
+def test_medians_any_data(numpy_exprs_kernels, data, size, m, n, count):
+    """np.median by selection (lower_sorting.select_middle): repeated values, sorted and
+    reversed data, NaNs anywhere, infinities, odd and even counts, views; int32 near the
+    limits (the mean of the middle two in float64)."""
+    x = with_nans(data.draw, (size,), np.float64)
+    x = data.draw(st.sampled_from([lambda v: v, np.sort, lambda v: np.sort(v)[::-1]]))(x)
+    a = with_nans(data.draw, (m, n), np.float32)
+    a = data.draw(st.sampled_from([lambda v: v, lambda v: v.T, lambda v: v[::-1, ::2]]))(a)
+    k = np.array(data.draw(st.lists(st.integers(-2 ** 31, 2 ** 31 - 1), min_size=count,
+                                    max_size=count)), np.int32)
+    numpy_exprs_kernels.check("medians", x, a, k)
 
 
 @SETTINGS

@@ -1,6 +1,8 @@
 """Parallel loops, interpreter (prange is range) vs compiled (OpenMP): reductions of every form
 (float ones within rounding of the reordering), private temporaries, collapsed and triangular
 nests, steps, errors raised inside a parallel region."""
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -103,6 +105,22 @@ def test_collapsed_three_levels(prange_kernels, shape):
     prange_kernels.check("collapse3", np.full(shape[::-1], -1, np.int64).T)
 
 
+@pytest.mark.parametrize("shape", [(6000, 3, 2), (7, 2501, 2), (3, 2, 6001), (10923, 1, 3),
+                                   (1, 3, 11001), (0, 3, 5000), (5000, 0, 3)])
+def test_collapsed_levels_split_anywhere(prange_kernels, shape):
+    """Nests large enough for the team (faked free CPUs): each thread's block of the
+    flattened iterations starts inside a run of the innermost level, its position unravelled
+    once, the outer levels then counted up (emit.py flat_run)."""
+    compiled = prange_kernels.compiled
+    compiled.__unpy_fake_load__((8, 8, 1, 1))
+    try:
+        prange_kernels.check("collapse3", np.full(shape, -1, np.int64))
+        prange_kernels.check("collapse3", np.full(shape[::-1], -1, np.int64).T)
+        assert compiled.__unpy_last_team__() > 1 or 0 in shape or os.cpu_count() == 1
+    finally:
+        compiled.__unpy_fake_load__(None)
+
+
 @SETTINGS
 @given(arrays(f64, 2, values=finite))
 def test_collapsed_reduction(prange_kernels, a):
@@ -202,3 +220,17 @@ def test_which_arrays_go_on_the_stack():
     loop = next(s for s in fn.body if isinstance(s, ir.For) and s.parallel)
     shapes = sorted(tuple(d.value for d in x.shape) for x, _ in small_allocations(loop.body))
     assert shapes == [(2,), (2,), (2,), (2, 3), (4,)]      # not `row`, made in a loop
+
+
+@SETTINGS
+@given(arrays(i64, 2, max_side=40, values=st.integers(-2 ** 40, 2 ** 40)))
+def test_integer_and_bool_arrays_written_in_a_prange(prange_kernels, a):
+    """Each thread's own copy of the arrays (emit.py region_arrays): views with negative and
+    non-unit strides, and the array written being the one read."""
+    shape = a.shape
+    prange_kernels.check("int_and_bool_rows", a, np.zeros(shape, i64), np.zeros(shape, bool))
+    prange_kernels.check("int_and_bool_rows", a[::-1, ::-2], np.zeros(shape, i64)[:, ::-2],
+                         np.zeros((shape[0], 2 * shape[1]), bool)[::-1, ::2])
+    prange_kernels.check("int_and_bool_rows", a, a, np.zeros(shape, bool))
+    prange_kernels.check("int_and_bool_rows", a[:, ::-1], a, np.zeros(shape, bool))
+    prange_kernels.check("int_rows_of_a_local", a.astype(np.int32)[::-1, ::3])

@@ -451,6 +451,24 @@ def test_list_returned_holds_the_interpreters_values(python_forms_kernels):
     assert python_forms_kernels.check("list_of_ints", 0) == []
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32",
+                                   "uint64", "float32", "complex64"])
+def test_numpy_scalars_returned(python_forms_kernels, dtype):
+    """Of each type, the extremes too: NumPy scalars of the interpreter's type and value, that
+    hash, compare and compute as they do."""
+    info = np.finfo(dtype) if dtype[0] in "fc" else np.iinfo(dtype)
+    a = np.array([0, 1, info.max, info.min, info.max // 3 if dtype[0] in "iu" else 1.5],
+                 dtype)
+    if dtype == "complex64":
+        a = a * np.complex64(0.25 - 0.5j)
+    last, items = python_forms_kernels.check("numpy_scalars_returned", a[::-1])
+    expected = python_forms_kernels.interpreted.numpy_scalars_returned(a[::-1])
+    assert type(last) is np.dtype(dtype).type and hash(last) == hash(expected[0])
+    assert [type(v) for v in items] == [np.dtype(dtype).type] * len(a)
+    assert [repr(v) for v in items] == [repr(v) for v in expected[1]]
+    assert last * 2 == expected[0] * 2
+
+
 @pytest.mark.parametrize("n", [1, 2, 6])
 def test_list_rebound_as_an_array(python_forms_kernels, n):
     python_forms_kernels.check("list_rebound_as_array", n)

@@ -64,6 +64,20 @@ def count_true(a):
     return count
 
 
+@unpython.type('ndarray[bool, 2]', 'tuple[int64, int64, int64]')
+def mask_counts(m):
+    """A mask's elements counted, added up as integers and summed by NumPy (C++ reads each as
+    its byte, unpy::bool_value: a byte other than 0 and 1 is True, as NumPy's)."""
+    n = 0
+    t = 0
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            if m[i, j]:
+                n += 1
+            t += m[i, j] * (j + 1)
+    return n, t, np.sum(m)
+
+
 @unpython.type('ndarray[float32, 2]', 'float32')
 def sum2_f32(a):
     s = np.float32(0.0)
@@ -412,6 +426,15 @@ def floordiv(a, b):
 def allocate(n):
     a = np.zeros(n, np.int64)
     return len(a)
+
+
+@unpython.type('int64', 'int64', 'tuple[ndarray[float64, 1], ndarray[int32, 2], ndarray[float32, 1]]')
+def made_filled(n, k):
+    """np.zeros, np.full and np.ones of any size (from 4 MiB the team fills them; np.zeros a
+    block kept from an earlier call zeroed, else calloc's: unpy_runtime.hpp allocate)."""
+    z = np.zeros(n)
+    z[k] += 1.0
+    return z, np.full((n, 3), 7, np.int32), np.ones(n, np.float32)
 
 
 @unpython.type('ndarray[float64, 2]', 'int64', ('ndarray[float64, 1]', 'ndarray[float64, 1]'))

@@ -209,3 +209,31 @@ def enumerated_pairs(arr, k):
     for n, (i, j) in enumerate(zip(rows, cols), 1):
         out[n - 1] = arr[i, j] * n
     return out
+
+
+# --- positions unravelled by hand ---------------------------------------------------------------
+
+
+@unpython.type('ndarray[float64, 2]', 'int64', 'int64', 'int64', 'float64')
+def positions_unravelled(a, start, stop, m):
+    """`k // m`, `k % m`, `k // m // 2 % 3` of a loop's variable from any start, with a
+    continue and a break, m of any sign (the compiled loop counts them up, where every divisor
+    is positive: unpy/cpp_emit/odometer.py), and a's element at position k written out."""
+    s = 0.0
+    for k in range(start, stop):
+        if k % 7 == 3:
+            continue
+        s += (k // m) * 1.5 + (k % m) - (k // m // 2 % 3) * 0.25
+        if 0 <= k < a.size:
+            s += a[k // a.shape[1], k % a.shape[1]] * k
+        if s > 1e4:
+            break
+    return s
+
+
+@unpython.type('ndarray[float64, 3]', 'int64', 'float64')
+def position_written_out(a, k):
+    """a.flat[k] as the indices it unravels to, any k: a negative k counts rows from the end
+    (not a.flat's), past the end IndexError (C++ reads data[k] only where a is C-contiguous and
+    0 <= k < a.size: emit.py flat_position)."""
+    return a[k // (a.shape[1] * a.shape[2]), k // a.shape[2] % a.shape[1], k % a.shape[2]]

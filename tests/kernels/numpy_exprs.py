@@ -652,6 +652,21 @@ def tuple_item_of_a_call(a):
 
 
 @unpython.gpu
+@unpython.type('ndarray[int64, 1]', 'float64')
+def one_more_call(calls):
+    calls[0] += 1
+    return 0.5 * calls[0]
+
+
+@unpython.gpu
+@unpython.type('ndarray[float64, 2]', 'ndarray[int64, 1]', 'ndarray[float64, 2]')
+def calls_in_an_array_expression(a, calls):
+    """A compiled function's scalar in an array expression: called once, where Python calls it,
+    whatever the array's size (none of its elements for an empty one)."""
+    return a * one_more_call(calls) + (a - one_more_call(calls)) * one_more_call(calls)
+
+
+@unpython.gpu
 @unpython.type('ndarray[int64, 1]', 'ndarray[int64, 1]', 'ndarray[float64, 1]')
 def int_ufunc_forms(a, b):
     """The integer operator ufuncs as functions (b has no zeros)."""

@@ -342,3 +342,23 @@ def small_arrays_in_parallel(a, z, out):
             row[k] = k + i
             total += row.sum()
         out[i] = acc.sum() + ones.sum() + scratch[1] + c.sum().real + extra + total
+
+
+@unpython.type('ndarray[int64, 2]', 'ndarray[int64, 2]', 'ndarray[bool, 2]', None)
+def int_and_bool_rows(a, out, odd):
+    """Integer and bool arrays of 2 dimensions written in a prange (each thread takes its own
+    copy of the arrays' shapes and strides: unpy/cpp_emit/emit.py region_arrays)."""
+    for i in prange(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[i, j] = a[i, j] * 3 + j
+            odd[i, j] = out[i, j] % 2 == 1
+
+
+@unpython.type('ndarray[int32, 2]', 'ndarray[int32, 2]')
+def int_rows_of_a_local(a):
+    """A local integer array written and read back in each row of a prange."""
+    out = np.zeros((a.shape[0], a.shape[1] + 1), np.int32)
+    for i in prange(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[i, j + 1] = out[i, j] + a[i, j]
+    return out

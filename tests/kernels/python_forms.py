@@ -557,6 +557,24 @@ def list_of_float32(b):
     return out
 
 
+@unpython.type('ndarray[int8, 1]', 'tuple[int8, list[int8]]')
+@unpython.type('ndarray[uint8, 1]', 'tuple[uint8, list[uint8]]')
+@unpython.type('ndarray[int16, 1]', 'tuple[int16, list[int16]]')
+@unpython.type('ndarray[uint16, 1]', 'tuple[uint16, list[uint16]]')
+@unpython.type('ndarray[int32, 1]', 'tuple[int32, list[int32]]')
+@unpython.type('ndarray[uint32, 1]', 'tuple[uint32, list[uint32]]')
+@unpython.type('ndarray[uint64, 1]', 'tuple[uint64, list[uint64]]')
+@unpython.type('ndarray[float32, 1]', 'tuple[float32, list[float32]]')
+@unpython.type('ndarray[complex64, 1]', 'tuple[complex64, list[complex64]]')
+def numpy_scalars_returned(a):
+    """A NumPy scalar of each type that is not a Python one, returned alone and in a list (the
+    glue makes them as NumPy's PyArray_Scalar does: unpy_python.cpp numpy_scalar)."""
+    out = []
+    for v in a:
+        out.append(v)
+    return a[-1], out
+
+
 @unpython.type('int64', 'list[int64]')
 def list_of_ints(n):
     out = []

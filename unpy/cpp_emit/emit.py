@@ -14,6 +14,7 @@ from unpy import ir
 from unpy.cexpr import MATH_WITHOUT_ERRORS, CExprPrinter
 from unpy.ir import Array
 from unpy.cpp_emit.nest_contents import dying_locals, lone_nests
+from unpy.cpp_emit.odometer import odometer
 from unpy.loopopt import optimise_for_cpu
 from unpy.loopopt.register_blocks import PANEL_ROWS
 from unpy.typeinfer.array_races import update_parts
@@ -22,7 +23,7 @@ from unpy.typeinfer.written import lists_bound_again
 from unpy.typeinfer.python_calls import native_draw, python_call_arrays
 from unpy.typeinfer.reductions import (assigned_names, escapes, own_expressions, reads_of,
                                        walk_exprs, walk_stmts)
-from unpy.work import expensive_work
+from unpy.work import COMPILED_CALL, expensive_work
 
 CTYPES = {"bool": "bool", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
           "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t",
@@ -121,6 +122,51 @@ def narrow(text, dtype):
     return f"static_cast<{CTYPES[dtype]}>{text}" if dtype in SMALL_INTS else text
 
 
+def flat_position(e: ir.Subscript):
+    """The name k where the indices of `e` (an array of 2 or more dimensions) are the C-order
+    unravelling of k over that array's own shape, as typeinfer's flat_indices writes a.flat[k]
+    (`k // (n1 * n2)`, `k // n2 % n1`, `k % n2`, n the array's shape); else None."""
+    n, array = len(e.indices), e.array.id
+
+    def length(x, d):
+        return isinstance(x, ir.ArrayAttr) and x.attr == "shape" and x.dim == d and \
+            isinstance(x.array, ir.Name) and x.array.id == array
+
+    def product(x, dims):           # x is the product of the lengths of `dims`, in any order
+        if isinstance(x, ir.BinOp) and x.op == "*":
+            factors, x = [x.right], x.left
+            while isinstance(x, ir.BinOp) and x.op == "*":
+                factors.append(x.right)
+                x = x.left
+            factors.append(x)
+        else:
+            factors = [x]
+        found = sorted(f.dim for f in factors if isinstance(f, ir.ArrayAttr) and
+                       length(f, f.dim))
+        return len(found) == len(factors) and found == list(dims)
+    if n < 2 or not isinstance(e.array, ir.Name):
+        return None
+    last = e.indices[-1]
+    if not (isinstance(last, ir.BinOp) and last.op == "%" and length(last.right, n - 1) and
+            isinstance(last.left, ir.Name) and isinstance(last.left.type, ir.Scalar) and
+            last.left.type.dtype == "int64"):
+        return None
+    k = last.left.id
+
+    def quotient(x, dims):          # k // (the product of the lengths of dims)
+        return isinstance(x, ir.BinOp) and x.op == "//" and isinstance(x.left, ir.Name) and \
+            x.left.id == k and product(x.right, dims)
+    for d, x in enumerate(e.indices[:-1]):
+        dims = range(d + 1, n)
+        if d == 0:
+            if not quotient(x, dims):
+                return None
+        elif not (isinstance(x, ir.BinOp) and x.op == "%" and length(x.right, d) and
+                  quotient(x.left, dims)):
+            return None
+    return last.left
+
+
 def const_lower_bound(e, bounds):
     """A proven lower bound of an integer expression, or None (used to skip index wrapping)."""
     if isinstance(e, ir.Cast):
@@ -185,6 +231,9 @@ class FunctionEmitter(CExprPrinter):
         self.tiles = set()          # the LocalTiles declared so far (C arrays)
         self.on_stack = {}          # id(AllocArray) -> the C array of a prange iteration
         self.private_copies = {}    # array -> its threads' private copy, while one is emitted
+        # id(expression) -> (the test, the counter) of an unravelled position that a loop's
+        # odometer (unpy/cpp_emit/odometer.py) keeps, while its body is emitted
+        self.odometer_nodes = {}
         # Ctrl-C polls (unpy::interrupted, see unpy_runtime.hpp): none inside loopopt's counted
         # loops (simd, unroll). A poll is a test and a jump, no call (a call in a loop, even on
         # its cold path, makes GCC keep accumulators in other registers): to `stop_label`, the
@@ -196,6 +245,12 @@ class FunctionEmitter(CExprPrinter):
         self.stop_label = None
         self.leaves = False
         self.break_labels = []
+
+    def expr(self, e) -> str:
+        kept = self.odometer_nodes.get(id(e))
+        if kept is not None:
+            return f"({kept[0]} ? {kept[1]} : {super().expr(e)})"
+        return super().expr(e)
 
     def out(self, text):
         self.lines.append("    " * self.depth + text)
@@ -377,7 +432,7 @@ class FunctionEmitter(CExprPrinter):
         operators, else a compare-and-swap loop computing the value as Python does."""
         op, operand, first = update_parts(s)
         dtype = s.target.type.dtype
-        target, value = self.subscript(s.target), self.expr(operand)
+        target, value = self.subscript(s.target, False), self.expr(operand)
         copy = self.private_copies.get(s.target.array.id)
         if copy:    # the thread's own copy of the array (private_updates): no atomic
             self.out(f"{copy}[&{target} - {cname(s.target.array.id)}.data] {op}= {value};")
@@ -570,6 +625,9 @@ class FunctionEmitter(CExprPrinter):
         # whose polls cover it.
         heavy = has_loops(loop.body)
         chunked = not heavy and not self.counted_depth and not self.loop_depth
+        odo = odometer(loop, self.fn)
+        if odo:
+            self.odometer_counters(odo)
         break_label = self.fresh("break") if chunked and escapes(loop.body, (ir.Break,)) else None
         if isinstance(loop.step, ir.Const) and loop.step.value in (1, -1):
             up = loop.step.value > 0
@@ -587,6 +645,10 @@ class FunctionEmitter(CExprPrinter):
             self.out(f"for (int64_t {counter} = {first}; {counter} {cmp} {stop}; "
                      f"{counter} += {step}) {{")
             self.out(f"    {cname(loop.var)} = {counter};")
+            if odo:
+                self.depth += 1
+                self.odometer_step(odo, cname(loop.var))
+                self.depth -= 1
         else:
             # Counted: `i += step` past a bound near the int64 limits would wrap around.
             n = self.fresh("n")
@@ -608,7 +670,12 @@ class FunctionEmitter(CExprPrinter):
         saved = self.enter_loop_var(loop)
         self.break_labels.append(break_label)
         self.loop_depth += 1
+        if odo:
+            self.odometer_nodes.update({node: (odo.ok, getattr(pair, which))
+                                        for node, (pair, which) in odo.nodes.items()})
         self.nested(loop.body, in_parallel)
+        for node in odo.nodes if odo else ():
+            del self.odometer_nodes[node]
         self.loop_depth -= 1
         self.break_labels.pop()
         self.leave_loop_var(loop, saved)
@@ -624,6 +691,50 @@ class FunctionEmitter(CExprPrinter):
         if own_error:
             inner = self.math_errors.pop()
             self.out(f"{self.math_errors[-1]} += {inner};")
+        self.depth -= 1
+        self.out("}")
+
+    def odometer_counters(self, odo):
+        """Before a loop with an odometer (unpy/cpp_emit/odometer.py): each pair's divisor, once,
+        its counters, whether they run (every divisor positive) and whether they started."""
+        odo.ok, odo.started = self.fresh("odometer"), self.fresh("started")
+        for p in odo.pairs:
+            p.c, p.q, p.r = self.fresh("c"), self.fresh("q"), self.fresh("r")
+            self.out(f"const int64_t {p.c} = {self.expr(p.divisor)};")
+            self.out(f"int64_t {p.q} = 0, {p.r} = 0;")
+        self.out(f"const bool {odo.ok} = {' && '.join(f'{p.c} > 0' for p in odo.pairs)};")
+        self.out(f"bool {odo.started} = false;")
+
+    def odometer_step(self, odo, var):
+        """At the top of an iteration: the counters of its position, by division in the first
+        iteration, else one step on from the last iteration's."""
+        def carry(source, pairs):
+            for p in pairs:
+                if p.source == source:
+                    self.out(f"if (++{p.r} == {p.c}) {{")
+                    self.depth += 1
+                    self.out(f"{p.r} = 0;")
+                    self.out(f"++{p.q};")
+                    carry(p.key, p.children)
+                    self.depth -= 1
+                    self.out("}")
+        self.out(f"if ({odo.ok}) {{")
+        self.depth += 1
+        self.out(f"if ({odo.started}) {{")
+        self.depth += 1
+        roots = [p for p in odo.pairs if p.parent is None]
+        for p in roots:
+            carry(p.source, [p])
+        self.depth -= 1
+        self.out("} else {")
+        self.depth += 1
+        for p in odo.pairs:
+            e = var if p.parent is None else p.parent.q
+            self.out(f"{p.q} = unpy::floordiv<int64_t>({e}, {p.c});")
+            self.out(f"{p.r} = unpy::mod<int64_t>({e}, {p.c});")
+        self.out(f"{odo.started} = true;")
+        self.depth -= 1
+        self.out("}")
         self.depth -= 1
         self.out("}")
 
@@ -824,11 +935,43 @@ class FunctionEmitter(CExprPrinter):
                 inner = self.work_estimate(s.body, varying)
                 loops.append(trips if inner == "1" else f"{trips} * ({inner})")
             elif isinstance(s, ir.If):
-                total += expensive_work(s.test)
+                total += self.expensive(s.test)
                 loops.append(f"({self.work_estimate(s.body + s.orelse, varying)})")
             else:
-                total += 1 + expensive_work(s)
+                total += 1 + self.expensive(s)
         return " + ".join([str(total)] * bool(total) + loops) or "1"
+
+    def expensive(self, node, seen=frozenset()) -> int:
+        """unpy/work.py's extra operations of `node`, where a call of a compiled function of
+        the module counts what its body does (`body_work`: its loops too), not COMPILED_CALL
+        alone: a prange calling per iteration a function with a loop of its own
+        (index_checks.nested_prange_rows, 1920 rows) was estimated at 11 operations an
+        iteration, ran on one thread, and its callee's prange woke the team for every row
+        (11.5 ms against Numba's 0.27 on 16 cores)."""
+        total = expensive_work(node)
+        for e in walk_exprs(node):
+            callee = self.signatures.get(e.func) if isinstance(e, ir.CallCompiled) else None
+            if callee is not None and e.func not in seen:
+                total += max(0, self.body_work(callee.body, seen | {e.func}) - COMPILED_CALL)
+        return total
+
+    def body_work(self, body, seen) -> int:
+        """The operations `body` makes, roughly, as a number: work_estimate's, a loop
+        GUESSED_TRIPS iterations where its bounds are not constants (at most 10**9)."""
+        total = 0
+        for s in body:
+            if isinstance(s, (ir.For, ir.While)):
+                trips = GUESSED_TRIPS
+                bounds = [s.start, s.stop, s.step] if isinstance(s, ir.For) else []
+                if bounds and all(isinstance(b, ir.Const) for b in bounds):
+                    trips = len(range(*(int(b.value) for b in bounds)))
+                total += trips * max(1, self.body_work(s.body, seen))
+            elif isinstance(s, ir.If):
+                total += self.expensive(s.test, seen) + self.body_work(s.body, seen) + \
+                    self.body_work(s.orelse, seen)
+            else:
+                total += 1 + self.expensive(s, seen)
+        return min(total, 10 ** 9)
 
     def last_values(self, loop, levels, names):
         """After the loop, each loop variable holds its last value, as after Python's loop
@@ -860,6 +1003,15 @@ class FunctionEmitter(CExprPrinter):
         flat = len(levels) > 1 and not triangular
         bounds = [(f"{split}.lo", f"{split}.hi") if split and k == 0 else ("0", n)
                   for k, (_, _, n, _) in enumerate(names)]
+        shadows = self.region_arrays(loop, body, loop_vars)
+        if shadows:
+            self.out("{")
+            self.depth += 1
+            for name in shadows:
+                held = self.fresh("held")
+                self.out(f"auto {held} = unpy::borrowed({cname(name)});")
+                self.out(f"auto {cname(name)} = {held};")
+            clauses += f" firstprivate({', '.join(cname(a) for a in shadows)})"
         if throws or flat:
             self.out(f"#pragma omp parallel {clauses}")
             self.out("{")
@@ -926,6 +1078,7 @@ class FunctionEmitter(CExprPrinter):
         self.depth -= 1
         self.out("}")
         if flat:
+            self.advance_run()
             self.depth -= 1
             self.out("}")
         if throws:
@@ -934,25 +1087,77 @@ class FunctionEmitter(CExprPrinter):
         if throws or flat:
             self.depth -= 1
             self.out("}")
+        if shadows:
+            self.depth -= 1
+            self.out("}")
+
+    def region_arrays(self, loop, body, loop_vars) -> list:
+        """The arrays of a parallel region that each thread takes a copy of its own (firstprivate)
+        of: the arrays the nest reads or writes through (parameters and locals it does not
+        assign). Shared, the region reaches an array's data pointer, shape and strides through
+        the region's pointer to the function's variable, and a store of an integer or a bool
+        element may be a store into them as far as g++ can tell (same type, or char): it reads
+        them again after each such store, and a loop writing an integer array of 2 dimensions
+        or a strided one neither vectorises nor keeps its row's address (3x slower, 2-D int64).
+        A thread's own copy is a local whose address nothing takes: no store reaches it. The
+        copy is `unpy::borrowed` (the caller's variable keeps the memory for the region): no
+        reference count counted up and down by every thread. Not where the region may keep an
+        array beyond it (a Python call, a list)."""
+        if any(isinstance(e, (ir.PythonCall, ir.Print, ir.ListAppend, ir.ListInsert, ir.ListNew))
+               for e in walk_exprs([loop.start, loop.stop, loop.step, loop.body])):
+            return []
+        types = {**self.fn.locals, **{p.name: p.type for p in self.fn.params}}
+        assigned = set(assigned_names(body)) | loop_vars
+        return [a for a in dict.fromkeys(reads_of(body))
+                if isinstance(types.get(a), Array) and a not in assigned]
 
     def flat_run(self, share, names, lo):
         """Opens the loop over a thread's block of a nest's flattened iterations (omp_loops), a
-        run of the innermost level at a time: sets the outer levels' counters; returns the
-        innermost level's loop header (names, (first, end))."""
+        run of the innermost level at a time: the position of the block's first iteration
+        unravelled once (divisions), the outer levels' counters then counted up after each run
+        (`run_advance`: a division per run made a nest of (n, 3) spend more on its divisions
+        than on its elements); returns the innermost level's loop header (names, (first,
+        end))."""
         f, first, end, rest = (self.fresh(x) for x in ("f", "first", "end", "rest"))
         innermost = names[-1][2]
-        self.out(f"for (int64_t {f} = {share}.first; {f} < {share}.last;)")
+        counters = [self.fresh("c") for _ in names[:-1]]
+        self.out(f"int64_t {f} = {share}.first, {first} = 0;")
+        self.out(f"int64_t {', '.join(f'{c} = 0' for c in counters)};")
+        self.out(f"if ({f} < {share}.last) {{")
+        self.depth += 1
+        self.out(f"{first} = {f} % {innermost};")
+        self.out(f"int64_t {rest} = {f} / {innermost};")
+        for (_, _, n, _), c in reversed(list(zip(names[1:-1], counters[1:]))):
+            self.out(f"{c} = {rest} % {n};")
+            self.out(f"{rest} /= {n};")
+        self.out(f"{counters[0]} = {rest};")
+        self.depth -= 1
+        self.out("}")
+        self.out(f"for (; {f} < {share}.last;)")
         self.out("{")
         self.depth += 1
-        self.out(f"const int64_t {first} = {f} % {innermost};")
         self.out(f"const int64_t {end} = std::min({innermost}, {first} + ({share}.last - {f}));")
-        self.out(f"int64_t {rest} = {f} / {innermost};")
-        for _, _, n, t in reversed(names[1:-1]):
-            self.out(f"const int64_t {t} = {rest} % {n};")
-            self.out(f"{rest} /= {n};")
-        self.out(f"const int64_t {names[0][3]} = {lo} + {rest};")
+        for (_, _, _, t), c in zip(names[1:-1], counters[1:]):
+            self.out(f"const int64_t {t} = {c};")
+        self.out(f"const int64_t {names[0][3]} = {lo} + {counters[0]};")
         self.out(f"{f} += {end} - {first};")
+        self.run_advance = (first, counters, [n for _, _, n, _ in names[:-1]])
         return names[-1], (first, end)
+
+    def advance_run(self):
+        """After a run of flat_run's loop: the next run starts at the innermost level's first
+        iteration, the outer levels' counters one on (carried)."""
+        first, counters, lengths = self.run_advance
+        self.out(f"{first} = 0;")
+        depth = self.depth
+        for k in range(len(counters) - 1, 0, -1):
+            self.out(f"if (++{counters[k]} == {lengths[k]}) {{")
+            self.depth += 1
+            self.out(f"{counters[k]} = 0;")
+        self.out(f"++{counters[0]};")
+        while self.depth > depth:
+            self.depth -= 1
+            self.out("}")
 
     def may_throw_index_errors(self, body) -> bool:
         """Whether `body` has a checked index, or calls a compiled function (which may)."""
@@ -1186,11 +1391,18 @@ class FunctionEmitter(CExprPrinter):
         return (f"[&]() {{ int64_t {temp} = {text}; return {temp} < 0 ? {temp} + "
                 f"{array}.shape[{d}] : {temp}; }}()")
 
-    def subscript(self, e):
+    def subscript(self, e, flat=True):
         array = cname(e.array.id)
         # A view's last dimension may have any stride: C holds for the parameters only.
         if e.array.id in self.tiles:
             return cname(e.array.id) + "".join(f"[{self.expr(i)}]" for i in e.indices)
+        position = flat_position(e) if flat else None
+        if position is not None:
+            # a.flat[k] (typeinfer's unravelling of k over a's own shape): of a C-contiguous
+            # array, and k in [0, a.size), element k of its data, no division; else as written
+            # (an index out of range raises there).
+            return (f"({array}.flat_contiguous({cname(position.id)}) ? "
+                    f"{array}.data[{cname(position.id)}] : {self.subscript(e, False)})")
         contiguous = "false" if e.array.id in self.strided else "C"
         if len(e.in_range) == len(e.indices):
             indices = ", ".join(self.expr(i) for i in e.indices)
@@ -1222,6 +1434,10 @@ class FunctionEmitter(CExprPrinter):
         return f"unpy::reshape<{len(e.shape)}>({cname(e.array.id)}, {{{dims}}})"
 
     def expr_Subscript(self, e):
+        if e.type.dtype == "bool" and e.array.id not in self.tiles:
+            # read as its byte (unpy::bool_value): g++ vectorises no loop that widens a bool
+            # loaded from memory (count += a[i], if a[i]: n += 1), it does one of a byte's test
+            return f"unpy::bool_value({self.subscript(e)})"
         return self.subscript(e)
 
     def expr_ArrayAttr(self, e):

@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/numpy.h>
 #include <pybind11/complex.h>
+#include <cstring>
 #include <unordered_map>
 
 #include "unpy_glue.hpp"
@@ -228,10 +229,51 @@ PyObject* scalar_object(char kind, int itemsize, const void* value) {
     return o;
 }
 
+// A NumPy scalar (np.float32, np.int32, ...) made as NumPy's PyArray_Scalar makes one: the
+// type's tp_alloc, then the value into the object's `obval` (NumPy's Py<Type>ScalarObject:
+// PyObject_HEAD, then the value), where the type's size says that it is laid out so; else
+// nullptr. About 10 times faster than calling the type with a Python number (a list of 65536
+// float32 returned: 12 ms -> 1-2 ms on the 2-core VM).
+template <typename T>
+static PyObject* numpy_scalar(PyObject* type_object, const void* value) {
+    struct Layout { PyObject head; T obval; };
+    auto* type = reinterpret_cast<PyTypeObject*>(type_object);
+    if (type->tp_basicsize != Py_ssize_t(sizeof(Layout)) || type->tp_itemsize != 0)
+        return nullptr;
+    PyObject* o = type->tp_alloc(type, 0);
+    if (!o) throw PythonErrorSet();
+    std::memcpy(&reinterpret_cast<Layout*>(o)->obval, value, sizeof(T));
+    return o;
+}
+
+static PyObject* numpy_scalar(char kind, int itemsize, const void* value) {
+    PyObject* type = numpy_dtype(kind, itemsize).type;
+    switch (kind) {
+        case 'f': return itemsize == 4 ? numpy_scalar<float>(type, value) : nullptr;
+        case 'c': return itemsize == 8 ? numpy_scalar<std::complex<float>>(type, value) : nullptr;
+        case 'i': switch (itemsize) {
+            case 1: return numpy_scalar<int8_t>(type, value);
+            case 2: return numpy_scalar<int16_t>(type, value);
+            case 4: return numpy_scalar<int32_t>(type, value);
+            default: return nullptr;
+        }
+        case 'u': switch (itemsize) {
+            case 1: return numpy_scalar<uint8_t>(type, value);
+            case 2: return numpy_scalar<uint16_t>(type, value);
+            case 4: return numpy_scalar<uint32_t>(type, value);
+            default: return numpy_scalar<uint64_t>(type, value);
+        }
+        default: return nullptr;
+    }
+}
+
 PyObject* scalar_result(char kind, int itemsize, const void* value) {
-    PyObject* o = scalar_object(kind, itemsize, value);
     const bool python_type = kind == 'b' || (kind == 'f' && itemsize == 8) ||
                              (kind == 'i' && itemsize == 8) || (kind == 'c' && itemsize == 16);
+    if (!python_type) {
+        if (PyObject* made = numpy_scalar(kind, itemsize, value)) return made;
+    }
+    PyObject* o = scalar_object(kind, itemsize, value);
     if (python_type) return o;
     py::object number = py::reinterpret_steal<py::object>(o);
     return py::handle(numpy_dtype(kind, itemsize).type)(number).release().ptr();

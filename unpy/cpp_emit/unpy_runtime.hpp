@@ -271,6 +271,13 @@ constexpr char dtype_kind() {
                 name + "')");
 }
 
+// A bool element read as the byte it is (emit.py expr_Subscript): g++ (12) vectorises no loop
+// that converts a bool loaded from memory to a wider type ("type conversion to/from
+// bit-precision unsupported": count += a[i], if (a[i]) ++n, np.sum of a mask), but does one
+// that tests a byte; and a byte other than 0 and 1 (a view of other bytes as bool) is true, as
+// NumPy reads it, where a bool load of it is undefined.
+inline bool bool_value(const bool& b) { return *reinterpret_cast<const uint8_t*>(&b) != 0; }
+
 // An index proved in [0, shape) (unpy/loopopt/index_proof.py), among checked ones.
 struct InRange { int64_t value; };
 inline int64_t index_value(InRange i) { return i.value; }
@@ -303,6 +310,9 @@ struct Array {
         }
         return true;
     }
+    // Whether the element at C-order position k (a.flat[k]) is data[k]: the array is
+    // C-contiguous and k in [0, size) (emit.py flat_position).
+    bool flat_contiguous(int64_t k) const { return uint64_t(k) < uint64_t(size()) && c_contiguous(); }
 
     template <bool C, typename... I>
     T& at(I... idx) const {
@@ -370,6 +380,10 @@ struct BlockPool {
         }
         return std::malloc(bytes);
     }
+    // A zeroed block: a kept one zeroed (by the team where large: zero_large), else calloc's,
+    // whose fresh pages the OS gives zeroed (no pass over them here; np.zeros of 13 MB
+    // returned untouched cost a 0.5 ms memset).
+    void* take_zeroed(size_t bytes);
     void give(void* p, size_t bytes) {
         if (bytes >= smallest) {
             std::lock_guard<std::mutex> lock(mutex);
@@ -383,6 +397,56 @@ struct BlockPool {
     }
 };
 inline BlockPool block_pool;
+
+// Filling a new array of at least LARGE_FILL bytes (np.ones, np.full, a kept block's zeros),
+// outside a parallel region, the threads nest_team gives share it: one thread writes some
+// 10 GB/s, a socket's memory takes several times that (np.ones of 13 MB: 0.59 ms on the
+// 16-core host against Numba's 0.12, its fill a parallel loop).
+constexpr size_t LARGE_FILL = size_t(1) << 22;
+inline int nest_team(bool parallel, bool fixed);
+
+template <typename T>
+void fill_large(T* p, int64_t n, T value) {
+    if (size_t(n) * sizeof(T) >= LARGE_FILL && !omp_in_parallel()) {
+        const int team = nest_team(true, false);
+        #pragma omp parallel for schedule(static) num_threads(team) if(team > 1)
+        for (int64_t i = 0; i < n; ++i) p[i] = value;
+        return;
+    }
+    for (int64_t i = 0; i < n; ++i) p[i] = value;
+}
+
+inline void zero_large(void* p, size_t bytes) {
+    if (bytes >= LARGE_FILL && !omp_in_parallel()) {
+        const int team = nest_team(true, false);
+        const size_t chunk = (bytes + 4095) / 4096;       // pages
+        #pragma omp parallel num_threads(team) if(team > 1)
+        {
+            const int k = omp_get_thread_num(), m = omp_get_num_threads();
+            const size_t first = chunk * k / m * 4096, last = std::min(bytes, chunk * (k + 1) / m * 4096);
+            if (first < last) std::memset(static_cast<char*>(p) + first, 0, last - first);
+        }
+        return;
+    }
+    std::memset(p, 0, bytes);
+}
+
+inline void* BlockPool::take_zeroed(size_t bytes) {
+    if (bytes >= smallest) {
+        std::unique_lock<std::mutex> lock(mutex);
+        for (auto it = kept.begin(); it != kept.end(); ++it) {
+            if (it->first == bytes) {
+                void* p = it->second;
+                kept.erase(it);
+                kept_bytes -= bytes;
+                lock.unlock();
+                zero_large(p, bytes);
+                return p;
+            }
+        }
+    }
+    return std::calloc(1, bytes);
+}
 
 inline void memory_dies(const void* p, size_t bytes);   // (residency, below)
 
@@ -426,10 +490,9 @@ Array<T, N> allocate(const int64_t (&shape)[N], int fill) {  // fill: 0 zeros, 1
     int64_t stride = 1;
     for (int d = N - 1; d >= 0; --d) { a.strides[d] = stride; stride *= a.shape[d]; }
     const size_t bytes = sizeof(T) * (n > 0 ? n : 1);
-    T* p = static_cast<T*>(block_pool.take(bytes));
+    T* p = static_cast<T*>(fill == 0 ? block_pool.take_zeroed(bytes) : block_pool.take(bytes));
     if (!p) throw std::bad_alloc();
-    if (fill == 0) std::memset(p, 0, sizeof(T) * n);
-    if (fill == 1) for (int64_t i = 0; i < n; ++i) p[i] = T(1);
+    if (fill == 1) fill_large(p, n, T(1));
     a.memory = std::shared_ptr<T>(p, [bytes](T* q) {
         memory_dies(q, bytes);
         block_pool.give(q, bytes);

@@ -1453,7 +1453,9 @@ class Lowering:
             raise self.error("np.median(a) of a whole array is supported here (not axis= or "
                              "out=): for rows, sort them (np.sort(a)) and take the middle", e)
         flat = ir.ArrayCall("ravel", [self.expr(e.args[0])], {}, loc)
-        s = self.reused(ir.ArrayCall("sort", [flat], {}, loc), e)
+        # (`middle`: only the middle positions and the last in sorted order, as NumPy's
+        # np.partition: lower_sorting.select_middle)
+        s = self.reused(ir.ArrayCall("sort", [flat], {"middle": ir.Const(True, loc)}, loc), e)
 
         def at(index):
             return ir.Subscript(s(), [index], loc)

@@ -763,9 +763,10 @@ def counted(infer, e):
 def ordered(infer, e):
     """`np.sort(a)`, `np.argsort(a)`, `a.argsort()`, `a.sort()` (in place: the keyword
     `in_place`): along the last axis, the only one supported; argsort's positions are int64.
-    Every kind sorts stably (NumPy's default kind may order equal keys otherwise)."""
+    Every kind sorts stably (NumPy's default kind may order equal keys otherwise). `middle`
+    (np.median's): only the middle positions and the last in order (lower_sorting)."""
     a = array_arg(infer, e)
-    check_keywords(infer, e, {"axis", "kind", "in_place"})
+    check_keywords(infer, e, {"axis", "kind", "in_place", "middle"})
     axis, kind = positional_or_keyword(infer, e, ["axis", "kind"])
     if kind is not None and not (isinstance(kind, ir.Const) and kind.value in SORT_KINDS):
         raise infer.error(f"the kind of np.{e.func}() must be one of "
@@ -782,7 +783,7 @@ def ordered(infer, e):
         raise infer.error(f"{what} of complex values is not supported (they have no order "
                           "here); sort z.real, z.imag or abs(z)", e)
     e.args = [a]
-    e.keywords = {k: v for k, v in e.keywords.items() if k == "in_place"}
+    e.keywords = {k: v for k, v in e.keywords.items() if k in ("in_place", "middle")}
     e.type = Array("int64" if e.func == "argsort" else a.type.dtype, a.type.ndim)
     return e
 

@@ -371,10 +371,13 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
 
     def operand_scalar(self, e):
         """A scalar operand of an array operation, read in its nest; one that reads a list
-        (which lives on the host) is computed before the statement, once, as Python computes
-        it before the operation."""
+        (which lives on the host) or calls a compiled function is computed before the
+        statement, once, as Python computes it before the operation (a call in the nest
+        would run once per element: `h(a)[0] / h(a)[-1]`, h a compiled function returning
+        an array and a float, called 1 + len(h(a)[0]) times, or never for an empty array)."""
         value = self.scalar(e)
-        if any(isinstance(x, (ir.ListItem, ir.ListLen, ir.ListPop)) for x in walk_exprs(value)):
+        if any(isinstance(x, (ir.ListItem, ir.ListLen, ir.ListPop, ir.CallCompiled))
+               for x in walk_exprs(value)):
             return self.scalar_temp("s", value)
         return value
 

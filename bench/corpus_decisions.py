@@ -235,9 +235,22 @@ def measure_row(kernel: corpus.Kernel, compiled, size: str, options) -> dict:
     # 0.057 ms in one run, 0.66 ms in the next).
     search.settle(SETTLE_SECONDS)
     time.sleep(0.2)
-    f = getattr(compiled, kernel.function)
+    columns = measure_columns(getattr(compiled, kernel.function), args, reference,
+                              f"{kernel.name} {size}", options.device,
+                              options.timeout_per_kernel, options.repeat)
+    row = {"kernel": kernel.name, "size": size, "scale": scale,
+           "date": datetime.date.today().isoformat(), "checked_against": checked_against,
+           "reference_s": reference_s, "columns": {k: asdict(c) for k, c in columns.items()}}
+    row["verdict"], row["ratio"] = verdict(columns)
+    return row
+
+
+def measure_columns(f, args, reference, label: str, device: str, timeout_s: float,
+                    repeat: int) -> dict:
+    """{column name: Column} of `f` on `args`, the columns one after the other, each first call
+    checked against `reference` (a corpus.Outcome; None: against the OpenMP column's)."""
     columns = {}
-    for name, settings in column_settings(options.device).items():
+    for name, settings in column_settings(device).items():
         if name == AUTO:
             session.forget()    # no prepared layout, no measured decision: a fresh process
         set_switches(settings)
@@ -245,23 +258,18 @@ def measure_row(kernel: corpus.Kernel, compiled, size: str, options) -> dict:
         def check(outcome, against=reference, name=name):
             if against is None:
                 return None
-            return corpus.mismatch(against, outcome, f"{kernel.name} {size} ({name})")
+            return corpus.mismatch(against, outcome, f"{label} ({name})")
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            columns[name], outcome = measure_column(name, f, args, check,
-                                                    options.timeout_per_kernel, options.repeat)
+            columns[name], outcome = measure_column(name, f, args, check, timeout_s, repeat)
         if reference is None and name == OPENMP:
             reference = outcome     # the other columns are checked against OpenMP's result
         shown = ms(columns[name].time) if columns[name].time is not None else "—"
-        progress(f"  {kernel.name} {size} {name}: {shown} ms ({columns[name].where})"
+        progress(f"  {label} {name}: {shown} ms ({columns[name].where})"
                  + (f" [{columns[name].note}]" if columns[name].note else "")
                  + (" [MISMATCH]" if columns[name].mismatch else ""))
     set_switches({})
-    row = {"kernel": kernel.name, "size": size, "scale": scale,
-           "date": datetime.date.today().isoformat(), "checked_against": checked_against,
-           "reference_s": reference_s, "columns": {k: asdict(c) for k, c in columns.items()}}
-    row["verdict"], row["ratio"] = verdict(columns)
-    return row
+    return columns
 
 
 def verdict(columns: dict) -> tuple:

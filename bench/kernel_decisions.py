@@ -14,7 +14,7 @@ small size. The two sizes:
 At "small" every column's first call is checked against the interpreter; at "large" against the
 OpenMP column's first result (the interpreter takes minutes on the Python loops).
 
-Columns (corpus_decisions.measure_column): OpenMP (UNPY_DEVICE=none); GPU forced (its kernel
+Columns (corpus_decisions.measure_columns): OpenMP (UNPY_DEVICE=none); GPU forced (its kernel
 search settled for --settle seconds at most first); auto (UNPY_DEVICE=<--device>, every prepared
 layout and measured decision forgotten first, as in a fresh process whose kernels are built). The
 verdict: "ok" when auto <= 1.2 x min(OpenMP, GPU forced).
@@ -31,29 +31,25 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import fnmatch
 import json
 import sys
 import time
-import warnings
 from dataclasses import asdict
 from pathlib import Path
 
-import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests" / "corpus"), str(ROOT / "tests"), str(ROOT),
                 str(ROOT / "bench")]
 
 import corpus  # noqa: E402
-from corpus_decisions import (AUTO, GPU, OPENMP, WITHIN, column_settings, git_commit,  # noqa: E402
-                              header_of, measure_column, progress, stdout_to_stderr, table_row,
-                              verdict)
+from corpus_decisions import (OPENMP, WITHIN, column_settings, git_commit,  # noqa: E402
+                              header_of, measure_columns, progress, stdout_to_stderr,
+                              table_row, verdict)
 from gpu import ms, set_switches  # noqa: E402
 from jitgpu import search, session  # noqa: E402
-from numba_parity import (Target, build_all, candidate_inputs, compiled, interpreted,  # noqa: E402
-                          source_files, unmakeable)
-from unpy.frontend.discover import discover  # noqa: E402
+from numba_parity import (Target, build_all, candidate_inputs, compiled,  # noqa: E402
+                          find_targets, interpreted, unmakeable)
 
 SIZES = ("small", "large")
 LARGE_MS = 20.0
@@ -62,21 +58,9 @@ REFERENCE_LIMIT_S = 10.0    # the interpreter at the small size
 
 
 def gpu_targets(patterns: list) -> list:
-    """The `@unpython.gpu` functions of tests/kernels and examples matching `patterns` (fnmatch
-    on 'file.function', the file or the function; none: every one of tests/kernels)."""
-    targets = []
-    for path in source_files():
-        if not patterns and path.parent.name != "kernels":
-            continue
-        for found in discover(str(path), path.read_text()).functions:
-            if not found.gpu:
-                continue
-            target = Target(str(path), found.node.name, found.node.lineno,
-                            tuple(found.signatures[0].types[:-1]))
-            if not patterns or any(fnmatch.fnmatch(name, p) for p in patterns
-                                   for name in (target.label, target.stem, target.name)):
-                targets.append(target)
-    return targets
+    """The `@unpython.gpu` functions matching `patterns` (numba_parity.find_targets'; none:
+    every one of tests/kernels)."""
+    return [t for t in find_targets(patterns) if t.gpu and (patterns or "/kernels/" in t.path)]
 
 
 def chosen_inputs(target: Target):
@@ -114,30 +98,10 @@ def large_size(f, inputs, large_s: float, cap: int) -> int:
 
 
 def measure_row(target, f, inputs, size, n, reference, options) -> dict:
-    args = inputs.make(n)
     search.settle(options.settle)
     time.sleep(0.2)
-    columns = {}
-    for name, settings in column_settings(options.device).items():
-        if name == AUTO:
-            session.forget()
-        set_switches(settings)
-
-        def check(outcome, against=reference, name=name):
-            if against is None:
-                return None
-            return corpus.mismatch(against, outcome, f"{target.label} {size} ({name})")
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            columns[name], outcome = measure_column(name, f, args, check, options.timeout,
-                                                    options.repeat)
-        if reference is None and name == OPENMP:
-            reference = outcome
-        shown = ms(columns[name].time) if columns[name].time is not None else "—"
-        progress(f"  {target.label} {size} {name}: {shown} ms ({columns[name].where})"
-                 + (f" [{columns[name].note}]" if columns[name].note else "")
-                 + (" [MISMATCH]" if columns[name].mismatch else ""))
-    set_switches({})
+    columns = measure_columns(f, inputs.make(n), reference, f"{target.label} {size}",
+                              options.device, options.timeout, options.repeat)
     row = {"kernel": target.label, "size": size, "scale": n, "described": inputs.describe(n),
            "date": datetime.date.today().isoformat(),
            "checked_against": "interpreter" if size == "small" else "OpenMP",

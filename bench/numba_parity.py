@@ -126,6 +126,7 @@ class Target:
     name: str
     line: int
     types: tuple            # the parameter type strings of its first signature
+    gpu: bool = False       # decorated @unpython.gpu too
 
     @property
     def stem(self):
@@ -148,7 +149,7 @@ def find_targets(patterns: list) -> list:
     for path in source_files():
         for found in discover(str(path), path.read_text()).functions:
             target = Target(str(path), found.node.name, found.node.lineno,
-                            tuple(found.signatures[0].types[:-1]))
+                            tuple(found.signatures[0].types[:-1]), found.gpu)
             if not patterns or any(fnmatch.fnmatch(name, p) for p in patterns
                                    for name in (target.label, target.stem, target.name)):
                 targets.append(target)

@@ -125,8 +125,6 @@ def test_compiler_flags():
     assert "-march=native" not in build_module.BuildOptions(portable=True).flags()
     fast = build_module.BuildOptions(fastmath=True).flags()
     assert "-ffast-math" in fast and "-ffp-contract=off" not in fast
-    # jumps kept off 32-byte boundaries wherever the assembler can (the JCC erratum)
-    assert (build_module.PAD_BRANCHES in flags) == build_module.pads_branches()
 
 
 def test_show_prints_ir_and_cpp(built):

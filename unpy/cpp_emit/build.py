@@ -38,26 +38,6 @@ RUNTIME_DIR = Path(__file__).parent
 CXX = os.environ.get("CXX", "g++")
 
 
-# No jump crosses or ends at a 32-byte boundary (GNU as pads before it): on the Intel cores
-# of the JCC erratum (Skylake to Cascade Lake, and virtual machines on them) the microcode's fix
-# keeps such a jump out of the decoded-instruction cache, and a loop whose jump lands there runs
-# up to twice as slowly, as the layout of the rest of its unit decides. Seen on the 2-core VM:
-# iteration.flat_name's sum of 3.7M float64 took 3.5 ms or 2.0 ms as other functions of its
-# module changed; 2.0 ms padded.
-PAD_BRANCHES = "-Wa,-mbranches-within-32B-boundaries"
-
-
-@functools.lru_cache(maxsize=None)
-def pads_branches() -> bool:
-    """Whether the assembler takes PAD_BRANCHES (GNU as 2.34 and later, x86)."""
-    try:
-        return subprocess.run([CXX, "-x", "c++", "-c", "-", "-o", os.devnull, PAD_BRANCHES],
-                              input="int f() { return 0; }", capture_output=True,
-                              text=True).returncode == 0
-    except OSError:
-        return False
-
-
 @dataclass
 class BuildOptions:
     """The switches of a build. Indices: by default those unpy/loopopt/index_proof does not
@@ -87,8 +67,6 @@ class BuildOptions:
         if not self.portable:
             flags.append("-march=native")
         flags += ["-ffast-math", "-ffp-contract=fast"] if self.fastmath else ["-ffp-contract=off"]
-        if pads_branches():
-            flags.append(PAD_BRANCHES)
         return flags
 
     def unit_flags(self):

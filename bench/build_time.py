@@ -46,6 +46,16 @@ def python_path(tree: Path) -> str:
     return os.pathsep.join([str(tree)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
 
 
+def built_module(tree: Path, module: Path, folder: str) -> dict:
+    """`module` built by the unpy of `tree` into `folder`, with a build cache of its own there;
+    the environment that imports it (PYTHONPATH of `tree`, OMP_WAIT_POLICY=passive)."""
+    env = dict(os.environ, UNPY_CACHE_DIR=os.path.join(folder, "cache"),
+               PYTHONPATH=python_path(tree), OMP_WAIT_POLICY="passive")
+    subprocess.run([sys.executable, "-m", "unpy.cli", "build", str(module), "-o", folder],
+                   check=True, env=env, cwd=tree, stdout=subprocess.DEVNULL)
+    return env
+
+
 def build_seconds(tree: Path, path: Path, runtime: Path | None = None) -> tuple:
     """(wall s, compiler CPU s) of one `unpy build` of `path` with the unpy of `tree`, from a
     clean cache, into a temporary folder; `runtime`: a cache folder whose compiled objects (the

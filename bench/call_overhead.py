@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from build_time import python_path     # (bench/, this script's folder, is on sys.path)
+from build_time import built_module     # (bench/, this script's folder, is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = ROOT / "bench" / "call_overhead" / "calls.py"
@@ -49,10 +49,7 @@ print(json.dumps(out))
 def timed(tree: Path) -> dict:
     """ns per call of each of CALLS, with the module built by the unpy of `tree`."""
     with tempfile.TemporaryDirectory(prefix="unpy-calls-") as tmp:
-        env = dict(os.environ, UNPY_CACHE_DIR=os.path.join(tmp, "cache"), PYTHONPATH=python_path(tree),
-                   OMP_WAIT_POLICY="passive")
-        subprocess.run([sys.executable, "-m", "unpy.cli", "build", str(MODULE), "-o", tmp],
-                       check=True, env=env, cwd=tree, stdout=subprocess.DEVNULL)
+        env = built_module(tree, MODULE, tmp)
         done = subprocess.run([sys.executable, "-c", TIMER, tmp, json.dumps(CALLS)], env=env,
                               cwd=tmp, check=True, capture_output=True, text=True)
         return json.loads(done.stdout)

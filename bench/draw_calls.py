@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from build_time import python_path     # (bench/, this script's folder, is on sys.path)
+from build_time import built_module     # (bench/, this script's folder, is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = ROOT / "bench" / "draw_calls" / "draws.py"
@@ -54,15 +54,6 @@ print(json.dumps(out))
 """
 
 
-def built(tree: Path, tmp: str) -> tuple:
-    """(the folder of the module built by the unpy of `tree`, its environment)."""
-    env = dict(os.environ, UNPY_CACHE_DIR=os.path.join(tmp, "cache"),
-               PYTHONPATH=python_path(tree), OMP_WAIT_POLICY="passive")
-    subprocess.run([sys.executable, "-m", "unpy.cli", "build", str(MODULE), "-o", tmp],
-                   check=True, env=env, cwd=tree, stdout=subprocess.DEVNULL)
-    return tmp, env
-
-
 def timed(folder: str, env: dict) -> dict:
     done = subprocess.run([sys.executable, "-c", TIMER, folder, json.dumps(CALLS)], env=env,
                           cwd=folder, check=True, capture_output=True, text=True)
@@ -78,7 +69,9 @@ def main(argv=None):
     trees = [(label, Path(path).resolve()) for label, path in
              (item.split("=", 1) for item in args.trees.split(","))]
     with tempfile.TemporaryDirectory(prefix="unpy-draws-") as tmp:
-        modules = {label: built(tree, os.path.join(tmp, label)) for label, tree in trees}
+        folders = {label: os.path.join(tmp, label) for label, _ in trees}
+        modules = {label: (folders[label], built_module(tree, MODULE, folders[label]))
+                   for label, tree in trees}
         turns = {label: [] for label, _ in trees}
         for _ in range(args.turns):
             for label, _ in trees:

@@ -274,9 +274,6 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
     if found is not None and found.refusal and found.trial is not None \
             and found.trial.on_device is not False:
         found = None        # kept on OpenMP, its trial measures the device again: prepared anew
-    if found is not None and found.trial is None and found.trial_key is not None \
-            and found.refusal is None and decide.doubted(found.trial_key) is not None:
-        found = None        # its first call contradicted the estimate: measured from now on
     if found is not None:
         try:
             _PREPARED.move_to_end(key)
@@ -326,6 +323,14 @@ def _moved(kept, layout) -> Optional[Prepared]:
     kernels = tuple((kernel, source, built._replace(kernel=fresh_kernel(built.kernel)))
                     for kernel, source, built in prepared.kernels)
     return dataclasses.replace(prepared, plan=plan, kernels=kernels, recipes={})
+
+
+def _forget_preparations(trial_key) -> None:
+    """Drop the kept preparations of the layout of `trial_key` (here and moved elsewhere in
+    memory): its next call prepares it again (rare: a contradicted estimate)."""
+    for cache, prepared_of in ((_PREPARED, lambda v: v), (_LAYOUTS, lambda v: v[1])):
+        for key in [k for k, v in list(cache.items()) if prepared_of(v).trial_key == trial_key]:
+            cache.pop(key, None)
 
 
 def _keep(cache, key, value, kept) -> None:
@@ -512,6 +517,7 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         trial = decide.trial_for(prepared.trial_key, prepared.plan.estimate)
         trial.record("device", total_s - prepared_s - step_s)
         replayable = False
+        _forget_preparations(prepared.trial_key)    # (prepared anew, with the trial)
     nest_report = _report(nest_id, device, plan, run, timings, total_s, first_call, trial)
     replay_record = relaunch_record = None
     if replayable:

@@ -106,7 +106,7 @@ struct Interrupted : std::exception {
     const char* what() const noexcept override { return "interrupted (SIGINT)"; }
 };
 
-inline bool interrupted();
+[[gnu::always_inline]] inline bool interrupted();
 
 inline void check_errors() {
     // In a nested region (a function with a prange called inside a prange) nothing may be
@@ -210,7 +210,11 @@ inline std::atomic<InterruptState*> interrupt_state_ptr{nullptr};
 inline std::atomic<bool> never_interrupted{false};
 inline std::atomic<std::atomic<bool>*> interrupt_flag{&never_interrupted};
 
-inline bool interrupted() {
+// Inlined always: a poll is a test and a jump, no call (see above), but g++ left this one a call
+// wherever a unit passed its inlining limits (116 places in tests/kernels/numpy_exprs.py's
+// module, 23 in matmul_loops'), and a call in a loop makes it keep values in other registers or
+// in memory across it.
+[[gnu::always_inline]] inline bool interrupted() {
     return interrupt_flag.load(std::memory_order_relaxed)->load(std::memory_order_relaxed);
 }
 

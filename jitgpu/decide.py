@@ -11,7 +11,9 @@ estimate at the dev sizes). So:
 
 - `UNPY_FORCE_GPU=1`: the device, unchecked;
 - an estimated ratio (device / OpenMP seconds) of at most 1 / margin: the device; at least the
-  margin: OpenMP (the estimate decides; both times, the figures and the margin in the reason).
+  margin: OpenMP (the estimate decides; both times, the figures and the margin in the reason),
+  except where the work counted is a floor (a `while` loop counted once: `Estimate.floor_only`),
+  which is measured instead.
   The device's first call checks it: where its copies and kernels (event times) took so long
   that the device is no longer clearly faster than the estimated OpenMP time (`contradicts`),
   the layout becomes a close call from the next call on (`doubted`: its Trial, that first
@@ -99,7 +101,7 @@ def by_estimate(plan) -> Optional[bool]:
     ratio, margin = e.device_s / max(e.host_s, 1e-12), planning.margin(e)
     if ratio <= 1 / margin:
         return True
-    if ratio >= margin:
+    if ratio >= margin and not e.floor_only:    # more work than counted would favour the device
         return False
     return None
 

@@ -284,6 +284,31 @@ def test_the_same_nest_is_decided_per_machine(gpu, monkeypatch):
     assert decided(None) is None
 
 
+def test_a_while_loops_work_is_a_floor_that_never_decides_for_openmp(gpu):
+    """collatz's while loop runs as often as its test says: its work counted once is a floor,
+    so an estimate for OpenMP is measured instead (mandelbrot's escape loop, estimated 0.049
+    ms with OpenMP, took 31 ms), where one for the device would stand (more work favours it): a
+    nest without one, as clearly for OpenMP, is decided."""
+    from jitgpu import plan as planning
+    from jitgpu.nest import instantiate, load_nest
+
+    def planned(link):
+        facts = planning.DeviceFacts("opencl:test", True, 1 << 40, 1 << 40, link, link,
+                                     calibration=_calibration(h2d=link, d2h=link))
+        n = 1 << 20
+        values = {"x": np.full(n, 27, dtype=np.int64), "out": np.zeros(n, dtype=np.int64)}
+        instance = instantiate(load_nest("gpu_kernels", "collatz", 0), values)
+        return planning.plan_call(instance, values, facts)
+    slow = planned(1e8)
+    assert slow.estimate.device_s > 4 * slow.estimate.host_s        # clearly OpenMP, counted
+    assert decide.by_estimate(slow) is None                          # ... but measured
+    assert "work at least: a while loop runs as many times" in str(slow.estimate)
+    axpy, _ = _axpy_estimate(1 << 20, planning.DeviceFacts(
+        "opencl:test", True, 1 << 40, 1 << 40, 1e8, 1e8, calibration=_calibration(h2d=1e8,
+                                                                                d2h=1e8)))
+    assert not axpy.estimate.floor_only and decide.by_estimate(axpy) is False
+
+
 def test_calibrated_once_per_machine_never_with_device_none(built_dir, tmp_path):
     """A fresh cache: with UNPY_DEVICE=none nothing is calibrated (nor gpurts imported); the
     first process with a device calibrates it (logged, kept beside the probe) and its estimate

@@ -331,6 +331,14 @@ def flush_ranges(reads, writes) -> None:
     TABLE.flush_ranges(reads, writes)
 
 
+def holds(lo: int, hi: int) -> bool:
+    """Whether a device copy's entry lies within the memory [lo, hi) (so holds it: its ndarray):
+    compiled code asks before it takes an array's block for a new array (unpy_runtime.hpp
+    `allocate_again`)."""
+    with TABLE.lock:
+        return any(lo <= e.lo and e.hi <= hi for e in TABLE.entries)
+
+
 def memory_dies(lo: int, hi: int) -> None:
     """Called by compiled code as it frees an array's memory (unpy_runtime.hpp)."""
     TABLE.memory_dies(lo, hi)

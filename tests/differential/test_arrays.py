@@ -287,3 +287,8 @@ def test_large_arrays_made_filled(arrays_kernels, n):
     for _ in range(2):
         arrays_kernels.check("made_filled", n, n // 2)      # (n = 0: IndexError)
 
+
+
+@pytest.mark.parametrize("n, steps", [(1, 3), (5, 7), (64, 9)])
+def test_arrays_made_again_in_a_loop(arrays_kernels, n, steps):
+    arrays_kernels.check("arrays_made_again", n, steps)

@@ -442,3 +442,29 @@ def row_of_maybe_empty(a, i):
     """A row by an integer index, read as a value: IndexError out of range, also where the
     row has no element (a of shape (0, 0): NumPy checks the index, not the elements)."""
     return a[i] * 2, a[-1 - i] + a[i]
+
+
+@unpython.type('int64', 'int64', 'ndarray[float64, 2]')
+def arrays_made_again(n, steps):
+    """A new array at every step into the same local: its block is taken again only where
+    nothing else holds it (unpy::allocate_again): an alias, a view or a shape change gets a new
+    one, and np.zeros/np.ones fill the block taken again."""
+    out = np.zeros((steps, 4 * n))
+    kept = np.ones(n)
+    view = kept[1:]
+    for t in range(steps):
+        x = np.zeros(n)
+        x[t % n] += t + 1.0
+        y = np.ones(n)
+        y[0] = -t
+        if t % 3 == 1:
+            kept = y            # y's block is kept's now: the next y takes a new one
+        view = x[1:]            # holds x's block while the next x is made
+        z = np.empty(t % 2 + n)
+        z[:] = t
+        out[t, :n] = x + kept
+        out[t, n:2 * n] = y
+        out[t, 2 * n:3 * n - 1] = view
+        out[t, 3 * n:3 * n + z.shape[0] - 1] = z[1:]
+    out[0, :n - 1] += view
+    return out

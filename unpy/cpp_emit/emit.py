@@ -349,9 +349,23 @@ class FunctionEmitter(CExprPrinter):
                 and not isinstance(s, ir.Return) and uses_checked_math(s)):
             self.out("unpy::math_check(unpy_math_error);")
 
+    def again(self, s, in_parallel) -> bool:
+        """Whether `s` makes a new array into a local that may already hold one whose block it
+        can take again (unpy::allocate_again): outside a parallel region (a thread's local is
+        its own), not on a prange iteration's stack, of the local's own type."""
+        e, t = s.value, s.target.type
+        return (isinstance(e, ir.AllocArray) and isinstance(s.target, ir.Name)
+                and not in_parallel and id(e) not in self.on_stack and isinstance(t, Array)
+                and t.dtype == e.dtype and t.ndim == len(e.shape))
+
     def plain_stmt(self, s, in_parallel):
         if isinstance(s, ir.Assign) and s.atomic:
             self.atomic_update(s)
+        elif isinstance(s, ir.Assign) and self.again(s, in_parallel):
+            e = s.value
+            dims = ", ".join(self.expr(d) for d in e.shape)
+            fill = {"zeros": 0, "ones": 1, "empty": 2}[e.fill]
+            self.out(f"unpy::allocate_again({self.target(s.target)}, {{{dims}}}, {fill});")
         elif isinstance(s, ir.Assign):
             self.out(f"{self.target(s.target)} = {self.list_value(s.value, s.target.type)};")
         elif isinstance(s, ir.For):

@@ -1481,6 +1481,19 @@ void forget_device_copies(const void* p, size_t bytes) {
     }
 }
 
+bool device_holds(const void* p, size_t bytes) {
+    if (!anything_resident() || omp_in_parallel() || !Py_IsInitialized()) return false;
+    Gil gil;
+    try {
+        static py::object& holds = python_function("gpurts.residency", "holds");
+        const int64_t lo = int64_t(reinterpret_cast<intptr_t>(p));
+        return holds(lo, lo + int64_t(bytes)).cast<bool>();
+    } catch (py::error_already_set& e) {
+        warn_failed("asking for an array's device copy failed: ", e);
+        return false;
+    }
+}
+
 bool CallScope::begin(const char* module, const char* function) {
     module_ = module;
     function_ = function;

@@ -19,8 +19,10 @@ their estimates put them, 49.6 ms all on OpenMP). So the call is the unit of the
   from the call that found it on (`call_timed` answers so).
 - A "device" call whose every device nest was clear by its estimate's margin (`decide.
   by_estimate`) settles on the device, what the estimate decides for a nest alone it decides
-  for the call, where the call took at most AGREE times its nests' estimated seconds: a call
-  the estimates misjudge that much is measured both ways.
+  for the call, where the call took at most AGREE times its nests' estimated seconds and no
+  longer than their estimated seconds with OpenMP: a call the estimates misjudge that much is
+  measured both ways. (An H200 ran numpy_exprs.reduction_in_scalar_operand's four device
+  nests, estimated at 2.7 ms there against 7.2 with OpenMP, in 15 ms; with OpenMP in 8.1.)
 - Otherwise the two sides are a `Choice` (jitgpu/choice.py, decide.RULES): one uncounted call
   each, then counted calls until one side is twice as fast or each has two; the faster kept,
   watched, and measured again when later calls contradict it. A call kept on OpenMP whose calls
@@ -83,6 +85,7 @@ class ScopeTally:
     device: bool = False
     clear: bool = True
     estimated_s: float = 0.0
+    estimated_openmp_s: float = 0.0   # the same nests' estimated seconds with OpenMP
     prepared_s: float = 0.0
     undecided: bool = False         # a nest stayed off the device for now (`undecided`)
 
@@ -125,7 +128,7 @@ class CallTrial:
         if side == DEVICE:
             seconds = max(seconds - tally.prepared_s, 0.0)
         if side == DEVICE and tally.clear and not self.choice.settled \
-                and seconds <= AGREE * tally.estimated_s:
+                and seconds <= min(AGREE * tally.estimated_s, tally.estimated_openmp_s):
             self.by_estimate = True
             return
         self.choice.record(side, seconds)
@@ -200,15 +203,17 @@ def begin_call(module: str, function: str, layout: bytes, scope: int) -> CallAns
     return OPENMP_REMEMBERED if remember else CallAnswer(host_only, token)
 
 
-def nest_ran(scope: int, clear: bool, estimate_s: float, prepared_s: float = 0.0) -> None:
+def nest_ran(scope: int, clear: bool, estimate_s: float, prepared_s: float = 0.0,
+             openmp_s: float = 0.0) -> None:
     """A nest of call `scope` ran on the device (jitgpu/offload.py, jitgpu/relaunch.py);
-    `clear`: its estimate alone put it there; `estimate_s`: its estimated seconds there;
-    `prepared_s`: the seconds it spent preparing."""
+    `clear`: its estimate alone put it there; `estimate_s`: its estimated seconds there
+    (`openmp_s`: with OpenMP); `prepared_s`: the seconds it spent preparing."""
     tally = _SCOPES.get(scope)
     if tally is not None:
         tally.device = True
         tally.clear = tally.clear and clear
         tally.estimated_s += estimate_s
+        tally.estimated_openmp_s += openmp_s
         tally.prepared_s += prepared_s
 
 

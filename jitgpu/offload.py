@@ -508,7 +508,8 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
                              timings.kernel_seconds)
     clear = keep and decide.by_estimate(prepared.plan) is True   # (the call's choice)
     if keep:
-        calls.nest_ran(scope, clear, prepared.plan.estimate.device_s, prepared_s + step_s)
+        calls.nest_ran(scope, clear, prepared.plan.estimate.device_s, prepared_s + step_s,
+                       openmp_s=prepared.plan.estimate.host_s)
     if trial is not None:
         trial.record("device", total_s - prepared_s - step_s)
     elif first_call and prepared.trial_key is not None and decide.contradicts(

@@ -293,6 +293,7 @@ class Launch:
     relaunches: int = 0           # launches of this record so far
     clear: bool = False           # its estimate alone put it on the device (jitgpu/calls.py)
     estimate_s: float = 0.0       # its estimated seconds on the device
+    openmp_s: float = 0.0         # ... and with OpenMP
     where: tuple = ()             # (module, function, nest id)
     roles: ScalarRoles = None
     record: object = None         # the Record C++ relaunches from, or None
@@ -481,7 +482,8 @@ def harvest() -> None:
         if counts is None or counts.scope != launch.scope:
             continue        # (a call that ended before a later one began: nothing to tell)
         launch.count(module, function, launch.scope, n)
-        calls.nest_ran(launch.scope, launch.clear, launch.estimate_s * n)
+        calls.nest_ran(launch.scope, launch.clear, launch.estimate_s * n,
+                       openmp_s=launch.openmp_s * n)
         counts.launches += n
         counts.relaunched += n
         counts.compiled += n
@@ -521,7 +523,7 @@ def try_relaunch(module, function, nest_id, values, key):
                                       bound[0].partials)
     launch.relaunches += 1
     launch.count(module, function, scope)
-    calls.nest_ran(scope, launch.clear, launch.estimate_s)
+    calls.nest_ran(scope, launch.clear, launch.estimate_s, openmp_s=launch.openmp_s)
     counts = RELAUNCHES.call(module, function, scope)
     counts.launches += 1
     counts.relaunched += 1
@@ -574,6 +576,7 @@ def offer(module, function, nest_id, scope, key, values, settings, device, plan,
         scope, _cut(key, segments), segments, settings, TABLE.version, device, kernel,
         built.kernel, recipe, scalar_positions(kernel, roles.changing), checks,
         TABLE, set_scalars, relaunch, nest_calls_share,
-        clear=clear, estimate_s=prepared.plan.estimate.device_s, where=where, roles=roles)
+        clear=clear, estimate_s=prepared.plan.estimate.device_s,
+        openmp_s=prepared.plan.estimate.host_s, where=where, roles=roles)
     RELAUNCHES.launches[where] = found
     return found

@@ -32,7 +32,7 @@ def test_calls_without_a_device_nest_leave_the_choice_to_the_nests():
 
 def test_device_nests_clear_by_their_estimates_settle_without_measuring_openmp():
     trial = CallTrial()
-    clear = ScopeTally(device=True, clear=True, estimated_s=0.5)
+    clear = ScopeTally(device=True, clear=True, estimated_s=0.5, estimated_openmp_s=2.0)
     assert run(trial, {DEVICE: 1.0}, {DEVICE: clear}) == DEVICE
     assert trial.next() is None and trial.by_estimate
     assert trial.choice.times[OPENMP] == []
@@ -45,6 +45,17 @@ def test_a_call_its_clear_estimates_misjudge_is_measured_both_ways():
              for _ in range(5)]
     assert sides == [DEVICE, DEVICE, OPENMP, OPENMP, OPENMP], sides
     assert not trial.by_estimate and trial.choice.chosen == OPENMP
+
+
+def test_a_device_call_slower_than_its_nests_estimated_openmp_time_is_measured_both_ways():
+    """Within AGREE of the device estimate but slower than the estimated OpenMP time (the
+    H200's reduction_in_scalar_operand: 2.7 ms estimated on the device, 7.2 with OpenMP, 15
+    taken on the device): the estimate's case for the device is gone."""
+    trial = CallTrial()
+    tally = {DEVICE: ScopeTally(device=True, clear=True, estimated_s=2.7e-3,
+                                estimated_openmp_s=7.2e-3)}
+    sides = [run(trial, {DEVICE: 15e-3, OPENMP: 8.1e-3}, tally) for _ in range(6)]
+    assert not trial.by_estimate and trial.choice.chosen == OPENMP, sides
 
 
 def test_close_calls_are_measured_both_ways_and_the_faster_kept():

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from jitgpu import overlap, session
 from test_gpu_hypothesis import SETTINGS, make_view_2d, view_2d
-from unpy.host_memory import shared_groups
+from unpy.host_memory import reused_groups
 
 RNG = np.random.default_rng(11)
 
@@ -64,23 +64,42 @@ def test_strided_views(gpu):
 
 
 @pytest.mark.parametrize("rows", [4, 17])
-def test_shared_group_copied_once(gpu, rows):
-    """mmult's b, which every tile reads whole, is copied by the first tile only."""
+def test_shared_group_copied_once(gpu, device_env, rows):
+    """In tiles of rows only, mmult's b, which every tile reads whole, is copied by the first
+    tile only."""
+    device_env.setattr(overlap, "TWO_LEVELS", False)
     a, b = RNG.random((rows, 12)), RNG.random((12, 10))
     gpu.check("matmul", a, b, np.zeros((rows, 10)), rtol=1e-12)
     plan = _plan(gpu, "matmul")
     groups = plan.parts[0].transfers.groups
-    assert plan.overlap and [groups[k].arrays for k in shared_groups(plan.parts)] == [("b",)]
+    reused = reused_groups(plan.parts)
+    assert plan.overlap and all([groups[k].arrays for k in mine] == [("b",)]
+                                and all(t == 0 for t, _ in mine.values()) for mine in reused[1:])
     report = gpu.explain("matmul").nests[0]
     moved = rows * 12 * 8 + 12 * 10 * 8 + rows * 10 * 8
     assert report.timings["bytes_moved"] == report.timings["bytes_touched"] == moved, str(report)
     gpu.check("matmul", a, b, np.ones((rows, 10)), rtol=1e-12)
 
 
+def test_a_box_an_earlier_tile_copied_is_not_copied_again(gpu):
+    """shifted_sum with the shift a whole tile (16 of 64): tile k reads x's rows k and k + 2,
+    and tile k + 2's first box is tile k's second: copied once, by tile k, so the tiles copy
+    each element of x once, as the whole call does."""
+    x, out = RNG.random(96), np.zeros(64)
+    gpu.check("shifted_sum", x, out, np.int64(32), rtol=1e-15)
+    plan = _plan(gpu, "shifted_sum")
+    assert plan.overlap and len(plan.parts) == 4, str(plan)
+    assert [sorted(t for t, _ in mine.values()) for mine in reused_groups(plan.parts)] == \
+        [[], [], [0], [1]], str(plan)
+    assert "x: not copied, part 0 copied it" in str(plan)
+    report = gpu.explain("shifted_sum").nests[0]
+    assert report.timings["bytes_moved"] == 96 * 8 + 64 * 8, str(report)     # x once, out
+
+
 def test_not_overlapped_where_illegal_or_unprofitable(gpu, device_env):
-    # Each tile reads its rows of x and those half an array further: the tiles would copy
-    # x 4/3 times or more.
-    gpu.check("shifted_sum", RNG.random(96), np.zeros(64), np.int64(32), rtol=1e-12)
+    # Each tile reads its rows of x and those 24 further, boxes no other tile copies alike:
+    # the tiles would copy x 4/3 times or more.
+    gpu.check("shifted_sum", RNG.random(96), np.zeros(64), np.int64(24), rtol=1e-12)
     assert not _plan(gpu, "shifted_sum").overlap
     # dst is read and written: a failed call's rerun needs it intact.
     x = RNG.random(300)
@@ -96,3 +115,106 @@ def test_not_overlapped_where_illegal_or_unprofitable(gpu, device_env):
     device_env.setattr(overlap, "OVERLAP_BYTES", 1 << 30)
     gpu.check("add2", RNG.random((8, 8)), RNG.random((8, 8)), np.zeros((8, 8)), rtol=1e-15)
     assert not _plan(gpu, "add2").overlap
+
+
+# --- tiles of rows and columns (issue 25) ------------------------------------------------------
+
+def _tile_ranges(part):
+    bounds = {var: (lo, hi) for var, lo, hi in part.bounds}
+    return bounds["i"], bounds["j"]
+
+
+def _assert_copies_once(plan, a_name="a", b_name="b"):
+    """Each tile copies its rows of a unless an earlier tile of its rows did, its columns of
+    b unless an earlier tile of its columns did, and copies back its own block of c."""
+    seen_rows, seen_columns = {}, {}
+    for index, (part, mine) in enumerate(zip(plan.parts, reused_groups(plan.parts))):
+        rows, columns = _tile_ranges(part)
+        arrays = {part.transfers.groups[k].arrays[0]: (t, k) for k, (t, _) in mine.items()}
+        assert (a_name in arrays) == (rows in seen_rows), (index, str(plan))
+        assert (b_name in arrays) == (columns in seen_columns), (index, str(plan))
+        if a_name in arrays:
+            assert arrays[a_name][0] == seen_rows[rows]
+        if b_name in arrays:
+            assert arrays[b_name][0] == seen_columns[columns]
+        seen_rows.setdefault(rows, index)
+        seen_columns.setdefault(columns, index)
+        assert set(arrays) <= {a_name, b_name}
+
+
+@pytest.mark.parametrize("func, dtype, rtol", [("matmul", np.float64, 1e-12),
+                                               ("matmul_f32", np.float32, 1e-4)])
+@pytest.mark.parametrize("m, p, n", [(37, 29, 41), (9, 5, 22), (23, 31, 6)])
+def test_tiles_of_rows_and_columns_match_the_interpreter(gpu, func, dtype, rtol, m, p, n):
+    """mmult at odd, non-square sizes (tiles of unequal extents): every row tile alone would
+    wait for all of b, so the call runs in 4 x 4 tiles of (i, j), each group moved once in
+    all, and the result is the interpreter's."""
+    a, b = RNG.random((m, p)).astype(dtype), RNG.random((p, n)).astype(dtype)
+    gpu.check(func, a, b, np.zeros((m, n), dtype), rtol=rtol)
+    plan = _plan(gpu, func)
+    assert plan.overlap and plan.grid.counts == (overlap.TILES, overlap.TILES), str(plan)
+    assert len(plan.parts) == overlap.TILES ** 2
+    assert "4 x 4 tiles of (i, j)" in str(plan) and "read whole by every tile" in str(plan)
+    covered = sorted(_tile_ranges(part) for part in plan.parts)
+    assert sum((r[1] - r[0]) * (c[1] - c[0]) for r, c in covered) == m * n
+    _assert_copies_once(plan)
+    report = gpu.explain(func).nests[0]
+    itemsize = np.dtype(dtype).itemsize
+    assert report.timings["bytes_moved"] == (m * p + p * n + m * n) * itemsize, str(report)
+    assert "16 overlapped tiles" in report.details["ndrange"]
+    # Again on the same layout (the tiles' kits reused, a block of c written anew).
+    gpu.check(func, a, b, np.full((m, n), 5, dtype), rtol=rtol)
+    assert _plan(gpu, func).grid == plan.grid
+
+
+@given(a=view_2d(), b=view_2d(), inner=st.integers(1, 12), seed=st.integers(0, 2 ** 32 - 1))
+@SETTINGS
+def test_tiles_of_rows_and_columns_of_any_views(gpu, a, b, inner, seed):
+    """Views of a and b stepped, flipped and transposed, c in either order: the interpreter's
+    result, in tiles of two levels wherever both loops have TILES iterations or more."""
+    session.forget()
+    rng = np.random.default_rng(seed)
+    av = make_view_2d(rng, a, (a[0], inner))
+    bv = make_view_2d(rng, b, (inner, b[1]))
+    c = np.zeros((av.shape[0], bv.shape[1]), order=a[2])
+    gpu.check("matmul", av, bv, c, rtol=1e-12)
+    plan = _plan(gpu, "matmul")
+    if min(c.shape) >= overlap.TILES:
+        assert plan.overlap and plan.grid.counts == (overlap.TILES,) * 2, str(plan)
+        _assert_copies_once(plan)
+
+
+def test_tiles_of_one_level_where_no_group_is_read_whole(gpu, device_env):
+    """add2 reads only its own rows: tiles of rows, as before; with two levels switched off
+    (overlap.TWO_LEVELS, bench/multi.py --tiles-1d) mmult too."""
+    gpu.check("add2", RNG.random((40, 40)), RNG.random((40, 40)), np.zeros((40, 40)),
+              rtol=1e-15)
+    assert _plan(gpu, "add2").grid.counts == (overlap.TILES,)
+    device_env.setattr(overlap, "TWO_LEVELS", False)
+    gpu.check("matmul", RNG.random((40, 9)), RNG.random((9, 40)), np.zeros((40, 40)),
+              rtol=1e-12)
+    plan = _plan(gpu, "matmul")
+    assert plan.overlap and plan.grid.counts == (overlap.TILES,), str(plan)
+
+
+def test_no_tiles_of_two_levels_where_tiles_are_illegal(gpu):
+    """Where no tiles are legal, none of two levels either: a kernel that may set its error
+    flag, a reduction, a nest writing what it reads (two views of one matrix: one group)."""
+    a, b = RNG.random((20, 7)), RNG.random((7, 20))
+    gpu.check("matmul_step", a, b, np.int64(2), np.zeros((20, 20)), rtol=1e-12)
+    assert not _plan(gpu, "matmul_step").overlap
+    gpu.check("red_sum_2d", RNG.random((20, 20)), rtol=1e-12)
+    assert not _plan(gpu, "red_sum_2d").overlap
+    m = RNG.random((24, 24))
+    gpu.check("copy_plus_one", m[:, 12:], m[:, :12], rtol=1e-15)
+    assert not _plan(gpu, "copy_plus_one").overlap
+
+
+def test_an_independent_inner_loop_is_a_level_to_tile(gpu):
+    """matmul_range's j is a `range` proved independent, a level of the kernel: its tiles are
+    of rows and columns too."""
+    gpu.check("matmul_range", RNG.random((21, 7)), RNG.random((7, 19)), np.zeros((21, 19)),
+              rtol=1e-12)
+    plan = _plan(gpu, "matmul_range")
+    assert plan.grid.counts == (overlap.TILES,) * 2, str(plan)
+    _assert_copies_once(plan)

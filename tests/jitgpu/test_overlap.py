@@ -2,6 +2,9 @@
 overlapped run): results equal to the interpreter's on the OpenCL device, with the tiles
 planned only where they are legal and pay (OVERLAP_BYTES lowered so that small arrays qualify)."""
 
+import dataclasses
+from types import SimpleNamespace as NS
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -9,7 +12,9 @@ from hypothesis import strategies as st
 
 from jitgpu import overlap, session
 from test_gpu_hypothesis import SETTINGS, make_view_2d, view_2d
-from unpy.host_memory import reused_groups
+from jitgpu.plan import Estimate, GpuPlan, Part
+from jitgpu.split import Grid, SplitPlan
+from unpy.host_memory import Box, reused_groups
 
 RNG = np.random.default_rng(11)
 
@@ -218,3 +223,111 @@ def test_an_independent_inner_loop_is_a_level_to_tile(gpu):
     plan = _plan(gpu, "matmul_range")
     assert plan.grid.counts == (overlap.TILES,) * 2, str(plan)
     _assert_copies_once(plan)
+
+
+# --- the rule, the order and the copies, pure (no device) --------------------------------------
+
+def _group(name, box, elems, copy_in=True, copy_back=False):
+    return NS(arrays=(name,), itemsize=4, device_elems=elems, device_bytes=4 * elems,
+              boxes=[box], copy_in=copy_in, copy_back=copy_back)
+
+
+def _mmult_tiles(rows, columns, p=8, n_rows=4, n_columns=4, columns_first=False):
+    """Synthetic tiles of c[i, j] = sum_k a[i, k] b[k, j] (a: m x p, b: p x n, C order), each
+    (i-tile r, j-tile c) with a's rows, b's columns and c's block as its groups."""
+    m, n = rows * n_rows, columns * n_columns
+    a0, b0, c0 = 1 << 20, 2 << 20, 3 << 20
+    cells = [(r, c) for r in range(n_rows) for c in range(n_columns)]
+    if columns_first:
+        cells.sort(key=lambda rc: (rc[1], rc[0]))
+    parts = []
+    for r, c in cells:
+        groups = [_group("c", Box(c0 + 4 * (r * rows * n + c * columns), (rows, columns),
+                                  (4 * n, 4)), rows * columns, False, True),
+                  _group("a", Box(a0 + 4 * r * rows * p, (rows * p,), (4,)), rows * p),
+                  _group("b", Box(b0 + 4 * c * columns, (p, columns), (4 * n, 4)), p * columns)]
+        parts.append(Part((("i", r * rows, (r + 1) * rows), ("j", c * columns, (c + 1) * columns)),
+                          "dev", NS(groups=groups)))
+    return parts
+
+
+def test_which_copies_each_tile_makes():
+    """Rows first: tile (r, c) copies a's rows r only where c == 0, b's columns c only where
+    r == 0, each from the tile that copied it; columns first the same from the other side."""
+    for columns_first in (False, True):
+        parts = _mmult_tiles(2, 3, columns_first=columns_first)
+        first = {}
+        for index, (part, mine) in enumerate(zip(parts, reused_groups(parts))):
+            (_, i, _), (_, j, _) = part.bounds
+            want = {}
+            for k, key in ((1, ("a", i)), (2, ("b", j))):
+                if key in first:
+                    want[k] = (first[key], k)
+                else:
+                    first[key] = index
+            assert mine == want, (columns_first, index)
+        assert overlap.copies_in(parts)[0] == 4 * (2 * 8 + 8 * 3)
+
+
+@pytest.mark.parametrize("rows, columns, columns_first", [(2, 8, True), (8, 2, False),
+                                                          (4, 4, False)])
+def test_the_order_whose_copies_stay_ahead(rows, columns, columns_first):
+    """b larger than the rows of a (mmult's half on one GPU: a 32 MiB, b 64 MiB): columns
+    first, the rows of a come in beside the first column's kernels and b a column at a time;
+    a larger: rows first; alike: rows first."""
+    parts = _mmult_tiles(rows, columns)
+    grid = Grid((4, 4), levels=("i", "j"), why="test")
+    split = SplitPlan(NS(parts=tuple(parts)), "i", 4 * rows, (("dev", 0, 4 * rows),), None,
+                      frozenset(range(16)))
+    chosen = overlap.tile_order(grid, split, "dev")
+    assert chosen.columns_first == columns_first, str(chosen)
+    ordered = sorted(parts, key=lambda p: chosen.order_key(p.bounds))
+    other = sorted(parts, key=lambda p: dataclasses.replace(
+        chosen, columns_first=not columns_first).order_key(p.bounds))
+    assert overlap.waited_bytes(ordered) <= overlap.waited_bytes(other)
+    assert "a tile waits for" in str(chosen) and "columns first" in str(chosen)
+
+
+def test_a_split_reordered_by_its_grid():
+    """The same parts, in the grid's order, with `early` following them."""
+    parts = _mmult_tiles(2, 2, n_rows=2, n_columns=2)
+    split = SplitPlan(GpuPlan("nest", tuple(parts), Estimate(0, 0, 0), True, "none"), "i", 4,
+                      (("dev", 0, 4),), None, frozenset({0, 3}))
+    grid = Grid((2, 2), columns_first=True, levels=("i", "j"))
+    moved = split.reordered({"dev": grid})
+    assert [p.bounds for p in moved.plan.parts] == [parts[k].bounds for k in (0, 2, 1, 3)]
+    assert moved.early == frozenset({0, 3}) and dict(moved.grids) == {"dev": grid}
+
+
+def test_the_cells_of_a_grid():
+    grid = Grid((2, 3), levels=("i", "j"))
+    ranges = [("i", 10, 17), ("j", 0, 8)]
+    cells = grid.cells(ranges)
+    assert cells[:4] == [(("i", 10, 14), ("j", 0, 3)), (("i", 10, 14), ("j", 3, 6)),
+                         (("i", 10, 14), ("j", 6, 8)), (("i", 14, 17), ("j", 0, 3))]
+    columns = dataclasses.replace(grid, columns_first=True).cells(ranges)
+    assert columns[:2] == [(("i", 10, 14), ("j", 0, 3)), (("i", 14, 17), ("j", 0, 3))]
+    assert sorted(columns) == sorted(cells) and len(cells) == 6
+    assert Grid((4,)).cells([("i", 0, 3)]) == [(("i", 0, 1),), (("i", 1, 2),), (("i", 2, 3),)]
+    assert str(grid) == "2 x 3 tiles of (i, j), rows first"
+
+
+def test_when_tiles_of_two_levels_are_chosen(device_env):
+    """Only where every tile of the outer loop copies a group alike from the first (it reads
+    it whole), the next level is no triangle's and has TILES iterations or more, and the
+    switch allows."""
+    parts = [p for p in _mmult_tiles(2, 8, n_columns=1)]          # tiles of rows: b whole
+    instance = NS(levels=[NS(var="i"), NS(var="j")], guarded=set(),
+                  boxes={"j": NS(extent=8)})
+    grid = overlap.two_level_grid(instance, parts)
+    assert grid is not None and grid.counts == (overlap.TILES,) * 2 and grid.levels == ("i", "j")
+    assert "would wait for b (256 B), read whole by every tile" in grid.why
+    assert overlap.two_level_grid(NS(**{**vars(instance), "guarded": {"j"}}), parts) is None
+    assert overlap.two_level_grid(NS(**{**vars(instance), "boxes": {"j": NS(extent=3)}}),
+                                  parts) is None
+    assert overlap.two_level_grid(NS(**{**vars(instance), "levels": instance.levels[:1]}),
+                                  parts) is None
+    own = [Part(p.bounds, p.device, NS(groups=p.transfers.groups[:2])) for p in parts]
+    assert overlap.two_level_grid(instance, own) is None        # (no b: nothing read whole)
+    device_env.setattr(overlap, "TWO_LEVELS", False)
+    assert overlap.two_level_grid(instance, parts) is None

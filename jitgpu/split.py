@@ -230,24 +230,48 @@ def writes_only_overwrite(transfers) -> bool:
     copied in (the kernel reads none of it and writes every element of it: the `copy_in` rule
     of jitgpu/lmad/plan.py), and no byte it copies back is among those it copies in (arrays
     viewing one memory)."""
-    written = _runs(transfers, written=True)
-    read = _runs(transfers, written=False, copied_in=True)
-    return (bool(len(written)) and not any(g.copy_in for g in transfers.groups if g.copy_back)
-            and not len(_shared_bytes([_union(written), _union(read)])))
+    if any(g.copy_in for g in transfers.groups if g.copy_back):
+        return False
+    written = _union(_runs(_boxes(transfers, "back")))
+    read = _union(_runs(_near(_boxes(transfers, "in"), written)))
+    return bool(len(written)) and not len(_shared_bytes([written, read]))
 
 
-def _runs(transfers, written: bool, copied_in: bool = False) -> np.ndarray:
-    """The byte runs (`byte_runs`) of the boxes of the groups copied back (`written`), copied
-    in (`copied_in`), or moved either way."""
-    runs = [byte_runs(box, g.itemsize) for g in transfers.groups
-            if (g.copy_back if written else g.copy_in if copied_in
-                else g.copy_in or g.copy_back) for box in g.boxes]
+def _boxes(transfers, moved: str) -> list:
+    """[(box, itemsize)] of the groups copied back ('back'), in ('in') or either way
+    ('any')."""
+    return [(box, g.itemsize) for g in transfers.groups
+            if (g.copy_back if moved == "back" else g.copy_in if moved == "in"
+                else g.copy_in or g.copy_back) for box in g.boxes if box.size]
+
+
+def _runs(boxes) -> np.ndarray:
+    """The byte runs (`byte_runs`) of `boxes` ([(box, itemsize)])."""
+    runs = [byte_runs(box, itemsize) for box, itemsize in boxes]
     return np.concatenate(runs) if runs else np.empty((0, 2), np.int64)
+
+
+def _near(boxes, union: np.ndarray) -> list:
+    """The boxes whose byte span meets `union` (sorted, disjoint [lo, hi)): only their lines
+    can meet its bytes, and a box of a large array has many (mmult's columns of b at 8192:
+    8192 lines a tile)."""
+    if not len(union) or not boxes:
+        return []
+    spans = np.array([box.byte_span(itemsize) for box, itemsize in boxes], np.int64)
+    return [boxes[k] for k in np.flatnonzero(_meets(spans, union))]
+
+
+def _meets(runs: np.ndarray, union: np.ndarray) -> np.ndarray:
+    """Per run [lo, hi), whether it meets `union` (sorted, disjoint [lo, hi))."""
+    if not len(union):
+        return np.zeros(len(runs), bool)
+    at = np.minimum(np.searchsorted(union[:, 1], runs[:, 0], side="right"), len(union) - 1)
+    return (union[at, 1] > runs[:, 0]) & (union[at, 0] < runs[:, 1])
 
 
 def written_bytes(transfers) -> list:
     """[(lo, hi)], sorted and disjoint, of the bytes the part's copies back write."""
-    return [tuple(run) for run in _union(_runs(transfers, written=True)).tolist()]
+    return [tuple(run) for run in _union(_runs(_boxes(transfers, "back"))).tolist()]
 
 
 def _union(runs: np.ndarray) -> np.ndarray:
@@ -280,15 +304,16 @@ def _check_apart(pieces) -> None:
     """Raise NotSplit unless what each piece writes meets nothing another piece touches:
     exact for boxes of contiguous lines (the bytes of a tile of rows and columns of a C array
     are its rows' runs, not its span), a span where a box has too many lines."""
-    touched = [_union(_runs(t, written=False)) for _, _, t in pieces]
+    # Only boxes whose span meets some piece's writes can meet their bytes.
+    writes = _union(np.array([box.byte_span(itemsize) for _, _, t in pieces
+                              for box, itemsize in _boxes(t, "back")], np.int64).reshape(-1, 2))
+    touched = [_union(_runs(_near(_boxes(t, "any"), writes))) for _, _, t in pieces]
     shared = _shared_bytes(touched)
     if not len(shared):
         return
     for k, (label, bounds, transfers) in enumerate(pieces):
-        written = _runs(transfers, written=True)
-        at = np.minimum(np.searchsorted(shared[:, 1], written[:, 0], side="right"),
-                        len(shared) - 1)
-        met = np.flatnonzero((shared[at, 1] > written[:, 0]) & (shared[at, 0] < written[:, 1]))
+        written = _runs(_boxes(transfers, "back"))
+        met = np.flatnonzero(_meets(written, shared))
         if len(met):
             lo, hi = written[met[0]]
             j = next(j for j, other in enumerate(touched) if j != k and np.any(

@@ -11,10 +11,11 @@ Two parts (`--parts`):
   "1 device": the first device, UNPY_FORCE_GPU=1; "split": UNPY_DEVICE=<first>,openmp without
   UNPY_FORCE_GPU: unpy's own decision (split, one participant alone, or the OpenMP code), which
   should come within 5 % of the best single one once its shares settle.
-With --tiles-1d the gpus part adds a column "split 1-D tiles": the split with overlapped
-tiles of the outer loop only (jitgpu.overlap.TWO_LEVELS off), against "split", whose large
-parts may run in tiles of two levels (mmult: rows and columns); layouts are forgotten at each
-switch so that both prepare their own tiles.
+With --tiles-1d the gpus part adds the columns "1 device 1-D tiles" and "split 1-D tiles":
+one device and the split with overlapped tiles of the outer loop only (jitgpu.overlap.
+TWO_LEVELS off), against "1 device" and "split", whose large calls and parts may run in tiles
+of two levels (mmult: rows and columns); layouts are forgotten at each switch so that each
+column prepares its own tiles.
 A split column's first three calls are timed one by one (the shares settle over them: the first
 call of a kernel on a device is not learnt from); then, in the host part, SETTLE_CALLS more
 untimed (unpy's decision may include calls of one participant alone, to compare), then the
@@ -54,7 +55,9 @@ from gpu import (Result, Runner, finish, measure, ms, set_switches, sizes_of,  #
 
 PARTS = {"gpus": ["mmult", "nbody"], "host": KERNELS}
 COLUMNS = {"gpus": ["1 device", "split", "auto"], "host": ["OpenMP", "1 device", "split"]}
-ONE_LEVEL = "split 1-D tiles"      # (--tiles-1d) the split, tiles of the outer loop only
+# (--tiles-1d) one device and the split with overlapped tiles of the outer loop only
+ONE_DEVICE_1D, SPLIT_1D = "1 device 1-D tiles", "split 1-D tiles"
+ONE_LEVEL = (ONE_DEVICE_1D, SPLIT_1D)
 FIRST_CALLS = 3
 SETTLE_CALLS = 6
 LINK_BYTES = 256 << 20      # each device's copy when the links are measured
@@ -105,14 +108,14 @@ def split_bound(row, links) -> float | None:
 
 
 def columns_of(part, tiles_1d: bool) -> list:
-    return COLUMNS[part] + ([ONE_LEVEL] if tiles_1d and part == "gpus" else [])
+    return COLUMNS[part] + (list(ONE_LEVEL) if tiles_1d and part == "gpus" else [])
 
 
 def column_settings(part, column, devices):
     first = devices.split(",")[0]
     if column == "OpenMP":
         return {"UNPY_DEVICE": "none"}
-    if column == "1 device":
+    if column in ("1 device", ONE_DEVICE_1D):
         return {"UNPY_DEVICE": first, "UNPY_FORCE_GPU": "1"}
     if column == "auto":
         return {"UNPY_DEVICE": devices}
@@ -183,12 +186,16 @@ def run_row(part, case, n, module, devices, repeat, links=None, tiles_1d=False):
            "columns": {}}
     for column in columns_of(part, tiles_1d):
         run = runner(module, case, args, column_settings(part, column, devices),
-                     two_levels=column != ONE_LEVEL)
-        if column in ("split", "auto", ONE_LEVEL):
+                     two_levels=column not in ONE_LEVEL)
+        if column in ("split", "auto", SPLIT_1D):
             result = measure_split(run, want, case.rtol, repeat,
                                    SETTLE_CALLS if part == "host" or column == "auto" else 0)
         else:
             result = asdict(measure(run, want, case.rtol, repeat))
+            grid = getattr(getattr(run.nest(), "plan", None), "grid", None) if result["ok"] \
+                else None
+            if grid is not None:      # (one device's overlapped tiles)
+                result["tiles"] = {"device": str(grid).split(":")[0]}
         row["columns"][column] = result
         shown = ms(result["median"]) if result["ok"] else f"— ({result['reason']})"
         if result.get("slowest_part") is not None:
@@ -281,7 +288,7 @@ def write_markdown(path, rows, machine, header):
             if not result["ok"]:
                 lines.append(f"- [{r['part']}] {r['case']} n={r['n']} {column}: — "
                              f"{result['reason']}")
-        for column in ("split", ONE_LEVEL):
+        for column in ("split", SPLIT_1D):
             split = r["columns"].get(column, {})
             if split.get("ok"):
                 tiles = "; ".join(sorted(set(split.get("tiles", {}).values())))

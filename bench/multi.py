@@ -11,6 +11,11 @@ Two parts (`--parts`):
   "1 device": the first device, UNPY_FORCE_GPU=1; "split": UNPY_DEVICE=<first>,openmp without
   UNPY_FORCE_GPU: unpy's own decision (split, one participant alone, or the OpenMP code), which
   should come within 5 % of the best single one once its shares settle.
+With --tiles-1d the gpus part adds the columns "1 device 1-D tiles" and "split 1-D tiles":
+one device and the split with overlapped tiles of the outer loop only (jitgpu.overlap.
+TWO_LEVELS off), against "1 device" and "split", whose large calls and parts may run in tiles
+of two levels (mmult: rows and columns); layouts are forgotten at each switch so that each
+column prepares its own tiles.
 A split column's first three calls are timed one by one (the shares settle over them: the first
 call of a kernel on a device is not learnt from); then, in the host part, SETTLE_CALLS more
 untimed (unpy's decision may include calls of one participant alone, to compare), then the
@@ -20,7 +25,7 @@ call is checked against NumPy. The settled shares and where each part ran come f
 `unpython.explain`.
 
     python bench/multi.py --machine h200x2 [--parts gpus,host] [--kernels mmult,nbody]
-        [--n 4096] [--repeat 5] [--devices gpu0,gpu1] [--fastmath]
+        [--n 4096] [--repeat 5] [--devices gpu0,gpu1] [--fastmath] [--tiles-1d]
     UNPY_CACHE_DIR=... python bench/multi.py --machine smoke --quick --devices cpu,cpu
                                                     # no GPU: two contexts of the CPU device
 
@@ -50,6 +55,9 @@ from gpu import (Result, Runner, finish, measure, ms, set_switches, sizes_of,  #
 
 PARTS = {"gpus": ["mmult", "nbody"], "host": KERNELS}
 COLUMNS = {"gpus": ["1 device", "split", "auto"], "host": ["OpenMP", "1 device", "split"]}
+# (--tiles-1d) one device and the split with overlapped tiles of the outer loop only
+ONE_DEVICE_1D, SPLIT_1D = "1 device 1-D tiles", "split 1-D tiles"
+ONE_LEVEL = (ONE_DEVICE_1D, SPLIT_1D)
 FIRST_CALLS = 3
 SETTLE_CALLS = 6
 LINK_BYTES = 256 << 20      # each device's copy when the links are measured
@@ -99,25 +107,35 @@ def split_bound(row, links) -> float | None:
                for label, (h2d, d2h, _) in parts.items() if label in links)
 
 
+def columns_of(part, tiles_1d: bool) -> list:
+    return COLUMNS[part] + (list(ONE_LEVEL) if tiles_1d and part == "gpus" else [])
+
+
 def column_settings(part, column, devices):
     first = devices.split(",")[0]
     if column == "OpenMP":
         return {"UNPY_DEVICE": "none"}
-    if column == "1 device":
+    if column in ("1 device", ONE_DEVICE_1D):
         return {"UNPY_DEVICE": first, "UNPY_FORCE_GPU": "1"}
     if column == "auto":
         return {"UNPY_DEVICE": devices}
-    if part == "gpus":
+    if part == "gpus":           # (split, and split 1-D tiles)
         return {"UNPY_DEVICE": devices, "UNPY_FORCE_GPU": "1"}
     return {"UNPY_DEVICE": f"{first},openmp"}
 
 
-def runner(module, case, args, settings):
+def runner(module, case, args, settings, two_levels=True):
+    """`two_levels`: overlapped tiles of two levels allowed (jitgpu.overlap.TWO_LEVELS); a
+    change forgets the prepared layouts, so that the column prepares its own tiles."""
+    from jitgpu import overlap, session
     func = getattr(module, case.func)
     call, output = _harness.timed_caller(case, func, args)
 
     def run():
         set_switches(settings)
+        if overlap.TWO_LEVELS != two_levels:
+            overlap.TWO_LEVELS = two_levels
+            session.forget()
         return call()
     return Runner(run, lambda: output, lambda: unpython.explain(func).nests[0])
 
@@ -152,28 +170,39 @@ def measure_split(run: Runner, want, rtol, repeat, settle=0) -> dict:
                   seconds=nest.timings.get("participants", {}),
                   history=nest.details.get("shares", ""),
                   devices=nest.timings.get("devices", {}),
+                  # each device's overlapped tiles (jitgpu.split.Grid), e.g. "4 x 4 tiles of
+                  # (i, j), columns first"
+                  tiles={label: str(grid).split(":")[0]
+                         for label, grid in getattr(nest.plan, "grids", ())},
                   slowest_part=statistics.median(s for _, s in split) if split else None,
                   beyond_parts=statistics.median(t - s for t, s in split) if split else None)
     return result
 
 
-def run_row(part, case, n, module, devices, repeat, links=None):
+def run_row(part, case, n, module, devices, repeat, links=None, tiles_1d=False):
     args = case.args(n)
     want = case.expected(args)
     row = {"part": part, "case": case.label, "n": n, "date": datetime.date.today().isoformat(),
            "columns": {}}
-    for column in COLUMNS[part]:
-        run = runner(module, case, args, column_settings(part, column, devices))
-        if column in ("split", "auto"):
+    for column in columns_of(part, tiles_1d):
+        run = runner(module, case, args, column_settings(part, column, devices),
+                     two_levels=column not in ONE_LEVEL)
+        if column in ("split", "auto", SPLIT_1D):
             result = measure_split(run, want, case.rtol, repeat,
                                    SETTLE_CALLS if part == "host" or column == "auto" else 0)
         else:
             result = asdict(measure(run, want, case.rtol, repeat))
+            grid = getattr(getattr(run.nest(), "plan", None), "grid", None) if result["ok"] \
+                else None
+            if grid is not None:      # (one device's overlapped tiles)
+                result["tiles"] = {"device": str(grid).split(":")[0]}
         row["columns"][column] = result
         shown = ms(result["median"]) if result["ok"] else f"— ({result['reason']})"
         if result.get("slowest_part") is not None:
             shown += (f" (slowest part {ms(result['slowest_part'])}, beyond parts "
                       f"{ms(result['beyond_parts'])})")
+        if result.get("tiles"):
+            shown += f" [{'; '.join(sorted(set(result['tiles'].values())))}]"
         print(f"  [{part}] {case.label} n={n} {column}: {shown} "
               f"{result.get('ran_on', '')}", flush=True)
     if links:
@@ -230,7 +259,7 @@ def write_markdown(path, rows, machine, header):
         mine = [r for r in rows if r["part"] == part]
         if not mine:
             continue
-        columns = COLUMNS[part]
+        columns = [c for c in columns_of(part, True) if any(c in r["columns"] for r in mine)]
         lines += [f"## {title}", "",
                   "| kernel | n | " + " | ".join(columns) + " | split calls 1-3 | split: slowest "
                   "part / beyond parts | speed-up | bound | split / bound | "
@@ -238,7 +267,7 @@ def write_markdown(path, rows, machine, header):
                   "|---|---:|" + "---:|" * (len(columns) + 5 + (part == "gpus")) + "---|---|"]
         for r in mine:
             split = r["columns"]["split"]
-            cells = [ms(r["columns"][c]["median"]) if r["columns"][c]["ok"] else "—"
+            cells = [ms(r["columns"][c]["median"]) if r["columns"].get(c, {}).get("ok") else "—"
                      for c in columns]
             up = speedup(r)
             shares = ", ".join(f"{k.split(':')[-1]} {v:.2f}"
@@ -259,9 +288,12 @@ def write_markdown(path, rows, machine, header):
             if not result["ok"]:
                 lines.append(f"- [{r['part']}] {r['case']} n={r['n']} {column}: — "
                              f"{result['reason']}")
-        split = r["columns"]["split"]
-        if split["ok"]:
-            lines.append(f"- [{r['part']}] {r['case']} n={r['n']} split: {split['note']}")
+        for column in ("split", SPLIT_1D):
+            split = r["columns"].get(column, {})
+            if split.get("ok"):
+                tiles = "; ".join(sorted(set(split.get("tiles", {}).values())))
+                lines.append(f"- [{r['part']}] {r['case']} n={r['n']} {column}: {split['note']}"
+                             + (f" (overlapped tiles per device: {tiles})" if tiles else ""))
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -315,6 +347,9 @@ def main(argv=None):
                         help="smoke test: the examples' small sizes, 3 timed calls")
     parser.add_argument("--results", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--chart-only", action="store_true")
+    parser.add_argument("--tiles-1d", action="store_true",
+                        help="gpus part: add a split column with overlapped tiles of the outer "
+                             "loop only (no tiles of two levels), to compare")
     parser.add_argument("--fastmath", action="store_true",
                         help="build the examples with `unpy build --fastmath` (the lanes of a "
                              "reduction loop add in another order)")
@@ -349,7 +384,7 @@ def main(argv=None):
                           else sizes_of(module, sizes)):
                     started = time.perf_counter()
                     rows.append(run_row(part, case, n, module, options.devices, repeat,
-                                        links if part == "gpus" else None))
+                                        links if part == "gpus" else None, options.tiles_1d))
                     saved = save(path, saved, rows, header)
                     print(f"[{part}] {case.label} n={n}: {time.perf_counter() - started:.0f} s",
                           flush=True)

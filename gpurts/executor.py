@@ -28,7 +28,7 @@ import weakref
 
 import numpy as np
 
-from unpy.host_memory import group_span, memory_root, shared_groups
+from unpy.host_memory import group_span, memory_root, reused_groups
 
 from .boxes import copy_parallel
 from .errors import DeviceError, device_error
@@ -538,8 +538,10 @@ def run_tiles(device, tiles, values, recipes, timings, log=None) -> tuple:
     first, its kernel on the device's own queue once they are done, its copies back on the
     third once the kernel is done; so tile k's kernel runs while tile k+1 copies in and tile
     k-1 copies back, each direction on its own DMA engine. Copies back go straight into
-    NumPy memory as soon as they arrive (a failed call's rerun overwrites them). Returns the
-    staged writes, for the caller's `write_back`, and [(kit, part, recipe)] to keep."""
+    NumPy memory as soon as they arrive (a failed call's rerun overwrites them). A group an
+    earlier tile copied alike (`reused_groups`) is that tile's buffer, not copied again: every
+    tile's buffers live until the run ends. Returns the staged writes, for the caller's
+    `write_back`, and [(kit, part, recipe)] to keep."""
     cl, _ = load_opencl()
     send, receive = device.side_transfers
     queues = (send.queue, device.queue, receive.queue)
@@ -548,14 +550,14 @@ def run_tiles(device, tiles, values, recipes, timings, log=None) -> tuple:
     # (on an H100 stencil f64 8192 then went through staging: 36 ms in 4 tiles, 16 ms in 2):
     # the tiles together count.
     pin_roots({part.device: device for part in parts}, parts, values)
-    shared = shared_groups(parts)
+    reused = reused_groups(parts)
     kits, staged, backs = [], [], []
     try:
-        for index, part, kernel, cl_kernel in tiles:
+        for (index, part, kernel, cl_kernel), mine in zip(tiles, reused):
             recipe = recipes.setdefault(index, {})
-            # A group every tile reads alike is copied by the first tile only (the copies in
-            # run in order, so later tiles' kernels find it there).
-            first = {k: kits[0][0].buffers[k] for k in shared} if kits else {}
+            # A group an earlier tile copied alike is its buffer, not copied again (the copies
+            # in run in order, so this tile's kernel finds it there).
+            first = {k: kits[t][0].buffers[h] for k, (t, h) in mine.items()}
             kit = _take_kit(device, part, kernel, values, recipe, first)
             kits.append((kit, part, recipe))
             groups = part.transfers.groups

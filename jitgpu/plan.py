@@ -18,7 +18,7 @@ import numpy as np
 from jitgpu import lmad
 from jitgpu.nest import NestInstance, NotOffloadable, loop_dims
 from unpy import ir
-from unpy.host_memory import distinct_groups, memory_root
+from unpy.host_memory import distinct_groups, memory_root, reused_groups
 from unpy.settings import current as current_settings
 
 # Profitability (docs/gpu.md, jitgpu/decide.py): the estimated device time (a launch per part,
@@ -173,6 +173,7 @@ class GpuPlan:
     opt: str                        # UNPY_GPU_OPT level
     residency: Optional[object] = None   # jitgpu.residency.ResidencyPlan of this call, if any
     overlap: bool = False           # tiles whose copies overlap the others' kernels (overlap.py)
+    grid: Optional[object] = None   # how the overlapped tiles were cut (jitgpu.split.Grid)
     # Its arrays are on the device, kept there by the call's earlier nests: on OpenMP it would
     # copy them back and the next nest in again (jitgpu/residency.py, `with_data`).
     with_data: bool = False
@@ -208,13 +209,31 @@ class GpuPlan:
         lines = [f"plan of {self.nest}: {len(self.parts)} part(s), UNPY_GPU_OPT={self.opt}",
                  f"  verdict: {self.verdict}"]
         if self.overlap:
-            lines.append("  tiles overlapped: each tile's copies run beside the others' kernels")
-        for k, part in enumerate(self.parts):
-            lines.append(f"  part {k}: {part.describe()}")
-            lines += ["    " + line for line in part.transfers.describe().splitlines()]
+            lines.append("  tiles overlapped: each tile's copies run beside the others' kernels"
+                         + (f"; {self.grid}" if self.grid is not None else ""))
+        lines += describe_parts(self.parts, self.overlap)
         if self.residency is not None:
             lines += ["  " + line for line in str(self.residency).splitlines()]
         return "\n".join(lines)
+
+
+def describe_parts(parts, overlapped: bool) -> list:
+    """The lines of each part and its transfers; of overlapped tiles (run in this order on
+    their device), the groups an earlier tile's copy serves (`reused_groups`)."""
+    reused = {}
+    if overlapped:
+        for label in dict.fromkeys(p.device for p in parts):
+            mine = [k for k, p in enumerate(parts) if p.device == label]
+            for k, found in zip(mine, reused_groups([parts[k] for k in mine])):
+                reused[k] = {g: (mine[t], h) for g, (t, h) in found.items()}
+    lines = []
+    for k, part in enumerate(parts):
+        lines.append(f"  part {k}: {part.describe()}")
+        lines += ["    " + line for line in part.transfers.describe().splitlines()]
+        for g, (t, _) in sorted(reused.get(k, {}).items()):
+            lines.append(f"    {', '.join(part.transfers.groups[g].arrays)}: not copied, "
+                         f"part {t} copied it")
+    return lines
 
 
 def live_arrays(instance: NestInstance, values) -> list:

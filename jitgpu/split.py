@@ -26,15 +26,19 @@ measured bandwidth plus work over the throughput, as `plan.estimate` counts them
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import os
 from dataclasses import dataclass
+
+import numpy as np
 from typing import Optional
 
 from jitgpu import plan as planning
 from jitgpu.nest import NestInstance, NotOffloadable
 from jitgpu.plan import DeviceFacts, GpuPlan, Part, plan_call, tile_instance
 from jitgpu.shares import Cost
+from unpy.host_memory import byte_runs
 
 OPENMP = "openmp"        # the label of the OpenMP participant
 # The OpenMP participant is analysed only for the region it writes: no memory limit.
@@ -65,6 +69,25 @@ class SplitPlan:
     ranges: tuple                   # ((label, lo, hi), ...) of the participants with iterations
     host: Optional[tuple]           # (lo, hi) of the OpenMP code, or None
     early: frozenset = frozenset()  # indices of the parts that may write back on their own
+    grids: tuple = ()               # ((device label, Grid), ...) of the devices cut in tiles
+
+    def reordered(self, grids: dict) -> "SplitPlan":
+        """The split with the parts of each device of `grids` ({label: Grid}) in that grid's
+        order (`Grid.order_key`), as `split_plan` with those grids lays them out: what each
+        part covers and moves is unchanged."""
+        index = list(range(len(self.plan.parts)))
+        for label, grid in grids.items():
+            mine = [k for k in index if self.plan.parts[k].device == label]
+            for slot, k in zip(sorted(mine), sorted(
+                    mine, key=lambda k: grid.order_key(self.plan.parts[k].bounds))):
+                index[slot] = k
+        moved = {old: new for new, old in enumerate(index)}
+        shown = dict(self.grids)
+        shown.update(grids)
+        return dataclasses.replace(
+            self, plan=dataclasses.replace(self.plan, parts=tuple(self.plan.parts[k]
+                                                                  for k in index)),
+            early=frozenset(moved[k] for k in self.early), grids=tuple(shown.items()))
 
     @property
     def device_labels(self) -> tuple:
@@ -77,10 +100,43 @@ class SplitPlan:
         if self.host is not None:
             lines.append(f"  OpenMP code: {self.outer} counter in [{self.host[0]}, "
                          f"{self.host[1]})")
-        for k, part in enumerate(self.plan.parts):     # the shares, not an estimate, decide
-            lines.append(f"  part {k}: {part.describe()}")
-            lines += ["    " + line for line in part.transfers.describe().splitlines()]
+        for label, grid in self.grids:
+            lines.append(f"  {label} in overlapped tiles: {grid}")
+        # (the shares, not an estimate, decide)
+        lines += planning.describe_parts(self.plan.parts, bool(self.grids))
         return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """How a device's range is cut into tiles: `counts[d]` tiles along parallel level d (the
+    outer loop's range first; a second count cuts the next level's whole extent too, `levels`
+    naming both), visited in C order (rows first: the next level's tiles innermost) or with
+    the outer loop's tiles innermost (`columns_first`). `why`: the rule that chose it."""
+    counts: tuple
+    columns_first: bool = False
+    levels: tuple = ()
+    why: str = ""
+
+    def cells(self, ranges) -> list:
+        """The tiles' bounds ((var, lo, hi) per cut level), in the order they run, of `ranges`
+        ((var, lo, hi) of each level the grid cuts, outer first)."""
+        cuts = [[(var, lo + a, lo + b) for a, b in share_ranges(hi - lo, [1] * min(c, hi - lo))]
+                for c, (var, lo, hi) in zip(self.counts, ranges)]
+        return sorted(itertools.product(*cuts), key=self.order_key)
+
+    def order_key(self, bounds) -> tuple:
+        """Where a tile of these bounds ((var, lo, hi), ...) runs among the grid's tiles."""
+        lows = {var: lo for var, lo, _ in bounds}
+        cut = tuple(lows.get(var, 0) for var in self.levels) or (0,)
+        return tuple(reversed(cut)) if self.columns_first else cut
+
+    def __str__(self):
+        shape = " x ".join(str(c) for c in self.counts)
+        over = f" of ({', '.join(self.levels)})" if len(self.levels) > 1 else ""
+        order = (", columns first" if self.columns_first else ", rows first"
+                 if len(self.counts) > 1 else "")
+        return f"{shape} tiles{over}{order}" + (f": {self.why}" if self.why else "")
 
 
 def share_ranges(extent: int, shares) -> tuple:
@@ -110,8 +166,8 @@ def split_plan(instance: NestInstance, values, participants, shares, *, nest: st
                forced: bool = False, opt: str = "none", tiles=None) -> SplitPlan:
     """The plan of one call split by `shares` (one per participant); raises NotSplit when the
     parts would get in each other's way, NotOffloadable when a part cannot run on its device.
-    `tiles` ({device label: T}): that device's range is cut into T parts of their own, in order
-    (overlapped tiles: `gpurts.executor.run_tiles`)."""
+    `tiles` ({device label: Grid}): that device's range is cut into the grid's tiles, parts of
+    their own, in the grid's order (overlapped tiles: `gpurts.executor.run_tiles`)."""
     outer = instance.levels[0].var
     extent = instance.boxes[outer].extent
     tiles = tiles or {}
@@ -120,12 +176,14 @@ def split_plan(instance: NestInstance, values, participants, shares, *, nest: st
         if hi <= lo:
             continue
         ranges.append((who.label, lo, hi))
-        count = min(tiles.get(who.label, 1), hi - lo)
-        for a, b in share_ranges(hi - lo, [1] * count):
-            sub = plan_call(restrict(instance, lo + a, lo + b), values, who.facts or HOST_FACTS,
+        grid = tiles.get(who.label, Grid((1,)))
+        whole = [(outer, lo, hi)] + [(level.var, 0, instance.boxes[level.var].extent)
+                                     for level in instance.levels[1:len(grid.counts)]]
+        for cell in grid.cells(whole):
+            sub = plan_call(restrict(instance, cell), values, who.facts or HOST_FACTS,
                             nest=nest, forced=True, opt=opt)
             for part in sub.parts:
-                bounds = _within(part.bounds, outer, lo + a, lo + b)
+                bounds = _within(part.bounds, cell, instance)
                 pieces.append((who.label, bounds, part.transfers))
                 if not who.is_openmp:
                     parts.append(Part(bounds, who.label, part.transfers))
@@ -135,39 +193,35 @@ def split_plan(instance: NestInstance, values, participants, shares, *, nest: st
     early = frozenset(k for k, part in enumerate(parts) if writes_only_overwrite(part.transfers))
     # The shares (jitgpu.shares) decide where the nest runs, not a profitability estimate.
     return SplitPlan(GpuPlan(nest, tuple(parts), planning.Estimate(0.0, 0.0, 0), forced, opt),
-                     outer, extent, tuple(ranges), host, early)
+                     outer, extent, tuple(ranges), host, early,
+                     tuple((label, grid) for label, grid in tiles.items()
+                           if any(label == r[0] for r in ranges)))
 
 
-def restrict(instance: NestInstance, lo: int, hi: int) -> NestInstance:
-    """The nest over iterations [lo, hi) of its outer loop's counter, renormalised to start at
-    0 there (loop box and access forms), as the transfer analysis tiles a nest (4.4): a plan of
-    it is the plan of a part with bounds `((outer, lo, hi),)`."""
-    outer = instance.levels[0].var
+def restrict(instance: NestInstance, bounds) -> NestInstance:
+    """The nest over iterations [lo, hi) of the counters of the parallel loops `bounds` names
+    (((var, lo, hi), ...)), renormalised to start at 0 there (loop boxes and access forms), as
+    the transfer analysis tiles a nest (4.4): a plan of it is the plan of a part with these
+    bounds."""
+    origin = {var: lo for var, lo, _ in bounds}
     accesses = [(e, dataclasses.replace(acc, indices=[None if ix is None else
-                                                      ix.shifted({outer: lo})
+                                                      ix.shifted(origin)
                                                       for ix in acc.indices]))
                 for e, acc in instance.accesses]
-    return dataclasses.replace(tile_instance(instance, ((outer, lo, hi),)), accesses=accesses)
+    return dataclasses.replace(tile_instance(instance, bounds), accesses=accesses)
 
 
-def _within(bounds, outer, lo, hi) -> tuple:
-    """A part's bounds on the nest restricted to [lo, hi) of `outer`, as bounds on the nest."""
-    if bounds is None:
-        return ((outer, lo, hi),)
-    moved = tuple((var, lo + a, lo + b) if var == outer else (var, a, b) for var, a, b in bounds)
-    return moved if any(var == outer for var, _, _ in bounds) else ((outer, lo, hi),) + moved
-
-
-def byte_intervals(transfers, written: bool) -> list:
-    """[(lo, hi)] bytes of the boxes of the groups copied back (`written`), or of every group
-    moved either way."""
-    return [span for g in transfers.groups
-            if (g.copy_back if written else g.copy_in or g.copy_back) for span in _group_bytes(g)]
-
-
-def _group_bytes(g) -> list:
-    """[(lo, hi)] bytes of a group's boxes in host memory (an empty box touches none)."""
-    return [box.byte_span(g.itemsize) for box in g.boxes if box.size]
+def _within(bounds, cell, instance) -> tuple:
+    """A part's bounds on the nest restricted to `cell` ((var, lo, hi) per restricted level),
+    as bounds on the nest, in the order of the nest's levels."""
+    origin = {var: (lo, hi) for var, lo, hi in cell}
+    found = dict(origin)
+    for var, a, b in bounds or ():
+        shift = origin[var][0] if var in origin else 0
+        found[var] = (shift + a, shift + b)
+    order = {level.var: k for k, level in enumerate(instance.levels)}
+    return tuple((var, lo, hi) for var, (lo, hi) in
+                 sorted(found.items(), key=lambda item: order.get(item[0], len(order))))
 
 
 def writes_only_overwrite(transfers) -> bool:
@@ -176,24 +230,99 @@ def writes_only_overwrite(transfers) -> bool:
     copied in (the kernel reads none of it and writes every element of it: the `copy_in` rule
     of jitgpu/lmad/plan.py), and no byte it copies back is among those it copies in (arrays
     viewing one memory)."""
-    written = byte_intervals(transfers, written=True)
-    read = [span for g in transfers.groups if g.copy_in for span in _group_bytes(g)]
-    return (bool(written) and not any(g.copy_in for g in transfers.groups if g.copy_back)
-            and not any(lo < b and a < hi for lo, hi in written for a, b in read))
+    if any(g.copy_in for g in transfers.groups if g.copy_back):
+        return False
+    written = _union(_runs(_boxes(transfers, "back")))
+    read = _union(_runs(_near(_boxes(transfers, "in"), written)))
+    return bool(len(written)) and not len(_shared_bytes([written, read]))
+
+
+def _boxes(transfers, moved: str) -> list:
+    """[(box, itemsize)] of the groups copied back ('back'), in ('in') or either way
+    ('any')."""
+    return [(box, g.itemsize) for g in transfers.groups
+            if (g.copy_back if moved == "back" else g.copy_in if moved == "in"
+                else g.copy_in or g.copy_back) for box in g.boxes if box.size]
+
+
+def _runs(boxes) -> np.ndarray:
+    """The byte runs (`byte_runs`) of `boxes` ([(box, itemsize)])."""
+    runs = [byte_runs(box, itemsize) for box, itemsize in boxes]
+    return np.concatenate(runs) if runs else np.empty((0, 2), np.int64)
+
+
+def _near(boxes, union: np.ndarray) -> list:
+    """The boxes whose byte span meets `union` (sorted, disjoint [lo, hi)): only their lines
+    can meet its bytes, and a box of a large array has many (mmult's columns of b at 8192:
+    8192 lines a tile)."""
+    if not len(union) or not boxes:
+        return []
+    spans = np.array([box.byte_span(itemsize) for box, itemsize in boxes], np.int64)
+    return [boxes[k] for k in np.flatnonzero(_meets(spans, union))]
+
+
+def _meets(runs: np.ndarray, union: np.ndarray) -> np.ndarray:
+    """Per run [lo, hi), whether it meets `union` (sorted, disjoint [lo, hi))."""
+    if not len(union):
+        return np.zeros(len(runs), bool)
+    at = np.minimum(np.searchsorted(union[:, 1], runs[:, 0], side="right"), len(union) - 1)
+    return (union[at, 1] > runs[:, 0]) & (union[at, 0] < runs[:, 1])
+
+
+def written_bytes(transfers) -> list:
+    """[(lo, hi)], sorted and disjoint, of the bytes the part's copies back write."""
+    return [tuple(run) for run in _union(_runs(_boxes(transfers, "back"))).tolist()]
+
+
+def _union(runs: np.ndarray) -> np.ndarray:
+    """Sorted, disjoint [lo, hi) covering the same bytes as `runs`."""
+    if not len(runs):
+        return runs
+    runs = runs[np.argsort(runs[:, 0], kind="stable")]
+    reach = np.maximum.accumulate(runs[:, 1])
+    starts = np.concatenate([[True], runs[1:, 0] >= reach[:-1]])
+    first = np.flatnonzero(starts)
+    return np.stack([runs[first, 0], np.maximum.reduceat(runs[:, 1], first)], axis=1)
+
+
+def _shared_bytes(unions) -> np.ndarray:
+    """Sorted [lo, hi) of the bytes that two or more of `unions` (each sorted and disjoint)
+    cover."""
+    both = [u for u in unions if len(u)]
+    if len(both) < 2:
+        return np.empty((0, 2), np.int64)
+    runs = np.concatenate(both)
+    where = np.concatenate([runs[:, 0], runs[:, 1]])
+    step = np.concatenate([np.ones(len(runs), np.int64), -np.ones(len(runs), np.int64)])
+    order = np.lexsort((step, where))        # (an end before a start at the same byte)
+    where, depth = where[order], np.cumsum(step[order])
+    shared = np.flatnonzero((depth[:-1] >= 2) & (where[1:] > where[:-1]))
+    return np.stack([where[shared], where[shared + 1]], axis=1)
 
 
 def _check_apart(pieces) -> None:
-    """Raise NotSplit unless what each piece writes meets nothing another piece touches."""
-    touched = [byte_intervals(t, written=False) for _, _, t in pieces]
+    """Raise NotSplit unless what each piece writes meets nothing another piece touches:
+    exact for boxes of contiguous lines (the bytes of a tile of rows and columns of a C array
+    are its rows' runs, not its span), a span where a box has too many lines."""
+    # Only boxes whose span meets some piece's writes can meet their bytes.
+    writes = _union(np.array([box.byte_span(itemsize) for _, _, t in pieces
+                              for box, itemsize in _boxes(t, "back")], np.int64).reshape(-1, 2))
+    touched = [_union(_runs(_near(_boxes(t, "any"), writes))) for _, _, t in pieces]
+    shared = _shared_bytes(touched)
+    if not len(shared):
+        return
     for k, (label, bounds, transfers) in enumerate(pieces):
-        for lo, hi in byte_intervals(transfers, written=True):
-            for j, other in enumerate(touched):
-                if j != k and any(lo < b and a < hi for a, b in other):
-                    arrays = ", ".join(g.arrays[0] for g in transfers.groups if g.copy_back)
-                    raise NotSplit(
-                        f"what {label} writes ({arrays}) for {_describe(bounds)} may meet what "
-                        f"{pieces[j][0]} touches for {_describe(pieces[j][1])}: the nest is not "
-                        f"split")
+        written = _runs(_boxes(transfers, "back"))
+        met = np.flatnonzero(_meets(written, shared))
+        if len(met):
+            lo, hi = written[met[0]]
+            j = next(j for j, other in enumerate(touched) if j != k and np.any(
+                (other[:, 0] < hi) & (lo < other[:, 1])))
+            arrays = ", ".join(g.arrays[0] for g in transfers.groups if g.copy_back)
+            raise NotSplit(
+                f"what {label} writes ({arrays}) for {_describe(bounds)} may meet what "
+                f"{pieces[j][0]} touches for {_describe(pieces[j][1])}: the nest is not "
+                f"split")
 
 
 def _describe(bounds) -> str:
@@ -213,7 +342,7 @@ def participant_costs(instance: NestInstance, values, participants) -> tuple:
     facts = next((p.facts for p in participants if p.facts), HOST_FACTS)
     whole_bytes = _bytes_moved(instance, values, facts)
     half = max(extent // 2, 1)
-    half_bytes = _bytes_moved(restrict(instance, 0, half), values, facts)
+    half_bytes = _bytes_moved(restrict(instance, ((outer, 0, half),)), values, facts)
     share = half / extent if extent else 1.0
     per_whole = max(whole_bytes - half_bytes, 0) / max(1 - share, 1e-9) if share < 1 else 0.0
     fixed_bytes = max(whole_bytes - per_whole, 0)

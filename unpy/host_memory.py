@@ -113,20 +113,58 @@ def layout_key(group, device_label: str) -> tuple:
             tuple((b.host_addr, b.shape, b.strides, b.device_offset) for b in group.boxes))
 
 
-def shared_groups(parts) -> frozenset:
-    """Indices of the groups that every tile copies in alike and none writes (an array each
-    tile reads whole, as mmult's b): in an overlapped run, copied once for all the tiles."""
-    first = parts[0].transfers.groups
-    if any(len(p.transfers.groups) != len(first) for p in parts):
-        return frozenset()
-    return frozenset(
-        k for k, g in enumerate(first) if g.copy_in and not g.copy_back and all(
-            (h.arrays, h.boxes, h.device_elems) == (g.arrays, g.boxes, g.device_elems)
-            for h in (p.transfers.groups[k] for p in parts[1:])))
+def reused_groups(parts) -> tuple:
+    """Per part (tiles run in this order on one device), {group: (earlier part, its group)}
+    of the groups that an earlier part copies in alike (the same arrays, boxes and buffer
+    layout) and neither writes: in an overlapped run the earlier part's buffer serves, with no
+    copy of its own (mmult's b, which every row tile reads whole, is copied by the first tile;
+    in tiles of rows and columns, a row tile's rows of a by its first column tile and a column
+    tile's columns of b by its first row tile). Each points at the part that copies it."""
+    owners, found = {}, []
+    for index, part in enumerate(parts):
+        mine = {}
+        for k, g in enumerate(part.transfers.groups):
+            if not g.copy_in or g.copy_back:
+                continue
+            key = (g.arrays, g.itemsize, g.device_elems, tuple(g.boxes))
+            if key in owners:
+                mine[k] = owners[key]
+            else:
+                owners[key] = (index, k)
+        found.append(mine)
+    return tuple(found)
 
 
 def distinct_groups(parts) -> list:
-    """The groups of `parts`, a group the tiles share (`shared_groups`) once."""
-    shared = shared_groups(parts)
+    """The groups of `parts`, a group an earlier part copies for them (`reused_groups`)
+    once."""
+    reused = reused_groups(parts)
     return [g for index, part in enumerate(parts) for k, g in enumerate(part.transfers.groups)
-            if not (index and k in shared)]
+            if k not in reused[index]]
+
+
+# A box of more lines than this is covered by its byte span (`byte_runs`).
+MAX_RUNS = 1 << 18
+
+
+def byte_runs(box: Box, itemsize: int) -> np.ndarray:
+    """[[lo, hi)] (an (n, 2) int64 array) of bytes that together are exactly the bytes of the
+    box's elements: one run per line of its contiguous dimension (the one of stride
+    `itemsize`), else one per element; the box's byte span alone where that would be more than
+    MAX_RUNS runs (a cover, no longer exact). Runs may meet where the box overlaps itself."""
+    if box.size == 0:
+        return np.empty((0, 2), np.int64)
+    dims = [(n, s) for n, s in zip(box.shape, box.strides) if n > 1 and s != 0]
+    inner = min(range(len(dims)), key=lambda d: abs(dims[d][1]), default=None)
+    length, start = itemsize, box.host_addr
+    if inner is not None and abs(dims[inner][1]) == itemsize:
+        n, s = dims.pop(inner)
+        length = n * itemsize
+        if s < 0:
+            start += (n - 1) * s
+    if math.prod(n for n, _ in dims) > MAX_RUNS:
+        return np.array([box.byte_span(itemsize)], np.int64)
+    starts = np.full((1,), start, np.int64)
+    for n, s in dims:
+        starts = (starts[:, None] + np.arange(n, dtype=np.int64) * s).ravel()
+    return np.stack([starts, starts + length], axis=1)

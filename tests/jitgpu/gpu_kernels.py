@@ -87,6 +87,17 @@ def matmul_f32(a, b, c):
 
 
 @unpython.gpu
+@unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', 'int64', 'ndarray[float64,2]', None)
+def matmul_step(a, b, step, c):
+    for i in prange(a.shape[0]):
+        for j in prange(b.shape[1]):
+            s = 0.0
+            for k in range(0, a.shape[1], step):   # a step known only at run time: a flag
+                s += a[i, k] * b[k, j]
+            c[i, j] = s
+
+
+@unpython.gpu
 @unpython.type('ndarray[float64,2]', 'int64', 'ndarray[float64,1]', None)
 def strided_row_sum(x, step, out):
     for i in prange(x.shape[0]):

@@ -8,7 +8,8 @@ from unpython import prange
 @unpython.gpu
 @unpython.type('ndarray[float64,2]', 'ndarray[float64,2]', None)
 def transpose(a, out):
-    # Split along i, each part writes a column block of `out`: their rows interleave in memory.
+    # Split along i, each part writes a column block of `out`: their rows interleave in memory,
+    # their bytes do not.
     for i in prange(a.shape[0]):
         for j in prange(a.shape[1]):
             out[j, i] = a[i, j] * 2.0

@@ -365,7 +365,8 @@ def test_a_large_layout_settles_into_overlapped_tiles_of_the_choice(srch, device
     settled = nests[-1]
     choice = _choice(settled)
     assert choice != "default" and settled.plan.overlap, settled
-    assert len(settled.plan.parts) == overlap.TILES
+    assert len(settled.plan.parts) == overlap.TILES ** 2      # (tiles of rows and columns)
+    assert settled.plan.grid.counts == (overlap.TILES, overlap.TILES)
     # Each tile's kernel is the choice made on that tile's bound nest.
     tuning = next(t for t in search.ALTERNATIVES if str(t) == choice)
     values = dict(zip(["a", "b", "c"], args))

@@ -10,8 +10,8 @@ from jitgpu import plan, shares
 from jitgpu.nest import instantiate, load_nest
 from jitgpu.plan import DeviceFacts
 from jitgpu.shares import Balance, Cost, balanced, first_split, measured_costs, rounded
-from jitgpu.split import (OPENMP, NotSplit, Participant, byte_intervals, participant_costs,
-                          share_ranges, split_plan)
+from jitgpu.split import (OPENMP, NotSplit, Participant, participant_costs,
+                          share_ranges, split_plan, written_bytes)
 
 FACTS = DeviceFacts("dev0", True, 1 << 40, 1 << 40, 20e9, 20e9)
 OTHER = DeviceFacts("dev1", True, 1 << 40, 1 << 40, 20e9, 20e9)
@@ -218,7 +218,7 @@ def test_each_part_moves_its_own_slice(nests):
     row = n * c.itemsize
     for part, (lo, hi) in zip(split.plan.parts, [(0, 3), (3, 5)]):
         assert part.bounds[0] == ("i", lo, hi)
-        assert byte_intervals(part.transfers, written=True) == [(c0 + lo * row, c0 + hi * row)]
+        assert written_bytes(part.transfers) == [(c0 + lo * row, c0 + hi * row)]
         by_array = {g.arrays[0]: g for g in part.transfers.groups}
         assert by_array["a"].device_elems == (hi - lo) * p
         assert by_array["b"].device_elems == p * n

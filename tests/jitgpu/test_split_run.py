@@ -6,6 +6,7 @@ shares, and so the ranges, move between calls; jacobi2d's two nests per time ste
 other wrote), reductions combined across parts, an error in one part, writes whose regions may
 meet (run on one participant), `@unpython.gpu(devices=...)`, the estimate's refusal, and what
 `unpython.explain` says."""
+import math
 import sys
 from pathlib import Path
 
@@ -122,19 +123,25 @@ def test_an_error_in_one_part_raises_as_the_openmp_code_does(gpu, device_env, sp
 @pytest.mark.parametrize("spec", SPECS)
 def test_writes_whose_regions_may_meet_run_on_one_participant(gpu, split_kernels, device_env,
                                                               spec):
-    """scatter writes out[idx[i]] (non-affine: any part may write anywhere); transpose, split
-    along i, writes columns of `out` whose rows interleave: neither is split, both are right."""
+    """scatter writes out[idx[i]] (non-affine: any part may write anywhere): not split, right.
+    transpose, split along i, writes columns of `out` whose rows interleave: the bytes each
+    part writes (its rows' runs, not their span) meet nothing the other touches, so it is
+    split, right too."""
     device_env.setenv("UNPY_DEVICE", SPECS[spec])
     rng = np.random.default_rng(1)
     idx = rng.permutation(41)
     _, report = gpu.check("scatter", rng.standard_normal(41), idx, np.zeros(41),
                           ran_on="opencl:", reason="not split")
     assert " + " not in report.nests[0].ran_on
+    _, report = split_kernels.check("transpose", rng.standard_normal((9, 13)), np.zeros((13, 9)))
+    assert_split(report)
+    # Each box taken as its span (as one of too many lines is), the parts' spans meet; tiled
+    # to fit a small memory limit, the device's own tiles meet too: the one-device executor
+    # runs them (each written back before the next).
+    device_env.setattr("unpy.host_memory.MAX_RUNS", 0)
     _, report = split_kernels.check("transpose", rng.standard_normal((9, 13)), np.zeros((13, 9)),
                                     ran_on="opencl:", reason="not split")
     assert " + " not in report.nests[0].ran_on
-    # Tiled to fit a small memory limit, the device's own tiles interleave too: the one-device
-    # executor runs them (each written back before the next).
     device_env.setenv("UNPY_GPU_MEM_LIMIT", "800")
     _, report = split_kernels.check("transpose", rng.standard_normal((10, 11)), np.zeros((11, 10)))
     assert report.nests[0].timings["tiles"] > 1, str(report)
@@ -548,17 +555,18 @@ def test_repeated_calls_reuse_the_prepared_split_and_the_feeding_threads(example
     np.testing.assert_allclose(args[case.out], want[case.out], rtol=case.rtol)
 
 
-@pytest.mark.parametrize("kernel", ["mmult", "stencil"])
-def test_large_device_parts_run_as_overlapped_tiles(example, device_env, kernel):
+@pytest.mark.parametrize("kernel, case_index", [("mmult", 0), ("mmult", 1), ("stencil", -1)])
+def test_large_device_parts_run_as_overlapped_tiles(example, device_env, kernel, case_index):
     """On two contexts of the device (even shares), each device's part runs as overlapped
     tiles (OVERLAP_BYTES lowered: every part qualifies), its copies beside its kernels,
-    written back from its own thread."""
+    written back from its own thread: mmult's in tiles of rows and columns (a row tile alone
+    would wait for all of b), stencil's in tiles of rows."""
     from jitgpu import multi, overlap
     device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
     device_env.setattr(overlap, "OVERLAP_BYTES", 256)
     device_env.setattr(multi, "_PREPARED", type(multi._PREPARED)())
     pair = example(kernel)
-    case = _harness.interpreted(kernel).CASES[-1]
+    case = _harness.interpreted(kernel).CASES[case_index]      # (mmult: f32 and f64)
     args = case.args(37 if kernel == "mmult" else 200)   # (stencil: halos of tiles 25 rows high)
     for _ in range(3):
         _, report = pair.check(case.func, *args, rtol=case.rtol)
@@ -569,7 +577,10 @@ def test_large_device_parts_run_as_overlapped_tiles(example, device_env, kernel)
     for prepared in tiled:
         for label in prepared.tiled:
             mine = sum(part.device == label for part in prepared.split.plan.parts)
-            assert 2 <= mine <= overlap.TILES
+            grid = dict(prepared.split.grids)[label]
+            assert grid.counts == ((overlap.TILES,) * 2 if kernel == "mmult"
+                                   else (overlap.TILES,)), str(prepared.split)
+            assert 2 <= mine <= math.prod(grid.counts)
 
 
 def test_a_repeated_split_pins_what_its_device_part_moves(example, device_env):

@@ -147,3 +147,20 @@ def test_reductions(memcheck, gpu):
     memcheck.check(gpu, "red_sum_2d", rand(13, 7)[:, ::-1], rtol=TOL)
     memcheck.check(gpu, "red_several", rand(37), rtol=TOL)
     memcheck.check(gpu, "red_max_u8", rand(29, dtype=np.uint8), np.uint8(3))
+
+
+# --- overlapped tiles of rows and columns ------------------------------------------------------
+
+def test_overlapped_tiles_of_two_levels(memcheck, gpu, oclgrind_env):
+    """matmul of a transposed a and a reversed b in 4 x 4 overlapped tiles (OVERLAP_BYTES
+    lowered): each tile's kernel reads its rows of a and columns of b from the buffers of the
+    tiles that copied them, and writes only its block of c."""
+    from jitgpu import overlap, session
+    oclgrind_env.setattr(overlap, "OVERLAP_BYTES", 256)
+    oclgrind_env.setenv("UNPY_REPLAY", "0")
+    session.forget()
+    a, b = rand(7, 13).T, rand(7, 11)[::-1]
+    report = memcheck.check(gpu, "matmul", a, b, np.zeros((13, 11)), rtol=TOL)
+    plan = report.nests[0].plan
+    assert plan.overlap and plan.grid.counts == (overlap.TILES,) * 2, str(plan)
+    session.forget()

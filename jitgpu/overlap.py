@@ -31,6 +31,7 @@ import itertools
 
 from jitgpu.lmad.transfer import format_bytes
 from jitgpu.nest import NotOffloadable
+from jitgpu.plan import GPU_OPS, work
 from jitgpu.residency import may_flag
 from jitgpu.split import Grid, Participant, split_plan, writes_only_overwrite
 from unpy.host_memory import distinct_groups, reused_groups
@@ -46,6 +47,12 @@ TILES = 4
 # Whether tiles of two levels are considered (`two_level_grid`); bench/multi.py's --tiles-1d
 # column turns them off to compare.
 TWO_LEVELS = True
+# ... where each of them would keep the device busy this long at least (the plan's estimate of
+# its kernel: jitgpu/plan.py's work at GPU_OPS). Every tile is bound and enqueued from Python,
+# ~1 ms a tile: on two H200s (2026-11-28) mmult f32 4096, 4 x 4 tiles a half (0.86 ms
+# estimated a tile), took 18.5 ms a call against 7.1 in 4 row tiles; at 8192 (6.9 ms
+# estimated a tile) 41.0 against 43.6, f64 65.8 against 72.7.
+TWO_LEVEL_TILE_S = 2e-3
 # The tiles may move at most this much more than the whole call (halos, rows read by two
 # tiles).
 MAX_GROWTH = 1.1
@@ -100,17 +107,26 @@ def waited_bytes(parts) -> int:
     return sum(itertools.accumulate(copies_in(parts)))
 
 
+def tile_seconds(instance, tiles) -> float:
+    """The estimated kernel seconds of one of TILES x TILES tiles of the rows `tiles` cover."""
+    outer = instance.levels[0].var
+    rows = sum(hi - lo for p in tiles for var, lo, hi in p.bounds if var == outer)
+    return work(instance) * rows / instance.boxes[outer].extent / GPU_OPS / TILES ** 2
+
+
 def two_level_grid(instance, tiles) -> Grid | None:
     """The grid of tiles of two levels for a device whose tiles of the outer loop (`tiles`,
     in order) each wait for a group that every one of them reads whole, or None: then the
     first tile's kernel waits for all of it (mmult's b behind a row tile; 2, 4 or 8 row tiles
     per half of mmult f32 4096 on two H200s ran within 5 % of no tiles). Cut along the next
-    parallel level too, TILES x TILES, a tile needs only its rows of a and its columns of b.
-    Pure: the order comes later (`tile_order`), from the planned tiles."""
+    parallel level too, TILES x TILES, a tile needs only its rows of a and its columns of b,
+    where each tile's kernel is estimated at TWO_LEVEL_TILE_S at least. Pure: the order comes later (`tile_order`), from the planned tiles."""
     if not TWO_LEVELS or len(instance.levels) < 2 or len(tiles) < 2:
         return None
     inner = instance.levels[1].var
     if inner in instance.guarded or instance.boxes[inner].extent < TILES:
+        return None
+    if TWO_LEVEL_TILE_S > 0 and tile_seconds(instance, tiles) < TWO_LEVEL_TILE_S:
         return None
     reused = reused_groups(tiles)
     every = [k for k in reused[1] if all(r.get(k) == (0, k) for r in reused[1:])]

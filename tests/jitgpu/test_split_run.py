@@ -564,6 +564,7 @@ def test_large_device_parts_run_as_overlapped_tiles(example, device_env, kernel,
     from jitgpu import multi, overlap
     device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
     device_env.setattr(overlap, "OVERLAP_BYTES", 256)
+    device_env.setattr(overlap, "TWO_LEVEL_TILE_S", 0.0)
     device_env.setattr(multi, "_PREPARED", type(multi._PREPARED)())
     pair = example(kernel)
     case = _harness.interpreted(kernel).CASES[case_index]      # (mmult: f32 and f64)

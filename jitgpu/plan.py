@@ -276,14 +276,21 @@ def work(instance: NestInstance) -> float:
 
 def work_floor_only(instance: NestInstance) -> str:
     """Why `work` is only a floor of the nest's operations ('' when it is not): a `while` loop,
-    whose trips `work` counts once."""
-    def has_while(body):
-        return any(isinstance(s, ir.While)
-                   or any(has_while(b) for b in (getattr(s, "body", None),
-                                                 getattr(s, "orelse", None)) if b)
-                   for s in body)
-    return ("a while loop runs as many times as its test says at run time"
-            if has_while([instance.nest.loop]) else "")
+    or a loop whose bounds the nest computes (no box: `convolve`'s `range(max(0, t - m + 1),
+    min(t + 1, n))`), whose trips `work` counts once."""
+    def why(body):
+        for s in body:
+            if isinstance(s, ir.While):
+                return "a while loop runs as many times as its test says at run time"
+            if isinstance(s, ir.For) and s.var not in instance.boxes:
+                return (f"the trips of the loop over {s.var} are computed in the nest at run "
+                        "time")
+            for inner in (getattr(s, "body", None), getattr(s, "orelse", None)):
+                found = why(inner) if inner else ""
+                if found:
+                    return found
+        return ""
+    return why([instance.nest.loop])
 
 
 def estimate(instance: NestInstance, parts, facts: DeviceFacts) -> Estimate:

@@ -109,6 +109,11 @@ def test_loop_bounds_read_on_the_device(refusals):
     checked = {(e.array.id, d) for e, _ in instance.accesses for d in range(len(e.indices))
                if (e.aid, d) in instance.checked}
     assert checked == {("data", 0), ("indices", 0), ("x", 0)}
+    # Its trips are the kernel's to find: the estimate's work (one trip) is a floor, which
+    # the decision never takes for OpenMP (jitgpu/decide.py measures instead).
+    from jitgpu.plan import work_floor_only
+    assert work_floor_only(instance) == ("the trips of the loop over p are computed in the "
+                                         "nest at run time")
 
 
 @pytest.mark.parametrize("func, args", [

@@ -132,8 +132,11 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
     except NotOffloadable as e:
         return Prepared(None, refusal=str(e), unsupported=isinstance(e, Unsupported))
     roles = relaunch.scalar_roles(nest)
-    # A call that keeps data is decided by the estimate alone (jitgpu/decide.py).
-    on_device = plan.runs_on_device if resident else decide.by_estimate(plan)
+    # A call that keeps data is decided by the estimate alone (jitgpu/decide.py), the whole
+    # call measured both ways where a nest is on the device (jitgpu/calls.py): a nest whose
+    # work the estimate only floors goes there to be measured so.
+    on_device = ((plan.runs_on_device or bool(plan.estimate.floor_only)) if resident
+                 else decide.by_estimate(plan))
     trial = trial_key = None
     if not resident:
         trial_key = decide.trial_key(module, function, nest_id, instance, values, facts, opt)

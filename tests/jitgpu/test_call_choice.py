@@ -141,6 +141,26 @@ def test_a_time_loop_runs_where_its_whole_calls_were_faster(loops, unforced, fas
         or faster == DEVICE
 
 
+def test_nests_whose_work_the_estimate_only_floors_are_measured_in_the_whole_call(loops,
+                                                                                  unforced):
+    """Estimated slower on the device, but counting a while loop (or computed bounds) once:
+    the call's device calls put them there and the faster whole call is kept (without the
+    floor, they refuse by themselves and the device is never measured)."""
+    from jitgpu import plan as planning
+    from jitgpu.plan import GpuPlan
+    unforced.setattr(GpuPlan, "profitable", property(lambda plan: False))
+    unforced.setattr(planning, "work_floor_only", lambda instance: "a while loop (the test's)")
+    unforced.setattr(calls, "measured_seconds",
+                     lambda side, s: 0.010 if side == DEVICE else 1.0)
+    a = RNG.random((18, 18))
+    ran = []
+    for _ in range(6):
+        loops.check("jacobi2d", 3, a, np.zeros_like(a), rtol=1e-12, ran_on=None)
+        ran.append({n.ran_on.split(":")[0] for n in loops.explain("jacobi2d").nests})
+    assert ran[:4] == [{"opencl"}, {"opencl"}, {"openmp"}, {"openmp"}], ran
+    assert ran[4:] == [{"opencl"}, {"opencl"}], ran
+
+
 def test_short_calls_kept_on_openmp_skip_python(loops, unforced):
     """Kept on OpenMP with calls shorter than a watch is worth: the compiled caller remembers
     its arguments' layouts and asks nothing more (no report is written)."""

@@ -357,6 +357,7 @@ def test_a_large_layout_settles_into_overlapped_tiles_of_the_choice(srch, device
     """A layout large enough for overlapped tiles runs whole while its search goes on; the
     call that settles it prepares it again, in tiles built with the search's choice."""
     monkeypatch.setattr(overlap, "OVERLAP_BYTES", 256)
+    monkeypatch.setattr(overlap, "TWO_LEVEL_TILE_S", 0.0)
     _fastest_after_default(monkeypatch)
     args = _matmul_args()
     assert search.settle(120)

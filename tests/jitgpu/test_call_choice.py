@@ -124,19 +124,27 @@ def unforced(device_env, monkeypatch):
     session.forget()
 
 
+# A time loop's first calls: device (warm-up), device, OpenMP (warm-up), OpenMP.
+MEASURED = [{"opencl"}, {"opencl"}, {"openmp"}, {"openmp"}]
+
+
+def jacobi_sides(loops, calls_made=6) -> list:
+    """Where the nests of each of `calls_made` calls of time_loops.jacobi2d ran (checked
+    against the interpreter)."""
+    a = RNG.random((18, 18))
+    ran = []
+    for _ in range(calls_made):
+        loops.check("jacobi2d", 3, a, np.zeros_like(a), rtol=1e-12, ran_on=None)
+        ran.append({n.ran_on.split(":")[0] for n in loops.explain("jacobi2d").nests})
+    return ran
+
+
 @pytest.mark.parametrize("faster", [OPENMP, DEVICE])
 def test_a_time_loop_runs_where_its_whole_calls_were_faster(loops, unforced, faster):
     seconds = {faster: 0.010, ({DEVICE, OPENMP} - {faster}).pop(): 1.0}
     unforced.setattr(calls, "measured_seconds", lambda side, s: seconds[side])
-    a = RNG.random((18, 18))
-    ran = []
-    for _ in range(6):
-        loops.check("jacobi2d", 3, a, np.zeros_like(a), rtol=1e-12, ran_on=None)
-        ran.append({n.ran_on.split(":")[0] for n in loops.explain("jacobi2d").nests})
-    # device (warm-up), device, OpenMP (warm-up), OpenMP: then the faster side for good
-    assert ran[:4] == [{"opencl"}, {"opencl"}, {"openmp"}, {"openmp"}], ran
     want = "openmp" if faster == OPENMP else "opencl"
-    assert ran[4:] == [{want}, {want}], ran
+    assert jacobi_sides(loops) == MEASURED + [{want}, {want}]
     assert "faster for the whole call" in loops.explain("jacobi2d").nests[0].reason \
         or faster == DEVICE
 
@@ -152,13 +160,7 @@ def test_nests_whose_work_the_estimate_only_floors_are_measured_in_the_whole_cal
     unforced.setattr(planning, "work_floor_only", lambda instance: "a while loop (the test's)")
     unforced.setattr(calls, "measured_seconds",
                      lambda side, s: 0.010 if side == DEVICE else 1.0)
-    a = RNG.random((18, 18))
-    ran = []
-    for _ in range(6):
-        loops.check("jacobi2d", 3, a, np.zeros_like(a), rtol=1e-12, ran_on=None)
-        ran.append({n.ran_on.split(":")[0] for n in loops.explain("jacobi2d").nests})
-    assert ran[:4] == [{"opencl"}, {"opencl"}, {"openmp"}, {"openmp"}], ran
-    assert ran[4:] == [{"opencl"}, {"opencl"}], ran
+    assert jacobi_sides(loops) == MEASURED + [{"opencl"}, {"opencl"}]
 
 
 def test_short_calls_kept_on_openmp_skip_python(loops, unforced):

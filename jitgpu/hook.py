@@ -93,12 +93,13 @@ def run_nest(module: str, function: str, nest_id: int, values: dict,
         return _no_device()
     try:
         if split:   # the report of a call that the caller finishes comes from finish_split
-            answer, nest_report = run_split(module, function, nest_id, values, selection, key)
+            answer, nest_report = run_split(module, function, nest_id, values, selection, key,
+                                            settings)
             if nest_report is None:
                 return answer
         else:
             answer, nest_report = run_nest_on_device(module, function, nest_id, values,
-                                                      selection.device, key)
+                                                      selection.device, key, settings=settings)
     except TimeOpenMP as e:
         _fall_back(module, function, nest_id, where, str(e), logging.INFO)
         return timed_openmp(e.token)

@@ -63,6 +63,9 @@ class Prepared:
     # A layout the estimate put on the device: its trial's key, should its first call
     # contradict the estimate (decide.contradicts).
     trial_key: Optional[tuple] = field(default=None, compare=False, repr=False)
+    # The nest's scalars that change between launches (jitgpu.relaunch.ScalarRoles.changing),
+    # whose values each call sets in the kernels' arguments (`_set_scalars`).
+    changing: frozenset = frozenset()
 
     @property
     def sources(self) -> tuple:
@@ -85,8 +88,9 @@ def forget() -> None:
     _LAYOUTS.clear()
 
 
-def device_facts(device) -> DeviceFacts:
-    settings = current_settings()
+def device_facts(device, settings=None) -> DeviceFacts:
+    """The planning facts of `device` under `settings` (default: the current ones)."""
+    settings = settings or current_settings()
     key = (device.label, settings.gpu_mem_limit, settings.pin)
     facts = _FACTS.get(key)
     if facts is None:
@@ -158,6 +162,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
             float("inf") if roles.indices or with_data or on_device_now(values)
             else residency.MIRROR_FACTOR)
     checks = relaunch.index_checks(instance, roles, plan, values)
+    changing = roles.changing
     limits = device_limits(device)
     searched = search.wanted(plan, instance, limits)
 
@@ -171,7 +176,8 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
             return None
         return Prepared(tiles, kernels, analysis_s=time.perf_counter() - started,
                         may_flag=False, trial=trial, search=outcome,
-                        checks=checks if not roles.indices else None, trial_key=trial_key)
+                        checks=checks if not roles.indices else None, trial_key=trial_key,
+                        changing=changing)
 
     if not searched:
         tiled = in_tiles(lambda part: build_part(instance, part, values, device, opt))
@@ -200,7 +206,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
     return Prepared(plan, tuple(kernels), analysis_s=time.perf_counter() - started,
                     may_flag=any(residency.may_flag(source) for _, source, _ in kernels),
                     trial=trial, search=outcome, pending=pending, checks=checks,
-                    trial_key=trial_key)
+                    trial_key=trial_key, changing=changing)
 
 
 def bind_part(instance, part, values, device):
@@ -233,7 +239,7 @@ def build_part(instance, part, values, device, opt, bound=None) -> tuple:
 
 
 def prepared_call(module, function, nest_id, values, device, inputs=None,
-                  resident=0, with_data=False) -> tuple:
+                  resident=0, with_data=False, settings=None) -> tuple:
     """(Prepared, whether this call prepared it, seconds of its search's step (0.0: none), the
     search's candidate this call runs (search.Trying) or None): repeated calls on the same
     layout reuse the last preparations, and step a pending search (`_search_step`). `inputs`:
@@ -241,9 +247,9 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
     which stand for the arrays and scalars of `values` in the key.
     A call whose inputs differ from an earlier one's only in scalars that change between
     launches (jitgpu/relaunch.py) reuses that one's preparation where its proofs hold for
-    this call's values (its family key)."""
-    facts = device_facts(device)
-    settings = current_settings()
+    this call's values (its family key). `settings`: the call's (default: the current ones)."""
+    settings = settings or current_settings()
+    facts = device_facts(device, settings)
     forced, opt = settings.force_gpu, settings.gpu_opt
     family = None
     # (the search switch decides the kernel too: jitgpu/search.py)
@@ -251,8 +257,10 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
         key = (module, function, nest_id, inputs, facts, forced, opt, settings.gpu_search,
                resident) + (("with data",) if with_data else ())
         found = _PREPARED.get(key)
-        bytes_ = relaunch.family_key(load_nest(module, function, nest_id), values, inputs)
-        if bytes_ is not None and found is None:
+        # (the family only for inputs not seen: a repeated call finds its own key first)
+        bytes_ = None if found is not None else relaunch.family_key(
+            load_nest(module, function, nest_id), values, inputs)
+        if bytes_ is not None:
             family = ("family",) + key[:3] + (bytes_,) + key[4:]
             found = _PREPARED.get(family)
             if found is not None and (_settled_refusal(found) or found.checks is not None and (
@@ -403,7 +411,7 @@ def _search_step(key, prepared: Prepared) -> tuple:
 
 
 def run_nest_on_device(module, function, nest_id, values, device, key=None, measure=True,
-                       replayable=None) -> tuple[Answer, NestReport]:
+                       replayable=None, settings=None) -> tuple[Answer, NestReport]:
     """(answer DONE, report) when the nest ran on the device; raises NotOffloadable.
     `measure`: a close call is measured (jitgpu/decide.py; the hook answers TIMED_OPENMP
     for its OpenMP calls); False (a split's participant alone, which the split's shares time
@@ -411,10 +419,12 @@ def run_nest_on_device(module, function, nest_id, values, device, key=None, meas
     `replayable` (default: `measure`): later calls with the same inputs may replay this one
     from C++ (jitgpu/replay.py), as when a split has settled on this device alone. The
     search's worker starts nothing meanwhile (`search.foreground`): neither a build, which
-    would hold up this call's own, nor Python work, which would hold the GIL from it."""
+    would hold up this call's own, nor Python work, which would hold the GIL from it.
+    `settings`: the call's, read once by the hook (default: the current ones)."""
     with search.foreground():
         return _run_nest_on_device(module, function, nest_id, values, device, key, measure,
-                                   measure if replayable is None else replayable)
+                                   measure if replayable is None else replayable,
+                                   settings or current_settings())
 
 
 def _ask_openmp(trial, scope):
@@ -424,7 +434,8 @@ def _ask_openmp(trial, scope):
     return decide.ask_openmp(trial)
 
 
-def _run_nest_on_device(module, function, nest_id, values, device, key, measure, replayable):
+def _run_nest_on_device(module, function, nest_id, values, device, key, measure, replayable,
+                        settings):
     from gpurts import DeviceError
     from gpurts.executor import KernelFlagged, execute
     from jitgpu import replay
@@ -438,14 +449,15 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     keep = scope is not None and scope > 0 and enabled()
     share = residency.nest_calls_share(module, function, scope) if keep else None
     prepared, first_call, step_s, trying = prepared_call(module, function, nest_id, values,
-                                                         device, key, share or keep)
+                                                         device, key, share or keep,
+                                                         settings=settings)
     if prepared.refusal and keep and prepared.plan is not None \
             and on_device_now(values):
         # Kept off the device by its estimate, while its arrays are there: prepared for the
         # device (its estimate's refusals only: what cannot run there stays refused), and run
         # there where it finds them in its own layouts (else it would copy them anyway).
         with_data, first_again, step_s, trying_there = prepared_call(
-            module, function, nest_id, values, device, key, share or keep, True)
+            module, function, nest_id, values, device, key, share or keep, True, settings)
         first_call = first_call or first_again
         if not with_data.refusal and residency.reuses_entries(
                 with_data.plan, *TABLE.snapshot(), may_flag=with_data.may_flag):
@@ -493,10 +505,11 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     # A search's candidate runs as this call's kernel (its recipe its own), else the layout's.
     run = prepared if trying is None else dataclasses.replace(
         prepared, kernels=(trying.kernel,), recipes={0: trying.recipe})
-    _set_scalars(module, function, nest_id, run, values)
+    _set_scalars(run, values)
+    label = device.label
     try:
         results, timings = execute(plan, [(k, built.kernel) for k, _, built in run.kernels],
-                                   values, {device.label: device}, run.recipes, scope, log)
+                                   values, {label: device}, run.recipes, scope, log)
     except KernelFlagged as e:
         if prepared.pending is not None:
             prepared.pending.abandon(str(e))
@@ -522,30 +535,32 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         trial.record("device", total_s - prepared_s - step_s)
         replayable = False
         _forget_preparations(prepared.trial_key)    # (prepared anew, with the trial)
-    nest_report = _report(nest_id, device, plan, run, timings, total_s, first_call, trial)
+    nest_report = _report(nest_id, label, device_facts(device, settings), plan, run, timings,
+                          total_s, first_call, trial)
     replay_record = relaunch_record = None
     if replayable:
-        nest_report.replay = replay.offer(device, plan, prepared, values, keep, key)
+        nest_report.replay = replay.offer(device, plan, prepared, values, keep, key,
+                                          settings.replay)
         if isinstance(nest_report.replay, replay.Record):
             replay_record = nest_report.replay
         elif trial is not None:
             trial.not_replayed()        # its calls through Python are the evidence again
     if keep and key is not None and trying is None:
         nest_report.relaunch = relaunch.offer(
-            module, function, nest_id, scope, key, values, current_settings(), device, plan,
+            module, function, nest_id, scope, key, values, settings, device, plan,
             prepared, prepared.checks, clear)
         if nest_report.relaunch is not None:
             relaunch_record = nest_report.relaunch.record
     return ran_on_device(results, replay_record, relaunch_record), nest_report
 
 
-def _set_scalars(module, function, nest_id, prepared, values) -> None:
+def _set_scalars(prepared, values) -> None:
     """This call's values of the nest's changing scalars in each part's kernel arguments: a
     preparation made for other values (jitgpu/relaunch.py) serves this call."""
-    from gpurts.executor import scalar_positions, set_scalars
-    changing = relaunch.scalar_roles(load_nest(module, function, nest_id)).changing
+    changing = prepared.changing
     if not changing:
         return
+    from gpurts.executor import scalar_positions, set_scalars
     for index, (kernel, _, built) in enumerate(prepared.kernels):
         positions = scalar_positions(kernel, changing)
         if positions:
@@ -554,7 +569,7 @@ def _set_scalars(module, function, nest_id, prepared, values) -> None:
                 set_scalars(built.kernel, kernel, recipe, positions, values)
 
 
-def _report(nest_id, device, plan, prepared, timings, total_s, first_call,
+def _report(nest_id, label, facts, plan, prepared, timings, total_s, first_call,
             trial=None) -> NestReport:
     """The report of a call that ran on the device. Its details and timings are worked out when
     first read (reading the events' times costs more than the rest of a small call)."""
@@ -562,7 +577,6 @@ def _report(nest_id, device, plan, prepared, timings, total_s, first_call,
     builds = [built for _, _, built in prepared.kernels]
     build_s = sum(b.build_seconds for b in builds) if first_call else 0.0
     hits = sum(b.cache_hit for b in builds) if first_call else len(builds)
-    facts = device_facts(device)
 
     def details_and_timings():
         kernel = prepared.kernels[0][0]
@@ -600,5 +614,5 @@ def _report(nest_id, device, plan, prepared, timings, total_s, first_call,
         reason += f"; UNPY_GPU_OPT={plan.opt}: {applied}"
     if prepared.search is not None:
         reason += f"; search chose {prepared.search.summary}"
-    return NestReport.lazy(nest_id, device.label, reason, details_and_timings, plan=plan,
+    return NestReport.lazy(nest_id, label, reason, details_and_timings, plan=plan,
                            sources=prepared.sources)

@@ -391,14 +391,38 @@ def _plan_within(loops, arrays, accesses, limit):
     return plan if isinstance(plan, list) else [(None, plan)]
 
 
+# Ranges a layout keeps the analyses of (`analysed_transfers`): a split's few share sets.
+ANALYSES_KEPT = 16
+
+
+def analysed_transfers(instance: NestInstance, values, facts: DeviceFacts,
+                       analysed: Optional[dict] = None) -> list:
+    """`plan_transfers`, kept in `analysed` (None: not kept) per range of the outer loop and
+    memory limits, which is all it depends on among the restrictions of one layout's nest
+    (`jitgpu.split.restrict`): a split analyses each range once, for its costs and its part
+    alike (issue 20 item 1)."""
+    if analysed is None:
+        return plan_transfers(instance, values, facts)
+    box = instance.boxes[instance.levels[0].var]
+    key = (box.lo, box.extent, facts.mem_limit, facts.max_alloc)
+    found = analysed.get(key)
+    if found is None:
+        found = analysed[key] = plan_transfers(instance, values, facts)
+        while len(analysed) > ANALYSES_KEPT:
+            del analysed[next(iter(analysed))]
+    return found
+
+
 def plan_call(instance: NestInstance, values, facts: DeviceFacts, *, nest: str = "",
-              forced: bool = False, opt: str = "none") -> GpuPlan:
-    """The plan of one call; raises NotOffloadable when the nest cannot run on the device."""
+              forced: bool = False, opt: str = "none", analysed: Optional[dict] = None
+              ) -> GpuPlan:
+    """The plan of one call; raises NotOffloadable when the nest cannot run on the device.
+    `analysed`: the transfer analyses of the layout's ranges so far (`analysed_transfers`)."""
     if any(n == 0 for n in instance.trip_counts):
         raise NotOffloadable("the parallel loop has no iterations")
     parallel = {b.var for b in instance.boxes.values() if b.parallel}
     parts = []
-    for bounds, transfers in plan_transfers(instance, values, facts):
+    for bounds, transfers in analysed_transfers(instance, values, facts, analysed):
         for g in transfers.groups:
             if any(values[name].itemsize != g.itemsize for name in g.arrays):
                 raise NotOffloadable(f"group of {', '.join(g.arrays)} mixes element sizes")

@@ -1,0 +1,76 @@
+"""Issue 20 items 1 and 6: the call path counted, as bench/call_path.py counts it (its docstring
+defines modules, returns and cycles): a first call of a split analyses each range of the outer
+loop once (the shares' costs and the parts share the analyses), and a repeated call through
+Python (UNPY_REPLAY=0) crosses no more modules, and comes back into no more modules it had left,
+than the bounds below, which are the counts of this tree: a change that adds a step or a call
+back to an earlier one fails here. Results are compared with the interpreter's."""
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import testdevice
+
+sys.path.append(str(Path(__file__).resolve().parents[2] / "bench"))
+import call_path  # noqa: E402
+
+SPECS = {"one device": testdevice.SPEC,
+         "two contexts": f"{testdevice.SPEC},{testdevice.SPEC}",
+         "device+openmp": f"{testdevice.SPEC},openmp"}
+# (modules, returns) of a repeated call at the steps' level (bench/call_path.py), at most.
+REPEATED = {"one device": (16, 5), "two contexts": (13, 15)}
+
+
+def _matmul(gpu, n=24):
+    """A closure calling the compiled `matmul` on fixed arrays (one layout), and a check of its
+    last result against the interpreter's."""
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((n, n)), rng.standard_normal((n, n))
+    c = np.zeros((n, n))
+    expected = np.zeros((n, n))
+    gpu.interpreted.matmul(a, b, expected)
+
+    def check():
+        np.testing.assert_allclose(c, expected, rtol=1e-12)
+    return (lambda: gpu.compiled.matmul(a, b, c)), check
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_a_first_call_analyses_each_range_once(gpu, device_env, spec):
+    from jitgpu import session
+    device_env.setenv("UNPY_DEVICE", SPECS[spec])
+    device_env.setenv("UNPY_REPLAY", "0")
+    session.forget()
+    call, check = _matmul(gpu)
+    analysed = call_path.analyses(call)
+    check()
+    ran_on = gpu.explain("matmul").nests[0].ran_on
+    assert ran_on.startswith("opencl:")
+    assert len(ran_on.split(" + ")) == (1 if spec == "one device" else 2), ran_on
+    # The whole loop (its costs, or the one device), and each part's range.
+    assert (0, 24) in analysed, analysed
+    assert all(n == 1 for n in analysed.values()), analysed
+    if spec != "one device":
+        assert len(analysed) >= 3, analysed       # the parts' ranges besides the whole
+
+
+@pytest.mark.parametrize("spec", REPEATED)
+def test_a_repeated_call_crosses_few_modules(gpu, device_env, spec):
+    from jitgpu import session
+    device_env.setenv("UNPY_DEVICE", SPECS[spec])
+    device_env.setenv("UNPY_REPLAY", "0")
+    session.forget()
+    call, check = _matmul(gpu)
+    for _ in range(3):
+        call()
+    counted = [call_path.trace(call) for _ in range(2)]
+    check()
+    modules, returns = REPEATED[spec]
+    for found in counted:
+        steps = found["steps"]
+        assert steps.cycles == 0, steps.crossings        # no step calls a running one back
+        assert len(steps.modules) <= modules, steps.modules
+        assert steps.returns <= returns, steps.crossings
+        assert steps.modules[:2] == ("unpython", "jitgpu.hook"), steps.modules
+    assert counted[0]["steps"] == counted[1]["steps"]    # a repeated call: the same path

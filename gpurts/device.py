@@ -323,6 +323,12 @@ def is_list_spec(spec: str) -> bool:
     return "," in spec or spec == "all" or spec in (OPENMP, "host")
 
 
+def selection_for(spec: str) -> DeviceSelection | DevicesSelection:
+    """What `spec` chooses: the participants of a list spec (`is_list_spec`), else its one
+    device (the hook asks once a call)."""
+    return devices_selection(spec) if is_list_spec(spec) else device_selection(spec)
+
+
 def devices_selection(spec: str) -> DevicesSelection:
     """The participants of a list spec: comma-separated single specs (`gpu`, `gpu0`, `cpu`,
     `pocl`, a name), `openmp` (or `host`: the OpenMP code on a sub-range of the outer loop), or

@@ -34,25 +34,13 @@ import numpy as np
 from jitgpu import overlap, replay, report, search, shares
 from jitgpu.answer import RUN_OPENMP, Answer, ran_on_device, split_range
 from jitgpu.bind import device_limits
-from jitgpu.nest import (DeviceFailure, NotOffloadable, Refused, instantiate, load_nest,
-                         python_name)
+from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
 from jitgpu.offload import bind_part, build_part, call_key, device_facts, run_nest_on_device
 from jitgpu.plan import plan_call
 from jitgpu.split import OPENMP, NotSplit, Participant, participant_costs, share_ranges, split_plan
-from unpy.settings import Settings
 from unpy.settings import current as current_settings
 
 log = logging.getLogger("unpy")
-
-
-def device_spec(module: str, function: str, settings: Settings | None = None) -> str:
-    """The participants of a nest: `UNPY_DEVICE` when set, else the function's
-    `@unpython.gpu(devices=...)`, else '' (the default: the first GPU)."""
-    spec = (settings or current_settings()).device
-    if spec:
-        return spec
-    import unpython
-    return unpython._devices.get((module, python_name(module, function)), "")
 
 
 @dataclass
@@ -138,14 +126,14 @@ def _parts_fill(instance, devices) -> bool:
 def _layout(module, function, nest_id, values, selection, settings, inputs) -> tuple:
     """(its key, the Layout of this call)."""
     forced, opt = settings.force_gpu, settings.gpu_opt
-    participants = tuple([Participant(d.label, device_facts(d, settings))
-                          for d in selection.devices]
-                         + ([Participant(OPENMP, None)] if selection.openmp else []))
-    labels = tuple(p.label for p in participants)
+    labels = tuple(d.label for d in selection.devices) + ((OPENMP,) if selection.openmp else ())
     key = ((module, function, nest_id, inputs, labels, forced, opt) if inputs is not None else
            call_key(module, function, nest_id, values, labels, forced, opt))
 
     def make():
+        participants = tuple([Participant(d.label, device_facts(d, settings))
+                              for d in selection.devices]
+                             + ([Participant(OPENMP, None)] if selection.openmp else []))
         instance = instantiate(load_nest(module, function, nest_id), values)  # refuses empty loops
         analysed = {}
 

@@ -71,6 +71,23 @@ class Prepared:
     def sources(self) -> tuple:
         return tuple(dict.fromkeys(source for _, source, _ in self.kernels))
 
+    # What every call's report says of it, worked out once (a preparation replaced, by a
+    # search's choice say, works it out again).
+    @functools.cached_property
+    def verdict(self) -> str:
+        return self.plan.verdict
+
+    @functools.cached_property
+    def tuning_note(self) -> str:
+        """The loop optimisations applied to its kernel and the search's choice, for reports."""
+        note = ""
+        if self.plan.opt != "none":
+            note += (f"; UNPY_GPU_OPT={self.plan.opt}: "
+                     f"{describe_level(self.plan.opt, self.kernels[0][0])}")
+        if self.search is not None:
+            note += f"; search chose {self.search.summary}"
+        return note
+
 
 _PREPARED = collections.OrderedDict()     # call key -> Prepared, most recent last
 _PREPARED_KEPT = 32
@@ -499,9 +516,10 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     if scope is not None and scope > 0:
         log = TABLE.log(scope)
         record_transfers(module, function, log)
-    entries, held = TABLE.snapshot()
-    plan = residency.apply_residency(prepared.plan, entries, held, keep=keep,
-                                     may_flag=prepared.may_flag)
+    entries, held = TABLE.state
+    # (nothing on the device and nothing to keep: the plan as prepared)
+    plan = prepared.plan if not (entries or held or keep) else residency.apply_residency(
+        prepared.plan, entries, held, keep=keep, may_flag=prepared.may_flag)
     # A search's candidate runs as this call's kernel (its recipe its own), else the layout's.
     run = prepared if trying is None else dataclasses.replace(
         prepared, kernels=(trying.kernel,), recipes={0: trying.recipe})
@@ -608,11 +626,7 @@ def _report(nest_id, label, facts, plan, prepared, timings, total_s, first_call,
             "tiles": len(plan.parts), "bytes_moved": moved, "bytes_touched": plan.touched_bytes,
             "gb_per_s": rate / 1e9, "link_peak_gb_per_s": peak / 1e9}
 
-    reason = str(trial) if trial else plan.verdict
-    if plan.opt != "none":
-        applied = describe_level(plan.opt, prepared.kernels[0][0])
-        reason += f"; UNPY_GPU_OPT={plan.opt}: {applied}"
-    if prepared.search is not None:
-        reason += f"; search chose {prepared.search.summary}"
+    reason = (str(trial) if trial else prepared.verdict if plan is prepared.plan
+              else plan.verdict) + prepared.tuning_note
     return NestReport.lazy(nest_id, label, reason, details_and_timings, plan=plan,
                            sources=prepared.sources)

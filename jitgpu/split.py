@@ -29,7 +29,7 @@ import dataclasses
 import itertools
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from typing import Optional
@@ -53,10 +53,11 @@ class NotSplit(NotOffloadable):
 class Participant:
     label: str
     facts: Optional[DeviceFacts]        # None: the OpenMP code
+    # (a field, not a property: a split call reads it for every participant, several times)
+    is_openmp: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def is_openmp(self) -> bool:
-        return self.facts is None
+    def __post_init__(self):
+        object.__setattr__(self, "is_openmp", self.facts is None)
 
 
 @dataclass(frozen=True)

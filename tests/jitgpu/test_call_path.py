@@ -19,7 +19,7 @@ SPECS = {"one device": testdevice.SPEC,
          "two contexts": f"{testdevice.SPEC},{testdevice.SPEC}",
          "device+openmp": f"{testdevice.SPEC},openmp"}
 # (modules, returns) of a repeated call at the steps' level (bench/call_path.py), at most.
-REPEATED = {"one device": (16, 5), "two contexts": (13, 15)}
+REPEATED = {"one device": (11, 3), "two contexts": (12, 8)}
 
 
 def _matmul(gpu, n=24):

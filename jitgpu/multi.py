@@ -298,7 +298,7 @@ def run_split(module, function, nest_id, values, selection, inputs=None, setting
             # writes each tile back before the next (and undoes them on a failure).
             return run_nest_on_device(module, function, nest_id, given,
                                       devices[chosen[0].label], inputs, measure=False,
-                                      settings=settings)
+                                      settings=settings, analysed=layout.analysed)
         # Not splittable: the fastest participant alone, from now on.
         balance.shares = _alone_instead(balance, layout, prepared.refusal)
         return run_split(module, function, nest_id, given, selection, inputs, settings)
@@ -363,7 +363,7 @@ def _run_alone(module, function, nest_id, given, layout, shares_now, device, inp
     started = time.perf_counter()
     answer, nest_report = run_nest_on_device(module, function, nest_id, dict(given), device,
                                              inputs, measure=False, replayable=settled,
-                                             settings=settings)
+                                             settings=settings, analysed=layout.analysed)
     total_s = time.perf_counter() - started
     # Settled alone, repeated calls replay from C++ at about the device's own time: this call
     # through Python is no like sample of them (H100, nbody f32 65536: 5.27 ms through Python,

@@ -129,11 +129,13 @@ def call_key(module, function, nest_id, values, facts, forced, opt) -> tuple:
 
 
 def prepare(module, function, nest_id, values, device, facts, forced, opt,
-            resident=0, with_data=False) -> Prepared:
+            resident=0, with_data=False, analysed=None) -> Prepared:
     """`resident` (0: no): the call keeps data on the device, so each array gets one layout
     where that is cheap (`jitgpu.residency.one_layout_per_array`), and the copies are shared by
     that many nest calls (`jitgpu.residency.amortised`). `with_data`: its arrays are on the
-    device now (`gpurts.residency.on_device_now`): it runs there."""
+    device now (`gpurts.residency.on_device_now`): it runs there. `analysed`: a split layout's
+    analyses of its ranges (`jitgpu.plan.analysed_transfers`), where a split's participant
+    running alone finds the whole loop's."""
     from gpurts.residency import on_device_now
     started = time.perf_counter()
     try:
@@ -143,7 +145,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
         # transfers are planned, and refused for these inputs as the analysis is.
         check_supported(instance, device.has_fp64)
         plan = plan_call(instance, values, facts, nest=f"{module}.{function} nest {nest_id}",
-                         forced=forced, opt=opt)
+                         forced=forced, opt=opt, analysed=analysed)
         if resident:
             plan = dataclasses.replace(
                 residency.amortised(plan, resident, pipelined=not nest.loop.reductions),
@@ -256,7 +258,7 @@ def build_part(instance, part, values, device, opt, bound=None) -> tuple:
 
 
 def prepared_call(module, function, nest_id, values, device, inputs=None,
-                  resident=0, with_data=False, settings=None) -> tuple:
+                  resident=0, with_data=False, settings=None, analysed=None) -> tuple:
     """(Prepared, whether this call prepared it, seconds of its search's step (0.0: none), the
     search's candidate this call runs (search.Trying) or None): repeated calls on the same
     layout reuse the last preparations, and step a pending search (`_search_step`). `inputs`:
@@ -315,12 +317,12 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
         if found.pending is None and not found.may_flag and overlap.worth_tiling(found.plan):
             # Its search just settled: prepared again, in tiles built with the choice.
             found = prepare(module, function, nest_id, values, device, facts, forced, opt,
-                            resident, with_data)
+                            resident, with_data, analysed)
             _PREPARED[key] = found
             return found, True, step_s, None
         return found, False, step_s, trying
     found = prepare(module, function, nest_id, values, device, facts, forced, opt, resident,
-                    with_data)
+                    with_data, analysed)
     _after_first_preparation()
     _PREPARED[key] = found
     if layout_key is not None and found.pending is None:
@@ -428,7 +430,8 @@ def _search_step(key, prepared: Prepared) -> tuple:
 
 
 def run_nest_on_device(module, function, nest_id, values, device, key=None, measure=True,
-                       replayable=None, settings=None) -> tuple[Answer, NestReport]:
+                       replayable=None, settings=None, analysed=None
+                       ) -> tuple[Answer, NestReport]:
     """(answer DONE, report) when the nest ran on the device; raises NotOffloadable.
     `measure`: a close call is measured (jitgpu/decide.py; the hook answers TIMED_OPENMP
     for its OpenMP calls); False (a split's participant alone, which the split's shares time
@@ -437,11 +440,12 @@ def run_nest_on_device(module, function, nest_id, values, device, key=None, meas
     from C++ (jitgpu/replay.py), as when a split has settled on this device alone. The
     search's worker starts nothing meanwhile (`search.foreground`): neither a build, which
     would hold up this call's own, nor Python work, which would hold the GIL from it.
-    `settings`: the call's, read once by the hook (default: the current ones)."""
+    `settings`: the call's, read once by the hook (default: the current ones). `analysed`:
+    see `prepare`."""
     with search.foreground():
         return _run_nest_on_device(module, function, nest_id, values, device, key, measure,
                                    measure if replayable is None else replayable,
-                                   settings or current_settings())
+                                   settings or current_settings(), analysed)
 
 
 def _ask_openmp(trial, scope):
@@ -452,7 +456,7 @@ def _ask_openmp(trial, scope):
 
 
 def _run_nest_on_device(module, function, nest_id, values, device, key, measure, replayable,
-                        settings):
+                        settings, analysed):
     from gpurts import DeviceError
     from gpurts.executor import KernelFlagged, execute
     from jitgpu import replay
@@ -467,14 +471,15 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     share = residency.nest_calls_share(module, function, scope) if keep else None
     prepared, first_call, step_s, trying = prepared_call(module, function, nest_id, values,
                                                          device, key, share or keep,
-                                                         settings=settings)
+                                                         settings=settings, analysed=analysed)
     if prepared.refusal and keep and prepared.plan is not None \
             and on_device_now(values):
         # Kept off the device by its estimate, while its arrays are there: prepared for the
         # device (its estimate's refusals only: what cannot run there stays refused), and run
         # there where it finds them in its own layouts (else it would copy them anyway).
         with_data, first_again, step_s, trying_there = prepared_call(
-            module, function, nest_id, values, device, key, share or keep, True, settings)
+            module, function, nest_id, values, device, key, share or keep, True, settings,
+            analysed)
         first_call = first_call or first_again
         if not with_data.refusal and residency.reuses_entries(
                 with_data.plan, *TABLE.snapshot(), may_flag=with_data.may_flag):

@@ -36,11 +36,16 @@ def _matmul(gpu, n=24):
     return (lambda: gpu.compiled.matmul(a, b, c)), check
 
 
+@pytest.mark.parametrize("limit", [None, 12000])
 @pytest.mark.parametrize("spec", SPECS)
-def test_a_first_call_analyses_each_range_once(gpu, device_env, spec):
+def test_a_first_call_analyses_each_range_once(gpu, device_env, spec, limit):
+    """`limit`: UNPY_GPU_MEM_LIMIT under the whole loop's 13824 bytes, over a half's 9216: the
+    whole is analysed in tiles (for the costs, or the one device), the halves are not."""
     from jitgpu import session
     device_env.setenv("UNPY_DEVICE", SPECS[spec])
     device_env.setenv("UNPY_REPLAY", "0")
+    if limit is not None:
+        device_env.setenv("UNPY_GPU_MEM_LIMIT", str(limit))
     session.forget()
     call, check = _matmul(gpu)
     analysed = call_path.analyses(call)
@@ -53,6 +58,8 @@ def test_a_first_call_analyses_each_range_once(gpu, device_env, spec):
     assert all(n == 1 for n in analysed.values()), analysed
     if spec != "one device":
         assert len(analysed) >= 3, analysed       # the parts' ranges besides the whole
+    if limit is not None and spec == "one device":
+        assert gpu.explain("matmul").nests[0].timings["tiles"] > 1
 
 
 @pytest.mark.parametrize("spec", REPEATED)

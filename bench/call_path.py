@@ -9,7 +9,9 @@ calls come through Python instead of being replayed from C++. That is the path o
 the replay refuses (a nest with reductions, several parts, a search still timing, data kept on
 the device, UNPY_LOG=info): the same steps, up to the replay's reason for refusing. The split:
 UNPY_DEVICE=cpu,cpu, two contexts of the CPU device as two participants (as
-tests/jitgpu/test_split_run.py gets two).
+tests/jitgpu/test_split_run.py gets two); and UNPY_DEVICE=cpu,openmp, the device beside the
+OpenMP code (the compiled caller runs its range, then hands its results to
+`jitgpu.multi.finish_split`: a second entry from C++ in the same call, counted with the first).
 
 How the call is counted (`trace`), with `sys.setprofile` in the calling thread from the compiled
 function's entry to its return (a device part's own thread, gpurts/concurrent.py, is not
@@ -192,7 +194,8 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="unpy-call-path-") as folder:
         module = built_mmult(folder)
         rows = {"one device": measure(module, "cpu", args.calls),
-                "split over two contexts": measure(module, "cpu,cpu", args.calls)}
+                "split over two contexts": measure(module, "cpu,cpu", args.calls),
+                "split beside the OpenMP code": measure(module, "cpu,openmp", args.calls)}
     print("| call path | first call: analyses per range [lo, hi) | repeated call: modules, "
           "returns (cycles), all | the same, steps | ran on |")
     print("|---|---|---|---|---|")

@@ -21,7 +21,6 @@ After each call the Balance learns the measured time of every participant.
 from __future__ import annotations
 
 import collections
-import dataclasses
 import itertools
 import logging
 import math
@@ -376,8 +375,8 @@ def _run_alone(module, function, nest_id, given, layout, shares_now, device, inp
     total_s = slowdown.get(device.label, total_s)
     balance = layout.balance
     balance.record(shares_now, [total_s if x > 0 else 0.0 for x in shares_now], total_s)
-    return answer, dataclasses.replace(nest_report,
-                                       reason=f"{device.label} alone: {balance.why}")
+    nest_report.reason = f"{device.label} alone: {balance.why}"    # (recorded: amended)
+    return answer, nest_report
 
 
 def finish_split(handle: int, reductions: dict) -> Answer:
@@ -401,7 +400,6 @@ def finish_split(handle: int, reductions: dict) -> Answer:
         report.record(module, function, nest_id, report.NestReport(nest_id, "openmp", reason))
         log.log(level, "%s: OpenMP (%s)", where, reason)
         return RUN_OPENMP
-    report.record(module, function, nest_id, nest_report)
     if log.isEnabledFor(logging.INFO):
         log.info("%s: ran on %s (%s)", where, nest_report.ran_on,
                  nest_report.details.get("time", ""))
@@ -409,7 +407,7 @@ def finish_split(handle: int, reductions: dict) -> Answer:
 
 
 def _learn(pending: Pending, host_s, ended: float) -> report.NestReport:
-    """Tell the Balance how the call went, and make its report."""
+    """Tell the Balance how the call went, and make and record its report."""
     split, layout = pending.prepared.split, pending.layout
     device_s = pending.run.seconds()
     seconds = tuple((host_s or 0.0) if p.is_openmp else device_s.get(p.label, 0.0)
@@ -484,6 +482,6 @@ def _report(pending: Pending, seconds, total_s) -> report.NestReport:
 
     reason = (f"split along {split.outer} across {len(ran)} participants: " if len(ran) > 1
               else f"{ran[0]} alone: ") + layout.balance.why
-    return report.NestReport.lazy(nest_id, " + ".join(ran), reason, details_and_timings,
-                                  plan=split, sources=tuple(dict.fromkeys(
-                                      s for _, s, _ in pending.prepared.kernels)))
+    return report.ran(pending.where[0], pending.where[1], nest_id, " + ".join(ran), reason,
+                      details_and_timings, plan=split, sources=tuple(dict.fromkeys(
+                          s for _, s, _ in pending.prepared.kernels)))

@@ -32,7 +32,7 @@ from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import DeviceFacts, GpuPlan, plan_call
 from jitgpu import calls, decide, overlap, rebase, relaunch, residency, search
 from jitgpu.answer import Answer, ran_on_device
-from jitgpu.report import NestReport, record_transfers
+from jitgpu.report import NestReport, ran, record_transfers
 from unpy.host_memory import root_range
 from unpy.settings import current as current_settings
 
@@ -558,8 +558,8 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         trial.record("device", total_s - prepared_s - step_s)
         replayable = False
         _forget_preparations(prepared.trial_key)    # (prepared anew, with the trial)
-    nest_report = _report(nest_id, label, device_facts(device, settings), plan, run, timings,
-                          total_s, first_call, trial)
+    nest_report = _report(module, function, nest_id, label, device_facts(device, settings),
+                          plan, run, timings, total_s, first_call, trial)
     replay_record = relaunch_record = None
     if replayable:
         nest_report.replay = replay.offer(device, plan, prepared, values, keep, key,
@@ -592,10 +592,11 @@ def _set_scalars(prepared, values) -> None:
                 set_scalars(built.kernel, kernel, recipe, positions, values)
 
 
-def _report(nest_id, label, facts, plan, prepared, timings, total_s, first_call,
-            trial=None) -> NestReport:
-    """The report of a call that ran on the device. Its details and timings are worked out when
-    first read (reading the events' times costs more than the rest of a small call)."""
+def _report(module, function, nest_id, label, facts, plan, prepared, timings, total_s,
+            first_call, trial=None) -> NestReport:
+    """The report of a call that ran on the device, recorded (`jitgpu.report.ran`). Its details
+    and timings are worked out when first read (reading the events' times costs more than the
+    rest of a small call)."""
     analysis_s = prepared.analysis_s if first_call else 0.0
     builds = [built for _, _, built in prepared.kernels]
     build_s = sum(b.build_seconds for b in builds) if first_call else 0.0
@@ -633,5 +634,5 @@ def _report(nest_id, label, facts, plan, prepared, timings, total_s, first_call,
 
     reason = (str(trial) if trial else prepared.verdict if plan is prepared.plan
               else plan.verdict) + prepared.tuning_note
-    return NestReport.lazy(nest_id, label, reason, details_and_timings, plan=plan,
+    return ran(module, function, nest_id, label, reason, details_and_timings, plan=plan,
                            sources=prepared.sources)

@@ -19,7 +19,7 @@ SPECS = {"one device": testdevice.SPEC,
          "two contexts": f"{testdevice.SPEC},{testdevice.SPEC}",
          "device+openmp": f"{testdevice.SPEC},openmp"}
 # (modules, returns) of a repeated call at the steps' level (bench/call_path.py), at most.
-REPEATED = {"one device": (11, 3), "two contexts": (12, 8)}
+REPEATED = {"one device": (11, 2), "two contexts": (12, 7), "device+openmp": (11, 8)}
 
 
 def _matmul(gpu, n=24):
@@ -60,6 +60,28 @@ def test_a_first_call_analyses_each_range_once(gpu, device_env, spec, limit):
         assert len(analysed) >= 3, analysed       # the parts' ranges besides the whole
     if limit is not None and spec == "one device":
         assert gpu.explain("matmul").nests[0].timings["tiles"] > 1
+
+
+def test_an_even_first_split_analyses_its_first_half_once(gpu, device_env, monkeypatch):
+    """Two contexts measured alike (the same facts but their labels), so that the first shares
+    are even: the shares' costs analyse the whole loop and the first half, and the first part
+    runs that half, whose analysis it finds (it was analysed twice: issue 20 item 6)."""
+    import dataclasses
+    from jitgpu import multi, session
+    device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
+    device_env.setenv("UNPY_REPLAY", "0")
+    session.forget()
+    real = multi.device_facts
+    first = {}
+
+    def alike(device, *args):
+        facts = real(device, *args)
+        return dataclasses.replace(first.setdefault("facts", facts), label=facts.label)
+    monkeypatch.setattr(multi, "device_facts", alike)
+    call, check = _matmul(gpu)
+    analysed = call_path.analyses(call)
+    check()
+    assert analysed == {(0, 24): 1, (0, 12): 1, (12, 24): 1}, analysed
 
 
 @pytest.mark.parametrize("spec", REPEATED)

@@ -132,7 +132,7 @@ def run_nest(module: str, function: str, nest_id: int, values: dict,
         return _fall_back(module, function, nest_id, where,
                           f"internal error in the GPU JIT ({type(e).__name__}: {e})",
                           logging.WARNING)
-    # (the step that ran the nest recorded its report: jitgpu.report.ran)
+    # (the step that ran the nest recorded its report: jitgpu.report.record_ran)
     calls = RELAUNCHES.call(module, function, scope)
     calls.launches += 1
     calls.host_s += time.perf_counter() - started

@@ -482,6 +482,6 @@ def _report(pending: Pending, seconds, total_s) -> report.NestReport:
 
     reason = (f"split along {split.outer} across {len(ran)} participants: " if len(ran) > 1
               else f"{ran[0]} alone: ") + layout.balance.why
-    return report.ran(pending.where[0], pending.where[1], nest_id, " + ".join(ran), reason,
-                      details_and_timings, plan=split, sources=tuple(dict.fromkeys(
-                          s for _, s, _ in pending.prepared.kernels)))
+    sources = tuple(dict.fromkeys(s for _, s, _ in pending.prepared.kernels))
+    return report.record_ran(pending.where[0], pending.where[1], nest_id, " + ".join(ran),
+                             reason, details_and_timings, plan=split, sources=sources)

@@ -32,7 +32,7 @@ from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import DeviceFacts, GpuPlan, plan_call
 from jitgpu import calls, decide, overlap, rebase, relaunch, residency, search
 from jitgpu.answer import Answer, ran_on_device
-from jitgpu.report import NestReport, ran, record_transfers
+from jitgpu.report import NestReport, record_ran, record_transfers
 from unpy.host_memory import root_range
 from unpy.settings import current as current_settings
 
@@ -594,9 +594,9 @@ def _set_scalars(prepared, values) -> None:
 
 def _report(module, function, nest_id, label, facts, plan, prepared, timings, total_s,
             first_call, trial=None) -> NestReport:
-    """The report of a call that ran on the device, recorded (`jitgpu.report.ran`). Its details
-    and timings are worked out when first read (reading the events' times costs more than the
-    rest of a small call)."""
+    """The report of a call that ran on the device, recorded (`jitgpu.report.record_ran`). Its
+    details and timings are worked out when first read (reading the events' times costs more
+    than the rest of a small call)."""
     analysis_s = prepared.analysis_s if first_call else 0.0
     builds = [built for _, _, built in prepared.kernels]
     build_s = sum(b.build_seconds for b in builds) if first_call else 0.0
@@ -634,5 +634,5 @@ def _report(module, function, nest_id, label, facts, plan, prepared, timings, to
 
     reason = (str(trial) if trial else prepared.verdict if plan is prepared.plan
               else plan.verdict) + prepared.tuning_note
-    return ran(module, function, nest_id, label, reason, details_and_timings, plan=plan,
-                           sources=prepared.sources)
+    return record_ran(module, function, nest_id, label, reason, details_and_timings,
+                      plan=plan, sources=prepared.sources)

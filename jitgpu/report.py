@@ -182,8 +182,8 @@ def record(module: str, function: str, nest_id: int, nest: NestReport):
     _last.setdefault((module, function), {})[nest_id] = nest
 
 
-def ran(module: str, function: str, nest_id: int, ran_on: str, reason: str, fill,
-        **fields) -> NestReport:
+def record_ran(module: str, function: str, nest_id: int, ran_on: str, reason: str, fill,
+               **fields) -> NestReport:
     """The report of a nest that ran (`NestReport.lazy`: details and timings from `fill()` when
     first read), recorded as its last call's: the report step of the call path, taken once a
     call by the step that ran the nest (jitgpu/offload.py, jitgpu/multi.py); the hook records

@@ -3,7 +3,9 @@ defines modules, returns and cycles): a first call of a split analyses each rang
 loop once (the shares' costs and the parts share the analyses), and a repeated call through
 Python (UNPY_REPLAY=0) crosses no more modules, and comes back into no more modules it had left,
 than the bounds below, which are the counts of this tree: a change that adds a step or a call
-back to an earlier one fails here. Results are compared with the interpreter's."""
+back to an earlier one fails here. A split's participants are made alike and timed by the
+synthetic seam `jitgpu.multi.slowdown` where the count must not depend on the host's timing.
+Results are compared with the interpreter's."""
 import sys
 from pathlib import Path
 
@@ -62,15 +64,15 @@ def test_a_first_call_analyses_each_range_once(gpu, device_env, spec, limit):
         assert gpu.explain("matmul").nests[0].timings["tiles"] > 1
 
 
-def test_an_even_first_split_analyses_its_first_half_once(gpu, device_env, monkeypatch):
-    """Two contexts measured alike (the same facts but their labels), so that the first shares
-    are even: the shares' costs analyse the whole loop and the first half, and the first part
-    runs that half, whose analysis it finds (it was analysed twice: issue 20 item 6)."""
+def _alike(monkeypatch, spec):
+    """The participants of `spec` given the same facts but their labels (so that the first
+    shares of two contexts are even), and timed alike (`jitgpu.multi.slowdown`: synthetic
+    times in place of measured ones), so that the shares, and the path with them, do not move
+    with the host's timing."""
     import dataclasses
-    from jitgpu import multi, session
-    device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
-    device_env.setenv("UNPY_REPLAY", "0")
-    session.forget()
+    from gpurts.device import devices_selection
+    from jitgpu import multi
+    from jitgpu.split import OPENMP
     real = multi.device_facts
     first = {}
 
@@ -78,6 +80,19 @@ def test_an_even_first_split_analyses_its_first_half_once(gpu, device_env, monke
         facts = real(device, *args)
         return dataclasses.replace(first.setdefault("facts", facts), label=facts.label)
     monkeypatch.setattr(multi, "device_facts", alike)
+    labels = [d.label for d in devices_selection(SPECS[spec]).devices] + [OPENMP]
+    monkeypatch.setattr(multi, "slowdown", {label: 1.0 for label in labels})
+
+
+def test_an_even_first_split_analyses_its_first_half_once(gpu, device_env, monkeypatch):
+    """Two contexts alike, so that the first shares are even: the shares' costs analyse the
+    whole loop and the first half, and the first part runs that half, whose analysis it finds
+    (it was analysed twice: issue 20 item 6)."""
+    from jitgpu import session
+    device_env.setenv("UNPY_DEVICE", SPECS["two contexts"])
+    device_env.setenv("UNPY_REPLAY", "0")
+    session.forget()
+    _alike(monkeypatch, "two contexts")
     call, check = _matmul(gpu)
     analysed = call_path.analyses(call)
     check()
@@ -85,13 +100,15 @@ def test_an_even_first_split_analyses_its_first_half_once(gpu, device_env, monke
 
 
 @pytest.mark.parametrize("spec", REPEATED)
-def test_a_repeated_call_crosses_few_modules(gpu, device_env, spec):
+def test_a_repeated_call_crosses_few_modules(gpu, device_env, monkeypatch, spec):
     from jitgpu import session
     device_env.setenv("UNPY_DEVICE", SPECS[spec])
     device_env.setenv("UNPY_REPLAY", "0")
     session.forget()
+    if spec != "one device":
+        _alike(monkeypatch, spec)
     call, check = _matmul(gpu)
-    for _ in range(3):
+    for _ in range(6):          # (a split's shares settle within three calls)
         call()
     counted = [call_path.trace(call) for _ in range(2)]
     check()

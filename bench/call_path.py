@@ -32,8 +32,9 @@ followed):
   libraries under unpy/ count where the call path enters them; what they call inside themselves
   is theirs, not a step of the call).
 `analyses`: calls of `jitgpu.plan.plan_transfers` (the CSLMAD analysis of one nest or range,
-tiles cut from it where it does not fit) during the first call of a layout, per range [lo, hi)
-of the outer loop's values.
+tiles cut from it where it does not fit) during the first call of a layout, per range: the
+values [lo, hi) of each parallel loop level (a split's part restricts the outer one, a tile of
+two levels the next one too).
 
     UNPY_CACHE_DIR=... python bench/call_path.py [--calls 12] [--show]
 
@@ -133,7 +134,8 @@ def count(crossings) -> PathCount:
 
 
 def analyses(run) -> dict:
-    """{(first, last + step) values of the outer loop: transfer analyses} during `run()`."""
+    """{((first, last + step) of each parallel level's values, ...): transfer analyses} during
+    `run()`."""
     found = collections.Counter()
     import jitgpu.plan
     code = jitgpu.plan.plan_transfers.__code__
@@ -141,8 +143,8 @@ def analyses(run) -> dict:
     def profile(frame, event, arg):
         if event == "call" and frame.f_code is code:
             instance = frame.f_locals["instance"]
-            box = instance.boxes[instance.levels[0].var]
-            found[box.lo, box.lo + box.step * box.extent] += 1
+            boxes = (instance.boxes[level.var] for level in instance.levels)
+            found[tuple((box.lo, box.lo + box.step * box.extent) for box in boxes)] += 1
 
     sys.setprofile(profile)
     try:
@@ -200,7 +202,8 @@ def main(argv=None) -> int:
           "returns (cycles), all | the same, steps | ran on |")
     print("|---|---|---|---|---|")
     for label, row in rows.items():
-        ranges = ", ".join(f"[{lo}, {hi}): {k}" for (lo, hi), k in sorted(row["analyses"].items()))
+        ranges = ", ".join(" x ".join(f"[{lo}, {hi})" for lo, hi in levels) + f": {k}"
+                           for levels, k in sorted(row["analyses"].items()))
         last = row["calls"][-1]
         print(f"| {label} | {ranges} | {last['all']} | {last['steps']} | {row['ran_on']} |")
         if args.show:

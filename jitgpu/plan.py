@@ -391,31 +391,35 @@ def _plan_within(loops, arrays, accesses, limit):
     return plan if isinstance(plan, list) else [(None, plan)]
 
 
-# Ranges a layout keeps the analyses of (`analysed_transfers`): a split's few share sets.
-ANALYSES_KEPT = 16
+# Ranges a layout keeps the analyses of (`analysed_transfers`): a split's few share sets and
+# the tiles of its devices (two levels of 4 x 4 on two devices: 32).
+ANALYSES_KEPT = 64
 
 
 def analysed_transfers(instance: NestInstance, values, facts: DeviceFacts,
                        analysed: Optional[dict] = None) -> list:
-    """`plan_transfers`, kept in `analysed` (None: not kept) per range of the outer loop, which
-    is all it depends on among the restrictions of one layout's nest (`jitgpu.split.restrict`)
-    but for the memory limits: a split analyses each range once, for its costs and its part
-    alike (issue 20 item 1). The analysis itself does not read the limits (they only refuse a
-    plan that does not fit, which is then tiled): a range's untiled plan serves every device
-    it fits, the OpenMP participant's (no limit) included; tiles are kept per limits."""
+    """`plan_transfers`, kept in `analysed` (None: not kept) per range of the parallel loops
+    (each level's box: a split's part restricts the outer one, a tile of two levels the next
+    one too), which is all it depends on among the restrictions of one layout's nest
+    (`jitgpu.split.restrict`) but for the memory limits: a split analyses each range once, for
+    its costs and its part alike (issue 20 item 1). The analysis itself does not read the
+    limits (they only refuse a plan that does not fit, which is then tiled): a range's untiled
+    plan serves every device it fits, the OpenMP participant's (no limit) included; tiles are
+    kept per limits."""
     if analysed is None:
         return plan_transfers(instance, values, facts)
-    box = instance.boxes[instance.levels[0].var]
-    whole = analysed.get((box.lo, box.extent))
+    ranges = tuple((instance.boxes[level.var].lo, instance.boxes[level.var].extent)
+                   for level in instance.levels)
+    whole = analysed.get(ranges)
     if whole is not None and whole.device_bytes <= facts.mem_limit \
             and all(g.device_bytes <= facts.max_alloc for g in whole.groups):
         return [(None, whole)]
-    key = (box.lo, box.extent, facts.mem_limit, facts.max_alloc)
+    key = (ranges, facts.mem_limit, facts.max_alloc)
     found = analysed.get(key)
     if found is None:
         found = plan_transfers(instance, values, facts)
         untiled = len(found) == 1 and found[0][0] is None
-        analysed[key[:2] if untiled else key] = found[0][1] if untiled else found
+        analysed[ranges if untiled else key] = found[0][1] if untiled else found
         while len(analysed) > ANALYSES_KEPT:
             del analysed[next(iter(analysed))]
     return found

@@ -56,7 +56,7 @@ def test_a_first_call_analyses_each_range_once(gpu, device_env, spec, limit):
     assert ran_on.startswith("opencl:")
     assert len(ran_on.split(" + ")) == (1 if spec == "one device" else 2), ran_on
     # The whole loop (its costs, or the one device), and each part's range.
-    assert (0, 24) in analysed, analysed
+    assert ((0, 24), (0, 24)) in analysed, analysed
     assert all(n == 1 for n in analysed.values()), analysed
     if spec != "one device":
         assert len(analysed) >= 3, analysed       # the parts' ranges besides the whole
@@ -96,7 +96,8 @@ def test_an_even_first_split_analyses_its_first_half_once(gpu, device_env, monke
     call, check = _matmul(gpu)
     analysed = call_path.analyses(call)
     check()
-    assert analysed == {(0, 24): 1, (0, 12): 1, (12, 24): 1}, analysed
+    assert analysed == {((0, 24), (0, 24)): 1, ((0, 12), (0, 24)): 1, ((12, 24), (0, 24)): 1}, \
+        analysed
 
 
 @pytest.mark.parametrize("spec", REPEATED)

@@ -45,6 +45,11 @@ class Device:
         self.ordinal = ordinal      # devices of the same name listed before this one
         self.copy = copy            # 0, or k: the k-th extra context opened on this device
         self.name = cl_device.name.strip()
+        # How reports name the device: `report.nests[k].ran_on` (SPEC section 5); a second
+        # device of the same name, or a second context of one, is told apart by a suffix.
+        # (An attribute, not a property: every call names its device several times.)
+        self.label = (f"opencl:{self.name}" + (f" #{ordinal + 1}" if ordinal else "")
+                      + (f" (context {copy + 1})" if copy else ""))
         self.platform_name = cl_device.platform.name.strip()
         self.driver_version = cl_device.driver_version.strip()
         self.is_gpu = device_kind(cl_device) == "gpu"
@@ -60,13 +65,6 @@ class Device:
         self.local_mem_size = cl_device.local_mem_size
         self._lock = threading.RLock()
         self._made: dict[str, object] = {}
-
-    @property
-    def label(self) -> str:
-        """How reports name the device: `report.nests[k].ran_on` (SPEC section 5); a second
-        device of the same name, or a second context of one, is told apart by a suffix."""
-        return (f"opencl:{self.name}" + (f" #{self.ordinal + 1}" if self.ordinal else "")
-                + (f" (context {self.copy + 1})" if self.copy else ""))
 
     def __repr__(self):
         return f"<gpurts.Device {self.name!r} on {self.platform_name!r}>"
@@ -323,6 +321,12 @@ def is_list_spec(spec: str) -> bool:
     """Whether an `UNPY_DEVICE` spec names several participants: a list, or `all`."""
     spec = spec.strip().lower()
     return "," in spec or spec == "all" or spec in (OPENMP, "host")
+
+
+def selection_for(spec: str) -> DeviceSelection | DevicesSelection:
+    """What `spec` chooses: the participants of a list spec (`is_list_spec`), else its one
+    device (the hook asks once a call)."""
+    return devices_selection(spec) if is_list_spec(spec) else device_selection(spec)
 
 
 def devices_selection(spec: str) -> DevicesSelection:

@@ -134,6 +134,9 @@ class Table:
         self.logs: dict = {}             # scope -> TransferLog
         self._snapshot = ()
         self._held = ()
+        # (EntryState of every entry, [(lo, hi)] of the held memory), kept up to date: what
+        # planning reads at every call, without a call.
+        self.state = ((), ())
         # Bumped whenever the entries (which objects, which are stale) or the held memory
         # change: a nest relaunched at the same version finds the buffers it was bound to, in
         # the state it left them (jitgpu/relaunch.py).
@@ -143,11 +146,12 @@ class Table:
     # --- what planning sees ---------------------------------------------------------------
 
     def snapshot(self) -> tuple:
-        """(EntryState of every entry, [(lo, hi)] of the held memory)."""
-        return self._snapshot, self._held
+        """(EntryState of every entry, [(lo, hi)] of the held memory): `state`."""
+        return self.state
 
     def _held_changed(self) -> None:
         self._held = tuple((h.lo, h.hi) for h in self.held)
+        self.state = (self._snapshot, self._held)
         self._new_version()
         invalidate_replays()      # a replayed call would not keep held memory on the device
 
@@ -156,6 +160,7 @@ class Table:
         if identity != self._identity:
             self._identity = identity
             self._snapshot = tuple(e.state() for e in self.entries)
+            self.state = (self._snapshot, self._held)
             self._new_version()
         COUNTERS[0] = len(self.entries)
 

@@ -163,7 +163,7 @@ def begin_call(module: str, function: str, layout: bytes, scope: int) -> CallAns
     try:
         from gpurts.device import is_list_spec
         from jitgpu.decide import WATCH_OPENMP_S
-        from jitgpu.multi import device_spec
+        from jitgpu.hook import device_spec
     except ImportError:         # without the extra `gpu`: the hook says so
         return AS_NESTS_DECIDE
     if is_list_spec(device_spec(module, function, settings)):

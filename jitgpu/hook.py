@@ -24,7 +24,8 @@ import traceback
 
 from jitgpu import report
 from jitgpu.answer import NO_DEVICE, RUN_OPENMP, Answer, refused, timed_openmp
-from jitgpu.relaunch import RELAUNCHES, SCOPE_KEY, harvest, try_relaunch
+from jitgpu.relaunch import RELAUNCHES, SCOPE_KEY, first_thing
+from unpy.settings import Settings
 from unpy.settings import current as current_settings
 
 log = logging.getLogger("unpy")
@@ -44,6 +45,18 @@ def _configure_logging():
 _configure_logging()
 
 
+def device_spec(module: str, function: str, settings: Settings | None = None) -> str:
+    """The participants of a nest: `UNPY_DEVICE` when set, else the function's
+    `@unpython.gpu(devices=...)`, else '' (the default: the first GPU). `settings`: the
+    call's (default: the current ones)."""
+    spec = (settings or current_settings()).device
+    if spec:
+        return spec
+    import unpython
+    from jitgpu.nest import python_name
+    return unpython._devices.get((module, python_name(module, function)), "")
+
+
 # gpurts.device's reason for the spec 'none', so that explain says the same either way.
 SWITCHED_OFF = "UNPY_DEVICE=none: OpenCL is switched off"
 
@@ -56,11 +69,10 @@ def run_nest(module: str, function: str, nest_id: int, values: dict,
     come again (unless every call is logged). A nest launched again in its call with only
     scalars changed is relaunched first thing (jitgpu/relaunch.py)."""
     started = time.perf_counter()
-    harvest()      # (what C++ relaunched since: counted before anything decides by it)
-    if key is not None and not log.isEnabledFor(logging.INFO):
-        relaunched = try_relaunch(module, function, nest_id, values, key)
-        if relaunched is not None:
-            return relaunched
+    relaunched = first_thing(module, function, nest_id, values,
+                             None if log.isEnabledFor(logging.INFO) else key)
+    if relaunched is not None:
+        return relaunched
     scope = values.get(SCOPE_KEY, -1)
     where = f"{module}.{function} nest {nest_id}"
     settings = current_settings()
@@ -71,10 +83,9 @@ def run_nest(module: str, function: str, nest_id: int, values: dict,
                    f"no OpenCL device: {SWITCHED_OFF}", logging.INFO)
         return _no_device()
     try:
-        from gpurts import device_selection
-        from gpurts.device import devices_selection, is_list_spec
+        from gpurts.device import DevicesSelection, selection_for
         from jitgpu.decide import TimeOpenMP
-        from jitgpu.multi import device_spec, run_split
+        from jitgpu.multi import run_split
         from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, Unsupported
         from jitgpu.offload import run_nest_on_device
     except ImportError as e:    # installed without the extra `gpu` (pyopencl, pulp, highspy)
@@ -83,9 +94,9 @@ def run_nest(module: str, function: str, nest_id: int, values: dict,
                    "pip install 'unpy[gpu]')", logging.INFO)
         return _no_device()
 
-    spec = device_spec(module, function, settings)
-    split = is_list_spec(spec)      # several participants (SPEC section 6, jitgpu/multi.py)
-    selection = devices_selection(spec) if split else device_selection(spec)
+    selection = selection_for(device_spec(module, function, settings))
+    # several participants (SPEC section 6, jitgpu/multi.py)
+    split = isinstance(selection, DevicesSelection)
     if not (selection.devices if split else selection.device):
         _fall_back(module, function, nest_id, where, f"no OpenCL device: {selection.reason}",
                    logging.INFO)
@@ -93,12 +104,13 @@ def run_nest(module: str, function: str, nest_id: int, values: dict,
         return _no_device()
     try:
         if split:   # the report of a call that the caller finishes comes from finish_split
-            answer, nest_report = run_split(module, function, nest_id, values, selection, key)
+            answer, nest_report = run_split(module, function, nest_id, values, selection, key,
+                                            settings)
             if nest_report is None:
                 return answer
         else:
             answer, nest_report = run_nest_on_device(module, function, nest_id, values,
-                                                      selection.device, key)
+                                                      selection.device, key, settings=settings)
     except TimeOpenMP as e:
         _fall_back(module, function, nest_id, where, str(e), logging.INFO)
         return timed_openmp(e.token)
@@ -120,7 +132,7 @@ def run_nest(module: str, function: str, nest_id: int, values: dict,
         return _fall_back(module, function, nest_id, where,
                           f"internal error in the GPU JIT ({type(e).__name__}: {e})",
                           logging.WARNING)
-    report.record(module, function, nest_id, nest_report)
+    # (the step that ran the nest recorded its report: jitgpu.report.record_ran)
     calls = RELAUNCHES.call(module, function, scope)
     calls.launches += 1
     calls.host_s += time.perf_counter() - started

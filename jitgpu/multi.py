@@ -21,7 +21,6 @@ After each call the Balance learns the measured time of every participant.
 from __future__ import annotations
 
 import collections
-import dataclasses
 import itertools
 import logging
 import math
@@ -34,25 +33,13 @@ import numpy as np
 from jitgpu import overlap, replay, report, search, shares
 from jitgpu.answer import RUN_OPENMP, Answer, ran_on_device, split_range
 from jitgpu.bind import device_limits
-from jitgpu.nest import (DeviceFailure, NotOffloadable, Refused, instantiate, load_nest,
-                         python_name)
+from jitgpu.nest import DeviceFailure, NotOffloadable, Refused, instantiate, load_nest
 from jitgpu.offload import bind_part, build_part, call_key, device_facts, run_nest_on_device
 from jitgpu.plan import plan_call
 from jitgpu.split import OPENMP, NotSplit, Participant, participant_costs, share_ranges, split_plan
-from unpy.settings import Settings
 from unpy.settings import current as current_settings
 
 log = logging.getLogger("unpy")
-
-
-def device_spec(module: str, function: str, settings: Settings | None = None) -> str:
-    """The participants of a nest: `UNPY_DEVICE` when set, else the function's
-    `@unpython.gpu(devices=...)`, else '' (the default: the first GPU)."""
-    spec = (settings or current_settings()).device
-    if spec:
-        return spec
-    import unpython
-    return unpython._devices.get((module, python_name(module, function)), "")
 
 
 @dataclass
@@ -68,6 +55,9 @@ class Layout:
     # device name -> the kernel search of the whole nest on a device of that model (None: it
     # does not search); its choice builds that model's parts.
     searches: dict = field(default_factory=dict)
+    # The transfer analyses of the layout's ranges (jitgpu.plan.analysed_transfers): each range
+    # analysed once, for the shares' costs, the parts and the search alike.
+    analysed: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -132,19 +122,22 @@ def _parts_fill(instance, devices) -> bool:
     return all(items // len(devices) >= (device_limits(d) or (0, 0, 0))[2] for d in devices)
 
 
-def _layout(module, function, nest_id, values, selection, forced, opt, inputs) -> tuple:
+def _layout(module, function, nest_id, values, selection, settings, inputs) -> tuple:
     """(its key, the Layout of this call)."""
-    participants = tuple([Participant(d.label, device_facts(d)) for d in selection.devices]
-                         + ([Participant(OPENMP, None)] if selection.openmp else []))
-    labels = tuple(p.label for p in participants)
+    forced, opt = settings.force_gpu, settings.gpu_opt
+    labels = tuple(d.label for d in selection.devices) + ((OPENMP,) if selection.openmp else ())
     key = ((module, function, nest_id, inputs, labels, forced, opt) if inputs is not None else
            call_key(module, function, nest_id, values, labels, forced, opt))
 
     def make():
+        participants = tuple([Participant(d.label, device_facts(d, settings))
+                              for d in selection.devices]
+                             + ([Participant(OPENMP, None)] if selection.openmp else []))
         instance = instantiate(load_nest(module, function, nest_id), values)  # refuses empty loops
+        analysed = {}
 
         def first():
-            costs, openmp_s = participant_costs(instance, values, participants)
+            costs, openmp_s = participant_costs(instance, values, participants, analysed)
             decision = shares.first_split(costs, openmp_s, forced)
             return shares.Balance(labels, costs, decision.shares, decision.why, forced,
                                   doubtful=decision.doubtful or not _parts_fill(
@@ -152,7 +145,7 @@ def _layout(module, function, nest_id, values, selection, forced, opt, inputs) -
         balance = shares.balance_for((module, function, nest_id, _shapes(values), labels,
                                       forced), first)
         box = instance.boxes[instance.levels[0].var]
-        return Layout(instance, participants, balance, box.lo, box.step)
+        return Layout(instance, participants, balance, box.lo, box.step, analysed=analysed)
 
     return key, shares.remember(_LAYOUTS, key, make, _KEPT)
 
@@ -160,7 +153,7 @@ def _layout(module, function, nest_id, values, selection, forced, opt, inputs) -
 def _prepare(layout, ranges, values, devices, forced, opt, nest) -> SplitPrepared:
     started = time.perf_counter()
     shares_now = tuple(hi - lo for lo, hi in ranges)
-    plan_args = dict(nest=nest, forced=forced, opt=opt)
+    plan_args = dict(nest=nest, forced=forced, opt=opt, analysed=layout.analysed)
     try:
         split = split_plan(layout.instance, values, layout.participants, shares_now, **plan_args)
     except NotSplit as e:
@@ -200,7 +193,8 @@ def _search_of(layout, device, values, opt, nest) -> Optional[DeviceSearch]:
         try:
             # (the whole nest's analysis only where a search may follow)
             plan = search.might_search(layout.instance, limits) and plan_call(
-                layout.instance, values, device_facts(device), nest=nest, forced=True, opt=opt)
+                layout.instance, values, device_facts(device), nest=nest, forced=True, opt=opt,
+                analysed=layout.analysed)
             if plan and search.wanted(plan, layout.instance, limits):
                 whole = plan.parts[0]
                 bound = bind_part(layout.instance, whole, values, device)
@@ -255,7 +249,7 @@ _PENDING: dict = {}
 _handles = itertools.count(1)
 
 
-def run_split(module, function, nest_id, values, selection, inputs=None):
+def run_split(module, function, nest_id, values, selection, inputs=None, settings=None):
     """(answer, report): DONE with the reductions when the devices ran the whole nest, or SPLIT
     for the compiled caller (report None: `finish_split` makes it).
     Raises Refused (the estimate or the analysis refuses these inputs), NotOffloadable,
@@ -265,12 +259,12 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
     from gpurts.executor import KernelFlagged
 
     entered = time.perf_counter()
-    settings = current_settings()
+    settings = settings or current_settings()     # (the hook's, read once a call)
     forced, opt = settings.force_gpu, settings.gpu_opt
     given = values
     # Only the nest's own variables (a compiled caller may add its call scope, `__unpy_...`).
     values = {k: v for k, v in values.items() if not k.startswith("__unpy")}
-    key, layout = _layout(module, function, nest_id, values, selection, forced, opt, inputs)
+    key, layout = _layout(module, function, nest_id, values, selection, settings, inputs)
     balance = layout.balance
     shares_now = balance.next_shares()
     trial = shares_now != balance.shares
@@ -286,7 +280,7 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
     if len(chosen) == 1 and not chosen[0].is_openmp and not layout.one_device_refused:
         try:
             return _run_alone(module, function, nest_id, given, layout, shares_now,
-                              devices[chosen[0].label], inputs, settled=not trial)
+                              devices[chosen[0].label], inputs, settings, settled=not trial)
         except Refused:         # its profitability estimate: run alone as a part instead
             layout.one_device_refused = True
     extent = layout.instance.trip_counts[0]
@@ -302,10 +296,11 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
             # One device whose own tiles get in each other's way: the one-device executor
             # writes each tile back before the next (and undoes them on a failure).
             return run_nest_on_device(module, function, nest_id, given,
-                                      devices[chosen[0].label], inputs, measure=False)
+                                      devices[chosen[0].label], inputs, measure=False,
+                                      settings=settings, analysed=layout.analysed)
         # Not splittable: the fastest participant alone, from now on.
         balance.shares = _alone_instead(balance, layout, prepared.refusal)
-        return run_split(module, function, nest_id, given, selection, inputs)
+        return run_split(module, function, nest_id, given, selection, inputs, settings)
     split = prepared.split
     try:
         run = ConcurrentRun(split.plan, [(k, built.kernel) for k, _, built in prepared.kernels],
@@ -335,7 +330,8 @@ def run_split(module, function, nest_id, values, selection, inputs=None):
         nest_report = _learn(pending, None, time.perf_counter())
         settled = (balance.settled and balance.proposed is None and not prepared_now
                    and balance.next_shares() == shares_now)
-        nest_report.replay = replay.offer_split(devices, prepared, values, inputs, settled)
+        nest_report.replay = replay.offer_split(devices, prepared, values, inputs, settled,
+                                                settings.replay)
         record = None if isinstance(nest_report.replay, str) else nest_report.replay
         return ran_on_device(results, record), nest_report
     handle = next(_handles)
@@ -355,7 +351,7 @@ def _alone_instead(balance, layout, why) -> tuple:
     return shares.alone(k, len(balance.labels))
 
 
-def _run_alone(module, function, nest_id, given, layout, shares_now, device, inputs,
+def _run_alone(module, function, nest_id, given, layout, shares_now, device, inputs, settings,
                settled=False):
     """One device alone (the trial of it, or the split does not pay): through the one-device
     path, so that it runs exactly as the single device the split must beat; timed for the
@@ -365,7 +361,8 @@ def _run_alone(module, function, nest_id, given, layout, shares_now, device, inp
     `run_nest_on_device`."""
     started = time.perf_counter()
     answer, nest_report = run_nest_on_device(module, function, nest_id, dict(given), device,
-                                             inputs, measure=False, replayable=settled)
+                                             inputs, measure=False, replayable=settled,
+                                             settings=settings, analysed=layout.analysed)
     total_s = time.perf_counter() - started
     # Settled alone, repeated calls replay from C++ at about the device's own time: this call
     # through Python is no like sample of them (H100, nbody f32 65536: 5.27 ms through Python,
@@ -378,8 +375,8 @@ def _run_alone(module, function, nest_id, given, layout, shares_now, device, inp
     total_s = slowdown.get(device.label, total_s)
     balance = layout.balance
     balance.record(shares_now, [total_s if x > 0 else 0.0 for x in shares_now], total_s)
-    return answer, dataclasses.replace(nest_report,
-                                       reason=f"{device.label} alone: {balance.why}")
+    nest_report.reason = f"{device.label} alone: {balance.why}"    # (recorded: amended)
+    return answer, nest_report
 
 
 def finish_split(handle: int, reductions: dict) -> Answer:
@@ -403,7 +400,6 @@ def finish_split(handle: int, reductions: dict) -> Answer:
         report.record(module, function, nest_id, report.NestReport(nest_id, "openmp", reason))
         log.log(level, "%s: OpenMP (%s)", where, reason)
         return RUN_OPENMP
-    report.record(module, function, nest_id, nest_report)
     if log.isEnabledFor(logging.INFO):
         log.info("%s: ran on %s (%s)", where, nest_report.ran_on,
                  nest_report.details.get("time", ""))
@@ -411,7 +407,7 @@ def finish_split(handle: int, reductions: dict) -> Answer:
 
 
 def _learn(pending: Pending, host_s, ended: float) -> report.NestReport:
-    """Tell the Balance how the call went, and make its report."""
+    """Tell the Balance how the call went, and make and record its report."""
     split, layout = pending.prepared.split, pending.layout
     device_s = pending.run.seconds()
     seconds = tuple((host_s or 0.0) if p.is_openmp else device_s.get(p.label, 0.0)
@@ -486,6 +482,6 @@ def _report(pending: Pending, seconds, total_s) -> report.NestReport:
 
     reason = (f"split along {split.outer} across {len(ran)} participants: " if len(ran) > 1
               else f"{ran[0]} alone: ") + layout.balance.why
-    return report.NestReport.lazy(nest_id, " + ".join(ran), reason, details_and_timings,
-                                  plan=split, sources=tuple(dict.fromkeys(
-                                      s for _, s, _ in pending.prepared.kernels)))
+    sources = tuple(dict.fromkeys(s for _, s, _ in pending.prepared.kernels))
+    return report.record_ran(pending.where[0], pending.where[1], nest_id, " + ".join(ran),
+                             reason, details_and_timings, plan=split, sources=sources)

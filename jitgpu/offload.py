@@ -32,7 +32,7 @@ from jitgpu.opencl_emit import print_kernel
 from jitgpu.plan import DeviceFacts, GpuPlan, plan_call
 from jitgpu import calls, decide, overlap, rebase, relaunch, residency, search
 from jitgpu.answer import Answer, ran_on_device
-from jitgpu.report import NestReport, record_transfers
+from jitgpu.report import NestReport, record_ran, record_transfers
 from unpy.host_memory import root_range
 from unpy.settings import current as current_settings
 
@@ -63,10 +63,30 @@ class Prepared:
     # A layout the estimate put on the device: its trial's key, should its first call
     # contradict the estimate (decide.contradicts).
     trial_key: Optional[tuple] = field(default=None, compare=False, repr=False)
+    # The nest's scalars that change between launches (jitgpu.relaunch.ScalarRoles.changing),
+    # whose values each call sets in the kernels' arguments (`_set_scalars`).
+    changing: frozenset = frozenset()
 
     @property
     def sources(self) -> tuple:
         return tuple(dict.fromkeys(source for _, source, _ in self.kernels))
+
+    # What every call's report says of it, worked out once (a preparation replaced, by a
+    # search's choice say, works it out again).
+    @functools.cached_property
+    def verdict(self) -> str:
+        return self.plan.verdict
+
+    @functools.cached_property
+    def tuning_note(self) -> str:
+        """The loop optimisations applied to its kernel and the search's choice, for reports."""
+        note = ""
+        if self.plan.opt != "none":
+            note += (f"; UNPY_GPU_OPT={self.plan.opt}: "
+                     f"{describe_level(self.plan.opt, self.kernels[0][0])}")
+        if self.search is not None:
+            note += f"; search chose {self.search.summary}"
+        return note
 
 
 _PREPARED = collections.OrderedDict()     # call key -> Prepared, most recent last
@@ -85,8 +105,9 @@ def forget() -> None:
     _LAYOUTS.clear()
 
 
-def device_facts(device) -> DeviceFacts:
-    settings = current_settings()
+def device_facts(device, settings=None) -> DeviceFacts:
+    """The planning facts of `device` under `settings` (default: the current ones)."""
+    settings = settings or current_settings()
     key = (device.label, settings.gpu_mem_limit, settings.pin)
     facts = _FACTS.get(key)
     if facts is None:
@@ -108,11 +129,13 @@ def call_key(module, function, nest_id, values, facts, forced, opt) -> tuple:
 
 
 def prepare(module, function, nest_id, values, device, facts, forced, opt,
-            resident=0, with_data=False) -> Prepared:
+            resident=0, with_data=False, analysed=None) -> Prepared:
     """`resident` (0: no): the call keeps data on the device, so each array gets one layout
     where that is cheap (`jitgpu.residency.one_layout_per_array`), and the copies are shared by
     that many nest calls (`jitgpu.residency.amortised`). `with_data`: its arrays are on the
-    device now (`gpurts.residency.on_device_now`): it runs there."""
+    device now (`gpurts.residency.on_device_now`): it runs there. `analysed`: a split layout's
+    analyses of its ranges (`jitgpu.plan.analysed_transfers`), where a split's participant
+    running alone finds the whole loop's."""
     from gpurts.residency import on_device_now
     started = time.perf_counter()
     try:
@@ -122,7 +145,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
         # transfers are planned, and refused for these inputs as the analysis is.
         check_supported(instance, device.has_fp64)
         plan = plan_call(instance, values, facts, nest=f"{module}.{function} nest {nest_id}",
-                         forced=forced, opt=opt)
+                         forced=forced, opt=opt, analysed=analysed)
         if resident:
             plan = dataclasses.replace(
                 residency.amortised(plan, resident, pipelined=not nest.loop.reductions),
@@ -158,6 +181,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
             float("inf") if roles.indices or with_data or on_device_now(values)
             else residency.MIRROR_FACTOR)
     checks = relaunch.index_checks(instance, roles, plan, values)
+    changing = roles.changing
     limits = device_limits(device)
     searched = search.wanted(plan, instance, limits)
 
@@ -171,7 +195,8 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
             return None
         return Prepared(tiles, kernels, analysis_s=time.perf_counter() - started,
                         may_flag=False, trial=trial, search=outcome,
-                        checks=checks if not roles.indices else None, trial_key=trial_key)
+                        checks=checks if not roles.indices else None, trial_key=trial_key,
+                        changing=changing)
 
     if not searched:
         tiled = in_tiles(lambda part: build_part(instance, part, values, device, opt))
@@ -200,7 +225,7 @@ def prepare(module, function, nest_id, values, device, facts, forced, opt,
     return Prepared(plan, tuple(kernels), analysis_s=time.perf_counter() - started,
                     may_flag=any(residency.may_flag(source) for _, source, _ in kernels),
                     trial=trial, search=outcome, pending=pending, checks=checks,
-                    trial_key=trial_key)
+                    trial_key=trial_key, changing=changing)
 
 
 def bind_part(instance, part, values, device):
@@ -233,7 +258,7 @@ def build_part(instance, part, values, device, opt, bound=None) -> tuple:
 
 
 def prepared_call(module, function, nest_id, values, device, inputs=None,
-                  resident=0, with_data=False) -> tuple:
+                  resident=0, with_data=False, settings=None, analysed=None) -> tuple:
     """(Prepared, whether this call prepared it, seconds of its search's step (0.0: none), the
     search's candidate this call runs (search.Trying) or None): repeated calls on the same
     layout reuse the last preparations, and step a pending search (`_search_step`). `inputs`:
@@ -241,9 +266,9 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
     which stand for the arrays and scalars of `values` in the key.
     A call whose inputs differ from an earlier one's only in scalars that change between
     launches (jitgpu/relaunch.py) reuses that one's preparation where its proofs hold for
-    this call's values (its family key)."""
-    facts = device_facts(device)
-    settings = current_settings()
+    this call's values (its family key). `settings`: the call's (default: the current ones)."""
+    settings = settings or current_settings()
+    facts = device_facts(device, settings)
     forced, opt = settings.force_gpu, settings.gpu_opt
     family = None
     # (the search switch decides the kernel too: jitgpu/search.py)
@@ -251,8 +276,10 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
         key = (module, function, nest_id, inputs, facts, forced, opt, settings.gpu_search,
                resident) + (("with data",) if with_data else ())
         found = _PREPARED.get(key)
-        bytes_ = relaunch.family_key(load_nest(module, function, nest_id), values, inputs)
-        if bytes_ is not None and found is None:
+        # (the family only for inputs not seen: a repeated call finds its own key first)
+        bytes_ = None if found is not None else relaunch.family_key(
+            load_nest(module, function, nest_id), values, inputs)
+        if bytes_ is not None:
             family = ("family",) + key[:3] + (bytes_,) + key[4:]
             found = _PREPARED.get(family)
             if found is not None and (_settled_refusal(found) or found.checks is not None and (
@@ -290,12 +317,12 @@ def prepared_call(module, function, nest_id, values, device, inputs=None,
         if found.pending is None and not found.may_flag and overlap.worth_tiling(found.plan):
             # Its search just settled: prepared again, in tiles built with the choice.
             found = prepare(module, function, nest_id, values, device, facts, forced, opt,
-                            resident, with_data)
+                            resident, with_data, analysed)
             _PREPARED[key] = found
             return found, True, step_s, None
         return found, False, step_s, trying
     found = prepare(module, function, nest_id, values, device, facts, forced, opt, resident,
-                    with_data)
+                    with_data, analysed)
     _after_first_preparation()
     _PREPARED[key] = found
     if layout_key is not None and found.pending is None:
@@ -403,7 +430,8 @@ def _search_step(key, prepared: Prepared) -> tuple:
 
 
 def run_nest_on_device(module, function, nest_id, values, device, key=None, measure=True,
-                       replayable=None) -> tuple[Answer, NestReport]:
+                       replayable=None, settings=None, analysed=None
+                       ) -> tuple[Answer, NestReport]:
     """(answer DONE, report) when the nest ran on the device; raises NotOffloadable.
     `measure`: a close call is measured (jitgpu/decide.py; the hook answers TIMED_OPENMP
     for its OpenMP calls); False (a split's participant alone, which the split's shares time
@@ -411,10 +439,13 @@ def run_nest_on_device(module, function, nest_id, values, device, key=None, meas
     `replayable` (default: `measure`): later calls with the same inputs may replay this one
     from C++ (jitgpu/replay.py), as when a split has settled on this device alone. The
     search's worker starts nothing meanwhile (`search.foreground`): neither a build, which
-    would hold up this call's own, nor Python work, which would hold the GIL from it."""
+    would hold up this call's own, nor Python work, which would hold the GIL from it.
+    `settings`: the call's, read once by the hook (default: the current ones). `analysed`:
+    see `prepare`."""
     with search.foreground():
         return _run_nest_on_device(module, function, nest_id, values, device, key, measure,
-                                   measure if replayable is None else replayable)
+                                   measure if replayable is None else replayable,
+                                   settings or current_settings(), analysed)
 
 
 def _ask_openmp(trial, scope):
@@ -424,7 +455,8 @@ def _ask_openmp(trial, scope):
     return decide.ask_openmp(trial)
 
 
-def _run_nest_on_device(module, function, nest_id, values, device, key, measure, replayable):
+def _run_nest_on_device(module, function, nest_id, values, device, key, measure, replayable,
+                        settings, analysed):
     from gpurts import DeviceError
     from gpurts.executor import KernelFlagged, execute
     from jitgpu import replay
@@ -438,14 +470,16 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     keep = scope is not None and scope > 0 and enabled()
     share = residency.nest_calls_share(module, function, scope) if keep else None
     prepared, first_call, step_s, trying = prepared_call(module, function, nest_id, values,
-                                                         device, key, share or keep)
+                                                         device, key, share or keep,
+                                                         settings=settings, analysed=analysed)
     if prepared.refusal and keep and prepared.plan is not None \
             and on_device_now(values):
         # Kept off the device by its estimate, while its arrays are there: prepared for the
         # device (its estimate's refusals only: what cannot run there stays refused), and run
         # there where it finds them in its own layouts (else it would copy them anyway).
         with_data, first_again, step_s, trying_there = prepared_call(
-            module, function, nest_id, values, device, key, share or keep, True)
+            module, function, nest_id, values, device, key, share or keep, True, settings,
+            analysed)
         first_call = first_call or first_again
         if not with_data.refusal and residency.reuses_entries(
                 with_data.plan, *TABLE.snapshot(), may_flag=with_data.may_flag):
@@ -487,16 +521,18 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
     if scope is not None and scope > 0:
         log = TABLE.log(scope)
         record_transfers(module, function, log)
-    entries, held = TABLE.snapshot()
-    plan = residency.apply_residency(prepared.plan, entries, held, keep=keep,
-                                     may_flag=prepared.may_flag)
+    entries, held = TABLE.state
+    # (nothing on the device and nothing to keep: the plan as prepared)
+    plan = prepared.plan if not (entries or held or keep) else residency.apply_residency(
+        prepared.plan, entries, held, keep=keep, may_flag=prepared.may_flag)
     # A search's candidate runs as this call's kernel (its recipe its own), else the layout's.
     run = prepared if trying is None else dataclasses.replace(
         prepared, kernels=(trying.kernel,), recipes={0: trying.recipe})
-    _set_scalars(module, function, nest_id, run, values)
+    _set_scalars(run, values)
+    label = device.label
     try:
         results, timings = execute(plan, [(k, built.kernel) for k, _, built in run.kernels],
-                                   values, {device.label: device}, run.recipes, scope, log)
+                                   values, {label: device}, run.recipes, scope, log)
     except KernelFlagged as e:
         if prepared.pending is not None:
             prepared.pending.abandon(str(e))
@@ -522,30 +558,32 @@ def _run_nest_on_device(module, function, nest_id, values, device, key, measure,
         trial.record("device", total_s - prepared_s - step_s)
         replayable = False
         _forget_preparations(prepared.trial_key)    # (prepared anew, with the trial)
-    nest_report = _report(nest_id, device, plan, run, timings, total_s, first_call, trial)
+    nest_report = _report(module, function, nest_id, label, device_facts(device, settings),
+                          plan, run, timings, total_s, first_call, trial)
     replay_record = relaunch_record = None
     if replayable:
-        nest_report.replay = replay.offer(device, plan, prepared, values, keep, key)
+        nest_report.replay = replay.offer(device, plan, prepared, values, keep, key,
+                                          settings.replay)
         if isinstance(nest_report.replay, replay.Record):
             replay_record = nest_report.replay
         elif trial is not None:
             trial.not_replayed()        # its calls through Python are the evidence again
     if keep and key is not None and trying is None:
         nest_report.relaunch = relaunch.offer(
-            module, function, nest_id, scope, key, values, current_settings(), device, plan,
+            module, function, nest_id, scope, key, values, settings, device, plan,
             prepared, prepared.checks, clear)
         if nest_report.relaunch is not None:
             relaunch_record = nest_report.relaunch.record
     return ran_on_device(results, replay_record, relaunch_record), nest_report
 
 
-def _set_scalars(module, function, nest_id, prepared, values) -> None:
+def _set_scalars(prepared, values) -> None:
     """This call's values of the nest's changing scalars in each part's kernel arguments: a
     preparation made for other values (jitgpu/relaunch.py) serves this call."""
-    from gpurts.executor import scalar_positions, set_scalars
-    changing = relaunch.scalar_roles(load_nest(module, function, nest_id)).changing
+    changing = prepared.changing
     if not changing:
         return
+    from gpurts.executor import scalar_positions, set_scalars
     for index, (kernel, _, built) in enumerate(prepared.kernels):
         positions = scalar_positions(kernel, changing)
         if positions:
@@ -554,15 +592,15 @@ def _set_scalars(module, function, nest_id, prepared, values) -> None:
                 set_scalars(built.kernel, kernel, recipe, positions, values)
 
 
-def _report(nest_id, device, plan, prepared, timings, total_s, first_call,
-            trial=None) -> NestReport:
-    """The report of a call that ran on the device. Its details and timings are worked out when
-    first read (reading the events' times costs more than the rest of a small call)."""
+def _report(module, function, nest_id, label, facts, plan, prepared, timings, total_s,
+            first_call, trial=None) -> NestReport:
+    """The report of a call that ran on the device, recorded (`jitgpu.report.record_ran`). Its
+    details and timings are worked out when first read (reading the events' times costs more
+    than the rest of a small call)."""
     analysis_s = prepared.analysis_s if first_call else 0.0
     builds = [built for _, _, built in prepared.kernels]
     build_s = sum(b.build_seconds for b in builds) if first_call else 0.0
     hits = sum(b.cache_hit for b in builds) if first_call else len(builds)
-    facts = device_facts(device)
 
     def details_and_timings():
         kernel = prepared.kernels[0][0]
@@ -594,11 +632,7 @@ def _report(nest_id, device, plan, prepared, timings, total_s, first_call,
             "tiles": len(plan.parts), "bytes_moved": moved, "bytes_touched": plan.touched_bytes,
             "gb_per_s": rate / 1e9, "link_peak_gb_per_s": peak / 1e9}
 
-    reason = str(trial) if trial else plan.verdict
-    if plan.opt != "none":
-        applied = describe_level(plan.opt, prepared.kernels[0][0])
-        reason += f"; UNPY_GPU_OPT={plan.opt}: {applied}"
-    if prepared.search is not None:
-        reason += f"; search chose {prepared.search.summary}"
-    return NestReport.lazy(nest_id, device.label, reason, details_and_timings, plan=plan,
-                           sources=prepared.sources)
+    reason = (str(trial) if trial else prepared.verdict if plan is prepared.plan
+              else plan.verdict) + prepared.tuning_note
+    return record_ran(module, function, nest_id, label, reason, details_and_timings,
+                      plan=plan, sources=prepared.sources)

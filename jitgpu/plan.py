@@ -391,14 +391,50 @@ def _plan_within(loops, arrays, accesses, limit):
     return plan if isinstance(plan, list) else [(None, plan)]
 
 
+# Ranges a layout keeps the analyses of (`analysed_transfers`): a split's few share sets and
+# the tiles of its devices (two levels of 4 x 4 on two devices: 32).
+ANALYSES_KEPT = 64
+
+
+def analysed_transfers(instance: NestInstance, values, facts: DeviceFacts,
+                       analysed: Optional[dict] = None) -> list:
+    """`plan_transfers`, kept in `analysed` (None: not kept) per range of the parallel loops
+    (each level's box: a split's part restricts the outer one, a tile of two levels the next
+    one too), which is all it depends on among the restrictions of one layout's nest
+    (`jitgpu.split.restrict`) but for the memory limits: a split analyses each range once, for
+    its costs and its part alike (issue 20 item 1). The analysis itself does not read the
+    limits (they only refuse a plan that does not fit, which is then tiled): a range's untiled
+    plan serves every device it fits, the OpenMP participant's (no limit) included; tiles are
+    kept per limits."""
+    if analysed is None:
+        return plan_transfers(instance, values, facts)
+    ranges = tuple((instance.boxes[level.var].lo, instance.boxes[level.var].extent)
+                   for level in instance.levels)
+    whole = analysed.get(ranges)
+    if whole is not None and whole.device_bytes <= facts.mem_limit \
+            and all(g.device_bytes <= facts.max_alloc for g in whole.groups):
+        return [(None, whole)]
+    key = (ranges, facts.mem_limit, facts.max_alloc)
+    found = analysed.get(key)
+    if found is None:
+        found = plan_transfers(instance, values, facts)
+        untiled = len(found) == 1 and found[0][0] is None
+        analysed[ranges if untiled else key] = found[0][1] if untiled else found
+        while len(analysed) > ANALYSES_KEPT:
+            del analysed[next(iter(analysed))]
+    return found
+
+
 def plan_call(instance: NestInstance, values, facts: DeviceFacts, *, nest: str = "",
-              forced: bool = False, opt: str = "none") -> GpuPlan:
-    """The plan of one call; raises NotOffloadable when the nest cannot run on the device."""
+              forced: bool = False, opt: str = "none", analysed: Optional[dict] = None
+              ) -> GpuPlan:
+    """The plan of one call; raises NotOffloadable when the nest cannot run on the device.
+    `analysed`: the transfer analyses of the layout's ranges so far (`analysed_transfers`)."""
     if any(n == 0 for n in instance.trip_counts):
         raise NotOffloadable("the parallel loop has no iterations")
     parallel = {b.var for b in instance.boxes.values() if b.parallel}
     parts = []
-    for bounds, transfers in plan_transfers(instance, values, facts):
+    for bounds, transfers in analysed_transfers(instance, values, facts, analysed):
         for g in transfers.groups:
             if any(values[name].itemsize != g.itemsize for name in g.arrays):
                 raise NotOffloadable(f"group of {', '.join(g.arrays)} mixes element sizes")

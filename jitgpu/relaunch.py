@@ -491,6 +491,14 @@ def harvest() -> None:
         counts.relaunch_s += spent
 
 
+def first_thing(module, function, nest_id, values, key):
+    """The hook's first step, once a call: count what C++ relaunched since (`harvest`: before
+    anything decides by it), then the answer of a relaunch (`try_relaunch`) where `key` is
+    given, else None."""
+    harvest()
+    return None if key is None else try_relaunch(module, function, nest_id, values, key)
+
+
 def try_relaunch(module, function, nest_id, values, key):
     """The hook's answer (DONE, the reductions' results) when the nest could be relaunched as
     its last launch was; else None (the full path). See the module docstring. The answer

@@ -173,14 +173,16 @@ def record_split(parts, found=None) -> "Record | str":
     return found
 
 
-def offer(device, applied_plan, prepared, values, keep: bool, key) -> "Record | str":
+def offer(device, applied_plan, prepared, values, keep: bool, key, replay_on: bool
+          ) -> "Record | str":
     """After a call of the hook ran on the device: a Record that the compiled caller replays
-    while the same inputs come again, or why not (for `unpython.explain`). Never raises."""
+    while the same inputs come again, or why not (for `unpython.explain`). `replay_on`: the
+    call's UNPY_REPLAY. Never raises."""
     import logging
     kernel, _, built = prepared.kernels[0]
     why = refusal(prepared.plan, applied_plan, prepared.trial, keep, kernel,
                   logging.getLogger("unpy").isEnabledFor(logging.INFO), key is not None,
-                  not current_settings().replay, prepared.pending is not None)
+                  not replay_on, prepared.pending is not None)
     if why is not None:
         return why
     recipe = prepared.recipes.setdefault(0, {})
@@ -192,17 +194,18 @@ def offer(device, applied_plan, prepared, values, keep: bool, key) -> "Record | 
         return f"no record ({type(e).__name__}: {e})"
 
 
-def offer_split(devices, prepared, values, inputs, settled: bool) -> "Record | str":
+def offer_split(devices, prepared, values, inputs, settled: bool, replay_on: bool
+                ) -> "Record | str":
     """After a split call the devices ran alone (jitgpu/multi.py): the Record that the compiled
     caller replays later calls with the same inputs from, every device's part on its queue,
     or why not (str; never raises). Through Python each part gathers and enqueues its arrays
     on its thread (H200 x2, nbody f32 65536: about 1.1 ms a call beyond the one-device call's
     0.14 ms). Only once the shares settled (`settled`): replayed calls teach the Balance
-    nothing."""
+    nothing. `replay_on`: the call's UNPY_REPLAY."""
     import logging
     from jitgpu.residency import may_flag
     kernels, recipes = prepared.kernels, prepared.recipes
-    why = (switched_refusal(not current_settings().replay, inputs is not None,
+    why = (switched_refusal(not replay_on, inputs is not None,
                             logging.getLogger("unpy").isEnabledFor(logging.INFO))
            or ("the shares are still moving" if not settled
                else "its parts run as overlapped tiles" if prepared.tiled

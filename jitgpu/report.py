@@ -182,6 +182,17 @@ def record(module: str, function: str, nest_id: int, nest: NestReport):
     _last.setdefault((module, function), {})[nest_id] = nest
 
 
+def record_ran(module: str, function: str, nest_id: int, ran_on: str, reason: str, fill,
+               **fields) -> NestReport:
+    """The report of a nest that ran (`NestReport.lazy`: details and timings from `fill()` when
+    first read), recorded as its last call's: the report step of the call path, taken once a
+    call by the step that ran the nest (jitgpu/offload.py, jitgpu/multi.py); the hook records
+    what it decided itself (the fallbacks)."""
+    nest = NestReport.lazy(nest_id, ran_on, reason, fill, **fields)
+    record(module, function, nest_id, nest)
+    return nest
+
+
 def record_transfers(module: str, function: str, log) -> None:
     """`log` (a gpurts.residency.TransferLog, filled as the call goes on) is the last call's."""
     _transfers[(module, function)] = log

@@ -29,7 +29,7 @@ import dataclasses
 import itertools
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from typing import Optional
@@ -53,10 +53,11 @@ class NotSplit(NotOffloadable):
 class Participant:
     label: str
     facts: Optional[DeviceFacts]        # None: the OpenMP code
+    # (a field, not a property: a split call reads it for every participant, several times)
+    is_openmp: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def is_openmp(self) -> bool:
-        return self.facts is None
+    def __post_init__(self):
+        object.__setattr__(self, "is_openmp", self.facts is None)
 
 
 @dataclass(frozen=True)
@@ -163,11 +164,13 @@ def share_ranges(extent: int, shares) -> tuple:
 
 
 def split_plan(instance: NestInstance, values, participants, shares, *, nest: str = "",
-               forced: bool = False, opt: str = "none", tiles=None) -> SplitPlan:
+               forced: bool = False, opt: str = "none", tiles=None,
+               analysed=None) -> SplitPlan:
     """The plan of one call split by `shares` (one per participant); raises NotSplit when the
     parts would get in each other's way, NotOffloadable when a part cannot run on its device.
     `tiles` ({device label: Grid}): that device's range is cut into the grid's tiles, parts of
-    their own, in the grid's order (overlapped tiles: `gpurts.executor.run_tiles`)."""
+    their own, in the grid's order (overlapped tiles: `gpurts.executor.run_tiles`).
+    `analysed`: the layout's analyses of its ranges so far (`jitgpu.plan.analysed_transfers`)."""
     outer = instance.levels[0].var
     extent = instance.boxes[outer].extent
     tiles = tiles or {}
@@ -181,7 +184,7 @@ def split_plan(instance: NestInstance, values, participants, shares, *, nest: st
                                      for level in instance.levels[1:len(grid.counts)]]
         for cell in grid.cells(whole):
             sub = plan_call(restrict(instance, cell), values, who.facts or HOST_FACTS,
-                            nest=nest, forced=True, opt=opt)
+                            nest=nest, forced=True, opt=opt, analysed=analysed)
             for part in sub.parts:
                 bounds = _within(part.bounds, cell, instance)
                 pieces.append((who.label, bounds, part.transfers))
@@ -329,22 +332,26 @@ def _describe(bounds) -> str:
     return ", ".join(f"{var} in [{lo}, {hi})" for var, lo, hi in bounds)
 
 
-def participant_costs(instance: NestInstance, values, participants) -> tuple:
+def participant_costs(instance: NestInstance, values, participants, analysed=None) -> tuple:
     """(a `shares.Cost` per participant, the plain OpenMP code's seconds on every core): the
     transfer-aware estimate of SKMD simplified. The bytes a share x moves are modelled as
-    `fixed + x * whole`, from the analysis of the whole loop and of its first half (inputs every
-    part needs, such as mmult's `b`, are fixed); a device takes those bytes at its measured
-    bandwidth (times the staging slowdown) plus the launch, and the work at its throughput; the
-    OpenMP code the work on the cores the devices' threads leave it."""
+    `fixed + x * whole`, from the analysis of the whole loop and of the first participant's
+    range in an even split (inputs every part needs, such as mmult's `b`, are fixed); a device
+    takes those bytes at its measured bandwidth (times the staging slowdown) plus the launch,
+    and the work at its throughput; the OpenMP code the work on the cores the devices' threads
+    leave it. `analysed`: the layout's analyses of its ranges
+    (`jitgpu.plan.analysed_transfers`), where an even split's parts find theirs again."""
     outer = instance.levels[0].var
     extent = instance.boxes[outer].extent
     work = planning.work(instance)
     facts = next((p.facts for p in participants if p.facts), HOST_FACTS)
-    whole_bytes = _bytes_moved(instance, values, facts)
-    half = max(extent // 2, 1)
-    half_bytes = _bytes_moved(restrict(instance, ((outer, 0, half),)), values, facts)
-    share = half / extent if extent else 1.0
-    per_whole = max(whole_bytes - half_bytes, 0) / max(1 - share, 1e-9) if share < 1 else 0.0
+    whole_bytes = _bytes_moved(instance, values, facts, analysed)
+    # (the first participant's range in an even split, so that the parts of one analyse it
+    # no more: `analysed`)
+    first = share_ranges(extent, [1] * max(len(participants), 2))[0][1] or 1
+    first_bytes = _bytes_moved(restrict(instance, ((outer, 0, first),)), values, facts, analysed)
+    share = first / extent if extent else 1.0
+    per_whole = max(whole_bytes - first_bytes, 0) / max(1 - share, 1e-9) if share < 1 else 0.0
     fixed_bytes = max(whole_bytes - per_whole, 0)
     cores = os.cpu_count() or 1
     devices = sum(1 for p in participants if not p.is_openmp)
@@ -363,5 +370,5 @@ def participant_costs(instance: NestInstance, values, participants) -> tuple:
     return tuple(costs), openmp_s
 
 
-def _bytes_moved(instance, values, facts) -> int:
-    return plan_call(instance, values, facts, forced=True).estimate.bytes_moved
+def _bytes_moved(instance, values, facts, analysed) -> int:
+    return plan_call(instance, values, facts, forced=True, analysed=analysed).estimate.bytes_moved

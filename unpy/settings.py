@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 log = logging.getLogger("unpy")
@@ -54,11 +54,12 @@ class Settings:
     cache_dir: str = ""                 # UNPY_CACHE_DIR; '': ~/.cache/unpy
     probe_fail: str = ""                # UNPY_PROBE_FAIL (tests): devices whose probe must fail
     calibrate: bool = True              # UNPY_CALIBRATE=0: the estimate's constants, unmeasured
+    # `UNPY_DEVICE=none`: no OpenCL device at all (a field, not a property: the hook reads it
+    # at every call, and a property is a call into this module).
+    switched_off: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def switched_off(self) -> bool:
-        """`UNPY_DEVICE=none`: no OpenCL device at all."""
-        return self.device == "none"
+    def __post_init__(self):
+        object.__setattr__(self, "switched_off", self.device == "none")
 
     @property
     def cache_root(self) -> str:

@@ -66,7 +66,7 @@ def test_gpu_devices_option_reaches_every_signature(signatures_gpu, device_env):
     """`@unpython.gpu(devices=...)` is keyed by the Python name: each signature's nests find
     it."""
     import unpython
-    from jitgpu.multi import device_spec
+    from jitgpu.hook import device_spec
     device_env.delenv("UNPY_DEVICE")
     device_env.setitem(unpython._devices, ("signatures", "scaled"), "cpu")
     assert device_spec("signatures", "scaled_sig1") == "cpu"

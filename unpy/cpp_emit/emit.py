@@ -1012,17 +1012,37 @@ class FunctionEmitter(CExprPrinter):
                 self.out(f"auto {held} = unpy::borrowed({cname(name)});")
                 self.out(f"auto {cname(name)} = {held};")
             clauses += f" firstprivate({', '.join(cname(a) for a in shadows)})"
+        region = lambda alone: self.omp_region(loop, levels, names, clauses, triangular,
+                                               bounds, throws, flat, alone)
+        if self.fn.name in _module_called_in_regions(self.signatures):
+            self.if_else("unpy::region_inactive()", lambda: region(True), lambda: region(False))
+        else:
+            region(False)
+        if shadows:
+            self.depth -= 1
+            self.out("}")
+
+    def omp_region(self, loop, levels, names, clauses, triangular, bounds, throws, flat, alone):
+        """omp_loops' parallel region, or where `alone` the same loops without it, all their
+        iterations on this thread: the form a function called in a prange's iteration takes
+        (unpy::region_inactive), its reductions and math errors then made in the function's
+        own variables."""
+        body = levels[-1].body
+        loop_vars = {l.var for l in levels}
         if throws or flat:
-            self.out(f"#pragma omp parallel {clauses}")
+            if not alone:
+                self.out(f"#pragma omp parallel {clauses}")
             self.out("{")
             self.depth += 1
             share = self.fresh("share")
             (lo, hi), t = bounds[0], names[0][3]
+            first, end = lo, hi
             if flat:
-                count = " * ".join([f"({hi} - {lo})"] + [n for _, _, n, _ in names[1:]])
-                self.out(f"const unpy::Share {share}(0, {count}, false);")
+                first, end = "0", " * ".join([f"({hi} - {lo})"] + [n for _, _, n, _ in names[1:]])
+            if alone:
+                self.out(f"const unpy::Share {share} = unpy::Share::whole({first}, {end});")
             else:
-                self.out(f"const unpy::Share {share}({lo}, {hi}, "
+                self.out(f"const unpy::Share {share}({first}, {end}, "
                          f"{'true' if triangular else 'false'});")
             if throws:
                 self.out("try {")
@@ -1035,7 +1055,8 @@ class FunctionEmitter(CExprPrinter):
                 headers = list(zip(names, bounds))[1:]
         else:
             schedule = "schedule(static, 1)" if triangular else "schedule(static)"
-            self.out(f"#pragma omp parallel for {schedule} {clauses}")
+            if not alone:
+                self.out(f"#pragma omp parallel for {schedule} {clauses}")
             headers = list(zip(names, bounds))
         for (_, _, _, t), (lo, hi) in headers:
             self.out(f"for (int64_t {t} = {lo}; {t} < {hi}; ++{t})")
@@ -1085,9 +1106,6 @@ class FunctionEmitter(CExprPrinter):
             self.depth -= 1
             self.out("} catch (const unpy::Error& unpy_error) { unpy::record(unpy_error); }")
         if throws or flat:
-            self.depth -= 1
-            self.out("}")
-        if shadows:
             self.depth -= 1
             self.out("}")
 
@@ -1657,18 +1675,46 @@ def recursive_functions(functions: dict) -> set:
     return found
 
 
-_last_recursive = (None, set())
+def called_in_regions(functions: dict) -> set:
+    """The names of the functions of `functions` that may run inside a parallel region: called
+    in a prange's iteration, or by such a function. Their prange nests get a form without a
+    region too (FunctionEmitter.omp_region)."""
+    calls = {name: {e.func for e in walk_exprs(f.body) if isinstance(e, ir.CallCompiled)}
+             for name, f in functions.items()}
+    todo = [e.func for f in functions.values() for x in walk_stmts(f.body)
+            if isinstance(x, ir.For) and x.parallel
+            for e in walk_exprs(x.body) if isinstance(e, ir.CallCompiled)]
+    found = set()
+    while todo:
+        name = todo.pop()
+        if name not in found:
+            found.add(name)
+            todo.extend(calls.get(name, ()))
+    return found
+
+
+_last_module = (None, {})
+
+
+def _per_module(signatures: dict, find) -> set:
+    """find(signatures), found once per module: each of its functions asks (a module of 100
+    functions spent 30 s walking them all again for each)."""
+    global _last_module
+    functions, found = _last_module
+    if functions is not signatures:
+        found = {}
+        _last_module = (signatures, found)
+    if find not in found:
+        found[find] = find(signatures)
+    return found[find]
 
 
 def _module_recursive_functions(signatures: dict) -> set:
-    """recursive_functions(signatures), found once per module: each of its functions asks (a
-    module of 100 functions spent 30 s walking them all again for each)."""
-    global _last_recursive
-    functions, found = _last_recursive
-    if functions is not signatures:
-        found = recursive_functions(signatures)
-        _last_recursive = (signatures, found)
-    return found
+    return _per_module(signatures, recursive_functions)
+
+
+def _module_called_in_regions(signatures: dict) -> set:
+    return _per_module(signatures, called_in_regions)
 
 
 def uses_checked_math(node) -> bool:

@@ -1546,8 +1546,11 @@ inline int64_t range_length(int64_t start, int64_t stop, int64_t step) {
 // `round_robin`, as schedule(static, 1) does (cpp_emit: iterations that may throw).
 struct Share {
     int64_t first, last, step;
-    Share(int64_t lo, int64_t hi, bool round_robin) {
-        const int64_t p = omp_get_num_threads(), q = omp_get_thread_num();
+    Share(int64_t lo, int64_t hi, bool round_robin)
+        : Share(lo, hi, round_robin, omp_get_num_threads(), omp_get_thread_num()) {}
+    // All of [lo, hi) on this thread: a nest's plain loops (region_inactive).
+    static Share whole(int64_t lo, int64_t hi) { return Share(lo, hi, false, 1, 0); }
+    Share(int64_t lo, int64_t hi, bool round_robin, int64_t p, int64_t q) {
         if (round_robin) {
             first = lo + q, last = hi, step = p;
         } else {
@@ -1557,6 +1560,15 @@ struct Share {
         }
     }
 };
+
+// Whether a parallel region opened now would run on this thread alone: inside an active one,
+// with no active level left (OMP_MAX_ACTIVE_LEVELS: 1 by default). A function called in a
+// prange's iteration then runs its own prange nests as plain loops: an inactive region still
+// costs libgomp 1-2 us to open (index_checks.nested_prange_rows: one per row of the outer
+// prange, 4x Numba's time on 2 cores). Called from outside a region, its nests run parallel.
+inline bool region_inactive() {
+    return omp_in_parallel() && omp_get_active_level() >= omp_get_max_active_levels();
+}
 
 // --- index proofs (unpy/loopopt/index_proof.py) -------------------------------------------
 // The values an integer expression of a loop nest may take, bounded before the nest from the

@@ -1044,9 +1044,11 @@ class FunctionEmitter(CExprPrinter):
             else:
                 self.out(f"const unpy::Share {share}({first}, {end}, "
                          f"{'true' if triangular else 'false'});")
+            kept = {}
             if throws:
                 self.out("try {")
                 self.depth += 1
+                kept = self.kept_in_try(loop)
             if flat:
                 headers = [self.flat_run(share, names, lo)]
             else:
@@ -1103,11 +1105,32 @@ class FunctionEmitter(CExprPrinter):
             self.depth -= 1
             self.out("}")
         if throws:
+            for var, held in kept.items():
+                self.out(f"{held} = {var};")
             self.depth -= 1
             self.out("} catch (const unpy::Error& unpy_error) { unpy::record(unpy_error); }")
         if throws or flat:
             self.depth -= 1
             self.out("}")
+
+    def kept_in_try(self, loop) -> dict:
+        """Declares, at the top of a region's `try`, a copy of each reduction variable (and of
+        the math-error count) that the loops update instead, written back at the end of the
+        `try`; returns {variable: reference to it}. The variable itself is read after the
+        `try`, also where an index error thrown in it (out_of_bounds) is caught: g++ keeps such
+        a variable in a register that a throw preserves, a general-purpose one for a float, and
+        moves it to and from a vector register at every addition (nested_prange_rows's
+        `s += a[i, idx[j]]`: 10 cycles an element). An error loses the copy's partial result:
+        the error is raised instead of it."""
+        names = [cname(r.var) for r in loop.reductions]
+        if self.checks_math and uses_checked_math(loop):
+            names.append("unpy_math_error")
+        kept = {}
+        for name in dict.fromkeys(names):
+            kept[name] = self.fresh("kept")
+            self.out(f"auto& {kept[name]} = {name};")
+            self.out(f"auto {name} = {kept[name]};")
+        return kept
 
     def region_arrays(self, loop, body, loop_vars) -> list:
         """The arrays of a parallel region that each thread takes a copy of its own (firstprivate)

@@ -185,3 +185,26 @@ def row_gather(a, i, idx):
     for j in prange(idx.shape[0]):
         s += a[i, idx[j]]
     return s
+
+
+@unpython.type(F1, 'int64', 'float64')
+def around(a, i):
+    """One `return` of an expression: inlined where called with names and constants
+    (unpy/loopopt/inline_calls.py); i read three times, a[i - 1] wrapping at i = 0."""
+    return a[i - 1] + 2.0 * a[i] + a[i + 1]
+
+
+@unpython.type(F1, 'float64', 'float64')
+def size_over(a, d):
+    """ZeroDivisionError for d = 0."""
+    return a.shape[0] / d
+
+
+@unpython.type(F1, F1, 'int64', 'float64', 'float64')
+def inlined_calls(a, out, k, d):
+    for i in prange(1, a.shape[0] - 1):
+        out[i] = around(a, i)           # a[i - 1], a[i], a[i + 1] proved by the caller's range
+    s = size_over(a, d) + around(a, 0)  # a constant argument
+    for j in range(k):
+        s += around(out, j)             # out of range where k >= out.shape[0]
+    return s + around(a, k % 3)         # an expression argument: called

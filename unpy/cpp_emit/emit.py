@@ -272,7 +272,7 @@ class FunctionEmitter(CExprPrinter):
 
     def emit(self):
         fn = self.fn
-        head = ["template <bool C>", f"static {self.signature(fn.name + '_body')} {{"]
+        head = ["template <bool C>", f"static {self.inline()}{self.signature(fn.name + '_body')} {{"]
         for name, t in fn.locals.items():
             self.out(f"{ctype(t)} {cname(name)}{initial(t)};")
         if self.checks_math:
@@ -314,12 +314,17 @@ class FunctionEmitter(CExprPrinter):
         self.out(f"return {value};" if value else
                  "return {};" if self.fn.return_type is not None else "return;")
 
+    def inline(self) -> str:
+        """`inline ` for a small helper (inlined_helpers): g++ then inlines it where called
+        (its limit for a function not declared inline is some 15 instructions)."""
+        return "inline " if self.fn.name in _per_module(self.signatures, inlined_helpers) else ""
+
     def dispatcher(self):
         fn = self.fn
         arrays = [cname(p.name) for p in fn.params if isinstance(p.type, Array)]
         args = ", ".join(cname(p.name) for p in fn.params)
         test = " && ".join(f"{a}.last_contiguous()" for a in arrays) or "true"
-        return [f"static {self.signature(cname(fn.name))} {{",
+        return [f"static {self.inline()}{self.signature(cname(fn.name))} {{",
                 f"    if ({test}) return {fn.name}_body<true>({args});",
                 f"    return {fn.name}_body<false>({args});",
                 "}"]
@@ -1716,6 +1721,25 @@ def called_in_regions(functions: dict) -> set:
     return found
 
 
+# The expression nodes of the largest helper declared inline (inlined_helpers).
+INLINE_HELPER_NODES = 200
+
+
+def inlined_helpers(functions: dict) -> set:
+    """The names of the functions of `functions` that another calls, that hold no prange loop
+    and are not recursive, of at most INLINE_HELPER_NODES expression nodes: declared `inline`,
+    so that g++ inlines them into their callers' loops (index_checks.searches calls one with a
+    while loop per element: not inlined, the call and the copies of its arrays cost 4x Numba's
+    time)."""
+    called = {e.func for f in functions.values() for e in walk_exprs(f.body)
+              if isinstance(e, ir.CallCompiled)}
+    recursive = _per_module(functions, recursive_functions)
+    return {name for name in called - recursive if name in functions
+            and not any(isinstance(x, ir.For) and x.parallel
+                        for x in walk_stmts(functions[name].body))
+            and sum(1 for _ in walk_exprs(functions[name].body)) <= INLINE_HELPER_NODES}
+
+
 _last_module = (None, {})
 
 
@@ -1848,7 +1872,7 @@ def emit_function(fn, module_name, checks, signatures, fastmath=False, model=Non
     """(signature, body, dispatcher) of `fn`, its indices checked as `checks` says
     (unpy.loopopt.CHECKS), optimised as a --fastmath build may be where `fastmath`, its loops
     as CpuModel `model` says (by default the building machine's)."""
-    emitter = FunctionEmitter(optimise_for_cpu(fn, checks, fastmath, model), module_name,
-                              checks, signatures)
+    emitter = FunctionEmitter(optimise_for_cpu(fn, checks, fastmath, model, signatures),
+                              module_name, checks, signatures)
     body = emitter.emit()
     return emitter.signature(cname(fn.name)), body, emitter.dispatcher()

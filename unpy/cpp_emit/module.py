@@ -389,8 +389,8 @@ def emit_units(module: ir.Module, source: str, checks: str = "unproved",
     default kernel_unit_count's) is under 2; else units holding the compiled functions (fewer
     when the module has fewer call groups), each with all the functions it calls (so that calls
     inline as in one file), the first (the smallest) also the glue (argument checks, the
-    module's init). The functions the glue calls then lose `static` (they stay hidden:
-    -fvisibility=hidden); every other line is emit_module's."""
+    module's init). The functions the glue calls then lose `static` and `inline` (they stay
+    hidden: -fvisibility=hidden); every other line is emit_module's."""
     emitted = dict(zip((f.name for f in module.functions), _emit_functions(module, checks,
                                                                            fastmath, model)))
     if units is None:
@@ -407,7 +407,9 @@ def emit_units(module: ir.Module, source: str, checks: str = "unproved",
         for name in names:
             _, body, dispatcher = emitted[name]
             assert dispatcher[0].startswith("static ")
-            out += body + [""] + [dispatcher[0][len("static "):]] + dispatcher[1:] + [""]
+            # (not inline either: the glue's unit calls it)
+            head = dispatcher[0][len("static "):].removeprefix("inline ")
+            out += body + [""] + [head] + dispatcher[1:] + [""]
         out += ["}  // namespace unpy_module", ""]
         if k == 0:
             out += _glue_and_init(module, source, fastmath, checks, model)
@@ -514,7 +516,8 @@ def _glue_and_init(module: ir.Module, source: str, fastmath: bool, checks: str,
             out.append(f'        unpy::add_nest_records(m, "{f.name}", unpy_nests_{f.name}, '
                        f"{len(fn_nests)});")
     model = model or CpuModel.for_machine()
-    transforms = {f.name: nest_transforms(optimise_for_cpu(f, checks, fastmath, model))
+    functions = {f.name: f for f in module.functions}
+    transforms = {f.name: nest_transforms(optimise_for_cpu(f, checks, fastmath, model, functions))
                   for f in module.functions}
     out.append(f'        if (PyModule_AddStringConstant(m, "__unpy_loopopt__", '
                f'{raw_string(json.dumps(transforms))}) < 0) throw unpy::PythonErrorSet();')

@@ -1755,6 +1755,16 @@ class Lowering:
             body = [assign(k, const(0)), at(gast.For(store(var), loop_over, kept, [], None))]
         for stmt in body:
             lowered += self.stmt(stmt)
+        # Each counter is in range by construction: it counts the items stored so far, at
+        # most its level's length (the array's extent), which was computed before the loops
+        # from the bounds the loops run with (bounds read once).
+        stack = list(lowered)
+        while stack:
+            s = stack.pop()
+            stack += getattr(s, "body", []) + getattr(s, "orelse", [])
+            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript) and \
+                    s.target.array.id == out:
+                s.target.in_range = list(range(len(counters)))
         self.hoisted += lowered
         if comps[0].ifs:
             return self.expr(at(gast.Call(at(gast.Attribute(at(gast.Subscript(

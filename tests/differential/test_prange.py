@@ -293,3 +293,28 @@ def test_nests_of_functions_called_in_a_prange_have_both_forms():
         text = "\n".join(emit_function(functions[name], module.name, "unproved", functions)[1])
         assert "#pragma omp parallel" in text, name
         assert ("unpy::region_inactive()" in text) == (name in callees), name
+
+
+@pytest.mark.parametrize("special", [None, np.nan, np.inf, -np.inf, 2.0 ** 63, -2.0 ** 63,
+                                     1e300])
+@pytest.mark.parametrize("n", [1, 7, 2001])
+def test_float_to_int_conversions_in_a_prange(prange_kernels, n, special):
+    """int(), round(), floor, ceil in a prange record a nan or an out-of-range value in a flag
+    and raise after the loop (unpy::float_to_int): the interpreter's exception (ValueError for
+    a nan, OverflowError beyond int64, -2**63 converted), its values where none; also in a
+    function called in a prange's iteration; views with negative and non-unit strides."""
+    rng = np.random.default_rng(n)
+    a = rng.uniform(-1e15, 1e15, 3 * n)[::-3]           # negative stride
+    if special is not None:
+        a[rng.integers(0, n)] = special
+    compiled = prange_kernels.compiled
+    compiled.__unpy_fake_load__((8, 8, 1, 1))
+    try:
+        prange_kernels.check("conversions_in_a_prange", a, np.zeros((n, 4), np.int64))
+        rows = np.ascontiguousarray(a[: n - n % 7]).reshape(-1, 7)[:, ::2] if n >= 7 else \
+            a.reshape(1, n)
+        if special is not None and abs(special) >= 2.0 ** 62:
+            rows = np.where(np.isfinite(rows) & (np.abs(rows) >= 2.0 ** 62), 1e300, rows)
+        prange_kernels.check("conversions_of_rows", rows, np.zeros(rows.shape, np.int64))
+    finally:
+        compiled.__unpy_fake_load__(None)

@@ -428,3 +428,26 @@ def triangle_of_row(a, i):
         for k in range(j + 1):
             s += a[i, k] * j
     return s
+
+
+@unpython.type('ndarray[float64, 1]', 'ndarray[int64, 2]', None)
+def conversions_in_a_prange(a, out):
+    """int(), round(), math.floor and math.ceil of floats in a prange (vectorised): a nan
+    raises ValueError, an infinity or a value outside int64 OverflowError, after the loop."""
+    for i in prange(a.shape[0]):
+        out[i, 0] = int(a[i])
+        out[i, 1] = round(a[i] * 0.5)
+        out[i, 2] = math.floor(a[i] * 0.25)
+        out[i, 3] = math.ceil(a[i]) if a[i] > 0.0 else -1
+
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[int64, 2]', None)
+def conversions_of_rows(a, out):
+    for i in prange(a.shape[0]):
+        convert_row(a, out, i)
+
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[int64, 2]', 'int64', None)
+def convert_row(a, out, i):
+    for j in prange(a.shape[1]):
+        out[i, j] = round(a[i, j]) - math.floor(a[i, j] * 0.5)

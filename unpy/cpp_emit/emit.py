@@ -48,9 +48,12 @@ MATH_CXX = {"sqrt": "std::sqrt", "exp": "std::exp", "log": "std::log", "log10": 
             "sinh": "std::sinh", "cosh": "std::cosh", "tanh": "std::tanh",
             "floor": "std::floor", "ceil": "std::ceil", "fabs": "std::fabs", "pow": "std::pow",
             "hypot": "std::hypot", "log1p": "std::log1p", "expm1": "std::expm1",
-            "log2": "std::log2", "exp2": "std::exp2", "cbrt": "std::cbrt", "rint": "std::rint",
+            "log2": "std::log2", "exp2": "std::exp2", "cbrt": "std::cbrt",
             "trunc": "std::trunc", "copysign": "std::copysign", "erf": "std::erf",
-            "erfc": "std::erfc", "gamma": "std::tgamma", "lgamma": "std::lgamma"}
+            "erfc": "std::erfc", "gamma": "std::tgamma", "lgamma": "std::lgamma",
+            # (rint's value, without its inexact flag, which nothing reads: g++ 12 vectorises
+            # no loop calling std::rint; round() is np.rint)
+            "rint": "std::nearbyint"}
 # Complex operations: the runtime's NumPy formulas for the operators, std:: (glibc's, as NumPy
 # calls them) for the functions.
 COMPLEX_CXX = {"*": "unpy::complex_multiply", "/": "unpy::complex_divide",
@@ -222,6 +225,11 @@ class FunctionEmitter(CExprPrinter):
         self.checks_math = uses_checked_math(fn.body)
         self.lone_nests = lone_nests(fn)     # their data has nobody to stay on the device for
         self.math_errors = ["unpy_math_error"]  # where math calls record errors, innermost last
+        # Inside a prange's nest: the flags where int() of a float records its errors, one per
+        # place that converts (float_to_int), and the next place's
+        self.int_errors = []
+        self.int_site = 0
+        self.in_region = False      # emitting a prange nest's iterations
         # A @gpu function with GPU nests keeps data on the device for the call (SPEC section 8):
         # a call scope, and flush points before host code that touches arrays.
         self.residency = any(isinstance(x, ir.For) and x.nest_id is not None
@@ -798,6 +806,14 @@ class FunctionEmitter(CExprPrinter):
             clauses += f" reduction({r.op}:{cname(r.var)})"
         if self.checks_math and uses_checked_math(loop):
             clauses += " reduction(+:unpy_math_error)"
+        # int() of a float (unpy::float_to_int): each place's own flag, a reduction updated
+        # once an iteration (g++ vectorises no loop updating one twice)
+        around = self.int_errors
+        self.int_errors = [self.fresh("int_error") for _ in range(converts_floats_to_ints(
+            loop.body))]
+        if self.int_errors:
+            self.out(f"int64_t {' = 0, '.join(self.int_errors)} = 0;   // see unpy::float_to_int")
+            clauses += f" reduction(|:{', '.join(self.int_errors)})"
         private = (private_updates(loop, self.fn), team, work)
         if loop.proof:
             self.proved_or_checked(loop, lambda nest: self.openmp_nest(
@@ -806,6 +822,9 @@ class FunctionEmitter(CExprPrinter):
             self.openmp_nest(loop, names, clauses, split, triangular, private)
         if timer:
             self.out(f"{timer}.report();")
+        if self.int_errors:
+            self.out(f"unpy::float_to_int_check({' | '.join(self.int_errors)});")
+        self.int_errors = around
         self.out("unpy::check_errors();")
         if loop.nest_id is not None:
             self.depth -= 1
@@ -1083,8 +1102,10 @@ class FunctionEmitter(CExprPrinter):
         for alloc, count in stacked:
             self.on_stack[id(alloc)] = buffer = self.fresh("stack")
             self.out(f"alignas(64) {CTYPES[alloc.dtype]} {buffer}[{max(count, 1)}];")
-        # Inside, `unpy_math_error` is each thread's copy (the reduction clause).
+        # Inside, `unpy_math_error` is each thread's copy (the reduction clause), so are the
+        # int() flags (the first place's first: each form of the nest the same places)
         self.math_errors.append("unpy_math_error")
+        self.in_region, self.int_site = True, 0
         if has_loops(body):
             # Ctrl-C: an iteration holding loops polls first; a poll inside skips to its end.
             self.stop_label = self.fresh("stop")
@@ -1101,6 +1122,7 @@ class FunctionEmitter(CExprPrinter):
         for alloc, _ in stacked:    # (its buffers are this iteration's: another form of the
             del self.on_stack[id(alloc)]    # nest declares its own)
         self.math_errors.pop()
+        self.in_region = False
         for level, old in zip(reversed(levels), reversed(saved)):
             self.leave_loop_var(level, old)
         self.depth -= 1
@@ -1130,6 +1152,7 @@ class FunctionEmitter(CExprPrinter):
         names = [cname(r.var) for r in loop.reductions]
         if self.checks_math and uses_checked_math(loop):
             names.append("unpy_math_error")
+        names += self.int_errors
         kept = {}
         for name in dict.fromkeys(names):
             kept[name] = self.fresh("kept")
@@ -1397,6 +1420,10 @@ class FunctionEmitter(CExprPrinter):
         return f"({funcs[op]})"
 
     def float_to_int(self, text, source):
+        if self.int_errors and self.in_region:
+            self.int_site += 1
+            flag = self.int_errors[(self.int_site - 1) % len(self.int_errors)]
+            return f"unpy::float_to_int({text}, {flag})"
         return f"unpy::float_to_int({text})"
 
     def min_max(self, name, a, b, dtype):
@@ -1762,6 +1789,15 @@ def _module_recursive_functions(signatures: dict) -> set:
 
 def _module_called_in_regions(signatures: dict) -> set:
     return _per_module(signatures, called_in_regions)
+
+
+def converts_floats_to_ints(node) -> int:
+    """How many places of `node` convert a float to an int as Python does, raising for nan
+    and infinities (CExprPrinter.float_to_int: int(), round(), math.floor, math.ceil)."""
+    return sum(1 for e in walk_exprs(node) if isinstance(e, ir.Call) and (
+        e.func in ("math.floor", "math.ceil") or (
+            e.func.startswith("cast:") and getattr(e.type, "dtype", None) == "int64" and
+            getattr(e.args[0].type, "dtype", "").startswith("float"))))
 
 
 def uses_checked_math(node) -> bool:

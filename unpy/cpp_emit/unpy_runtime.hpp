@@ -1465,6 +1465,25 @@ inline int64_t float_to_int(double x) {
     return static_cast<int64_t>(x);
 }
 
+// The same in a prange's iteration: no branch (the loop vectorises), the error kept in `err`
+// (an OR reduction of the region, one flag per place that converts: 1 for a value outside
+// int64, 2 for a nan) and raised after the loop by float_to_int_check, as Python raises
+// it (a nan first, as math_check's domain errors). The region's writes after an error are
+// not the interpreter's anyway.
+inline int64_t float_to_int(double x, int64_t& err) {
+    // (this form of each test: g++ 12 vectorises none of `&&`, or of `outside + (x != x)`)
+    const bool outside = !(x >= -9223372036854775808.0) | !(x < 9223372036854775808.0);
+    err |= int64_t(outside) << int64_t(x != x);
+    return static_cast<int64_t>(outside ? 0.0 : x);
+}
+
+// Recorded, not thrown: check_errors() raises the region's first error after it.
+inline void float_to_int_check(int64_t err) {
+    if (err & 2) record(Error(ErrorKind::value, "cannot convert float NaN to integer"));
+    else if (err) record(Error(ErrorKind::overflow, "cannot convert float infinity or "
+                               "out-of-range value to integer"));
+}
+
 // math.* raises where CPython's math module does (math_1 in mathmodule.c): a nan from a non-nan
 // argument is a domain error (ValueError); an infinite result from a finite argument is a range
 // error (OverflowError) for the functions that can overflow, else a domain error.

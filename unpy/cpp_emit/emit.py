@@ -1404,6 +1404,9 @@ class FunctionEmitter(CExprPrinter):
     def convert(self, text, dtype):
         return f"static_cast<{CTYPES[dtype]}>({text})"
 
+    def bool_to_float(self, text, dtype):
+        return f"unpy::bool_float<{CTYPES[dtype]}>({text})"
+
     def arith(self, op, a, b, dtype):
         return narrow(f"({a} {op} {b})", dtype)
 

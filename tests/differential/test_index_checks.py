@@ -181,3 +181,25 @@ def test_what_is_inlined():
     # a's indices proved while compiling, out's length checked before the nest
     proof = optimise_for_cpu(functions["inlined_calls"], functions=functions).body[0].proof
     assert {b.array.id for b in proof.bounds} == {"out"}
+
+
+@pytest.mark.parametrize("m", [0, 3, 4, 7])
+@pytest.mark.parametrize("n", [0, 1, 5, 301])
+def test_local_arrays_of_constant_extents(kernels, n, m):
+    """index_proof: a local assigned once, by np.zeros/np.ones/np.full of constant extents,
+    has them wherever it is read; other indices of it stay checked; a read before any
+    assignment raises UnboundLocalError, as in the interpreter."""
+    a = rand(2 * n)[::-2]
+    kernels.check("local_arrays_in_loops", a, m, rtol=1e-12)
+    kernels.check("local_array_maybe_unassigned", a, m)
+
+
+def test_local_arrays_of_constant_extents_are_proved():
+    from unpy.loopopt import optimise_for_cpu
+    from unpy.pipeline import compile_to_ir
+    path = diffcheck.KERNELS / "index_checks.py"
+    functions = {f.name: f for f in compile_to_ir(str(path), path.read_text()).functions}
+    unproved = lambda name: {e.array.id for e in walk_exprs(optimise_for_cpu(
+        functions[name]).body) if isinstance(e, ir.Subscript) and not e.in_range}
+    assert unproved("local_arrays_in_loops") == {"w"}      # w[k], k < m: checked
+    assert unproved("local_array_maybe_unassigned") == set()

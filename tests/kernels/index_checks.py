@@ -208,3 +208,29 @@ def inlined_calls(a, out, k, d):
     for j in range(k):
         s += around(out, j)             # out of range where k >= out.shape[0]
     return s + around(a, k % 3)         # an expression argument: called
+
+
+@unpython.type(F1, 'int64', 'float64')
+def local_arrays_in_loops(a, m):
+    """Arrays allocated in loops, each assigned once, of constant extents: `t[k]` for k in
+    range(3) proved by t's extent; `w[k]` for k in range(m) checked (IndexError for m > 3)."""
+    s = 0.0
+    for i in prange(a.shape[0]):
+        t = np.zeros(3)
+        for k in range(3):
+            t[k] = a[i] * k
+        s += t[0] + t[1] + t[2]
+    u = 0.0
+    for j in range(a.shape[0]):
+        w = np.ones(3)
+        for k in range(m):
+            u += w[k] * a[j]
+    return s + u
+
+
+@unpython.type(F1, 'int64', 'float64')
+def local_array_maybe_unassigned(a, m):
+    """z[1] proved by z's extent; where z was not assigned, UnboundLocalError first."""
+    if m > 2:
+        z = np.full(2, 1.5)
+    return a.shape[0] + z[1]

@@ -280,7 +280,8 @@ class FunctionEmitter(CExprPrinter):
 
     def emit(self):
         fn = self.fn
-        head = ["template <bool C>", f"static {self.inline()}{self.signature(fn.name + '_body')} {{"]
+        head = ["template <bool C>",
+                f"static {self.inline()}{self.signature(fn.name + '_body')} {{"]
         for name, t in fn.locals.items():
             self.out(f"{ctype(t)} {cname(name)}{initial(t)};")
         if self.checks_math:

@@ -45,6 +45,10 @@ class CExprPrinter:
         """A value converted to `dtype` as C converts it."""
         raise NotImplementedError
 
+    def bool_to_float(self, text: str, dtype: str) -> str:
+        """A bool converted to float32 or float64 (0 or 1)."""
+        return self.convert(text, dtype)
+
     def arith(self, op: str, a: str, b: str, dtype: str) -> str:
         """`a op b` of `dtype` for the operators C computes itself, wrapping on overflow."""
         raise NotImplementedError
@@ -150,6 +154,8 @@ class CExprPrinter:
                 return self.int_literal(inner.value, dtype)
         if dtype == "bool":
             return f"({self.expr(inner)} != 0)"
+        if source == "bool" and dtype in ("float32", "float64"):
+            return self.bool_to_float(self.expr(inner), dtype)
         return self.convert(self.expr(inner), dtype)
 
     def expr_BinOp(self, e):

@@ -52,10 +52,11 @@ def cmd_show(args) -> int:
         print(f"unpy: {args.file}: error: {e}", file=sys.stderr)
         return 1
     from unpy.loopopt import optimise_for_cpu
+    functions = {f.name: f for f in module.functions}
     for fn in module.functions:
         print(f"# --- typed IR of {fn.name}, with the C++ path's loop optimisations ---")
         print(ir.format_function(optimise_for_cpu(fn, options.checks, options.fastmath,
-                                                  options.model)))
+                                                  options.model, functions)))
         print()
     print("// --- generated C++ ---")
     print(cpp)

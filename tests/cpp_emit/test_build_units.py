@@ -62,11 +62,10 @@ def collatz_steps(n):
 '''
 
 
-def defined(unit: str) -> set:
-    """The names of the compiled functions whose dispatcher `unit` defines."""
+def defined(unit: str, names) -> set:
+    """The names of the compiled functions (of `names`) whose dispatcher `unit` defines."""
     return {line.split("(")[0].split()[-1] for line in unit.splitlines()
-            if line.endswith(") {") and not line.startswith(("static", " ", "template"))
-            and "PyInit_" not in line}
+            if line.startswith("static ") and line.endswith(") {")} & set(names)
 
 
 def test_kernel_unit_count():
@@ -84,14 +83,20 @@ def test_a_caller_shares_its_unit_with_its_callees():
     glue, *others = units
     assert "PyInit_unit()" in glue and '#include "unpy_glue.hpp"' in glue
     assert not any("PyInit_" in unit or "unpy_glue.hpp" in unit for unit in others)
-    names = [defined(unit) for unit in units]
+    names = [defined(unit, [f.name for f in module.functions]) for unit in units]
     assert sorted(n for unit in names for n in unit) == sorted(f.name for f in module.functions)
     assert any({"halved_total", "half"} <= unit for unit in names)
-    # The glue declares each function it calls (defined, not static, in its unit or another).
+    # Each function stays static in its unit; the glue calls those of other units through
+    # their units' external entries (unpy_exported), which it declares.
     for f in module.functions:
-        assert re.search(rf"^\w[\w:<>, ]* {f.name}\(.*\);$", glue, re.M), f.name
-        assert not re.search(rf"^static .* {f.name}\(", glue, re.M)
         assert f"static PyObject* py_{f.name}(" in glue
+        if f.name in names[0]:
+            continue
+        assert f"using unpy_exported::{f.name};" in glue
+        assert re.search(rf"^\w[\w:<>, ]* {f.name}\(.*\);$", glue, re.M), f.name
+        assert sum(bool(re.search(rf"^\w[\w:<>, ]* {f.name}\(.*\) {{ return "
+                                  rf"unpy_module::{f.name}\(", unit, re.M))
+                   for unit in others) == 1, f.name
 
 
 def test_one_unit_under_two():
@@ -179,7 +184,7 @@ def test_a_changed_function_recompiles_its_unit_and_the_glue(split, monkeypatch)
     folder, _, _, _, ran = split
     module = irtools.typed(SOURCE.split("from unpython import prange\n", 1)[1])
     units = emit_units(module, SOURCE, units=3)
-    with_glue = "collatz_steps" in defined(units[0])
+    with_glue = "collatz_steps" in defined(units[0], ["collatz_steps"])
     (folder / "units.py").write_text(SOURCE.replace("steps += 1", "steps += 2"))
     ran = []
     result = build_on_3_cpus(monkeypatch, folder / "units.py", folder / "changed", ran)

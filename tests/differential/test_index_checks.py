@@ -10,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import diffcheck
+from unpy import ir
+from unpy.typeinfer.reductions import walk_exprs
 from npstrategies import arrays
 
 SETTINGS = settings(max_examples=40, deadline=None)
@@ -145,3 +147,59 @@ def test_errors_in_while_loops_and_nested_regions_stop(kernels):
     b = rand(300, 4)
     kernels.check("nested_prange_rows", b, np.array([0, 3, 1, -4]), np.zeros(300))
     kernels.check("nested_prange_rows", b, np.array([0, 4, 1] * 20), np.zeros(300))
+
+
+@SETTINGS
+@given(st.data())
+def test_inlined_calls(kernels, data):
+    """Calls of a function returning an expression, with names and constants, inlined
+    (unpy/loopopt/inline_calls.py): the interpreter's values, and its IndexError and
+    ZeroDivisionError raised from the inlined bodies; views with negative and non-unit
+    strides."""
+    a = data.draw(arrays(np.float64, 1, max_side=9))
+    n = a.shape[0]
+    out = data.draw(arrays(np.float64, 1, min_side=n, max_side=n + 2))
+    k = data.draw(st.integers(-1, n + 3))
+    d = data.draw(st.sampled_from([0.0, -0.0, 2.0, 3.0]))
+    kernels.check("inlined_calls", a, out, k, d)
+
+
+def test_what_is_inlined():
+    from unpy.loopopt import optimise_for_cpu
+    from unpy.pipeline import compile_to_ir
+    path = diffcheck.KERNELS / "index_checks.py"
+    functions = {f.name: f for f in compile_to_ir(str(path), path.read_text()).functions}
+    calls = lambda name: {e.func for e in walk_exprs(optimise_for_cpu(
+        functions[name], functions=functions).body) if isinstance(e, ir.CallCompiled)}
+    assert calls("inlined_calls") == {"around"}          # around(a, k % 3) only
+    assert calls("searches") == {"first_nonzero_after"}   # a while loop: called
+    assert calls("nested_prange_rows") == {"row_gather"}
+    # Those left called are declared inline where small, with no prange (row_gather has one)
+    from unpy.cpp_emit.emit import inlined_helpers
+    helpers = inlined_helpers(functions)
+    assert {"first_nonzero_after", "around"} <= helpers and "row_gather" not in helpers
+    # a's indices proved while compiling, out's length checked before the nest
+    proof = optimise_for_cpu(functions["inlined_calls"], functions=functions).body[0].proof
+    assert {b.array.id for b in proof.bounds} == {"out"}
+
+
+@pytest.mark.parametrize("m", [0, 3, 4, 7])
+@pytest.mark.parametrize("n", [0, 1, 5, 301])
+def test_local_arrays_of_constant_extents(kernels, n, m):
+    """index_proof: a local assigned once, by np.zeros/np.ones/np.full of constant extents,
+    has them wherever it is read; other indices of it stay checked; a read before any
+    assignment raises UnboundLocalError, as in the interpreter."""
+    a = rand(2 * n)[::-2]
+    kernels.check("local_arrays_in_loops", a, m, rtol=1e-12)
+    kernels.check("local_array_maybe_unassigned", a, m)
+
+
+def test_local_arrays_of_constant_extents_are_proved():
+    from unpy.loopopt import optimise_for_cpu
+    from unpy.pipeline import compile_to_ir
+    path = diffcheck.KERNELS / "index_checks.py"
+    functions = {f.name: f for f in compile_to_ir(str(path), path.read_text()).functions}
+    unproved = lambda name: {e.array.id for e in walk_exprs(optimise_for_cpu(
+        functions[name]).body) if isinstance(e, ir.Subscript) and not e.in_range}
+    assert unproved("local_arrays_in_loops") == {"w"}      # w[k], k < m: checked
+    assert unproved("local_array_maybe_unassigned") == set()

@@ -278,6 +278,9 @@ CASES = {
     # int32 maxima (added in float64, not wrapped), an odd count of huge values (not doubled)
     "medians extreme": lambda: (np.full(3, 1.7e308), np.array([[1.0, 2.0]], np.float32),
                                 np.array([2**31 - 1, 0, 2**31 - 1], np.int32)),
+    # no element: NaN, as NumPy's (which also warns)
+    "medians empty": lambda: (np.zeros(0), np.zeros((3, 0), np.float32)[::-1],
+                              np.zeros(1, np.int32)[1:]),
     "medians nan": lambda: (np.array([1.0, np.nan, 3.0, 2.0]),
                             np.array([[1.0, 2.0], [np.nan, 0.0]], np.float32),
                             np.array([3], np.int32)),

@@ -234,3 +234,87 @@ def test_integer_and_bool_arrays_written_in_a_prange(prange_kernels, a):
     prange_kernels.check("int_and_bool_rows", a, a, np.zeros(shape, bool))
     prange_kernels.check("int_and_bool_rows", a[:, ::-1], a, np.zeros(shape, bool))
     prange_kernels.check("int_rows_of_a_local", a.astype(np.int32)[::-1, ::3])
+
+
+def _views(a, kind):
+    """`a` as is, every other row and column reversed (negative strides), or transposed."""
+    return {"plain": a, "reversed": a[::-2, ::-1], "transposed": a.T}[kind]
+
+
+@pytest.mark.parametrize("view", ["plain", "reversed", "transposed"])
+@pytest.mark.parametrize("rows, cols", [(0, 3), (1, 1), (7, 5), (301, 13), (1201, 37)])
+def test_functions_with_pranges_called_in_a_prange(prange_kernels, rows, cols, view):
+    """Called in a prange's iteration, a function's prange nests run as plain loops on the
+    iteration's thread (unpy::region_inactive), from Python in parallel (a free machine
+    faked): the interpreter's results either way; a float reduction's order is the
+    interpreter's in the first, the threads' partial sums in the second. Errors raised in
+    the callees' loops (IndexError, math.log's ValueError) come out of the outer prange."""
+    rng = np.random.default_rng(rows * cols)
+    compiled = prange_kernels.compiled
+    compiled.__unpy_fake_load__((8, 8, 1, 1))
+    try:
+        a = _views(rng.uniform(0.0, 2.0, (2 * rows + 1, 2 * cols + 1)), view)
+        a = a[:rows, :cols] if view != "transposed" else a[:cols, :rows]
+        m, n = a.shape
+        bins = rng.integers(-5, 5, 3 * n + 2)
+        args = lambda: (a, bins, np.zeros((m, 4)), np.zeros((m, 3, 5))[:, ::-1, ::2],
+                        np.zeros((m, 5), np.int64))
+        prange_kernels.check("calls_in_a_prange", *args(), rtol=REDUCTION_RTOL)
+        for callee in ("row_sum", "positives", "row_logs", "triangle_of_row"):
+            for i in (0, m - 1, m):
+                prange_kernels.check(callee, a, i, rtol=REDUCTION_RTOL)
+        if m and n:
+            prange_kernels.check("row_histogram", np.zeros((m, 5), np.int64), m - 1, bins)
+            prange_kernels.check("fill_block", np.zeros((m, 3, 5))[:, ::-1, ::2], m - 1, 2.5)
+            a[m - 1, n - 1] = -3.0          # math.log(-2.0) in the last row
+            prange_kernels.check("calls_in_a_prange", *args())
+            a[m - 1, n - 1] = 1.0
+            bins[-1] = 5                    # hist[i, 5]: out of range
+            prange_kernels.check("calls_in_a_prange", *args())
+    finally:
+        compiled.__unpy_fake_load__(None)
+
+
+def test_nests_of_functions_called_in_a_prange_have_both_forms():
+    """A function called in a prange's iteration (or by one) has each nest's parallel region
+    and, taken where unpy::region_inactive(), its plain loops; another function only the
+    region."""
+    from unpy.cpp_emit.emit import called_in_regions, emit_function
+    from unpy.pipeline import compile_to_ir
+    import diffcheck
+    path = diffcheck.KERNELS / "prange.py"
+    module = compile_to_ir(str(path), path.read_text())
+    functions = {f.name: f for f in module.functions}
+    callees = {"row_sum", "positives", "row_logs", "fill_block", "row_histogram",
+               "triangle_of_row"}
+    found = called_in_regions(functions)
+    assert callees <= found and not found & {"calls_in_a_prange", "sum_plus_equals"}
+    for name in callees | {"calls_in_a_prange", "sum_plus_equals"}:
+        text = "\n".join(emit_function(functions[name], module.name, "unproved", functions)[1])
+        assert "#pragma omp parallel" in text, name
+        assert ("unpy::region_inactive()" in text) == (name in callees), name
+
+
+@pytest.mark.parametrize("special", [None, np.nan, np.inf, -np.inf, 2.0 ** 63, -2.0 ** 63,
+                                     1e300])
+@pytest.mark.parametrize("n", [1, 7, 2001])
+def test_float_to_int_conversions_in_a_prange(prange_kernels, n, special):
+    """int(), round(), floor, ceil in a prange record a nan or an out-of-range value in a flag
+    and raise after the loop (unpy::float_to_int): the interpreter's exception (ValueError for
+    a nan, OverflowError beyond int64, -2**63 converted), its values where none; also in a
+    function called in a prange's iteration; views with negative and non-unit strides."""
+    rng = np.random.default_rng(n)
+    a = rng.uniform(-1e15, 1e15, 3 * n)[::-3]           # negative stride
+    if special is not None:
+        a[rng.integers(0, n)] = special
+    compiled = prange_kernels.compiled
+    compiled.__unpy_fake_load__((8, 8, 1, 1))
+    try:
+        prange_kernels.check("conversions_in_a_prange", a, np.zeros((n, 4), np.int64))
+        rows = np.ascontiguousarray(a[: n - n % 7]).reshape(-1, 7)[:, ::2] if n >= 7 else \
+            a.reshape(1, n)
+        if special is not None and abs(special) >= 2.0 ** 62:
+            rows = np.where(np.isfinite(rows) & (np.abs(rows) >= 2.0 ** 62), 1e300, rows)
+        prange_kernels.check("conversions_of_rows", rows, np.zeros(rows.shape, np.int64))
+    finally:
+        compiled.__unpy_fake_load__(None)

@@ -345,6 +345,19 @@ def test_np_array_of_list_comprehensions(python_forms_kernels, n):
                                RNG.random((n, 3)))
 
 
+@SETTINGS
+@given(st.data())
+def test_np_array_of_list_comprehensions_at_any_size(python_forms_kernels, data):
+    """The items stored by counters proved in range by construction (frontend/lower.py
+    comprehension_array): every range and filter, arrays and views of any layout."""
+    lo, hi = data.draw(st.integers(-7, 9)), data.draw(st.integers(-7, 13))
+    X = data.draw(arrays(np.float64, 2, min_side=1, max_side=6, values=st.floats(0, 1)))
+    python_forms_kernels.check("comprehension_counters", lo, hi, X)
+    n = data.draw(st.integers(1, 6))
+    python_forms_kernels.check("comprehension_arrays", n, X, X[::-1])
+    python_forms_kernels.check("comprehension_of_bools", n)
+
+
 def test_np_array_of_an_empty_list_comprehension_keeps_the_items_dtype(python_forms_kernels):
     """No item: an empty array of the item's dtype, where NumPy, which has no item to see,
     makes float64 (docs/supported.md); with items both are bool."""

@@ -185,3 +185,52 @@ def row_gather(a, i, idx):
     for j in prange(idx.shape[0]):
         s += a[i, idx[j]]
     return s
+
+
+@unpython.type(F1, 'int64', 'float64')
+def around(a, i):
+    """One `return` of an expression: inlined where called with names and constants
+    (unpy/loopopt/inline_calls.py); i read three times, a[i - 1] wrapping at i = 0."""
+    return a[i - 1] + 2.0 * a[i] + a[i + 1]
+
+
+@unpython.type(F1, 'float64', 'float64')
+def size_over(a, d):
+    """ZeroDivisionError for d = 0."""
+    return a.shape[0] / d
+
+
+@unpython.type(F1, F1, 'int64', 'float64', 'float64')
+def inlined_calls(a, out, k, d):
+    for i in prange(1, a.shape[0] - 1):
+        out[i] = around(a, i)           # a[i - 1], a[i], a[i + 1] proved by the caller's range
+    s = size_over(a, d) + around(a, 0)  # a constant argument
+    for j in range(k):
+        s += around(out, j)             # out of range where k >= out.shape[0]
+    return s + around(a, k % 3)         # an expression argument: called
+
+
+@unpython.type(F1, 'int64', 'float64')
+def local_arrays_in_loops(a, m):
+    """Arrays allocated in loops, each assigned once, of constant extents: `t[k]` for k in
+    range(3) proved by t's extent; `w[k]` for k in range(m) checked (IndexError for m > 3)."""
+    s = 0.0
+    for i in prange(a.shape[0]):
+        t = np.zeros(3)
+        for k in range(3):
+            t[k] = a[i] * k
+        s += t[0] + t[1] + t[2]
+    u = 0.0
+    for j in range(a.shape[0]):
+        w = np.ones(3)
+        for k in range(m):
+            u += w[k] * a[j]
+    return s + u
+
+
+@unpython.type(F1, 'int64', 'float64')
+def local_array_maybe_unassigned(a, m):
+    """z[1] proved by z's extent; where z was not assigned, UnboundLocalError first."""
+    if m > 2:
+        z = np.full(2, 1.5)
+    return a.shape[0] + z[1]

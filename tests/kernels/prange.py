@@ -1,6 +1,8 @@
 """Parallel loops (SPEC section 3): prange with reductions, private temporaries, collapsed and
 triangular nests, steps, errors raised inside a parallel region. Reference: the interpreter,
 where prange is range (tests/differential/test_prange.py)."""
+import math
+
 import numpy as np
 import unpython
 from unpython import prange
@@ -362,3 +364,90 @@ def int_rows_of_a_local(a):
         for j in range(a.shape[1]):
             out[i, j + 1] = out[i, j] + a[i, j]
     return out
+
+
+# Functions with prange nests called in a prange's iteration (the nests then run as plain loops
+# on the iteration's thread: unpy::region_inactive) and from Python (in parallel): each form
+# of a nest (a reduction, collapsed levels, a triangular nest, atomic updates, errors raised).
+@unpython.type('ndarray[float64, 2]', 'ndarray[int64, 1]', 'ndarray[float64, 2]',
+               'ndarray[float64, 3]', 'ndarray[int64, 2]', None)
+def calls_in_a_prange(a, bins, out, blocks, hist):
+    for i in prange(a.shape[0]):
+        out[i, 0] = row_sum(a, i)
+        out[i, 1] = positives(a, i)
+        out[i, 2] = row_logs(a, i)
+        fill_block(blocks, i, a[i, 0])
+        row_histogram(hist, i, bins)
+        out[i, 3] = triangle_of_row(a, i)
+
+
+@unpython.type('ndarray[float64, 2]', 'int64', 'float64')
+def row_sum(a, i):
+    s = 0.0
+    for j in prange(a.shape[1]):
+        s += a[i, j] * 0.5
+    return s
+
+
+@unpython.type('ndarray[float64, 2]', 'int64', 'int64')
+def positives(a, i):
+    n = 0
+    for j in prange(a.shape[1]):
+        if a[i, j] > 0.0:
+            n += 1
+    return n
+
+
+@unpython.type('ndarray[float64, 2]', 'int64', 'float64')
+def row_logs(a, i):
+    """math.log of a negative element: ValueError after the loop."""
+    s = 0.0
+    for j in prange(a.shape[1]):
+        s += math.log(a[i, j] + 1.0)
+    return s
+
+
+@unpython.type('ndarray[float64, 3]', 'int64', 'float64', None)
+def fill_block(blocks, i, x):
+    for j in prange(blocks.shape[1]):
+        for k in prange(blocks.shape[2]):
+            blocks[i, j, k] = x * j + k
+
+
+@unpython.type('ndarray[int64, 2]', 'int64', 'ndarray[int64, 1]', None)
+def row_histogram(hist, i, bins):
+    """An index read from an array: IndexError for a bin out of range."""
+    for j in prange(bins.shape[0]):
+        hist[i, bins[j]] += j
+
+
+@unpython.type('ndarray[float64, 2]', 'int64', 'float64')
+def triangle_of_row(a, i):
+    s = 0.0
+    for j in prange(a.shape[1]):
+        for k in range(j + 1):
+            s += a[i, k] * j
+    return s
+
+
+@unpython.type('ndarray[float64, 1]', 'ndarray[int64, 2]', None)
+def conversions_in_a_prange(a, out):
+    """int(), round(), math.floor and math.ceil of floats in a prange (vectorised): a nan
+    raises ValueError, an infinity or a value outside int64 OverflowError, after the loop."""
+    for i in prange(a.shape[0]):
+        out[i, 0] = int(a[i])
+        out[i, 1] = round(a[i] * 0.5)
+        out[i, 2] = math.floor(a[i] * 0.25)
+        out[i, 3] = math.ceil(a[i]) if a[i] > 0.0 else -1
+
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[int64, 2]', None)
+def conversions_of_rows(a, out):
+    for i in prange(a.shape[0]):
+        convert_row(a, out, i)
+
+
+@unpython.type('ndarray[float64, 2]', 'ndarray[int64, 2]', 'int64', None)
+def convert_row(a, out, i):
+    for j in prange(a.shape[1]):
+        out[i, j] = round(a[i, j]) - math.floor(a[i, j] * 0.5)

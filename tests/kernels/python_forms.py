@@ -424,6 +424,17 @@ def comprehension_arrays(n, X, Y):
     return np.concatenate((halves, odd, tripled, dists.ravel(), rounded, kept))
 
 
+@unpython.type('int64', 'int64', 'ndarray[float64, 2]', 'ndarray[float64, 1]')
+def comprehension_counters(lo, hi, X):
+    """The counters that place np.array([...])'s items store unchecked (in range by
+    construction): ranges of either sign and step, empty ones, filters, rows of an array."""
+    down = np.array([k * 0.5 for k in range(hi, lo, -3)])
+    up = np.array([k for k in range(lo, hi) if k % 3 != 1], dtype=np.float64)
+    grid = np.array([[x * k for x in X[:, 0]] for k in range(lo, hi, 2)])
+    rows = np.array([np.sum(r) for r in X if r[0] > 0.5])
+    return np.concatenate((down, up, grid.ravel(), rows))
+
+
 @unpython.type('int64', 'ndarray[bool, 1]')
 def comprehension_of_bools(n):
     return np.array([k > 2 for k in range(n)])

@@ -48,9 +48,12 @@ MATH_CXX = {"sqrt": "std::sqrt", "exp": "std::exp", "log": "std::log", "log10": 
             "sinh": "std::sinh", "cosh": "std::cosh", "tanh": "std::tanh",
             "floor": "std::floor", "ceil": "std::ceil", "fabs": "std::fabs", "pow": "std::pow",
             "hypot": "std::hypot", "log1p": "std::log1p", "expm1": "std::expm1",
-            "log2": "std::log2", "exp2": "std::exp2", "cbrt": "std::cbrt", "rint": "std::rint",
+            "log2": "std::log2", "exp2": "std::exp2", "cbrt": "std::cbrt",
             "trunc": "std::trunc", "copysign": "std::copysign", "erf": "std::erf",
-            "erfc": "std::erfc", "gamma": "std::tgamma", "lgamma": "std::lgamma"}
+            "erfc": "std::erfc", "gamma": "std::tgamma", "lgamma": "std::lgamma",
+            # (rint's value, without its inexact flag, which nothing reads: g++ 12 vectorises
+            # no loop calling std::rint; round() is np.rint)
+            "rint": "std::nearbyint"}
 # Complex operations: the runtime's NumPy formulas for the operators, std:: (glibc's, as NumPy
 # calls them) for the functions.
 COMPLEX_CXX = {"*": "unpy::complex_multiply", "/": "unpy::complex_divide",
@@ -222,6 +225,11 @@ class FunctionEmitter(CExprPrinter):
         self.checks_math = uses_checked_math(fn.body)
         self.lone_nests = lone_nests(fn)     # their data has nobody to stay on the device for
         self.math_errors = ["unpy_math_error"]  # where math calls record errors, innermost last
+        # Inside a prange's nest: the flags where int() of a float records its errors, one per
+        # place that converts (float_to_int), and the next place's
+        self.int_errors = []
+        self.int_site = 0
+        self.in_region = False      # emitting a prange nest's iterations
         # A @gpu function with GPU nests keeps data on the device for the call (SPEC section 8):
         # a call scope, and flush points before host code that touches arrays.
         self.residency = any(isinstance(x, ir.For) and x.nest_id is not None
@@ -272,7 +280,8 @@ class FunctionEmitter(CExprPrinter):
 
     def emit(self):
         fn = self.fn
-        head = ["template <bool C>", f"static {self.signature(fn.name + '_body')} {{"]
+        head = ["template <bool C>",
+                f"static {self.inline()}{self.signature(fn.name + '_body')} {{"]
         for name, t in fn.locals.items():
             self.out(f"{ctype(t)} {cname(name)}{initial(t)};")
         if self.checks_math:
@@ -314,12 +323,17 @@ class FunctionEmitter(CExprPrinter):
         self.out(f"return {value};" if value else
                  "return {};" if self.fn.return_type is not None else "return;")
 
+    def inline(self) -> str:
+        """`inline ` for a small helper (inlined_helpers): g++ then inlines it where called
+        (its limit for a function not declared inline is some 15 instructions)."""
+        return "inline " if self.fn.name in _per_module(self.signatures, inlined_helpers) else ""
+
     def dispatcher(self):
         fn = self.fn
         arrays = [cname(p.name) for p in fn.params if isinstance(p.type, Array)]
         args = ", ".join(cname(p.name) for p in fn.params)
         test = " && ".join(f"{a}.last_contiguous()" for a in arrays) or "true"
-        return [f"static {self.signature(cname(fn.name))} {{",
+        return [f"static {self.inline()}{self.signature(cname(fn.name))} {{",
                 f"    if ({test}) return {fn.name}_body<true>({args});",
                 f"    return {fn.name}_body<false>({args});",
                 "}"]
@@ -807,6 +821,14 @@ class FunctionEmitter(CExprPrinter):
             clauses += f" reduction({r.op}:{cname(r.var)})"
         if self.checks_math and uses_checked_math(loop):
             clauses += " reduction(+:unpy_math_error)"
+        # int() of a float (unpy::float_to_int): each place's own flag, a reduction updated
+        # once an iteration (g++ vectorises no loop updating one twice)
+        around = self.int_errors
+        self.int_errors = [self.fresh("int_error") for _ in range(converts_floats_to_ints(
+            loop.body))]
+        if self.int_errors:
+            self.out(f"int64_t {' = 0, '.join(self.int_errors)} = 0;   // see unpy::float_to_int")
+            clauses += f" reduction(|:{', '.join(self.int_errors)})"
         private = (private_updates(loop, self.fn), team, work)
         if loop.proof:
             self.proved_or_checked(loop, lambda nest: self.openmp_nest(
@@ -815,6 +837,9 @@ class FunctionEmitter(CExprPrinter):
             self.openmp_nest(loop, names, clauses, split, triangular, private)
         if timer:
             self.out(f"{timer}.report();")
+        if self.int_errors:
+            self.out(f"unpy::float_to_int_check({' | '.join(self.int_errors)});")
+        self.int_errors = around
         self.out("unpy::check_errors();")
         if loop.nest_id is not None:
             self.depth -= 1
@@ -1026,21 +1051,43 @@ class FunctionEmitter(CExprPrinter):
                 self.out(f"auto {held} = unpy::borrowed({cname(name)});")
                 self.out(f"auto {cname(name)} = {held};")
             clauses += f" firstprivate({', '.join(cname(a) for a in shadows)})"
+        region = lambda alone: self.omp_region(loop, levels, names, clauses, triangular,
+                                               bounds, throws, flat, alone)
+        if self.fn.name in _module_called_in_regions(self.signatures):
+            self.if_else("unpy::region_inactive()", lambda: region(True), lambda: region(False))
+        else:
+            region(False)
+        if shadows:
+            self.depth -= 1
+            self.out("}")
+
+    def omp_region(self, loop, levels, names, clauses, triangular, bounds, throws, flat, alone):
+        """omp_loops' parallel region, or where `alone` the same loops without it, all their
+        iterations on this thread: the form a function called in a prange's iteration takes
+        (unpy::region_inactive), its reductions and math errors then made in the function's
+        own variables."""
+        body = levels[-1].body
+        loop_vars = {l.var for l in levels}
         if throws or flat:
-            self.out(f"#pragma omp parallel {clauses}")
+            if not alone:
+                self.out(f"#pragma omp parallel {clauses}")
             self.out("{")
             self.depth += 1
             share = self.fresh("share")
             (lo, hi), t = bounds[0], names[0][3]
+            first, end = lo, hi
             if flat:
-                count = " * ".join([f"({hi} - {lo})"] + [n for _, _, n, _ in names[1:]])
-                self.out(f"const unpy::Share {share}(0, {count}, false);")
+                first, end = "0", " * ".join([f"({hi} - {lo})"] + [n for _, _, n, _ in names[1:]])
+            if alone:
+                self.out(f"const unpy::Share {share} = unpy::Share::whole({first}, {end});")
             else:
-                self.out(f"const unpy::Share {share}({lo}, {hi}, "
+                self.out(f"const unpy::Share {share}({first}, {end}, "
                          f"{'true' if triangular else 'false'});")
+            kept = {}
             if throws:
                 self.out("try {")
                 self.depth += 1
+                kept = self.kept_in_try(loop)
             if flat:
                 headers = [self.flat_run(share, names, lo)]
             else:
@@ -1049,7 +1096,8 @@ class FunctionEmitter(CExprPrinter):
                 headers = list(zip(names, bounds))[1:]
         else:
             schedule = "schedule(static, 1)" if triangular else "schedule(static)"
-            self.out(f"#pragma omp parallel for {schedule} {clauses}")
+            if not alone:
+                self.out(f"#pragma omp parallel for {schedule} {clauses}")
             headers = list(zip(names, bounds))
         for (_, _, _, t), (lo, hi) in headers:
             self.out(f"for (int64_t {t} = {lo}; {t} < {hi}; ++{t})")
@@ -1069,8 +1117,10 @@ class FunctionEmitter(CExprPrinter):
         for alloc, count in stacked:
             self.on_stack[id(alloc)] = buffer = self.fresh("stack")
             self.out(f"alignas(64) {CTYPES[alloc.dtype]} {buffer}[{max(count, 1)}];")
-        # Inside, `unpy_math_error` is each thread's copy (the reduction clause).
+        # Inside, `unpy_math_error` is each thread's copy (the reduction clause), so are the
+        # int() flags (the first place's first: each form of the nest the same places)
         self.math_errors.append("unpy_math_error")
+        self.in_region, self.int_site = True, 0
         if has_loops(body):
             # Ctrl-C: an iteration holding loops polls first; a poll inside skips to its end.
             self.stop_label = self.fresh("stop")
@@ -1087,6 +1137,7 @@ class FunctionEmitter(CExprPrinter):
         for alloc, _ in stacked:    # (its buffers are this iteration's: another form of the
             del self.on_stack[id(alloc)]    # nest declares its own)
         self.math_errors.pop()
+        self.in_region = False
         for level, old in zip(reversed(levels), reversed(saved)):
             self.leave_loop_var(level, old)
         self.depth -= 1
@@ -1096,14 +1147,33 @@ class FunctionEmitter(CExprPrinter):
             self.depth -= 1
             self.out("}")
         if throws:
+            for var, held in kept.items():
+                self.out(f"{held} = {var};")
             self.depth -= 1
             self.out("} catch (const unpy::Error& unpy_error) { unpy::record(unpy_error); }")
         if throws or flat:
             self.depth -= 1
             self.out("}")
-        if shadows:
-            self.depth -= 1
-            self.out("}")
+
+    def kept_in_try(self, loop) -> dict:
+        """Declares, at the top of a region's `try`, a copy of each reduction variable (and of
+        the math-error count) that the loops update instead, written back at the end of the
+        `try`; returns {variable: reference to it}. The variable itself is read after the
+        `try`, also where an index error thrown in it (out_of_bounds) is caught: g++ keeps such
+        a variable in a register that a throw preserves, a general-purpose one for a float, and
+        moves it to and from a vector register at every addition (nested_prange_rows's
+        `s += a[i, idx[j]]`: 10 cycles an element). An error loses the copy's partial result:
+        the error is raised instead of it."""
+        names = [cname(r.var) for r in loop.reductions]
+        if self.checks_math and uses_checked_math(loop):
+            names.append("unpy_math_error")
+        names += self.int_errors
+        kept = {}
+        for name in dict.fromkeys(names):
+            kept[name] = self.fresh("kept")
+            self.out(f"auto& {kept[name]} = {name};")
+            self.out(f"auto {name} = {kept[name]};")
+        return kept
 
     def region_arrays(self, loop, body, loop_vars) -> list:
         """The arrays of a parallel region that each thread takes a copy of its own (firstprivate)
@@ -1349,6 +1419,9 @@ class FunctionEmitter(CExprPrinter):
     def convert(self, text, dtype):
         return f"static_cast<{CTYPES[dtype]}>({text})"
 
+    def bool_to_float(self, text, dtype):
+        return f"unpy::bool_float<{CTYPES[dtype]}>({text})"
+
     def arith(self, op, a, b, dtype):
         return narrow(f"({a} {op} {b})", dtype)
 
@@ -1365,6 +1438,10 @@ class FunctionEmitter(CExprPrinter):
         return f"({funcs[op]})"
 
     def float_to_int(self, text, source):
+        if self.int_errors and self.in_region:
+            self.int_site += 1
+            flag = self.int_errors[(self.int_site - 1) % len(self.int_errors)]
+            return f"unpy::float_to_int({text}, {flag})"
         return f"unpy::float_to_int({text})"
 
     def min_max(self, name, a, b, dtype):
@@ -1671,18 +1748,74 @@ def recursive_functions(functions: dict) -> set:
     return found
 
 
-_last_recursive = (None, set())
+def called_in_regions(functions: dict) -> set:
+    """The names of the functions of `functions` that may run inside a parallel region: called
+    in a prange's iteration, or by such a function. Their prange nests get a form without a
+    region too (FunctionEmitter.omp_region)."""
+    calls = {name: {e.func for e in walk_exprs(f.body) if isinstance(e, ir.CallCompiled)}
+             for name, f in functions.items()}
+    todo = [e.func for f in functions.values() for x in walk_stmts(f.body)
+            if isinstance(x, ir.For) and x.parallel
+            for e in walk_exprs(x.body) if isinstance(e, ir.CallCompiled)]
+    found = set()
+    while todo:
+        name = todo.pop()
+        if name not in found:
+            found.add(name)
+            todo.extend(calls.get(name, ()))
+    return found
+
+
+# The expression nodes of the largest helper declared inline (inlined_helpers).
+INLINE_HELPER_NODES = 200
+
+
+def inlined_helpers(functions: dict) -> set:
+    """The names of the functions of `functions` that another calls, that hold no prange loop
+    and are not recursive, of at most INLINE_HELPER_NODES expression nodes: declared `inline`,
+    so that g++ inlines them into their callers' loops (index_checks.searches calls one with a
+    while loop per element: not inlined, the call and the copies of its arrays cost 4x Numba's
+    time)."""
+    called = {e.func for f in functions.values() for e in walk_exprs(f.body)
+              if isinstance(e, ir.CallCompiled)}
+    recursive = _per_module(functions, recursive_functions)
+    return {name for name in called - recursive if name in functions
+            and not any(isinstance(x, ir.For) and x.parallel
+                        for x in walk_stmts(functions[name].body))
+            and sum(1 for _ in walk_exprs(functions[name].body)) <= INLINE_HELPER_NODES}
+
+
+_last_module = (None, {})
+
+
+def _per_module(signatures: dict, find) -> set:
+    """find(signatures), found once per module: each of its functions asks (a module of 100
+    functions spent 30 s walking them all again for each)."""
+    global _last_module
+    functions, found = _last_module
+    if functions is not signatures:
+        found = {}
+        _last_module = (signatures, found)
+    if find not in found:
+        found[find] = find(signatures)
+    return found[find]
 
 
 def _module_recursive_functions(signatures: dict) -> set:
-    """recursive_functions(signatures), found once per module: each of its functions asks (a
-    module of 100 functions spent 30 s walking them all again for each)."""
-    global _last_recursive
-    functions, found = _last_recursive
-    if functions is not signatures:
-        found = recursive_functions(signatures)
-        _last_recursive = (signatures, found)
-    return found
+    return _per_module(signatures, recursive_functions)
+
+
+def _module_called_in_regions(signatures: dict) -> set:
+    return _per_module(signatures, called_in_regions)
+
+
+def converts_floats_to_ints(node) -> int:
+    """How many places of `node` convert a float to an int as Python does, raising for nan
+    and infinities (CExprPrinter.float_to_int: int(), round(), math.floor, math.ceil)."""
+    return sum(1 for e in walk_exprs(node) if isinstance(e, ir.Call) and (
+        e.func in ("math.floor", "math.ceil") or (
+            e.func.startswith("cast:") and getattr(e.type, "dtype", None) == "int64" and
+            getattr(e.args[0].type, "dtype", "").startswith("float"))))
 
 
 def uses_checked_math(node) -> bool:
@@ -1793,7 +1926,7 @@ def emit_function(fn, module_name, checks, signatures, fastmath=False, model=Non
     """(signature, body, dispatcher) of `fn`, its indices checked as `checks` says
     (unpy.loopopt.CHECKS), optimised as a --fastmath build may be where `fastmath`, its loops
     as CpuModel `model` says (by default the building machine's)."""
-    emitter = FunctionEmitter(optimise_for_cpu(fn, checks, fastmath, model), module_name,
-                              checks, signatures)
+    emitter = FunctionEmitter(optimise_for_cpu(fn, checks, fastmath, model, signatures),
+                              module_name, checks, signatures)
     body = emitter.emit()
     return emitter.signature(cname(fn.name)), body, emitter.dispatcher()

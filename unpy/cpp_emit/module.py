@@ -389,8 +389,11 @@ def emit_units(module: ir.Module, source: str, checks: str = "unproved",
     default kernel_unit_count's) is under 2; else units holding the compiled functions (fewer
     when the module has fewer call groups), each with all the functions it calls (so that calls
     inline as in one file), the first (the smallest) also the glue (argument checks, the
-    module's init). The functions the glue calls then lose `static` (they stay hidden:
-    -fvisibility=hidden); every other line is emit_module's."""
+    module's init). A function stays `static` (and `inline`, where it is) in its unit, so that
+    its callers there may inline it (an external one g++ did not: index_checks.searches'
+    helper, called per element); the glue reaches the functions of the other units through an
+    external entry of the same name in namespace unpy_exported (hidden: -fvisibility=hidden)
+    that calls it. Every other line is emit_module's."""
     emitted = dict(zip((f.name for f in module.functions), _emit_functions(module, checks,
                                                                            fastmath, model)))
     if units is None:
@@ -398,19 +401,32 @@ def emit_units(module: ir.Module, source: str, checks: str = "unproved",
         units = kernel_unit_count(lines, jobs)
     if units < 2:
         return [_one_unit(module, source, fastmath, list(emitted.values()), checks, model)]
+    params = {f.name: ", ".join(cname(p.name) for p in f.params) for f in module.functions}
     texts = []
     groups = kernel_groups(module.functions, units, emitted)
     for k, names in enumerate(groups):
-        declared = emitted if k == 0 else names
-        out = _preamble(module, glue=k == 0) + [f"{emitted[name][0]};" for name in declared]
-        out.append("")
+        out = _preamble(module, glue=k == 0)
+        if k == 0:
+            elsewhere = [n for n in emitted if n not in names]
+            out += ["}  // namespace unpy_module", "", "namespace unpy_exported {",
+                    "using unpy::Array;"]
+            out += [f"{emitted[name][0]};" for name in elsewhere]
+            out += ["}  // namespace unpy_exported", "", "namespace unpy_module {",
+                    "using unpy::Array;"]
+            out += [f"using unpy_exported::{cname(name)};" for name in elsewhere] + [""]
+        out += [f"static {emitted[name][0]};" for name in names] + [""]
         for name in names:
             _, body, dispatcher = emitted[name]
-            assert dispatcher[0].startswith("static ")
-            out += body + [""] + [dispatcher[0][len("static "):]] + dispatcher[1:] + [""]
+            out += body + [""] + dispatcher + [""]
         out += ["}  // namespace unpy_module", ""]
         if k == 0:
             out += _glue_and_init(module, source, fastmath, checks, model)
+        else:
+            out += ["// The glue's way in (its unit declares them)", "namespace unpy_exported {",
+                    "using unpy::Array;"]
+            out += [f"{emitted[name][0]} {{ return unpy_module::{cname(name)}({params[name]}); }}"
+                    for name in names]
+            out += ["}  // namespace unpy_exported", ""]
         texts.append("\n".join(out) + "\n")
     return texts
 
@@ -514,7 +530,8 @@ def _glue_and_init(module: ir.Module, source: str, fastmath: bool, checks: str,
             out.append(f'        unpy::add_nest_records(m, "{f.name}", unpy_nests_{f.name}, '
                        f"{len(fn_nests)});")
     model = model or CpuModel.for_machine()
-    transforms = {f.name: nest_transforms(optimise_for_cpu(f, checks, fastmath, model))
+    functions = {f.name: f for f in module.functions}
+    transforms = {f.name: nest_transforms(optimise_for_cpu(f, checks, fastmath, model, functions))
                   for f in module.functions}
     out.append(f'        if (PyModule_AddStringConstant(m, "__unpy_loopopt__", '
                f'{raw_string(json.dumps(transforms))}) < 0) throw unpy::PythonErrorSet();')

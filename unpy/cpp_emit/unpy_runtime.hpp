@@ -282,6 +282,19 @@ constexpr char dtype_kind() {
 // NumPy reads it, where a bool load of it is undefined.
 inline bool bool_value(const bool& b) { return *reinterpret_cast<const uint8_t*>(&b) != 0; }
 
+// A bool as a float (0 or 1) without a branch: g++ 12 branches on `static_cast<float>(c)` in a
+// sequential loop (arith.bool_f32_elements: `r *= a[i] * b[i] + (b[i] < 0.5)`, half of the
+// branches mispredicted on random data), not on a mask of 1.0's bits (which vectorises too).
+template <typename T>
+inline T bool_float(bool c) {
+    using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+    const U one = sizeof(T) == 4 ? U(0x3f800000u) : U(0x3ff0000000000000ull);
+    const U bits = (U(0) - U(c)) & one;
+    T f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
 // An index proved in [0, shape) (unpy/loopopt/index_proof.py), among checked ones.
 struct InRange { int64_t value; };
 inline int64_t index_value(InRange i) { return i.value; }
@@ -1492,6 +1505,25 @@ inline int64_t float_to_int(double x) {
     return static_cast<int64_t>(x);
 }
 
+// The same in a prange's iteration: no branch (the loop vectorises), the error kept in `err`
+// (an OR reduction of the region, one flag per place that converts: 1 for a value outside
+// int64, 2 for a nan) and raised after the loop by float_to_int_check, as Python raises
+// it (a nan first, as math_check's domain errors). The region's writes after an error are
+// not the interpreter's anyway.
+inline int64_t float_to_int(double x, int64_t& err) {
+    // (this form of each test: g++ 12 vectorises none of `&&`, or of `outside + (x != x)`)
+    const bool outside = !(x >= -9223372036854775808.0) | !(x < 9223372036854775808.0);
+    err |= int64_t(outside) << int64_t(x != x);
+    return static_cast<int64_t>(outside ? 0.0 : x);
+}
+
+// Recorded, not thrown: check_errors() raises the region's first error after it.
+inline void float_to_int_check(int64_t err) {
+    if (err & 2) record(Error(ErrorKind::value, "cannot convert float NaN to integer"));
+    else if (err) record(Error(ErrorKind::overflow, "cannot convert float infinity or "
+                               "out-of-range value to integer"));
+}
+
 // math.* raises where CPython's math module does (math_1 in mathmodule.c): a nan from a non-nan
 // argument is a domain error (ValueError); an infinite result from a finite argument is a range
 // error (OverflowError) for the functions that can overflow, else a domain error.
@@ -1573,8 +1605,11 @@ inline int64_t range_length(int64_t start, int64_t stop, int64_t step) {
 // `round_robin`, as schedule(static, 1) does (cpp_emit: iterations that may throw).
 struct Share {
     int64_t first, last, step;
-    Share(int64_t lo, int64_t hi, bool round_robin) {
-        const int64_t p = omp_get_num_threads(), q = omp_get_thread_num();
+    Share(int64_t lo, int64_t hi, bool round_robin)
+        : Share(lo, hi, round_robin, omp_get_num_threads(), omp_get_thread_num()) {}
+    // All of [lo, hi) on this thread: a nest's plain loops (region_inactive).
+    static Share whole(int64_t lo, int64_t hi) { return Share(lo, hi, false, 1, 0); }
+    Share(int64_t lo, int64_t hi, bool round_robin, int64_t p, int64_t q) {
         if (round_robin) {
             first = lo + q, last = hi, step = p;
         } else {
@@ -1584,6 +1619,15 @@ struct Share {
         }
     }
 };
+
+// Whether a parallel region opened now would run on this thread alone: inside an active one,
+// with no active level left (OMP_MAX_ACTIVE_LEVELS: 1 by default). A function called in a
+// prange's iteration then runs its own prange nests as plain loops: an inactive region still
+// costs libgomp 1-2 us to open (index_checks.nested_prange_rows: one per row of the outer
+// prange, 4x Numba's time on 2 cores). Called from outside a region, its nests run parallel.
+inline bool region_inactive() {
+    return omp_in_parallel() && omp_get_active_level() >= omp_get_max_active_levels();
+}
 
 // --- index proofs (unpy/loopopt/index_proof.py) -------------------------------------------
 // The values an integer expression of a loop nest may take, bounded before the nest from the

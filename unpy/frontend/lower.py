@@ -1447,7 +1447,8 @@ class Lowering:
         """np.median(a) of the whole array, as NumPy computes it: np.mean of the middle values
         of the sorted elements (two of an even count, one of an odd count: in float64 for
         integers, so int32 maxima do not wrap, and an odd count's value itself, so 1.7e308 is
-        not doubled into inf), NaN where any element is NaN (which sorts last)."""
+        not doubled into inf), NaN where any element is NaN (which sorts last) or there is
+        none."""
         loc = loc_of(e)
         if len(e.args) != 1 or e.keywords:
             raise self.error("np.median(a) of a whole array is supported here (not axis= or "
@@ -1468,7 +1469,10 @@ class Lowering:
             count(1, True), ir.BinOp("+", count(0, True), ir.Const(1, loc), loc), None, loc)],
             loc)], {}, loc)
         last = at(count(1, False))
-        return ir.IfExp(ir.Call("np.isnan", [last], loc), at(count(1, False)), middle, loc)
+        valued = ir.IfExp(ir.Call("np.isnan", [last], loc), at(count(1, False)), middle, loc)
+        # (no element: NaN, as NumPy's mean of an empty slice; NumPy warns too)
+        return ir.IfExp(ir.Compare(count(0, False), ["=="], [ir.Const(0, loc)], loc),
+                        ir.Const(float("nan"), loc), valued, loc)
 
     def bound_arguments(self, e, names, signature):
         """{name: gast node} of the call `e` bound to NumPy's parameters `names` by position,
@@ -1755,6 +1759,16 @@ class Lowering:
             body = [assign(k, const(0)), at(gast.For(store(var), loop_over, kept, [], None))]
         for stmt in body:
             lowered += self.stmt(stmt)
+        # Each counter is in range by construction: it counts the items stored so far, at
+        # most its level's length (the array's extent), which was computed before the loops
+        # from the bounds the loops run with (bounds read once).
+        stack = list(lowered)
+        while stack:
+            s = stack.pop()
+            stack += getattr(s, "body", []) + getattr(s, "orelse", [])
+            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Subscript) and \
+                    s.target.array.id == out:
+                s.target.in_range = list(range(len(counters)))
         self.hoisted += lowered
         if comps[0].ifs:
             return self.expr(at(gast.Call(at(gast.Attribute(at(gast.Subscript(

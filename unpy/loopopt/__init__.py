@@ -23,6 +23,7 @@ from unpy import ir
 from unpy.loopopt.cache_tiles import cache_tiles
 from unpy.loopopt.cost import CpuModel
 from unpy.loopopt.index_proof import prove_indices
+from unpy.loopopt.inline_calls import inline_calls
 from unpy.loopopt.interchange import interchange
 from unpy.loopopt.matmul_loops import matmul_loops
 from unpy.loopopt.register_blocks import register_blocks
@@ -38,11 +39,14 @@ REWRITES = (register_blocks, interchange, cache_tiles)
 
 
 def optimise_for_cpu(fn: ir.Function, checks: str = "unproved", fastmath: bool = False,
-                     model: CpuModel | None = None) -> ir.Function:
+                     model: CpuModel | None = None, functions: dict | None = None) -> ir.Function:
     """`fn` with the C++ path's loop optimisations of a build that checks `checks`, their
     blocks, strips and tiles as `model` (by default the building machine's) says; with those
-    only --fastmath allows (a sum in another order: matmul_loops) where `fastmath`."""
+    only --fastmath allows (a sum in another order: matmul_loops) where `fastmath`; its calls
+    of the module's `functions` (name -> ir.Function) that return an expression inlined."""
     model = model or CpuModel.for_machine()
+    if functions and checks != "all":
+        fn = inline_calls(fn, functions)
     if fastmath:
         fn = matmul_loops(fn)
     if checks != "all":

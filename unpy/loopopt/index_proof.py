@@ -9,16 +9,17 @@ value it takes; lower_arrays marks the ones it generates (`Subscript.in_range`).
   extents and other names, the loop variables replaced by the bounds of their ranges (`i` of
   `range(lo, hi)` lies in `[lo, hi - 1]`, of a negative step in `[hi + 1, lo]`), a local
   assigned once at the top of the function by its value (`n = a.shape[0]`, `t =
-  np.zeros(n)`), `min`/`max` by the argument that bounds them, `e % k` for a constant k > 0
-  by `[0, k)`; under `if i > e:` (`<`, `<=`, `>=`, `==`, several joined by `and`, the
-  opposite in `else`) a loop variable lies on that side of `e`. So `a[i - 1]`, `a[i + 1]` for
-  `i in range(1, n - 1)` with `n = a.shape[0]`; `a[j]` for `j in range(i)` inside `i in
-  range(a.shape[0])`; `a[i]` for `i in range(n - 1, -1, -1)`; `a[k]` for `k in range(max(0,
-  lo), min(n, hi))`; `a[i - 1]` under `if i > 0:`. A bound taken from a loop's range (or a
-  test) must be read from names that the loop's body (the branch) does not assign: then it is
-  the same value at the index. The reasoning is over exact integers: it assumes that the
-  bounds' own arithmetic does not overflow int64 (within 2**31 of the limits only for arrays
-  of about 2**63 elements).
+  np.zeros(n)`), a local assigned once anywhere by an allocation of constant extents by
+  those (`tmp = np.zeros(3)` in a loop), `min`/`max` by the argument that bounds them,
+  `e % k` for a constant k > 0 by `[0, k)`; under `if i > e:` (`<`, `<=`, `>=`, `==`,
+  several joined by `and`, the opposite in `else`) a loop variable lies on that side of `e`.
+  So `a[i - 1]`, `a[i + 1]` for `i in range(1, n - 1)` with `n = a.shape[0]`; `a[j]` for
+  `j in range(i)` inside `i in range(a.shape[0])`; `a[i]` for `i in range(n - 1, -1, -1)`;
+  `a[k]` for `k in range(max(0, lo), min(n, hi))`; `a[i - 1]` under `if i > 0:`. A bound
+  taken from a loop's range (or a test) must be read from names that the loop's body (the
+  branch) does not assign: then it is the same value at the index. The reasoning is over
+  exact integers: it assumes that the bounds' own arithmetic does not overflow int64 (within
+  2**31 of the limits only for arrays of about 2**63 elements).
 - An index that is never >= 0 (`a[-1]`, `a[-1 - i]`) is proved, either way, as
   `index + a.shape[d]`, which replaces it.
 - Proved at run time: an outermost nest (a loop no other loop holds, unless it holds a @gpu
@@ -126,6 +127,18 @@ class _FunctionFacts:
                     and _reads_only(s.value, fixed)):
                 fixed.add(s.target.id)
                 self.values[s.target.id] = (k, s.value)
+
+        # Locals assigned once in the whole function (a loop's body too), by an allocation of
+        # constant extents (`tmp = np.zeros(3)` in a prange's iteration): those extents
+        # wherever they are read (before the assignment ran, the read raises
+        # UnboundLocalError first).
+        self.allocations = {
+            s.target.id: s.value for s in walk_stmts(fn.body)
+            if isinstance(s, ir.Assign) and isinstance(s.target, ir.Name)
+            and counts.get(s.target.id) == 1 and s.target.id not in params
+            and isinstance(s.value, ir.AllocArray) and all(
+                isinstance(d, ir.Const) and type(d.value) is int and d.value >= 0
+                for d in s.value.shape)}
 
     def definitions_before(self, index: int) -> dict:
         """name -> value of the locals assigned before top-level statement `index`."""
@@ -285,7 +298,7 @@ class _Bounds:
         if e.attr != "shape" or e.array.id in frozen:
             return []
         found = [Linear(0, ((("shape", e.array.id, e.dim), 1),))]
-        alloc = self.definitions.get(e.array.id)
+        alloc = self.definitions.get(e.array.id, self.facts.allocations.get(e.array.id))
         if isinstance(alloc, ir.AllocArray):     # its extents: raises ValueError if < 0
             found += self.bounds(alloc.shape[e.dim], {}, frozenset(), side)
         return found

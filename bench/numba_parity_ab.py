@@ -34,7 +34,10 @@ from numpy_expr import cpu_model, load_average, unpy_revision
 def build_before(before: Path, paths: list, out_dir: Path) -> dict:
     """{path: the module built by the before tree's unpy from its own copy of the file, or
     None}; checked to be the before's (its unpy package imported from `before`)."""
-    env = dict(os.environ, PYTHONPATH=str(before))
+    # The before tree in place of this one, the other entries (installed packages) kept.
+    kept = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+            if p and Path(p).resolve() != par.ROOT]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(before)] + kept))
     where = subprocess.run([sys.executable, "-P", "-c", "import unpy; print(unpy.__file__)"],
                            env=env, cwd=str(before), capture_output=True, text=True).stdout
     if not where.startswith(str(before)):

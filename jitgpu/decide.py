@@ -12,8 +12,8 @@ estimate at the dev sizes). So:
 - `UNPY_FORCE_GPU=1`: the device, unchecked;
 - an estimated ratio (device / OpenMP seconds) of at most 1 / margin: the device; at least the
   margin: OpenMP (the estimate decides; both times, the figures and the margin in the reason),
-  except where the work counted is a floor (a `while` loop counted once: `Estimate.floor_only`),
-  which is measured instead.
+  except where the work counted is a floor (a `while` loop, or a loop whose bounds the nest
+  computes, counted once: `Estimate.floor_only`), which is measured instead.
   The device's first call checks it: where its copies and kernels (event times) took so long
   that the device is no longer clearly faster than the estimated OpenMP time (`contradicts`),
   the layout becomes a close call from the next call on (`doubted`: its Trial, that first

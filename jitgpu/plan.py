@@ -134,8 +134,8 @@ class Estimate:
     host_calibrated_s: float = 0.0
     calibration: Optional[object] = None   # gpurts.calibration.Calibration, or None
     basis: str = ""                     # which figures the estimate used, for explain
-    # Why the work counted is only a floor of the real work ('' when it is not): a `while`
-    # loop's trips are known only at run time (mandelbrot's escape loop: OpenMP estimated at
+    # Why the work counted is only a floor of the real work ('' when it is not,
+    # `work_floor_only`): a `while` loop's trips are known only at run time (mandelbrot's escape loop: OpenMP estimated at
     # 0.049 ms took 31 ms on an H200's host). More work favours the device, so such an
     # estimate may pick the device, never OpenMP (jitgpu/decide.py measures instead).
     floor_only: str = ""

@@ -1571,6 +1571,19 @@ CASES = [
             return np.linalg.inv(a)
         """, r"np.linalg.inv\(\) is supported for one matrix \(a 2-D array\) in compiled code; "
              r"this has 3 dimension\(s\): loop over the leading ones", 3, "np.linalg.inv(a)"),
+    ("pad of another mode", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.pad(a, 2, mode='linear_ramp')
+        """, r"np.pad\(\) takes mode 'constant' \(the default\), 'edge', 'wrap', 'reflect' or "
+             r"'symmetric' in compiled code, written as a string; for another mode, pad with "
+             r"one of these, then assign the border's slices", 3, "'linear_ramp'"),
+    ("pad constant_values of another mode", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.pad(a, 2, 'edge', constant_values=1.0)
+        """, r"np.pad\(\) takes constant_values only with mode='constant' \(NumPy raises "
+             r"ValueError: unsupported keyword arguments for mode 'edge'\)", 3, "1.0)"),
     ("read where no path assigned", """
         @unpython.type('int64', 'float64')
         def f(n):

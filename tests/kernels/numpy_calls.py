@@ -200,6 +200,20 @@ def pads(a, k, m, v, n):
 
 
 @unpython.gpu
+@unpython.type(F2, 'int64', 'int64', 'ndarray[int32, 1]', 'ndarray[float32, 3]',
+               (F2, F2, F2, F2, 'ndarray[int32, 1]', 'ndarray[float32, 3]'))
+def pad_modes(a, b, c, v, t):
+    """np.pad's modes that read the array's own elements: 'edge' with (before, after) per axis,
+    'wrap' with one width, 'reflect' by position with (before, after), 'symmetric' with
+    ((before,), (after,)); of an int32 vector, and of a 3-D float32 array (one axis unpadded),
+    then used in an expression; widths larger than the array repeat the mode as NumPy does; a
+    negative width, and a width on an empty axis, raise ValueError as NumPy's."""
+    return (np.pad(a, ((b, c), (c, b)), mode='edge'), np.pad(a, b, mode='wrap'),
+            np.pad(a, (b, c), 'reflect'), np.pad(a, ((b,), (c,)), mode="symmetric"),
+            np.pad(v, c, mode='reflect') * 2, np.pad(t, ((b, c), (0, 0), (c, 1)), 'symmetric'))
+
+
+@unpython.gpu
 @unpython.type(F1, F1, 'int64', 'ndarray[float32, 2]', 'ndarray[int32, 2]',
                (F1, 'ndarray[float32, 1]', 'ndarray[int32, 1]', F1))
 def weighted_histograms(radius, data, n, a, k):

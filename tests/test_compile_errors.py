@@ -553,7 +553,14 @@ CASES = [
         def f(n):
             x = 'text'
             return n
-        """, r"constants of type str are not supported", 3, "'text'"),
+        """, r"a str constant is not a value compiled code has: strings are NumPy's options "
+             r"\(mode='edge'\), messages .* and float\('inf'\)", 3, "'text'"),
+    ("float of a string that is no number", """
+        @unpython.type('int64', 'float64')
+        def f(n):
+            return n * float('infinite')
+        """, r"float\('infinite'\) raises ValueError in the interpreter: float\(\) of a string "
+             r"takes a number, 'inf', '-inf' or 'nan'", 3, "'infinite'"),
     ("is comparison", """
         @unpython.type('int64', 'bool')
         def f(n):

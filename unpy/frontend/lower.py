@@ -1306,7 +1306,10 @@ class Lowering:
                 raise self.error("None is not a value compiled code has; as an argument, give "
                                  "the others by keyword instead (a.var(axis=1, ddof=1), not "
                                  "a.var(1, None, None, 1))", e)
-            raise self.error(f"constants of type {type(e.value).__name__} are not supported", e)
+            raise self.error(f"a {type(e.value).__name__} constant is not a value compiled "
+                             "code has: strings are NumPy's options (mode='edge'), messages "
+                             "(raise ValueError(\"why\"), print) and float('inf'); for a "
+                             "number write it as one", e)
         if isinstance(e, gast.Name):
             if e.id in self.lambdas:
                 raise self.error(f"'{e.id}' is a lambda, which compiled code only calls "
@@ -1936,6 +1939,16 @@ class Lowering:
             dtype_named(node, self.imports)
         return ir.Const(dtype, loc_of(node)) if dtype is not None else self.expr(node)
 
+    def float_of_string(self, text):
+        """`float('inf')`, `float('-inf')`, `float('nan')` (any string Python's float() reads):
+        the Python float it gives, a constant."""
+        try:
+            return ir.Const(float(text.value), loc_of(text))
+        except ValueError:
+            raise self.error(f"float({text.value!r}) raises ValueError in the interpreter: "
+                             "float() of a string takes a number, 'inf', '-inf' or 'nan'",
+                             text) from None
+
     def call(self, e):
         loc = loc_of(e)
         if isinstance(e.func, gast.Name) and e.func.id in self.lambdas:
@@ -1952,6 +1965,9 @@ class Lowering:
                 and e.func.id not in self.imports:
             return self.call_compiled(e)
         qualified = self.qualified(e.func)
+        if qualified == "float" and len(e.args) == 1 and not e.keywords and \
+                isinstance(e.args[0], gast.Constant) and isinstance(e.args[0].value, str):
+            return self.float_of_string(e.args[0])
         if qualified == "numpy.linalg.matrix_power":
             return self.matrix_power(e)
         if qualified in TRIANGLE_INDICES:

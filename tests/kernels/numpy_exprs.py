@@ -336,6 +336,18 @@ def sum_of_math(a):
 
 
 @unpython.gpu
+@unpython.type(S1, 'ndarray[int32, 1]', 'float64', F1,
+               (S1, F1, 'float64', 'float32'))
+def inverse_hyperbolic(a, k, x, out):
+    """np.arcsinh, np.arccosh, np.arctanh, np.deg2rad, np.rad2deg: float32 stays float32,
+    integers give float64, of scalars too; one into an output array."""
+    np.rad2deg(out, out=out)
+    return (np.arcsinh(a) + np.arctanh(a * 0.5) + np.deg2rad(a),
+            np.arccosh(np.abs(k) + 1) + np.rad2deg(k), np.arcsinh(x) + np.arccosh(x * x + 1.0),
+            np.arctanh(a[0] * 0.5))
+
+
+@unpython.gpu
 @unpython.type(F1, F1)
 def math_ufuncs(a):
     b = np.clip(a, -0.9, 0.9)
@@ -345,7 +357,9 @@ def math_ufuncs(a):
             + np.power(np.abs(a), 1.5) + np.hypot(a, 1.0) + np.expm1(b) + np.log2(np.abs(a) + 1.0)
             + np.exp2(b) + np.cbrt(a) + np.rint(a) + np.trunc(a) + np.copysign(1.0, a)
             + np.negative(a) + np.positive(a) + np.reciprocal(a + 3.0) + np.degrees(b)
-            + np.radians(a) + np.fmin(a, 0.0) + np.fmax(a, 0.0) + np.isinf(a))
+            + np.radians(a) + np.fmin(a, 0.0) + np.fmax(a, 0.0) + np.isinf(a)
+            + np.arcsinh(a) + np.arccosh(np.abs(a) + 1.0) + np.arctanh(b) + np.deg2rad(a)
+            + np.rad2deg(b))
 
 
 @unpython.gpu

@@ -50,7 +50,8 @@ MATH_CXX = {"sqrt": "std::sqrt", "exp": "std::exp", "log": "std::log", "log10": 
             "hypot": "std::hypot", "log1p": "std::log1p", "expm1": "std::expm1",
             "log2": "std::log2", "exp2": "std::exp2", "cbrt": "std::cbrt", "rint": "std::rint",
             "trunc": "std::trunc", "copysign": "std::copysign", "erf": "std::erf",
-            "erfc": "std::erfc", "gamma": "std::tgamma", "lgamma": "std::lgamma"}
+            "erfc": "std::erfc", "gamma": "std::tgamma", "lgamma": "std::lgamma",
+            "arcsinh": "std::asinh", "arccosh": "std::acosh", "arctanh": "std::atanh"}
 # Complex operations: the runtime's NumPy formulas for the operators, std:: (glibc's, as NumPy
 # calls them) for the functions.
 COMPLEX_CXX = {"*": "unpy::complex_multiply", "/": "unpy::complex_divide",

@@ -51,7 +51,9 @@ ELEMENTWISE = {"where", "minimum", "maximum", "fmin", "fmax", "clip", "isnan", "
                "isfinite", "sign", "square", "log1p", "expm1", "log2", "exp2", "cbrt",
                "logical_and", "logical_or", "logical_not", "logical_xor", "negative", "positive",
                "reciprocal", "degrees", "radians", "rint", "trunc", "copysign", "conjugate",
-               "real", "imag", "angle"}
+               "real", "imag", "angle", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg"}
+# Element-wise NumPy functions that are others under another name.
+ELEMENTWISE_ALIASES = {"deg2rad": "radians", "rad2deg": "degrees"}
 # NumPy functions on whole arrays (ir.ArrayCall), by NumPy name -> IR name.
 ARRAY_FUNCTIONS = {name: name for name in (
     "sum", "prod", "mean", "std", "var", "argmin", "argmax", "any", "all", "dot", "matmul",
@@ -2048,7 +2050,8 @@ class Lowering:
                 if e.keywords:
                     raise self.error(f"np.{name}() takes positional arguments only in compiled "
                                      "functions", e)
-                return ir.Call("np." + name, [self.expr(a) for a in e.args], loc)
+                return ir.Call("np." + ELEMENTWISE_ALIASES.get(name, name),
+                               [self.expr(a) for a in e.args], loc)
         if qualified == "numpy.ndarray":
             return self.ndarray_allocation(e)
         # (of a function compiled code calls at all: else the call itself is what is refused)

@@ -1578,6 +1578,12 @@ CASES = [
             return np.linalg.inv(a)
         """, r"np.linalg.inv\(\) is supported for one matrix \(a 2-D array\) in compiled code; "
              r"this has 3 dimension\(s\): loop over the leading ones", 3, "np.linalg.inv(a)"),
+    ("percentile of a list of q with keepdims", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 3]')
+        def f(a):
+            return np.percentile(a, [25, 75], axis=1, keepdims=True)
+        """, r"np.percentile\(\) of a list of q takes no keepdims= in compiled code: call it "
+             r"once per q", 3, "True)"),
     ("pad of another mode", """
         @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
         def f(a):

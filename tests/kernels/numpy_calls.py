@@ -159,6 +159,20 @@ def quantiles_along(a, q, k, s):
 
 
 @unpython.gpu
+@unpython.type(F2, 'float64', 'ndarray[float32, 1]',
+               ('float64', F1, F2, F1, F1))
+def quantile_lists(a, q, s):
+    """A list or tuple of q written out (the interquartile range of
+    `q1, q3 = np.percentile(x, [25, 75])`): NumPy's array of one result per q, of the whole
+    array, along an axis (a new first axis), by keyword, of float32
+    (float64, as NumPy's q array makes it), NaN-skipping; a q out of range raises ValueError."""
+    q1, q3 = np.percentile(a, [25, 75])
+    return (q3 - q1, np.quantile(a * 2, (q, 0.5, 1.0)), np.quantile(a, [0.1, q], axis=1),
+            np.percentile(s, q=[10, 90.0]), np.quantile(a, [q, 0.9], axis=0)[1] + np.nanquantile(
+                a, [q, 0.9]).sum())
+
+
+@unpython.gpu
 @unpython.type(F3, 'ndarray[int32, 3]', 'ndarray[bool, 2]',
                (F1, F3, 'float64', 'ndarray[int64, 1]', 'ndarray[bool, 2]', F1))
 def over_axes(a, k, m):

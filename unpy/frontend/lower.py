@@ -118,6 +118,16 @@ def ufunc_arity(name: str):
     return ufunc.nin if isinstance(ufunc, np.ufunc) else {"clip": 3}.get(name)
 
 
+QUANTILES = ("quantile", "percentile", "nanquantile", "nanpercentile")
+
+
+def quantile_q(e):
+    """The q of a call of one of QUANTILES (its second argument, or q=), or None."""
+    if len(e.args) > 1:
+        return e.args[1]
+    return next((k.value for k in e.keywords if k.arg == "q"), None)
+
+
 def builtin_name(qualified: str):
     """The IR name of a builtin call ('math.sqrt', 'np.sqrt', 'abs', 'cast:float32'), or None."""
     if qualified in ("abs", "min", "max", "sum", "any", "all", "round"):
@@ -1421,6 +1431,30 @@ class Lowering:
                              "first", node)
         return self.evaluated_once(value, self.hoisted, value.loc)
 
+    def quantiles(self, e, name):
+        """`np.percentile(a, [25, 75])` (also np.quantile, np.nanpercentile, np.nanquantile):
+        q a list or tuple written out. NumPy's array of one result per q, each q a float64:
+        np.array of the scalars, or, along an axis, np.stack of the arrays along a new first
+        axis; `a` read once."""
+        loc, q = loc_of(e), quantile_q(e)
+        if not q.elts:
+            raise self.error(f"np.{name}() takes at least one q in compiled code", q)
+        keywords = {k.arg: k for k in e.keywords if k.arg != "q"}
+        if "keepdims" in keywords:
+            raise self.error(f"np.{name}() of a list of q takes no keepdims= in compiled code: "
+                             f"call it once per q", keywords["keepdims"].value)
+        rest = e.args[2:]
+        a = self.reused(self.expr(e.args[0]), e.args[0])
+        # (NumPy reads q as np.asarray(q): a float64 array, which the result takes, for Python
+        # numbers)
+        items = [ir.ArrayCall(name, [a(), ir.Call("cast:float64", [self.expr(x)], loc)]
+                              + [self.array_call_arg(r) for r in rest],
+                              {k: self.keyword_value(kw) for k, kw in keywords.items()}, loc)
+                 for x in q.elts]
+        if rest or "axis" in keywords:
+            return ir.ArrayCall("stack", [items], {"axis": ir.Const(0, loc)}, loc)
+        return ir.ArrayCall("asarray", [items], {}, loc)
+
     def trapezoid(self, e, name):
         """np.trapezoid(y, x=None, dx=1.0) (np.trapz before NumPy 2) along the last axis, as
         NumPy computes it: sum(d * (y[..., 1:] + y[..., :-1]) / 2.0, axis=-1), with
@@ -1988,6 +2022,8 @@ class Lowering:
             name = qualified[len("numpy."):]
             if name in ARRAY_FUNCTIONS:
                 e = self.nones_by_name(e, numpy_function(name), 0)
+                if name in QUANTILES and isinstance(quantile_q(e), (gast.List, gast.Tuple)):
+                    return self.quantiles(e, name)
                 args, keywords = list(e.args), self.keywords(e)
                 if len(args) == DTYPE_POSITION.get(name, -1) + 1:
                     if "dtype" in keywords:

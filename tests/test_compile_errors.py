@@ -1584,6 +1584,25 @@ CASES = [
             return np.percentile(a, [25, 75], axis=1, keepdims=True)
         """, r"np.percentile\(\) of a list of q takes no keepdims= in compiled code: call it "
              r"once per q", 3, "True)"),
+    ("clip with a_min alone", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.clip(a, 0.0)
+        """, r"np.clip\(a, a_min, a_max\) \(or np.clip\(a, min=, max=\)\) takes a_min and a_max "
+             r"both \(either may be None\), or min= and max= alone \(NumPy raises TypeError\)",
+     3, "np.clip(a, 0.0)"),
+    ("clip without a bound", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            return a.clip(None, None)
+        """, r"a.clip\(min=None, max=None\) needs a bound that is not None in compiled code "
+             r"\(without bounds, write a.copy\(\)\)", 3, "a.clip(None, None)"),
+    ("clip method with a_min", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            return a.clip(a_min=0.0)
+        """, r"a.clip\(min=None, max=None\) takes each bound once, by position or as min=, max= "
+             r"\(NumPy raises TypeError\)", 3, "0.0)"),
     ("pad of another mode", """
         @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
         def f(a):

@@ -336,6 +336,19 @@ def sum_of_math(a):
 
 
 @unpython.gpu
+@unpython.type(F1, 'ndarray[int32, 1]', S1, F1, (F1, F1, S1, 'float64'))
+def one_sided_clips(a, k, s, out):
+    """np.clip and a.clip with one bound (the other None, or left out where NumPy lets it;
+    by keyword a_min=, a_max=, min=, max=): np.maximum or np.minimum, NaN propagating; integers with a float
+    bound give float64, float32 with a Python bound stays float32; into an output array."""
+    np.clip(out, 0.25, None, out=out)
+    return (np.clip(a, 0.2, None) + np.clip(a, None, 0.5) + a.clip(min=0.1) + a.clip(max=0.3)
+            + a.clip(0.2) + np.clip(a, a_min=-0.1, a_max=0.4),
+            np.clip(k, -2.5, None) + k.clip(max=3), s.clip(0.5) * np.clip(s, max=0.75) + np.clip(s, a_max=1.0, a_min=None),
+            np.clip(a[0], None, 0.0))
+
+
+@unpython.gpu
 @unpython.type(S1, 'ndarray[int32, 1]', 'float64', F1,
                (S1, F1, 'float64', 'float32'))
 def inverse_hyperbolic(a, k, x, out):

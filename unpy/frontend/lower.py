@@ -1431,6 +1431,39 @@ class Lowering:
                              "first", node)
         return self.evaluated_once(value, self.hoisted, value.loc)
 
+    def clipped(self, e, array, bounds, method):
+        """`np.clip(a, a_min, a_max)` (or NumPy 2.1's `np.clip(a, min=, max=)`), `a.clip(min,
+        max)`: either bound None or, where NumPy lets it, left out: np.maximum(a, lo) or
+        np.minimum(a, hi) then, as NumPy's clip computes it (NaN propagates). The arguments
+        NumPy refuses (np.clip with a_min but no a_max, a.clip(a_min=)) are refused."""
+        names = ("min", "max") if method else ("a_min", "a_max")
+        signature = "a.clip(min=None, max=None)" if method else \
+            "np.clip(a, a_min, a_max) (or np.clip(a, min=, max=))"
+        if len(bounds) > 2:
+            raise self.error(f"{signature} takes two bounds here (an output array only in a "
+                             f"statement of its own: np.clip(a, lo, hi, out))", e)
+        given = dict(zip(names, bounds))
+        for k in e.keywords:
+            if k.arg not in names + ("min", "max") or k.arg in given:
+                raise self.error(f"{signature} takes each bound once, by position or as "
+                                 f"{'=, '.join(dict.fromkeys(names + ('min', 'max')))}= (NumPy "
+                                 f"raises TypeError)", k.value)
+            given[k.arg] = k.value
+        if not method and given and ({"a_min", "a_max"} & set(given)) and \
+                set(given) != {"a_min", "a_max"}:
+            raise self.error(f"{signature} takes a_min and a_max both (either may be None), or "
+                             f"min= and max= alone (NumPy raises TypeError)", e)
+        given = {name[-3:]: self.expr(v) for name, v in given.items()
+                 if not (isinstance(v, gast.Constant) and v.value is None)}
+        if not given:
+            raise self.error(f"{signature} needs a bound that is not None in compiled code "
+                             "(without bounds, write a.copy())", e)
+        a, loc = self.expr(array), loc_of(e)
+        if len(given) == 2:
+            return ir.Call("np.clip", [a, given["min"], given["max"]], loc)
+        side, bound = next(iter(given.items()))
+        return ir.Call("np.maximum" if side == "min" else "np.minimum", [a, bound], loc)
+
     def quantiles(self, e, name):
         """`np.percentile(a, [25, 75])` (also np.quantile, np.nanpercentile, np.nanquantile):
         q a list or tuple written out. NumPy's array of one result per q, each q a float64:
@@ -2060,6 +2093,8 @@ class Lowering:
                 return self.tensordot(e)
             if name == "polyfit":
                 return self.polyfit(e)
+            if name == "clip" and e.args:
+                return self.clipped(e, e.args[0], e.args[1:], method=False)
             if name == "gradient":
                 if not e.args:
                     raise self.error("np.gradient(f, *varargs, axis=None, edge_order=1) needs "
@@ -2180,10 +2215,7 @@ class Lowering:
         if name == "round":
             return self.rounding(e, [e.func.value] + list(e.args))
         if name == "clip":
-            if e.keywords or len(e.args) != 2:
-                raise self.error("a.clip(lo, hi) takes the two bounds here", e)
-            return ir.Call("np.clip", [self.expr(x) for x in [e.func.value] + list(e.args)],
-                           loc_of(e))
+            return self.clipped(e, e.func.value, e.args, method=True)
         if name not in ARRAY_METHODS:
             raise self.error(f"the array method '.{name}()' is not supported in compiled "
                              f"functions (supported: {', '.join(sorted(ARRAY_METHODS))})", e)

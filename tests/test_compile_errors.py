@@ -7,6 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from unpy.cli import main
@@ -1626,6 +1627,14 @@ CASES = [
         """, r"'x' is read here, but no path to this line assigns it: the interpreter would "
              r"raise UnboundLocalError", 6, "x\n"),
 ]
+
+if not hasattr(np, "trapz"):        # NumPy 2.4 removed it: compiled code must not have it either
+    CASES.append(("trapz of a NumPy without it", """
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(y):
+            return np.trapz(y)
+        """, r"np.trapz is not in NumPy .* \(removed in 2.4: the interpreter raises "
+                  r"AttributeError\); write np.trapezoid", 3, "np.trapz"))
 
 BITWISE_FLOAT = ("""
         @unpython.type('ndarray[int64, 1]', 'float64')

@@ -2077,6 +2077,10 @@ class Lowering:
                 return self.ufunc_outer(e, name[:-len(".outer")])
             if name in ("isclose", "allclose"):
                 return self.closeness(e, name)
+            if name == "trapz" and not hasattr(np, "trapz"):
+                raise self.error(f"np.trapz is not in NumPy {np.__version__} (removed in 2.4: "
+                                 "the interpreter raises AttributeError); write np.trapezoid",
+                                 e.func)
             if name in ("trapezoid", "trapz"):
                 return self.trapezoid(e, name)
             if name == "nansum":

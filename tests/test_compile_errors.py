@@ -1604,6 +1604,12 @@ CASES = [
             return a.clip(a_min=0.0)
         """, r"a.clip\(min=None, max=None\) takes each bound once, by position or as min=, max= "
              r"\(NumPy raises TypeError\)", 3, "0.0)"),
+    ("ptp with out", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a, o):
+            return np.ptp(a, 0, o)
+        """, r"np.ptp\(a, axis=None, keepdims=False\) takes one array and axis=, keepdims= here",
+     3, "np.ptp(a, 0, o)"),
     ("pad of another mode", """
         @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
         def f(a):

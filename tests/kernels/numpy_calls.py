@@ -159,6 +159,16 @@ def quantiles_along(a, q, k, s):
 
 
 @unpython.gpu
+@unpython.type(F2, 'ndarray[int8, 2]', 'ndarray[float32, 1]',
+               ('float64', F1, 'ndarray[int8, 2]', 'float32'))
+def ptps(a, k, s):
+    """np.ptp (peak to peak): NumPy's np.max(a, axis) - np.min(a, axis), of the whole array,
+    along an axis, with keepdims, of int8 (wrapping, as NumPy's), of float32; NaN propagates;
+    an empty array raises ValueError."""
+    return np.ptp(a), np.ptp(a * 2, axis=0), np.ptp(k, axis=1, keepdims=True), np.ptp(s)
+
+
+@unpython.gpu
 @unpython.type(F2, 'float64', 'ndarray[float32, 1]',
                ('float64', F1, F2, F1, F1))
 def quantile_lists(a, q, s):

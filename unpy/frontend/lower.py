@@ -2083,6 +2083,14 @@ class Lowering:
                                  e.func)
             if name in ("trapezoid", "trapz"):
                 return self.trapezoid(e, name)
+            if name == "ptp":
+                # NumPy's: np.max(a, axis) - np.min(a, axis), in a's dtype (integers wrap)
+                if len(e.args) != 1 or set(k.arg for k in e.keywords) - {"axis", "keepdims"}:
+                    raise self.error("np.ptp(a, axis=None, keepdims=False) takes one array "
+                                     "and axis=, keepdims= here", e)
+                a = self.reused(self.expr(e.args[0]), e)
+                return ir.BinOp("-", ir.ArrayCall("max", [a()], self.keywords(e), loc),
+                                ir.ArrayCall("min", [a()], self.keywords(e), loc), loc)
             if name == "nansum":
                 if len(e.args) != 1 or set(k.arg for k in e.keywords) - {"axis", "keepdims"}:
                     raise self.error("np.nansum(a, axis=k) takes one array here", e)

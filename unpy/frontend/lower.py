@@ -2012,11 +2012,14 @@ class Lowering:
         """`float('inf')`, `float('-inf')`, `float('nan')` (any string Python's float() reads):
         the Python float it gives, a constant."""
         try:
-            return ir.Const(float(text.value), loc_of(text))
+            value = float(text.value)
         except ValueError:
             raise self.error(f"float({text.value!r}) raises ValueError in the interpreter: "
                              "float() of a string takes a number, 'inf', '-inf' or 'nan'",
                              text) from None
+        # (NaN as math.nan, the one NaN object of the IR: see ir.from_data)
+        return ir.Const(LIBRARY_CONSTANTS["math.nan"] if value != value else value,
+                        loc_of(text))
 
     def call(self, e):
         loc = loc_of(e)

@@ -37,8 +37,10 @@ INT_SIZES = {"char": 1, "short": 2, "int": 4, "long": 8}
 INT_TYPES = ["char", "short", "int", "long", "uchar", "ushort", "uint", "ulong"]
 MATH = {"sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
         "sinh", "cosh", "tanh", "floor", "ceil", "fabs", "pow", "hypot", "log1p", "expm1",
-        "log2", "exp2", "cbrt", "rint", "trunc", "copysign", "erf", "erfc", "tgamma", "lgamma"}
-CL_MATH_NAMES = {"gamma": "tgamma"}     # Python's name -> OpenCL C's, where they differ
+        "log2", "exp2", "cbrt", "rint", "trunc", "copysign", "erf", "erfc", "tgamma", "lgamma",
+        "asinh", "acosh", "atanh"}
+CL_MATH_NAMES = {"gamma": "tgamma", "arcsinh": "asinh", "arccosh": "acosh",
+                 "arctanh": "atanh"}     # Python's name -> OpenCL C's, where they differ
 WRAPPING = {"int": "uint", "long": "ulong"}   # signed types whose arithmetic can overflow
 IDENTITY = {"+": "0", "*": "1", "|": "0", "^": "0", "&": "~0"}
 

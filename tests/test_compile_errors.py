@@ -7,6 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from unpy.cli import main
@@ -553,7 +554,14 @@ CASES = [
         def f(n):
             x = 'text'
             return n
-        """, r"constants of type str are not supported", 3, "'text'"),
+        """, r"a str constant is not a value compiled code has: strings are NumPy's options "
+             r"\(mode='edge'\), messages .* and float\('inf'\)", 3, "'text'"),
+    ("float of a string that is no number", """
+        @unpython.type('int64', 'float64')
+        def f(n):
+            return n * float('infinite')
+        """, r"float\('infinite'\) raises ValueError in the interpreter: float\(\) of a string "
+             r"takes a number, 'inf', '-inf' or 'nan'", 3, "'infinite'"),
     ("is comparison", """
         @unpython.type('int64', 'bool')
         def f(n):
@@ -1571,6 +1579,50 @@ CASES = [
             return np.linalg.inv(a)
         """, r"np.linalg.inv\(\) is supported for one matrix \(a 2-D array\) in compiled code; "
              r"this has 3 dimension\(s\): loop over the leading ones", 3, "np.linalg.inv(a)"),
+    ("percentile of a list of q with keepdims", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 3]')
+        def f(a):
+            return np.percentile(a, [25, 75], axis=1, keepdims=True)
+        """, r"np.percentile\(\) of a list of q takes no keepdims= in compiled code: call it "
+             r"once per q", 3, "True)"),
+    ("clip with a_min alone", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.clip(a, 0.0)
+        """, r"np.clip\(a, a_min, a_max\) \(or np.clip\(a, min=, max=\)\) takes a_min and a_max "
+             r"both \(either may be None\), or min= and max= alone \(NumPy raises TypeError\)",
+     3, "np.clip(a, 0.0)"),
+    ("clip without a bound", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            return a.clip(None, None)
+        """, r"a.clip\(min=None, max=None\) needs a bound that is not None in compiled code "
+             r"\(without bounds, write a.copy\(\)\)", 3, "a.clip(None, None)"),
+    ("clip method with a_min", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            return a.clip(a_min=0.0)
+        """, r"a.clip\(min=None, max=None\) takes each bound once, by position or as min=, max= "
+             r"\(NumPy raises TypeError\)", 3, "0.0)"),
+    ("ptp with out", """
+        @unpython.type('ndarray[float64, 2]', 'ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a, o):
+            return np.ptp(a, 0, o)
+        """, r"np.ptp\(a, axis=None, keepdims=False\) takes one array and axis=, keepdims= here",
+     3, "np.ptp(a, 0, o)"),
+    ("pad of another mode", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.pad(a, 2, mode='linear_ramp')
+        """, r"np.pad\(\) takes mode 'constant' \(the default\), 'edge', 'wrap', 'reflect' or "
+             r"'symmetric' in compiled code, written as a string; for another mode, pad with "
+             r"one of these, then assign the border's slices", 3, "'linear_ramp'"),
+    ("pad constant_values of another mode", """
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.pad(a, 2, 'edge', constant_values=1.0)
+        """, r"np.pad\(\) takes constant_values only with mode='constant' \(NumPy raises "
+             r"ValueError: unsupported keyword arguments for mode 'edge'\)", 3, "1.0)"),
     ("read where no path assigned", """
         @unpython.type('int64', 'float64')
         def f(n):
@@ -1581,6 +1633,14 @@ CASES = [
         """, r"'x' is read here, but no path to this line assigns it: the interpreter would "
              r"raise UnboundLocalError", 6, "x\n"),
 ]
+
+if not hasattr(np, "trapz"):        # NumPy 2.4 removed it: compiled code must not have it either
+    CASES.append(("trapz of a NumPy without it", """
+        @unpython.type('ndarray[float64, 1]', 'float64')
+        def f(y):
+            return np.trapz(y)
+        """, r"np.trapz is not in NumPy .* \(removed in 2.4: the interpreter raises "
+                  r"AttributeError\); write np.trapezoid", 3, "np.trapz"))
 
 BITWISE_FLOAT = ("""
         @unpython.type('ndarray[int64, 1]', 'float64')

@@ -19,7 +19,7 @@ from unpy.typeinfer.reductions import walk_exprs
 LIBM_CALL = 20
 LIBM = {"exp", "log", "log10", "log2", "log1p", "expm1", "exp2", "cbrt", "sin", "cos", "tan",
         "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "pow", "hypot", "erf", "erfc",
-        "gamma", "lgamma", "phase", "angle"}
+        "gamma", "lgamma", "phase", "angle", "arcsinh", "arccosh", "arctanh"}
 COMPLEX_MULTIPLY = 2
 COMPLEX_DIVIDE = 10
 # A call to another compiled function whose body is not at hand.

@@ -81,6 +81,10 @@ CASES = {
     "more_ufuncs": lambda: (np.array([0.5, -1.0, np.nan, 0.0, np.inf, -np.inf]),),
     "sum_of_math": lambda: (rand(9),),
     "math_ufuncs": lambda: (rand(9),),
+    "one_sided_clips": lambda: (np.append(rand(8), np.nan), RNG.integers(-9, 9, 7).astype(
+        np.int32), rand(6).astype(np.float32), np.append(rand(5), np.nan)),
+    "inverse_hyperbolic float32": lambda: (rand(7).astype(np.float32), RNG.integers(-9, 9, 7).astype(
+        np.int32), -0.75, rand(5)),
     "logical": lambda: (rand(9), rand(9)),
     "more_reductions": lambda: (rand(5, 5), rand(4)),
     "more_reductions not square": lambda: (rand(4, 6), rand(4)),

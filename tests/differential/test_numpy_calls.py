@@ -135,6 +135,15 @@ CASES = {
                                         rand(0, 4, dtype=np.float32)),
     "quantiles_along q out of range": lambda: (rand(3, 5), 1.5, rand(2, 3, 4, dtype=np.int32),
                                                rand(3, 4, dtype=np.float32)),
+    "ptps": lambda: (rand(3, 5), np.array([[-100, 100, 3], [5, 1, -7]], np.int8),
+                     rand(6, dtype=np.float32)),
+    "ptps nan": lambda: (np.array([[1.0, np.nan, 2], [3, 4, 5]]), rand(2, 1, dtype=np.int8),
+                         np.array([np.nan, 1], np.float32)),
+    "ptps empty": lambda: (rand(0, 3), rand(2, 3, dtype=np.int8), rand(4, dtype=np.float32)),
+    "quantile_lists": lambda: (rand(3, 5), 0.3, rand(6, dtype=np.float32)),
+    "quantile_lists nan": lambda: (np.array([[1.0, np.nan, 2], [3, 4, 5]]), 0.7,
+                                   rand(1, dtype=np.float32)),
+    "quantile_lists q out of range": lambda: (rand(3, 5), -0.5, rand(6, dtype=np.float32)),
     "over_axes": lambda: (rand(3, 4, 5), rand(2, 3, 4, dtype=np.int32), RNG.random((3, 4)) > 0.7),
     "over_axes nan": lambda: (np.where(RNG.random((2, 3, 4)) > 0.5, np.nan, rand(2, 3, 4)),
                               rand(2, 1, 3, dtype=np.int32), np.zeros((2, 3), bool)),
@@ -153,6 +162,18 @@ CASES = {
                                     rand(5, dtype=np.float32), 1),
     "pads negative length": lambda: (rand(3, 4), 1, rand(2, 3, dtype=np.int32),
                                      rand(5, dtype=np.float32), -2),
+    "pad_modes": lambda: (rand(3, 4), 2, 1, rand(5, dtype=np.int32),
+                          rand(2, 3, 4, dtype=np.float32)),
+    "pad_modes wide": lambda: (rand(2, 3), 7, 5, rand(3, dtype=np.int32),
+                               rand(1, 2, 2, dtype=np.float32)),
+    "pad_modes one": lambda: (rand(1, 1), 3, 2, rand(1, dtype=np.int32),
+                              rand(1, 1, 1, dtype=np.float32)),
+    "pad_modes no width": lambda: (rand(0, 4), 0, 0, rand(0, dtype=np.int32),
+                                   rand(0, 2, 0, dtype=np.float32)),
+    "pad_modes empty": lambda: (rand(0, 4), 1, 0, rand(3, dtype=np.int32),
+                                rand(2, 3, 4, dtype=np.float32)),
+    "pad_modes negative width": lambda: (rand(3, 4), 1, -1, rand(5, dtype=np.int32),
+                                         rand(2, 3, 4, dtype=np.float32)),
     "weighted_histograms": lambda: (RNG.random(50), rand(50), 6, rand(4, 5, dtype=np.float32),
                                     rand(4, 5, dtype=np.int32)),
     "weighted_histograms two blocks": lambda: (RNG.random(70000), rand(70000), 5,
@@ -275,6 +296,19 @@ def test_pad_any_shapes(kernels, m, n, k, view):
     a = a[::-1, ::2] if view else a[:, :n]
     kernels.check("pads", a, k, rand(n, m, dtype=np.int32)[::-1],
                   rand(m + n, dtype=np.float32)[::2], k - 1, rtol=0.0)
+
+
+@SETTINGS
+@given(st.integers(0, 4), st.integers(0, 4), st.integers(0, 9), st.integers(0, 9),
+       st.booleans())
+def test_pad_modes_any_shapes(kernels, m, n, b, c, view):
+    """np.pad's 'edge', 'wrap', 'reflect' and 'symmetric' modes: any lengths (an empty axis to
+    pad: ValueError), widths up to several times the array's length, views with negative and
+    non-unit strides."""
+    a = rand(m, 2 * n)
+    a = a[::-1, ::2] if view else a[:, :n]
+    kernels.check("pad_modes", a, b, c, rand(m + n, dtype=np.int32)[::-2],
+                  rand(n, 2, m, dtype=np.float32)[:, ::-1], rtol=0.0)
 
 
 @SETTINGS
@@ -450,8 +484,14 @@ def compile_error(body, match):
     ("""
         @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
         def f(a):
-            return np.pad(a, 2, mode='reflect')
-     """, r"np.pad\(\) is supported in compiled code with mode='constant' only.*slices"),
+            return np.pad(a, 2, mode='linear_ramp')
+     """, r"np.pad\(\) takes mode 'constant' \(the default\), 'edge', 'wrap', 'reflect' or "
+         r"'symmetric'.*assign the border's slices"),
+    ("""
+        @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
+        def f(a):
+            return np.pad(a, 2, mode='edge', constant_values=1.0)
+     """, r"constant_values only with mode='constant'"),
     ("""
         @unpython.type('ndarray[float64, 1]', 'ndarray[float64, 1]')
         def f(a):

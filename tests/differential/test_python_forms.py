@@ -53,6 +53,13 @@ def test_numpy_scalar_constants_keep_their_dtype(python_forms_kernels):
     python_forms_kernels.check("typed_constant_int32", RNG.integers(-9, 9, 50).astype(np.int32))
 
 
+def test_float_of_strings(python_forms_kernels):
+    """float('inf') and the like are Python floats: the float32 result stays float32."""
+    got = python_forms_kernels.check("float_of_strings", RNG.random(9), RNG.random(4).astype(f32))
+    assert type(got[2]) is f32
+    python_forms_kernels.check("float_of_strings", np.zeros(0), np.ones(2, f32))
+
+
 def test_constant_as_a_size(python_forms_kernels):
     python_forms_kernels.check("constants_as_sizes", RNG.random(11))
     python_forms_kernels.check("constants_as_sizes", np.zeros(0))

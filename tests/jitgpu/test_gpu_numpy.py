@@ -71,3 +71,12 @@ def test_explain_names_the_version_a_call_did_not_need(numpy_gpu):
         other = int(nest.reason.split("nest ")[1].split(",")[0])
         assert nest.reason.startswith("not needed by these calls") and other in ran, nest
     assert "not needed by these calls: nest" in str(explained)
+
+
+def test_inverse_hyperbolic_functions_are_offloaded(numpy_gpu):
+    """np.arcsinh, np.arccosh, np.arctanh (OpenCL's asinh, acosh, atanh) and np.deg2rad,
+    np.rad2deg run in the device's nests."""
+    report._last.pop((numpy_gpu.compiled.__name__, "inverse_hyperbolic"), None)
+    _, explained = numpy_gpu.check("inverse_hyperbolic", *CASES["inverse_hyperbolic float32"](),
+                                   rtol=1e-4, ran_on="opencl:")
+    assert explained.nests

@@ -159,6 +159,30 @@ def quantiles_along(a, q, k, s):
 
 
 @unpython.gpu
+@unpython.type(F2, 'ndarray[int8, 2]', 'ndarray[float32, 1]',
+               ('float64', F1, 'ndarray[int8, 2]', 'float32'))
+def ptps(a, k, s):
+    """np.ptp (peak to peak): NumPy's np.max(a, axis) - np.min(a, axis), of the whole array,
+    along an axis, with keepdims, of int8 (wrapping, as NumPy's), of float32; NaN propagates;
+    an empty array raises ValueError."""
+    return np.ptp(a), np.ptp(a * 2, axis=0), np.ptp(k, axis=1, keepdims=True), np.ptp(s)
+
+
+@unpython.gpu
+@unpython.type(F2, 'float64', 'ndarray[float32, 1]',
+               ('float64', F1, F2, F1, F1))
+def quantile_lists(a, q, s):
+    """A list or tuple of q written out (the interquartile range of
+    `q1, q3 = np.percentile(x, [25, 75])`): NumPy's array of one result per q, of the whole
+    array, along an axis (a new first axis), by keyword, of float32
+    (float64, as NumPy's q array makes it), NaN-skipping; a q out of range raises ValueError."""
+    q1, q3 = np.percentile(a, [25, 75])
+    return (q3 - q1, np.quantile(a * 2, (q, 0.5, 1.0)), np.quantile(a, [0.1, q], axis=1),
+            np.percentile(s, q=[10, 90.0]), np.quantile(a, [q, 0.9], axis=0)[1] + np.nanquantile(
+                a, [q, 0.9]).sum())
+
+
+@unpython.gpu
 @unpython.type(F3, 'ndarray[int32, 3]', 'ndarray[bool, 2]',
                (F1, F3, 'float64', 'ndarray[int64, 1]', 'ndarray[bool, 2]', F1))
 def over_axes(a, k, m):
@@ -197,6 +221,20 @@ def pads(a, k, m, v, n):
             np.pad(v, (2, 1), 'constant', constant_values=-1.5),
             np.pad(a, pad_width=((k,), (1,)), mode="constant", constant_values=2.5),
             np.concatenate((np.full(n, 1.0), a.ravel())))
+
+
+@unpython.gpu
+@unpython.type(F2, 'int64', 'int64', 'ndarray[int32, 1]', 'ndarray[float32, 3]',
+               (F2, F2, F2, F2, 'ndarray[int32, 1]', 'ndarray[float32, 3]'))
+def pad_modes(a, b, c, v, t):
+    """np.pad's modes that read the array's own elements: 'edge' with (before, after) per axis,
+    'wrap' with one width, 'reflect' by position with (before, after), 'symmetric' with
+    ((before,), (after,)); of an int32 vector, and of a 3-D float32 array (one axis unpadded),
+    then used in an expression; widths larger than the array repeat the mode as NumPy does; a
+    negative width, and a width on an empty axis, raise ValueError as NumPy's."""
+    return (np.pad(a, ((b, c), (c, b)), mode='edge'), np.pad(a, b, mode='wrap'),
+            np.pad(a, (b, c), 'reflect'), np.pad(a, ((b,), (c,)), mode="symmetric"),
+            np.pad(v, c, mode='reflect') * 2, np.pad(t, ((b, c), (0, 0), (c, 1)), 'symmetric'))
 
 
 @unpython.gpu

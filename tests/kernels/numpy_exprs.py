@@ -336,6 +336,31 @@ def sum_of_math(a):
 
 
 @unpython.gpu
+@unpython.type(F1, 'ndarray[int32, 1]', S1, F1, (F1, F1, S1, 'float64'))
+def one_sided_clips(a, k, s, out):
+    """np.clip and a.clip with one bound (the other None, or left out where NumPy lets it;
+    by keyword a_min=, a_max=, min=, max=): np.maximum or np.minimum, NaN propagating; integers with a float
+    bound give float64, float32 with a Python bound stays float32; into an output array."""
+    np.clip(out, 0.25, None, out=out)
+    return (np.clip(a, 0.2, None) + np.clip(a, None, 0.5) + a.clip(min=0.1) + a.clip(max=0.3)
+            + a.clip(0.2) + np.clip(a, a_min=-0.1, a_max=0.4),
+            np.clip(k, -2.5, None) + k.clip(max=3), s.clip(0.5) * np.clip(s, max=0.75) + np.clip(s, a_max=1.0, a_min=None),
+            np.clip(a[0], None, 0.0))
+
+
+@unpython.gpu
+@unpython.type(S1, 'ndarray[int32, 1]', 'float64', F1,
+               (S1, F1, 'float64', 'float32'))
+def inverse_hyperbolic(a, k, x, out):
+    """np.arcsinh, np.arccosh, np.arctanh, np.deg2rad, np.rad2deg: float32 stays float32,
+    integers give float64, of scalars too; one into an output array."""
+    np.rad2deg(out, out=out)
+    return (np.arcsinh(a) + np.arctanh(a * 0.5) + np.deg2rad(a),
+            np.arccosh(np.abs(k) + 1) + np.rad2deg(k), np.arcsinh(x) + np.arccosh(x * x + 1.0),
+            np.arctanh(a[0] * 0.5))
+
+
+@unpython.gpu
 @unpython.type(F1, F1)
 def math_ufuncs(a):
     b = np.clip(a, -0.9, 0.9)
@@ -345,7 +370,9 @@ def math_ufuncs(a):
             + np.power(np.abs(a), 1.5) + np.hypot(a, 1.0) + np.expm1(b) + np.log2(np.abs(a) + 1.0)
             + np.exp2(b) + np.cbrt(a) + np.rint(a) + np.trunc(a) + np.copysign(1.0, a)
             + np.negative(a) + np.positive(a) + np.reciprocal(a + 3.0) + np.degrees(b)
-            + np.radians(a) + np.fmin(a, 0.0) + np.fmax(a, 0.0) + np.isinf(a))
+            + np.radians(a) + np.fmin(a, 0.0) + np.fmax(a, 0.0) + np.isinf(a)
+            + np.arcsinh(a) + np.arccosh(np.abs(a) + 1.0) + np.arctanh(b) + np.deg2rad(a)
+            + np.rad2deg(b))
 
 
 @unpython.gpu

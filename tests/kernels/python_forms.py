@@ -45,6 +45,19 @@ def constant_of_math_functions(d):
     return math.exp(-d / KT)
 
 
+@unpython.type('ndarray[float64, 1]', 'ndarray[float32, 1]',
+               ('float64', 'float64', 'float32', 'bool'))
+def float_of_strings(a, x32):
+    """float('inf'), float('-inf'), float('nan'): the Python floats (weak in NEP 50: x32 minus
+    infinity stays float32), as the running minimum's start."""
+    best, worst = float('inf'), float('-inf')
+    for v in a:
+        if v < best:
+            best = v
+        worst = max(worst, v)
+    return best, worst, np.max(x32 - float('Infinity') * a.size), math.isnan(float('nan'))
+
+
 @unpython.type('ndarray[float32, 1]', 'float32')
 def typed_constants_float32(x):
     # EPS32 is a float32 as in the interpreter: `s` sums in float32, and ONE32 / s stays float32

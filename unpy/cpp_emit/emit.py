@@ -53,7 +53,8 @@ MATH_CXX = {"sqrt": "std::sqrt", "exp": "std::exp", "log": "std::log", "log10": 
             "erfc": "std::erfc", "gamma": "std::tgamma", "lgamma": "std::lgamma",
             # (rint's value, without its inexact flag, which nothing reads: g++ 12 vectorises
             # no loop calling std::rint; round() is np.rint)
-            "rint": "std::nearbyint"}
+            "rint": "std::nearbyint",
+            "arcsinh": "std::asinh", "arccosh": "std::acosh", "arctanh": "std::atanh"}
 # Complex operations: the runtime's NumPy formulas for the operators, std:: (glibc's, as NumPy
 # calls them) for the functions.
 COMPLEX_CXX = {"*": "unpy::complex_multiply", "/": "unpy::complex_divide",

@@ -51,7 +51,9 @@ ELEMENTWISE = {"where", "minimum", "maximum", "fmin", "fmax", "clip", "isnan", "
                "isfinite", "sign", "square", "log1p", "expm1", "log2", "exp2", "cbrt",
                "logical_and", "logical_or", "logical_not", "logical_xor", "negative", "positive",
                "reciprocal", "degrees", "radians", "rint", "trunc", "copysign", "conjugate",
-               "real", "imag", "angle"}
+               "real", "imag", "angle", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg"}
+# Element-wise NumPy functions that are others under another name.
+ELEMENTWISE_ALIASES = {"deg2rad": "radians", "rad2deg": "degrees"}
 # NumPy functions on whole arrays (ir.ArrayCall), by NumPy name -> IR name.
 ARRAY_FUNCTIONS = {name: name for name in (
     "sum", "prod", "mean", "std", "var", "argmin", "argmax", "any", "all", "dot", "matmul",
@@ -114,6 +116,16 @@ def ufunc_arity(name: str):
     an output array by position; None: it takes none by position."""
     ufunc = getattr(np, name, None)
     return ufunc.nin if isinstance(ufunc, np.ufunc) else {"clip": 3}.get(name)
+
+
+QUANTILES = ("quantile", "percentile", "nanquantile", "nanpercentile")
+
+
+def quantile_q(e):
+    """The q of a call of one of QUANTILES (its second argument, or q=), or None."""
+    if len(e.args) > 1:
+        return e.args[1]
+    return next((k.value for k in e.keywords if k.arg == "q"), None)
 
 
 def builtin_name(qualified: str):
@@ -1306,7 +1318,10 @@ class Lowering:
                 raise self.error("None is not a value compiled code has; as an argument, give "
                                  "the others by keyword instead (a.var(axis=1, ddof=1), not "
                                  "a.var(1, None, None, 1))", e)
-            raise self.error(f"constants of type {type(e.value).__name__} are not supported", e)
+            raise self.error(f"a {type(e.value).__name__} constant is not a value compiled "
+                             "code has: strings are NumPy's options (mode='edge'), messages "
+                             "(raise ValueError(\"why\"), print) and float('inf'); for a "
+                             "number write it as one", e)
         if isinstance(e, gast.Name):
             if e.id in self.lambdas:
                 raise self.error(f"'{e.id}' is a lambda, which compiled code only calls "
@@ -1415,6 +1430,63 @@ class Lowering:
             raise self.error("this argument is read more than once here: put it in a variable "
                              "first", node)
         return self.evaluated_once(value, self.hoisted, value.loc)
+
+    def clipped(self, e, array, bounds, method):
+        """`np.clip(a, a_min, a_max)` (or NumPy 2.1's `np.clip(a, min=, max=)`), `a.clip(min,
+        max)`: either bound None or, where NumPy lets it, left out: np.maximum(a, lo) or
+        np.minimum(a, hi) then, as NumPy's clip computes it (NaN propagates). The arguments
+        NumPy refuses (np.clip with a_min but no a_max, a.clip(a_min=)) are refused."""
+        names = ("min", "max") if method else ("a_min", "a_max")
+        signature = "a.clip(min=None, max=None)" if method else \
+            "np.clip(a, a_min, a_max) (or np.clip(a, min=, max=))"
+        if len(bounds) > 2:
+            raise self.error(f"{signature} takes two bounds here (an output array only in a "
+                             f"statement of its own: np.clip(a, lo, hi, out))", e)
+        given = dict(zip(names, bounds))
+        for k in e.keywords:
+            if k.arg not in names + ("min", "max") or k.arg in given:
+                raise self.error(f"{signature} takes each bound once, by position or as "
+                                 f"{'=, '.join(dict.fromkeys(names + ('min', 'max')))}= (NumPy "
+                                 f"raises TypeError)", k.value)
+            given[k.arg] = k.value
+        if not method and given and ({"a_min", "a_max"} & set(given)) and \
+                set(given) != {"a_min", "a_max"}:
+            raise self.error(f"{signature} takes a_min and a_max both (either may be None), or "
+                             f"min= and max= alone (NumPy raises TypeError)", e)
+        given = {name[-3:]: self.expr(v) for name, v in given.items()
+                 if not (isinstance(v, gast.Constant) and v.value is None)}
+        if not given:
+            raise self.error(f"{signature} needs a bound that is not None in compiled code "
+                             "(without bounds, write a.copy())", e)
+        a, loc = self.expr(array), loc_of(e)
+        if len(given) == 2:
+            return ir.Call("np.clip", [a, given["min"], given["max"]], loc)
+        side, bound = next(iter(given.items()))
+        return ir.Call("np.maximum" if side == "min" else "np.minimum", [a, bound], loc)
+
+    def quantiles(self, e, name):
+        """`np.percentile(a, [25, 75])` (also np.quantile, np.nanpercentile, np.nanquantile):
+        q a list or tuple written out. NumPy's array of one result per q, each q a float64:
+        np.array of the scalars, or, along an axis, np.stack of the arrays along a new first
+        axis; `a` read once."""
+        loc, q = loc_of(e), quantile_q(e)
+        if not q.elts:
+            raise self.error(f"np.{name}() takes at least one q in compiled code", q)
+        keywords = {k.arg: k for k in e.keywords if k.arg != "q"}
+        if "keepdims" in keywords:
+            raise self.error(f"np.{name}() of a list of q takes no keepdims= in compiled code: "
+                             f"call it once per q", keywords["keepdims"].value)
+        rest = e.args[2:]
+        a = self.reused(self.expr(e.args[0]), e.args[0])
+        # (NumPy reads q as np.asarray(q): a float64 array, which the result takes, for Python
+        # numbers)
+        items = [ir.ArrayCall(name, [a(), ir.Call("cast:float64", [self.expr(x)], loc)]
+                              + [self.array_call_arg(r) for r in rest],
+                              {k: self.keyword_value(kw) for k, kw in keywords.items()}, loc)
+                 for x in q.elts]
+        if rest or "axis" in keywords:
+            return ir.ArrayCall("stack", [items], {"axis": ir.Const(0, loc)}, loc)
+        return ir.ArrayCall("asarray", [items], {}, loc)
 
     def trapezoid(self, e, name):
         """np.trapezoid(y, x=None, dx=1.0) (np.trapz before NumPy 2) along the last axis, as
@@ -1950,6 +2022,19 @@ class Lowering:
             dtype_named(node, self.imports)
         return ir.Const(dtype, loc_of(node)) if dtype is not None else self.expr(node)
 
+    def float_of_string(self, text):
+        """`float('inf')`, `float('-inf')`, `float('nan')` (any string Python's float() reads):
+        the Python float it gives, a constant."""
+        try:
+            value = float(text.value)
+        except ValueError:
+            raise self.error(f"float({text.value!r}) raises ValueError in the interpreter: "
+                             "float() of a string takes a number, 'inf', '-inf' or 'nan'",
+                             text) from None
+        # (NaN as math.nan, the one NaN object of the IR: see ir.from_data)
+        return ir.Const(LIBRARY_CONSTANTS["math.nan"] if value != value else value,
+                        loc_of(text))
+
     def call(self, e):
         loc = loc_of(e)
         if isinstance(e.func, gast.Name) and e.func.id in self.lambdas:
@@ -1966,6 +2051,9 @@ class Lowering:
                 and e.func.id not in self.imports:
             return self.call_compiled(e)
         qualified = self.qualified(e.func)
+        if qualified == "float" and len(e.args) == 1 and not e.keywords and \
+                isinstance(e.args[0], gast.Constant) and isinstance(e.args[0].value, str):
+            return self.float_of_string(e.args[0])
         if qualified == "numpy.linalg.matrix_power":
             return self.matrix_power(e)
         if qualified in TRIANGLE_INDICES:
@@ -1984,6 +2072,8 @@ class Lowering:
             name = qualified[len("numpy."):]
             if name in ARRAY_FUNCTIONS:
                 e = self.nones_by_name(e, numpy_function(name), 0)
+                if name in QUANTILES and isinstance(quantile_q(e), (gast.List, gast.Tuple)):
+                    return self.quantiles(e, name)
                 args, keywords = list(e.args), self.keywords(e)
                 if len(args) == DTYPE_POSITION.get(name, -1) + 1:
                     if "dtype" in keywords:
@@ -2004,8 +2094,20 @@ class Lowering:
                 return self.ufunc_outer(e, name[:-len(".outer")])
             if name in ("isclose", "allclose"):
                 return self.closeness(e, name)
+            if name == "trapz" and not hasattr(np, "trapz"):
+                raise self.error(f"np.trapz is not in NumPy {np.__version__} (removed in 2.4: "
+                                 "the interpreter raises AttributeError); write np.trapezoid",
+                                 e.func)
             if name in ("trapezoid", "trapz"):
                 return self.trapezoid(e, name)
+            if name == "ptp":
+                # NumPy's: np.max(a, axis) - np.min(a, axis), in a's dtype (integers wrap)
+                if len(e.args) != 1 or set(k.arg for k in e.keywords) - {"axis", "keepdims"}:
+                    raise self.error("np.ptp(a, axis=None, keepdims=False) takes one array "
+                                     "and axis=, keepdims= here", e)
+                a = self.reused(self.expr(e.args[0]), e)
+                return ir.BinOp("-", ir.ArrayCall("max", [a()], self.keywords(e), loc),
+                                ir.ArrayCall("min", [a()], self.keywords(e), loc), loc)
             if name == "nansum":
                 if len(e.args) != 1 or set(k.arg for k in e.keywords) - {"axis", "keepdims"}:
                     raise self.error("np.nansum(a, axis=k) takes one array here", e)
@@ -2020,6 +2122,8 @@ class Lowering:
                 return self.tensordot(e)
             if name == "polyfit":
                 return self.polyfit(e)
+            if name == "clip" and e.args:
+                return self.clipped(e, e.args[0], e.args[1:], method=False)
             if name == "gradient":
                 if not e.args:
                     raise self.error("np.gradient(f, *varargs, axis=None, edge_order=1) needs "
@@ -2046,7 +2150,8 @@ class Lowering:
                 if e.keywords:
                     raise self.error(f"np.{name}() takes positional arguments only in compiled "
                                      "functions", e)
-                return ir.Call("np." + name, [self.expr(a) for a in e.args], loc)
+                return ir.Call("np." + ELEMENTWISE_ALIASES.get(name, name),
+                               [self.expr(a) for a in e.args], loc)
         if qualified == "numpy.ndarray":
             return self.ndarray_allocation(e)
         # (of a function compiled code calls at all: else the call itself is what is refused)
@@ -2139,10 +2244,7 @@ class Lowering:
         if name == "round":
             return self.rounding(e, [e.func.value] + list(e.args))
         if name == "clip":
-            if e.keywords or len(e.args) != 2:
-                raise self.error("a.clip(lo, hi) takes the two bounds here", e)
-            return ir.Call("np.clip", [self.expr(x) for x in [e.func.value] + list(e.args)],
-                           loc_of(e))
+            return self.clipped(e, e.func.value, e.args, method=True)
         if name not in ARRAY_METHODS:
             raise self.error(f"the array method '.{name}()' is not supported in compiled "
                              f"functions (supported: {', '.join(sorted(ARRAY_METHODS))})", e)

@@ -1528,14 +1528,21 @@ def gradient(infer, e):
     return ir.TupleValue(derivatives, loc, TupleType(tuple(d.type for d in derivatives)))
 
 
+# np.pad's modes compiled code has: 'constant' joins blocks of the constant, the others read
+# each border element from the element of the array that the mode maps it to.
+PAD_MODES = ("constant", "edge", "wrap", "reflect", "symmetric")
+
+
 def pad(infer, e):
-    """`np.pad(a, pad_width, mode='constant', constant_values=0)`: a's elements inside a border
-    of one constant, built as NumPy's result is, one axis after the other: along each axis the
-    blocks of the constant (np.full of a's dtype: the constant converted as NumPy's assignment
-    converts it) joined before and after (np.concatenate). `pad_width` as NumPy takes it: an
-    integer, (before, after), or one (before, after) per axis, of integers (a negative one
-    raises ValueError, as NumPy does, from np.full's shape). Other modes and per-axis constants
-    are refused with what to write."""
+    """`np.pad(a, pad_width, mode='constant', constant_values=0)`: a inside a border, built as
+    NumPy's result is, one axis after the other. Mode 'constant': along each axis the blocks of
+    the constant (np.full of a's dtype: the constant converted as NumPy's assignment converts
+    it) joined before and after (np.concatenate). Modes 'edge', 'wrap', 'reflect' and
+    'symmetric': per axis an ArrayCall 'pad' of the array so far, each element read from the
+    element its mode maps it to (ArrayLowering.padded_element). `pad_width` as NumPy takes it:
+    an integer, (before, after), or one (before, after) per axis, of integers (a negative one
+    raises ValueError, as NumPy does). Other modes and per-axis constants are refused with what
+    to write."""
     if e.type is not None:      # typed already (read again)
         return e
     check_keywords(infer, e, {"pad_width", "mode", "constant_values"})
@@ -1544,11 +1551,17 @@ def pad(infer, e):
                                                              "constant_values"])
     if width is None:
         raise infer.error("np.pad(a, pad_width) needs the pad widths", e)
-    if mode is not None and not (isinstance(mode, ir.Const) and mode.value == "constant"):
-        raise infer.error("np.pad() is supported in compiled code with mode='constant' only "
-                          "(the default): for other modes, write the border with slices "
-                          "(out[:k] = a[k:0:-1] for 'reflect', out[:k] = a[0] for 'edge')",
-                          mode)
+    if mode is None:
+        mode = ir.Const("constant", e.loc)
+    if not (isinstance(mode, ir.Const) and mode.value in PAD_MODES):
+        raise infer.error("np.pad() takes mode 'constant' (the default), 'edge', 'wrap', "
+                          "'reflect' or 'symmetric' in compiled code, written as a string; "
+                          "for another mode, pad with one of these, then assign the border's "
+                          "slices", mode)
+    if mode.value != "constant" and constant is not None:
+        raise infer.error(f"np.pad() takes constant_values only with mode='constant' (NumPy "
+                          f"raises ValueError: unsupported keyword arguments for mode "
+                          f"'{mode.value}')", constant)
     n = a.type.ndim
     if n == 0:
         raise infer.error("np.pad() of a 0-d array is not supported in compiled code", a)
@@ -1602,6 +1615,11 @@ def pad(infer, e):
         return length
 
     x = a
+    if mode.value != "constant":
+        for k, (before, after) in enumerate(pairs):
+            x = ir.ArrayCall("pad", [x], {"axis": ir.Const(k, loc), "before": before,
+                                          "after": after, "mode": mode}, loc, Array(dtype, n))
+        return x
     for k in range(n):
         def block(w):
             shape = [copy.deepcopy(w) if d == k else extent(d, d < k) for d in range(n)]

@@ -204,4 +204,4 @@ ALLOCATING = {"zeros_like": "zeros", "ones_like": "ones", "empty_like": "empty"}
 ELEMENT_CALLS = {"transpose", "copy", "asarray", "astype", "flip", "flipud", "fliplr", "roll",
                  "zeros_like", "ones_like", "empty_like", "full_like", "full", "outer", "eye",
                  "identity", "arange", "linspace", "concatenate", "triu", "tril", "diff",
-                 "diag", "take_along_axis", "average", "gradient", "cross"}
+                 "diag", "take_along_axis", "average", "gradient", "cross", "pad"}

@@ -774,6 +774,8 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
                            "Shape of array too small to calculate a numerical gradient, at "
                            "least (edge_order + 1) elements are required.")
                 return self.shape(derivative)
+            if f == "pad":
+                return self.padded_shape(e)
             if f == "diff":
                 shape = list(self.shape(e.args[0]))
                 axis = e.keywords["axis"].value
@@ -1073,6 +1075,8 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
             return binop("-", convert(later, dtype), convert(earlier, dtype), dtype)
         if f == "roll":
             return self.rolled_element(e, idx)
+        if f == "pad":
+            return self.padded_element(e, idx)
         if f == "take_along_axis":
             return self.along_axis_element(e, idx)
         if f == "average":
@@ -1154,6 +1158,62 @@ class ArrayLowering(ReductionLowering, LinalgLowering, SortLowering):
                 "r", binop("%", shift, call("max", [n, const(1)], "int64"), "int64")))
         back = sub(i, self.memo[key][1])
         return choose(compare("<", back, const(0)), add(back, n), back)
+
+    def pad_widths(self, e):
+        """(before, after) of np.pad's ArrayCall along its axis (a mode other than 'constant'),
+        evaluated once per statement."""
+        key = ("pad", id(e))
+        if key not in self.memo:
+            self.memo[key] = (e, tuple(self.scalar_temp("w", convert(self.scalar(
+                e.keywords[side]), "int64")) for side in ("before", "after")))
+        return self.memo[key][1]
+
+    def padded_shape(self, e):
+        """The shape of np.pad's ArrayCall: the array's, the widths added along the axis;
+        NumPy's ValueErrors for a negative width and for an empty axis to pad."""
+        shape = list(self.shape(e.args[0]))
+        axis = e.keywords["axis"].value
+        before, after = self.pad_widths(e)
+        self.check(either(compare("<", before, const(0)), compare("<", after, const(0))),
+                   "index can't contain negative values")
+        self.check(ir.BoolOp("and", [compare("==", shape[axis], const(0)),
+                                     either(compare("!=", before, const(0)),
+                                            compare("!=", after, const(0)))], (0, 0), BOOL),
+                   f"can't extend empty axis {axis} using modes other than 'constant' or "
+                   f"'empty'")
+        shape[axis] = self.scalar_temp("n", add(add(shape[axis], before), after))
+        return shape
+
+    def padded_element(self, e, idx):
+        """Element `idx` of np.pad's ArrayCall: the array's element its mode maps the index
+        along the axis to, `j` counted from the array's start (negative in the border before
+        it), `n` the array's length there (not 0: padded_shape checks it):
+        'edge' `j` clamped into [0, n); 'wrap' `j mod n`; 'reflect' `j mod p` for the period
+        `p = 2n - 2` (1 where n is 1), mirrored back where it is n or more (`p - m`);
+        'symmetric' likewise with `p = 2n`, the edge repeated (`p - 1 - m`). These equal
+        NumPy's results for any width, which NumPy builds by copying the border again and
+        again."""
+        a, axis, mode = e.args[0], e.keywords["axis"].value, e.keywords["mode"].value
+        n = self.shape(a)[axis]
+        j = sub(idx[axis], self.pad_widths(e)[0])
+        if mode == "edge":
+            mapped = call("min", [call("max", [j, const(0)], "int64"), sub(n, const(1))],
+                          "int64")
+        elif mode == "wrap":
+            mapped = binop("%", j, n, "int64")
+        else:
+            if mode == "reflect":
+                period = self.scalar_temp("p", call("max", [sub(mul(const(2), n), const(2)),
+                                                            const(1)], "int64"))
+                back = period
+            else:
+                period = self.scalar_temp("p", mul(const(2), n))
+                back = sub(period, const(1))
+            m = binop("%", j, period, "int64")
+            mapped = choose(compare("<", m, n), copy.deepcopy(m), sub(back, copy.deepcopy(m)))
+        own = list(idx)
+        own[axis] = mapped
+        return self.element(a, own)
 
     def joined_shape(self, e):
         """np.concatenate's shape: the first array's, with the lengths along the axis added;

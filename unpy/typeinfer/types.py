@@ -39,6 +39,7 @@ ELEMENTWISE_RULES = {"minimum": np.minimum, "maximum": np.maximum, "fmin": np.fm
                      "positive": np.positive, "reciprocal": np.reciprocal,
                      "degrees": np.degrees, "radians": np.radians, "rint": np.rint,
                      "trunc": np.trunc, "copysign": np.copysign, "conjugate": np.conjugate,
+                     "arcsinh": np.arcsinh, "arccosh": np.arccosh, "arctanh": np.arctanh,
                      "where": None, "clip": None, "real": None, "imag": None, "angle": None}
 
 # The NumPy functions defined for complex values here (NumPy orders complex numbers

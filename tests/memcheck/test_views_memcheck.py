@@ -152,11 +152,12 @@ def test_reductions(memcheck, gpu):
 # --- overlapped tiles of rows and columns ------------------------------------------------------
 
 def test_overlapped_tiles_of_two_levels(memcheck, gpu, oclgrind_env):
-    """matmul of a transposed a and a reversed b in 4 x 4 overlapped tiles (OVERLAP_BYTES
-    lowered): each tile's kernel reads its rows of a and columns of b from the buffers of the
+    """matmul of a transposed a and a reversed b in 4 x 4 overlapped tiles (OVERLAP_BYTES and
+    the two-level tiles' kernel floor lowered): each tile's kernel reads its rows of a and columns of b from the buffers of the
     tiles that copied them, and writes only its block of c."""
     from jitgpu import overlap, session
     oclgrind_env.setattr(overlap, "OVERLAP_BYTES", 256)
+    oclgrind_env.setattr(overlap, "TWO_LEVEL_TILE_S", 0.0)
     oclgrind_env.setenv("UNPY_REPLAY", "0")
     session.forget()
     a, b = rand(7, 13).T, rand(7, 11)[::-1]

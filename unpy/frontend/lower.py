@@ -1542,9 +1542,10 @@ class Lowering:
             loc)], {}, loc)
         last = at(count(1, False))
         valued = ir.IfExp(ir.Call("np.isnan", [last], loc), at(count(1, False)), middle, loc)
-        # (no element: NaN, as NumPy's mean of an empty slice; NumPy warns too)
+        # (no element: NaN, as NumPy's mean of an empty slice; NumPy warns too; math.nan, the
+        # IR's one NaN object: see ir.from_data)
         return ir.IfExp(ir.Compare(count(0, False), ["=="], [ir.Const(0, loc)], loc),
-                        ir.Const(float("nan"), loc), valued, loc)
+                        ir.Const(LIBRARY_CONSTANTS["math.nan"], loc), valued, loc)
 
     def bound_arguments(self, e, names, signature):
         """{name: gast node} of the call `e` bound to NumPy's parameters `names` by position,

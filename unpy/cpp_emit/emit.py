@@ -377,9 +377,7 @@ class FunctionEmitter(CExprPrinter):
         if isinstance(s, ir.Assign) and s.atomic:
             self.atomic_update(s)
         elif isinstance(s, ir.Assign) and self.again(s, in_parallel):
-            e = s.value
-            dims = ", ".join(self.expr(d) for d in e.shape)
-            fill = {"zeros": 0, "ones": 1, "empty": 2}[e.fill]
+            dims, fill = self.allocation(s.value)
             self.out(f"unpy::allocate_again({self.target(s.target)}, {{{dims}}}, {fill});")
         elif isinstance(s, ir.Assign):
             self.out(f"{self.target(s.target)} = {self.list_value(s.value, s.target.type)};")
@@ -1635,9 +1633,13 @@ class FunctionEmitter(CExprPrinter):
         self.tested_call = inner if isinstance(inner, ir.CallCompiled) else None
         return super().truth(e)
 
-    def expr_AllocArray(self, e):
-        fill = {"zeros": 0, "ones": 1, "empty": 2}[e.fill]
+    def allocation(self, e) -> tuple:
+        """(the extents, the runtime's fill code) of an allocation `e`."""
         dims = ", ".join(self.expr(d) for d in e.shape)
+        return dims, {"zeros": 0, "ones": 1, "empty": 2}[e.fill]
+
+    def expr_AllocArray(self, e):
+        dims, fill = self.allocation(e)
         if id(e) in self.on_stack:
             return (f"unpy::on_stack<{CTYPES[e.dtype]}, {len(e.shape)}>({self.on_stack[id(e)]}, "
                     f"{{{dims}}}, {fill})")
